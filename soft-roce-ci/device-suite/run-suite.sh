@@ -1,0 +1,40 @@
+#!/bin/bash
+# Runs inside the testbed VM: every device test (JUnit tag rdma-device) found in the test jars of LIB_DIR, in one
+# JVM (each JVM start costs seconds under emulation), with a missing device counted as a failure. Prints the JUnit
+# tree and a one-line summary, writes XML reports to /job/reports (the host keeps them in target/vm-job/reports).
+# Fails if any test failed, none ran, or any was skipped: in the VM every device must be there.
+set -uo pipefail
+lib=${1:?usage: run-suite.sh LIB_DIR}
+reports=${REPORTS_DIR:-/job/reports}
+mkdir -p "$reports"
+
+launcher=$(ls "$lib"/junit-platform-console-standalone-*.jar)
+classpath=$(ls "$lib"/*.jar | grep -v junit-platform-console-standalone | paste -sd:)
+scan=$(ls "$lib"/*-tests.jar | paste -sd:)
+[[ -n $scan ]] || { echo "device-suite: no test jars in $lib"; exit 1; }
+
+echo "device-suite: java $(java -version 2>&1 | head -n 1); scanning ${scan//:/ }"
+start=$(date +%s)
+# -XX:TieredStopAtLevel=1: C1 only; under emulation C2 compiles cost more than they give in a test run.
+java --enable-native-access=ALL-UNNAMED -Drdma.require=true -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  -jar "$launcher" execute \
+  --disable-banner --details=tree --details-theme=ascii \
+  --class-path "$classpath" --scan-class-path "$scan" \
+  --include-tag rdma-device --fail-if-no-tests \
+  --reports-dir "$reports"
+rc=$?
+seconds=$(( $(date +%s) - start ))
+
+xml=$(ls "$reports"/TEST-*.xml 2>/dev/null | head -n 1)
+if [[ -z $xml ]]; then
+  echo "device-suite: no JUnit XML report written (launcher exit $rc)"
+  exit 1
+fi
+attr() { grep -o -m1 "<testsuite [^>]*" "$xml" | grep -o "$1=\"[0-9]*\"" | grep -o '[0-9]*'; }
+tests=$(attr tests); failures=$(attr failures); errors=$(attr errors); skipped=$(attr skipped)
+failed=$((failures + errors)); passed=$((tests - failed - skipped))
+echo "device-suite: $passed passed, $failed failed, $skipped skipped ($seconds s)"
+if ((rc != 0 || failed > 0)); then exit 1; fi
+if ((tests == 0)); then echo "device-suite: no device test ran"; exit 1; fi
+if ((skipped > 0)); then echo "device-suite: $skipped device tests were skipped; in the VM none may be"; exit 1; fi
+exit 0

@@ -1,0 +1,114 @@
+#!/bin/bash
+# Brings up the testbed's RDMA devices inside the guest and describes them in /run/testbed/devices.properties,
+# which the JUnit extension (org.panamardma.testbed) reads.
+#
+# Layout (see ../shared/softroce/NOTES.md, "Device layout that carries real traffic"): two veth pairs, each end
+# with an RDMA device, so a client on one end and a server on the other exchange real packets over the wire:
+#   rxe0 on veth0 10.77.0.1 fd77:0::1  <->  rxe1 on veth1 10.77.0.2 fd77:0::2   (Soft-RoCE, RoCE v2)
+#   siw0 on veth2 10.77.1.1 fd77:1::1  <->  siw1 on veth3 10.77.1.2 fd77:1::2   (Soft-iWARP)
+# All four addresses are local to one kernel, which would route between them over `lo`, where rxe never sees the
+# packets. Policy routing sends each locally generated packet for a peer address out of the other veth end.
+set -euo pipefail
+
+props=/run/testbed/devices.properties
+mkdir -p /run/testbed
+: >"$props"
+
+step() { echo "== $*"; }
+
+step modules
+modprobe -a ib_uverbs rdma_ucm rdma_rxe siw
+
+step sysctl
+sysctl -q -w net.ipv4.conf.all.accept_local=1 net.ipv4.conf.default.accept_local=1 \
+  net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+  net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+
+# The `local` table must be consulted after the steering rules below, not first.
+ip -4 rule add pref 1000 lookup local
+ip -4 rule del pref 0 lookup local
+ip -6 rule add pref 1000 lookup local
+ip -6 rule del pref 0 lookup local
+
+# pair A B DEV_A DEV_B V4_A V4_B V6_A V6_B TABLE_A TABLE_B
+pair() {
+  local a=$1 b=$2 v4a=$3 v4b=$4 v6a=$5 v6b=$6 ta=$7 tb=$8
+  step "veth $a <-> $b"
+  ip link add "$a" type veth peer name "$b"
+  for d in "$a" "$b"; do
+    sysctl -q -w "net.ipv4.conf.$d.accept_local=1" "net.ipv4.conf.$d.rp_filter=0" "net.ipv6.conf.$d.accept_dad=0"
+    # jumbo frames give rxe an active MTU of 4096
+    ip link set "$d" mtu 9000 up
+  done
+  ip -4 addr add "$v4a/24" dev "$a"
+  ip -4 addr add "$v4b/24" dev "$b"
+  ip -6 addr add "$v6a/64" dev "$a" nodad
+  ip -6 addr add "$v6b/64" dev "$b" nodad
+  # traffic from this host to B's address leaves through A (and arrives on B), and the other way round
+  ip -4 route add "$v4b/32" dev "$a" src "$v4a" table "$ta"
+  ip -4 route add "$v4a/32" dev "$b" src "$v4b" table "$tb"
+  ip -4 rule add pref 100 to "$v4b" iif lo lookup "$ta"
+  ip -4 rule add pref 100 to "$v4a" iif lo lookup "$tb"
+  ip -6 route add "$v6b/128" dev "$a" src "$v6a" table "$ta"
+  ip -6 route add "$v6a/128" dev "$b" src "$v6b" table "$tb"
+  ip -6 rule add pref 100 to "$v6b" iif lo lookup "$ta"
+  ip -6 rule add pref 100 to "$v6a" iif lo lookup "$tb"
+}
+
+pair veth0 veth1 10.77.0.1 10.77.0.2 fd77:0::1 fd77:0::2 100 101
+pair veth2 veth3 10.77.1.1 10.77.1.2 fd77:1::1 fd77:1::2 102 103
+
+step "rdma links"
+rdma link add rxe0 type rxe netdev veth0
+rdma link add rxe1 type rxe netdev veth1
+rdma link add siw0 type siw netdev veth2
+rdma link add siw1 type siw netdev veth3
+
+# describe DEV TRANSPORT NETDEV V4 V6 PEER
+describe() {
+  {
+    echo "device.$1.transport=$2"
+    echo "device.$1.netdev=$3"
+    echo "device.$1.ipv4=$4"
+    echo "device.$1.ipv6=$5"
+    echo "device.$1.peer=$6"
+  } >>"$props"
+}
+describe rxe0 ROCE veth0 10.77.0.1 fd77:0::1 rxe1
+describe rxe1 ROCE veth1 10.77.0.2 fd77:0::2 rxe0
+describe siw0 IWARP veth2 10.77.1.1 fd77:1::1 siw1
+describe siw1 IWARP veth3 10.77.1.2 fd77:1::2 siw0
+
+step "wait for ACTIVE ports"
+for dev in rxe0 rxe1 siw0 siw1; do
+  for _ in $(seq 100); do
+    grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null && break
+    sleep 0.1
+  done
+  state=$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null || echo missing)
+  echo "$dev: $state"
+  [[ $state == *ACTIVE* ]] || { echo "device $dev did not become ACTIVE (state: $state)"; exit 1; }
+done
+
+# Emulated NVDIMM -> device-DAX, so that memory mapped from /dev/daxN.M is persistent memory, which is what rxe
+# requires before it grants IBV_ACCESS_FLUSH_PERSISTENT (kernel commit "RDMA/rxe: Allow registering persistent
+# flag for pmem MR only"). File-system DAX would not do: long-term pinning of fsdax pages is refused.
+step "pmem"
+if modprobe -a nfit nd_pmem dax_pmem device_dax 2>&1 && [[ -e /sys/bus/nd/devices/region0 ]]; then
+  ndctl create-namespace --force --reconfig=namespace0.0 --mode=devdax >/run/testbed/ndctl.json
+  cat /run/testbed/ndctl.json
+  daxdev=$(ls /dev/dax* 2>/dev/null | head -n 1)
+  [[ -n $daxdev ]] || { echo "no /dev/dax device after ndctl create-namespace"; exit 1; }
+  dax=$(basename "$daxdev")
+  echo "pmem.device=$daxdev" >>"$props"
+  echo "pmem.size=$(cat "/sys/bus/dax/devices/$dax/size")" >>"$props"
+  echo "pmem.align=$(cat "/sys/bus/dax/devices/$dax/align" 2>/dev/null || echo 2097152)" >>"$props"
+else
+  echo "no NVDIMM region: FLUSH to persistence cannot be tested in this guest"
+fi
+
+{
+  rdma link show | awk '{ printf "%s %s ", $2, $4 }'
+  grep '^pmem.device' "$props" || true
+} >/run/testbed/summary.txt
+cat "$props"

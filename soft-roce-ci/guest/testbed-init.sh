@@ -1,0 +1,65 @@
+#!/bin/bash
+# PID 1 of the testbed guest (exec'd by the image's /sbin/testbed-init from the job share /job).
+#
+# Reads /job/job.env (written by bin/testbed on the host), mounts the host's work tree at the same path, brings up
+# the RDMA devices (setup-rdma.sh), runs the job's command with a time limit, writes its exit code to /job/rc and
+# always powers the VM off -- also when something here fails, because PID 1 exiting makes the kernel panic, and the
+# kernel is booted with panic=-1 and qemu with -no-reboot.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+
+power_off() {
+  sync
+  umount -a -r 2>/dev/null
+  echo o >/proc/sysrq-trigger
+  sleep 30
+}
+
+log() { printf '[guest %6s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*" >/dev/console; }
+
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/pts /dev/shm /run/testbed
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+hostname testbed
+ip link set lo up
+
+# shellcheck source=/dev/null
+source /job/job.env || { log "cannot read /job/job.env"; power_off; }
+
+if [[ -n ${TESTBED_WORK:-} ]]; then
+  mkdir -p "$TESTBED_WORK"
+  # cache=loose: the guest only reads the build outputs (jars, classes) and they do not change while it runs;
+  # uncached 9p makes class loading several times slower. Results go to /job, which is uncached.
+  if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose work "$TESTBED_WORK"; then
+    log "cannot mount the work tree at $TESTBED_WORK"
+    echo 125 >/job/rc
+    power_off
+  fi
+fi
+
+if ! /job/setup-rdma.sh >/job/setup-rdma.log 2>&1; then
+  log "RDMA device setup failed; its log:"
+  sed 's/^/  /' /job/setup-rdma.log >/dev/console
+  echo 125 >/job/rc
+  power_off
+fi
+cut -d' ' -f1 /proc/uptime >/job/ready-uptime
+log "ready: $(tr '\n' ' ' </run/testbed/summary.txt)"
+
+export JAVA_HOME=/usr/lib/jvm/java-25-openjdk-amd64
+export PATH="$JAVA_HOME/bin:$PATH"
+export TESTBED_GUEST=1
+cd "${TESTBED_CWD:-/}" || cd /
+start=$(date +%s)
+# The command's output goes to the console (the host streams it) and to /job/output.log.
+timeout --kill-after=5 "${TESTBED_CMD_TIMEOUT:-3600}" bash -c "$TESTBED_CMD" </dev/null 2>&1 | tee /job/output.log >/dev/console
+rc=${PIPESTATUS[0]}
+echo $(( $(date +%s) - start )) >/job/command-seconds
+[[ $rc == 124 ]] && log "the command timed out after ${TESTBED_CMD_TIMEOUT:-3600} s"
+echo "$rc" >/job/rc
+power_off

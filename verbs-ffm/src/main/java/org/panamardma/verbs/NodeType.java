@@ -1,0 +1,36 @@
+package org.panamardma.verbs;
+
+import org.panamardma.verbs.ffi.verbs_h;
+
+/** {@code enum ibv_node_type}. */
+public enum NodeType {
+    UNKNOWN(verbs_h.IBV_NODE_UNKNOWN),
+    /** Channel adapter: InfiniBand and RoCE HCAs. */
+    CA(verbs_h.IBV_NODE_CA),
+    SWITCH(verbs_h.IBV_NODE_SWITCH),
+    ROUTER(verbs_h.IBV_NODE_ROUTER),
+    /** RDMA NIC: iWARP devices. */
+    RNIC(verbs_h.IBV_NODE_RNIC),
+    USNIC(verbs_h.IBV_NODE_USNIC),
+    USNIC_UDP(verbs_h.IBV_NODE_USNIC_UDP),
+    UNSPECIFIED(verbs_h.IBV_NODE_UNSPECIFIED);
+
+    private final int value;
+
+    NodeType(int value) {
+        this.value = value;
+    }
+
+    public int value() {
+        return value;
+    }
+
+    public static NodeType of(int value) {
+        for (NodeType t : values()) {
+            if (t.value == value) {
+                return t;
+            }
+        }
+        return UNKNOWN;
+    }
+}

@@ -1,0 +1,30 @@
+package org.panamardma.verbs;
+
+import java.io.IOException;
+
+/** A verb failed: carries the errno it reported and its name. */
+public class RdmaException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    private final int errno;
+
+    public RdmaException(String operation, int errno) {
+        super(operation + " failed: " + Errno.name(errno) + " (" + Math.abs(errno) + ")");
+        this.errno = Math.abs(errno);
+    }
+
+    public RdmaException(String message) {
+        super(message);
+        this.errno = 0;
+    }
+
+    /** The positive errno value, or 0 when the failure did not come with one. */
+    public int errno() {
+        return errno;
+    }
+
+    /** The errno's symbolic name, e.g. {@code EINVAL}. */
+    public String errnoName() {
+        return Errno.name(errno);
+    }
+}

@@ -1,0 +1,34 @@
+package org.panamardma.verbs;
+
+import org.panamardma.verbs.ffi.verbs_h;
+
+/** {@code enum ibv_transport_type}: the transport a device speaks. Soft-RoCE is {@link #INFINIBAND}. */
+public enum TransportType {
+    UNKNOWN(verbs_h.IBV_TRANSPORT_UNKNOWN),
+    /** InfiniBand transport: InfiniBand and RoCE devices (rdma_rxe included). */
+    INFINIBAND(verbs_h.IBV_TRANSPORT_IB),
+    /** iWARP: RDMA over TCP (siw included). */
+    IWARP(verbs_h.IBV_TRANSPORT_IWARP),
+    USNIC(verbs_h.IBV_TRANSPORT_USNIC),
+    USNIC_UDP(verbs_h.IBV_TRANSPORT_USNIC_UDP),
+    UNSPECIFIED(verbs_h.IBV_TRANSPORT_UNSPECIFIED);
+
+    private final int value;
+
+    TransportType(int value) {
+        this.value = value;
+    }
+
+    public int value() {
+        return value;
+    }
+
+    public static TransportType of(int value) {
+        for (TransportType t : values()) {
+            if (t.value == value) {
+                return t;
+            }
+        }
+        return UNKNOWN;
+    }
+}

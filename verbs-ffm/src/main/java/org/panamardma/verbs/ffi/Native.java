@@ -1,0 +1,92 @@
+package org.panamardma.verbs.ffi;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.util.Optional;
+
+/**
+ * The one {@link Linker} and the library lookups the bindings use. Handles are built once, in the static
+ * initialisers of the header classes; nothing here runs on the data path.
+ */
+public final class Native {
+    private Native() {}
+
+    public static final Linker LINKER = Linker.nativeLinker();
+
+    /** Captures errno right after a call, for the calls that report errors through it. */
+    public static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+    public static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CALL_STATE.varHandle(
+            java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
+
+    public static final ValueLayout.OfLong C_POINTER_SIZE = ValueLayout.JAVA_LONG;
+
+    /** Reads errno from a call-state segment filled by a downcall made with {@link #CAPTURE_ERRNO}. */
+    public static int errno(MemorySegment callState) {
+        return (int) ERRNO.get(callState, 0L);
+    }
+
+    /** A library that could not be loaded: every binding in it fails with this reason when first used. */
+    static final class Library {
+        final String name;
+        final SymbolLookup lookup;
+        final String failure;
+
+        Library(String... candidates) {
+            SymbolLookup found = null;
+            StringBuilder why = new StringBuilder();
+            for (String candidate : candidates) {
+                try {
+                    found = SymbolLookup.libraryLookup(candidate, Arena.global());
+                    break;
+                } catch (IllegalArgumentException e) {
+                    why.append(candidate).append(": ").append(e.getMessage()).append("; ");
+                }
+            }
+            this.name = candidates[0];
+            this.lookup = found;
+            this.failure = found == null ? why.toString() : null;
+        }
+
+        MethodHandle downcall(String function, FunctionDescriptor descriptor, Linker.Option... options) {
+            if (lookup == null) {
+                return null;
+            }
+            Optional<MemorySegment> address = lookup.find(function);
+            return address.map(a -> LINKER.downcallHandle(a, descriptor, options)).orElse(null);
+        }
+
+        UnsatisfiedLinkError missing(String function) {
+            return new UnsatisfiedLinkError(lookup == null
+                    ? "cannot load " + name + " (install rdma-core's libibverbs1 / librdmacm1): " + failure
+                    : name + " has no symbol " + function + " (rdma-core too old?)");
+        }
+    }
+
+    static final Library IBVERBS = new Library("libibverbs.so.1", "libibverbs.so");
+
+    /** Fails with the reason the library or symbol is missing, or returns the handle. */
+    static MethodHandle require(MethodHandle handle, Library library, String function) {
+        if (handle == null) {
+            throw library.missing(function);
+        }
+        return handle;
+    }
+
+    /** Whether libibverbs could be loaded at all. */
+    public static boolean ibverbsLoaded() {
+        return IBVERBS.lookup != null;
+    }
+
+    /** Why libibverbs could not be loaded, if it could not. */
+    public static Optional<String> ibverbsFailure() {
+        return Optional.ofNullable(IBVERBS.failure);
+    }
+}
