@@ -40,7 +40,11 @@ public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEach
     public void beforeEach(ExtensionContext context) {
         Transport wanted = wanted(context);
         TestbedDevices devices = TestbedDevices.discover();
-        if (devices.find(wanted).isEmpty()) {
+        Optional<RdmaTestDevice> device = devices.find(wanted);
+        if (device.isPresent()) {
+            // shows in the JUnit tree and XML report which device the test really ran on
+            context.publishReportEntry("rdma.device", device.get().toString());
+        } else {
             throw new MissingRdmaDeviceException("rdma.require is set and this test needs an ACTIVE RDMA device of "
                     + "transport " + wanted + "; found " + devices.describe() + ". " + HOW_TO_RUN);
         }
