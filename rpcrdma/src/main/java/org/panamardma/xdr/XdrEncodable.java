@@ -1,0 +1,17 @@
+package org.panamardma.xdr;
+
+/**
+ * Something that encodes itself as XDR: a procedure's results, a message, a structure.
+ * {@link #VOID} encodes nothing (XDR {@code void}).
+ */
+@FunctionalInterface
+public interface XdrEncodable {
+    /** Encodes nothing: the XDR {@code void} result. */
+    XdrEncodable VOID = out -> { };
+
+    /**
+     * @param out where to encode
+     * @throws XdrException if the encoding does not fit {@code out} or a value breaks its declared limit
+     */
+    void encodeTo(XdrEncoder out);
+}
