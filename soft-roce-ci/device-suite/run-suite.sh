@@ -1,5 +1,6 @@
 #!/bin/bash
-# Runs inside the testbed VM: every device test (JUnit tag rdma-device) found in the test jars of LIB_DIR, in one
+# Runs inside the testbed VM: every device test (JUnit tag rdma-device) and the ABI check of the bindings against
+# the installed rdma-core headers (tag rdma-abi, needs gcc and libibverbs-dev) found in the test jars of LIB_DIR, in one
 # JVM (each JVM start costs seconds under emulation), with a missing device counted as a failure. Prints the JUnit
 # tree and a one-line summary, writes XML reports to /job/reports (the host keeps them in target/vm-job/reports).
 # Fails if any test failed, none ran, or any was skipped: in the VM every device must be there.
@@ -20,7 +21,7 @@ java --enable-native-access=ALL-UNNAMED -Drdma.require=true -XX:+UseSerialGC -XX
   -jar "$launcher" execute \
   --disable-banner --details=tree --details-theme=ascii \
   --class-path "$classpath" --scan-class-path "$scan" \
-  --include-tag rdma-device --fail-if-no-tests \
+  --include-tag 'rdma-device | rdma-abi' --fail-if-no-tests \
   --reports-dir "$reports"
 rc=$?
 seconds=$(( $(date +%s) - start ))
