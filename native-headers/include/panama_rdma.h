@@ -9,4 +9,9 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+/* libc: waiting on completion-channel fds, mapping device-DAX persistent memory */
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+
 #endif

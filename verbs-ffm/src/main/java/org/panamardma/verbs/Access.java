@@ -1,0 +1,43 @@
+package org.panamardma.verbs;
+
+import java.util.Set;
+import org.panamardma.verbs.ffi.verbs_h;
+
+/** {@code enum ibv_access_flags}: what a memory region (or a remote peer through it) may do. */
+public enum Access {
+    /** The device may write into it (needed for receives, READ targets, atomics' results, and by remote write). */
+    LOCAL_WRITE(verbs_h.IBV_ACCESS_LOCAL_WRITE),
+    REMOTE_WRITE(verbs_h.IBV_ACCESS_REMOTE_WRITE),
+    REMOTE_READ(verbs_h.IBV_ACCESS_REMOTE_READ),
+    REMOTE_ATOMIC(verbs_h.IBV_ACCESS_REMOTE_ATOMIC),
+    MW_BIND(verbs_h.IBV_ACCESS_MW_BIND),
+    ZERO_BASED(verbs_h.IBV_ACCESS_ZERO_BASED),
+    ON_DEMAND(verbs_h.IBV_ACCESS_ON_DEMAND),
+    HUGETLB(verbs_h.IBV_ACCESS_HUGETLB),
+    /** A peer may FLUSH it to global visibility (draft-talpey-rdma-commit section 4.1). */
+    FLUSH_GLOBAL(verbs_h.IBV_ACCESS_FLUSH_GLOBAL),
+    /** A peer may FLUSH it to persistence: rxe grants this only on persistent memory. */
+    FLUSH_PERSISTENT(verbs_h.IBV_ACCESS_FLUSH_PERSISTENT),
+    RELAXED_ORDERING(verbs_h.IBV_ACCESS_RELAXED_ORDERING);
+
+    private final int bit;
+
+    Access(int bit) {
+        this.bit = bit;
+    }
+
+    public int bit() {
+        return bit;
+    }
+
+    public static int bits(Set<Access> access) {
+        int b = 0;
+        for (Access a : access) {
+            b |= a.bit;
+        }
+        return b;
+    }
+
+    /** Everything a peer could want of a buffer: local write, remote read/write/atomic. */
+    public static final Set<Access> ALL_REMOTE = Set.of(LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC);
+}

@@ -1,0 +1,145 @@
+package org.panamardma.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.panamardma.verbs.ffi.Native;
+import org.panamardma.verbs.ffi.ibv_comp_channel;
+import org.panamardma.verbs.ffi.libc_h;
+import org.panamardma.verbs.ffi.verbs_h;
+
+/**
+ * A completion channel: a file descriptor on which armed completion queues signal completions, so a thread can
+ * sleep instead of busy polling. The usual loop: poll the CQ dry, {@link CompletionQueue#requestNotification
+ * arm it}, poll once more (completions that raced the arming make no event), then {@link #await(long) wait}.
+ */
+public final class CompletionChannel extends NativeResource {
+    /** How long one wait holds the channel before re-checking for close: bounds how long close() waits. */
+    private static final int WAIT_SLICE_MILLIS = 100;
+
+    final Context context;
+    final MemorySegment handle;
+    private final int fd;
+    private final CopyOnWriteArrayList<CompletionQueue> queues = new CopyOnWriteArrayList<>();
+    private final Arena scratchArena = Arena.ofShared();
+    private final MemorySegment pollFd;
+    private final MemorySegment cqOut;
+    private final MemorySegment contextOut;
+    private final MemorySegment callState;
+
+    private CompletionChannel(Context context, MemorySegment handle) throws RdmaException {
+        super("completion channel", context);
+        this.context = context;
+        this.handle = handle;
+        this.fd = handle.get(JAVA_INT, ibv_comp_channel.fd$OFFSET);
+        this.pollFd = scratchArena.allocate(libc_h.POLLFD);
+        this.cqOut = scratchArena.allocate(ADDRESS);
+        this.contextOut = scratchArena.allocate(ADDRESS);
+        this.callState = scratchArena.allocate(Native.CALL_STATE);
+        // non-blocking, so that ibv_get_cq_event never blocks past our own poll(2) with its timeout
+        int flags = libc_h.fcntl(callState, fd, libc_h.F_GETFL, 0);
+        if (flags < 0 || libc_h.fcntl(callState, fd, libc_h.F_SETFL, flags | libc_h.O_NONBLOCK) < 0) {
+            throw new RdmaException("fcntl(O_NONBLOCK) on completion channel", Native.errno(callState));
+        }
+    }
+
+    static CompletionChannel create(Context context) throws RdmaException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cs = arena.allocate(Native.CALL_STATE);
+            MemorySegment ch = verbs_h.ibv_create_comp_channel(cs, context.handle);
+            if (ch.equals(MemorySegment.NULL)) {
+                throw new RdmaException("ibv_create_comp_channel(" + context.deviceName() + ")", Native.errno(cs));
+            }
+            MemorySegment handle = ch.reinterpret(ibv_comp_channel.layout().byteSize());
+            try {
+                return new CompletionChannel(context, handle);
+            } catch (RdmaException | RuntimeException e) {
+                verbs_h.ibv_destroy_comp_channel(handle);
+                throw e;
+            }
+        }
+    }
+
+    void attach(CompletionQueue cq) {
+        queues.add(cq);
+    }
+
+    void detach(CompletionQueue cq) {
+        queues.remove(cq);
+    }
+
+    /** The channel's file descriptor, for integration with an event loop (it is non-blocking). */
+    public int fd() {
+        return fd;
+    }
+
+    /**
+     * Waits up to {@code timeoutMillis} (0: do not wait) for a completion event, acknowledges it and returns the
+     * queue that raised it, or null on timeout. The queue must be re-armed to raise another event.
+     */
+    public CompletionQueue await(long timeoutMillis) throws RdmaException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (true) {
+            synchronized (this) {
+                checkOpen();
+                CompletionQueue cq = tryGetEvent();
+                if (cq != null) {
+                    return cq;
+                }
+                long leftMillis = (deadline - System.nanoTime()) / 1_000_000L;
+                if (leftMillis <= 0) {
+                    return null;
+                }
+                pollFd.set(JAVA_INT, 0, fd);
+                pollFd.set(JAVA_SHORT, 4, libc_h.POLLIN);
+                pollFd.set(JAVA_SHORT, 6, (short) 0);
+                int rc = libc_h.poll(callState, pollFd, 1, (int) Math.min(leftMillis, WAIT_SLICE_MILLIS));
+                if (rc < 0 && Native.errno(callState) != Errno.EINTR) {
+                    throw new RdmaException("poll on completion channel", Native.errno(callState));
+                }
+            }
+        }
+    }
+
+    private CompletionQueue tryGetEvent() throws RdmaException {
+        int rc = verbs_h.ibv_get_cq_event(callState, handle, cqOut, contextOut);
+        if (rc != 0) {
+            int errno = Native.errno(callState);
+            if (errno == Errno.EAGAIN) {
+                return null;
+            }
+            throw new RdmaException("ibv_get_cq_event", errno);
+        }
+        long cqAddress = cqOut.get(ADDRESS, 0).address();
+        for (CompletionQueue cq : queues) {
+            if (cq.handle.address() == cqAddress) {
+                verbs_h.ibv_ack_cq_events(cq.handle, 1);
+                return cq;
+            }
+        }
+        // a queue of this channel that is being destroyed: its event is acked by nobody else
+        verbs_h.ibv_ack_cq_events(cqOut.get(ADDRESS, 0), 1);
+        return null;
+    }
+
+    @Override
+    protected void destroy() {
+        try {
+            int rc = verbs_h.ibv_destroy_comp_channel(handle);
+            if (rc != 0) {
+                throw new IllegalStateException("ibv_destroy_comp_channel failed: " + Errno.name(rc));
+            }
+        } finally {
+            scratchArena.close();
+        }
+    }
+
+    @Override
+    protected String describe() {
+        return "completion channel on " + context.deviceName();
+    }
+}

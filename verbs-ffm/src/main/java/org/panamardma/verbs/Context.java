@@ -1,0 +1,292 @@
+package org.panamardma.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import org.panamardma.verbs.ffi.Native;
+import org.panamardma.verbs.ffi.VerbsOps;
+import org.panamardma.verbs.ffi.ibv_context;
+import org.panamardma.verbs.ffi.ibv_device;
+import org.panamardma.verbs.ffi.ibv_device_attr;
+import org.panamardma.verbs.ffi.ibv_device_attr_ex;
+import org.panamardma.verbs.ffi.ibv_gid_entry;
+import org.panamardma.verbs.ffi.ibv_port_attr;
+import org.panamardma.verbs.ffi.verbs_context;
+import org.panamardma.verbs.ffi.verbs_h;
+
+/**
+ * An opened RDMA device ({@code struct ibv_context}): the parent of protection domains, completion queues and
+ * completion channels. Its device attributes are queried once, at open.
+ */
+public final class Context extends NativeResource {
+    final MemorySegment handle;
+    private final String deviceName;
+    private final TransportType transportType;
+    private final DeviceAttributes attributes;
+
+    // function pointers behind the static inline verbs, read once
+    final MemorySegment pollCqFn;
+    final MemorySegment reqNotifyCqFn;
+    final MemorySegment postSendFn;
+    final MemorySegment postRecvFn;
+    final MemorySegment postSrqRecvFn;
+    final MemorySegment createQpExFn;
+    final MemorySegment createCqExFn;
+    private final MemorySegment queryPortFn;
+
+    private Context(MemorySegment handle, String deviceName, TransportType transportType) throws RdmaException {
+        super("device context");
+        this.handle = handle;
+        this.deviceName = deviceName;
+        this.transportType = transportType;
+        this.pollCqFn = handle.get(ADDRESS, ibv_context.ops$poll_cq$OFFSET);
+        this.reqNotifyCqFn = handle.get(ADDRESS, ibv_context.ops$req_notify_cq$OFFSET);
+        this.postSendFn = handle.get(ADDRESS, ibv_context.ops$post_send$OFFSET);
+        this.postRecvFn = handle.get(ADDRESS, ibv_context.ops$post_recv$OFFSET);
+        this.postSrqRecvFn = handle.get(ADDRESS, ibv_context.ops$post_srq_recv$OFFSET);
+        this.createQpExFn = extendedOp(verbs_context.create_qp_ex$OFFSET);
+        this.createCqExFn = extendedOp(verbs_context.create_cq_ex$OFFSET);
+        this.queryPortFn = extendedOp(verbs_context.query_port$OFFSET);
+        this.attributes = queryDevice(extendedOp(verbs_context.query_device_ex$OFFSET));
+    }
+
+    /** Opens the named device. */
+    public static Context open(String deviceName) throws RdmaException {
+        if (!Native.ibverbsLoaded()) {
+            throw new RdmaException("libibverbs cannot be loaded: " + Native.ibverbsFailure().orElse("?"));
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment callState = arena.allocate(Native.CALL_STATE);
+            MemorySegment count = arena.allocate(JAVA_INT);
+            MemorySegment list = verbs_h.ibv_get_device_list(callState, count);
+            if (list.equals(MemorySegment.NULL)) {
+                throw new RdmaException("ibv_get_device_list", Native.errno(callState));
+            }
+            try {
+                int n = count.get(JAVA_INT, 0);
+                MemorySegment pointers = list.reinterpret(ADDRESS.byteSize() * n);
+                List<String> names = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    MemorySegment dev = pointers.getAtIndex(ADDRESS, i).reinterpret(ibv_device.layout().byteSize());
+                    String name = ibv_device.name(dev);
+                    names.add(name);
+                    if (name.equals(deviceName)) {
+                        MemorySegment ctx = verbs_h.ibv_open_device(callState, dev);
+                        if (ctx.equals(MemorySegment.NULL)) {
+                            throw new RdmaException("ibv_open_device(" + deviceName + ")", Native.errno(callState));
+                        }
+                        return new Context(ctx.reinterpret(ibv_context.layout().byteSize()), name,
+                                TransportType.of(ibv_device.transport_type(dev)));
+                    }
+                }
+                throw new RdmaException("no RDMA device named " + deviceName + " (devices: " + names + ")");
+            } finally {
+                // opened contexts keep their device referenced; the list can go
+                verbs_h.ibv_free_device_list(list);
+            }
+        }
+    }
+
+    /**
+     * The function pointer {@code op} of the verbs_context in front of this context, or NULL where the provider
+     * has none: the checks of {@code verbs_get_ctx_op} in verbs.h.
+     */
+    private MemorySegment extendedOp(long opOffset) {
+        if (handle.get(JAVA_LONG, ibv_context.abi_compat$OFFSET) != verbs_h.VERBS_ABI_IS_EXTENDED) {
+            return MemorySegment.NULL;
+        }
+        long vctxSize = verbs_context.layout().byteSize();
+        MemorySegment vctx = MemorySegment.ofAddress(handle.address() - verbs_context.context$OFFSET)
+                .reinterpret(vctxSize);
+        long sz = vctx.get(JAVA_LONG, verbs_context.sz$OFFSET);
+        if (sz < vctxSize - opOffset) {
+            return MemorySegment.NULL;
+        }
+        return vctx.get(ADDRESS, opOffset);
+    }
+
+    private DeviceAttributes queryDevice(MemorySegment queryDeviceExFn) throws RdmaException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_device_attr_ex.layout());
+            int rc = Errno.EOPNOTSUPP;
+            if (!queryDeviceExFn.equals(MemorySegment.NULL)) {
+                rc = (int) VerbsOps.QUERY_DEVICE_EX.invokeExact(queryDeviceExFn, handle, MemorySegment.NULL, attr,
+                        attr.byteSize());
+            }
+            if (rc == Errno.EOPNOTSUPP || rc == Errno.ENOSYS) {
+                attr.fill((byte) 0);
+                rc = verbs_h.ibv_query_device(handle, attr);
+            }
+            if (rc != 0) {
+                throw new RdmaException("ibv_query_device_ex(" + deviceName + ")", rc);
+            }
+            long o = ibv_device_attr_ex.orig_attr$OFFSET;
+            return new DeviceAttributes(
+                    attr.getString(o + ibv_device_attr.fw_ver$OFFSET),
+                    Long.reverseBytes(attr.get(JAVA_LONG, o + ibv_device_attr.node_guid$OFFSET)),
+                    attr.get(JAVA_LONG, o + ibv_device_attr.max_mr_size$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.vendor_id$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.vendor_part_id$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp_wr$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_sge$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_sge_rd$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_cq$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_cqe$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_mr$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_pd$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp_rd_atom$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp_init_rd_atom$OFFSET),
+                    AtomicCapability.of(attr.get(JAVA_INT, o + ibv_device_attr.atomic_cap$OFFSET)),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_srq$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_srq_wr$OFFSET),
+                    attr.get(JAVA_INT, o + ibv_device_attr.max_srq_sge$OFFSET),
+                    Byte.toUnsignedInt(attr.get(JAVA_BYTE, o + ibv_device_attr.phys_port_cnt$OFFSET)),
+                    attr.get(JAVA_INT, o + ibv_device_attr.device_cap_flags$OFFSET),
+                    attr.get(JAVA_LONG, ibv_device_attr_ex.device_cap_flags_ex$OFFSET));
+        } catch (RdmaException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    public String deviceName() {
+        return deviceName;
+    }
+
+    public TransportType transportType() {
+        return transportType;
+    }
+
+    /** The device's limits and capabilities, as queried when it was opened. */
+    public DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    /** Queries a port (numbered from 1). */
+    public PortAttributes queryPort(int port) throws RdmaException {
+        checkPort(port);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_port_attr.layout());
+            int rc;
+            synchronized (this) {
+                checkOpen();
+                if (!queryPortFn.equals(MemorySegment.NULL)) {
+                    rc = (int) VerbsOps.QUERY_PORT.invokeExact(queryPortFn, handle, (byte) port, attr,
+                            attr.byteSize());
+                } else {
+                    rc = verbs_h.ibv_query_port(handle, (byte) port, attr);
+                }
+            }
+            if (rc != 0) {
+                throw new RdmaException("ibv_query_port(" + deviceName + ", " + port + ")", rc);
+            }
+            return new PortAttributes(port,
+                    PortState.of(attr.get(JAVA_INT, ibv_port_attr.state$OFFSET)),
+                    Mtu.of(attr.get(JAVA_INT, ibv_port_attr.max_mtu$OFFSET)),
+                    Mtu.of(attr.get(JAVA_INT, ibv_port_attr.active_mtu$OFFSET)),
+                    attr.get(JAVA_INT, ibv_port_attr.gid_tbl_len$OFFSET),
+                    Short.toUnsignedInt(attr.get(JAVA_SHORT, ibv_port_attr.lid$OFFSET)),
+                    LinkLayer.of(attr.get(JAVA_BYTE, ibv_port_attr.link_layer$OFFSET)),
+                    Integer.toUnsignedLong(attr.get(JAVA_INT, ibv_port_attr.max_msg_sz$OFFSET)),
+                    attr.get(JAVA_INT, ibv_port_attr.port_cap_flags$OFFSET));
+        } catch (RdmaException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** The valid entries of a port's GID table. */
+    public List<GidEntry> gidTable(int port) throws RdmaException {
+        int length = queryPort(port).gidTableLength();
+        try (Arena arena = Arena.ofConfined()) {
+            long entrySize = ibv_gid_entry.layout().byteSize();
+            MemorySegment entries = arena.allocate(entrySize * Math.max(1, length), 8);
+            long n;
+            synchronized (this) {
+                checkOpen();
+                n = verbs_h._ibv_query_gid_table(handle, entries, length, 0, entrySize);
+            }
+            if (n < 0) {
+                throw new RdmaException("ibv_query_gid_table(" + deviceName + ")", (int) -n);
+            }
+            List<GidEntry> out = new ArrayList<>();
+            for (long i = 0; i < n; i++) {
+                MemorySegment e = entries.asSlice(i * entrySize, entrySize);
+                int entryPort = e.get(JAVA_INT, ibv_gid_entry.port_num$OFFSET);
+                if (entryPort == port) {
+                    out.add(new GidEntry(e.get(JAVA_INT, ibv_gid_entry.gid_index$OFFSET), entryPort,
+                            Gid.read(e, ibv_gid_entry.gid$OFFSET),
+                            GidType.of(e.get(JAVA_INT, ibv_gid_entry.gid_type$OFFSET)),
+                            e.get(JAVA_INT, ibv_gid_entry.ndev_ifindex$OFFSET)));
+                }
+            }
+            return List.copyOf(out);
+        }
+    }
+
+    /** Allocates a protection domain. */
+    public ProtectionDomain allocateProtectionDomain() throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            return ProtectionDomain.allocate(this);
+        }
+    }
+
+    /** Creates a completion channel, for waiting on completions instead of busy polling. */
+    public CompletionChannel createCompletionChannel() throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            return CompletionChannel.create(this);
+        }
+    }
+
+    /** Creates a completion queue of at least {@code capacity} entries, polled only (no channel). */
+    public CompletionQueue createCompletionQueue(int capacity) throws RdmaException {
+        return createCompletionQueue(capacity, null);
+    }
+
+    /**
+     * Creates a completion queue of at least {@code capacity} entries whose completion events go to
+     * {@code channel} (null: none).
+     */
+    public CompletionQueue createCompletionQueue(int capacity, CompletionChannel channel) throws RdmaException {
+        if (capacity < 1 || capacity > attributes.maxCqe()) {
+            throw new IllegalArgumentException("CQ capacity " + capacity + " out of range 1.." + attributes.maxCqe()
+                    + " of " + deviceName);
+        }
+        synchronized (this) {
+            checkOpen();
+            return CompletionQueue.create(this, capacity, channel);
+        }
+    }
+
+    void checkPort(int port) {
+        if (port < 1 || port > attributes.physicalPortCount()) {
+            throw new IllegalArgumentException(deviceName + " has ports 1.." + attributes.physicalPortCount()
+                    + ", not " + port);
+        }
+    }
+
+    @Override
+    protected void destroy() {
+        int rc = verbs_h.ibv_close_device(handle);
+        if (rc != 0) {
+            throw new IllegalStateException("ibv_close_device(" + deviceName + ") failed: " + Errno.name(rc));
+        }
+    }
+
+    @Override
+    protected String describe() {
+        return "device context " + deviceName;
+    }
+}

@@ -1,0 +1,82 @@
+package org.panamardma.verbs;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.HexFormat;
+
+/**
+ * A 128-bit GID (network byte order), immutable. RoCE GIDs are IPv6 addresses, IPv4 ones in IPv4-mapped form.
+ */
+public record Gid(long high, long low) {
+    public static final Gid ZERO = new Gid(0, 0);
+
+    /** Reads 16 bytes in network byte order. */
+    public static Gid read(MemorySegment segment, long offset) {
+        return new Gid(segment.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset),
+                segment.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset + 8));
+    }
+
+    /** Writes 16 bytes in network byte order. */
+    public void write(MemorySegment segment, long offset) {
+        segment.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset, high);
+        segment.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset + 8, low);
+    }
+
+    public byte[] toBytes() {
+        byte[] b = new byte[16];
+        write(MemorySegment.ofArray(b), 0);
+        return b;
+    }
+
+    public static Gid of(byte[] sixteen) {
+        if (sixteen.length != 16) {
+            throw new IllegalArgumentException("a GID has 16 bytes, got " + sixteen.length);
+        }
+        return read(MemorySegment.ofArray(sixteen), 0);
+    }
+
+    /** The GID of an IP address as RoCE v2 uses it (IPv4 in IPv4-mapped IPv6 form). */
+    public static Gid of(InetAddress address) {
+        byte[] a = address.getAddress();
+        if (a.length == 4) {
+            byte[] mapped = new byte[16];
+            mapped[10] = (byte) 0xff;
+            mapped[11] = (byte) 0xff;
+            System.arraycopy(a, 0, mapped, 12, 4);
+            return of(mapped);
+        }
+        return of(a);
+    }
+
+    public boolean isZero() {
+        return high == 0 && low == 0;
+    }
+
+    public boolean isIpv4Mapped() {
+        return high == 0 && (low >>> 32) == 0xffffL;
+    }
+
+    /** The IP address this GID stands for (RoCE); an IPv4 address for IPv4-mapped GIDs. */
+    public InetAddress toInetAddress() {
+        try {
+            return InetAddress.getByAddress(toBytes());
+        } catch (UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        String hex = HexFormat.of().formatHex(toBytes());
+        StringBuilder sb = new StringBuilder(39);
+        for (int i = 0; i < 32; i += 4) {
+            if (i > 0) {
+                sb.append(':');
+            }
+            sb.append(hex, i, i + 4);
+        }
+        return sb.toString();
+    }
+}

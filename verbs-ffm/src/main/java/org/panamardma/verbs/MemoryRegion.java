@@ -1,0 +1,125 @@
+package org.panamardma.verbs;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Collections;
+import java.util.Set;
+import org.panamardma.verbs.ffi.Native;
+import org.panamardma.verbs.ffi.ibv_mr;
+import org.panamardma.verbs.ffi.verbs_h;
+
+/**
+ * Registered memory ({@code struct ibv_mr}): the device may read and write it, with the {@link #lkey()} locally
+ * and, where the access allows, peers with the {@link #rkey()}.
+ */
+public final class MemoryRegion extends NativeResource {
+    private final ProtectionDomain pd;
+    private final MemorySegment handle;
+    private final MemorySegment segment;
+    private final Set<Access> access;
+    private final Arena ownedMemory;
+    private final int lkey;
+    private final int rkey;
+
+    private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Set<Access> access,
+                         Arena ownedMemory) {
+        super("memory region", pd);
+        this.pd = pd;
+        this.handle = handle;
+        this.segment = segment;
+        this.access = Collections.unmodifiableSet(access);
+        this.ownedMemory = ownedMemory;
+        this.lkey = handle.get(JAVA_INT, ibv_mr.lkey$OFFSET);
+        this.rkey = handle.get(JAVA_INT, ibv_mr.rkey$OFFSET);
+    }
+
+    static MemoryRegion register(ProtectionDomain pd, MemorySegment segment, Set<Access> access, Arena owned)
+            throws RdmaException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment callState = arena.allocate(Native.CALL_STATE);
+            MemorySegment mr = verbs_h.ibv_reg_mr_iova2(callState, pd.handle, segment, segment.byteSize(),
+                    segment.address(), Access.bits(access));
+            if (mr.equals(MemorySegment.NULL)) {
+                int errno = Native.errno(callState);
+                String hint = access.contains(Access.FLUSH_PERSISTENT) && errno == Errno.EINVAL
+                        ? " (FLUSH_PERSISTENT needs persistent memory, e.g. mapped from a device-DAX /dev/daxN.M)"
+                        : "";
+                throw new RdmaException("ibv_reg_mr(" + segment.byteSize() + " bytes, " + access + ")" + hint, errno);
+            }
+            return new MemoryRegion(pd, mr.reinterpret(ibv_mr.layout().byteSize()), segment, access, owned);
+        }
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** The registered memory. Valid while this region is open. */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    public long address() {
+        return segment.address();
+    }
+
+    public long length() {
+        return segment.byteSize();
+    }
+
+    public int lkey() {
+        return lkey;
+    }
+
+    public int rkey() {
+        return rkey;
+    }
+
+    public Set<Access> access() {
+        return access;
+    }
+
+    /** What a peer needs to address this whole region: address, length and rkey. */
+    public RemoteRegion remote() {
+        return new RemoteRegion(address(), length(), rkey);
+    }
+
+    /** A part of this region as a peer addresses it. */
+    public RemoteRegion remote(long offset, long length) {
+        checkRange(offset, length);
+        return new RemoteRegion(address() + offset, length, rkey);
+    }
+
+    /** Checks that [offset, offset+length) lies in the region and its memory is alive; for the data path. */
+    void checkRange(long offset, long length) {
+        if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
+            throw new IndexOutOfBoundsException("range [" + offset + ", +" + length + ") outside " + describe());
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("the memory of " + describe() + " was freed (its arena is closed)");
+        }
+    }
+
+    @Override
+    protected void destroy() {
+        try {
+            int rc = verbs_h.ibv_dereg_mr(handle);
+            if (rc != 0) {
+                throw new IllegalStateException("ibv_dereg_mr failed: " + Errno.name(rc));
+            }
+        } finally {
+            if (ownedMemory != null) {
+                ownedMemory.close();
+            }
+        }
+    }
+
+    @Override
+    protected String describe() {
+        return "memory region of " + segment.byteSize() + " bytes (rkey 0x" + Integer.toHexString(rkey) + ") on "
+                + pd.context.deviceName();
+    }
+
+}

@@ -1,0 +1,31 @@
+package org.panamardma.verbs;
+
+/** {@code enum ibv_mtu}: the path MTU of a queue pair. */
+public enum Mtu {
+    MTU_256(1, 256), MTU_512(2, 512), MTU_1024(3, 1024), MTU_2048(4, 2048), MTU_4096(5, 4096);
+
+    private final int value;
+    private final int bytes;
+
+    Mtu(int value, int bytes) {
+        this.value = value;
+        this.bytes = bytes;
+    }
+
+    public int value() {
+        return value;
+    }
+
+    public int bytes() {
+        return bytes;
+    }
+
+    static Mtu of(int value) {
+        for (Mtu m : values()) {
+            if (m.value == value) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("not an ibv_mtu value: " + value);
+    }
+}

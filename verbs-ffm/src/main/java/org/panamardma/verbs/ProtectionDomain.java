@@ -1,0 +1,104 @@
+package org.panamardma.verbs;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.Set;
+import org.panamardma.verbs.ffi.Native;
+import org.panamardma.verbs.ffi.ibv_pd;
+import org.panamardma.verbs.ffi.verbs_h;
+
+/** A protection domain: memory regions, queue pairs and SRQs that may work together. */
+public final class ProtectionDomain extends NativeResource {
+    final Context context;
+    final MemorySegment handle;
+
+    private ProtectionDomain(Context context, MemorySegment handle) {
+        super("protection domain", context);
+        this.context = context;
+        this.handle = handle;
+    }
+
+    static ProtectionDomain allocate(Context context) throws RdmaException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment callState = arena.allocate(Native.CALL_STATE);
+            MemorySegment pd = verbs_h.ibv_alloc_pd(callState, context.handle);
+            if (pd.equals(MemorySegment.NULL)) {
+                throw new RdmaException("ibv_alloc_pd(" + context.deviceName() + ")", Native.errno(callState));
+            }
+            return new ProtectionDomain(context, pd.reinterpret(ibv_pd.layout().byteSize()));
+        }
+    }
+
+    public Context context() {
+        return context;
+    }
+
+    /**
+     * Registers caller-owned memory. The segment must stay alive while the region is registered: close the
+     * region before the segment's arena. (The region checks that the segment is alive on every use; what it cannot
+     * stop is a peer writing into memory the caller freed, so the order matters.)
+     *
+     * @throws IllegalStateException if the segment's memory is already freed (its arena closed)
+     * @throws IllegalArgumentException for a heap segment (the device needs stable native memory)
+     */
+    public MemoryRegion register(MemorySegment segment, Set<Access> access) throws RdmaException {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("only native memory can be registered; got a heap segment");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("cannot register memory whose arena is already closed");
+        }
+        if (segment.byteSize() == 0) {
+            throw new IllegalArgumentException("cannot register an empty segment");
+        }
+        synchronized (this) {
+            checkOpen();
+            return MemoryRegion.register(this, segment, EnumSet.copyOf(access.isEmpty() ? Set.of(Access.LOCAL_WRITE) : access), null);
+        }
+    }
+
+    /** Allocates {@code size} bytes of page-aligned, zeroed native memory owned by the region, and registers it. */
+    public MemoryRegion allocate(long size, Set<Access> access) throws RdmaException {
+        if (size <= 0) {
+            throw new IllegalArgumentException("size must be positive: " + size);
+        }
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment memory = arena.allocate(size, 4096);
+            synchronized (this) {
+                checkOpen();
+                return MemoryRegion.register(this, memory, EnumSet.copyOf(access.isEmpty() ? Set.of(Access.LOCAL_WRITE) : access), arena);
+            }
+        } catch (RdmaException | RuntimeException | Error e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    /** Starts the description of a reliable-connected queue pair in this PD. */
+    public QueuePairBuilder queuePair() {
+        return new QueuePairBuilder(this);
+    }
+
+    /** Creates a shared receive queue. */
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            return SharedReceiveQueue.create(this, maxWr, maxSge);
+        }
+    }
+
+    @Override
+    protected void destroy() {
+        int rc = verbs_h.ibv_dealloc_pd(handle);
+        if (rc != 0) {
+            throw new IllegalStateException("ibv_dealloc_pd failed: " + Errno.name(rc));
+        }
+    }
+
+    @Override
+    protected String describe() {
+        return "protection domain on " + context.deviceName();
+    }
+}

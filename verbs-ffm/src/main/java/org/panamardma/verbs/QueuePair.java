@@ -1,0 +1,709 @@
+package org.panamardma.verbs;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.panamardma.verbs.ffi.VerbsOps;
+import org.panamardma.verbs.ffi.ibv_qp;
+import org.panamardma.verbs.ffi.ibv_qp_attr;
+import org.panamardma.verbs.ffi.ibv_qp_ex;
+import org.panamardma.verbs.ffi.ibv_qp_init_attr;
+import org.panamardma.verbs.ffi.ibv_recv_wr;
+import org.panamardma.verbs.ffi.ibv_send_wr;
+import org.panamardma.verbs.ffi.ibv_sge;
+import org.panamardma.verbs.ffi.verbs_h;
+
+/**
+ * A connected reliable-connected queue pair: every send opcode, and receives. Obtained only from
+ * {@link PreparedQueuePair#connect} (or rdma_cm), so an unconnected QP cannot post sends — the type says so.
+ *
+ * <p><b>Send paths.</b> Where the device offers the extended QP API ({@code ibv_qp_ex}, rxe) requests are built
+ * with the {@code ibv_wr_*} verbs: it is the only way to FLUSH and ATOMIC WRITE. Where it does not (siw), the
+ * legacy {@code ibv_post_send} is used. The choice is made once, at creation, and is invisible here. An opcode the
+ * device cannot do is refused before posting with {@link UnsupportedOperationException} naming the device and the
+ * missing capability.
+ *
+ * <p><b>Data path.</b> Every post validates its arguments (ranges inside the memory region, alignment of atomics)
+ * before touching the queue, then makes one to four calls through cached function pointers into native scratch
+ * owned by the QP. Nothing is allocated. Posts are serialized on the QP's monitor; post from several threads if
+ * you like, but one thread per QP is fastest.
+ *
+ * <p><b>Completions</b> arrive on the CQs with the {@code wrId} given; only {@link SendFlags#SIGNALED} requests (or
+ * all, with {@link QueuePairBuilder#signalAll}) complete when successful. Post flags are those of {@link SendFlags}.
+ */
+public final class QueuePair extends NativeResource {
+    final ProtectionDomain pd;
+    final MemorySegment qp;
+    private final int qpNumber;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final SharedReceiveQueue srq;
+    private final String deviceName;
+    private final int port;
+
+    // capabilities, decided at creation
+    private final boolean extended;
+    private final boolean atomics;
+    private final boolean immediateData;
+    private final boolean flush;
+    private final boolean atomicWrite;
+    private final int maxSendSge;
+    private final int maxRecvSge;
+    private final int maxInlineData;
+    private final int maxSendWr;
+    private final int maxRecvWr;
+
+    // extended send path: ibv_qp_ex and its function pointers
+    private final MemorySegment qpx;
+    private final MemorySegment wrStart, wrComplete, wrAbort, wrSend, wrSendImm, wrRdmaWrite, wrRdmaWriteImm,
+            wrRdmaRead, wrCmpSwp, wrFetchAdd, wrAtomicWrite, wrFlush, wrSetSge, wrSetSgeList, wrSetInlineData;
+
+    // legacy send path and receives: native scratch owned by the QP
+    private final Arena scratch = Arena.ofShared();
+    private final MemorySegment postSendFn;
+    private final MemorySegment postRecvFn;
+    private final MemorySegment sendWr;
+    private final MemorySegment sendSge;
+    private final MemorySegment recvWr;
+    private final MemorySegment recvSge;
+    private final MemorySegment badWr;
+    private final MemorySegment atomicValue;
+
+    private final Runnable destroyHook;
+    private volatile boolean connected;
+
+    /** What creation decided; the constructor only reads it. */
+    record Creation(MemorySegment qp, boolean extended, long sendOpsFlags, int maxSendWr, int maxRecvWr,
+                    int maxSendSge, int maxRecvSge, int maxInlineData) {}
+
+    QueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int port,
+              Creation c, Runnable destroyHook) {
+        super("queue pair", dependencies(pd, sendCq, recvCq, srq));
+        this.pd = pd;
+        this.qp = c.qp().reinterpret(ibv_qp.layout().byteSize());
+        this.qpNumber = qp.get(JAVA_INT, ibv_qp.qp_num$OFFSET);
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.srq = srq;
+        this.port = port;
+        this.destroyHook = destroyHook;
+        Context ctx = pd.context;
+        this.deviceName = ctx.deviceName();
+        this.maxSendWr = c.maxSendWr();
+        this.maxRecvWr = c.maxRecvWr();
+        this.maxSendSge = c.maxSendSge();
+        this.maxRecvSge = c.maxRecvSge();
+        this.maxInlineData = c.maxInlineData();
+        this.extended = c.extended();
+        DeviceAttributes attrs = ctx.attributes();
+        long ops = c.sendOpsFlags();
+        // iWARP (RFC 5040 RDMAP) has no immediate data; InfiniBand transport (incl. RoCE) has.
+        this.immediateData = ctx.transportType() != TransportType.IWARP;
+        if (extended) {
+            this.qpx = verbs_h.ibv_qp_to_qp_ex(qp).reinterpret(ibv_qp_ex.layout().byteSize());
+            this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
+            this.wrComplete = fn(ibv_qp_ex.wr_complete$OFFSET);
+            this.wrAbort = fn(ibv_qp_ex.wr_abort$OFFSET);
+            this.wrSend = fn(ibv_qp_ex.wr_send$OFFSET);
+            this.wrSendImm = fn(ibv_qp_ex.wr_send_imm$OFFSET);
+            this.wrRdmaWrite = fn(ibv_qp_ex.wr_rdma_write$OFFSET);
+            this.wrRdmaWriteImm = fn(ibv_qp_ex.wr_rdma_write_imm$OFFSET);
+            this.wrRdmaRead = fn(ibv_qp_ex.wr_rdma_read$OFFSET);
+            this.wrCmpSwp = fn(ibv_qp_ex.wr_atomic_cmp_swp$OFFSET);
+            this.wrFetchAdd = fn(ibv_qp_ex.wr_atomic_fetch_add$OFFSET);
+            this.wrAtomicWrite = fn(ibv_qp_ex.wr_atomic_write$OFFSET);
+            this.wrFlush = fn(ibv_qp_ex.wr_flush$OFFSET);
+            this.wrSetSge = fn(ibv_qp_ex.wr_set_sge$OFFSET);
+            this.wrSetSgeList = fn(ibv_qp_ex.wr_set_sge_list$OFFSET);
+            this.wrSetInlineData = fn(ibv_qp_ex.wr_set_inline_data$OFFSET);
+            // a slot is usable only if its IBV_QP_EX_WITH_* flag was granted and the provider filled it
+            this.atomics = attrs.supportsAtomics()
+                    && (ops & verbs_h.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) != 0 && !isNull(wrCmpSwp)
+                    && (ops & verbs_h.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD) != 0 && !isNull(wrFetchAdd);
+            this.flush = (ops & verbs_h.IBV_QP_EX_WITH_FLUSH) != 0 && !isNull(wrFlush);
+            this.atomicWrite = (ops & verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE) != 0 && !isNull(wrAtomicWrite);
+        } else {
+            this.qpx = MemorySegment.NULL;
+            this.wrStart = this.wrComplete = this.wrAbort = this.wrSend = this.wrSendImm = MemorySegment.NULL;
+            this.wrRdmaWrite = this.wrRdmaWriteImm = this.wrRdmaRead = this.wrCmpSwp = MemorySegment.NULL;
+            this.wrFetchAdd = this.wrAtomicWrite = this.wrFlush = this.wrSetSge = MemorySegment.NULL;
+            this.wrSetSgeList = this.wrSetInlineData = MemorySegment.NULL;
+            this.atomics = attrs.supportsAtomics();
+            this.flush = false;
+            this.atomicWrite = false;
+        }
+        this.postSendFn = ctx.postSendFn;
+        this.postRecvFn = ctx.postRecvFn;
+        this.sendWr = scratch.allocate(ibv_send_wr.layout());
+        this.sendSge = scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxSendSge), 8);
+        this.recvWr = scratch.allocate(ibv_recv_wr.layout());
+        this.recvSge = scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxRecvSge), 8);
+        this.badWr = scratch.allocate(ADDRESS);
+        this.atomicValue = scratch.allocate(JAVA_LONG);
+        recvWr.set(JAVA_LONG, ibv_recv_wr.next$OFFSET, 0L);
+        recvWr.set(ADDRESS, ibv_recv_wr.sg_list$OFFSET, recvSge);
+        sendWr.set(ADDRESS, ibv_send_wr.sg_list$OFFSET, sendSge);
+    }
+
+    private static NativeResource[] dependencies(ProtectionDomain pd, CompletionQueue s, CompletionQueue r,
+                                                 SharedReceiveQueue srq) {
+        java.util.List<NativeResource> deps = new java.util.ArrayList<>(java.util.List.of(pd, s));
+        if (r != s) {
+            deps.add(r);
+        }
+        if (srq != null) {
+            deps.add(srq);
+        }
+        return deps.toArray(NativeResource[]::new);
+    }
+
+    private MemorySegment fn(long offset) {
+        return qpx.get(ADDRESS, offset);
+    }
+
+    private static boolean isNull(MemorySegment s) {
+        return s.address() == 0;
+    }
+
+    void markConnected() {
+        connected = true;
+    }
+
+    // ---------------------------------------------------------------------------------------------------- info
+
+    public int qpNumber() {
+        return qpNumber;
+    }
+
+    public String deviceName() {
+        return deviceName;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public CompletionQueue sendCompletionQueue() {
+        return sendCq;
+    }
+
+    public CompletionQueue receiveCompletionQueue() {
+        return recvCq;
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    /** Whether requests are built with the extended {@code ibv_wr_*} API (else {@code ibv_post_send}). */
+    public boolean usesExtendedSendPath() {
+        return extended;
+    }
+
+    public boolean supportsAtomics() {
+        return atomics;
+    }
+
+    public boolean supportsImmediateData() {
+        return immediateData;
+    }
+
+    public boolean supportsFlush() {
+        return flush;
+    }
+
+    public boolean supportsAtomicWrite() {
+        return atomicWrite;
+    }
+
+    public int maxInlineData() {
+        return maxInlineData;
+    }
+
+    public int sendQueueDepth() {
+        return maxSendWr;
+    }
+
+    public int receiveQueueDepth() {
+        return maxRecvWr;
+    }
+
+    /** The QP's current state, as the device reports it (ERR after a failed request: see {@link #reset()}). */
+    public QpState state() throws RdmaException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+            int rc;
+            synchronized (this) {
+                checkOpen();
+                rc = verbs_h.ibv_query_qp(qp, attr, verbs_h.IBV_QP_STATE, init);
+            }
+            if (rc != 0) {
+                throw new RdmaException("ibv_query_qp(" + describe() + ")", rc);
+            }
+            return QpState.of(attr.get(JAVA_INT, ibv_qp_attr.qp_state$OFFSET));
+        }
+    }
+
+    /**
+     * Recovers from the error state: moves the QP to RESET and INIT (outstanding requests are flushed) and returns
+     * it as a prepared QP with a new PSN, to be connected again — the peer must reconnect too. This object is no
+     * longer usable for posting until then.
+     */
+    public PreparedQueuePair reset() throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            connected = false;
+            modify(verbs_h.IBV_QPS_RESET, verbs_h.IBV_QP_STATE, null);
+            PreparedQueuePair.toInit(this, port);
+        }
+        return PreparedQueuePair.rewrap(this);
+    }
+
+    /** ibv_modify_qp with the given state and mask; {@code fill} sets the other attributes. */
+    void modify(int state, int mask, java.util.function.Consumer<MemorySegment> fill) throws RdmaException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
+            attr.set(JAVA_INT, ibv_qp_attr.qp_state$OFFSET, state);
+            if (fill != null) {
+                fill.accept(attr);
+            }
+            int rc = verbs_h.ibv_modify_qp(qp, attr, mask);
+            if (rc != 0) {
+                throw new RdmaException("ibv_modify_qp(" + describe() + " to " + QpState.of(state) + ")", rc);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ receives
+
+    /** Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}. */
+    public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
+        mr.checkRange(offset, Integer.toUnsignedLong(length));
+        synchronized (this) {
+            checkReceivable();
+            recvSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, mr.address() + offset);
+            recvSge.set(JAVA_INT, ibv_sge.length$OFFSET, length);
+            recvSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, mr.lkey());
+            postRecvLocked(wrId, 1);
+        }
+    }
+
+    /** Posts a receive scattering into the elements of {@code sgl}. */
+    public void postReceive(long wrId, ScatterGatherList sgl) throws RdmaException {
+        if (sgl.count() > maxRecvSge) {
+            throw new IllegalArgumentException(sgl.count() + " SGEs exceed the receive queue's " + maxRecvSge);
+        }
+        synchronized (this) {
+            checkReceivable();
+            MemorySegment.copy(sgl.array, 0, recvSge, 0, sgl.count() * ScatterGatherList.SGE_SIZE);
+            postRecvLocked(wrId, sgl.count());
+        }
+    }
+
+    private void checkReceivable() {
+        checkOpen();
+        if (srq != null) {
+            throw new IllegalStateException(describe() + " receives from a shared receive queue: post there");
+        }
+    }
+
+    private void postRecvLocked(long wrId, int numSge) throws RdmaException {
+        recvWr.set(JAVA_LONG, ibv_recv_wr.wr_id$OFFSET, wrId);
+        recvWr.set(JAVA_INT, ibv_recv_wr.num_sge$OFFSET, numSge);
+        int rc;
+        try {
+            rc = (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp, recvWr, badWr);
+        } catch (Throwable t) {
+            throw CompletionQueue.verbsError(t);
+        }
+        if (rc != 0) {
+            throw postFailure("ibv_post_recv", rc, maxRecvWr, "receive");
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------------- sends
+
+    /** SEND of {@code length} bytes of {@code mr} at {@code offset}. */
+    public void postSend(long wrId, MemoryRegion mr, long offset, int length, int flags) throws RdmaException {
+        postOne(Op.SEND, wrId, mr, offset, length, 0L, 0, 0, 0L, 0L, flags);
+    }
+
+    /** SEND with 32-bit immediate data (host byte order; the receiver sees it in its completion). */
+    public void postSendWithImmediate(long wrId, MemoryRegion mr, long offset, int length, int immediate, int flags)
+            throws RdmaException {
+        postOne(Op.SEND_WITH_IMM, wrId, mr, offset, length, 0L, 0, immediate, 0L, 0L, flags);
+    }
+
+    /** SEND gathering the elements of {@code sgl}. */
+    public void postSend(long wrId, ScatterGatherList sgl, int flags) throws RdmaException {
+        postList(Op.SEND, wrId, sgl, 0L, 0, 0, flags);
+    }
+
+    /**
+     * SEND of bytes copied into the request ({@link SendFlags#INLINE} is implied): {@code data} may be any native
+     * segment, registered or not, and is reusable when this returns. At most {@link #maxInlineData()} bytes.
+     */
+    public void postSendInline(long wrId, MemorySegment data, int flags) throws RdmaException {
+        postInline(Op.SEND, wrId, data, 0L, 0, flags);
+    }
+
+    /** RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}. */
+    public void postWrite(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags)
+            throws RdmaException {
+        postOne(Op.WRITE, wrId, mr, offset, length, remoteAddress, rkey, 0, 0L, 0L, flags);
+    }
+
+    /** RDMA WRITE gathering the elements of {@code sgl}. */
+    public void postWrite(long wrId, ScatterGatherList sgl, long remoteAddress, int rkey, int flags)
+            throws RdmaException {
+        postList(Op.WRITE, wrId, sgl, remoteAddress, rkey, 0, flags);
+    }
+
+    /** RDMA WRITE of inline data (see {@link #postSendInline}). */
+    public void postWriteInline(long wrId, MemorySegment data, long remoteAddress, int rkey, int flags)
+            throws RdmaException {
+        postInline(Op.WRITE, wrId, data, remoteAddress, rkey, flags);
+    }
+
+    /** RDMA WRITE with immediate data: also consumes a receive at the peer, which completes with the value. */
+    public void postWriteWithImmediate(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress,
+                                       int rkey, int immediate, int flags) throws RdmaException {
+        postOne(Op.WRITE_WITH_IMM, wrId, mr, offset, length, remoteAddress, rkey, immediate, 0L, 0L, flags);
+    }
+
+    /** RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. */
+    public void postRead(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags)
+            throws RdmaException {
+        postOne(Op.READ, wrId, mr, offset, length, remoteAddress, rkey, 0, 0L, 0L, flags);
+    }
+
+    /**
+     * ATOMIC FETCH AND ADD (RFC 7306 section 5... as in InfiniBand): adds {@code add} to the 64-bit word at the
+     * peer's 8-byte aligned {@code remoteAddress}; the word's previous value lands in {@code result} at
+     * {@code offset} (8 bytes, host byte order).
+     */
+    public void postFetchAdd(long wrId, MemoryRegion result, long offset, long remoteAddress, int rkey, long add,
+                             int flags) throws RdmaException {
+        postOne(Op.FETCH_ADD, wrId, result, offset, 8, remoteAddress, rkey, 0, add, 0L, flags);
+    }
+
+    /**
+     * ATOMIC COMPARE AND SWAP: if the 64-bit word at the peer's 8-byte aligned {@code remoteAddress} equals
+     * {@code compare}, it becomes {@code swap}; its previous value lands in {@code result} at {@code offset}.
+     */
+    public void postCompareSwap(long wrId, MemoryRegion result, long offset, long remoteAddress, int rkey,
+                                long compare, long swap, int flags) throws RdmaException {
+        postOne(Op.COMPARE_SWAP, wrId, result, offset, 8, remoteAddress, rkey, 0, compare, swap, flags);
+    }
+
+    /**
+     * RDMA FLUSH (draft-talpey-rdma-commit section 4.1): makes data previously written to the peer's memory
+     * globally visible or persistent. With {@link FlushScope#MEMORY_REGION} the whole region of {@code rkey} is
+     * flushed. The peer's region must grant {@link FlushType#requiredAccess()}, else the request completes with
+     * {@link WcStatus#REM_ACCESS_ERR}.
+     */
+    public void postFlush(long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope,
+                          int flags) throws RdmaException {
+        if (!flush) {
+            throw unsupported("RDMA FLUSH", "FLUSH (device_cap_flags_ex IB_UVERBS_DEVICE_FLUSH_GLOBAL/PERSISTENT "
+                    + "and IBV_QP_EX_WITH_FLUSH of the extended QP API)");
+        }
+        if (length < 0) {
+            throw new IllegalArgumentException("negative FLUSH length " + length);
+        }
+        checkFlags(flags);
+        synchronized (this) {
+            checkPostable();
+            try {
+                begin(wrId, flags);
+                VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpx, rkey, remoteAddress, length, (byte) type.value,
+                        (byte) scope.value);
+                complete();
+            } catch (RdmaException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw CompletionQueue.verbsError(t);
+            }
+        }
+    }
+
+    /**
+     * RDMA ATOMIC WRITE (draft-talpey-rdma-commit section 4.2): writes the 64-bit {@code value} (host byte order)
+     * to the peer's 8-byte aligned {@code remoteAddress} as one indivisible store.
+     */
+    public void postAtomicWrite(long wrId, long remoteAddress, int rkey, long value, int flags) throws RdmaException {
+        if (!atomicWrite) {
+            throw unsupported("RDMA ATOMIC WRITE", "ATOMIC WRITE (device_cap_flags_ex IB_UVERBS_DEVICE_ATOMIC_WRITE "
+                    + "and IBV_QP_EX_WITH_ATOMIC_WRITE of the extended QP API)");
+        }
+        checkAligned(remoteAddress, "ATOMIC WRITE");
+        checkFlags(flags);
+        synchronized (this) {
+            checkPostable();
+            atomicValue.set(JAVA_LONG, 0, value);
+            try {
+                begin(wrId, flags);
+                VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpx, rkey, remoteAddress, atomicValue);
+                complete();
+            } catch (RdmaException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw CompletionQueue.verbsError(t);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ implementation
+
+    private enum Op {
+        SEND(verbs_h.IBV_WR_SEND), SEND_WITH_IMM(verbs_h.IBV_WR_SEND_WITH_IMM), WRITE(verbs_h.IBV_WR_RDMA_WRITE),
+        WRITE_WITH_IMM(verbs_h.IBV_WR_RDMA_WRITE_WITH_IMM), READ(verbs_h.IBV_WR_RDMA_READ),
+        COMPARE_SWAP(verbs_h.IBV_WR_ATOMIC_CMP_AND_SWP), FETCH_ADD(verbs_h.IBV_WR_ATOMIC_FETCH_AND_ADD);
+
+        final int wrOpcode;
+
+        Op(int wrOpcode) {
+            this.wrOpcode = wrOpcode;
+        }
+
+        boolean atomic() {
+            return this == COMPARE_SWAP || this == FETCH_ADD;
+        }
+
+        boolean immediate() {
+            return this == SEND_WITH_IMM || this == WRITE_WITH_IMM;
+        }
+    }
+
+    private void checkOp(Op op) {
+        if (op.atomic() && !atomics) {
+            throw unsupported(op == Op.FETCH_ADD ? "ATOMIC FETCH AND ADD" : "ATOMIC COMPARE AND SWAP",
+                    "atomics (atomic_cap is " + pd.context.attributes().atomicCapability() + ")");
+        }
+        if (op.immediate() && !immediateData) {
+            throw unsupported(op == Op.SEND_WITH_IMM ? "SEND with immediate data" : "RDMA WRITE with immediate data",
+                    "immediate data (the iWARP transport has none)");
+        }
+    }
+
+    private UnsupportedOperationException unsupported(String what, String capability) {
+        return new UnsupportedOperationException(what + " is not supported by " + deviceName + ": it lacks "
+                + capability);
+    }
+
+    private static void checkFlags(int flags) {
+        if ((flags & ~SendFlags.ALL) != 0) {
+            throw new IllegalArgumentException("unknown send flags 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
+        }
+    }
+
+    private static void checkAligned(long remoteAddress, String what) {
+        if ((remoteAddress & 7) != 0) {
+            throw new IllegalArgumentException(what + " needs an 8-byte aligned remote address, got 0x"
+                    + Long.toHexString(remoteAddress));
+        }
+    }
+
+    private void checkPostable() {
+        checkOpen();
+        if (!connected) {
+            throw new IllegalStateException(describe() + " is not connected (reset and not reconnected)");
+        }
+    }
+
+    private void postOne(Op op, long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey,
+                         int immediate, long compareAdd, long swap, int flags) throws RdmaException {
+        checkOp(op);
+        checkFlags(flags);
+        mr.checkRange(offset, Integer.toUnsignedLong(length));
+        if (op.atomic()) {
+            checkAligned(remoteAddress, op == Op.FETCH_ADD ? "FETCH AND ADD" : "COMPARE AND SWAP");
+            if (((mr.address() + offset) & 7) != 0) {
+                throw new IllegalArgumentException("the result buffer of an atomic must be 8-byte aligned");
+            }
+        }
+        if ((flags & SendFlags.INLINE) != 0 && length > maxInlineData) {
+            throw new IllegalArgumentException("inline " + op + " of " + length + " bytes exceeds the QP's "
+                    + maxInlineData);
+        }
+        long addr = mr.address() + offset;
+        int lkey = mr.lkey();
+        synchronized (this) {
+            checkPostable();
+            if (extended) {
+                try {
+                    begin(wrId, flags);
+                    buildExtended(op, remoteAddress, rkey, immediate, compareAdd, swap);
+                    if ((flags & SendFlags.INLINE) != 0) {
+                        VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, MemorySegment.ofAddress(addr),
+                                (long) length);
+                    } else {
+                        VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpx, lkey, addr, length);
+                    }
+                    complete();
+                } catch (RdmaException | RuntimeException | Error e) {
+                    throw e;
+                } catch (Throwable t) {
+                    throw CompletionQueue.verbsError(t);
+                }
+            } else {
+                sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, addr);
+                sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, length);
+                sendSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, lkey);
+                postLegacy(op, wrId, 1, remoteAddress, rkey, immediate, compareAdd, swap, flags);
+            }
+        }
+    }
+
+    private void postList(Op op, long wrId, ScatterGatherList sgl, long remoteAddress, int rkey, int immediate,
+                          int flags) throws RdmaException {
+        checkOp(op);
+        checkFlags(flags);
+        if (sgl.count() == 0 || sgl.count() > maxSendSge) {
+            throw new IllegalArgumentException(sgl.count() + " SGEs: the send queue takes 1.." + maxSendSge);
+        }
+        synchronized (this) {
+            checkPostable();
+            if (extended) {
+                try {
+                    begin(wrId, flags);
+                    buildExtended(op, remoteAddress, rkey, immediate, 0L, 0L);
+                    VerbsOps.WR_SET_SGE_LIST.invokeExact(wrSetSgeList, qpx, (long) sgl.count(), sgl.array);
+                    complete();
+                } catch (RdmaException | RuntimeException | Error e) {
+                    throw e;
+                } catch (Throwable t) {
+                    throw CompletionQueue.verbsError(t);
+                }
+            } else {
+                MemorySegment.copy(sgl.array, 0, sendSge, 0, sgl.count() * ScatterGatherList.SGE_SIZE);
+                postLegacy(op, wrId, sgl.count(), remoteAddress, rkey, immediate, 0L, 0L, flags);
+            }
+        }
+    }
+
+    private void postInline(Op op, long wrId, MemorySegment data, long remoteAddress, int rkey, int flags)
+            throws RdmaException {
+        checkFlags(flags);
+        if (!data.isNative()) {
+            throw new IllegalArgumentException("inline data must be a native segment");
+        }
+        if (data.byteSize() > maxInlineData) {
+            throw new IllegalArgumentException("inline data of " + data.byteSize() + " bytes exceeds the QP's "
+                    + maxInlineData + " (QueuePairBuilder.maxInlineData)");
+        }
+        flags |= SendFlags.INLINE;
+        synchronized (this) {
+            checkPostable();
+            if (extended) {
+                try {
+                    begin(wrId, flags);
+                    buildExtended(op, remoteAddress, rkey, 0, 0L, 0L);
+                    VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, data, data.byteSize());
+                    complete();
+                } catch (RdmaException | RuntimeException | Error e) {
+                    throw e;
+                } catch (Throwable t) {
+                    throw CompletionQueue.verbsError(t);
+                }
+            } else {
+                sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, data.address());
+                sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, (int) data.byteSize());
+                sendSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, 0);
+                postLegacy(op, wrId, 1, remoteAddress, rkey, 0, 0L, 0L, flags);
+            }
+        }
+    }
+
+    /** ibv_wr_start and the request's id and flags. */
+    private void begin(long wrId, int flags) throws Throwable {
+        VerbsOps.WR_VOID.invokeExact(wrStart, qpx);
+        qpx.set(JAVA_LONG, ibv_qp_ex.wr_id$OFFSET, wrId);
+        qpx.set(JAVA_INT, ibv_qp_ex.wr_flags$OFFSET, flags);
+    }
+
+    private void buildExtended(Op op, long remoteAddress, int rkey, int immediate, long compareAdd, long swap)
+            throws Throwable {
+        switch (op) {
+            case SEND -> VerbsOps.WR_VOID.invokeExact(wrSend, qpx);
+            case SEND_WITH_IMM -> VerbsOps.WR_SEND_IMM.invokeExact(wrSendImm, qpx, Integer.reverseBytes(immediate));
+            case WRITE -> VerbsOps.WR_RDMA.invokeExact(wrRdmaWrite, qpx, rkey, remoteAddress);
+            case WRITE_WITH_IMM -> VerbsOps.WR_RDMA_WRITE_IMM.invokeExact(wrRdmaWriteImm, qpx, rkey, remoteAddress,
+                    Integer.reverseBytes(immediate));
+            case READ -> VerbsOps.WR_RDMA.invokeExact(wrRdmaRead, qpx, rkey, remoteAddress);
+            case COMPARE_SWAP -> VerbsOps.WR_ATOMIC_CMP_SWP.invokeExact(wrCmpSwp, qpx, rkey, remoteAddress,
+                    compareAdd, swap);
+            case FETCH_ADD -> VerbsOps.WR_ATOMIC_FETCH_ADD.invokeExact(wrFetchAdd, qpx, rkey, remoteAddress,
+                    compareAdd);
+        }
+    }
+
+    /** ibv_wr_complete: posts what was built, or reports why not (ENOMEM: the send queue is full). */
+    private void complete() throws Throwable {
+        int rc = (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpx);
+        if (rc != 0) {
+            throw postFailure("ibv_wr_complete", rc, maxSendWr, "send");
+        }
+    }
+
+    private void postLegacy(Op op, long wrId, int numSge, long remoteAddress, int rkey, int immediate,
+                            long compareAdd, long swap, int flags) throws RdmaException {
+        sendWr.set(JAVA_LONG, ibv_send_wr.wr_id$OFFSET, wrId);
+        sendWr.set(JAVA_LONG, ibv_send_wr.next$OFFSET, 0L);
+        sendWr.set(JAVA_INT, ibv_send_wr.num_sge$OFFSET, numSge);
+        sendWr.set(JAVA_INT, ibv_send_wr.opcode$OFFSET, op.wrOpcode);
+        sendWr.set(JAVA_INT, ibv_send_wr.send_flags$OFFSET, flags);
+        sendWr.set(JAVA_INT, ibv_send_wr.$anon0$imm_data$OFFSET, Integer.reverseBytes(immediate));
+        if (op.atomic()) {
+            sendWr.set(JAVA_LONG, ibv_send_wr.wr$atomic$remote_addr$OFFSET, remoteAddress);
+            sendWr.set(JAVA_LONG, ibv_send_wr.wr$atomic$compare_add$OFFSET, compareAdd);
+            sendWr.set(JAVA_LONG, ibv_send_wr.wr$atomic$swap$OFFSET, swap);
+            sendWr.set(JAVA_INT, ibv_send_wr.wr$atomic$rkey$OFFSET, rkey);
+        } else {
+            sendWr.set(JAVA_LONG, ibv_send_wr.wr$rdma$remote_addr$OFFSET, remoteAddress);
+            sendWr.set(JAVA_INT, ibv_send_wr.wr$rdma$rkey$OFFSET, rkey);
+        }
+        int rc;
+        try {
+            rc = (int) VerbsOps.POST_WR.invokeExact(postSendFn, qp, sendWr, badWr);
+        } catch (Throwable t) {
+            throw CompletionQueue.verbsError(t);
+        }
+        if (rc != 0) {
+            throw postFailure("ibv_post_send", rc, maxSendWr, "send");
+        }
+    }
+
+    private RdmaException postFailure(String verb, int rc, int depth, String queue) {
+        int errno = Math.abs(rc);
+        String why = errno == Errno.ENOMEM
+                ? ": the " + queue + " queue is full (" + depth + " outstanding requests); poll completions first"
+                : "";
+        return new RdmaException(verb + " on " + describe() + why, errno);
+    }
+
+    @Override
+    protected void destroy() {
+        try {
+            if (destroyHook != null) {
+                destroyHook.run();
+            } else {
+                int rc = verbs_h.ibv_destroy_qp(qp);
+                if (rc != 0) {
+                    throw new IllegalStateException("ibv_destroy_qp failed: " + Errno.name(rc));
+                }
+            }
+        } finally {
+            scratch.close();
+        }
+    }
+
+    @Override
+    protected String describe() {
+        return "queue pair " + qpNumber + " on " + deviceName;
+    }
+}

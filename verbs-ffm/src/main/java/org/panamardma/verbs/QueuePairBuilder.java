@@ -1,0 +1,129 @@
+package org.panamardma.verbs;
+
+import java.util.List;
+
+/**
+ * Describes a reliable-connected queue pair before it is created: {@code pd.queuePair().completionQueue(cq)
+ * .sendQueueDepth(128).prepare()}.
+ */
+public final class QueuePairBuilder {
+    final ProtectionDomain pd;
+    CompletionQueue sendCq;
+    CompletionQueue recvCq;
+    SharedReceiveQueue srq;
+    int maxSendWr = 64;
+    int maxRecvWr = 64;
+    int maxSendSge = 1;
+    int maxRecvSge = 1;
+    int maxInlineData = 0;
+    boolean signalAll;
+    int port = 1;
+    int gidIndex = -1;
+    boolean legacySendPath;
+
+    QueuePairBuilder(ProtectionDomain pd) {
+        this.pd = pd;
+    }
+
+    /** The same CQ for send and receive completions. */
+    public QueuePairBuilder completionQueue(CompletionQueue cq) {
+        this.sendCq = cq;
+        this.recvCq = cq;
+        return this;
+    }
+
+    public QueuePairBuilder sendCompletionQueue(CompletionQueue cq) {
+        this.sendCq = cq;
+        return this;
+    }
+
+    public QueuePairBuilder receiveCompletionQueue(CompletionQueue cq) {
+        this.recvCq = cq;
+        return this;
+    }
+
+    /** Receives come from this SRQ; the QP then has no receive queue of its own. */
+    public QueuePairBuilder sharedReceiveQueue(SharedReceiveQueue srq) {
+        this.srq = srq;
+        return this;
+    }
+
+    /** Outstanding send-queue work requests (posting more fails with ENOMEM). */
+    public QueuePairBuilder sendQueueDepth(int n) {
+        this.maxSendWr = positive("sendQueueDepth", n);
+        return this;
+    }
+
+    public QueuePairBuilder receiveQueueDepth(int n) {
+        this.maxRecvWr = positive("receiveQueueDepth", n);
+        return this;
+    }
+
+    public QueuePairBuilder maxSendSge(int n) {
+        this.maxSendSge = positive("maxSendSge", n);
+        return this;
+    }
+
+    public QueuePairBuilder maxReceiveSge(int n) {
+        this.maxRecvSge = positive("maxReceiveSge", n);
+        return this;
+    }
+
+    /** Largest payload of a {@link SendFlags#INLINE} request; the device may grant more. */
+    public QueuePairBuilder maxInlineData(int bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("maxInlineData must not be negative: " + bytes);
+        }
+        this.maxInlineData = bytes;
+        return this;
+    }
+
+    /** Every send-queue request completes (as if all were {@link SendFlags#SIGNALED}). */
+    public QueuePairBuilder signalAll(boolean signalAll) {
+        this.signalAll = signalAll;
+        return this;
+    }
+
+    public QueuePairBuilder port(int port) {
+        this.port = port;
+        return this;
+    }
+
+    /** The source GID index (RoCE: which IP address and RoCE version); default: the first RoCE v2 IPv4 GID. */
+    public QueuePairBuilder gidIndex(int gidIndex) {
+        this.gidIndex = gidIndex;
+        return this;
+    }
+
+    /**
+     * Uses {@code ibv_post_send} even where the device has the extended QP API: for comparing the two paths.
+     * FLUSH and ATOMIC WRITE exist only in the extended API and are then refused.
+     */
+    public QueuePairBuilder legacySendPath(boolean legacy) {
+        this.legacySendPath = legacy;
+        return this;
+    }
+
+    /** Creates the QP and takes it to INIT: receives may be posted, and its endpoint handed to the peer. */
+    public PreparedQueuePair prepare() throws RdmaException {
+        if (sendCq == null || recvCq == null) {
+            throw new IllegalStateException("a queue pair needs completion queues: call completionQueue(cq)");
+        }
+        for (CompletionQueue cq : List.of(sendCq, recvCq)) {
+            if (cq.context != pd.context) {
+                throw new IllegalArgumentException(cq + " belongs to another device context than " + pd);
+            }
+        }
+        pd.context.checkPort(port);
+        synchronized (pd) {
+            return PreparedQueuePair.create(this);
+        }
+    }
+
+    private static int positive(String name, int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException(name + " must be positive: " + n);
+        }
+        return n;
+    }
+}

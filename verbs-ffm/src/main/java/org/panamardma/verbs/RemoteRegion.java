@@ -1,0 +1,27 @@
+package org.panamardma.verbs;
+
+/**
+ * Remote memory as a peer advertised it: the address, length and rkey of (part of) one of its memory regions.
+ * Plain values: exchanging them (over a SEND, private data, an RPC chunk list) is the application's business.
+ */
+public record RemoteRegion(long address, long length, int rkey) {
+    public RemoteRegion {
+        if (length < 0) {
+            throw new IllegalArgumentException("negative length " + length);
+        }
+    }
+
+    /** The part at {@code offset} of {@code length} bytes. */
+    public RemoteRegion slice(long offset, long length) {
+        if (offset < 0 || length < 0 || offset > this.length - length) {
+            throw new IndexOutOfBoundsException("[" + offset + ", +" + length + ") outside " + this);
+        }
+        return new RemoteRegion(address + offset, length, rkey);
+    }
+
+    @Override
+    public String toString() {
+        return "remote[0x" + Long.toHexString(address) + ", " + length + " bytes, rkey 0x"
+                + Integer.toHexString(rkey) + "]";
+    }
+}

@@ -1,0 +1,165 @@
+package org.panamardma.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.RdmaDeviceTest;
+import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testbed.Transport;
+
+/** Misuse and bad input on a real device: each gives its error, and the process (and the pair) survive. */
+@RdmaDeviceTest(transport = Transport.ROCE)
+class BadInputDeviceTest {
+    private RcPair pair;
+
+    @AfterEach
+    void close() {
+        if (pair != null) {
+            pair.close();
+        }
+    }
+
+    @Test
+    void wrongRkeyCompletesWithRemoteAccessErrorAndTheQpRecoversAfterReset(RdmaTestDevice device) throws Exception {
+        pair = RcPair.open(device, q -> { }, ConnectOptions.DEFAULTS.withRetryCount(1).withTimeout(10));
+        MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
+        MemoryRegion remote = pair.pdB.allocate(4096, Access.ALL_REMOTE);
+        pair.a.postWrite(1, local, 0, 64, remote.address(), remote.rkey() ^ 0x5a5a00, SendFlags.SIGNALED);
+        pair.expectFailure(pair.cqA, 1, WcStatus.REM_ACCESS_ERR);
+        WorkCompletionException e = assertThrows(WorkCompletionException.class, () -> pair.wc.check(0));
+        assertTrue(e.getMessage().contains("IBV_WC_REM_ACCESS_ERR") && e.getMessage().contains("vendor error"),
+                e.getMessage());
+        assertEquals(QpState.ERR, pair.a.state(), "a failed request puts the QP in the error state");
+
+        // recovery: both sides reset and reconnect, and data moves again
+        PreparedQueuePair pa = pair.a.reset();
+        PreparedQueuePair pb = pair.b.reset();
+        QueuePair a = pa.connect(pb.endpoint());
+        pb.connect(pa.endpoint());
+        assertEquals(QpState.RTS, a.state());
+        local.segment().set(ValueLayout.JAVA_LONG, 0, 4242L);
+        a.postWrite(2, local, 0, 8, remote.address(), remote.rkey(), SendFlags.SIGNALED);
+        pair.expectSuccess(pair.cqA, 2, WcOpcode.RDMA_WRITE);
+        assertEquals(4242L, remote.segment().get(ValueLayout.JAVA_LONG, 0));
+    }
+
+    @Test
+    void unalignedAtomicIsRefusedBeforePosting(RdmaTestDevice device) throws RdmaException {
+        pair = RcPair.open(device);
+        MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
+        MemoryRegion remote = pair.pdB.allocate(4096, Access.ALL_REMOTE);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
+                pair.a.postFetchAdd(1, local, 0, remote.address() + 4, remote.rkey(), 1, SendFlags.SIGNALED));
+        assertTrue(e.getMessage().contains("8-byte aligned"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () ->
+                pair.a.postCompareSwap(2, local, 3, remote.address(), remote.rkey(), 0, 1, SendFlags.SIGNALED));
+        assertThrows(IllegalArgumentException.class, () ->
+                pair.a.postAtomicWrite(3, remote.address() + 1, remote.rkey(), 1, SendFlags.SIGNALED));
+        // nothing was posted, and the QP still works
+        pair.a.postFetchAdd(4, local, 0, remote.address(), remote.rkey(), 1, SendFlags.SIGNALED);
+        pair.expectSuccess(pair.cqA, 4, WcOpcode.FETCH_ADD);
+        assertEquals(1L, remote.segment().get(ValueLayout.JAVA_LONG, 0));
+    }
+
+    @Test
+    void flushOfARegionWithoutFlushAccessFailsRemotely(RdmaTestDevice device) throws RdmaException {
+        pair = RcPair.open(device, q -> { }, ConnectOptions.DEFAULTS.withRetryCount(1).withTimeout(10));
+        MemoryRegion noFlush = pair.pdB.allocate(4096, Access.ALL_REMOTE);
+        pair.a.postFlush(1, noFlush.address(), noFlush.rkey(), 4096, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE,
+                SendFlags.SIGNALED);
+        int i = pair.pollOne(pair.cqA);
+        assertTrue(!pair.wc.isSuccess(i), "FLUSH without FLUSH_GLOBAL access must fail, got " + pair.wc.status(i));
+        assertTrue(pair.wc.status(i) == WcStatus.REM_ACCESS_ERR || pair.wc.status(i) == WcStatus.REM_INV_REQ_ERR,
+                "status " + pair.wc.status(i));
+    }
+
+    @Test
+    void registeringAClosedSegmentFails(RdmaTestDevice device) throws RdmaException {
+        try (Context ctx = Context.open(device.name()); ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+            Arena arena = Arena.ofShared();
+            MemorySegment segment = arena.allocate(4096);
+            arena.close();
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> pd.register(segment, Access.ALL_REMOTE));
+            assertTrue(e.getMessage().contains("arena is already closed"), e.getMessage());
+            assertThrows(IllegalArgumentException.class,
+                    () -> pd.register(MemorySegment.ofArray(new byte[64]), Access.ALL_REMOTE), "heap memory");
+        }
+    }
+
+    @Test
+    void memoryFreedUnderARegionIsDetectedOnUse(RdmaTestDevice device) throws RdmaException {
+        pair = RcPair.open(device);
+        Arena arena = Arena.ofShared();
+        MemoryRegion mr = pair.pdA.register(arena.allocate(4096), Access.ALL_REMOTE);
+        arena.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> pair.a.postSend(1, mr, 0, 8, SendFlags.SIGNALED));
+        assertTrue(e.getMessage().contains("was freed"), e.getMessage());
+    }
+
+    @Test
+    void postingOnAClosedQueuePairThrows(RdmaTestDevice device) throws RdmaException {
+        pair = RcPair.open(device);
+        MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
+        pair.a.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> pair.a.postSend(1, local, 0, 8, SendFlags.SIGNALED));
+        assertTrue(e.getMessage().contains("is closed"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> pair.a.postReceive(2, local, 0, 8));
+        assertThrows(IllegalStateException.class, () -> pair.a.state());
+    }
+
+    @Test
+    void postingMoreThanTheQueueDepthFailsWithEnomemAndLosesNothingPosted(RdmaTestDevice device) throws Exception {
+        pair = RcPair.open(device, q -> q.sendQueueDepth(4), ConnectOptions.DEFAULTS);
+        int depth = pair.a.sendQueueDepth();
+        MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
+        MemoryRegion remote = pair.pdB.allocate(4096, Access.ALL_REMOTE);
+        int posted = 0;
+        RdmaException full = null;
+        for (int i = 0; i < depth + 8; i++) {
+            try {
+                // unsignaled requests never complete one by one: the queue fills up
+                pair.a.postWrite(i, local, 0, 8, remote.address(), remote.rkey(), SendFlags.NONE);
+                posted++;
+            } catch (RdmaException e) {
+                full = e;
+                break;
+            }
+        }
+        assertTrue(full != null, "posting " + (depth + 8) + " requests to a queue of " + depth + " must fail");
+        assertEquals(Errno.ENOMEM, full.errno(), full.getMessage());
+        assertTrue(full.getMessage().contains("queue is full"), full.getMessage());
+        assertTrue(posted >= 4 && posted <= depth, "posted " + posted + " of depth " + depth);
+    }
+
+    @Test
+    void closingTheContextCascadesToEverythingUnderIt(RdmaTestDevice device) throws RdmaException {
+        pair = RcPair.open(device);
+        MemoryRegion mr = pair.pdA.allocate(4096, Set.of(Access.LOCAL_WRITE));
+        pair.ctxA.close();
+        assertTrue(pair.pdA.isClosed() && pair.cqA.isClosed() && pair.a.isClosed() && mr.isClosed());
+        assertThrows(IllegalStateException.class, () -> pair.cqA.poll(pair.wc));
+        assertThrows(IllegalStateException.class, () -> pair.pdA.allocate(64, Access.ALL_REMOTE));
+        assertThrows(IllegalStateException.class, () -> pair.ctxA.allocateProtectionDomain());
+        // the other side is untouched
+        assertTrue(!pair.b.isClosed());
+    }
+
+    @Test
+    void unsupportedFlushPersistentOnOrdinaryMemoryIsRefusedByTheDevice(RdmaTestDevice device) throws RdmaException {
+        try (Context ctx = Context.open(device.name()); ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+            RdmaException e = assertThrows(RdmaException.class,
+                    () -> pd.allocate(4096, Set.of(Access.LOCAL_WRITE, Access.FLUSH_PERSISTENT)));
+            assertTrue(e.getMessage().contains("persistent memory"), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package org.panamardma.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.PmemDevice;
+import org.panamardma.testbed.RdmaDeviceTest;
+import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testbed.Transport;
+
+/** FLUSH to persistence (draft-talpey-rdma-commit section 4.1) into device-DAX persistent memory on rxe. */
+@RdmaDeviceTest(transport = Transport.ROCE)
+class PersistentFlushDeviceTest {
+
+    @Test
+    void writeThenFlushToPersistenceOnPmem(RdmaTestDevice device, PmemDevice pmem) throws RdmaException {
+        long length = pmem.align();
+        try (RcPair pair = RcPair.open(device);
+             PersistentMemory memory = PersistentMemory.map(pmem.path(), length)) {
+            assertTrue(pair.ctxB.attributes().supportsFlushPersistent(), "rxe reports FLUSH_PERSISTENT");
+            MemoryRegion target = pair.pdB.register(memory.segment(), Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE,
+                    Access.REMOTE_READ, Access.FLUSH_PERSISTENT, Access.FLUSH_GLOBAL));
+            MemoryRegion source = pair.pdA.allocate(8192, Access.ALL_REMOTE);
+            byte[] data = new byte[8192];
+            new Random(9).nextBytes(data);
+            MemorySegment.copy(data, 0, source.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
+
+            pair.a.postWrite(1, source, 0, data.length, target.address() + 4096, target.rkey(), SendFlags.NONE);
+            pair.a.postFlush(2, target.address() + 4096, target.rkey(), data.length, FlushType.PERSISTENCE,
+                    FlushScope.RANGE, SendFlags.SIGNALED);
+            pair.expectSuccess(pair.cqA, 2, WcOpcode.FLUSH);
+            assertArrayEquals(data, target.segment().asSlice(4096, data.length).toArray(ValueLayout.JAVA_BYTE));
+            target.close();
+        }
+    }
+}
