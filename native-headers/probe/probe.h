@@ -29,6 +29,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* the libc constants the ffi package binds (libc_h: open/fcntl/poll/mmap for completion channels and device DAX) */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "panama_rdma.h"
 
 #define PROBE_STRUCT(kw, T) \

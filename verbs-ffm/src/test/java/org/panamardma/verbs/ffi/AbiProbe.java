@@ -97,6 +97,12 @@ final class AbiProbe {
 
     /** Generates, compiles (retrying without rejected items) and runs the probe in {@code dir}. */
     static Result run(Path dir, Collection<String> keys, String cc) throws IOException, InterruptedException {
+        return run(dir, keys, cc, List.of(), List.of("-libverbs", "-lrdmacm"));
+    }
+
+    /** As {@link #run(Path, Collection, String)}, with extra compiler flags (before the source) and libraries. */
+    static Result run(Path dir, Collection<String> keys, String cc, List<String> cflags, List<String> libs)
+            throws IOException, InterruptedException {
         Path include = dir.resolve("include");
         Path probeDir = dir.resolve("probe");
         Files.createDirectories(include);
@@ -105,9 +111,11 @@ final class AbiProbe {
         copyResource("native-headers/probe/probe.h", probeDir.resolve("probe.h"));
         Path source = probeDir.resolve("probe.c");
         Path binary = probeDir.resolve("probe");
-        List<String> command = List.of(cc, "-std=gnu11", "-w", "-fdiagnostics-color=never", "-fno-diagnostics-show-caret",
-                "-I", include.toString(), "-I", probeDir.toString(), source.toString(), "-o", binary.toString(),
-                "-libverbs", "-lrdmacm");
+        List<String> command = new ArrayList<>(List.of(cc, "-std=gnu11", "-w", "-fdiagnostics-color=never",
+                "-fno-diagnostics-show-caret", "-I", include.toString(), "-I", probeDir.toString()));
+        command.addAll(cflags);
+        command.addAll(List.of(source.toString(), "-o", binary.toString()));
+        command.addAll(libs);
 
         Map<String, String> rejected = new LinkedHashMap<>();
         for (String key : keys) {

@@ -100,10 +100,7 @@ class AbiTest {
                     }
                     long cv = Long.parseLong(cValue);
                     long jv = e.getValue();
-                    boolean same = cv == jv
-                            // an unsigned 32-bit C value held in a Java int, as jextract does it
-                            || (b.javaType().equals("int") && cv > Integer.MAX_VALUE && cv <= 0xFFFF_FFFFL
-                                    && (int) cv == (int) jv);
+                    boolean same = cv == jv || unsignedInNarrowJavaType(cv, jv, b.javaType());
                     if (!same) {
                         mismatches.add(key + ": " + e.getKey() + " C=" + cv + " Java=" + jv + "  (" + b.source()
                                 + (kind.equals("const") ? ", " + b.javaType() : "") + ")");
@@ -119,6 +116,21 @@ class AbiTest {
                     + " and the installed rdma-core headers (" + rdmaCoreVersion(dir) + "):\n  "
                     + String.join("\n  ", mismatches) + "\nprobe: " + probe.compileCommand());
         }
+    }
+
+    /** An unsigned C value held in a Java int/short/byte of its width, as jextract does it (0x80000000 as int). */
+    static boolean unsignedInNarrowJavaType(long c, long java, String javaType) {
+        int bits = switch (javaType) {
+            case "int" -> 32;
+            case "short" -> 16;
+            case "byte" -> 8;
+            default -> 64;
+        };
+        if (bits == 64 || c < 0 || c >= 1L << bits) {
+            return false;
+        }
+        long mask = (1L << bits) - 1;
+        return (c & mask) == (java & mask);
     }
 
     private static boolean compilerWorks(String cc, Path dir) throws InterruptedException {

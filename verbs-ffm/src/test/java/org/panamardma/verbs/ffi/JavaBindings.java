@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  *       nested named groups are walked as C member paths {@code a.b}; groups named {@code $anon...} are C's
  *       anonymous structs/unions and transparent in paths; padding is skipped; sequences of groups are walked as
  *       {@code a[0].b}.</li>
- *   <li>constant: a {@code public static final int/long} field without {@code $} in its name, in any top-level class
+ *   <li>constant: a {@code public static final long/int/short/byte} field without {@code $} in its name, in any top-level class
  *       of the package.</li>
  *   <li>function: a public static method of a class whose name ends in {@code _h}, named {@code ibv_*},
  *       {@code rdma_*} or {@code _*} without {@code $}.</li>
@@ -69,12 +69,13 @@ final class JavaBindings {
                 int m = f.getModifiers();
                 if (!Modifier.isPublic(m) || !Modifier.isStatic(m) || !Modifier.isFinal(m) || f.isSynthetic()
                         || f.getName().contains("$") || f.isAnnotationPresent(NotInC.class)
-                        || (f.getType() != int.class && f.getType() != long.class)) {
+                        || !(f.getType() == int.class || f.getType() == long.class || f.getType() == short.class
+                                || f.getType() == byte.class)) {
                     continue;
                 }
                 long value;
                 try {
-                    value = f.getType() == int.class ? f.getInt(null) : f.getLong(null);
+                    value = f.getLong(null); // widens byte, short and int
                 } catch (IllegalAccessException e) {
                     throw new AssertionError(e);
                 }

@@ -151,7 +151,7 @@ final class SymbolsList {
             remove.forEach(k -> s.append("\n   ").append(k));
         }
         s.append("\n").append(HOW_TO_UPDATE);
-        s.append("\nA public static final int/long that has no C name: annotate it @NotInC.");
+        s.append("\nA public static final long/int/short/byte that has no C name: annotate it @NotInC.");
         return Optional.of(s.toString());
     }
 
