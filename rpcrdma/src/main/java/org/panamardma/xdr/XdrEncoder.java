@@ -304,7 +304,7 @@ public final class XdrEncoder {
      *
      * @param value the value, or {@code null} for absent
      */
-    public <T> XdrEncoder putOptional(T value, XdrWriter<? super T> writer) {
+    public <T> XdrEncoder putNullable(T value, XdrWriter<? super T> writer) {
         putBoolean(value != null);
         if (value != null) {
             writer.write(this, value);
@@ -314,7 +314,7 @@ public final class XdrEncoder {
 
     /** Encodes optional-data from an {@link Optional}. */
     public <T> XdrEncoder putOptional(Optional<? extends T> value, XdrWriter<? super T> writer) {
-        return putOptional(value.orElse(null), writer);
+        return putNullable(value.orElse(null), writer);
     }
 
     /** Encodes {@code value}: a shorthand that reads well in chains. */

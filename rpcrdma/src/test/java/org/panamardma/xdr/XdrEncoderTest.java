@@ -113,7 +113,7 @@ class XdrEncoderTest {
 
     @Test
     void optionalIsDiscriminantThenValue() {
-        assertArrayEquals(words(1, 42, 0), encode(12, out -> out.putOptional(42, XdrEncoder::putInt)
+        assertArrayEquals(words(1, 42, 0), encode(12, out -> out.putNullable(42, XdrEncoder::putInt)
                 .putOptional(Optional.<Integer>empty(), XdrEncoder::putInt)));
     }
 

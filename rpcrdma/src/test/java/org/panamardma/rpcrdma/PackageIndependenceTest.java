@@ -1,0 +1,44 @@
+package org.panamardma.rpcrdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dependency rule of DESIGN.md: {@code xdr} and {@code oncrpc} know nothing of RDMA, and the header codec
+ * needs no device. Checked on the sources, since the module as a whole does depend on verbs-ffm.
+ */
+class PackageIndependenceTest {
+    private static final Path MAIN = Path.of("src/main/java/org/panamardma");
+
+    private static List<String> offenders(String pkg, String... forbidden) throws IOException {
+        try (Stream<Path> files = Files.walk(MAIN.resolve(pkg))) {
+            return files.filter(f -> f.toString().endsWith(".java")).filter(f -> {
+                try {
+                    String source = Files.readString(f);
+                    return Stream.of(forbidden).anyMatch(source::contains);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }).map(Path::toString).toList();
+        }
+    }
+
+    @Test
+    void xdrAndOncrpcKnowNothingOfRdma() throws IOException {
+        assertFalse(Files.notExists(MAIN.resolve("xdr")), "run from the module directory");
+        assertEquals(List.of(), offenders("xdr", "org.panamardma.verbs", "org.panamardma.rpcrdma", "org.panamardma.oncrpc"));
+        assertEquals(List.of(), offenders("oncrpc", "org.panamardma.verbs", "org.panamardma.rpcrdma"));
+    }
+
+    @Test
+    void headerCodecNeedsNoDevice() throws IOException {
+        assertEquals(List.of(), offenders("rpcrdma", "org.panamardma.verbs"));
+    }
+}
