@@ -99,7 +99,7 @@ public final class Context extends NativeResource {
      * has none: the checks of {@code verbs_get_ctx_op} in verbs.h.
      */
     private MemorySegment extendedOp(long opOffset) {
-        if (handle.get(JAVA_LONG, ibv_context.abi_compat$OFFSET) != verbs_h.VERBS_ABI_IS_EXTENDED) {
+        if (handle.get(JAVA_LONG, ibv_context.abi_compat$OFFSET) != verbs_h.__VERBS_ABI_IS_EXTENDED) {
             return MemorySegment.NULL;
         }
         long vctxSize = verbs_context.layout().byteSize();

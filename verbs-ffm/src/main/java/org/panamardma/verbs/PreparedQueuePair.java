@@ -134,10 +134,17 @@ public final class PreparedQueuePair implements AutoCloseable {
         }
     }
 
-    /** RESET -> INIT, with remote read, write and (if the device has them) atomics allowed: MRs are the gate. */
+    /**
+     * RESET -> INIT, allowing at the QP every remote access the device has: read, write, atomics, and FLUSH (a
+     * responder checks FLUSH against the QP's access flags as well as the MR's; rxe_resp.c check_qp_attr_access).
+     * The memory regions' access flags are the real gate.
+     */
     static void toInit(QueuePair qp, int port) throws RdmaException {
+        DeviceAttributes attrs = qp.pd.context.attributes();
         int access = verbs_h.IBV_ACCESS_LOCAL_WRITE | verbs_h.IBV_ACCESS_REMOTE_READ | verbs_h.IBV_ACCESS_REMOTE_WRITE
-                | (qp.pd.context.attributes().supportsAtomics() ? verbs_h.IBV_ACCESS_REMOTE_ATOMIC : 0);
+                | (attrs.supportsAtomics() ? verbs_h.IBV_ACCESS_REMOTE_ATOMIC : 0)
+                | (attrs.supportsFlushGlobal() ? verbs_h.IBV_ACCESS_FLUSH_GLOBAL : 0)
+                | (attrs.supportsFlushPersistent() ? verbs_h.IBV_ACCESS_FLUSH_PERSISTENT : 0);
         qp.modify(verbs_h.IBV_QPS_INIT,
                 verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_PKEY_INDEX | verbs_h.IBV_QP_PORT | verbs_h.IBV_QP_ACCESS_FLAGS,
                 a -> {

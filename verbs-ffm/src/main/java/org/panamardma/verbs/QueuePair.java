@@ -680,7 +680,8 @@ public final class QueuePair extends NativeResource {
 
     private RdmaException postFailure(String verb, int rc, int depth, String queue) {
         int errno = Math.abs(rc);
-        String why = errno == Errno.ENOMEM
+        // providers differ: most say ENOMEM, rxe's ibv_wr_complete says ENOSPC
+        String why = errno == Errno.ENOMEM || errno == Errno.ENOSPC
                 ? ": the " + queue + " queue is full (" + depth + " outstanding requests); poll completions first"
                 : "";
         return new RdmaException(verb + " on " + describe() + why, errno);

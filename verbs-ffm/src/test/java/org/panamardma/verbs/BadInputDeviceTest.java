@@ -118,7 +118,7 @@ class BadInputDeviceTest {
     }
 
     @Test
-    void postingMoreThanTheQueueDepthFailsWithEnomemAndLosesNothingPosted(RdmaTestDevice device) throws Exception {
+    void postingMoreThanTheQueueDepthFailsAsQueueFull(RdmaTestDevice device) throws Exception {
         pair = RcPair.open(device, q -> q.sendQueueDepth(4), ConnectOptions.DEFAULTS);
         int depth = pair.a.sendQueueDepth();
         MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
@@ -136,7 +136,7 @@ class BadInputDeviceTest {
             }
         }
         assertTrue(full != null, "posting " + (depth + 8) + " requests to a queue of " + depth + " must fail");
-        assertEquals(Errno.ENOMEM, full.errno(), full.getMessage());
+        assertTrue(full.errno() == Errno.ENOMEM || full.errno() == Errno.ENOSPC, full.getMessage());
         assertTrue(full.getMessage().contains("queue is full"), full.getMessage());
         assertTrue(posted >= 4 && posted <= depth, "posted " + posted + " of depth " + depth);
     }

@@ -267,8 +267,8 @@ public final class verbs_h {
     public static final long IB_UVERBS_DEVICE_FLUSH_PERSISTENT = 1L << 39;
     public static final long IB_UVERBS_DEVICE_ATOMIC_WRITE = 1L << 40;
 
-    /** {@code __VERBS_ABI_IS_EXTENDED}: the {@code abi_compat} value of a context that has a verbs_context. */
-    public static final long VERBS_ABI_IS_EXTENDED = -1L;
+    /** {@code __VERBS_ABI_IS_EXTENDED} ((void *)UINTPTR_MAX): the {@code abi_compat} value of a context that has a verbs_context. */
+    public static final long __VERBS_ABI_IS_EXTENDED = -1L;
 
     private static final Native.Library LIB = Native.IBVERBS;
 

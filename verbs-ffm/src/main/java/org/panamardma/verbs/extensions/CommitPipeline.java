@@ -1,0 +1,95 @@
+package org.panamardma.verbs.extensions;
+
+import java.time.Duration;
+import org.panamardma.verbs.FlushScope;
+import org.panamardma.verbs.FlushType;
+import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.QueuePair;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.RemoteRegion;
+import org.panamardma.verbs.SendFlags;
+import org.panamardma.verbs.WorkCompletionException;
+import org.panamardma.verbs.WorkCompletions;
+
+/**
+ * The transaction of draft-talpey-rdma-commit section 3 (Requirements for RDMA Verify): WRITE the data, FLUSH it
+ * (to persistence or global visibility), VERIFY it, and only then ATOMIC WRITE a commit word that marks it valid.
+ * It stops at the first failing step, so the commit word is written only over data that was placed, made durable
+ * and read back intact.
+ *
+ * <p>WRITE and FLUSH are posted back to back (no bubble). VERIFY is {@link EmulatedVerify emulated}, so the
+ * ATOMIC WRITE waits for its answer: one round trip more than the draft's pipeline.
+ */
+public final class CommitPipeline {
+    private CommitPipeline() {}
+
+    /** The steps, in order. */
+    public enum Step { WRITE, FLUSH, VERIFY, ATOMIC_WRITE }
+
+    /** Called after each successful step (for logging and for tests that meddle between steps). */
+    @FunctionalInterface
+    public interface StepListener {
+        void completed(Step step) throws RdmaException;
+    }
+
+    /** How it ended: committed, or the first step that failed and why. */
+    public record Outcome(Step failedStep, Exception cause) {
+        public boolean committed() {
+            return failedStep == null;
+        }
+    }
+
+    /**
+     * Runs the pipeline through {@code qp} (whose send CQ it polls; nobody else may meanwhile).
+     *
+     * @param source      the data: {@code length} bytes of {@code sourceMr} at {@code sourceOffset}
+     * @param target      where it goes at the peer (a region granting remote write, the flush type's access and
+     *                    remote read)
+     * @param commitWord  the peer's 8-byte commit word (remote write; 8-byte aligned)
+     * @param commitValue what the commit word becomes when everything before succeeded
+     */
+    public static Outcome run(QueuePair qp, EmulatedVerify verify, MemoryRegion sourceMr, long sourceOffset,
+                              int length, RemoteRegion target, FlushType flushType, RemoteRegion commitWord,
+                              long commitValue, Duration timeout, StepListener listener) throws RdmaException {
+        if (target.length() < length) {
+            throw new IllegalArgumentException("target " + target + " is smaller than " + length + " bytes");
+        }
+        long timeoutNanos = timeout.toNanos();
+        try (WorkCompletions wc = WorkCompletions.allocate(1)) {
+            byte[] expected = verify.algorithm().digest(sourceMr.segment().asSlice(sourceOffset, length));
+            long writeId = 1;
+            long flushId = 2;
+            qp.postWrite(writeId, sourceMr, sourceOffset, length, target.address(), target.rkey(), SendFlags.SIGNALED);
+            qp.postFlush(flushId, target.address(), target.rkey(), length, flushType, FlushScope.RANGE,
+                    SendFlags.SIGNALED);
+            // both completions come in order; the first failure names the step
+            WorkCompletionException writeFailure = Completions.awaitOutcome(qp.sendCompletionQueue(), wc, writeId,
+                    timeoutNanos);
+            WorkCompletionException flushFailure = Completions.awaitOutcome(qp.sendCompletionQueue(), wc, flushId,
+                    timeoutNanos);
+            if (writeFailure != null) {
+                return new Outcome(Step.WRITE, writeFailure);
+            }
+            listener.completed(Step.WRITE);
+            if (flushFailure != null) {
+                return new Outcome(Step.FLUSH, flushFailure);
+            }
+            listener.completed(Step.FLUSH);
+            try {
+                verify.verify(target.slice(0, length), expected);
+            } catch (RdmaException e) {
+                return new Outcome(Step.VERIFY, e);
+            }
+            listener.completed(Step.VERIFY);
+            long commitId = 3;
+            qp.postAtomicWrite(commitId, commitWord.address(), commitWord.rkey(), commitValue, SendFlags.SIGNALED);
+            WorkCompletionException commitFailure = Completions.awaitOutcome(qp.sendCompletionQueue(), wc, commitId,
+                    timeoutNanos);
+            if (commitFailure != null) {
+                return new Outcome(Step.ATOMIC_WRITE, commitFailure);
+            }
+            listener.completed(Step.ATOMIC_WRITE);
+            return new Outcome(null, null);
+        }
+    }
+}
