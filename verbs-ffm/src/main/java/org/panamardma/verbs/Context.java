@@ -26,7 +26,15 @@ import org.panamardma.verbs.ffi.verbs_h;
  * completion channels. Its device attributes are queried once, at open.
  */
 public final class Context extends NativeResource {
+    static {
+        org.panamardma.verbs.internal.VerbsAccess.set(new VerbsAccessImpl());
+    }
+
+    /** Contexts opened by librdmacm, wrapped once each: rdma_cm ids on one device share one. */
+    private static final java.util.Map<Long, Context> ADOPTED = new java.util.concurrent.ConcurrentHashMap<>();
+
     final MemorySegment handle;
+    private final boolean owned;
     private final String deviceName;
     private final TransportType transportType;
     private final DeviceAttributes attributes;
@@ -41,9 +49,11 @@ public final class Context extends NativeResource {
     final MemorySegment createCqExFn;
     private final MemorySegment queryPortFn;
 
-    private Context(MemorySegment handle, String deviceName, TransportType transportType) throws RdmaException {
+    private Context(MemorySegment handle, String deviceName, TransportType transportType, boolean owned)
+            throws RdmaException {
         super("device context");
         this.handle = handle;
+        this.owned = owned;
         this.deviceName = deviceName;
         this.transportType = transportType;
         this.pollCqFn = handle.get(ADDRESS, ibv_context.ops$poll_cq$OFFSET);
@@ -83,7 +93,7 @@ public final class Context extends NativeResource {
                             throw new RdmaException("ibv_open_device(" + deviceName + ")", Native.errno(callState));
                         }
                         return new Context(ctx.reinterpret(ibv_context.layout().byteSize()), name,
-                                TransportType.of(ibv_device.transport_type(dev)));
+                                TransportType.of(ibv_device.transport_type(dev)), true);
                     }
                 }
                 throw new RdmaException("no RDMA device named " + deviceName + " (devices: " + names + ")");
@@ -91,6 +101,24 @@ public final class Context extends NativeResource {
                 // opened contexts keep their device referenced; the list can go
                 verbs_h.ibv_free_device_list(list);
             }
+        }
+    }
+
+    /** The Context of a device context that librdmacm opened and owns (see VerbsAccess). */
+    static Context adopt(MemorySegment ibvContext) throws RdmaException {
+        Context known = ADOPTED.get(ibvContext.address());
+        if (known != null) {
+            return known;
+        }
+        synchronized (ADOPTED) {
+            known = ADOPTED.get(ibvContext.address());
+            if (known == null) {
+                MemorySegment ctx = ibvContext.reinterpret(ibv_context.layout().byteSize());
+                MemorySegment dev = ctx.get(ADDRESS, ibv_context.device$OFFSET).reinterpret(ibv_device.layout().byteSize());
+                known = new Context(ctx, ibv_device.name(dev), TransportType.of(ibv_device.transport_type(dev)), false);
+                ADOPTED.put(ibvContext.address(), known);
+            }
+            return known;
         }
     }
 
@@ -279,6 +307,11 @@ public final class Context extends NativeResource {
 
     @Override
     protected void destroy() {
+        if (!owned) {
+            // librdmacm's: it closes it itself; closing this Java object closed what we made on it
+            ADOPTED.remove(handle.address());
+            return;
+        }
         int rc = verbs_h.ibv_close_device(handle);
         if (rc != 0) {
             throw new IllegalStateException("ibv_close_device(" + deviceName + ") failed: " + Errno.name(rc));

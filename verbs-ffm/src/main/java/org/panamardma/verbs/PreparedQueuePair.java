@@ -62,7 +62,7 @@ public final class PreparedQueuePair implements AutoCloseable {
     }
 
     /** The send operations to ask of an extended QP: everything the device can do. */
-    private static long wantedSendOps(DeviceAttributes attrs) {
+    static long wantedSendOps(DeviceAttributes attrs) {
         long ops = verbs_h.IBV_QP_EX_WITH_SEND | verbs_h.IBV_QP_EX_WITH_SEND_WITH_IMM | verbs_h.IBV_QP_EX_WITH_RDMA_WRITE
                 | verbs_h.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | verbs_h.IBV_QP_EX_WITH_RDMA_READ;
         if (attrs.supportsAtomics()) {

@@ -138,7 +138,9 @@ class BadInputDeviceTest {
         assertTrue(full != null, "posting " + (depth + 8) + " requests to a queue of " + depth + " must fail");
         assertTrue(full.errno() == Errno.ENOMEM || full.errno() == Errno.ENOSPC, full.getMessage());
         assertTrue(full.getMessage().contains("queue is full"), full.getMessage());
-        assertTrue(posted >= 4 && posted <= depth, "posted " + posted + " of depth " + depth);
+        // the device grants at least the depth asked (rxe rounds it up and may take one more than it reports)
+        assertTrue(posted >= 4, "posted " + posted + " with depth " + depth);
+        assertEquals(QpState.RTS, pair.a.state(), "a refused post leaves the queue pair working");
     }
 
     @Test
