@@ -1,5 +1,6 @@
 # Sourced by the project's scripts: finds a JDK 25 and exports JAVA_HOME, or explains how to get one.
-# Order: JAVA_HOME if it is 25 or later, then the JDKs under /usr/lib/jvm (newest first).
+# Order: JAVA_HOME if it is 25 or later, then the JDKs under /usr/lib/jvm (newest first; PANAMA_JDK_DIR
+# overrides that folder).
 java_feature_version() {
   "$1/bin/java" -XshowSettings:properties -version 2>&1 \
     | awk -F'= ' '/java.specification.version/ { split($2, v, "."); print (v[1] == 1 ? v[2] : v[1]); exit }'
@@ -7,7 +8,7 @@ java_feature_version() {
 
 find_jdk25() {
   local candidate v seen=()
-  for candidate in "${JAVA_HOME:-}" $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV); do
+  for candidate in "${JAVA_HOME:-}" $(ls -d "${PANAMA_JDK_DIR:-/usr/lib/jvm}"/*/ 2>/dev/null | sort -rV); do
     candidate=${candidate%/}
     [[ -n $candidate && -x $candidate/bin/java && -x $candidate/bin/javac ]] || continue
     v=$(java_feature_version "$candidate")

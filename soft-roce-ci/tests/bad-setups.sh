@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Checks that bad setups of the testbed give clear errors (issue: "no qemu, no root, no JDK 25, image step
+# failure, VM timeout"). Each case runs the real scripts and asserts on their exit code and message.
+# Needs root (to run a case as an unprivileged user) and a built image (for the timeout case).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+testbed="$root/soft-roce-ci/bin/testbed"
+passed=0 failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# expect NAME EXPECTED_RC REGEX -- COMMAND...
+expect() {
+  local name=$1 want_rc=$2 regex=$3; shift 4
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [[ $rc == "$want_rc" ]] && grep -Eq "$regex" <<<"$out"; then
+    echo "  ok   $name (exit $rc)"; passed=$((passed + 1))
+  else
+    echo "  FAIL $name: exit $rc (wanted $want_rc), output did not match /$regex/:"; sed 's/^/       /' <<<"$out" | tail -n 15
+    failed=$((failed + 1))
+  fi
+}
+
+echo "bad-setups: clear errors for bad testbed setups"
+expect "no qemu" 125 "missing commands: no-such-qemu.*apt-get install" -- \
+  env TESTBED_QEMU=no-such-qemu "$testbed" check
+expect "no root for the image build" 125 "building it needs root" -- \
+  runuser -u nobody -- env TESTBED_CACHE="$tmp/nobody-cache" HOME="$tmp" "$testbed" check
+expect "image step failure names the step and its log" 125 "FAILED: step 'debootstrap' \(log: .*/logs/debootstrap.log\)" -- \
+  env TESTBED_CACHE="$tmp/cache" TESTBED_MIRROR=http://127.0.0.1:9/debian "$testbed" image
+expect "no JDK 25 (Maven enforcer)" 1 "needs JDK 25 or later.*Point JAVA_HOME at a JDK 25" -- \
+  env JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64 "$root/mvnw" -B -q -N -f "$root/pom.xml" validate
+mkdir -p "$tmp/jvm" && ln -s /usr/lib/jvm/java-17-openjdk-amd64 "$tmp/jvm/java-17"
+expect "no JDK 25 (scripts)" 1 "needs a JDK 25 or later" -- \
+  env JAVA_HOME= PANAMA_JDK_DIR="$tmp/jvm" bash -c "source '$root/soft-roce-ci/bin/jdk.sh' && find_jdk25"
+expect "VM timeout kills the VM and says so" 124 "did not finish within 45 s" -- \
+  bash -c "cd '$root' && '$testbed' run --timeout 45 -- sleep 600"
+expect "command exit code comes back" 7 "phase command" -- \
+  bash -c "cd '$root' && '$testbed' run --timeout 300 -- 'exit 7'"
+
+echo "bad-setups: $passed passed, $failed failed"
+((failed == 0))
