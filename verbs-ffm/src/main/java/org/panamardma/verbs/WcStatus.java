@@ -8,7 +8,7 @@ public enum WcStatus {
     LOC_EEC_OP_ERR("local EE context operation error"),
     LOC_PROT_ERR("local protection error"),
     WR_FLUSH_ERR("Work Request Flushed Error"),
-    MW_BIND_ERR("memory bind operation error"),
+    MW_BIND_ERR("memory management operation error"),
     BAD_RESP_ERR("bad response error"),
     LOC_ACCESS_ERR("local access error"),
     REM_INV_REQ_ERR("remote invalid request error"),

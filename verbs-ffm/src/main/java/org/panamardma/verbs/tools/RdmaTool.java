@@ -2,11 +2,18 @@ package org.panamardma.verbs.tools;
 
 import java.io.PrintStream;
 import java.util.List;
+import org.panamardma.verbs.Context;
 import org.panamardma.verbs.Device;
+import org.panamardma.verbs.DeviceAttributes;
+import org.panamardma.verbs.GidEntry;
+import org.panamardma.verbs.PortAttributes;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.ffi.Native;
 
-/** The command-line tool: {@code devinfo} lists the RDMA devices as verbs-ffm sees them. */
+/**
+ * The command-line tool: {@code devinfo} lists the RDMA devices as verbs-ffm sees them: transport, atomics, FLUSH
+ * and ATOMIC WRITE capabilities, limits, ports and their GIDs.
+ */
 public final class RdmaTool {
     private RdmaTool() {}
 
@@ -33,16 +40,36 @@ public final class RdmaTool {
                 out.println("no RDMA devices");
                 return 1;
             }
-            out.printf("%-10s %-12s %-6s %-19s %s%n", "device", "transport", "node", "node GUID", "sysfs");
             for (Device d : devices) {
-                out.printf("%-10s %-12s %-6s %-19s %s%n", d.name(), d.transportType(), d.nodeType(), guid(d.guid()),
-                        d.ibdevPath());
+                out.printf("%s: %s transport, node %s, GUID %s%n", d.name(), d.transportType(), d.nodeType(),
+                        guid(d.guid()));
+                try (Context ctx = Context.open(d.name())) {
+                    DeviceAttributes a = ctx.attributes();
+                    out.printf("  atomics %-6s  FLUSH global %-3s persistent %-3s  ATOMIC WRITE %-3s  (cap_flags_ex 0x%x)%n",
+                            a.atomicCapability(), yes(a.supportsFlushGlobal()), yes(a.supportsFlushPersistent()),
+                            yes(a.supportsAtomicWrite()), a.deviceCapFlagsEx());
+                    out.printf("  limits: %d QPs x %d WRs, %d SGEs (%d for READ), %d CQEs, %d MRs, %d rd_atom%n",
+                            a.maxQp(), a.maxQpWr(), a.maxSge(), a.maxSgeRd(), a.maxCqe(), a.maxMr(), a.maxQpRdAtomic());
+                    for (int port = 1; port <= a.physicalPortCount(); port++) {
+                        PortAttributes p = ctx.queryPort(port);
+                        out.printf("  port %d: %s, %s link, active MTU %d%n", port, p.state(), p.linkLayer(),
+                                p.activeMtu().bytes());
+                        for (GidEntry g : ctx.gidTable(port)) {
+                            out.printf("    gid %2d %-8s %s (%s)%n", g.index(), g.type(), g.gid(),
+                                    g.gid().toInetAddress().getHostAddress());
+                        }
+                    }
+                }
             }
             return 0;
         } catch (RdmaException e) {
             System.err.println(e.getMessage());
             return 1;
         }
+    }
+
+    private static String yes(boolean b) {
+        return b ? "yes" : "no";
     }
 
     private static String guid(long guid) {
