@@ -5,7 +5,10 @@
 # tree and a one-line summary, writes XML reports to /job/reports (the host keeps them in target/vm-job/reports).
 # Fails if any test failed, none ran, or any was skipped: in the VM every device must be there.
 set -uo pipefail
-lib=${1:?usage: run-suite.sh LIB_DIR}
+# Extra arguments select what to run instead of scanning every test jar, e.g.
+#   run-suite.sh target/lib --select-class org.panamardma.verbs.RoceOperationsDeviceTest
+lib=${1:?usage: run-suite.sh LIB_DIR [JUnit console selectors...]}
+shift
 reports=${REPORTS_DIR:-/job/reports}
 mkdir -p "$reports"
 
@@ -19,8 +22,8 @@ start=$(date +%s)
 # -XX:TieredStopAtLevel=1: C1 only; under emulation C2 compiles cost more than they give in a test run.
 java --enable-native-access=ALL-UNNAMED -Drdma.require=true -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
   -jar "$launcher" execute \
-  --disable-banner --details=tree --details-theme=ascii \
-  --class-path "$classpath" --scan-class-path "$scan" \
+  --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
+  --class-path "$classpath" $(if (($#)); then printf '%q ' "$@"; else echo "--scan-class-path $scan"; fi) \
   --include-tag 'rdma-device | rdma-abi' --fail-if-no-tests \
   --reports-dir "$reports"
 rc=$?

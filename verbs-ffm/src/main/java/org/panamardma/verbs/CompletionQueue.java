@@ -1,12 +1,17 @@
 package org.panamardma.verbs;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.VerbsOps;
 import org.panamardma.verbs.ffi.ibv_cq;
+import org.panamardma.verbs.ffi.ibv_cq_ex;
+import org.panamardma.verbs.ffi.ibv_cq_init_attr_ex;
+import org.panamardma.verbs.ffi.ibv_wc;
 import org.panamardma.verbs.ffi.verbs_h;
 
 /**
@@ -22,7 +27,13 @@ public final class CompletionQueue extends NativeResource {
     private final MemorySegment pollCqFn;
     private final MemorySegment reqNotifyCqFn;
 
-    private CompletionQueue(Context context, MemorySegment handle, CompletionChannel channel) {
+    // extended polling (ibv_cq_ex): the function pointers, or NULL when the CQ is a legacy one
+    private final boolean extended;
+    private final MemorySegment cqx;
+    private final MemorySegment startPollFn, nextPollFn, endPollFn, readOpcodeFn, readVendorErrFn, readByteLenFn,
+            readImmDataFn, readQpNumFn, readWcFlagsFn;
+
+    private CompletionQueue(Context context, MemorySegment handle, CompletionChannel channel, boolean extended) {
         super("completion queue", channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel});
         this.context = context;
         this.handle = handle;
@@ -30,18 +41,55 @@ public final class CompletionQueue extends NativeResource {
         this.capacity = handle.get(JAVA_INT, ibv_cq.cqe$OFFSET);
         this.pollCqFn = context.pollCqFn;
         this.reqNotifyCqFn = context.reqNotifyCqFn;
+        this.extended = extended;
+        if (extended) {
+            this.cqx = handle.reinterpret(ibv_cq_ex.layout().byteSize());
+            this.startPollFn = cqx.get(ADDRESS, ibv_cq_ex.start_poll$OFFSET);
+            this.nextPollFn = cqx.get(ADDRESS, ibv_cq_ex.next_poll$OFFSET);
+            this.endPollFn = cqx.get(ADDRESS, ibv_cq_ex.end_poll$OFFSET);
+            this.readOpcodeFn = cqx.get(ADDRESS, ibv_cq_ex.read_opcode$OFFSET);
+            this.readVendorErrFn = cqx.get(ADDRESS, ibv_cq_ex.read_vendor_err$OFFSET);
+            this.readByteLenFn = cqx.get(ADDRESS, ibv_cq_ex.read_byte_len$OFFSET);
+            this.readImmDataFn = cqx.get(ADDRESS, ibv_cq_ex.read_imm_data$OFFSET);
+            this.readQpNumFn = cqx.get(ADDRESS, ibv_cq_ex.read_qp_num$OFFSET);
+            this.readWcFlagsFn = cqx.get(ADDRESS, ibv_cq_ex.read_wc_flags$OFFSET);
+        } else {
+            this.cqx = MemorySegment.NULL;
+            this.startPollFn = this.nextPollFn = this.endPollFn = this.readOpcodeFn = MemorySegment.NULL;
+            this.readVendorErrFn = this.readByteLenFn = this.readImmDataFn = this.readQpNumFn = MemorySegment.NULL;
+            this.readWcFlagsFn = MemorySegment.NULL;
+        }
     }
 
-    static CompletionQueue create(Context context, int capacity, CompletionChannel channel) throws RdmaException {
+    static CompletionQueue create(Context context, int capacity, CompletionChannel channel, boolean extended)
+            throws RdmaException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment callState = arena.allocate(Native.CALL_STATE);
-            MemorySegment cq = verbs_h.ibv_create_cq(callState, context.handle, capacity, MemorySegment.NULL,
-                    channel == null ? MemorySegment.NULL : channel.handle, 0);
-            if (cq.equals(MemorySegment.NULL)) {
-                throw new RdmaException("ibv_create_cq(" + capacity + " entries on " + context.deviceName() + ")",
-                        Native.errno(callState));
+            MemorySegment channelHandle = channel == null ? MemorySegment.NULL : channel.handle;
+            MemorySegment cq;
+            boolean isExtended = extended && context.createCqExFn.address() != 0;
+            if (isExtended) {
+                MemorySegment attr = arena.allocate(ibv_cq_init_attr_ex.layout());
+                attr.set(JAVA_INT, ibv_cq_init_attr_ex.cqe$OFFSET, capacity);
+                attr.set(ADDRESS, ibv_cq_init_attr_ex.channel$OFFSET, channelHandle);
+                attr.set(JAVA_LONG, ibv_cq_init_attr_ex.wc_flags$OFFSET, verbs_h.IBV_WC_EX_WITH_BYTE_LEN
+                        | verbs_h.IBV_WC_EX_WITH_IMM | verbs_h.IBV_WC_EX_WITH_QP_NUM);
+                try {
+                    cq = (MemorySegment) VerbsOps.CREATE_CQ_EX.invokeExact(context.createCqExFn, callState,
+                            context.handle, attr);
+                } catch (Throwable t) {
+                    throw verbsError(t);
+                }
+            } else {
+                cq = verbs_h.ibv_create_cq(callState, context.handle, capacity, MemorySegment.NULL, channelHandle, 0);
             }
-            CompletionQueue q = new CompletionQueue(context, cq.reinterpret(ibv_cq.layout().byteSize()), channel);
+            if (cq.equals(MemorySegment.NULL)) {
+                throw new RdmaException((isExtended ? "ibv_create_cq_ex(" : "ibv_create_cq(") + capacity
+                        + " entries on " + context.deviceName() + ")", Native.errno(callState));
+            }
+            // an ibv_cq_ex starts with the fields of an ibv_cq (ibv_cq_ex_to_cq is a cast)
+            CompletionQueue q = new CompletionQueue(context, cq.reinterpret(ibv_cq.layout().byteSize()), channel,
+                    isExtended);
             if (channel != null) {
                 channel.attach(q);
             }
@@ -67,7 +115,8 @@ public final class CompletionQueue extends NativeResource {
         synchronized (this) {
             checkOpen();
             try {
-                n = (int) VerbsOps.POLL_CQ.invokeExact(pollCqFn, handle, completions.capacity(), completions.array);
+                n = extended ? pollExtended(completions)
+                        : (int) VerbsOps.POLL_CQ.invokeExact(pollCqFn, handle, completions.capacity(), completions.array);
             } catch (Throwable t) {
                 throw verbsError(t);
             }
@@ -78,6 +127,58 @@ public final class CompletionQueue extends NativeResource {
         }
         completions.count(n);
         return n;
+    }
+
+    /** Whether this CQ is polled with the extended API ({@code ibv_start_poll} / {@code ibv_next_poll}). */
+    public boolean isExtended() {
+        return extended;
+    }
+
+    /**
+     * Extended polling: {@code ibv_start_poll}, then {@code ibv_next_poll} until empty or full, then
+     * {@code ibv_end_poll}, each completion read field by field into the same {@code ibv_wc} array the legacy path
+     * fills, so callers see no difference. Returns -errno on failure, like poll_cq.
+     */
+    private int pollExtended(WorkCompletions completions) throws Throwable {
+        int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx, MemorySegment.NULL);
+        if (rc == Errno.ENOENT) {
+            return 0;
+        }
+        if (rc != 0) {
+            return -rc;
+        }
+        int n = 0;
+        MemorySegment array = completions.array;
+        long wcSize = ibv_wc.layout().byteSize();
+        while (true) {
+            long base = n * wcSize;
+            int status = cqx.get(JAVA_INT, ibv_cq_ex.status$OFFSET);
+            array.set(JAVA_LONG, base + ibv_wc.wr_id$OFFSET, cqx.get(JAVA_LONG, ibv_cq_ex.wr_id$OFFSET));
+            array.set(JAVA_INT, base + ibv_wc.status$OFFSET, status);
+            array.set(JAVA_INT, base + ibv_wc.vendor_err$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readVendorErrFn, cqx));
+            array.set(JAVA_INT, base + ibv_wc.qp_num$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readQpNumFn, cqx));
+            if (status == verbs_h.IBV_WC_SUCCESS) {
+                // opcode, length, flags and immediate data are defined only for successful completions
+                int flags = (int) VerbsOps.CQ_INT.invokeExact(readWcFlagsFn, cqx);
+                array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx));
+                array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx));
+                array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, flags);
+                array.set(JAVA_INT, base + ibv_wc.$anon0$imm_data$OFFSET, (flags & verbs_h.IBV_WC_WITH_IMM) != 0
+                        ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx) : 0);
+            } else {
+                array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, 0);
+            }
+            n++;
+            if (n == completions.capacity()) {
+                break;
+            }
+            rc = (int) VerbsOps.CQ_INT.invokeExact(nextPollFn, cqx);
+            if (rc != 0) {
+                break;
+            }
+        }
+        VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx);
+        return rc != 0 && rc != Errno.ENOENT ? -rc : n;
     }
 
     /**

@@ -288,13 +288,23 @@ public final class Context extends NativeResource {
      * {@code channel} (null: none).
      */
     public CompletionQueue createCompletionQueue(int capacity, CompletionChannel channel) throws RdmaException {
+        return createCompletionQueue(capacity, channel, false);
+    }
+
+    /**
+     * Like {@link #createCompletionQueue(int, CompletionChannel)}; with {@code extended}, the CQ is created with
+     * {@code ibv_create_cq_ex} and polled with {@code ibv_start_poll}/{@code ibv_next_poll} where the provider has
+     * them (rxe), and is a plain CQ where it has not (siw) — see {@link CompletionQueue#isExtended()}.
+     */
+    public CompletionQueue createCompletionQueue(int capacity, CompletionChannel channel, boolean extended)
+            throws RdmaException {
         if (capacity < 1 || capacity > attributes.maxCqe()) {
             throw new IllegalArgumentException("CQ capacity " + capacity + " out of range 1.." + attributes.maxCqe()
                     + " of " + deviceName);
         }
         synchronized (this) {
             checkOpen();
-            return CompletionQueue.create(this, capacity, channel);
+            return CompletionQueue.create(this, capacity, channel, extended);
         }
     }
 
