@@ -418,16 +418,14 @@ public final class QueuePair extends NativeResource {
         checkFlags(flags);
         synchronized (this) {
             checkPostable();
+            begin(wrId, flags);
             try {
-                begin(wrId, flags);
                 VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpx, rkey, remoteAddress, length, (byte) type.value,
                         (byte) scope.value);
-                complete();
-            } catch (RdmaException | RuntimeException | Error e) {
-                throw e;
             } catch (Throwable t) {
                 throw CompletionQueue.verbsError(t);
             }
+            complete();
         }
     }
 
@@ -445,15 +443,13 @@ public final class QueuePair extends NativeResource {
         synchronized (this) {
             checkPostable();
             atomicValue.set(JAVA_LONG, 0, value);
+            begin(wrId, flags);
             try {
-                begin(wrId, flags);
                 VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpx, rkey, remoteAddress, atomicValue);
-                complete();
-            } catch (RdmaException | RuntimeException | Error e) {
-                throw e;
             } catch (Throwable t) {
                 throw CompletionQueue.verbsError(t);
             }
+            complete();
         }
     }
 
@@ -535,21 +531,19 @@ public final class QueuePair extends NativeResource {
         synchronized (this) {
             checkPostable();
             if (extended) {
+                begin(wrId, flags);
+                buildExtended(op, remoteAddress, rkey, immediate, compareAdd, swap);
                 try {
-                    begin(wrId, flags);
-                    buildExtended(op, remoteAddress, rkey, immediate, compareAdd, swap);
                     if ((flags & SendFlags.INLINE) != 0) {
                         VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, MemorySegment.ofAddress(addr),
                                 (long) length);
                     } else {
                         VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpx, lkey, addr, length);
                     }
-                    complete();
-                } catch (RdmaException | RuntimeException | Error e) {
-                    throw e;
                 } catch (Throwable t) {
                     throw CompletionQueue.verbsError(t);
                 }
+                complete();
             } else {
                 sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, addr);
                 sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, length);
@@ -569,16 +563,14 @@ public final class QueuePair extends NativeResource {
         synchronized (this) {
             checkPostable();
             if (extended) {
+                begin(wrId, flags);
+                buildExtended(op, remoteAddress, rkey, immediate, 0L, 0L);
                 try {
-                    begin(wrId, flags);
-                    buildExtended(op, remoteAddress, rkey, immediate, 0L, 0L);
                     VerbsOps.WR_SET_SGE_LIST.invokeExact(wrSetSgeList, qpx, (long) sgl.count(), sgl.array);
-                    complete();
-                } catch (RdmaException | RuntimeException | Error e) {
-                    throw e;
                 } catch (Throwable t) {
                     throw CompletionQueue.verbsError(t);
                 }
+                complete();
             } else {
                 MemorySegment.copy(sgl.array, 0, sendSge, 0, sgl.count() * ScatterGatherList.SGE_SIZE);
                 postLegacy(op, wrId, sgl.count(), remoteAddress, rkey, immediate, 0L, 0L, flags);
@@ -600,16 +592,14 @@ public final class QueuePair extends NativeResource {
         synchronized (this) {
             checkPostable();
             if (extended) {
+                begin(wrId, flags);
+                buildExtended(op, remoteAddress, rkey, 0, 0L, 0L);
                 try {
-                    begin(wrId, flags);
-                    buildExtended(op, remoteAddress, rkey, 0, 0L, 0L);
                     VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, data, data.byteSize());
-                    complete();
-                } catch (RdmaException | RuntimeException | Error e) {
-                    throw e;
                 } catch (Throwable t) {
                     throw CompletionQueue.verbsError(t);
                 }
+                complete();
             } else {
                 sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, data.address());
                 sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, (int) data.byteSize());
@@ -619,15 +609,30 @@ public final class QueuePair extends NativeResource {
         }
     }
 
+    // The extended path: ibv_wr_start, one builder, the data, ibv_wr_complete. All validation happened before
+    // begin(), so nothing in between can fail on our side and leave a started request behind.
+
     /** ibv_wr_start and the request's id and flags. */
-    private void begin(long wrId, int flags) throws Throwable {
-        VerbsOps.WR_VOID.invokeExact(wrStart, qpx);
+    private void begin(long wrId, int flags) {
+        try {
+            VerbsOps.WR_VOID.invokeExact(wrStart, qpx);
+        } catch (Throwable t) {
+            throw CompletionQueue.verbsError(t);
+        }
         qpx.set(JAVA_LONG, ibv_qp_ex.wr_id$OFFSET, wrId);
         qpx.set(JAVA_INT, ibv_qp_ex.wr_flags$OFFSET, flags);
     }
 
-    private void buildExtended(Op op, long remoteAddress, int rkey, int immediate, long compareAdd, long swap)
-            throws Throwable {
+    private void buildExtended(Op op, long remoteAddress, int rkey, int immediate, long compareAdd, long swap) {
+        try {
+            buildExtendedUnchecked(op, remoteAddress, rkey, immediate, compareAdd, swap);
+        } catch (Throwable t) {
+            throw CompletionQueue.verbsError(t);
+        }
+    }
+
+    private void buildExtendedUnchecked(Op op, long remoteAddress, int rkey, int immediate, long compareAdd,
+                                        long swap) throws Throwable {
         switch (op) {
             case SEND -> VerbsOps.WR_VOID.invokeExact(wrSend, qpx);
             case SEND_WITH_IMM -> VerbsOps.WR_SEND_IMM.invokeExact(wrSendImm, qpx, Integer.reverseBytes(immediate));
@@ -643,8 +648,13 @@ public final class QueuePair extends NativeResource {
     }
 
     /** ibv_wr_complete: posts what was built, or reports why not (ENOMEM: the send queue is full). */
-    private void complete() throws Throwable {
-        int rc = (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpx);
+    private void complete() throws RdmaException {
+        int rc;
+        try {
+            rc = (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpx);
+        } catch (Throwable t) {
+            throw CompletionQueue.verbsError(t);
+        }
         if (rc != 0) {
             throw postFailure("ibv_wr_complete", rc, maxSendWr, "send");
         }
