@@ -72,6 +72,9 @@ public final class Native {
 
     static final Library IBVERBS = new Library("libibverbs.so.1", "libibverbs.so");
 
+    /** librdmacm (rdma_cm); loaded on first use of {@code rdma_cma_h}. It pulls in libibverbs itself. */
+    static final Library RDMACM = new Library("librdmacm.so.1", "librdmacm.so");
+
     /** Fails with the reason the library or symbol is missing, or returns the handle. */
     static MethodHandle require(MethodHandle handle, Library library, String function) {
         if (handle == null) {
@@ -83,6 +86,16 @@ public final class Native {
     /** Whether libibverbs could be loaded at all. */
     public static boolean ibverbsLoaded() {
         return IBVERBS.lookup != null;
+    }
+
+    /** Whether librdmacm could be loaded at all. */
+    public static boolean rdmacmLoaded() {
+        return RDMACM.lookup != null;
+    }
+
+    /** Why librdmacm could not be loaded, if it could not. */
+    public static Optional<String> rdmacmFailure() {
+        return Optional.ofNullable(RDMACM.failure);
     }
 
     /** Why libibverbs could not be loaded, if it could not. */

@@ -25,6 +25,9 @@ public final class libc_h {
     public static final int PROT_WRITE = 2;
     public static final int MAP_SHARED = 1;
     public static final long MAP_FAILED = -1L;
+    /** Address families of {@code <sys/socket.h>}: the {@code sa_family} of sockaddr_in / sockaddr_in6. */
+    public static final int AF_INET = 2;
+    public static final int AF_INET6 = 10;
 
     /** {@code struct pollfd { int fd; short events; short revents; }} */
     public static final StructLayout POLLFD = MemoryLayout.structLayout(
