@@ -1,0 +1,497 @@
+package org.panamardma.verbs.cm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.panamardma.verbs.Context;
+import org.panamardma.verbs.Errno;
+import org.panamardma.verbs.NativeResource;
+import org.panamardma.verbs.ProtectionDomain;
+import org.panamardma.verbs.QueuePair;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.TransportType;
+import org.panamardma.verbs.ffi.Native;
+import org.panamardma.verbs.ffi.ibv_qp_cap;
+import org.panamardma.verbs.ffi.ibv_qp_init_attr_ex;
+import org.panamardma.verbs.ffi.rdma_addr;
+import org.panamardma.verbs.ffi.rdma_cm_id;
+import org.panamardma.verbs.ffi.rdma_cma_h;
+import org.panamardma.verbs.ffi.rdma_conn_param;
+import org.panamardma.verbs.ffi.verbs_h;
+import org.panamardma.verbs.internal.VerbsAccess;
+
+/**
+ * An rdma_cm identifier ({@code struct rdma_cm_id}): like a socket, it binds, listens, resolves a peer's address and
+ * route, connects or accepts, and owns the queue pair of its connection.
+ *
+ * <p>The operations only start things; the outcome arrives as a {@link CmEvent} on the id's {@link EventChannel}
+ * (wait for it with {@link #expect} or {@link #await}). A client: {@link #resolveAddress} (ADDR_RESOLVED),
+ * {@link #resolveRoute} (ROUTE_RESOLVED), {@link #createQueuePair}, {@link #connect} (ESTABLISHED). A server:
+ * {@link #bind}, {@link #listen}, then for each CONNECT_REQUEST its new id: {@link #createQueuePair},
+ * {@link #accept} (ESTABLISHED) or {@link #reject}. {@link CmConnector} does these steps synchronously.
+ *
+ * <p>Once the id is bound to a device (after address resolution, binding to a device's address, or as the id of a
+ * CONNECT_REQUEST), {@link #context()} is librdmacm's device context for it: allocate the PD and CQs of the queue
+ * pair there. The queue pair can post once the ESTABLISHED event has been taken from the channel.
+ *
+ * <p>Closing the id destroys its queue pair first ({@code rdma_destroy_qp}), then the id; all its events are acked
+ * already. Closing the channel closes the id.
+ */
+public final class CmId extends NativeResource {
+    private static final VerbsAccess VERBS = VerbsAccess.get();
+
+    private final EventChannel channel;
+    final MemorySegment handle;
+    private final PortSpace portSpace;
+    private volatile QueuePair queuePair;
+    private volatile Context context;
+    /** Set when closing starts; read without the monitor by waiters on the channel. */
+    private volatile boolean closing;
+
+    CmId(EventChannel channel, MemorySegment handle, PortSpace portSpace) {
+        super("rdma_cm id", channel);
+        this.channel = channel;
+        this.handle = handle;
+        this.portSpace = portSpace;
+    }
+
+    public EventChannel channel() {
+        return channel;
+    }
+
+    public PortSpace portSpace() {
+        return portSpace;
+    }
+
+    // ------------------------------------------------------------------------------------------------ addresses
+
+    /** Binds to a local address (port 0: any); to a device's address, it also binds the id to that device. */
+    public void bind(InetSocketAddress address) throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment cs = arena.allocate(Native.CALL_STATE);
+                MemorySegment sa = SocketAddresses.write(arena, address);
+                if (rdma_cma_h.rdma_bind_addr(cs, handle, sa) != 0) {
+                    throw new RdmaException("rdma_bind_addr(" + address + ")", Native.errno(cs));
+                }
+            }
+        }
+    }
+
+    /** Listens for connection requests (CONNECT_REQUEST events on this id); bind first. */
+    public void listen(int backlog) throws RdmaException {
+        if (backlog < 0) {
+            throw new IllegalArgumentException("negative backlog " + backlog);
+        }
+        synchronized (this) {
+            checkOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment cs = arena.allocate(Native.CALL_STATE);
+                if (rdma_cma_h.rdma_listen(cs, handle, backlog) != 0) {
+                    throw new RdmaException("rdma_listen(" + this + ")", Native.errno(cs));
+                }
+            }
+        }
+    }
+
+    /**
+     * Starts resolving {@code destination} to a local device and the peer's hardware address; the outcome is an
+     * ADDR_RESOLVED or ADDR_ERROR event, at the latest after {@code timeout}.
+     */
+    public void resolveAddress(InetSocketAddress destination, Duration timeout) throws RdmaException {
+        resolveAddress(null, destination, timeout);
+    }
+
+    /** As {@link #resolveAddress(InetSocketAddress, Duration)}, from the local {@code source} address (null: any). */
+    public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, Duration timeout)
+            throws RdmaException {
+        Objects.requireNonNull(destination, "destination");
+        int millis = timeoutMillis(timeout);
+        synchronized (this) {
+            checkOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment cs = arena.allocate(Native.CALL_STATE);
+                MemorySegment src = source == null ? MemorySegment.NULL : SocketAddresses.write(arena, source);
+                MemorySegment dst = SocketAddresses.write(arena, destination);
+                if (rdma_cma_h.rdma_resolve_addr(cs, handle, src, dst, millis) != 0) {
+                    throw new RdmaException("rdma_resolve_addr(" + destination + ")", Native.errno(cs));
+                }
+            }
+        }
+    }
+
+    /** Starts resolving the route to the peer; the outcome is a ROUTE_RESOLVED or ROUTE_ERROR event. */
+    public void resolveRoute(Duration timeout) throws RdmaException {
+        int millis = timeoutMillis(timeout);
+        synchronized (this) {
+            checkOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment cs = arena.allocate(Native.CALL_STATE);
+                if (rdma_cma_h.rdma_resolve_route(cs, handle, millis) != 0) {
+                    throw new RdmaException("rdma_resolve_route(" + this + ")", Native.errno(cs));
+                }
+            }
+        }
+    }
+
+    private static int timeoutMillis(Duration timeout) {
+        long millis = timeout.toMillis();
+        if (millis < 1 || millis > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("timeout out of range 1 ms..24 days: " + timeout);
+        }
+        return (int) millis;
+    }
+
+    /** The local address (after bind, resolution or connection); empty before. */
+    public Optional<InetSocketAddress> localAddress() {
+        synchronized (this) {
+            checkOpen();
+            return Optional.ofNullable(SocketAddresses.read(handle.asSlice(rdma_cm_id.route$addr$OFFSET
+                    + rdma_addr.$anon0$src_storage$OFFSET, 128)));
+        }
+    }
+
+    /** The peer's address (after resolution, or of a connection request); empty before. */
+    public Optional<InetSocketAddress> peerAddress() {
+        synchronized (this) {
+            checkOpen();
+            return Optional.ofNullable(SocketAddresses.read(handle.asSlice(rdma_cm_id.route$addr$OFFSET
+                    + rdma_addr.$anon1$dst_storage$OFFSET, 128)));
+        }
+    }
+
+    /** {@code rdma_get_src_port}: the local port, 0 if none yet. */
+    public int localPort() {
+        synchronized (this) {
+            checkOpen();
+            return Short.toUnsignedInt(Short.reverseBytes(rdma_cma_h.rdma_get_src_port(handle)));
+        }
+    }
+
+    /** {@code rdma_get_dst_port}: the peer's port, 0 if none yet. */
+    public int peerPort() {
+        synchronized (this) {
+            checkOpen();
+            return Short.toUnsignedInt(Short.reverseBytes(rdma_cma_h.rdma_get_dst_port(handle)));
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------------- device
+
+    /** Whether the id is bound to a device yet. */
+    public boolean hasDevice() {
+        synchronized (this) {
+            checkOpen();
+            return handle.get(ADDRESS, rdma_cm_id.verbs$OFFSET).address() != 0;
+        }
+    }
+
+    /**
+     * The device context librdmacm opened for the id's device (one {@link Context} per device, shared by all ids on
+     * it, owned by librdmacm: closing it closes what was made on it, not the device).
+     *
+     * @throws IllegalStateException before the id is bound to a device
+     */
+    public Context context() throws RdmaException {
+        Context c = context;
+        if (c != null && !c.isClosed()) {
+            return c;
+        }
+        synchronized (this) {
+            checkOpen();
+            MemorySegment verbs = handle.get(ADDRESS, rdma_cm_id.verbs$OFFSET);
+            if (verbs.address() == 0) {
+                throw new IllegalStateException(this + " is not bound to a device yet: resolve an address first "
+                        + "(or bind to a device's address)");
+            }
+            c = VERBS.adoptContext(verbs);
+            context = c;
+            return c;
+        }
+    }
+
+    /** The device's transport, or null before the id is bound to one. */
+    TransportType transportOrNull() throws RdmaException {
+        return hasDevice() ? context().transportType() : null;
+    }
+
+    /** The port of the device the id is bound to (1 for the usual single-port devices). */
+    public int port() {
+        synchronized (this) {
+            checkOpen();
+            return Math.max(1, Byte.toUnsignedInt(handle.get(JAVA_BYTE, rdma_cm_id.port_num$OFFSET)));
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------- queue pair
+
+    /**
+     * Creates the id's reliable-connected queue pair in {@code pd}, which must be on this id's {@link #context()}.
+     * Where the device has the extended QP API (rxe) it is made with {@code rdma_create_qp_ex} asking for every send
+     * operation the device can do (FLUSH and ATOMIC WRITE included); where not (siw: EOPNOTSUPP) with
+     * {@code rdma_create_qp}. rdma_cm takes it through its states on connect/accept; it posts sends once the
+     * ESTABLISHED event has been taken.
+     */
+    public QueuePair createQueuePair(ProtectionDomain pd, QueuePairOptions options) throws RdmaException {
+        Objects.requireNonNull(pd, "pd");
+        Objects.requireNonNull(options, "options");
+        Context ctx = context();
+        if (pd.context() != ctx) {
+            throw new IllegalArgumentException(pd + " is not on " + this + "'s device context " + ctx.deviceName()
+                    + ": allocate it on cmId.context()");
+        }
+        if (options.sendCq().context() != ctx || options.recvCq().context() != ctx) {
+            throw new IllegalArgumentException("the completion queues must be on " + this + "'s device context "
+                    + ctx.deviceName());
+        }
+        var attrs = ctx.attributes();
+        if (options.maxSendWr() > attrs.maxQpWr() || options.maxRecvWr() > attrs.maxQpWr()) {
+            throw new IllegalArgumentException("queue depth over " + ctx.deviceName() + "'s max_qp_wr "
+                    + attrs.maxQpWr());
+        }
+        if (options.maxSendSge() > attrs.maxSge() || options.maxRecvSge() > attrs.maxSge()) {
+            throw new IllegalArgumentException("SGE count over " + ctx.deviceName() + "'s max_sge " + attrs.maxSge());
+        }
+        synchronized (this) {
+            checkOpen();
+            QueuePair existing = queuePair;
+            if (existing != null && !existing.isClosed()) {
+                throw new IllegalStateException(this + " has a queue pair already");
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment cs = arena.allocate(Native.CALL_STATE);
+                MemorySegment attr = arena.allocate(ibv_qp_init_attr_ex.layout());
+                attr.set(ADDRESS, ibv_qp_init_attr_ex.send_cq$OFFSET, VERBS.handle(options.sendCq()));
+                attr.set(ADDRESS, ibv_qp_init_attr_ex.recv_cq$OFFSET, VERBS.handle(options.recvCq()));
+                attr.set(ADDRESS, ibv_qp_init_attr_ex.srq$OFFSET,
+                        options.srq() == null ? MemorySegment.NULL : VERBS.handle(options.srq()));
+                long cap = ibv_qp_init_attr_ex.cap$OFFSET;
+                boolean withSrq = options.srq() != null;
+                attr.set(JAVA_INT, cap + ibv_qp_cap.max_send_wr$OFFSET, options.maxSendWr());
+                attr.set(JAVA_INT, cap + ibv_qp_cap.max_recv_wr$OFFSET, withSrq ? 0 : options.maxRecvWr());
+                attr.set(JAVA_INT, cap + ibv_qp_cap.max_send_sge$OFFSET, options.maxSendSge());
+                attr.set(JAVA_INT, cap + ibv_qp_cap.max_recv_sge$OFFSET, withSrq ? 0 : options.maxRecvSge());
+                attr.set(JAVA_INT, cap + ibv_qp_cap.max_inline_data$OFFSET, options.maxInlineData());
+                attr.set(JAVA_INT, ibv_qp_init_attr_ex.qp_type$OFFSET, verbs_h.IBV_QPT_RC);
+                attr.set(JAVA_INT, ibv_qp_init_attr_ex.sq_sig_all$OFFSET, options.signalAll() ? 1 : 0);
+                attr.set(ADDRESS, ibv_qp_init_attr_ex.pd$OFFSET, VERBS.handle(pd));
+
+                boolean extended = false;
+                long ops = 0;
+                if (!options.legacySendPath() && VERBS.hasExtendedQp(ctx)) {
+                    ops = VERBS.wantedSendOps(attrs);
+                    attr.set(JAVA_INT, ibv_qp_init_attr_ex.comp_mask$OFFSET,
+                            verbs_h.IBV_QP_INIT_ATTR_PD | verbs_h.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+                    attr.set(JAVA_LONG, ibv_qp_init_attr_ex.send_ops_flags$OFFSET, ops);
+                    if (rdma_cma_h.rdma_create_qp_ex(cs, handle, attr) == 0) {
+                        extended = true;
+                    } else {
+                        int errno = Native.errno(cs);
+                        if (errno != Errno.EOPNOTSUPP && errno != Errno.ENOSYS) {
+                            throw new RdmaException("rdma_create_qp_ex(" + ctx.deviceName() + ")", errno);
+                        }
+                    }
+                }
+                if (!extended) {
+                    // the ibv_qp_init_attr of rdma_create_qp is the prefix of the _ex one
+                    ops = 0;
+                    attr.set(JAVA_INT, ibv_qp_init_attr_ex.comp_mask$OFFSET, 0);
+                    attr.set(JAVA_LONG, ibv_qp_init_attr_ex.send_ops_flags$OFFSET, 0L);
+                    if (rdma_cma_h.rdma_create_qp(cs, handle, VERBS.handle(pd), attr) != 0) {
+                        throw new RdmaException("rdma_create_qp(" + ctx.deviceName() + ")", Native.errno(cs));
+                    }
+                }
+                MemorySegment qp = handle.get(ADDRESS, rdma_cm_id.qp$OFFSET);
+                MemorySegment idHandle = handle;
+                QueuePair created;
+                try {
+                    created = VERBS.adoptQueuePair(pd, options.sendCq(), options.recvCq(), options.srq(), port(), qp,
+                            extended, ops,
+                            attr.get(JAVA_INT, cap + ibv_qp_cap.max_send_wr$OFFSET),
+                            attr.get(JAVA_INT, cap + ibv_qp_cap.max_recv_wr$OFFSET),
+                            attr.get(JAVA_INT, cap + ibv_qp_cap.max_send_sge$OFFSET),
+                            attr.get(JAVA_INT, cap + ibv_qp_cap.max_recv_sge$OFFSET),
+                            attr.get(JAVA_INT, cap + ibv_qp_cap.max_inline_data$OFFSET),
+                            // never takes this id's monitor: close() holds it while closing the QP
+                            () -> rdma_cma_h.rdma_destroy_qp(idHandle));
+                } catch (RuntimeException | Error e) {
+                    rdma_cma_h.rdma_destroy_qp(handle);
+                    throw e;
+                }
+                queuePair = created;
+                return created;
+            }
+        }
+    }
+
+    /** The queue pair made by {@link #createQueuePair}, if it is still open. */
+    public Optional<QueuePair> queuePair() {
+        QueuePair qp = queuePair;
+        return qp == null || qp.isClosed() ? Optional.empty() : Optional.of(qp);
+    }
+
+    // ------------------------------------------------------------------------------------------------ connection
+
+    /**
+     * Starts connecting to the resolved peer (route resolved, queue pair created); the outcome is ESTABLISHED or
+     * REJECTED / UNREACHABLE / CONNECT_ERROR.
+     *
+     * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
+     */
+    public void connect(ConnectionParameters parameters) throws RdmaException {
+        Objects.requireNonNull(parameters, "parameters");
+        checkPrivateData(PrivateDataLimits.Operation.CONNECT, parameters.privateDataLength());
+        connectOrAccept(true, parameters);
+    }
+
+    /**
+     * Accepts the connection request this id was made for (after creating its queue pair); ESTABLISHED follows.
+     *
+     * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
+     */
+    public void accept(ConnectionParameters parameters) throws RdmaException {
+        Objects.requireNonNull(parameters, "parameters");
+        checkPrivateData(PrivateDataLimits.Operation.ACCEPT, parameters.privateDataLength());
+        connectOrAccept(false, parameters);
+    }
+
+    private void connectOrAccept(boolean connect, ConnectionParameters p) throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment cs = arena.allocate(Native.CALL_STATE);
+                MemorySegment param = arena.allocate(rdma_conn_param.layout());
+                byte[] data = p.privateDataUnsafe();
+                if (data.length > 0) {
+                    MemorySegment pd = arena.allocate(data.length);
+                    MemorySegment.copy(data, 0, pd, JAVA_BYTE, 0, data.length);
+                    param.set(ADDRESS, rdma_conn_param.private_data$OFFSET, pd);
+                }
+                param.set(JAVA_BYTE, rdma_conn_param.private_data_len$OFFSET, (byte) data.length);
+                param.set(JAVA_BYTE, rdma_conn_param.responder_resources$OFFSET, (byte) p.responderResources());
+                param.set(JAVA_BYTE, rdma_conn_param.initiator_depth$OFFSET, (byte) p.initiatorDepth());
+                param.set(JAVA_BYTE, rdma_conn_param.retry_count$OFFSET, (byte) p.retryCount());
+                param.set(JAVA_BYTE, rdma_conn_param.rnr_retry_count$OFFSET, (byte) p.rnrRetryCount());
+                int rc = connect ? rdma_cma_h.rdma_connect(cs, handle, param) : rdma_cma_h.rdma_accept(cs, handle, param);
+                if (rc != 0) {
+                    throw new RdmaException((connect ? "rdma_connect(" : "rdma_accept(") + this + ")",
+                            Native.errno(cs));
+                }
+            }
+        }
+    }
+
+    /**
+     * Rejects the connection request this id was made for, with private data for the peer's REJECTED event. Close
+     * the id afterwards.
+     *
+     * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
+     */
+    public void reject(byte[] privateData) throws RdmaException {
+        byte[] data = privateData == null ? new byte[0] : privateData.clone();
+        if (data.length > PrivateDataLimits.LIBRDMACM_MAX) {
+            throw new IllegalArgumentException("reject with " + data.length + " bytes of private data: rdma_cm "
+                    + "carries at most " + PrivateDataLimits.LIBRDMACM_MAX);
+        }
+        checkPrivateData(PrivateDataLimits.Operation.REJECT, data.length);
+        synchronized (this) {
+            checkOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment cs = arena.allocate(Native.CALL_STATE);
+                MemorySegment pd = MemorySegment.NULL;
+                if (data.length > 0) {
+                    pd = arena.allocate(data.length);
+                    MemorySegment.copy(data, 0, pd, JAVA_BYTE, 0, data.length);
+                }
+                if (rdma_cma_h.rdma_reject(cs, handle, pd, (byte) data.length) != 0) {
+                    throw new RdmaException("rdma_reject(" + this + ")", Native.errno(cs));
+                }
+            }
+        }
+    }
+
+    /**
+     * Disconnects; the queue pair goes to the error state (pending work completes with WR_FLUSH_ERR). The peer gets
+     * DISCONNECTED and should disconnect too: on InfiniBand/RoCE that sends the IB CM's DREP, which is what brings
+     * this side its own DISCONNECTED (without it, only the DREQ's timeout does). On iWARP the TCP close does.
+     */
+    public void disconnect() throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment cs = arena.allocate(Native.CALL_STATE);
+                if (rdma_cma_h.rdma_disconnect(cs, handle) != 0) {
+                    throw new RdmaException("rdma_disconnect(" + this + ")", Native.errno(cs));
+                }
+            }
+        }
+    }
+
+    private void checkPrivateData(PrivateDataLimits.Operation operation, int length) throws RdmaException {
+        if (length == 0) {
+            return;
+        }
+        TransportType transport = transportOrNull();
+        PrivateDataLimits.check(transport, transport == null ? "an id without device" : context().deviceName(),
+                operation, length);
+    }
+
+    // ---------------------------------------------------------------------------------------------------- events
+
+    /** The next event of this id within {@code timeout}, or null; see {@link EventChannel#await}. */
+    public CmEvent await(Duration timeout) throws RdmaException {
+        return channel.await(this, timeout);
+    }
+
+    /** The next event of this id if it is {@code expected}; see {@link EventChannel#expect}. */
+    public CmEvent expect(CmEventType expected, Duration timeout) throws RdmaException {
+        return channel.expect(this, expected, timeout);
+    }
+
+    /** Called when an event of this id is handed to a caller: ESTABLISHED makes the queue pair usable. */
+    void delivered(CmEvent event) throws RdmaException {
+        if (event.type() != CmEventType.ESTABLISHED || event.status() != 0) {
+            return;
+        }
+        QueuePair qp = queuePair;
+        if (qp != null && !qp.isClosed()) {
+            VERBS.markConnected(qp);
+            VERBS.grantFlushAccess(qp);
+        }
+    }
+
+    /** Whether the id is closed or being closed (no lock: safe to ask while holding the channel's monitor). */
+    boolean closing() {
+        return closing;
+    }
+
+    @Override
+    protected void destroy() {
+        closing = true;
+        QueuePair qp = queuePair;
+        if (qp != null) {
+            qp.close(); // rdma_destroy_qp through its hook, before the id goes
+        }
+        channel.unregister(this);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cs = arena.allocate(Native.CALL_STATE);
+            if (rdma_cma_h.rdma_destroy_id(cs, handle) != 0) {
+                throw new IllegalStateException("rdma_destroy_id failed: " + Errno.name(Native.errno(cs)));
+            }
+        }
+    }
+
+    @Override
+    protected String describe() {
+        return "rdma_cm id 0x" + Long.toHexString(handle.address());
+    }
+}

@@ -1,0 +1,102 @@
+package org.panamardma.verbs.cm;
+
+import java.util.Arrays;
+import java.util.HexFormat;
+import org.panamardma.verbs.ffi.rdma_cma_h;
+
+/**
+ * What {@link CmId#connect} and {@link CmId#accept} send ({@code struct rdma_conn_param}), and what CM events carry
+ * back from the peer.
+ *
+ * <p>On InfiniBand and RoCE the retry counts apply to the <em>peer's</em> queue pair: the {@code rnrRetryCount} a
+ * client gives to connect is the server QP's, and the client QP gets what the server gives to accept (the IB CM
+ * REQ/REP carry them across). {@code retryCount} is ignored by accept, and iWARP ignores both (TCP retransmits).
+ *
+ * @param responderResources RDMA READs and atomics the peer may have outstanding at us;
+ *                           {@link #DEVICE_MAXIMUM} (255, {@code RDMA_MAX_RESP_RES}): as many as the device allows
+ *                           (on accept: also no more than the peer's initiator depth)
+ * @param initiatorDepth     RDMA READs and atomics we may have outstanding at the peer; {@link #DEVICE_MAXIMUM}
+ *                           ({@code RDMA_MAX_INIT_DEPTH}): as many as the device allows (on accept: also no more
+ *                           than the peer's responder resources)
+ * @param retryCount         transport retries before a send fails with RETRY_EXC_ERR (0-7)
+ * @param rnrRetryCount      retries when the receiver has no receive posted (0-7, 7: forever)
+ * @param privateData        bytes for the peer's CONNECT_REQUEST / ESTABLISHED event: at most 255 here
+ *                           ({@code private_data_len} is a {@code uint8_t}), and at most
+ *                           {@link PrivateDataLimits} for the transport when sent
+ */
+public record ConnectionParameters(int responderResources, int initiatorDepth, int retryCount, int rnrRetryCount,
+                                   byte[] privateData) {
+    /** "As many as the device can": {@code RDMA_MAX_RESP_RES} / {@code RDMA_MAX_INIT_DEPTH}. */
+    public static final int DEVICE_MAXIMUM = rdma_cma_h.RDMA_MAX_RESP_RES;
+
+    /** The device's maximum of READ/atomic resources both ways, 7 retries each, no private data. */
+    public static final ConnectionParameters DEFAULTS = new ConnectionParameters(DEVICE_MAXIMUM, DEVICE_MAXIMUM, 7, 7,
+            new byte[0]);
+
+    public ConnectionParameters {
+        check("responderResources", responderResources, 0, 255);
+        check("initiatorDepth", initiatorDepth, 0, 255);
+        check("retryCount", retryCount, 0, 7);
+        check("rnrRetryCount", rnrRetryCount, 0, 7);
+        privateData = privateData == null ? new byte[0] : privateData.clone();
+        if (privateData.length > PrivateDataLimits.LIBRDMACM_MAX) {
+            throw new IllegalArgumentException("private data of " + privateData.length + " bytes: rdma_cm carries at "
+                    + "most " + PrivateDataLimits.LIBRDMACM_MAX + " (private_data_len is a uint8_t)");
+        }
+    }
+
+    private static void check(String name, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(name + " must be in " + min + ".." + max + ": " + value);
+        }
+    }
+
+    /** A copy of the private data. */
+    @Override
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    /** The private data's length, without copying it. */
+    public int privateDataLength() {
+        return privateData.length;
+    }
+
+    byte[] privateDataUnsafe() {
+        return privateData;
+    }
+
+    public ConnectionParameters withPrivateData(byte[] data) {
+        return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, data);
+    }
+
+    public ConnectionParameters withResources(int responderResources, int initiatorDepth) {
+        return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, privateData);
+    }
+
+    public ConnectionParameters withRetries(int retryCount, int rnrRetryCount) {
+        return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, privateData);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ConnectionParameters p && p.responderResources == responderResources
+                && p.initiatorDepth == initiatorDepth && p.retryCount == retryCount
+                && p.rnrRetryCount == rnrRetryCount && Arrays.equals(p.privateData, privateData);
+    }
+
+    @Override
+    public int hashCode() {
+        return ((responderResources * 31 + initiatorDepth) * 31 + retryCount) * 31 + rnrRetryCount
+                + 17 * Arrays.hashCode(privateData);
+    }
+
+    @Override
+    public String toString() {
+        return "ConnectionParameters[responderResources=" + responderResources + ", initiatorDepth=" + initiatorDepth
+                + ", retryCount=" + retryCount + ", rnrRetryCount=" + rnrRetryCount + ", privateData="
+                + privateData.length + " bytes" + (privateData.length == 0 ? "" : " "
+                + HexFormat.of().formatHex(privateData, 0, Math.min(16, privateData.length))
+                + (privateData.length > 16 ? "..." : "")) + "]";
+    }
+}

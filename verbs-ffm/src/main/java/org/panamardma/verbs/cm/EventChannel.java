@@ -1,0 +1,303 @@
+package org.panamardma.verbs.cm;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.panamardma.verbs.Errno;
+import org.panamardma.verbs.NativeResource;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.ffi.Native;
+import org.panamardma.verbs.ffi.libc_h;
+import org.panamardma.verbs.ffi.rdma_cm_event;
+import org.panamardma.verbs.ffi.rdma_cm_id;
+import org.panamardma.verbs.ffi.rdma_cma_h;
+import org.panamardma.verbs.ffi.rdma_conn_param;
+import org.panamardma.verbs.ffi.rdma_event_channel;
+
+/**
+ * An rdma_cm event channel ({@code struct rdma_event_channel}): where the events of its {@link CmId}s arrive.
+ *
+ * <p>Its file descriptor is non-blocking; every wait is a {@code poll(2)} with a timeout, so nothing here blocks
+ * for longer than asked. Each event is copied into an immutable {@link CmEvent} and acked at once (librdmacm's
+ * {@code rdma_destroy_id} waits for the acks of its id's events, so none is ever held). Events are queued per
+ * channel in arrival order: {@link #await(CmId, Duration)} takes the oldest of one id — a listening id also gets
+ * the CONNECT_REQUESTs for it — and leaves the others for their own waiters; {@link #poll(Duration)} takes the
+ * oldest of any id. Any thread may wait; the one that reads the fd queues what it reads for the others.
+ *
+ * <p>A CONNECT_REQUEST carries a new rdma_cm id made by librdmacm on this channel: it becomes a new {@link CmId},
+ * owned by this channel like the others, destroyed when closed (reject it or close it if unwanted).
+ *
+ * <p>Closing the channel closes its ids first (each after its queue pair), then destroys the channel.
+ */
+public final class EventChannel extends NativeResource {
+    /** How long one wait holds the channel before letting other waiters (and close) in. */
+    private static final int WAIT_SLICE_MILLIS = 50;
+
+    final MemorySegment handle;
+    private final int fd;
+    private final Arena scratchArena = Arena.ofShared();
+    private final MemorySegment pollFd;
+    private final MemorySegment eventOut;
+    private final MemorySegment callState;
+    /** The ids of this channel by their rdma_cm_id address. */
+    private final Map<Long, CmId> ids = new ConcurrentHashMap<>();
+    /** Events read but not yet taken, oldest first; guarded by this. */
+    private final ArrayDeque<CmEvent> pending = new ArrayDeque<>();
+
+    private EventChannel(MemorySegment handle) throws RdmaException {
+        super("rdma_cm event channel");
+        this.handle = handle;
+        this.fd = handle.get(JAVA_INT, rdma_event_channel.fd$OFFSET);
+        this.pollFd = scratchArena.allocate(libc_h.POLLFD);
+        this.eventOut = scratchArena.allocate(ADDRESS);
+        this.callState = scratchArena.allocate(Native.CALL_STATE);
+        int flags = libc_h.fcntl(callState, fd, libc_h.F_GETFL, 0);
+        if (flags < 0 || libc_h.fcntl(callState, fd, libc_h.F_SETFL, flags | libc_h.O_NONBLOCK) < 0) {
+            int errno = Native.errno(callState);
+            scratchArena.close();
+            throw new RdmaException("fcntl(O_NONBLOCK) on the rdma_cm event channel", errno);
+        }
+    }
+
+    /** Opens an event channel ({@code rdma_create_event_channel}). */
+    public static EventChannel create() throws RdmaException {
+        if (!Native.rdmacmLoaded()) {
+            throw new RdmaException("librdmacm cannot be loaded: " + Native.rdmacmFailure().orElse("?"));
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cs = arena.allocate(Native.CALL_STATE);
+            MemorySegment ch = rdma_cma_h.rdma_create_event_channel(cs);
+            if (ch.address() == 0) {
+                throw new RdmaException("rdma_create_event_channel", Native.errno(cs));
+            }
+            MemorySegment handle = ch.reinterpret(rdma_event_channel.layout().byteSize());
+            try {
+                return new EventChannel(handle);
+            } catch (RdmaException | RuntimeException e) {
+                rdma_cma_h.rdma_destroy_event_channel(handle);
+                throw e;
+            }
+        }
+    }
+
+    /** The channel's file descriptor (non-blocking), for an event loop: readable when events are there. */
+    public int fd() {
+        return fd;
+    }
+
+    /** Creates an id in the TCP port space (reliable connected QPs). */
+    public CmId createId() throws RdmaException {
+        return createId(PortSpace.TCP);
+    }
+
+    /** Creates an id ({@code rdma_create_id}). */
+    public CmId createId(PortSpace portSpace) throws RdmaException {
+        Objects.requireNonNull(portSpace, "portSpace");
+        synchronized (this) {
+            checkOpen();
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment cs = arena.allocate(Native.CALL_STATE);
+                MemorySegment out = arena.allocate(ADDRESS);
+                int rc = rdma_cma_h.rdma_create_id(cs, handle, out, MemorySegment.NULL, portSpace.value());
+                if (rc != 0) {
+                    throw new RdmaException("rdma_create_id", Native.errno(cs));
+                }
+                return register(out.get(ADDRESS, 0), portSpace);
+            }
+        }
+    }
+
+    /** Wraps and registers a native id of this channel. Holds this monitor. */
+    private CmId register(MemorySegment id, PortSpace portSpace) {
+        CmId cmId = new CmId(this, id.reinterpret(rdma_cm_id.layout().byteSize()), portSpace);
+        ids.put(id.address(), cmId);
+        return cmId;
+    }
+
+    void unregister(CmId id) {
+        ids.remove(id.handle.address());
+    }
+
+    /**
+     * Waits up to {@code timeout} for the next event of {@code id} (for a listening id: also the CONNECT_REQUESTs
+     * for it); returns null on timeout. Events of other ids stay queued for their waiters.
+     */
+    public CmEvent await(CmId id, Duration timeout) throws RdmaException {
+        Objects.requireNonNull(id, "id");
+        if (id.channel() != this) {
+            throw new IllegalArgumentException(id + " belongs to another event channel");
+        }
+        return take(id, timeout);
+    }
+
+    /** Waits up to {@code timeout} for the next event of any id of this channel; null on timeout. */
+    public CmEvent poll(Duration timeout) throws RdmaException {
+        return take(null, timeout);
+    }
+
+    /**
+     * Waits up to {@code timeout} for the next event of {@code id} and returns it if it is {@code expected} with
+     * status 0.
+     *
+     * @throws CmEventException  another event came (REJECTED, UNREACHABLE, ADDR_ERROR...), or the expected one with
+     *                           an error status: it carries the event
+     * @throws CmTimeoutException no event of {@code id} within the timeout
+     */
+    public CmEvent expect(CmId id, CmEventType expected, Duration timeout) throws RdmaException {
+        CmEvent event = await(id, timeout);
+        if (event == null) {
+            throw new CmTimeoutException("no rdma_cm event on " + id + " within " + timeout.toMillis()
+                    + " ms (expected " + expected.cName() + ")");
+        }
+        if (!event.is(expected)) {
+            throw new CmEventException(expected, event);
+        }
+        return event;
+    }
+
+    private CmEvent take(CmId id, Duration timeout) throws RdmaException {
+        long timeoutNanos = timeout.isNegative() ? 0 : timeout.toNanos();
+        long deadline = System.nanoTime() + timeoutNanos;
+        CmEvent event = null;
+        while (event == null) {
+            synchronized (this) {
+                checkOpen();
+                if (id != null && id.closing()) {
+                    // describe(), not toString(): that takes the id's monitor, held by its close() waiting for ours
+                    throw new IllegalStateException(id.describe() + " was closed while waiting for its events");
+                }
+                event = takePending(id);
+                if (event == null) {
+                    readAvailable();
+                    event = takePending(id);
+                }
+                if (event == null) {
+                    long leftMillis = (deadline - System.nanoTime() + 999_999L) / 1_000_000L;
+                    if (leftMillis <= 0) {
+                        return null;
+                    }
+                    pollFd.set(JAVA_INT, 0, fd);
+                    pollFd.set(JAVA_SHORT, 4, libc_h.POLLIN);
+                    pollFd.set(JAVA_SHORT, 6, (short) 0);
+                    int rc = libc_h.poll(callState, pollFd, 1, (int) Math.min(leftMillis, WAIT_SLICE_MILLIS));
+                    if (rc < 0 && Native.errno(callState) != Errno.EINTR) {
+                        throw new RdmaException("poll on the rdma_cm event channel", Native.errno(callState));
+                    }
+                }
+            }
+        }
+        // outside the channel's monitor: may modify the QP
+        event.id().delivered(event);
+        return event;
+    }
+
+    private CmEvent takePending(CmId id) {
+        for (Iterator<CmEvent> it = pending.iterator(); it.hasNext(); ) {
+            CmEvent e = it.next();
+            if (id == null || owner(e) == id) {
+                it.remove();
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** A CONNECT_REQUEST belongs to its listening id, every other event to its id. */
+    private static CmId owner(CmEvent e) {
+        return e.type() == CmEventType.CONNECT_REQUEST && e.listenId() != null ? e.listenId() : e.id();
+    }
+
+    /** Reads, copies and acks every event the fd has now, queueing them. Holds this monitor. */
+    private void readAvailable() throws RdmaException {
+        while (true) {
+            int rc = rdma_cma_h.rdma_get_cm_event(callState, handle, eventOut);
+            if (rc != 0) {
+                int errno = Native.errno(callState);
+                if (errno == Errno.EAGAIN || errno == Errno.EINTR) {
+                    return;
+                }
+                throw new RdmaException("rdma_get_cm_event", errno);
+            }
+            MemorySegment ev = eventOut.get(ADDRESS, 0).reinterpret(rdma_cm_event.layout().byteSize());
+            CmEvent event;
+            MemorySegment orphan = MemorySegment.NULL;
+            try {
+                event = copy(ev);
+                if (event == null && ev.get(JAVA_INT, rdma_cm_event.event$OFFSET)
+                        == rdma_cma_h.RDMA_CM_EVENT_CONNECT_REQUEST) {
+                    // for a listening id closed meanwhile: nobody will accept or reject the new id
+                    orphan = ev.get(ADDRESS, rdma_cm_event.id$OFFSET);
+                }
+            } finally {
+                int ack = rdma_cma_h.rdma_ack_cm_event(callState, ev);
+                if (ack != 0) {
+                    throw new RdmaException("rdma_ack_cm_event", Native.errno(callState));
+                }
+            }
+            if (orphan.address() != 0) {
+                rdma_cma_h.rdma_destroy_id(callState, orphan);
+            }
+            if (event != null) {
+                pending.addLast(event);
+            }
+        }
+    }
+
+    /** The event as a Java value; null if it is for an id that is no longer ours. */
+    private CmEvent copy(MemorySegment ev) {
+        CmEventType type = CmEventType.of(ev.get(JAVA_INT, rdma_cm_event.event$OFFSET));
+        int status = ev.get(JAVA_INT, rdma_cm_event.status$OFFSET);
+        long idAddress = ev.get(ADDRESS, rdma_cm_event.id$OFFSET).address();
+        long listenAddress = ev.get(ADDRESS, rdma_cm_event.listen_id$OFFSET).address();
+        CmId listenId = listenAddress == 0 ? null : ids.get(listenAddress);
+        CmId id;
+        if (type == CmEventType.CONNECT_REQUEST) {
+            if (listenId == null) {
+                return null;
+            }
+            id = register(ev.get(ADDRESS, rdma_cm_event.id$OFFSET), listenId.portSpace());
+        } else {
+            id = ids.get(idAddress);
+            if (id == null) {
+                return null;
+            }
+        }
+        long conn = rdma_cm_event.param$conn$OFFSET;
+        MemorySegment pdPointer = ev.get(ADDRESS, conn + rdma_conn_param.private_data$OFFSET);
+        int pdLength = Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + rdma_conn_param.private_data_len$OFFSET));
+        byte[] privateData = pdPointer.address() == 0 || pdLength == 0 ? new byte[0]
+                : pdPointer.reinterpret(pdLength).toArray(JAVA_BYTE);
+        ConnectionParameters parameters = new ConnectionParameters(
+                Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + rdma_conn_param.responder_resources$OFFSET)),
+                Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + rdma_conn_param.initiator_depth$OFFSET)),
+                Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + rdma_conn_param.retry_count$OFFSET)) & 7,
+                Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + rdma_conn_param.rnr_retry_count$OFFSET)) & 7,
+                privateData);
+        int peerQpNumber = ev.get(JAVA_INT, conn + rdma_conn_param.qp_num$OFFSET);
+        return new CmEvent(type, status, id, type == CmEventType.CONNECT_REQUEST ? listenId : null, parameters,
+                peerQpNumber);
+    }
+
+    @Override
+    protected void destroy() {
+        pending.clear();
+        ids.clear();
+        rdma_cma_h.rdma_destroy_event_channel(handle);
+        scratchArena.close();
+    }
+
+    @Override
+    protected String describe() {
+        return "rdma_cm event channel (fd " + fd + ")";
+    }
+}
