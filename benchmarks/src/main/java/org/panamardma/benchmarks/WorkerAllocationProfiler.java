@@ -43,6 +43,7 @@ public final class WorkerAllocationProfiler implements InternalProfiler {
     }
 
     @Override
+    @SuppressWarnings("rawtypes") // JMH's InternalProfiler declares the raw Result type
     public Collection<? extends Result> afterIteration(BenchmarkParams benchmarkParams,
                                                        IterationParams iterationParams, IterationResult result) {
         Map<Long, Long> after = snapshot();
