@@ -2,14 +2,12 @@ package org.panamardma.verbs;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_comp_channel;
-import org.panamardma.verbs.ffi.libc_h;
 import org.panamardma.verbs.ffi.verbs_h;
 
 /**
@@ -26,7 +24,7 @@ public final class CompletionChannel extends NativeResource {
     private final int fd;
     private final CopyOnWriteArrayList<CompletionQueue> queues = new CopyOnWriteArrayList<>();
     private final Arena scratchArena = Arena.ofShared();
-    private final MemorySegment pollFd;
+    private final org.panamardma.verbs.internal.ReadableFd readable;
     private final MemorySegment cqOut;
     private final MemorySegment contextOut;
     private final MemorySegment callState;
@@ -36,15 +34,11 @@ public final class CompletionChannel extends NativeResource {
         this.context = context;
         this.handle = handle;
         this.fd = handle.get(JAVA_INT, ibv_comp_channel.fd$OFFSET);
-        this.pollFd = scratchArena.allocate(libc_h.POLLFD);
         this.cqOut = scratchArena.allocate(ADDRESS);
         this.contextOut = scratchArena.allocate(ADDRESS);
         this.callState = scratchArena.allocate(Native.CALL_STATE);
         // non-blocking, so that ibv_get_cq_event never blocks past our own poll(2) with its timeout
-        int flags = libc_h.fcntl(callState, fd, libc_h.F_GETFL, 0);
-        if (flags < 0 || libc_h.fcntl(callState, fd, libc_h.F_SETFL, flags | libc_h.O_NONBLOCK) < 0) {
-            throw new RdmaException("fcntl(O_NONBLOCK) on completion channel", Native.errno(callState));
-        }
+        this.readable = new org.panamardma.verbs.internal.ReadableFd(fd, "completion channel", scratchArena);
     }
 
     static CompletionChannel create(Context context) throws RdmaException {
@@ -94,13 +88,7 @@ public final class CompletionChannel extends NativeResource {
                 if (leftMillis <= 0) {
                     return null;
                 }
-                pollFd.set(JAVA_INT, 0, fd);
-                pollFd.set(JAVA_SHORT, 4, libc_h.POLLIN);
-                pollFd.set(JAVA_SHORT, 6, (short) 0);
-                int rc = libc_h.poll(callState, pollFd, 1, (int) Math.min(leftMillis, WAIT_SLICE_MILLIS));
-                if (rc < 0 && Native.errno(callState) != Errno.EINTR) {
-                    throw new RdmaException("poll on completion channel", Native.errno(callState));
-                }
+                readable.await((int) Math.min(leftMillis, WAIT_SLICE_MILLIS));
             }
         }
     }

@@ -3,7 +3,6 @@ package org.panamardma.verbs.cm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,12 +16,12 @@ import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.NativeResource;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.ffi.Native;
-import org.panamardma.verbs.ffi.libc_h;
 import org.panamardma.verbs.ffi.rdma_cm_event;
 import org.panamardma.verbs.ffi.rdma_cm_id;
 import org.panamardma.verbs.ffi.rdma_cma_h;
 import org.panamardma.verbs.ffi.rdma_conn_param;
 import org.panamardma.verbs.ffi.rdma_event_channel;
+import org.panamardma.verbs.internal.ReadableFd;
 
 /**
  * An rdma_cm event channel ({@code struct rdma_event_channel}): where the events of its {@link CmId}s arrive.
@@ -46,7 +45,7 @@ public final class EventChannel extends NativeResource {
     final MemorySegment handle;
     private final int fd;
     private final Arena scratchArena = Arena.ofShared();
-    private final MemorySegment pollFd;
+    private final ReadableFd readable;
     private final MemorySegment eventOut;
     private final MemorySegment callState;
     /** The ids of this channel by their rdma_cm_id address. */
@@ -58,14 +57,13 @@ public final class EventChannel extends NativeResource {
         super("rdma_cm event channel");
         this.handle = handle;
         this.fd = handle.get(JAVA_INT, rdma_event_channel.fd$OFFSET);
-        this.pollFd = scratchArena.allocate(libc_h.POLLFD);
         this.eventOut = scratchArena.allocate(ADDRESS);
         this.callState = scratchArena.allocate(Native.CALL_STATE);
-        int flags = libc_h.fcntl(callState, fd, libc_h.F_GETFL, 0);
-        if (flags < 0 || libc_h.fcntl(callState, fd, libc_h.F_SETFL, flags | libc_h.O_NONBLOCK) < 0) {
-            int errno = Native.errno(callState);
+        try {
+            this.readable = new ReadableFd(fd, "rdma_cm event channel", scratchArena);
+        } catch (RdmaException e) {
             scratchArena.close();
-            throw new RdmaException("fcntl(O_NONBLOCK) on the rdma_cm event channel", errno);
+            throw e;
         }
     }
 
@@ -186,13 +184,7 @@ public final class EventChannel extends NativeResource {
                     if (leftMillis <= 0) {
                         return null;
                     }
-                    pollFd.set(JAVA_INT, 0, fd);
-                    pollFd.set(JAVA_SHORT, 4, libc_h.POLLIN);
-                    pollFd.set(JAVA_SHORT, 6, (short) 0);
-                    int rc = libc_h.poll(callState, pollFd, 1, (int) Math.min(leftMillis, WAIT_SLICE_MILLIS));
-                    if (rc < 0 && Native.errno(callState) != Errno.EINTR) {
-                        throw new RdmaException("poll on the rdma_cm event channel", Native.errno(callState));
-                    }
+                    readable.await((int) Math.min(leftMillis, WAIT_SLICE_MILLIS));
                 }
             }
         }
