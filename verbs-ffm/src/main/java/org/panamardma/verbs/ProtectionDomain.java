@@ -54,7 +54,7 @@ public final class ProtectionDomain extends NativeResource {
         }
         synchronized (this) {
             checkOpen();
-            return MemoryRegion.register(this, segment, EnumSet.copyOf(access.isEmpty() ? Set.of(Access.LOCAL_WRITE) : access), null);
+            return MemoryRegion.register(this, segment, copy(access), null);
         }
     }
 
@@ -68,12 +68,17 @@ public final class ProtectionDomain extends NativeResource {
             MemorySegment memory = arena.allocate(size, 4096);
             synchronized (this) {
                 checkOpen();
-                return MemoryRegion.register(this, memory, EnumSet.copyOf(access.isEmpty() ? Set.of(Access.LOCAL_WRITE) : access), arena);
+                return MemoryRegion.register(this, memory, copy(access), arena);
             }
         } catch (RdmaException | RuntimeException | Error e) {
             arena.close();
             throw e;
         }
+    }
+
+    /** An empty set is a valid request (local read only, e.g. a buffer that is only sent from). */
+    private static Set<Access> copy(Set<Access> access) {
+        return access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access);
     }
 
     /** Starts the description of a reliable-connected queue pair in this PD. */

@@ -87,6 +87,18 @@ class RoceOperationsDeviceTest {
     }
 
     @Test
+    void sendsFromARegionRegisteredWithoutAccessFlags() throws RdmaException {
+        MemoryRegion readOnly = pair.pdA.allocate(64, Set.of());
+        assertTrue(readOnly.access().isEmpty(), "no access asked, none granted");
+        readOnly.segment().setString(0, "local read only");
+        pair.b.postReceive(60, remote, 0, 64);
+        pair.a.postSend(61, readOnly, 0, 16, SendFlags.SIGNALED);
+        pair.expectSuccess(pair.cqA, 61, WcOpcode.SEND);
+        pair.expectSuccess(pair.cqB, 60, WcOpcode.RECV);
+        assertEquals("local read only", remote.segment().getString(0));
+    }
+
+    @Test
     void writeChangesRemoteMemory() throws RdmaException {
         byte[] data = pattern(32 * 1024, 2);
         MemorySegment.copy(data, 0, local.segment(), ValueLayout.JAVA_BYTE, 100, data.length);
