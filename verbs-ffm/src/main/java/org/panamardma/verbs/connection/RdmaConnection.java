@@ -1,0 +1,629 @@
+package org.panamardma.verbs.connection;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.net.InetSocketAddress;
+import org.panamardma.verbs.Access;
+import org.panamardma.verbs.CompletionChannel;
+import org.panamardma.verbs.CompletionQueue;
+import org.panamardma.verbs.Context;
+import org.panamardma.verbs.FlushScope;
+import org.panamardma.verbs.FlushType;
+import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.ProtectionDomain;
+import org.panamardma.verbs.QueuePair;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.RemoteRegion;
+import org.panamardma.verbs.SendFlags;
+import org.panamardma.verbs.WcStatus;
+import org.panamardma.verbs.WorkCompletionException;
+import org.panamardma.verbs.WorkCompletions;
+import org.panamardma.verbs.cm.CmEvent;
+import org.panamardma.verbs.cm.CmEventType;
+import org.panamardma.verbs.cm.CmId;
+import org.panamardma.verbs.cm.EventChannel;
+import org.panamardma.verbs.cm.QueuePairOptions;
+
+/**
+ * One rdma_cm-connected reliable-connected queue pair, with futures: every request is posted
+ * {@link SendFlags#SIGNALED} under a fresh wr_id and its {@link CompletableFuture} is completed by the connection's
+ * poller thread when the completion arrives.
+ *
+ * <p><b>Resources.</b> The connection owns, on the device context rdma_cm chose: a protection domain (register the
+ * memory you send from, write from, read into with {@link #protectionDomain()}), a completion channel and one
+ * completion queue (sends and receives, {@code sendQueueDepth + receiveQueueDepth} entries), the queue pair,
+ * {@code receiveQueueDepth} receive buffers of {@code receiveBufferSize} bytes in one memory region (LOCAL_WRITE),
+ * and {@code sendQueueDepth} 8-byte slots for atomic results. All go with {@link #close()}.
+ *
+ * <p><b>Poller.</b> One platform daemon thread per connection ({@code rdma-connection-<local>-><peer>}) polls the CQ
+ * dry, arms it, polls again (completions that raced the arming make no event) and waits on the completion channel
+ * in slices of {@value #WAIT_SLICE_MILLIS} ms. Futures complete on that thread: dependent actions that block delay
+ * every other completion of the connection; use the {@code ...Async} forms for anything slow.
+ *
+ * <p><b>Backpressure.</b> At most {@code sendQueueDepth} requests are in flight; a request beyond that blocks the
+ * calling thread until a completion frees a slot (it does not fail). Receives are not counted: they use the posted
+ * buffers.
+ *
+ * <p><b>Failures.</b> No request method throws (except NullPointerException): a failure to post
+ * (UnsupportedOperationException naming the device when it lacks the capability, e.g. atomics on siw;
+ * IllegalArgumentException for a range outside the region; RdmaException from the post) fails the returned future.
+ * A completion with an error status fails its future with {@link WorkCompletionException} and puts the connection
+ * in the failed state: requests flushed by the queue pair ({@code WR_FLUSH_ERR}) and every later request fail with
+ * {@link ConnectionClosedException}. So do pending and later requests once the peer disconnects (DISCONNECTED), the
+ * device goes (DEVICE_REMOVAL), or {@link #close()} is called. Messages already received stay available to
+ * {@link #receive()}.
+ */
+public final class RdmaConnection implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RdmaConnection.class.getName());
+    static final int WAIT_SLICE_MILLIS = 50;
+    /** wr_ids of receives have the top bit set and the buffer index below. */
+    private static final long RECEIVE_BIT = 1L << 63;
+
+    private enum Kind { VOID, ATOMIC }
+
+    private record Pending(CompletableFuture<Object> future, Kind kind, int slot) {}
+
+    private record Arrived(int index, int length, boolean hasImmediate, int immediate) {}
+
+    /** What the connection owns, made on the id's context before connect/accept (receives posted). */
+    static final class Resources {
+        final ConnectionOptions options;
+        ProtectionDomain pd;
+        CompletionChannel channel;
+        CompletionQueue cq;
+        MemoryRegion receiveBuffers;
+        MemoryRegion atomicResults;
+        QueuePair qp;
+
+        Resources(ConnectionOptions options) {
+            this.options = options;
+        }
+
+        /** The {@link org.panamardma.verbs.cm.CmConnector.QueuePairFactory}: everything, then the receives. */
+        QueuePair create(CmId id) throws RdmaException {
+            Context ctx = id.context();
+            pd = ctx.allocateProtectionDomain();
+            channel = ctx.createCompletionChannel();
+            cq = ctx.createCompletionQueue(options.sendQueueDepth() + options.receiveQueueDepth(), channel);
+            receiveBuffers = pd.allocate((long) options.receiveQueueDepth() * options.receiveBufferSize(),
+                    Set.of(Access.LOCAL_WRITE));
+            atomicResults = pd.allocate(8L * options.sendQueueDepth(), Set.of(Access.LOCAL_WRITE));
+            qp = id.createQueuePair(pd, QueuePairOptions.of(cq)
+                    .withQueueDepths(options.sendQueueDepth(), options.receiveQueueDepth()));
+            for (int i = 0; i < options.receiveQueueDepth(); i++) {
+                postReceive(i);
+            }
+            return qp;
+        }
+
+        void postReceive(int index) throws RdmaException {
+            qp.postReceive(RECEIVE_BIT | index, receiveBuffers, (long) index * options.receiveBufferSize(),
+                    options.receiveBufferSize());
+        }
+
+        /** Closes what was made (the id, with the queue pair, is closed before). */
+        void close() {
+            for (AutoCloseable r : new AutoCloseable[] {receiveBuffers, atomicResults, cq, channel, pd}) {
+                if (r != null) {
+                    try {
+                        r.close();
+                    } catch (Exception e) {
+                        LOG.log(System.Logger.Level.DEBUG, "closing " + r, e);
+                    }
+                }
+            }
+        }
+    }
+
+    private final String name;
+    private final CmId id;
+    /** The client's own event channel (polled by the poller for this id's events), or null on a server. */
+    private final EventChannel ownedEvents;
+    /** On a server: the thread that delivers this id's CM events (close() must not wait for itself). */
+    private final Thread eventThread;
+    private final Resources res;
+    private final QueuePair qp;
+    private final CompletionQueue cq;
+    private final ConnectionOptions options;
+    private final Semaphore permits;
+    private final ConcurrentLinkedQueue<Integer> freeSlots = new ConcurrentLinkedQueue<>();
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicLong nextWrId = new AtomicLong();
+    private final Object receiveLock = new Object();
+    private final ArrayDeque<Arrived> arrived = new ArrayDeque<>();
+    private final ArrayDeque<CompletableFuture<Received>> waiting = new ArrayDeque<>();
+    private final CompletableFuture<CmEvent> disconnected = new CompletableFuture<>();
+    private final AtomicBoolean closeCalled = new AtomicBoolean();
+    private final Thread poller;
+    private volatile ConnectionClosedException failure;
+    private volatile boolean stopPolling;
+    private volatile Runnable onClose = () -> {};
+
+    RdmaConnection(CmId id, Resources res, EventChannel ownedEvents, Thread eventThread) {
+        this.id = id;
+        this.res = res;
+        this.ownedEvents = ownedEvents;
+        this.eventThread = eventThread;
+        this.qp = res.qp;
+        this.cq = res.cq;
+        this.options = res.options;
+        this.permits = new Semaphore(options.sendQueueDepth());
+        for (int i = 0; i < options.sendQueueDepth(); i++) {
+            freeSlots.add(i);
+        }
+        this.name = "rdma-connection-" + id.localAddress().map(RdmaConnection::format).orElse("?") + "->"
+                + id.peerAddress().map(RdmaConnection::format).orElse("?");
+        this.poller = Thread.ofPlatform().name(name).daemon(true).unstarted(this::pollLoop);
+    }
+
+    private static String format(InetSocketAddress a) {
+        return a.getAddress().getHostAddress() + ":" + a.getPort();
+    }
+
+    void start() {
+        poller.start();
+    }
+
+    void onClose(Runnable r) {
+        onClose = r;
+    }
+
+    CmId id() {
+        return id;
+    }
+
+    // ---------------------------------------------------------------------------------------------------- info
+
+    /** The poller thread's name: {@code rdma-connection-<local address>-><peer address>}. */
+    public String name() {
+        return name;
+    }
+
+    /** Register or allocate the memory for this connection's requests here. */
+    public ProtectionDomain protectionDomain() {
+        return res.pd;
+    }
+
+    /** The queue pair, for what the futures do not cover (posting on it directly bypasses the futures). */
+    public QueuePair queuePair() {
+        return qp;
+    }
+
+    public String deviceName() {
+        return qp.deviceName();
+    }
+
+    public Optional<InetSocketAddress> localAddress() {
+        return id.localAddress();
+    }
+
+    public Optional<InetSocketAddress> peerAddress() {
+        return id.peerAddress();
+    }
+
+    /** The most requests in flight at once (the send queue depth). */
+    public int maxOutstanding() {
+        return options.sendQueueDepth();
+    }
+
+    /** The size of each receive buffer: the largest message this side takes. */
+    public int receiveBufferSize() {
+        return options.receiveBufferSize();
+    }
+
+    /** Whether the connection can no longer post (closed, disconnected, device removed or queue pair in error). */
+    public boolean isFailed() {
+        return failure != null;
+    }
+
+    /** Completes when the peer disconnects (or close() has seen its own DISCONNECTED): with the event. */
+    public CompletableFuture<CmEvent> disconnected() {
+        return disconnected.copy();
+    }
+
+    // ------------------------------------------------------------------------------------------------ requests
+
+    /** SEND of {@code length} bytes of {@code mr} at {@code offset}: consumes one receive at the peer. */
+    public CompletableFuture<Void> send(MemoryRegion mr, long offset, int length) {
+        return submit(Kind.VOID, (wr, slot) -> qp.postSend(wr, mr, offset, length, SendFlags.SIGNALED));
+    }
+
+    /** SEND with immediate data (not on siw). */
+    public CompletableFuture<Void> sendWithImmediate(MemoryRegion mr, long offset, int length, int immediate) {
+        return submit(Kind.VOID, (wr, slot) ->
+                qp.postSendWithImmediate(wr, mr, offset, length, immediate, SendFlags.SIGNALED));
+    }
+
+    /**
+     * The next message the peer SENT (in arrival order), copied out of its receive buffer; the buffer is posted
+     * again before the future completes. Fails with {@link ConnectionClosedException} once the connection has
+     * failed and every message already received has been taken.
+     */
+    public CompletableFuture<Received> receive() {
+        Arrived a;
+        CompletableFuture<Received> f;
+        synchronized (receiveLock) {
+            a = arrived.poll();
+            if (a == null) {
+                f = new CompletableFuture<>();
+                ConnectionClosedException c = failure;
+                if (c != null) {
+                    f.completeExceptionally(c);
+                } else {
+                    waiting.add(f);
+                }
+                return f;
+            }
+        }
+        f = new CompletableFuture<>();
+        deliver(f, a);
+        return f;
+    }
+
+    /** RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}. */
+    public CompletableFuture<Void> write(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
+        return submit(Kind.VOID, (wr, slot) -> qp.postWrite(wr, mr, offset, length, remoteAddress, rkey,
+                SendFlags.SIGNALED));
+    }
+
+    /** RDMA WRITE of {@code length} bytes to the start of {@code remote}. */
+    public CompletableFuture<Void> write(MemoryRegion mr, long offset, int length, RemoteRegion remote) {
+        return write(mr, offset, length, remote.address(), remote.rkey());
+    }
+
+    /** RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. */
+    public CompletableFuture<Void> read(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
+        return submit(Kind.VOID, (wr, slot) -> qp.postRead(wr, mr, offset, length, remoteAddress, rkey,
+                SendFlags.SIGNALED));
+    }
+
+    /** RDMA READ of {@code length} bytes from the start of {@code remote}. */
+    public CompletableFuture<Void> read(MemoryRegion mr, long offset, int length, RemoteRegion remote) {
+        return read(mr, offset, length, remote.address(), remote.rkey());
+    }
+
+    /** ATOMIC FETCH AND ADD on the peer's 8-byte aligned word: completes with the word's previous value. */
+    public CompletableFuture<Long> fetchAdd(long remoteAddress, int rkey, long add) {
+        return submit(Kind.ATOMIC, (wr, slot) -> qp.postFetchAdd(wr, res.atomicResults, 8L * slot, remoteAddress,
+                rkey, add, SendFlags.SIGNALED));
+    }
+
+    /** ATOMIC COMPARE AND SWAP on the peer's 8-byte aligned word: completes with the word's previous value. */
+    public CompletableFuture<Long> compareSwap(long remoteAddress, int rkey, long compare, long swap) {
+        return submit(Kind.ATOMIC, (wr, slot) -> qp.postCompareSwap(wr, res.atomicResults, 8L * slot, remoteAddress,
+                rkey, compare, swap, SendFlags.SIGNALED));
+    }
+
+    /** RDMA FLUSH (draft-talpey-rdma-commit) of the peer's range or whole region. */
+    public CompletableFuture<Void> flush(long remoteAddress, int rkey, long length, FlushType type, FlushScope scope) {
+        return submit(Kind.VOID, (wr, slot) -> qp.postFlush(wr, remoteAddress, rkey, length, type, scope,
+                SendFlags.SIGNALED));
+    }
+
+    /** RDMA ATOMIC WRITE (draft-talpey-rdma-commit) of a 64-bit value to the peer's 8-byte aligned word. */
+    public CompletableFuture<Void> atomicWrite(long remoteAddress, int rkey, long value) {
+        return submit(Kind.VOID, (wr, slot) -> qp.postAtomicWrite(wr, remoteAddress, rkey, value,
+                SendFlags.SIGNALED));
+    }
+
+    @FunctionalInterface
+    private interface Post {
+        void post(long wrId, int slot) throws RdmaException;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> submit(Kind kind, Post post) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        ConnectionClosedException c = failure;
+        if (c != null) {
+            f.completeExceptionally(c);
+            return (CompletableFuture<T>) (CompletableFuture<?>) f;
+        }
+        try {
+            // backpressure: wait for a free slot, but not past the connection's end
+            while (!permits.tryAcquire(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) {
+                c = failure;
+                if (c != null) {
+                    f.completeExceptionally(c);
+                    return (CompletableFuture<T>) (CompletableFuture<?>) f;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            f.completeExceptionally(e);
+            return (CompletableFuture<T>) (CompletableFuture<?>) f;
+        }
+        Integer slot = kind == Kind.ATOMIC ? freeSlots.poll() : Integer.valueOf(-1);
+        if (slot == null) { // cannot happen: a permit guarantees a slot
+            permits.release();
+            f.completeExceptionally(new IllegalStateException(name + ": no atomic result slot"));
+            return (CompletableFuture<T>) (CompletableFuture<?>) f;
+        }
+        long wrId = nextWrId.incrementAndGet();
+        pending.put(wrId, new Pending(f, kind, slot));
+        c = failure;
+        if (c != null) {
+            fail(wrId, c);
+        } else {
+            try {
+                post.post(wrId, slot);
+            } catch (Throwable t) {
+                fail(wrId, t);
+            }
+        }
+        return (CompletableFuture<T>) (CompletableFuture<?>) f;
+    }
+
+    /** Removes request {@code wrId} (if still pending), frees its slot and fails it. */
+    private void fail(long wrId, Throwable t) {
+        Pending p = pending.remove(wrId);
+        if (p != null) {
+            release(p);
+            p.future.completeExceptionally(t);
+        }
+    }
+
+    private void release(Pending p) {
+        if (p.slot >= 0) {
+            freeSlots.add(p.slot);
+        }
+        permits.release();
+    }
+
+    // ---------------------------------------------------------------------------------------------- completions
+
+    private void pollLoop() {
+        long nextCmCheck = 0;
+        try (WorkCompletions wc = WorkCompletions.allocate(32)) {
+            while (!stopPolling) {
+                if (ownedEvents != null && System.nanoTime() - nextCmCheck >= 0) {
+                    pollCmEvents();
+                    nextCmCheck = System.nanoTime() + WAIT_SLICE_MILLIS * 1_000_000L;
+                }
+                if (drain(wc) > 0) {
+                    continue;
+                }
+                cq.requestNotification(false);
+                if (drain(wc) > 0) {
+                    continue;
+                }
+                cq.channel().await(WAIT_SLICE_MILLIS);
+            }
+            drain(wc);
+        } catch (Throwable t) {
+            if (!stopPolling) {
+                LOG.log(System.Logger.Level.WARNING, name + ": poller failed", t);
+                markFailed(new ConnectionClosedException(name + ": completion poller failed: " + t, t));
+                failAllPending();
+            }
+        }
+    }
+
+    private void pollCmEvents() throws RdmaException {
+        CmEvent e;
+        while (!id.isClosed() && (e = ownedEvents.await(id, Duration.ZERO)) != null) {
+            handleCmEvent(e);
+        }
+    }
+
+    private int drain(WorkCompletions wc) throws RdmaException {
+        int total = 0;
+        int n;
+        while ((n = cq.poll(wc)) > 0) {
+            total += n;
+            for (int i = 0; i < n; i++) {
+                completed(wc, i);
+            }
+        }
+        return total;
+    }
+
+    private void completed(WorkCompletions wc, int i) {
+        long wrId = wc.wrId(i);
+        boolean ok = wc.isSuccess(i);
+        if ((wrId & RECEIVE_BIT) != 0) {
+            int index = (int) (wrId & Integer.MAX_VALUE);
+            if (ok) {
+                received(new Arrived(index, wc.byteLength(i), wc.hasImmediate(i), wc.hasImmediate(i)
+                        ? wc.immediate(i) : 0));
+            } else {
+                WorkCompletionException e = new WorkCompletionException(wrId, wc.status(i), wc.vendorError(i),
+                        name + " receive buffer " + index);
+                if (wc.status(i) != WcStatus.WR_FLUSH_ERR) {
+                    LOG.log(System.Logger.Level.DEBUG, e.getMessage());
+                }
+                markFailed(new ConnectionClosedException(name + ": queue pair in error: " + e.getMessage(), e));
+                failWaitingReceives();
+            }
+            return;
+        }
+        Pending p = pending.remove(wrId);
+        if (p == null) {
+            return; // failed already (close)
+        }
+        long atomicResult = ok && p.kind == Kind.ATOMIC
+                ? res.atomicResults.segment().get(JAVA_LONG, 8L * p.slot) : 0L;
+        release(p);
+        if (ok) {
+            p.future.complete(p.kind == Kind.ATOMIC ? (Object) atomicResult : null);
+            return;
+        }
+        WorkCompletionException e = new WorkCompletionException(wrId, wc.status(i), wc.vendorError(i), name);
+        if (wc.status(i) == WcStatus.WR_FLUSH_ERR) {
+            ConnectionClosedException c = failure;
+            ConnectionClosedException flushed = new ConnectionClosedException(
+                    (c != null ? c.getMessage() : name + ": queue pair in error") + " (request flushed)", e);
+            p.future.completeExceptionally(flushed);
+        } else {
+            markFailed(new ConnectionClosedException(name + ": queue pair in error after " + e.getMessage(), e));
+            p.future.completeExceptionally(e);
+            failWaitingReceives();
+        }
+    }
+
+    private void received(Arrived a) {
+        CompletableFuture<Received> f;
+        synchronized (receiveLock) {
+            f = waiting.poll();
+            if (f == null) {
+                arrived.add(a);
+                return;
+            }
+        }
+        deliver(f, a);
+    }
+
+    /** Copies the message out, posts its buffer again, completes {@code f}. */
+    private void deliver(CompletableFuture<Received> f, Arrived a) {
+        long offset = (long) a.index * options.receiveBufferSize();
+        byte[] data = res.receiveBuffers.segment().asSlice(offset, a.length).toArray(JAVA_BYTE);
+        if (failure == null) {
+            try {
+                res.postReceive(a.index);
+            } catch (RdmaException | RuntimeException e) {
+                if (failure == null) {
+                    LOG.log(System.Logger.Level.WARNING, name + ": re-posting receive buffer " + a.index, e);
+                }
+            }
+        }
+        f.complete(new Received(data, a.hasImmediate, a.immediate));
+    }
+
+    // ------------------------------------------------------------------------------------------------- failure
+
+    private void markFailed(ConnectionClosedException c) {
+        synchronized (receiveLock) {
+            if (failure == null) {
+                failure = c;
+            }
+        }
+    }
+
+    private void failWaitingReceives() {
+        ConnectionClosedException c = failure;
+        while (true) {
+            CompletableFuture<Received> f;
+            synchronized (receiveLock) {
+                f = waiting.poll();
+            }
+            if (f == null) {
+                return;
+            }
+            f.completeExceptionally(c);
+        }
+    }
+
+    private void failAllPending() {
+        ConnectionClosedException c = failure;
+        for (Long wrId : pending.keySet()) {
+            fail(wrId, c);
+        }
+        failWaitingReceives();
+    }
+
+    /** A CM event of this connection's id (from the poller on a client, from the server's event thread). */
+    void handleCmEvent(CmEvent e) {
+        if (e.type() == CmEventType.DISCONNECTED || e.type() == CmEventType.DEVICE_REMOVAL) {
+            boolean byPeer = !closeCalled.get();
+            markFailed(new ConnectionClosedException(name + (byPeer
+                    ? ": connection disconnected by the peer (" + e.type().cName() + ")"
+                    : ": connection closed") + (e.type() == CmEventType.DEVICE_REMOVAL ? ": device removed" : "")));
+            if (byPeer) {
+                try {
+                    id.disconnect(); // on RoCE the DREP the peer's own DISCONNECTED waits for
+                } catch (RdmaException | RuntimeException ignored) {
+                    // already disconnected or closed
+                }
+            }
+            failAllPending();
+            disconnected.complete(e);
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------------- close
+
+    /**
+     * Graceful close: rdma_disconnect, wait (up to the options' timeout) for DISCONNECTED while completions still
+     * complete their futures, then fail what is pending with {@link ConnectionClosedException} ("connection
+     * closed"), stop the poller and free everything. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closeCalled.compareAndSet(false, true)) {
+            return;
+        }
+        markFailed(new ConnectionClosedException(name + ": connection closed"));
+        if (!disconnected.isDone()) {
+            try {
+                id.disconnect();
+                awaitDisconnected();
+            } catch (RdmaException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, name + ": disconnect", e);
+            }
+        }
+        stopPolling = true;
+        if (Thread.currentThread() != poller) {
+            try {
+                poller.join(5 * WAIT_SLICE_MILLIS + 2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        failAllPending();
+        try {
+            id.close();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, name + ": closing the id", e);
+        }
+        res.close();
+        if (ownedEvents != null) {
+            ownedEvents.close();
+        }
+        onClose.run();
+    }
+
+    /**
+     * Waits for DISCONNECTED, delivered by the poller (client) or the server's event thread; never holds the event
+     * channel's monitor for long (a waiter in it would starve the other users of the channel).
+     */
+    private void awaitDisconnected() throws RdmaException {
+        long deadline = System.nanoTime() + options.timeout().toNanos();
+        Thread me = Thread.currentThread();
+        if (me == eventThread) {
+            return; // the server's event thread: it would wait for itself
+        }
+        while (!disconnected.isDone() && System.nanoTime() - deadline < 0) {
+            if (me == poller) { // closed from a future's callback: nobody else polls the client's events
+                pollCmEvents();
+            }
+            try {
+                disconnected.get(WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | ExecutionException ignored) {
+                // again
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " on " + qp.deviceName() + (failure != null ? " (" + failure.getMessage() + ")" : "");
+    }
+}

@@ -1,0 +1,200 @@
+package org.panamardma.verbs.connection;
+
+import java.lang.foreign.Arena;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.cm.CmConnector;
+import org.panamardma.verbs.cm.CmEvent;
+import org.panamardma.verbs.cm.CmEventType;
+import org.panamardma.verbs.cm.CmId;
+import org.panamardma.verbs.cm.EventChannel;
+import org.panamardma.verbs.internal.ReadableFd;
+
+/**
+ * Listens on an address and accepts every connection request into an {@link RdmaConnection}, handed to a callback
+ * or queued for {@link #accept(Duration)}.
+ *
+ * <p>One platform daemon thread ({@code rdma-server-<address>}) reads the server's rdma_cm event channel: it makes
+ * each request's resources, accepts it, hands the connection over on ESTABLISHED, and delivers DISCONNECTED /
+ * DEVICE_REMOVAL to the connection they concern. A request that cannot be set up is rejected and logged; a
+ * connection that fails or closes does not affect the others. The callback runs on that thread: it must not block
+ * (nor close the connection and expect to wait for its DISCONNECTED).
+ *
+ * <p>The accepted connections' rdma_cm ids live on the server's event channel: closing the server closes the
+ * connections still open.
+ */
+public final class RdmaServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RdmaServer.class.getName());
+
+    private final InetSocketAddress address;
+    private final ConnectionOptions options;
+    private final EventChannel events;
+    private final CmId listener;
+    private final Consumer<RdmaConnection> onAccept;
+    private final BlockingQueue<RdmaConnection> queue;
+    /** Connections by id: accepted (not yet ESTABLISHED) and established. Only the event thread adds. */
+    private final Map<CmId, RdmaConnection> connections = new ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile boolean closing;
+
+    private RdmaServer(InetSocketAddress address, ConnectionOptions options, Consumer<RdmaConnection> onAccept,
+                       BlockingQueue<RdmaConnection> queue) throws RdmaException {
+        this.address = address;
+        this.options = options;
+        this.onAccept = onAccept;
+        this.queue = queue;
+        this.events = EventChannel.create();
+        try {
+            this.listener = CmConnector.listen(events, address, 64);
+        } catch (RdmaException | RuntimeException e) {
+            events.close();
+            throw e;
+        }
+        this.thread = Thread.ofPlatform().name("rdma-server-" + address.getAddress().getHostAddress() + ":"
+                + address.getPort()).daemon(true).unstarted(this::run);
+        thread.start();
+    }
+
+    /** Listens on {@code address}; each established connection goes to {@code onAccept} (on the server's thread). */
+    public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options,
+                                    Consumer<RdmaConnection> onAccept) throws RdmaException {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(onAccept, "onAccept");
+        return new RdmaServer(address, options, onAccept, null);
+    }
+
+    /** Listens on {@code address}; take the established connections with {@link #accept(Duration)}. */
+    public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options) throws RdmaException {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(options, "options");
+        return new RdmaServer(address, options, null, new LinkedBlockingQueue<>());
+    }
+
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    /** The next established connection, waiting up to {@code timeout}; null if none came. Queue mode only. */
+    public RdmaConnection accept(Duration timeout) throws InterruptedException {
+        if (queue == null) {
+            throw new IllegalStateException("this server hands its connections to a callback");
+        }
+        return queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** How many connections are open (being accepted or established). */
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    /**
+     * Waits for the channel's fd outside the channel's monitor, then takes what is there without waiting: a thread
+     * blocked in {@code EventChannel.poll} holds that monitor for its whole wait, which would starve the ids'
+     * close (it unregisters from the channel under the same monitor).
+     */
+    private void run() {
+        try (Arena arena = Arena.ofConfined()) {
+            ReadableFd readable = new ReadableFd(events.fd(), "rdma_cm event channel", arena);
+            while (!closing) {
+                if (!readable.await(RdmaConnection.WAIT_SLICE_MILLIS)) {
+                    continue;
+                }
+                CmEvent e;
+                while (!closing && (e = events.poll(Duration.ZERO)) != null) {
+                    try {
+                        dispatch(e);
+                    } catch (RuntimeException | Error ex) {
+                        LOG.log(System.Logger.Level.WARNING, thread.getName() + ": handling " + e, ex);
+                    }
+                }
+            }
+        } catch (RdmaException | RuntimeException ex) {
+            if (!closing) {
+                LOG.log(System.Logger.Level.ERROR, thread.getName() + ": reading rdma_cm events", ex);
+            }
+        }
+    }
+
+    private void dispatch(CmEvent e) {
+        if (e.type() == CmEventType.CONNECT_REQUEST) {
+            accepting(e.id());
+            return;
+        }
+        RdmaConnection c = connections.get(e.id());
+        if (c == null) {
+            return;
+        }
+        switch (e.type()) {
+            case ESTABLISHED -> {
+                c.start();
+                if (queue != null) {
+                    queue.add(c);
+                } else {
+                    onAccept.accept(c);
+                }
+            }
+            case DISCONNECTED, DEVICE_REMOVAL -> c.handleCmEvent(e);
+            case REJECTED, CONNECT_ERROR, UNREACHABLE -> {
+                LOG.log(System.Logger.Level.INFO, thread.getName() + ": connection failed: " + e);
+                connections.remove(e.id());
+                c.close();
+            }
+            default -> { }
+        }
+    }
+
+    private void accepting(CmId id) {
+        RdmaConnection.Resources res = new RdmaConnection.Resources(options);
+        try {
+            res.create(id);
+            RdmaConnection c = new RdmaConnection(id, res, null, thread);
+            c.onClose(() -> connections.remove(id));
+            connections.put(id, c);
+            id.accept(options.parameters());
+        } catch (RdmaException | RuntimeException ex) {
+            LOG.log(System.Logger.Level.WARNING, thread.getName() + ": rejecting a connection request", ex);
+            connections.remove(id);
+            try {
+                id.reject(null);
+            } catch (RdmaException | RuntimeException ignored) {
+                // closing it anyway
+            }
+            id.close();
+            res.close();
+        }
+    }
+
+    /** Stops accepting, closes the connections still open and the listener. */
+    @Override
+    public void close() {
+        // the connections first, while this server's thread still delivers their DISCONNECTED events
+        for (RdmaConnection c : connections.values()) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "closing " + c, e);
+            }
+        }
+        closing = true;
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        events.close();
+    }
+
+    @Override
+    public String toString() {
+        return thread.getName();
+    }
+}

@@ -1,0 +1,274 @@
+package org.panamardma.verbs.connection;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.verbs.Access;
+import org.panamardma.verbs.MemoryRegion;
+
+/**
+ * The connection layer's behaviour on any device: subclassed per transport. The server listens on the peer device's
+ * address (fresh port per test), the client connects to it from the test device, both in this JVM.
+ */
+abstract class ConnectionDeviceTests {
+    static final long WAIT_SECONDS = 60;
+    /** The first address resolution in a fresh testbed VM has been seen to take over 30 s (TCG). */
+    static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULTS.withTimeout(Duration.ofSeconds(90));
+
+    static void lap(String what, long startNanos) {
+        System.out.printf("%s after %d ms%n", what, (System.nanoTime() - startNanos) / 1_000_000);
+    }
+    private static final AtomicInteger PORTS = new AtomicInteger(20_000 + new Random().nextInt(20_000));
+
+    static InetSocketAddress serverAddress(RdmaTestDevice device) {
+        RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer device"));
+        InetAddress ip = peer.ipv4().orElseThrow(() -> new AssertionError(peer + " has no IPv4 address"));
+        return new InetSocketAddress(ip, PORTS.getAndIncrement());
+    }
+
+    static byte[] pattern(int length, long seed) {
+        byte[] b = new byte[length];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    static <T> T await(CompletableFuture<T> f) throws Exception {
+        return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** The exception the future failed with (unwrapped). */
+    static Throwable failure(CompletableFuture<?> f) throws Exception {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        return e.getCause();
+    }
+
+    /** A server, one client connected to it and the server's side of that connection. */
+    static final class Pair implements AutoCloseable {
+        final RdmaServer server;
+        final RdmaConnection client;
+        final RdmaConnection serverSide;
+
+        Pair(RdmaTestDevice device, ConnectionOptions options) throws Exception {
+            InetSocketAddress address = serverAddress(device);
+            server = RdmaServer.listen(address, options);
+            RdmaConnection c = null;
+            try {
+                long t0 = System.nanoTime();
+                c = RdmaClient.connect(address, options);
+                serverSide = server.accept(Duration.ofSeconds(WAIT_SECONDS));
+                System.out.printf("pair connected in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+                assertNotNull(serverSide, "the server accepted no connection");
+            } catch (Exception | Error e) {
+                if (c != null) {
+                    c.close();
+                }
+                server.close();
+                throw e;
+            }
+            client = c;
+        }
+
+        Pair(RdmaTestDevice device) throws Exception {
+            this(device, OPTIONS);
+        }
+
+        @Override
+        public void close() {
+            long t0 = System.nanoTime();
+            try {
+                client.close();
+            } finally {
+                long t1 = System.nanoTime();
+                server.close();
+                System.out.printf("pair closed: client %d ms, server %d ms%n", (t1 - t0) / 1_000_000,
+                        (System.nanoTime() - t1) / 1_000_000);
+            }
+        }
+    }
+
+    static MemoryRegion region(RdmaConnection c, byte[] contents) throws Exception {
+        MemoryRegion mr = c.protectionDomain().allocate(Math.max(contents.length, 8), Access.ALL_REMOTE);
+        MemorySegment.copy(contents, 0, mr.segment(), ValueLayout.JAVA_BYTE, 0, contents.length);
+        return mr;
+    }
+
+    static byte[] bytes(MemoryRegion mr, long offset, int length) {
+        return mr.segment().asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    @Test
+    void sendReceiveRoundTripChecksBytesOnTheFarSide(RdmaTestDevice device) throws Exception {
+        try (Pair p = new Pair(device)) {
+            assertEquals(device.name(), p.client.deviceName());
+            assertEquals(device.peerName().orElseThrow(), p.serverSide.deviceName());
+            assertTrue(p.client.name().startsWith("rdma-connection-"), p.client.name());
+            byte[] request = pattern(3000, 1);
+            byte[] reply = pattern(p.serverSide.receiveBufferSize(), 2);
+            MemoryRegion out = region(p.client, request);
+            MemoryRegion back = region(p.serverSide, reply);
+            CompletableFuture<Received> atServer = p.serverSide.receive();
+            await(p.client.send(out, 0, request.length));
+            Received r = await(atServer);
+            assertArrayEquals(request, r.data(), "bytes at the server");
+            assertEquals(request.length, r.length());
+            assertFalse(r.hasImmediate());
+            // more than the receive buffers, both ways in turn: buffers are re-posted
+            for (int i = 0; i < 2 * ConnectionOptions.DEFAULTS.receiveQueueDepth(); i++) {
+                CompletableFuture<Received> atClient = p.client.receive();
+                await(p.serverSide.send(back, 0, reply.length - i));
+                Received got = await(atClient);
+                assertEquals(reply.length - i, got.length());
+                assertArrayEquals(java.util.Arrays.copyOf(reply, reply.length - i), got.data(), "reply " + i);
+            }
+        }
+    }
+
+    @Test
+    void writeThenReadThroughFutures(RdmaTestDevice device) throws Exception {
+        try (Pair p = new Pair(device)) {
+            byte[] data = pattern(8192, 3);
+            MemoryRegion local = region(p.client, data);
+            MemoryRegion target = region(p.serverSide, new byte[16384]);
+            await(p.client.write(local, 0, data.length, target.remote()));
+            assertArrayEquals(data, bytes(target, 0, data.length), "written at the server");
+            MemoryRegion readBack = region(p.client, new byte[data.length]);
+            await(p.client.read(readBack, 0, data.length, target.remote()));
+            assertArrayEquals(data, bytes(readBack, 0, data.length), "read back");
+        }
+    }
+
+    @Test
+    void eightConnectionsToOneServerEachMoveTheirOwnData(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = serverAddress(device);
+        ConnectionOptions options = OPTIONS.withQueueDepths(8, 4).withReceiveBufferSize(1024);
+        List<RdmaConnection> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<RdmaConnection> clients = new ArrayList<>();
+        try (RdmaServer server = RdmaServer.listen(address, options, accepted::add)) {
+            try {
+                for (int i = 0; i < 8; i++) {
+                    clients.add(RdmaClient.connect(address, options));
+                }
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+                while (accepted.size() < 8 && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertEquals(8, accepted.size(), "connections accepted");
+                // each server side learns its peer from the message: client i sends (i, pattern i)
+                List<CompletableFuture<Received>> receives = new ArrayList<>();
+                for (RdmaConnection s : accepted) {
+                    receives.add(s.receive());
+                }
+                List<CompletableFuture<Void>> sends = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    byte[] msg = pattern(100 + i, 100 + i);
+                    msg[0] = (byte) i;
+                    sends.add(clients.get(i).send(region(clients.get(i), msg), 0, msg.length));
+                }
+                await(CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)));
+                boolean[] seen = new boolean[8];
+                for (CompletableFuture<Received> f : receives) {
+                    byte[] got = await(f).data();
+                    int i = got[0];
+                    byte[] expected = pattern(100 + i, 100 + i);
+                    expected[0] = (byte) i;
+                    assertArrayEquals(expected, got, "message of client " + i);
+                    assertFalse(seen[i], "client " + i + " twice");
+                    seen[i] = true;
+                }
+                // and a WRITE per connection into the server side's memory
+                for (int i = 0; i < 8; i++) {
+                    RdmaConnection client = clients.get(i);
+                    int port = client.localAddress().orElseThrow().getPort();
+                    RdmaConnection serverSide = accepted.stream()
+                            .filter(s -> s.peerAddress().orElseThrow().getPort() == port).findFirst().orElseThrow();
+                    MemoryRegion target = region(serverSide, new byte[512]);
+                    byte[] data = pattern(512, 200 + i);
+                    await(client.write(region(client, data), 0, data.length, target.remote()));
+                    assertArrayEquals(data, bytes(target, 0, data.length), "written by client " + i);
+                }
+                assertEquals(8, server.connectionCount());
+            } finally {
+                for (RdmaConnection c : clients) {
+                    c.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void closingTheClientFailsThePendingReceiveOnTheServerWhichKeepsServing(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = serverAddress(device);
+        try (RdmaServer server = RdmaServer.listen(address, OPTIONS)) {
+            long t0 = System.nanoTime();
+            RdmaConnection first = RdmaClient.connect(address, OPTIONS);
+            lap("first connect", t0);
+            RdmaConnection firstAtServer = server.accept(Duration.ofSeconds(WAIT_SECONDS));
+            assertNotNull(firstAtServer);
+            CompletableFuture<Received> pending = firstAtServer.receive();
+            t0 = System.nanoTime();
+            first.close();
+            lap("first client close", t0);
+            Throwable t = failure(pending);
+            lap("pending receive failed", t0);
+            assertInstanceOf(ConnectionClosedException.class, t, "pending receive: " + t);
+            System.out.println("server's pending receive failed with: " + t);
+            assertTrue(firstAtServer.isFailed());
+            Throwable later = failure(firstAtServer.receive());
+            assertInstanceOf(ConnectionClosedException.class, later);
+            // the first client's futures after close fail too
+            assertInstanceOf(ConnectionClosedException.class, failure(first.receive()));
+            firstAtServer.close();
+            lap("server side closed", t0);
+
+            try (RdmaConnection second = RdmaClient.connect(address, OPTIONS)) {
+                RdmaConnection secondAtServer = server.accept(Duration.ofSeconds(WAIT_SECONDS));
+                assertNotNull(secondAtServer, "the server accepts another connection");
+                byte[] msg = pattern(777, 7);
+                CompletableFuture<Received> r = secondAtServer.receive();
+                await(second.send(region(second, msg), 0, msg.length));
+                assertArrayEquals(msg, await(r).data());
+                lap("second connection moved its message", t0);
+            }
+        }
+    }
+
+    @Test
+    void writesBeyondTheQueueDepthWaitAndAllComplete(RdmaTestDevice device) throws Exception {
+        ConnectionOptions options = OPTIONS.withQueueDepths(8, 4);
+        try (Pair p = new Pair(device, options)) {
+            int n = 4 * p.client.maxOutstanding();
+            assertEquals(32, n);
+            byte[] data = pattern(n * 256, 9);
+            MemoryRegion local = region(p.client, data);
+            MemoryRegion target = region(p.serverSide, new byte[data.length]);
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                writes.add(p.client.write(local, i * 256L, 256, target.address() + i * 256L, target.rkey()));
+            }
+            await(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
+            for (CompletableFuture<Void> w : writes) {
+                assertTrue(w.isDone() && !w.isCompletedExceptionally());
+            }
+            assertArrayEquals(data, bytes(target, 0, data.length));
+        }
+    }
+}

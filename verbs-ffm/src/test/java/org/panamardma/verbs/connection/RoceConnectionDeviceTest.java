@@ -1,0 +1,55 @@
+package org.panamardma.verbs.connection;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.ValueLayout;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.RdmaDeviceTest;
+import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testbed.Transport;
+import org.panamardma.verbs.Access;
+import org.panamardma.verbs.FlushScope;
+import org.panamardma.verbs.FlushType;
+import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.WcStatus;
+import org.panamardma.verbs.WorkCompletionException;
+
+/** The connection layer on Soft-RoCE (rxe0 client, rxe1 server): the common tests plus atomics and FLUSH. */
+@RdmaDeviceTest(transport = Transport.ROCE)
+class RoceConnectionDeviceTest extends ConnectionDeviceTests {
+    @Test
+    void fetchAddCompareSwapFlushAndAtomicWriteThroughFutures(RdmaTestDevice device) throws Exception {
+        try (Pair p = new Pair(device)) {
+            MemoryRegion target = p.serverSide.protectionDomain().allocate(4096, Set.of(Access.LOCAL_WRITE,
+                    Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC, Access.FLUSH_GLOBAL));
+            target.segment().set(ValueLayout.JAVA_LONG, 0, 40L);
+            assertEquals(40L, await(p.client.fetchAdd(target.address(), target.rkey(), 2)));
+            assertEquals(42L, await(p.client.fetchAdd(target.address(), target.rkey(), 1)));
+            assertEquals(43L, target.segment().get(ValueLayout.JAVA_LONG, 0));
+            assertEquals(43L, await(p.client.compareSwap(target.address(), target.rkey(), 43L, 7L)));
+            assertEquals(7L, target.segment().get(ValueLayout.JAVA_LONG, 0));
+            byte[] data = pattern(1024, 5);
+            await(p.client.write(region(p.client, data), 0, data.length, target.address() + 512, target.rkey()));
+            await(p.client.flush(target.address() + 512, target.rkey(), data.length, FlushType.GLOBAL_VISIBILITY,
+                    FlushScope.RANGE));
+            await(p.client.atomicWrite(target.address() + 8, target.rkey(), 0x1122334455667788L));
+            assertEquals(0x1122334455667788L, target.segment().get(ValueLayout.JAVA_LONG, 8));
+        }
+    }
+
+    @Test
+    void aFailedCompletionFailsItsFutureThenTheConnectionRefusesMore(RdmaTestDevice device) throws Exception {
+        try (Pair p = new Pair(device)) {
+            MemoryRegion local = region(p.client, new byte[64]);
+            Throwable t = failure(p.client.write(local, 0, 64, 0x1000L, 0x12345));
+            assertInstanceOf(WorkCompletionException.class, t, "bad rkey: " + t);
+            System.out.println("bad rkey write failed with: " + t);
+            assertTrue(((WorkCompletionException) t).status() != WcStatus.SUCCESS);
+            assertInstanceOf(ConnectionClosedException.class, failure(p.client.write(local, 0, 64,
+                    local.remote())), "after the QP error");
+        }
+    }
+}
