@@ -78,6 +78,9 @@ public final class CompletionChannel extends NativeResource {
     public CompletionQueue await(long timeoutMillis) throws RdmaException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (true) {
+            if (closeRequested()) {
+                throw new IllegalStateException(describe() + " was closed while waiting");
+            }
             synchronized (this) {
                 checkOpen();
                 CompletionQueue cq = tryGetEvent();

@@ -24,6 +24,8 @@ public abstract class NativeResource implements AutoCloseable {
     private final List<NativeResource> dependencies;
     private final Set<NativeResource> dependents = new LinkedHashSet<>();
     private boolean closed;
+    /** Set first thing by close(), before it competes for the monitor: loops that wait in slices leave on it. */
+    private volatile boolean closeRequested;
 
     protected NativeResource(String kind, NativeResource... dependencies) {
         this.kind = kind;
@@ -53,6 +55,15 @@ public abstract class NativeResource implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@link #close()} has begun. A thread that waits in slices while holding the monitor (the channels)
+     * must leave when this is true instead of taking the monitor again: Java monitors are not fair, and the closer
+     * could otherwise wait until the whole timeout of the waiter ran out.
+     */
+    protected final boolean closeRequested() {
+        return closeRequested;
+    }
+
     public final boolean isClosed() {
         synchronized (this) {
             return closed;
@@ -62,6 +73,7 @@ public abstract class NativeResource implements AutoCloseable {
     /** Closes the dependents (newest first), then this resource. Idempotent. */
     @Override
     public final void close() {
+        closeRequested = true;
         while (true) {
             List<NativeResource> toClose;
             synchronized (this) {

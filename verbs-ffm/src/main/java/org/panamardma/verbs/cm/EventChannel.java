@@ -168,6 +168,9 @@ public final class EventChannel extends NativeResource {
         long deadline = System.nanoTime() + timeoutNanos;
         CmEvent event = null;
         while (event == null) {
+            if (closeRequested()) {
+                throw new IllegalStateException(describe() + " was closed while waiting for events");
+            }
             synchronized (this) {
                 checkOpen();
                 if (id != null && id.closing()) {
