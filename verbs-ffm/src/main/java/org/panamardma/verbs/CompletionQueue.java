@@ -37,6 +37,7 @@ public final class CompletionQueue extends NativeResource {
         super("completion queue", channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel});
         this.context = context;
         this.handle = handle;
+        context.track(handle, this);
         this.channel = channel;
         this.capacity = handle.get(JAVA_INT, ibv_cq.cqe$OFFSET);
         this.pollCqFn = context.pollCqFn;
@@ -219,6 +220,7 @@ public final class CompletionQueue extends NativeResource {
 
     @Override
     protected void destroy() {
+        context.untrack(handle);
         if (channel != null) {
             channel.detach(this);
         }

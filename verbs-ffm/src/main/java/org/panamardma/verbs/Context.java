@@ -49,6 +49,11 @@ public final class Context extends NativeResource {
     final MemorySegment createCqExFn;
     private final MemorySegment queryPortFn;
 
+    /** QPs, CQs and SRQs made on this context, by native address: what async events name. */
+    private final java.util.Map<Long, NativeResource> eventSubjects = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The running async event monitor, if any; guarded by this. */
+    private AsyncEventMonitor asyncMonitor;
+
     private Context(MemorySegment handle, String deviceName, TransportType transportType, boolean owned)
             throws RdmaException {
         super("device context");
@@ -306,6 +311,47 @@ public final class Context extends NativeResource {
             checkOpen();
             return CompletionQueue.create(this, capacity, channel, extended);
         }
+    }
+
+    /**
+     * Starts delivering this device's asynchronous events (port up/down, QP fatal, CQ error, SRQ limit...) to
+     * {@code listener}, on a thread of the returned monitor; close the monitor to stop. One at a time per context.
+     */
+    public AsyncEventMonitor monitorAsyncEvents(java.util.function.Consumer<AsyncEvent> listener)
+            throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            if (asyncMonitor != null) {
+                throw new IllegalStateException(describe() + " already has " + asyncMonitor.describe()
+                        + ": its async events have one queue; close that monitor first");
+            }
+            asyncMonitor = AsyncEventMonitor.start(this, listener);
+            return asyncMonitor;
+        }
+    }
+
+    void monitorClosed(AsyncEventMonitor m) {
+        synchronized (this) {
+            if (asyncMonitor == m) {
+                asyncMonitor = null;
+            }
+        }
+    }
+
+    int asyncFd() {
+        return handle.get(JAVA_INT, ibv_context.async_fd$OFFSET);
+    }
+
+    void track(MemorySegment nativeObject, NativeResource r) {
+        eventSubjects.put(nativeObject.address(), r);
+    }
+
+    void untrack(MemorySegment nativeObject) {
+        eventSubjects.remove(nativeObject.address());
+    }
+
+    java.util.Optional<NativeResource> tracked(long address) {
+        return java.util.Optional.ofNullable(eventSubjects.get(address));
     }
 
     void checkPort(int port) {

@@ -91,6 +91,7 @@ public final class QueuePair extends NativeResource {
         this.port = port;
         this.destroyHook = destroyHook;
         Context ctx = pd.context;
+        ctx.track(qp, this);
         this.deviceName = ctx.deviceName();
         this.maxSendWr = c.maxSendWr();
         this.maxRecvWr = c.maxRecvWr();
@@ -699,6 +700,7 @@ public final class QueuePair extends NativeResource {
 
     @Override
     protected void destroy() {
+        pd.context.untrack(qp);
         try {
             if (destroyHook != null) {
                 destroyHook.run();

@@ -34,6 +34,7 @@ public final class SharedReceiveQueue extends NativeResource {
         super("shared receive queue", pd);
         this.pd = pd;
         this.handle = handle;
+        pd.context.track(handle, this);
         this.maxWr = maxWr;
         this.maxSge = maxSge;
         this.recvWr = scratch.allocate(ibv_recv_wr.layout());
@@ -113,6 +114,7 @@ public final class SharedReceiveQueue extends NativeResource {
 
     @Override
     protected void destroy() {
+        pd.context.untrack(handle);
         try {
             int rc = verbs_h.ibv_destroy_srq(handle);
             if (rc != 0) {

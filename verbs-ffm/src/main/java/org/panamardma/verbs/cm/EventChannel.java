@@ -39,7 +39,7 @@ import org.panamardma.verbs.internal.ReadableFd;
  * <p>Closing the channel closes its ids first (each after its queue pair), then destroys the channel.
  */
 public final class EventChannel extends NativeResource {
-    /** How long one wait holds the channel before letting other waiters (and close) in. */
+    /** The longest single poll(2): how soon a reader notices close, and a waiter re-checks its deadline. */
     private static final int WAIT_SLICE_MILLIS = 50;
 
     final MemorySegment handle;
@@ -52,6 +52,8 @@ public final class EventChannel extends NativeResource {
     private final Map<Long, CmId> ids = new ConcurrentHashMap<>();
     /** Events read but not yet taken, oldest first; guarded by this. */
     private final ArrayDeque<CmEvent> pending = new ArrayDeque<>();
+    /** Whether a thread is in poll(2) on the fd (outside the monitor); guarded by this. */
+    private boolean readerActive;
 
     private EventChannel(MemorySegment handle) throws RdmaException {
         super("rdma_cm event channel");
@@ -166,34 +168,86 @@ public final class EventChannel extends NativeResource {
     private CmEvent take(CmId id, Duration timeout) throws RdmaException {
         long timeoutNanos = timeout.isNegative() ? 0 : timeout.toNanos();
         long deadline = System.nanoTime() + timeoutNanos;
-        CmEvent event = null;
-        while (event == null) {
-            if (closeRequested()) {
-                throw new IllegalStateException(describe() + " was closed while waiting for events");
-            }
+        CmEvent event;
+        while (true) {
+            int slice;
             synchronized (this) {
-                checkOpen();
-                if (id != null && id.closing()) {
-                    // describe(), not toString(): that takes the id's monitor, held by its close() waiting for ours
-                    throw new IllegalStateException(id.describe() + " was closed while waiting for its events");
+                event = takeOrWait(id, deadline);
+                if (event != null) {
+                    break;
                 }
-                event = takePending(id);
-                if (event == null) {
-                    readAvailable();
-                    event = takePending(id);
+                long leftMillis = millisLeft(deadline);
+                if (leftMillis <= 0) {
+                    return null;
                 }
-                if (event == null) {
-                    long leftMillis = (deadline - System.nanoTime() + 999_999L) / 1_000_000L;
-                    if (leftMillis <= 0) {
-                        return null;
+                if (readerActive) {
+                    continue; // takeOrWait waited one slice for the reader; look again
+                }
+                readerActive = true;
+                slice = (int) Math.min(leftMillis, WAIT_SLICE_MILLIS);
+            }
+            // The reader waits in poll(2) without the monitor: the other waiters, the ids' close and this
+            // channel's close all go on meanwhile. Only one reader at a time touches the fd and its scratch.
+            try {
+                readable.await(slice);
+            } finally {
+                synchronized (this) {
+                    readerActive = false;
+                    try {
+                        if (!closeRequested()) {
+                            readAvailable();
+                        }
+                    } finally {
+                        notifyAll(); // the waiters look for their events; destroy() may go on
                     }
-                    readable.await((int) Math.min(leftMillis, WAIT_SLICE_MILLIS));
                 }
             }
         }
         // outside the channel's monitor: may modify the QP
         event.id().delivered(event);
         return event;
+    }
+
+    /**
+     * Under the monitor: the oldest pending event of {@code id} (reading the fd first if nobody is reading it), or
+     * null after waiting one slice for the active reader to queue something (or when it is this thread's turn to
+     * read).
+     */
+    private CmEvent takeOrWait(CmId id, long deadline) throws RdmaException {
+        if (closeRequested()) {
+            throw new IllegalStateException(describe() + " was closed while waiting for events");
+        }
+        checkOpen();
+        if (id != null && id.closing()) {
+            // describe(), not toString(): that takes the id's monitor, held by its close() waiting for ours
+            throw new IllegalStateException(id.describe() + " was closed while waiting for its events");
+        }
+        CmEvent event = takePending(id);
+        if (event != null) {
+            return event;
+        }
+        if (!readerActive) {
+            readAvailable(); // non-blocking: what arrived since the last reader left
+            event = takePending(id);
+            if (event != null) {
+                notifyAll(); // others' events may have come with it
+            }
+            return event;
+        }
+        long leftMillis = millisLeft(deadline);
+        if (leftMillis > 0) {
+            try {
+                wait(Math.min(leftMillis, WAIT_SLICE_MILLIS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new RdmaException("interrupted while waiting for rdma_cm events on " + describe());
+            }
+        }
+        return null;
+    }
+
+    private static long millisLeft(long deadline) {
+        return (deadline - System.nanoTime() + 999_999L) / 1_000_000L;
     }
 
     private CmEvent takePending(CmId id) {
@@ -285,6 +339,19 @@ public final class EventChannel extends NativeResource {
 
     @Override
     protected void destroy() {
+        // The reader's poll(2) uses the fd and the scratch arena: wait for it to leave (at most one slice; it sees
+        // closeRequested and reads nothing more) before both go away.
+        boolean interrupted = false;
+        while (readerActive) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         pending.clear();
         ids.clear();
         rdma_cma_h.rdma_destroy_event_channel(handle);

@@ -1,6 +1,5 @@
 package org.panamardma.verbs.connection;
 
-import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
@@ -16,7 +15,6 @@ import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.EventChannel;
-import org.panamardma.verbs.internal.ReadableFd;
 
 /**
  * Listens on an address and accepts every connection request into an {@link RdmaConnection}, handed to a callback
@@ -96,25 +94,18 @@ public final class RdmaServer implements AutoCloseable {
         return connections.size();
     }
 
-    /**
-     * Waits for the channel's fd outside the channel's monitor, then takes what is there without waiting: a thread
-     * blocked in {@code EventChannel.poll} holds that monitor for its whole wait, which would starve the ids'
-     * close (it unregisters from the channel under the same monitor).
-     */
+    /** The server's event loop: takes the channel's events in slices, so that close is noticed promptly. */
     private void run() {
-        try (Arena arena = Arena.ofConfined()) {
-            ReadableFd readable = new ReadableFd(events.fd(), "rdma_cm event channel", arena);
+        try {
             while (!closing) {
-                if (!readable.await(RdmaConnection.WAIT_SLICE_MILLIS)) {
+                CmEvent e = events.poll(Duration.ofMillis(RdmaConnection.WAIT_SLICE_MILLIS));
+                if (e == null || closing) {
                     continue;
                 }
-                CmEvent e;
-                while (!closing && (e = events.poll(Duration.ZERO)) != null) {
-                    try {
-                        dispatch(e);
-                    } catch (RuntimeException | Error ex) {
-                        LOG.log(System.Logger.Level.WARNING, thread.getName() + ": handling " + e, ex);
-                    }
+                try {
+                    dispatch(e);
+                } catch (RuntimeException | Error ex) {
+                    LOG.log(System.Logger.Level.WARNING, thread.getName() + ": handling " + e, ex);
                 }
             }
         } catch (RdmaException | RuntimeException ex) {

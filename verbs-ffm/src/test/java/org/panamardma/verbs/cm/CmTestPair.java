@@ -94,8 +94,14 @@ final class CmTestPair implements AutoCloseable {
 
     CmTestPair(Set<Access> clientAccess, Set<Access> serverAccess, UnaryOperator<QueuePairOptions> customize)
             throws RdmaException {
+        this(clientAccess, serverAccess, customize, false);
+    }
+
+    /** With {@code oneChannel}, client and server share one event channel, each side waiting from its own thread. */
+    CmTestPair(Set<Access> clientAccess, Set<Access> serverAccess, UnaryOperator<QueuePairOptions> customize,
+            boolean oneChannel) throws RdmaException {
         clientChannel = EventChannel.create();
-        serverChannel = EventChannel.create();
+        serverChannel = oneChannel ? clientChannel : EventChannel.create();
         client = new Side(clientAccess, customize);
         server = new Side(serverAccess, customize);
     }

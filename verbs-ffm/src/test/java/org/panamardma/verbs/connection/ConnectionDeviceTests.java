@@ -157,34 +157,47 @@ abstract class ConnectionDeviceTests {
     }
 
     @Test
-    void eightConnectionsToOneServerEachMoveTheirOwnData(RdmaTestDevice device) throws Exception {
+    void sixtyFourConcurrentConnectionsToOneServerEachMoveTheirOwnData(RdmaTestDevice device) throws Exception {
         InetSocketAddress address = serverAddress(device);
         ConnectionOptions options = OPTIONS.withQueueDepths(8, 4).withReceiveBufferSize(1024);
         List<RdmaConnection> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<RdmaConnection> clients = new ArrayList<>();
+        List<RdmaConnection> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final int N = 64;
         try (RdmaServer server = RdmaServer.listen(address, options, accepted::add)) {
             try {
-                for (int i = 0; i < 8; i++) {
-                    clients.add(RdmaClient.connect(address, options));
+                // connected from 8 threads at once: rdma_cm, the server's event loop and the accepts run concurrently
+                long t0 = System.nanoTime();
+                var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+                try {
+                    List<java.util.concurrent.Future<RdmaConnection>> connecting = new ArrayList<>();
+                    for (int i = 0; i < N; i++) {
+                        connecting.add(pool.submit(() -> RdmaClient.connect(address, options)));
+                    }
+                    for (var f : connecting) {
+                        clients.add(f.get(WAIT_SECONDS, TimeUnit.SECONDS));
+                    }
+                } finally {
+                    pool.shutdownNow();
                 }
+                lap(N + " clients connected", t0);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-                while (accepted.size() < 8 && System.nanoTime() < deadline) {
+                while (accepted.size() < N && System.nanoTime() < deadline) {
                     Thread.sleep(20);
                 }
-                assertEquals(8, accepted.size(), "connections accepted");
+                assertEquals(N, accepted.size(), "connections accepted");
                 // each server side learns its peer from the message: client i sends (i, pattern i)
                 List<CompletableFuture<Received>> receives = new ArrayList<>();
                 for (RdmaConnection s : accepted) {
                     receives.add(s.receive());
                 }
                 List<CompletableFuture<Void>> sends = new ArrayList<>();
-                for (int i = 0; i < 8; i++) {
+                for (int i = 0; i < N; i++) {
                     byte[] msg = pattern(100 + i, 100 + i);
                     msg[0] = (byte) i;
                     sends.add(clients.get(i).send(region(clients.get(i), msg), 0, msg.length));
                 }
                 await(CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new)));
-                boolean[] seen = new boolean[8];
+                boolean[] seen = new boolean[N];
                 for (CompletableFuture<Received> f : receives) {
                     byte[] got = await(f).data();
                     int i = got[0];
@@ -195,7 +208,7 @@ abstract class ConnectionDeviceTests {
                     seen[i] = true;
                 }
                 // and a WRITE per connection into the server side's memory
-                for (int i = 0; i < 8; i++) {
+                for (int i = 0; i < N; i++) {
                     RdmaConnection client = clients.get(i);
                     int port = client.localAddress().orElseThrow().getPort();
                     RdmaConnection serverSide = accepted.stream()
@@ -205,7 +218,8 @@ abstract class ConnectionDeviceTests {
                     await(client.write(region(client, data), 0, data.length, target.remote()));
                     assertArrayEquals(data, bytes(target, 0, data.length), "written by client " + i);
                 }
-                assertEquals(8, server.connectionCount());
+                assertEquals(N, server.connectionCount());
+                lap("all moved their data", t0);
             } finally {
                 for (RdmaConnection c : clients) {
                     c.close();
@@ -247,6 +261,57 @@ abstract class ConnectionDeviceTests {
                 await(second.send(region(second, msg), 0, msg.length));
                 assertArrayEquals(msg, await(r).data());
                 lap("second connection moved its message", t0);
+            }
+        }
+    }
+
+    @Test
+    void killingThePeerProcessFailsPendingFuturesAndTheServerKeepsServingOthers(RdmaTestDevice device)
+            throws Exception {
+        InetSocketAddress address = serverAddress(device);
+        try (RdmaServer server = RdmaServer.listen(address, OPTIONS);
+             RdmaConnection other = RdmaClient.connect(address, OPTIONS)) {
+            RdmaConnection otherAtServer = server.accept(Duration.ofSeconds(WAIT_SECONDS));
+            assertNotNull(otherAtServer);
+            long t0 = System.nanoTime();
+            Process peer = new ProcessBuilder(ConnectingPeer.command(address)).redirectErrorStream(true).start();
+            try {
+                RdmaConnection doomed = server.accept(Duration.ofSeconds(2 * WAIT_SECONDS));
+                assertNotNull(doomed, "the peer process connected");
+                String hello = new String(await(doomed.receive()).data(), java.nio.charset.StandardCharsets.US_ASCII);
+                assertEquals("hello from pid " + peer.pid(), hello);
+                lap("peer process " + peer.pid() + " connected and said hello", t0);
+                CompletableFuture<Received> pending = doomed.receive();
+                CompletableFuture<Received> pendingOther = otherAtServer.receive();
+
+                t0 = System.nanoTime();
+                peer.destroyForcibly(); // SIGKILL: no close, no disconnect from the peer's code
+                assertTrue(peer.waitFor(WAIT_SECONDS, TimeUnit.SECONDS));
+                Throwable t = failure(pending);
+                lap("after SIGKILL of the peer, its pending receive failed", t0);
+                System.out.println("pending receive failed with: " + t);
+                assertInstanceOf(ConnectionClosedException.class, t, "pending receive: " + t);
+                assertTrue(doomed.isFailed());
+                assertFalse(pendingOther.isDone(), "the other connection's receive is still pending");
+
+                // the other connection still moves data, and a new one can connect
+                byte[] msg = pattern(300, 31);
+                await(other.send(region(other, msg), 0, msg.length));
+                assertArrayEquals(msg, await(pendingOther).data(), "the other connection after the kill");
+                try (RdmaConnection fresh = RdmaClient.connect(address, OPTIONS)) {
+                    RdmaConnection freshAtServer = server.accept(Duration.ofSeconds(WAIT_SECONDS));
+                    assertNotNull(freshAtServer, "a new connection after the kill");
+                    CompletableFuture<Received> r = freshAtServer.receive();
+                    byte[] m2 = pattern(64, 32);
+                    await(fresh.send(region(fresh, m2), 0, m2.length));
+                    assertArrayEquals(m2, await(r).data());
+                }
+            } finally {
+                if (peer.isAlive()) {
+                    peer.destroyForcibly();
+                }
+                String out = new String(peer.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                System.out.println("peer process output: " + out.strip());
             }
         }
     }

@@ -1,0 +1,69 @@
+package org.panamardma.verbs;
+
+import org.panamardma.verbs.ffi.verbs_h;
+
+/**
+ * The kinds of asynchronous event a device reports ({@code enum ibv_event_type}), grouped by what they are about:
+ * a queue pair, a completion queue, a shared receive queue, a port, or the whole device.
+ */
+public enum AsyncEventType {
+    CQ_ERR(verbs_h.IBV_EVENT_CQ_ERR, Subject.COMPLETION_QUEUE),
+    QP_FATAL(verbs_h.IBV_EVENT_QP_FATAL, Subject.QUEUE_PAIR),
+    QP_REQ_ERR(verbs_h.IBV_EVENT_QP_REQ_ERR, Subject.QUEUE_PAIR),
+    QP_ACCESS_ERR(verbs_h.IBV_EVENT_QP_ACCESS_ERR, Subject.QUEUE_PAIR),
+    COMM_EST(verbs_h.IBV_EVENT_COMM_EST, Subject.QUEUE_PAIR),
+    SQ_DRAINED(verbs_h.IBV_EVENT_SQ_DRAINED, Subject.QUEUE_PAIR),
+    PATH_MIG(verbs_h.IBV_EVENT_PATH_MIG, Subject.QUEUE_PAIR),
+    PATH_MIG_ERR(verbs_h.IBV_EVENT_PATH_MIG_ERR, Subject.QUEUE_PAIR),
+    DEVICE_FATAL(verbs_h.IBV_EVENT_DEVICE_FATAL, Subject.DEVICE),
+    PORT_ACTIVE(verbs_h.IBV_EVENT_PORT_ACTIVE, Subject.PORT),
+    PORT_ERR(verbs_h.IBV_EVENT_PORT_ERR, Subject.PORT),
+    LID_CHANGE(verbs_h.IBV_EVENT_LID_CHANGE, Subject.PORT),
+    PKEY_CHANGE(verbs_h.IBV_EVENT_PKEY_CHANGE, Subject.PORT),
+    SM_CHANGE(verbs_h.IBV_EVENT_SM_CHANGE, Subject.PORT),
+    SRQ_ERR(verbs_h.IBV_EVENT_SRQ_ERR, Subject.SHARED_RECEIVE_QUEUE),
+    SRQ_LIMIT_REACHED(verbs_h.IBV_EVENT_SRQ_LIMIT_REACHED, Subject.SHARED_RECEIVE_QUEUE),
+    QP_LAST_WQE_REACHED(verbs_h.IBV_EVENT_QP_LAST_WQE_REACHED, Subject.QUEUE_PAIR),
+    CLIENT_REREGISTER(verbs_h.IBV_EVENT_CLIENT_REREGISTER, Subject.PORT),
+    GID_CHANGE(verbs_h.IBV_EVENT_GID_CHANGE, Subject.PORT),
+    WQ_FATAL(verbs_h.IBV_EVENT_WQ_FATAL, Subject.WORK_QUEUE),
+    /** A value this library does not know (a newer rdma-core); {@link AsyncEvent#rawType()} has it. */
+    UNKNOWN(-1, Subject.DEVICE);
+
+    /** Which member of {@code ibv_async_event.element} the event names. */
+    public enum Subject { QUEUE_PAIR, COMPLETION_QUEUE, SHARED_RECEIVE_QUEUE, WORK_QUEUE, PORT, DEVICE }
+
+    private final int value;
+    private final Subject subject;
+
+    AsyncEventType(int value, Subject subject) {
+        this.value = value;
+        this.subject = subject;
+    }
+
+    public int value() {
+        return value;
+    }
+
+    public Subject subject() {
+        return subject;
+    }
+
+    /** Whether the event means the object (or device) can no longer be used as it was. */
+    public boolean isError() {
+        return switch (this) {
+            case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, PATH_MIG_ERR, DEVICE_FATAL, PORT_ERR, SRQ_ERR,
+                 WQ_FATAL -> true;
+            default -> false;
+        };
+    }
+
+    public static AsyncEventType of(int value) {
+        for (AsyncEventType t : values()) {
+            if (t.value == value && t != UNKNOWN) {
+                return t;
+            }
+        }
+        return UNKNOWN;
+    }
+}

@@ -1,0 +1,83 @@
+package org.panamardma.verbs.cm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.ValueLayout;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.verbs.SendFlags;
+import org.panamardma.verbs.WcOpcode;
+
+/**
+ * The event channel under the ways applications use it, on each transport: two threads waiting on one channel for
+ * different ids (client and server in one process); an address nobody answers for.
+ */
+abstract class CmChannelDeviceTests {
+
+    @Test
+    void clientAndServerWaitingOnOneChannelFromTwoThreadsBothProceed(RdmaTestDevice device) throws Exception {
+        try (CmTestPair pair = new CmTestPair(org.panamardma.verbs.Access.ALL_REMOTE,
+                org.panamardma.verbs.Access.ALL_REMOTE, o -> o, true)) {
+            assertTrue(pair.clientChannel == pair.serverChannel);
+            InetSocketAddress address = CmTestPair.serverAddress(device, false);
+            long start = System.nanoTime();
+            // the server thread waits for CONNECT_REQUEST and ESTABLISHED while this thread waits for ADDR_RESOLVED,
+            // ROUTE_RESOLVED and ESTABLISHED, all on the same channel
+            pair.connect(address, new byte[] {1, 2, 3}, new byte[] {4, 5, 6});
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.println(device.name() + ": connected with one shared event channel in " + millis + " ms");
+            assertArrayEquals(new byte[] {1, 2, 3},
+                    java.util.Arrays.copyOf(pair.serverConnection.peerPrivateData(), 3));
+            assertArrayEquals(new byte[] {4, 5, 6},
+                    java.util.Arrays.copyOf(pair.clientConnection.peerPrivateData(), 3));
+            // and bytes move over the connection it made
+            pair.client.mr.segment().set(ValueLayout.JAVA_LONG, 0, 0x1122334455667788L);
+            pair.clientConnection.queuePair().postWrite(7, pair.client.mr, 0, 8, pair.server.mr.address(),
+                    pair.server.mr.rkey(), SendFlags.SIGNALED);
+            pair.expectSuccess(pair.client.cq, 7, WcOpcode.RDMA_WRITE);
+            assertEquals(0x1122334455667788L, pair.server.mr.segment().get(ValueLayout.JAVA_LONG, 0));
+            // a disconnect from one thread, seen by the other waiting on the same channel
+            System.out.println(CmTestPair.disconnectBoth(pair.clientConnection.id(), pair.serverConnection.id()));
+        }
+    }
+
+    @Test
+    void resolvingAnAddressNobodyAnswersForFailsWithTheCmsReasonWithinItsTimeout(RdmaTestDevice device)
+            throws Exception {
+        // a host address in the device's own subnet that nobody owns: the neighbour resolution cannot finish
+        InetAddress own = device.ipv4().orElseThrow();
+        byte[] b = own.getAddress();
+        b[3] = (byte) 250;
+        InetSocketAddress nobody = new InetSocketAddress(Inet4Address.getByAddress(b), CmTestPair.nextPort());
+        try (EventChannel channel = EventChannel.create(); CmId id = channel.createId()) {
+            long start = System.nanoTime();
+            Duration cmTimeout = Duration.ofSeconds(2);
+            Exception e = assertThrows(Exception.class, () -> {
+                // bound to the device's address so rdma_cm looks on its netdev (the routing table's answer)
+                id.resolveAddress(new InetSocketAddress(own, 0), nobody, cmTimeout);
+                CmEvent addr = id.expect(CmEventType.ADDR_RESOLVED, Duration.ofSeconds(30));
+                // some stacks resolve the address lazily: then the route or the connect must fail
+                id.resolveRoute(cmTimeout);
+                id.expect(CmEventType.ROUTE_RESOLVED, Duration.ofSeconds(30));
+                throw new AssertionError("resolved an address nobody owns: " + addr);
+            });
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.println(device.name() + ": resolving " + nobody + " failed after " + millis + " ms: " + e);
+            CmEventException cm = assertInstanceOf(CmEventException.class, e,
+                    "the CM's reason, not our own timeout: " + e);
+            assertTrue(cm.event().type() == CmEventType.ADDR_ERROR || cm.event().type() == CmEventType.ROUTE_ERROR,
+                    cm.getMessage());
+            assertNotEquals(0, cm.event().status(), "an errno in the event's status");
+            assertTrue(millis < 25_000, "no hang: " + millis + " ms");
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package org.panamardma.verbs.connection;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.panamardma.verbs.Access;
+import org.panamardma.verbs.MemoryRegion;
+
+/**
+ * A peer in its own process, for tests that kill it: connects to {@code host port}, sends "hello from pid N", prints
+ * "connected" and then waits to be killed (it never closes anything: the kernel cleans up after the kill).
+ */
+public final class ConnectingPeer {
+    private ConnectingPeer() {
+    }
+
+    /** The command line that runs this class in a new JVM with the current class path. */
+    static List<String> command(InetSocketAddress server) {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
+                "-cp", System.getProperty("java.class.path"), ConnectingPeer.class.getName(),
+                server.getAddress().getHostAddress(), Integer.toString(server.getPort())));
+        return cmd;
+    }
+
+    public static void main(String[] args) throws Exception {
+        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[1]));
+        RdmaConnection c = RdmaClient.connect(server,
+                ConnectionOptions.DEFAULTS.withTimeout(Duration.ofSeconds(90)));
+        byte[] hello = ("hello from pid " + ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII);
+        MemoryRegion mr = c.protectionDomain().allocate(hello.length, Access.ALL_REMOTE);
+        MemorySegment.copy(hello, 0, mr.segment(), ValueLayout.JAVA_BYTE, 0, hello.length);
+        c.send(mr, 0, hello.length).get(60, TimeUnit.SECONDS);
+        System.out.println("connected");
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+}
