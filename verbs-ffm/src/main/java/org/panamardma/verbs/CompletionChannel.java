@@ -28,6 +28,8 @@ public final class CompletionChannel extends NativeResource {
     private final MemorySegment cqOut;
     private final MemorySegment contextOut;
     private final MemorySegment callState;
+    /** Whether a thread is in poll(2) on the fd, outside the monitor; guarded by this. */
+    private boolean readerActive;
 
     private CompletionChannel(Context context, MemorySegment handle) throws RdmaException {
         super("completion channel", context);
@@ -78,10 +80,11 @@ public final class CompletionChannel extends NativeResource {
     public CompletionQueue await(long timeoutMillis) throws RdmaException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (true) {
-            if (closeRequested()) {
-                throw new IllegalStateException(describe() + " was closed while waiting");
-            }
+            int slice;
             synchronized (this) {
+                if (closeRequested()) {
+                    throw new IllegalStateException(describe() + " was closed while waiting");
+                }
                 checkOpen();
                 CompletionQueue cq = tryGetEvent();
                 if (cq != null) {
@@ -91,7 +94,27 @@ public final class CompletionChannel extends NativeResource {
                 if (leftMillis <= 0) {
                     return null;
                 }
-                readable.await((int) Math.min(leftMillis, WAIT_SLICE_MILLIS));
+                slice = (int) Math.min(leftMillis, WAIT_SLICE_MILLIS);
+                if (readerActive) {
+                    // another thread is in poll(2) on the fd: wait for it to come out, then look again
+                    try {
+                        wait(slice);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new RdmaException("interrupted while waiting on the " + describe());
+                    }
+                    continue;
+                }
+                readerActive = true;
+            }
+            // poll(2) without the monitor, so that other waiters, the CQs' close and this channel's close go on
+            try {
+                readable.await(slice);
+            } finally {
+                synchronized (this) {
+                    readerActive = false;
+                    notifyAll();
+                }
             }
         }
     }
@@ -119,6 +142,18 @@ public final class CompletionChannel extends NativeResource {
 
     @Override
     protected void destroy() {
+        // the reader's poll(2) uses the fd and the scratch arena: let it leave (at most one slice) first
+        boolean interrupted = false;
+        while (readerActive) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         try {
             int rc = verbs_h.ibv_destroy_comp_channel(handle);
             if (rc != 0) {
