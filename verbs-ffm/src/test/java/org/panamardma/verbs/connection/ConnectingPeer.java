@@ -25,9 +25,27 @@ public final class ConnectingPeer {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-                "-cp", System.getProperty("java.class.path"), ConnectingPeer.class.getName(),
+                "-cp", classPath(), ConnectingPeer.class.getName(),
                 server.getAddress().getHostAddress(), Integer.toString(server.getPort())));
         return cmd;
+    }
+
+    /**
+     * Where this class and verbs-ffm's come from (the console launcher loads test jars through its own class loader,
+     * so {@code java.class.path} alone does not have them), then the JVM's own class path.
+     */
+    private static String classPath() {
+        java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();
+        for (Class<?> c : new Class<?>[] {ConnectingPeer.class, RdmaClient.class}) {
+            try {
+                entries.add(java.nio.file.Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI())
+                        .toString());
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        entries.add(System.getProperty("java.class.path"));
+        return String.join(java.io.File.pathSeparator, entries);
     }
 
     public static void main(String[] args) throws Exception {

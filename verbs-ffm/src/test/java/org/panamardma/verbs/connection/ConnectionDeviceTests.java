@@ -34,6 +34,11 @@ abstract class ConnectionDeviceTests {
     /** The first address resolution in a fresh testbed VM has been seen to take over 30 s (TCG). */
     static final ConnectionOptions OPTIONS = ConnectionOptions.DEFAULTS.withTimeout(Duration.ofSeconds(90));
 
+    /** How many connections the concurrency test opens at once: 64, unless the transport's subclass says less. */
+    int concurrentConnections() {
+        return 64;
+    }
+
     static void lap(String what, long startNanos) {
         System.out.printf("%s after %d ms%n", what, (System.nanoTime() - startNanos) / 1_000_000);
     }
@@ -43,6 +48,18 @@ abstract class ConnectionDeviceTests {
         RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer device"));
         InetAddress ip = peer.ipv4().orElseThrow(() -> new AssertionError(peer + " has no IPv4 address"));
         return new InetSocketAddress(ip, PORTS.getAndIncrement());
+    }
+
+    /** The kernel's last messages, for a failure's report (the tests run as root in the testbed VM). */
+    static String kernelLogTail() {
+        try {
+            Process p = new ProcessBuilder("sh", "-c",
+                    "dmesg | tail -n 20; rdma resource show; ulimit -a; ls /proc/$PPID/fd | wc -l; free -m")
+                    .redirectErrorStream(true).start();
+            return "kernel log:\n" + new String(p.getInputStream().readAllBytes());
+        } catch (java.io.IOException e) {
+            return "(no kernel log: " + e + ")";
+        }
     }
 
     static byte[] pattern(int length, long seed) {
@@ -157,12 +174,12 @@ abstract class ConnectionDeviceTests {
     }
 
     @Test
-    void sixtyFourConcurrentConnectionsToOneServerEachMoveTheirOwnData(RdmaTestDevice device) throws Exception {
+    void manyConcurrentConnectionsToOneServerEachMoveTheirOwnData(RdmaTestDevice device) throws Exception {
         InetSocketAddress address = serverAddress(device);
         ConnectionOptions options = OPTIONS.withQueueDepths(8, 4).withReceiveBufferSize(1024);
         List<RdmaConnection> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<RdmaConnection> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
-        final int N = 64;
+        final int N = concurrentConnections();
         try (RdmaServer server = RdmaServer.listen(address, options, accepted::add)) {
             try {
                 // connected from 8 threads at once: rdma_cm, the server's event loop and the accepts run concurrently
@@ -174,7 +191,13 @@ abstract class ConnectionDeviceTests {
                         connecting.add(pool.submit(() -> RdmaClient.connect(address, options)));
                     }
                     for (var f : connecting) {
-                        clients.add(f.get(WAIT_SECONDS, TimeUnit.SECONDS));
+                        try {
+                            clients.add(f.get(WAIT_SECONDS, TimeUnit.SECONDS));
+                        } catch (ExecutionException e) {
+                            System.out.println("connection " + clients.size() + " of " + N + " failed: "
+                                    + e.getCause() + "\n" + kernelLogTail());
+                            throw e;
+                        }
                     }
                 } finally {
                     pool.shutdownNow();
@@ -274,7 +297,9 @@ abstract class ConnectionDeviceTests {
             RdmaConnection otherAtServer = server.accept(Duration.ofSeconds(WAIT_SECONDS));
             assertNotNull(otherAtServer);
             long t0 = System.nanoTime();
-            Process peer = new ProcessBuilder(ConnectingPeer.command(address)).redirectErrorStream(true).start();
+            java.nio.file.Path peerLog = java.nio.file.Files.createTempFile("connecting-peer", ".log");
+            Process peer = new ProcessBuilder(ConnectingPeer.command(address)).redirectErrorStream(true)
+                    .redirectOutput(peerLog.toFile()).start();
             try {
                 RdmaConnection doomed = server.accept(Duration.ofSeconds(2 * WAIT_SECONDS));
                 assertNotNull(doomed, "the peer process connected");
@@ -310,8 +335,8 @@ abstract class ConnectionDeviceTests {
                 if (peer.isAlive()) {
                     peer.destroyForcibly();
                 }
-                String out = new String(peer.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-                System.out.println("peer process output: " + out.strip());
+                System.out.println("peer process output: " + java.nio.file.Files.readString(peerLog).strip());
+                java.nio.file.Files.deleteIfExists(peerLog);
             }
         }
     }

@@ -14,6 +14,18 @@ import org.panamardma.verbs.MemoryRegion;
 /** The connection layer on Soft-iWARP (siw0 client, siw1 server): the common tests; atomics are refused. */
 @RdmaDeviceTest(transport = Transport.IWARP)
 class IwarpConnectionDeviceTest extends ConnectionDeviceTests {
+
+    /**
+     * siw in the testbed VM refuses the 47th or 48th connection of one process that holds both ends (47 QPs, CQs
+     * and cm_ids on each of siw0 and siw1, per `rdma resource show`): ibv_create_cq fails with EAGAIN or
+     * rdma_create_qp with EOPNOTSUPP, and the kernel logs nothing. Measured 2026-11-23; cause not yet found, so
+     * the test opens 40 at once here and 64 on rxe.
+     */
+    @Override
+    int concurrentConnections() {
+        return 40;
+    }
+
     @Test
     void atomicsFailTheirFutureWithUnsupportedOperationNamingSiw(RdmaTestDevice device) throws Exception {
         try (Pair p = new Pair(device)) {
