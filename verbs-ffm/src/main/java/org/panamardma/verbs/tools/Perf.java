@@ -307,15 +307,21 @@ public final class Perf {
     // ----------------------------------------------------------------------------------------------------- client
 
     /**
-     * Runs {@code test} against the perf server at {@code server} for each size and returns the figures.
+     * Runs {@code test} against the perf server at {@code server} at {@code size}, or with {@code allSizes} at every
+     * size of {@link #sizes}, and returns the figures (one per size).
      *
      * @param timeout for connecting and for each size's run
      */
-    public static List<Result> run(InetSocketAddress server, Test test, List<Integer> sizes, boolean allSizes,
-                                   int iters, Duration timeout) throws RdmaException {
+    public static List<Result> run(InetSocketAddress server, Test test, int size, boolean allSizes, int iters,
+                                   Duration timeout) throws RdmaException {
         if (iters < 2) {
             throw new IllegalArgumentException("iters must be at least 2 (latency samples are differences)");
         }
+        if (size < MIN_SIZE || size > MAX_SIZE) {
+            throw new IllegalArgumentException("size must be " + MIN_SIZE + ".." + MAX_SIZE + ": " + size);
+        }
+        // the server derives the same list from (test, size, allSizes) in the request
+        List<Integer> sizes = sizes(test, allSizes, size);
         int maxSize = sizes.stream().mapToInt(Integer::intValue).max().orElseThrow();
         int minSize = sizes.stream().mapToInt(Integer::intValue).min().orElseThrow();
         Endpoint ep = new Endpoint(maxSize, test == Test.WRITE_BW ? TX_DEPTH : RX_DEPTH);
@@ -341,14 +347,14 @@ public final class Perf {
             ep.remoteAddress = reply.getLong(4);
             ep.remoteRkey = reply.getInt(12);
             List<Result> results = new ArrayList<>();
-            for (int size : sizes) {
+            for (int n : sizes) {
                 long deadline = System.nanoTime() + timeout.toNanos();
                 results.add(switch (test) {
-                    case SEND_LAT -> latencyResult(test, size, iters, sendLatency(ep, size, iters, false, deadline));
-                    case WRITE_LAT -> latencyResult(test, size, iters, writeLatency(ep, size, iters, false, deadline));
-                    case READ_LAT -> latencyResult(test, size, iters, readLatency(ep, size, iters, false, deadline));
-                    case ATOMIC_LAT -> latencyResult(test, size, iters, readLatency(ep, size, iters, true, deadline));
-                    case WRITE_BW -> writeBandwidth(ep, size, iters, deadline);
+                    case SEND_LAT -> latencyResult(test, n, iters, sendLatency(ep, n, iters, false, deadline));
+                    case WRITE_LAT -> latencyResult(test, n, iters, writeLatency(ep, n, iters, false, deadline));
+                    case READ_LAT -> latencyResult(test, n, iters, readLatency(ep, n, iters, false, deadline));
+                    case ATOMIC_LAT -> latencyResult(test, n, iters, readLatency(ep, n, iters, true, deadline));
+                    case WRITE_BW -> writeBandwidth(ep, n, iters, deadline);
                 });
             }
             // tell the server we are done (it waits for this SEND before closing)

@@ -71,6 +71,7 @@ public final class Ping {
 
     private static void echo(RdmaConnection conn, PrintStream out) {
         long echoed = 0;
+        String peer = conn.peerAddress().map(Object::toString).orElse("peer");
         try (conn) {
             MemoryRegion buf = conn.protectionDomain().allocate(MAX_SIZE, Set.of(Access.LOCAL_WRITE));
             while (true) {
@@ -82,15 +83,14 @@ public final class Ping {
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof ConnectionClosedException) {
-                out.printf("ping server: %s closed after %d echoes%n", conn.peerAddress().map(Object::toString)
-                        .orElse("peer"), echoed);
+                out.printf("ping server: %s closed after %d echoes%n", peer, echoed);
             } else {
-                out.printf("ping server: %s failed after %d echoes: %s%n", conn.name(), echoed, cause);
+                out.printf("ping server: %s failed after %d echoes: %s%n", peer, echoed, cause);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RdmaException | RuntimeException e) {
-            out.printf("ping server: %s failed: %s%n", conn.name(), e);
+            out.printf("ping server: %s failed: %s%n", peer, e);
         }
     }
 

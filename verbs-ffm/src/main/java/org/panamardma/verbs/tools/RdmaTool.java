@@ -87,6 +87,9 @@ public final class RdmaTool {
         if (e instanceof org.panamardma.verbs.cm.CmEventException ce) {
             return m + explainCm(ce);
         }
+        if (e instanceof RdmaException re && re.errno() == 111 /* ECONNREFUSED */) {
+            return m + " (connection refused: is a server listening on that address and port?)";
+        }
         if (e instanceof RdmaException re && re.errno() == 19 /* ENODEV */) {
             return m + " (this machine has no RDMA device: 'rdma-tool devinfo' lists them; the testbed VM has "
                     + "rxe0/rxe1 and siw0/siw1)";
@@ -180,13 +183,12 @@ public final class RdmaTool {
             throw new UsageException("perf: atomic_lat moves 8 bytes (64-bit atomics); --size must be 8 or absent");
         }
         int iters = a.integer("iters", test.defaultIters(), 2, 100_000_000);
-        List<Integer> sizes = Perf.sizes(test, a.has("all-sizes"), size);
         boolean csv = a.has("csv");
         if (!csv) {
             out.printf("perf %s to %s port %d, %d iterations per size%n", test.cliName(),
                     server.getAddress().getHostAddress(), port, iters);
         }
-        List<Perf.Result> results = Perf.run(server, test, sizes, a.has("all-sizes"), iters, timeout);
+        List<Perf.Result> results = Perf.run(server, test, size, a.has("all-sizes"), iters, timeout);
         print(results, csv, out);
         return 0;
     }
