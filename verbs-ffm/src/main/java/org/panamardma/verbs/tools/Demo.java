@@ -182,7 +182,7 @@ public final class Demo {
             out.println("2. A shared counter updated by every client at once (RFC 7306 remote atomics)");
             if (!first.queuePair().supportsAtomics()) {
                 String why = clientDevice + " has no remote atomics (its atomic_cap is NONE, as on every Soft-iWARP "
-                        + "device): FetchAdd and CmpSwap are skipped.";
+                        + "device):\n   FetchAdd and CmpSwap are skipped.";
                 skipped.add(why);
                 out.println("   Skipped: " + why);
             } else {
@@ -211,8 +211,8 @@ public final class Demo {
                 out.printf("   The counter now reads %d; %d clients x %d increments = %d: %s%n", counter, clientCount,
                         increments, expected, counter == expected ? "correct." : "WRONG!");
                 out.printf("   %s%n", distinct
-                        ? "Each FetchAdd returned the value it replaced, and all " + expected + " of them were different"
-                                + " (0 to " + (expected - 1) + "): no increment was lost or applied twice."
+                        ? "Each FetchAdd returned the value it replaced, and all " + expected + " of them were\n"
+                                + "   different (0 to " + (expected - 1) + "): no increment was lost or applied twice."
                         : "Some FetchAdds returned the same old value: increments were lost!");
                 Remote r0 = remotes.get(0);
                 long won = await(first.compareSwap(r0.address() + COUNTER, r0.rkey(), expected, 1000L), timeout);
@@ -233,8 +233,8 @@ public final class Demo {
             Boolean committed = null;
             QueuePair qp = first.queuePair();
             if (!qp.supportsFlush() || !qp.supportsAtomicWrite()) {
-                String why = clientDevice + " has no RDMA FLUSH and no ATOMIC WRITE (Soft-iWARP implements neither): "
-                        + "the commit pipeline is skipped; the WRITE and READ of part 1 are what it can do.";
+                String why = clientDevice + " has no RDMA FLUSH and no ATOMIC WRITE (Soft-iWARP implements neither):\n"
+                        + "   the commit pipeline is skipped; the WRITE and READ of part 1 are what it can do.";
                 skipped.add(why);
                 out.println("   Skipped: " + why);
             } else {
@@ -263,7 +263,7 @@ public final class Demo {
         CompletableFuture<Received> reply = a.receive();
         await(a.send(msg, 0, hello.length), timeout);
         boolean echoed = Arrays.equals(hello, await(reply, timeout).data());
-        out.printf("   Client 1 SENDs \"%s\" (%d bytes); the server receives it and sends%n   it back: %s%n",
+        out.printf("   Client 1 SENDs \"%s\"%n   (%d bytes); the server receives it and sends it back: %s%n",
                 new String(hello, StandardCharsets.US_ASCII), hello.length,
                 echoed ? "it came back intact." : "it came back DIFFERENT!");
 
@@ -325,19 +325,20 @@ public final class Demo {
                 for (int i = 0; i < DATA_LENGTH; i++) {
                     source.set(JAVA_BYTE, i, text[i % text.length]);
                 }
-                out.printf("   One more connection, on the bare verbs API, stores a %d-byte record at the server and%n"
-                        + "   commits it. The commit word next to it goes from 0 to 0x%x only if every step succeeded:%n",
+                out.printf("   One more connection, on the bare verbs API, stores a %d-byte record at the server%n"
+                        + "   and commits it: the commit word next to it goes from 0 to 0x%x only if every step%n"
+                        + "   before succeeded.%n",
                         DATA_LENGTH, COMMIT_VALUE);
                 CommitPipeline.Outcome outcome = CommitPipeline.run(c.queuePair(), verify, mr[0], DATA, DATA_LENGTH,
                         new RemoteRegion(r.address() + DATA, DATA_LENGTH, r.rkey()), FlushType.GLOBAL_VISIBILITY,
                         new RemoteRegion(r.address() + COMMIT_WORD, 8, r.rkey()), COMMIT_VALUE, timeout,
                         step -> out.println("   - " + switch (step) {
                             case WRITE -> "WRITE: the record's bytes are placed in the server's memory.";
-                            case FLUSH -> "FLUSH: the server's device confirms they are globally visible (not just in"
-                                    + " flight).";
+                            case FLUSH -> "FLUSH: the server's device confirms they are globally visible\n"
+                                    + "     (no longer in flight).";
                             case VERIFY -> "VERIFY: the record is read back and its CRC32C matches ("
                                     + HexFormat.of().formatHex(VerifyHash.CRC32C.digest(source))
-                                    + "); emulated by RDMA READ, since no device implements VERIFY.";
+                                    + ");\n     emulated by an RDMA READ, since no device implements VERIFY yet.";
                             case ATOMIC_WRITE -> "ATOMIC WRITE: the commit word is set in one indivisible 8-byte write.";
                         }));
                 if (!outcome.committed()) {

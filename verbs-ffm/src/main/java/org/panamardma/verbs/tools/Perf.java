@@ -115,9 +115,9 @@ public final class Perf {
         public String csv() {
             if (latency == null) {
                 double avgUs = bwMBps == 0 ? 0 : size / (bwMBps * 1048576.0) * 1e6;
-                return String.format(Locale.ROOT, "%s,%d,%d,,,%.3f,%.2f", test.cliName(), size, iters, avgUs, bwMBps);
+                return String.format(Locale.ROOT, "%s,%d,%d,,,%.3f,%.6f", test.cliName(), size, iters, avgUs, bwMBps);
             }
-            return String.format(Locale.ROOT, "%s,%d,%d,%.3f,%.3f,%.3f,%.2f", test.cliName(), size, iters,
+            return String.format(Locale.ROOT, "%s,%d,%d,%.3f,%.3f,%.3f,%.6f", test.cliName(), size, iters,
                     latency.p50Us(), latency.p99Us(), latency.avgUs(), bwMBps);
         }
     }
@@ -580,6 +580,9 @@ public final class Perf {
                 ep.awaitReceive(System.nanoTime() + timeout.toNanos() * Math.max(1, r.sizes().size()));
                 served++;
                 out.printf("perf server: %s done%n", r.test().cliName());
+            } catch (org.panamardma.verbs.WorkCompletionException e) {
+                // the client closed or failed before its final SEND: its QP's disconnect flushed ours
+                out.println("perf server: the client left before the end of the run (" + e.status() + ")");
             } catch (RdmaException | RuntimeException e) {
                 out.println("perf server: connection failed: " + e.getMessage());
             }

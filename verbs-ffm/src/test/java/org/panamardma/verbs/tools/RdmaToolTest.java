@@ -108,13 +108,13 @@ class RdmaToolTest {
     void csvLineHasTheAgreedColumns() {
         Perf.Result lat = new Perf.Result(Perf.Test.WRITE_LAT, 64, 1000,
                 new LatencyStats(999, 1, 2.5, 2, 7.25, 9), 24.41, 0);
-        assertEquals("write_lat,64,1000,2.000,7.250,2.500,24.41", lat.csv());
+        assertEquals("write_lat,64,1000,2.000,7.250,2.500,24.410000", lat.csv());
         Perf.Result bw = new Perf.Result(Perf.Test.WRITE_BW, 65536, 5000, null, 1024.0, 0.016384);
         String[] f = bw.csv().split(",", -1);
         assertEquals(7, f.length, bw.csv());
         assertEquals(7, Perf.CSV_HEADER.split(",").length);
         assertEquals("", f[3]);
-        assertEquals("1024.00", f[6]);
+        assertEquals("1024.000000", f[6]);
     }
 
     @Test
