@@ -87,6 +87,10 @@ public final class RdmaTool {
         if (e instanceof org.panamardma.verbs.cm.CmEventException ce) {
             return m + explainCm(ce);
         }
+        if (e instanceof org.panamardma.verbs.cm.CmTimeoutException) {
+            return m + " (the connection manager did not answer in time: is the address reachable over an RDMA "
+                    + "device? In an emulated VM the first address resolution can take over 30 s: try --timeout 90)";
+        }
         if (e instanceof RdmaException re && re.errno() == 111 /* ECONNREFUSED */) {
             return m + " (connection refused: is a server listening on that address and port?)";
         }
@@ -116,7 +120,7 @@ public final class RdmaTool {
     static int ping(String[] rest, PrintStream out, PrintStream err) throws Exception {
         Args a = Args.parse("ping", rest, Set.of("bind", "port", "size", "count", "timeout"), Set.of("server"));
         int port = a.integer("port", Ping.DEFAULT_PORT, 1, 65535);
-        Duration timeout = timeout(a, 30);
+        Duration timeout = timeout(a, 60);
         if (a.has("server")) {
             a.atMostPositional(0);
             for (String o : List.of("size", "count")) {
