@@ -1,0 +1,45 @@
+package org.panamardma.verbs.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.RdmaDeviceTest;
+import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testbed.Transport;
+
+/** rdma-tool on Soft-iWARP (siw0 clients, siw1 server): what siw lacks is refused or skipped with the reason. */
+@RdmaDeviceTest(transport = Transport.IWARP)
+class IwarpToolDeviceTest extends ToolDeviceTests {
+    @Test
+    void perfRunsWhatSiwCanDoAndRefusesAtomicsClearly(RdmaTestDevice device) throws Exception {
+        perfTests(device, List.of(Perf.Test.SEND_LAT, Perf.Test.WRITE_LAT, Perf.Test.READ_LAT, Perf.Test.WRITE_BW));
+        var address = serverAddress(device);
+        try (Perf.Server server = Perf.Server.start(address, TIMEOUT, System.out)) {
+            Capture out = new Capture();
+            Capture err = new Capture();
+            int rc = RdmaTool.run(new String[] {"perf", address.getAddress().getHostAddress(), "--port",
+                    String.valueOf(address.getPort()), "--test", "atomic_lat", "--iters", "10"}, out.stream,
+                    err.stream);
+            assertEquals(1, rc);
+            assertTrue(err.text().contains(device.name()) && err.text().toLowerCase().contains("atomic"), err.text());
+        }
+    }
+
+    @Test
+    void demoMovesBytesAndSkipsWhatSiwLacksWithReasons(RdmaTestDevice device) throws Exception {
+        Capture out = new Capture();
+        Demo.Report r = Demo.run(serverAddress(device), 2, 5, TIMEOUT, out.stream);
+        assertEquals(device.name(), r.clientDevice());
+        assertTrue(r.bytesVerified(), "SEND echo, WRITE placement and READ back all verified");
+        assertNull(r.counter());
+        assertNull(r.committed());
+        assertEquals(2, r.skipped().size(), r.skipped().toString());
+        assertTrue(r.skipped().get(0).contains("no remote atomics"), r.skipped().toString());
+        assertTrue(r.skipped().get(1).contains("no RDMA FLUSH"), r.skipped().toString());
+        assertTrue(r.ok());
+        assertTrue(out.text().contains("Skipped: "), out.text());
+    }
+}

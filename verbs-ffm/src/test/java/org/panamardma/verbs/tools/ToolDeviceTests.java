@@ -1,0 +1,147 @@
+package org.panamardma.verbs.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.verbs.connection.RdmaServer;
+
+/**
+ * rdma-tool's ping, perf and demo in this JVM: the server on the peer device's address, the client on the test
+ * device. Subclassed per transport.
+ */
+abstract class ToolDeviceTests {
+    /** The first address resolution in a fresh testbed VM has been seen to take over 30 s (TCG). */
+    static final Duration TIMEOUT = Duration.ofSeconds(90);
+    private static final AtomicInteger PORTS = new AtomicInteger(20_000 + new Random().nextInt(20_000));
+
+    static InetSocketAddress serverAddress(RdmaTestDevice device) {
+        RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer device"));
+        InetAddress ip = peer.ipv4().orElseThrow(() -> new AssertionError(peer + " has no IPv4 address"));
+        return new InetSocketAddress(ip, PORTS.getAndIncrement());
+    }
+
+    /** Output that goes to stdout too, so the suite's report shows what a user would see. */
+    static final class Capture {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final PrintStream stream = new PrintStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) {
+                bytes.write(b);
+                System.out.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                bytes.write(b, off, len);
+                System.out.write(b, off, len);
+            }
+        }, true, StandardCharsets.UTF_8);
+
+        String text() {
+            stream.flush();
+            return bytes.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    static void assertSaneLatency(Perf.Result r) {
+        LatencyStats s = r.latency();
+        assertNotNull(s, r.toString());
+        assertEquals(r.iters() - 1, s.count(), "perftest's iters - 1 samples");
+        assertTrue(s.minUs() > 0, r.toString());
+        assertTrue(s.minUs() <= s.p50Us() && s.p50Us() <= s.p99Us() && s.p99Us() <= s.maxUs(),
+                "min <= p50 <= p99 <= max: " + r);
+        assertTrue(s.avgUs() >= s.minUs() && s.avgUs() <= s.maxUs(), r.toString());
+        assertTrue(r.bwMBps() > 0, r.toString());
+    }
+
+    @Test
+    void pingEchoesEveryByteAndSummarises(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = serverAddress(device);
+        Capture out = new Capture();
+        try (RdmaServer server = Ping.serve(address, TIMEOUT, out.stream)) {
+            Ping.Result r = Ping.run(address, 3000, 5, TIMEOUT, out.stream);
+            assertEquals(5, r.sent());
+            assertEquals(5, r.echoed());
+            assertEquals(5, r.verified(), "every byte of every echo checked");
+            assertEquals(0, r.corrupted());
+            LatencyStats s = r.stats();
+            assertTrue(0 < s.minUs() && s.p50Us() <= s.p99Us() && s.p99Us() <= s.maxUs(), s.toString());
+        }
+        String text = out.text();
+        assertTrue(text.contains("seq=5 verified"), text);
+        assertTrue(text.contains("5 sent, 5 echoed, 5 verified byte for byte, 0 corrupted"), text);
+        assertTrue(text.contains("rtt min/avg/p50/p99/max = "), text);
+    }
+
+    @Test
+    void pingThroughTheCommandLineToAPortNobodyListensOnFailsWithAClearMessage(RdmaTestDevice device) {
+        InetSocketAddress address = serverAddress(device);
+        Capture out = new Capture();
+        Capture err = new Capture();
+        int rc = RdmaTool.run(new String[] {"ping", address.getAddress().getHostAddress(), "--port",
+                String.valueOf(address.getPort()), "--timeout", "60"}, out.stream, err.stream);
+        assertEquals(1, rc, out.text() + err.text());
+        String e = err.text();
+        assertTrue(e.startsWith("rdma-tool ping: ") && e.length() > 30, e);
+        // rxe: the CM's REJECTED event (no listener: invalid service id); siw: rdma_connect itself says ECONNREFUSED
+        assertTrue(e.contains("REJECTED") || e.contains("ECONNREFUSED"), e);
+        assertTrue(e.contains("connection refused: is a server listening"), e);
+    }
+
+    /** Each test at one size with few iterations, then write_lat at all sizes as CSV: figures sane, lines parseable. */
+    void perfTests(RdmaTestDevice device, List<Perf.Test> tests) throws Exception {
+        InetSocketAddress address = serverAddress(device);
+        Capture log = new Capture();
+        try (Perf.Server server = Perf.Server.start(address, TIMEOUT, log.stream)) {
+            for (Perf.Test test : tests) {
+                int size = test == Perf.Test.ATOMIC_LAT ? 8 : test.isLatency() ? 64 : 4096;
+                int iters = test.isLatency() ? 50 : 300;
+                List<Perf.Result> results = Perf.run(address, test, size, false, iters, TIMEOUT);
+                RdmaTool.print(results, false, System.out);
+                assertEquals(1, results.size());
+                Perf.Result r = results.get(0);
+                assertEquals(test, r.test());
+                assertEquals(size, r.size());
+                if (test.isLatency()) {
+                    assertSaneLatency(r);
+                } else {
+                    assertTrue(r.bwMBps() > 0 && r.msgRateMpps() > 0, r.toString());
+                }
+            }
+            // the command line, every size in one connection, CSV
+            Capture out = new Capture();
+            Capture err = new Capture();
+            int rc = RdmaTool.run(new String[] {"perf", address.getAddress().getHostAddress(), "--port",
+                    String.valueOf(address.getPort()), "--test", "write_lat", "--all-sizes", "--iters", "20",
+                    "--csv"}, out.stream, err.stream);
+            assertEquals(0, rc, err.text());
+            String[] lines = out.text().strip().split("\n");
+            assertEquals(Perf.CSV_HEADER, lines[0]);
+            assertEquals(15, lines.length, "a line per size from 8 B to 64 KiB: " + out.text());
+            int expectedSize = 8;
+            for (int i = 1; i < lines.length; i++, expectedSize *= 2) {
+                String[] f = lines[i].split(",", -1);
+                assertEquals(List.of("write_lat", String.valueOf(expectedSize), "20"), List.of(f[0], f[1], f[2]));
+                assertTrue(Double.parseDouble(f[3]) <= Double.parseDouble(f[4]), lines[i]);
+                assertTrue(Double.parseDouble(f[6]) > 0, lines[i]);
+            }
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (server.served() < tests.size() + 1 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(tests.size() + 1, server.served(), "the server saw every run to its end:\n" + log.text());
+        }
+    }
+}
