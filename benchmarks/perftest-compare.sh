@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# perftest and panama-rdma side by side, in ONE boot of the testbed VM, on the same Soft-RoCE devices (rxe0 ->
+# rxe1): ib_send_lat, ib_write_lat, ib_read_lat, ib_atomic_lat and ib_write_bw against `rdma-tool perf` with the
+# same message sizes and iteration counts. Prints one table (C figure, Java figure, Java/C ratio for p50 and p99
+# latency, and bandwidth) and writes it as markdown and CSV:
+#
+#   benchmarks/target/perftest-compare.md    the table, with the date, the machine and the settings
+#   benchmarks/target/perftest-compare.csv   test,size,iters,c_p50_us,java_p50_us,p50_ratio,c_p99_us,...
+#   benchmarks/target/perftest-raw.csv       every figure of both, as measured
+#
+# Environment: PERF_SIZES (default "8 64 512 4096 65536"; "all" = every power of two 8 B .. 64 KiB), PERF_ITERS
+# (1000, perftest's default for latency), PERF_BW_ITERS (5000, perftest's default for bandwidth), PERF_TESTS,
+# PERF_SERVER_DEV/PERF_CLIENT_DEV/PERF_SERVER_IP (rxe1/rxe0/10.77.0.2; siw1/siw0/10.77.1.2 for iWARP, without
+# atomic_lat), TESTBED_TIMEOUT (s, default 3600).
+#
+# Under emulation (TCG) absolute figures are not hardware figures; both implementations pay the same emulation,
+# so the ratios are the point.
+set -euo pipefail
+root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+cd "$root"
+# shellcheck source=../soft-roce-ci/bin/jdk.sh
+source soft-roce-ci/bin/jdk.sh
+find_jdk25
+export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
+
+if [[ ${PERF_SIZES:-} == all ]]; then
+  PERF_SIZES="8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
+fi
+export PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP
+
+./mvnw -B -q -pl verbs-ffm -am package -DskipTests
+mkdir -p benchmarks/target
+raw=benchmarks/target/perftest-raw.csv
+rm -f "$raw"
+env_args=""
+for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS; do
+  [[ -n ${!v:-} ]] && env_args+="$v=$(printf '%q' "${!v}") "
+done
+start=$SECONDS
+rc=0
+soft-roce-ci/bin/testbed run --timeout "${TESTBED_TIMEOUT:-3600}" -- \
+  "${env_args}benchmarks/perftest/compare-in-guest.sh verbs-ffm/target/rdma-tool.jar $raw" || rc=$?
+[[ -s $raw ]] || { echo "perftest-compare: no figures ($raw is empty); VM exit $rc" >&2; exit 1; }
+
+benchmarks/perftest/table.sh "$raw" benchmarks/target/perftest-compare.csv benchmarks/target/perftest-compare.md \
+  "$(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), testbed VM ($(cat ~/.cache/panama-rdma/testbed/kvm-* 2>/dev/null | head -n 1 || echo tcg)), ${PERF_CLIENT_DEV:-rxe0} -> ${PERF_SERVER_DEV:-rxe1}, $((SECONDS - start)) s"
+cat benchmarks/target/perftest-compare.md
+exit $rc
