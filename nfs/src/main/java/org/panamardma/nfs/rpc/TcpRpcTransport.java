@@ -1,17 +1,21 @@
 package org.panamardma.nfs.rpc;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.oncrpc.tcp.RpcException;
 import org.panamardma.oncrpc.tcp.TcpRpcClient;
+import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncodable;
 
 /**
  * {@link RpcTransport} over one TCP connection ({@link TcpRpcClient}). Everything travels inline; WRITE data is
  * still sent from the caller's memory without a copy (TcpRpcClient gathers eligible items), and READ data is copied
- * once, from the reply into the caller's target.
+ * once, from the reply into the caller's target. Results are decoded on the calling thread, so a READ target may
+ * belong to a confined arena.
  */
 public final class TcpRpcTransport implements RpcTransport {
     private final TcpRpcClient client;
@@ -43,8 +47,17 @@ public final class TcpRpcTransport implements RpcTransport {
     public <T> T call(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
                       ReplyReader<T> results, Duration timeout) throws IOException, InterruptedException {
         Objects.requireNonNull(results, "results");
-        return client.invoke(program, version, procedure, credential, arguments,
-                in -> results.read(in, ReplyPlacement.INLINE), timeout);
+        // TcpRpcClient decodes on its reader thread; take the results undecoded (a slice of the reply's private
+        // copy) and decode them here, on the caller's thread, which may own the READ target (a confined arena)
+        MemorySegment reply = client.invoke(program, version, procedure, credential, arguments, XdrDecoder::rest,
+                timeout);
+        try {
+            return results.read(new XdrDecoder(reply), ReplyPlacement.INLINE);
+        } catch (RuntimeException e) {
+            throw new RpcException("the results of call " + Integer.toUnsignedString(program) + "."
+                    + Integer.toUnsignedString(version) + "." + Integer.toUnsignedString(procedure) + " to " + peer()
+                    + " do not decode: " + e.getMessage(), e);
+        }
     }
 
     @Override
