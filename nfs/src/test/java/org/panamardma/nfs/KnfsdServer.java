@@ -47,14 +47,7 @@ final class KnfsdServer {
             return started;
         }
         int before = kernelLog().size();
-        Path script = Files.createTempFile("start-nfs-server", ".sh");
-        try (InputStream in = KnfsdServer.class.getResourceAsStream("start-nfs-server.sh")) {
-            if (in == null) {
-                throw new IOException("start-nfs-server.sh is not on the class path");
-            }
-            Files.write(script, in.readAllBytes());
-        }
-        String output = run(List.of("bash", script.toString()), 120);
+        String output = run(List.of("bash", script().toString()), 120);
         System.out.print(output);
         Map<String, String> values = new HashMap<>();
         for (String line : output.split("\n")) {
@@ -68,6 +61,29 @@ final class KnfsdServer {
         }
         started = new KnfsdServer(Path.of(values.get("NFS_EXPORT")), values.get("NFS_RDMA"), before);
         return started;
+    }
+
+    /**
+     * Stops knfsd and mountd (the script's {@code stop}), so that later device tests in the same VM find the ports
+     * free; a later {@link #start} starts them again.
+     */
+    static synchronized void stop() throws IOException, InterruptedException {
+        if (started == null) {
+            return;
+        }
+        started = null;
+        System.out.print(run(List.of("bash", script().toString(), "stop"), 120));
+    }
+
+    private static Path script() throws IOException {
+        Path script = Files.createTempFile("start-nfs-server", ".sh");
+        try (InputStream in = KnfsdServer.class.getResourceAsStream("start-nfs-server.sh")) {
+            if (in == null) {
+                throw new IOException("start-nfs-server.sh is not on the class path");
+            }
+            Files.write(script, in.readAllBytes());
+        }
+        return script;
     }
 
     /** Runs a command, returning stdout and stderr; fails on a non-zero exit or after {@code seconds}. */

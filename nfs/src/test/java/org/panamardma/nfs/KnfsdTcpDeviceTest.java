@@ -84,6 +84,7 @@ class KnfsdTcpDeviceTest {
         if (nfsTransport != null) {
             nfsTransport.close();
         }
+        KnfsdServer.stop();
     }
 
     private static long inode(Path path) throws Exception {

@@ -23,6 +23,17 @@ fail() { log "FAILED: $*"; exit 1; }
 
 [[ $(id -u) == 0 ]] || fail "must run as root (inside the testbed VM)"
 
+if [[ ${1:-} == stop ]]; then
+  if [[ -e /proc/fs/nfsd/threads ]]; then
+    rpc.nfsd 0 || log "rpc.nfsd 0 failed"
+  fi
+  for pid in $(pidof rpc.mountd); do kill "$pid"; done
+  exportfs -ua 2>/dev/null
+  rm -f "$state/ready"
+  echo "NFS_STOPPED=1"
+  exit 0
+fi
+
 if [[ -e $state/ready ]]; then
   cat "$state/ready"
   exit 0
@@ -47,10 +58,13 @@ if ! pgrep -x rpcbind >/dev/null; then
 fi
 modprobe nfsd || fail "modprobe nfsd"
 mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || fail "cannot mount the nfsd file system"
+# lockd's ports (module parameters of lockd, loaded with nfsd); 4045 is NLM's conventional port
+echo 4045 >/proc/sys/fs/nfs/nlm_tcpport 2>/dev/null || log "cannot fix lockd's TCP port"
+echo 4045 >/proc/sys/fs/nfs/nlm_udpport 2>/dev/null || log "cannot fix lockd's UDP port"
 exportfs -o rw,no_root_squash,insecure,no_subtree_check,fsid=77,sync "*:$export_dir" || fail "exportfs"
 # 8 threads: plenty for a test client, few enough for a 2-CPU emulated guest
 rpc.nfsd 8 || fail "rpc.nfsd"
-rpc.mountd || fail "rpc.mountd"
+pidof rpc.mountd >/dev/null || rpc.mountd --port 892 || fail "rpc.mountd"
 
 # --- the RDMA listener -------------------------------------------------------------------------------------------
 # Writing "rdma 20049" makes nfsd create an svcrdma listener (an rdma_cm id bound to the wildcard address, so it
