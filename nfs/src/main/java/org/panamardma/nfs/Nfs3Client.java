@@ -6,9 +6,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.panamardma.nfs.rpc.ReplyPlacement;
 import org.panamardma.nfs.rpc.ReplyReader;
 import org.panamardma.nfs.rpc.RpcTransport;
+import org.panamardma.oncrpc.AuthSysParms;
 import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncodable;
 
 /**
@@ -37,7 +40,7 @@ public final class Nfs3Client {
 
     /** An AUTH_SYS credential (RFC 5531 section 10.2) for {@code uid}/{@code gid}, no supplementary groups. */
     public static OpaqueAuth authSys(String machineName, int uid, int gid) {
-        return new org.panamardma.oncrpc.AuthSysParms((int) (System.nanoTime() >>> 10), machineName, uid, gid,
+        return new AuthSysParms((int) (System.nanoTime() >>> 10), machineName, uid, gid,
                 List.of()).toOpaqueAuth();
     }
 
@@ -120,8 +123,7 @@ public final class Nfs3Client {
             throws IOException, InterruptedException {
         ReplyReader<Nfs3Result<DirList3>> results = new ReplyReader<>() {
             @Override
-            public Nfs3Result<DirList3> read(org.panamardma.xdr.XdrDecoder in,
-                                             org.panamardma.nfs.rpc.ReplyPlacement placement) {
+            public Nfs3Result<DirList3> read(XdrDecoder in, ReplyPlacement placement) {
                 return Nfs3Xdr.readdirResults(in);
             }
 
@@ -139,8 +141,7 @@ public final class Nfs3Client {
             throws IOException, InterruptedException {
         ReplyReader<Nfs3Result<DirList3>> results = new ReplyReader<>() {
             @Override
-            public Nfs3Result<DirList3> read(org.panamardma.xdr.XdrDecoder in,
-                                             org.panamardma.nfs.rpc.ReplyPlacement placement) {
+            public Nfs3Result<DirList3> read(XdrDecoder in, ReplyPlacement placement) {
                 return Nfs3Xdr.readdirplusResults(in);
             }
 
