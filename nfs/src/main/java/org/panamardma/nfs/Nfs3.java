@@ -1,0 +1,36 @@
+package org.panamardma.nfs;
+
+/** NFS version 3 protocol numbers and limits (RFC 1813 sections 2.1, 2.4 and 3). */
+public final class Nfs3 {
+    /** The NFS program number (RFC 1813 section 1.3). */
+    public static final int PROGRAM = 100003;
+    /** The protocol version of RFC 1813. */
+    public static final int VERSION = 3;
+    /** The port NFS listens on over TCP (RFC 1813 section 1.3, by convention). */
+    public static final int TCP_PORT = 2049;
+    /** The port of NFS over RPC-over-RDMA (RFC 8267 section 3, "nfsrdma"). */
+    public static final int RDMA_PORT = 20049;
+
+    /** NFS3_FHSIZE: the largest file handle (RFC 1813 section 2.4). */
+    public static final int FHSIZE = 64;
+    /** NFS3_COOKIEVERFSIZE (RFC 1813 section 2.4). */
+    public static final int COOKIEVERFSIZE = 8;
+    /** NFS3_WRITEVERFSIZE (RFC 1813 section 2.4). */
+    public static final int WRITEVERFSIZE = 8;
+
+    /** Procedure numbers (RFC 1813 section 3). */
+    public static final int PROC_NULL = 0;
+    public static final int PROC_GETATTR = 1;
+    public static final int PROC_LOOKUP = 3;
+    public static final int PROC_READ = 6;
+    public static final int PROC_WRITE = 7;
+    public static final int PROC_READDIR = 16;
+    public static final int PROC_READDIRPLUS = 17;
+    public static final int PROC_COMMIT = 21;
+
+    /** Encoded size of {@code fattr3} (RFC 1813 section 2.6): 21 XDR words. */
+    public static final int FATTR3_SIZE = 84;
+
+    private Nfs3() {
+    }
+}

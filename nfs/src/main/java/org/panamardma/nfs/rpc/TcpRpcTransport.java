@@ -1,0 +1,73 @@
+package org.panamardma.nfs.rpc;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.oncrpc.tcp.RpcException;
+import org.panamardma.oncrpc.tcp.TcpRpcClient;
+import org.panamardma.xdr.XdrDecoder;
+import org.panamardma.xdr.XdrEncodable;
+
+/**
+ * {@link RpcTransport} over one TCP connection ({@link TcpRpcClient}). Everything travels inline; WRITE data is
+ * still sent from the caller's memory without a copy (TcpRpcClient gathers eligible items), and READ data is copied
+ * once, from the reply into the caller's target. Results are decoded on the calling thread, so a READ target may
+ * belong to a confined arena.
+ */
+public final class TcpRpcTransport implements RpcTransport {
+    private final TcpRpcClient client;
+
+    private TcpRpcTransport(TcpRpcClient client) {
+        this.client = client;
+    }
+
+    /**
+     * Connects to an RPC server over TCP.
+     *
+     * @param maxRecordSize the largest call sent and reply accepted; at least the largest READ or WRITE plus 1 KiB
+     */
+    public static TcpRpcTransport connect(InetSocketAddress server, int maxRecordSize) throws IOException {
+        return new TcpRpcTransport(TcpRpcClient.connect(server, maxRecordSize));
+    }
+
+    /** Connects with {@link TcpRpcClient#DEFAULT_MAX_RECORD_SIZE} (4 MiB). */
+    public static TcpRpcTransport connect(String host, int port) throws IOException {
+        return connect(new InetSocketAddress(host, port), TcpRpcClient.DEFAULT_MAX_RECORD_SIZE);
+    }
+
+    /** Wraps a connected client; closing the transport closes it. */
+    public static TcpRpcTransport over(TcpRpcClient client) {
+        return new TcpRpcTransport(Objects.requireNonNull(client, "client"));
+    }
+
+    @Override
+    public <T> T call(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
+                      ReplyReader<T> results, Duration timeout) throws IOException, InterruptedException {
+        Objects.requireNonNull(results, "results");
+        // TcpRpcClient decodes on its reader thread; take the results undecoded (a slice of the reply's private
+        // copy) and decode them here, on the caller's thread, which may own the READ target (a confined arena)
+        MemorySegment reply = client.invoke(program, version, procedure, credential, arguments, XdrDecoder::rest,
+                timeout);
+        try {
+            return results.read(new XdrDecoder(reply), ReplyPlacement.INLINE);
+        } catch (RuntimeException e) {
+            throw new RpcException("the results of call " + Integer.toUnsignedString(program) + "."
+                    + Integer.toUnsignedString(version) + "." + Integer.toUnsignedString(procedure) + " to " + peer()
+                    + " do not decode: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String peer() {
+        InetSocketAddress a = client.remoteAddress();
+        return "tcp:" + a.getHostString() + ":" + a.getPort();
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}
