@@ -11,7 +11,9 @@
 # Environment: PERF_SIZES (default "8 64 512 4096 65536"; "all" = every power of two 8 B .. 64 KiB), PERF_ITERS
 # (1000, perftest's default for latency), PERF_BW_ITERS (5000, perftest's default for bandwidth), PERF_TESTS,
 # PERF_SERVER_DEV/PERF_CLIENT_DEV/PERF_SERVER_IP (rxe1/rxe0/10.77.0.2; siw1/siw0/10.77.1.2 for iWARP, without
-# atomic_lat), TESTBED_TIMEOUT (s, default 3600).
+# atomic_lat), PERF_WARMUP (unmeasured rdma-tool iterations first; default: as many as measured, since a JVM
+# interprets the loop until its JIT compiles it, and the steady state is what a service sees), TESTBED_TIMEOUT
+# (s, default 3600).
 #
 # Under emulation (TCG) absolute figures are not hardware figures; both implementations pay the same emulation,
 # so the ratios are the point.
@@ -26,14 +28,14 @@ export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
 if [[ ${PERF_SIZES:-} == all ]]; then
   PERF_SIZES="8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"
 fi
-export PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP
+export PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_WARMUP
 
 ./mvnw -B -q -pl verbs-ffm -am package -DskipTests
 mkdir -p benchmarks/target
 raw=benchmarks/target/perftest-raw.csv
 rm -f "$raw"
 env_args=""
-for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS; do
+for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP; do
   [[ -n ${!v:-} ]] && env_args+="$v=$(printf '%q' "${!v}") "
 done
 start=$SECONDS

@@ -13,6 +13,8 @@ server_dev=${PERF_SERVER_DEV:-rxe1}
 client_dev=${PERF_CLIENT_DEV:-rxe0}
 iters=${PERF_ITERS:-1000}
 bw_iters=${PERF_BW_ITERS:-5000}
+# unmeasured iterations before rdma-tool's measured ones (its JIT's warm-up; perftest's C loop needs none)
+warmup=${PERF_WARMUP:-}
 sizes=${PERF_SIZES:-8 64 512 4096 65536}
 tests=${PERF_TESTS:-send_lat write_lat read_lat atomic_lat write_bw}
 java_opts=${PERF_JAVA_OPTS:-}
@@ -64,7 +66,7 @@ run_java() {
   local test=$1 size=$2 n=$3 attempt
   for attempt in 1 2 3 4 5 6 7 8 9 10; do
     if timeout 900 java $java_opts -jar "$jar" perf "$server_ip" --port 18515 --test "$test" --size "$size" \
-         --iters "$n" --csv --timeout 120 >/tmp/rdma-tool-client.log 2>&1; then
+         --iters "$n" --warmup "${warmup:-$n}" --csv --timeout 300 >/tmp/rdma-tool-client.log 2>&1; then
       grep -v '^test,' /tmp/rdma-tool-client.log | grep "^$test," | sed 's/^/Java,/' >>"$out"
       return 0
     fi

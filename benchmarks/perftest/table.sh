@@ -12,7 +12,8 @@ awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
     print "test,size,iters,c_p50_us,java_p50_us,p50_ratio,c_p99_us,java_p99_us,p99_ratio,c_bw_MBps,java_bw_MBps,bw_ratio" > csv
     print "perftest (C) and rdma-tool perf (Java) on the same device, " where "." > md
     print "Latency in microseconds (perftest definitions: p50 = t_typical, halved round trips for send/write)," > md
-    print "bandwidth in MB/s; ratio = Java / C (latency: lower is better; bandwidth: higher is better)." > md
+    print "bandwidth in MB/s; ratio = Java / C (latency: lower is better; bandwidth: higher is better). Java after" > md
+    print "an unmeasured warm-up of as many iterations (rounded up to 256s), perftest (which needs none) without." > md
     print "" > md
     print "| test | size | iters | C p50 | Java p50 | ratio | C p99 | Java p99 | ratio | C MB/s | Java MB/s | ratio |" > md
     print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" > md

@@ -141,21 +141,25 @@ public final class Perf {
 
     // ------------------------------------------------------------------------------------------------ wire format
 
-    /** The client's connect private data: what to run and where its buffer is (28 bytes: under RoCE's 56). */
-    record Request(Test test, int iters, int minSize, int maxSize, boolean allSizes, long address, int rkey) {
+    /**
+     * The client's connect private data: what to run, how many unmeasured warm-up iterations first, and where its
+     * buffer is (32 bytes: under RoCE's 56).
+     */
+    record Request(Test test, int iters, int minSize, int maxSize, boolean allSizes, long address, int rkey,
+                   int warmup) {
         byte[] encode() {
-            return ByteBuffer.allocate(28).put(MAGIC_REQUEST).put((byte) 1).put((byte) test.ordinal())
+            return ByteBuffer.allocate(32).put(MAGIC_REQUEST).put((byte) 2).put((byte) test.ordinal())
                     .put((byte) (allSizes ? 1 : 0)).putInt(iters).putInt(minSize).putInt(maxSize).putLong(address)
-                    .putInt(rkey).array();
+                    .putInt(rkey).putInt(warmup).array();
         }
 
         static Request decode(byte[] b) {
-            if (b.length < 28 || b[0] != MAGIC_REQUEST || b[1] != 1 || b[2] < 0 || b[2] >= Test.values().length) {
+            if (b.length < 32 || b[0] != MAGIC_REQUEST || b[1] != 2 || b[2] < 0 || b[2] >= Test.values().length) {
                 return null;
             }
             ByteBuffer bb = ByteBuffer.wrap(b);
             return new Request(Test.values()[b[2]], bb.getInt(4), bb.getInt(8), bb.getInt(12), b[3] == 1,
-                    bb.getLong(16), bb.getInt(24));
+                    bb.getLong(16), bb.getInt(24), bb.getInt(28));
         }
 
         List<Integer> sizes() {
@@ -314,6 +318,26 @@ public final class Perf {
      */
     public static List<Result> run(InetSocketAddress server, Test test, int size, boolean allSizes, int iters,
                                    Duration timeout) throws RdmaException {
+        return run(server, test, size, allSizes, iters, 0, timeout);
+    }
+
+    /**
+     * Rounds a warm-up count up to a multiple of 256: write_lat's ping-pong spins on a byte that counts writes, so a
+     * warm-up that leaves it at 0 lets the measured run at the same size start from a clean count.
+     */
+    static int warmupIterations(int requested) {
+        return requested <= 0 ? 0 : (requested + 255) / 256 * 256;
+    }
+
+    /**
+     * As {@link #run(InetSocketAddress, Test, int, boolean, int, Duration)}, after {@code warmup} unmeasured
+     * iterations (rounded up to a multiple of 256) at the first size, on both sides. perftest has no warm-up: a C
+     * loop runs at full speed from the first iteration, while a JVM interprets the loop until its JIT has compiled
+     * it; a warm-up measures the steady state a long-running service sees (say which one you report).
+     */
+    public static List<Result> run(InetSocketAddress server, Test test, int size, boolean allSizes, int iters,
+                                   int warmup, Duration timeout) throws RdmaException {
+        warmup = warmupIterations(warmup);
         if (iters < 2) {
             throw new IllegalArgumentException("iters must be at least 2 (latency samples are differences)");
         }
@@ -336,7 +360,8 @@ public final class Perf {
             id.resolveRoute(timeout);
             id.expect(CmEventType.ROUTE_RESOLVED, wait);
             ep.create(id);
-            Request request = new Request(test, iters, minSize, maxSize, allSizes, ep.mr.address(), ep.mr.rkey());
+            Request request = new Request(test, iters, minSize, maxSize, allSizes, ep.mr.address(), ep.mr.rkey(),
+                    warmup);
             id.connect(ConnectionParameters.DEFAULTS.withPrivateData(request.encode()));
             CmEvent established = id.expect(CmEventType.ESTABLISHED, wait);
             ByteBuffer reply = ByteBuffer.wrap(established.privateData());
@@ -346,6 +371,17 @@ public final class Perf {
             }
             ep.remoteAddress = reply.getLong(4);
             ep.remoteRkey = reply.getInt(12);
+            if (warmup > 0) {
+                long deadline = System.nanoTime() + timeout.toNanos();
+                int n = sizes.get(0);
+                switch (test) {
+                    case SEND_LAT -> sendLatency(ep, n, warmup, false, deadline);
+                    case WRITE_LAT -> writeLatency(ep, n, warmup, false, deadline);
+                    case READ_LAT -> readLatency(ep, n, warmup, false, deadline);
+                    case ATOMIC_LAT -> readLatency(ep, n, warmup, true, deadline);
+                    case WRITE_BW -> writeBandwidth(ep, n, warmup, deadline);
+                }
+            }
             List<Result> results = new ArrayList<>();
             for (int n : sizes) {
                 long deadline = System.nanoTime() + timeout.toNanos();
@@ -568,6 +604,14 @@ public final class Perf {
                 ep.remoteRkey = r.rkey();
                 id.accept(ConnectionParameters.DEFAULTS.withPrivateData(encodeReply(ep.mr.address(), ep.mr.rkey())));
                 id.expect(CmEventType.ESTABLISHED, timeout);
+                if (r.warmup() > 0) {
+                    long deadline = System.nanoTime() + timeout.toNanos();
+                    switch (r.test()) {
+                        case SEND_LAT -> sendLatency(ep, r.sizes().get(0), r.warmup(), true, deadline);
+                        case WRITE_LAT -> writeLatency(ep, r.sizes().get(0), r.warmup(), true, deadline);
+                        default -> { }
+                    }
+                }
                 for (int size : r.sizes()) {
                     long deadline = System.nanoTime() + timeout.toNanos();
                     switch (r.test()) {

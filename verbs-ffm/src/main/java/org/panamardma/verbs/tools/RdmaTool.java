@@ -34,7 +34,7 @@ public final class RdmaTool {
               ping ADDR [--port P] [--size N] [--count N] [--timeout S]
                                                        round trips to a ping server, every byte verified
               perf --server [--bind ADDR] [--port P]   perftest-style server (default port %d)
-              perf ADDR [--test T] [--size N | --all-sizes] [--iters N] [--csv] [--port P] [--timeout S]
+              perf ADDR [--test T] [--size N | --all-sizes] [--iters N] [--warmup N] [--csv] [--port P] [--timeout S]
                                                        T: send_lat (default), write_lat, read_lat, atomic_lat, write_bw
               demo [ADDR] [--port P] [--clients N] [--increments N] [--timeout S]
                                                        server on ADDR (default 10.77.0.2: rxe1 in the testbed) and
@@ -155,13 +155,13 @@ public final class RdmaTool {
     }
 
     static int perf(String[] rest, PrintStream out, PrintStream err) throws Exception {
-        Args a = Args.parse("perf", rest, Set.of("bind", "port", "test", "size", "iters", "timeout"),
+        Args a = Args.parse("perf", rest, Set.of("bind", "port", "test", "size", "iters", "warmup", "timeout"),
                 Set.of("server", "all-sizes", "csv"));
         int port = a.integer("port", Perf.DEFAULT_PORT, 1, 65535);
         Duration timeout = timeout(a, 120);
         if (a.has("server")) {
             a.atMostPositional(0);
-            for (String o : List.of("test", "size", "iters")) {
+            for (String o : List.of("test", "size", "iters", "warmup")) {
                 if (a.given(o)) {
                     throw new UsageException("perf: --" + o + " is the client's choice, not the server's");
                 }
@@ -187,12 +187,13 @@ public final class RdmaTool {
             throw new UsageException("perf: atomic_lat moves 8 bytes (64-bit atomics); --size must be 8 or absent");
         }
         int iters = a.integer("iters", test.defaultIters(), 2, 100_000_000);
+        int warmup = a.integer("warmup", 0, 0, 100_000_000);
         boolean csv = a.has("csv");
         if (!csv) {
             out.printf("perf %s to %s port %d, %d iterations per size%n", test.cliName(),
                     server.getAddress().getHostAddress(), port, iters);
         }
-        List<Perf.Result> results = Perf.run(server, test, size, a.has("all-sizes"), iters, timeout);
+        List<Perf.Result> results = Perf.run(server, test, size, a.has("all-sizes"), iters, warmup, timeout);
         print(results, csv, out);
         return 0;
     }
