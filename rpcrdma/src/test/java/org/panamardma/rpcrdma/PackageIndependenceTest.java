@@ -46,4 +46,21 @@ class PackageIndependenceTest {
         // the package itself; its client and server subpackages are the transports over verbs-ffm
         assertEquals(List.of(), offenders("rpcrdma", 1, "org.panamardma.verbs"));
     }
+
+    @Test
+    void chunkPlanningNeedsNoDevice() throws IOException {
+        for (String pure : List.of("ChunkPlanner.java", "CallPlan.java", "ReplyExpectation.java")) {
+            String source = Files.readString(MAIN.resolve("rpcrdma/client").resolve(pure));
+            assertFalse(source.contains("org.panamardma.verbs"), pure + " imports verbs");
+        }
+    }
+
+    @Test
+    void serverProtocolLogicNeedsNoDevice() throws IOException {
+        for (String pure : List.of("RpcRdmaCallHandler.java", "CallAssembler.java", "WriteListPlacement.java",
+                "ConnectionSettings.java", "ChunkTransfers.java", "ConfigRdmaProgram.java")) {
+            String source = Files.readString(MAIN.resolve("rpcrdma/server").resolve(pure));
+            assertFalse(source.contains("org.panamardma.verbs"), pure + " imports verbs");
+        }
+    }
 }
