@@ -193,8 +193,17 @@ abstract class RpcRdmaServerDeviceTests {
         }
     }
 
+    /** The echoed payload of a reply that offered a Reply chunk: in it if the reply was long, else inline. */
     private static byte[] fromReplyChunk(RawPeer p, int xid, byte[] reply, RdmaSegment area) throws Exception {
         DecodedHeader d = decode(reply);
+        if (d.header() instanceof RdmaMsg msg) {
+            assertEquals(ChunkLists.NONE, msg.chunks(), "an inline reply returns no chunks");
+            assertTrue(reply.length <= RawPeer.INLINE);
+            XdrDecoder in = results(xid, d.rpcMessage(MemorySegment.ofArray(reply)));
+            byte[] echoed = in.getOpaqueBytes(EchoProgram.MAX);
+            assertTrue(in.atEnd());
+            return echoed;
+        }
         RdmaNoMsg noMsg = assertInstanceOf(RdmaNoMsg.class, d.header(), d.header().toString());
         int written = noMsg.chunks().replyChunk().orElseThrow().length();
         XdrDecoder in = results(xid, MemorySegment.ofArray(p.contents(area, written)));
@@ -250,6 +259,8 @@ abstract class RpcRdmaServerDeviceTests {
         assertEquals(done.get(Path.POSITION_ZERO_REPLY_CHUNK), (int) st.positionZeroCalls());
         assertEquals(done.get(Path.READ_CHUNK_WRITE_LIST), (int) st.replies(ReplyPath.WRITE_LIST));
         assertEquals(done.get(Path.INLINE), (int) st.replies(ReplyPath.INLINE) - countSmallPlainReplies(sizes));
+        assertEquals(done.get(Path.POSITION_ZERO_REPLY_CHUNK) + done.get(Path.READ_CHUNK_REPLY_CHUNK)
+                - countSmallPlainReplies(sizes), (int) st.replies(ReplyPath.REPLY_CHUNK));
         System.out.println("paths: " + st);
     }
 
@@ -370,10 +381,12 @@ abstract class RpcRdmaServerDeviceTests {
                 "read position beyond the message");
         x = XIDS.incrementAndGet();
         RdmaSegment small = p.registerEmpty(100);
+        RdmaSegment argument = p.register(new byte[5000]); // a reply of over 4096 bytes: not inline
+        byte[] reduced = rpcCall(x, EchoProgram.PROGRAM, EchoProgram.ECHO_PLAIN, words(5000));
         assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, concat(header(new RdmaMsg(x, 1,
-                new ChunkLists(List.of(), List.of(), Optional.of(WriteChunk.of(small))))),
-                rpcCall(x, EchoProgram.PROGRAM, EchoProgram.ECHO_PLAIN, opaque(new byte[5000])))),
-                "reply chunk too small");
+                new ChunkLists(List.of(new ReadSegment(reduced.length, argument)), List.of(),
+                        Optional.of(WriteChunk.of(small))))), reduced)), "reply chunk too small");
+        assertArrayEquals(new byte[100], p.contents(small, 100), "nothing written to it");
         // a message too short for a version is dropped: the next answer is the NULL's
         p.send(new byte[] {1, 2});
         assertNullAnswered(p);
