@@ -5,6 +5,9 @@ import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.rpcrdma.ConfigRdma;
+import org.panamardma.rpcrdma.ConfigRdma.Reply;
+import org.panamardma.rpcrdma.ConfigRdma.Request;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
@@ -23,37 +26,14 @@ import org.panamardma.xdr.XdrException;
  * MAY return a maxcall_sendsize value that is smaller or larger than the client's request").
  */
 public final class ConfigRdmaProgram implements TransportProgram {
-    public static final int PROGRAM = 100400;
-    public static final int VERSION = 1;
+    public static final int PROGRAM = ConfigRdma.PROGRAM;
+    public static final int VERSION = ConfigRdma.VERSION;
     public static final int NULL = 0;
-    public static final int CONF_RDMA = 1;
+    public static final int CONF_RDMA = ConfigRdma.CONF_RDMA;
     /** The alignment announced: XDR's 4 bytes; this server asks for no padding of opaque data. */
     public static final int ALIGN = 4;
 
     public static final ConfigRdmaProgram INSTANCE = new ConfigRdmaProgram();
-
-    /** {@code config_rdma_req}. */
-    public record Request(int maxCallSendSize, int maxReplySendSize, int maxRdmaRead) {
-        public void encodeTo(XdrEncoder out) {
-            out.putInt(maxCallSendSize).putInt(maxReplySendSize).putInt(maxRdmaRead);
-        }
-
-        public static Request decode(XdrDecoder in) {
-            return new Request(in.getInt("maxcall_sendsize"), in.getInt("maxreply_sendsize"),
-                    in.getInt("maxrdmaread"));
-        }
-    }
-
-    /** {@code config_rdma_reply}. */
-    public record Reply(int maxCallSendSize, int align, int maxRdmaRead) {
-        public void encodeTo(XdrEncoder out) {
-            out.putInt(maxCallSendSize).putInt(align).putInt(maxRdmaRead);
-        }
-
-        public static Reply decode(XdrDecoder in) {
-            return new Reply(in.getInt("maxcall_sendsize"), in.getInt("align"), in.getInt("maxrdmaread"));
-        }
-    }
 
     private ConfigRdmaProgram() {
     }

@@ -395,10 +395,10 @@ class RpcRdmaCallHandlerTest {
         byte[] rpc = new byte[RpcMessageCodec.size(call) + 12];
         XdrEncoder out = new XdrEncoder(MemorySegment.ofArray(rpc));
         RpcMessageCodec.encode(call, out);
-        new ConfigRdmaProgram.Request(8192, 8192, 16).encodeTo(out);
+        new org.panamardma.rpcrdma.ConfigRdma.Request(8192, 8192, 16).encodeTo(out);
         Answer a = handle(concat(header(new RdmaMsg(XID, 1, ChunkLists.NONE)), rpc));
         XdrDecoder in = success(a.rest());
-        assertEquals(new ConfigRdmaProgram.Reply(4096, 4, 4), ConfigRdmaProgram.Reply.decode(in));
+        assertEquals(new org.panamardma.rpcrdma.ConfigRdma.Reply(4096, 4, 4), org.panamardma.rpcrdma.ConfigRdma.Reply.decode(in));
         assertTrue(in.atEnd());
     }
 
