@@ -128,7 +128,11 @@ public final class RpcRdmaServer implements AutoCloseable {
 
         /** The address to listen on (its device is the one rdma_cm finds for it); port 0 is not allowed. */
         public Builder bind(InetSocketAddress address) {
-            this.address = Objects.requireNonNull(address, "address");
+            if (Objects.requireNonNull(address, "address").getPort() == 0) {
+                // the listener could not tell which port rdma_cm chose: clients need a known one
+                throw new IllegalArgumentException("give a port: " + address);
+            }
+            this.address = address;
             return this;
         }
 
