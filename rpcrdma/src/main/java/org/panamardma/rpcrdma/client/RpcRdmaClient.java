@@ -2,7 +2,6 @@ package org.panamardma.rpcrdma.client;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,17 +22,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
-import org.panamardma.oncrpc.RpcMessage;
-import org.panamardma.oncrpc.RpcMessageCodec;
-import org.panamardma.oncrpc.RpcReply;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.ConnectPrivateData;
 import org.panamardma.rpcrdma.CreditWindow;
 import org.panamardma.rpcrdma.DecodedHeader;
-import org.panamardma.rpcrdma.RdmaError;
 import org.panamardma.rpcrdma.RdmaMsg;
 import org.panamardma.rpcrdma.RdmaNoMsg;
-import org.panamardma.rpcrdma.RdmaProcedure;
 import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
@@ -50,7 +44,6 @@ import org.panamardma.verbs.connection.ConnectionOptions;
 import org.panamardma.verbs.connection.RdmaClient;
 import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.Received;
-import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncodable;
 import org.panamardma.xdr.XdrEncoder;
 
@@ -349,73 +342,16 @@ public final class RpcRdmaClient implements AutoCloseable {
             return;
         }
         sendAll(window.replyReceived(header.credits()));
+        RpcRdmaReply reply;
         try {
-            switch (header) {
-                case RdmaMsg msg -> complete(call, msg.chunks(), decoded.rpcMessage(message), RdmaProcedure.RDMA_MSG);
-                case RdmaNoMsg noMsg -> complete(call, noMsg.chunks(), replyChunkContents(call, noMsg.chunks()),
-                        RdmaProcedure.RDMA_NOMSG);
-                case RdmaError.VersionMismatch v -> finish(call, null, new RpcRdmaException.VersionError(name
-                        + ": server refused call " + Integer.toHexString(call.xid) + " with ERR_VERS (versions "
-                        + v.low() + " to " + v.high() + ")", v.low(), v.high()));
-                case RdmaError.ChunkError c -> finish(call, null, new RpcRdmaException.ChunkError(name
-                        + ": server refused call " + Integer.toHexString(call.xid) + " with ERR_CHUNK", RdmaError.ERR_CHUNK));
-                case RdmaError.Unrecognized u -> finish(call, null, new RpcRdmaException.ChunkError(name
-                        + ": server refused call " + Integer.toHexString(call.xid) + " with error " + u.code(), u.code()));
-                default -> finish(call, null, new RpcRdmaException.BadReply(name + ": unexpected "
-                        + header.procedure() + " in reply to " + Integer.toHexString(call.xid), null));
-            }
-        } catch (RuntimeException e) {
-            finish(call, null, new RpcRdmaException.BadReply(name + ": reply to " + Integer.toHexString(call.xid)
-                    + " unusable: " + e.getMessage(), e));
+            reply = ReplyDecoding.decode(name + ": call " + Integer.toHexString(call.xid), header,
+                    header instanceof RdmaMsg ? decoded.rpcMessage(message) : null, call.plan, call.expectation,
+                    call.replyChunk, call.bounces);
+        } catch (RpcRdmaException e) {
+            finish(call, null, e);
+            return;
         }
-    }
-
-    /** RDMA_NOMSG: the RPC reply is what the server wrote to our Reply chunk (its returned length). */
-    private MemorySegment replyChunkContents(Call call, ChunkLists chunks) {
-        WriteChunk returned = chunks.replyChunk().orElseThrow(() -> new IllegalStateException(
-                "RDMA_NOMSG reply without a Reply chunk"));
-        if (call.replyChunk == null) {
-            throw new IllegalStateException("RDMA_NOMSG reply, but we offered no Reply chunk");
-        }
-        long length = returned.length();
-        if (length > call.replyChunk.byteSize()) {
-            throw new IllegalStateException("Reply chunk length " + length + " exceeds the " + call.replyChunk.byteSize()
-                    + " bytes offered");
-        }
-        return MemorySegment.ofArray(call.replyChunk.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
-    }
-
-    private void complete(Call call, ChunkLists chunks, MemorySegment rpcMessage, RdmaProcedure procedure) {
-        XdrDecoder in = new XdrDecoder(rpcMessage);
-        RpcMessage message = RpcMessageCodec.decode(in);
-        if (!(message instanceof RpcReply reply)) {
-            throw new IllegalStateException("a CALL where a reply was expected");
-        }
-        MemorySegment results = MemorySegment.ofArray(in.rest().toArray(ValueLayout.JAVA_BYTE));
-        List<RpcRdmaReply.Placement> placements = new ArrayList<>();
-        List<WriteChunk> writeList = chunks.writeList();
-        int chunkIndex = 0;
-        List<MemorySegment> targets = call.expectation.placementTargets();
-        for (int i = 0; i < targets.size(); i++) {
-            MemorySegment target = targets.get(i);
-            if (!call.plan.writeTargets().get(i)) {
-                placements.add(new RpcRdmaReply.Placement(target, false, 0));
-                continue;
-            }
-            long length = chunkIndex < writeList.size() ? writeList.get(chunkIndex).length() : 0;
-            chunkIndex++;
-            if (length > target.byteSize()) {
-                throw new IllegalStateException("Write chunk " + (chunkIndex - 1) + " returned " + length
-                        + " bytes, " + target.byteSize() + " offered");
-            }
-            MemorySegment bounce = call.bounces.get(i);
-            if (bounce != null && length > 0) {
-                MemorySegment.copy(bounce, 0, target, 0, length);
-            }
-            placements.add(new RpcRdmaReply.Placement(target, true, length));
-        }
-        finish(call, new RpcRdmaReply(reply, results, placements, call.plan.kind(), procedure,
-                call.replyChunk != null), null);
+        finish(call, reply, null);
     }
 
     /** Deregisters the call's memory, then completes its future. */
