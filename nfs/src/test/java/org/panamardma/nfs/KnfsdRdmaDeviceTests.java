@@ -310,6 +310,22 @@ abstract class KnfsdRdmaDeviceTests {
             assertEquals(CallPlan.Kind.READ_CHUNKS, w.reply().callKind());
             byte[] stored = Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET));
             assertArrayEquals(small, java.util.Arrays.copyOf(stored, 2000));
+
+            // the same WRITE with no item eligible for a Read chunk: a Long Call, RDMA_NOMSG with the whole call in
+            // a position-zero Read chunk (RFC 8166 section 3.5.3)
+            RpcRdmaClientOptions longCalls = OPTIONS.withInline(1024, 1024).withChunkMinimums(Integer.MAX_VALUE, 1024);
+            try (RdmaRpcTransport l = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT),
+                    longCalls)) {
+                byte[] other = new byte[3001];
+                new Random(7).nextBytes(other);
+                Called<Nfs3Result<WriteResult>> lw = call(l, Nfs3.PROC_WRITE,
+                        Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, MemorySegment.ofArray(other)),
+                        ReplyReader.of(Nfs3Xdr::writeResults));
+                assertEquals(3001, lw.value().orThrow("WRITE").count());
+                assertEquals(CallPlan.Kind.POSITION_ZERO, lw.reply().callKind());
+                assertArrayEquals(other, java.util.Arrays.copyOf(
+                        Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)), 3001));
+            }
         }
     }
 
@@ -354,6 +370,34 @@ abstract class KnfsdRdmaDeviceTests {
                     calls, grant, maxQueued);
             assertTrue(grant < calls, "the test exceeds the grant (" + grant + ")");
             assertEquals(0, transport.client().outstandingAndQueued()[0], "every credit returned");
+        }
+    }
+
+    @Test
+    @Order(90)
+    void stoppingKnfsdFailsCallsWithConnectionLost(RdmaTestDevice device) throws Exception {
+        nfs(device);
+        RdmaRpcTransport t = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT), OPTIONS);
+        try {
+            new Nfs3Client(t, ROOT, TIMEOUT).ping();
+            KnfsdServer.stop(); // rpc.nfsd 0: svcrdma disconnects its clients
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            Throwable failure = null;
+            while (failure == null && System.nanoTime() < deadline) {
+                try {
+                    RdmaRpcTransport.await(t.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_NULL, ROOT,
+                            XdrEncodable.VOID, ReplyReader.of(in -> Boolean.TRUE), Duration.ofSeconds(10)),
+                            Duration.ofSeconds(10));
+                    Thread.sleep(200); // knfsd may answer until its threads are gone
+                } catch (java.io.IOException e) {
+                    failure = e;
+                }
+            }
+            System.out.println(device + ": after knfsd stopped: " + failure);
+            assertTrue(failure instanceof org.panamardma.rpcrdma.client.RpcRdmaException.ConnectionLost,
+                    "a lost connection, not a timeout: " + failure);
+        } finally {
+            t.close();
         }
     }
 
