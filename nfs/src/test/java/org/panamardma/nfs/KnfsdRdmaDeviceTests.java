@@ -3,6 +3,7 @@ package org.panamardma.nfs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -371,6 +372,28 @@ abstract class KnfsdRdmaDeviceTests {
             assertTrue(grant < calls, "the test exceeds the grant (" + grant + ")");
             assertEquals(0, transport.client().outstandingAndQueued()[0], "every credit returned");
         }
+    }
+
+    @Test
+    @Order(7)
+    void knfsdRefusesABadVersionWithErrVersAndABadTypeWithErrChunk(RdmaTestDevice device) throws Exception {
+        Nfs3Client c = nfs(device);
+        org.panamardma.rpcrdma.client.RpcRdmaClient client = transport.client();
+        java.util.concurrent.ExecutionException vers = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> client.callWithHeaderWord(1, 2, Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_NULL, ROOT,
+                        XdrEncodable.VOID, TIMEOUT).get());
+        System.out.println(device + ": version 2 header: " + vers.getCause());
+        org.panamardma.rpcrdma.client.RpcRdmaException.VersionError v = assertInstanceOf(
+                org.panamardma.rpcrdma.client.RpcRdmaException.VersionError.class, vers.getCause());
+        assertEquals(1, v.low());
+        assertEquals(1, v.high());
+        java.util.concurrent.ExecutionException chunk = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> client.callWithHeaderWord(3, 2 /* RDMA_MSGP, gone in RFC 8166 */, Nfs3.PROGRAM,
+                        Nfs3.VERSION, Nfs3.PROC_NULL, ROOT, XdrEncodable.VOID, TIMEOUT).get());
+        System.out.println(device + ": RDMA_MSGP header: " + chunk.getCause());
+        assertInstanceOf(org.panamardma.rpcrdma.client.RpcRdmaException.ChunkError.class, chunk.getCause());
+        c.ping(); // the connection survives both
+        assertEquals(0, client.outstandingAndQueued()[0], "the refused calls returned their credits");
     }
 
     @Test

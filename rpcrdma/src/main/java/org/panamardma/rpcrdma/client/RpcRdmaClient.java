@@ -80,6 +80,8 @@ import org.panamardma.xdr.XdrEncoder;
 public final class RpcRdmaClient implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RpcRdmaClient.class.getName());
     private static final int SPARE_RECEIVES = 4;
+    private static final java.lang.foreign.ValueLayout.OfInt BIG_ENDIAN_INT =
+            java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     private final RdmaConnection connection;
     private final RpcRdmaClientOptions options;
@@ -190,6 +192,28 @@ public final class RpcRdmaClient implements AutoCloseable {
     public CompletableFuture<RpcRdmaReply> call(int program, int version, int procedure, OpaqueAuth credential,
                                                 XdrEncodable arguments, ReplyExpectation expectation,
                                                 Duration timeout) {
+        return call(program, version, procedure, credential, arguments, expectation, timeout, null);
+    }
+
+    /**
+     * For interoperability tests only: a call whose transport header has one 32-bit word replaced after encoding
+     * ({@code word} 0 is the XID, 1 the version, 2 the credits, 3 the message type), to see how a server answers a
+     * header it must refuse (RFC 8166 section 4.5: ERR_VERS for another version, ERR_CHUNK for what it cannot
+     * parse). Replacing the XID makes the reply unmatchable: the call then times out.
+     */
+    public CompletableFuture<RpcRdmaReply> callWithHeaderWord(int word, int value, int program, int version,
+                                                              int procedure, OpaqueAuth credential,
+                                                              XdrEncodable arguments, Duration timeout) {
+        if (word < 0 || word > 3) {
+            throw new IllegalArgumentException("header word " + word + " not in [0, 3]");
+        }
+        return call(program, version, procedure, credential, arguments, ReplyExpectation.SMALL, timeout,
+                new int[] {word, value});
+    }
+
+    private CompletableFuture<RpcRdmaReply> call(int program, int version, int procedure, OpaqueAuth credential,
+                                                 XdrEncodable arguments, ReplyExpectation expectation,
+                                                 Duration timeout, int[] headerPatch) {
         CompletableFuture<RpcRdmaReply> future = new CompletableFuture<>();
         RpcRdmaException down = failure;
         if (down != null || closed.get()) {
@@ -199,6 +223,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
         int xid = nextXid.incrementAndGet();
         Call call = new Call(xid, future, expectation);
+        call.headerPatch = headerPatch;
         try {
             RpcCall header = RpcCall.of(xid, program, version, procedure, credential, OpaqueAuth.NONE);
             call.plan = planner.plan(header, arguments, expectation);
@@ -245,6 +270,9 @@ public final class RpcRdmaClient implements AutoCloseable {
             MemorySegment buffer = sendBuffers.segment().asSlice(offset, sendSlotSize);
             XdrEncoder out = new XdrEncoder(buffer);
             RpcRdmaHeaderEncoder.encode(call.header, out);
+            if (call.headerPatch != null) {
+                buffer.set(BIG_ENDIAN_INT, 4L * call.headerPatch[0], call.headerPatch[1]);
+            }
             if (call.plan.kind() != CallPlan.Kind.POSITION_ZERO) {
                 MemorySegment.copy(call.plan.message(), 0, buffer, out.position(), call.plan.message().byteSize());
             }
@@ -428,6 +456,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         MemorySegment replyChunk;
         volatile ScheduledFuture<?> timeout;
         volatile boolean sent;
+        int[] headerPatch;
 
         Call(int xid, CompletableFuture<RpcRdmaReply> future, ReplyExpectation expectation) {
             this.xid = xid;
