@@ -371,8 +371,10 @@ abstract class KnfsdRdmaDeviceTests {
                     assertPattern(r.data(), offsets.get(i));
                 }
             }
-            System.out.printf("%s: %d concurrent calls, knfsd's grant %d, at most %d queued for credits%n", device,
-                    calls, grant, maxQueued);
+            int peak = transport.client().peakOutstanding();
+            System.out.printf("%s: %d concurrent calls, knfsd's grant %d, at most %d queued for credits, at most %d"
+                    + " outstanding%n", device, calls, grant, maxQueued, peak);
+            assertTrue(peak <= grant, "never more outstanding (" + peak + ") than granted (" + grant + ")");
             assertTrue(grant < calls, "the test exceeds the grant (" + grant + ")");
             assertEquals(0, transport.client().outstandingAndQueued()[0], "every credit returned");
         }

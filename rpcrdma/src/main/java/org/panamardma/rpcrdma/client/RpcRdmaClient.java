@@ -172,6 +172,11 @@ public final class RpcRdmaClient implements AutoCloseable {
         return connection.peerAddress();
     }
 
+    /** @return the most calls that held a credit at once on this connection */
+    public int peakOutstanding() {
+        return window.peakOutstanding();
+    }
+
     /** @return calls holding a credit now, calls waiting for one */
     public int[] outstandingAndQueued() {
         return new int[] {window.outstanding(), window.queued()};
