@@ -3,6 +3,7 @@ package org.panamardma.nfs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,7 +57,13 @@ import org.panamardma.xdr.XdrEncodable;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(300)
 abstract class KnfsdRdmaDeviceTests {
-    static final Duration TIMEOUT = Duration.ofSeconds(120);
+    static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * Bytes per WRITE: below knfsd's maximum payload here (its READs return at most 512 KiB). A WRITE whose Read
+     * chunk exceeds that maximum made the 6.12 guest kernel oops in rxe_mr_copy (svcrdma reads the chunk into
+     * pages it never allocated): a client must keep to the server's FSINFO wtmax, as Linux's does.
+     */
+    static final int WRITE_SIZE = 256 << 10;
     static final OpaqueAuth ROOT = Nfs3Client.authSys("panama-rdma-rdma-test", 0, 0);
     static final RpcRdmaClientOptions OPTIONS = RpcRdmaClientOptions.DEFAULTS
             .withTimeouts(Duration.ofSeconds(90), TIMEOUT);
@@ -205,7 +212,7 @@ abstract class KnfsdRdmaDeviceTests {
             long done = 0;
             int calls = 0;
             while (done < data.length) {
-                MemorySegment part = source.asSlice(done);
+                MemorySegment part = source.asSlice(done, Math.min(WRITE_SIZE, data.length - done));
                 Called<Nfs3Result<WriteResult>> w = call(transport, Nfs3.PROC_WRITE,
                         Nfs3Xdr.write(file, done, StableHow.FILE_SYNC, part), ReplyReader.of(Nfs3Xdr::writeResults));
                 WriteResult result = w.value().orThrow("WRITE");
@@ -253,9 +260,9 @@ abstract class KnfsdRdmaDeviceTests {
     void aTinyInlineThresholdWithAForcedReplyChunkMovesEvenSmallRepliesByRdma(RdmaTestDevice device)
             throws Exception {
         nfs(device);
-        // announce 1 KiB both ways, offer a Reply chunk with every call and a Write chunk for any READ target:
-        // knfsd then writes even a 17-byte READ's data to the Write chunk and the rest of the reply to the Reply
-        // chunk, and sends RDMA_NOMSG
+        // announce 1 KiB both ways and offer a Reply chunk with every call: knfsd then returns every reply, even
+        // a 17-byte READ's, by RDMA Write into the Reply chunk and sends RDMA_NOMSG. (Our receive buffers stay
+        // 4 KiB: knfsd does not shrink its inline sends to what a client announces.)
         RpcRdmaClientOptions tiny = OPTIONS.withInline(1024, 1024).withChunkMinimums(0, 0).withAlwaysReplyChunk(true);
         try (RdmaRpcTransport t = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT), tiny);
              Arena arena = Arena.ofShared()) {
@@ -270,14 +277,28 @@ abstract class KnfsdRdmaDeviceTests {
                     Nfs3Xdr.readResults(into));
             ReadResult result = r.value().orThrow("READ");
             assertEquals(KnfsdServer.SMALL_CONTENT, new String(result.data().toArray(ValueLayout.JAVA_BYTE)));
-            assertTrue(r.reply().usedWriteList());
-            assertEquals(KnfsdServer.SMALL_CONTENT.length(), r.reply().placements().getFirst().length());
+            assertTrue(r.reply().replyChunkOffered());
+            assertFalse(r.reply().usedWriteList(), "a Reply chunk, no Write list (as Linux xprtrdma)");
             assertEquals(RdmaProcedure.RDMA_NOMSG, r.reply().replyProcedure(), "the small reply came by RDMA Write");
 
             Called<Nfs3Result<Fattr3>> getattr = call(t, Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(root),
                     ReplyReader.of(Nfs3Xdr::getattrResults));
             assertEquals(FileType3.NF3DIR, getattr.value().orThrow("GETATTR").type());
             assertEquals(RdmaProcedure.RDMA_NOMSG, getattr.reply().replyProcedure());
+
+            // the same READ through the Write list alone: a Write chunk even for 17 bytes, reply inline
+            RpcRdmaClientOptions placeAll = OPTIONS.withInline(1024, 1024).withChunkMinimums(0, 0);
+            try (RdmaRpcTransport p = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT),
+                    placeAll)) {
+                MemorySegment small = arena.allocate(4096);
+                Called<Nfs3Result<ReadResult>> placed = call(p, Nfs3.PROC_READ, Nfs3Xdr.read(hello, 0, 4096),
+                        Nfs3Xdr.readResults(small));
+                assertEquals(KnfsdServer.SMALL_CONTENT,
+                        new String(placed.value().orThrow("READ").data().toArray(ValueLayout.JAVA_BYTE)));
+                assertTrue(placed.reply().usedWriteList());
+                assertEquals(KnfsdServer.SMALL_CONTENT.length(), placed.reply().placements().getFirst().length());
+                assertEquals(RdmaProcedure.RDMA_MSG, placed.reply().replyProcedure());
+            }
 
             // a 2,000-byte WRITE does not fit 1 KiB: its data goes in a Read chunk
             FileHandle3 target = c.lookup(root, KnfsdServer.WRITE_TARGET).handle();
@@ -290,6 +311,22 @@ abstract class KnfsdRdmaDeviceTests {
             assertEquals(CallPlan.Kind.READ_CHUNKS, w.reply().callKind());
             byte[] stored = Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET));
             assertArrayEquals(small, java.util.Arrays.copyOf(stored, 2000));
+
+            // the same WRITE with no item eligible for a Read chunk: a Long Call, RDMA_NOMSG with the whole call in
+            // a position-zero Read chunk (RFC 8166 section 3.5.3)
+            RpcRdmaClientOptions longCalls = OPTIONS.withInline(1024, 1024).withChunkMinimums(Integer.MAX_VALUE, 1024);
+            try (RdmaRpcTransport l = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT),
+                    longCalls)) {
+                byte[] other = new byte[3001];
+                new Random(7).nextBytes(other);
+                Called<Nfs3Result<WriteResult>> lw = call(l, Nfs3.PROC_WRITE,
+                        Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, MemorySegment.ofArray(other)),
+                        ReplyReader.of(Nfs3Xdr::writeResults));
+                assertEquals(3001, lw.value().orThrow("WRITE").count());
+                assertEquals(CallPlan.Kind.POSITION_ZERO, lw.reply().callKind());
+                assertArrayEquals(other, java.util.Arrays.copyOf(
+                        Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)), 3001));
+            }
         }
     }
 
@@ -303,7 +340,10 @@ abstract class KnfsdRdmaDeviceTests {
             List<CompletableFuture<RpcRdmaReply>> futures = new ArrayList<>();
             List<ReplyReader<Nfs3Result<ReadResult>>> readers = new ArrayList<>();
             int maxQueued = 0;
-            for (int i = 0; i < calls; i++) {
+            List<Long> offsets = new ArrayList<>();
+            // all GETATTRs first (no memory to register: submitted faster than knfsd answers), then the READs
+            for (int k = 0; k < calls; k++) {
+                int i = k < calls / 2 ? 2 * k : 2 * (k - calls / 2) + 1;
                 if (i % 2 == 0) {
                     futures.add(transport.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_GETATTR, ROOT,
                             Nfs3Xdr.getattr(file), ReplyReader.of(Nfs3Xdr::getattrResults), TIMEOUT));
@@ -314,6 +354,7 @@ abstract class KnfsdRdmaDeviceTests {
                     futures.add(transport.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_READ, ROOT,
                             Nfs3Xdr.read(file, 4096L * i, 4096), reader, TIMEOUT));
                 }
+                offsets.add(4096L * i);
                 maxQueued = Math.max(maxQueued, transport.client().outstandingAndQueued()[1]);
             }
             int grant = transport.client().negotiated().creditGrant();
@@ -327,13 +368,65 @@ abstract class KnfsdRdmaDeviceTests {
                     ReadResult r = transport.decode(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_READ, readers.get(i), reply)
                             .orThrow("READ");
                     assertEquals(4096, r.count());
-                    assertPattern(r.data(), 4096L * i);
+                    assertPattern(r.data(), offsets.get(i));
                 }
             }
-            System.out.printf("%s: %d concurrent calls, knfsd's grant %d, at most %d queued for credits%n", device,
-                    calls, grant, maxQueued);
+            int peak = transport.client().peakOutstanding();
+            System.out.printf("%s: %d concurrent calls, knfsd's grant %d, at most %d queued for credits, at most %d"
+                    + " outstanding%n", device, calls, grant, maxQueued, peak);
+            assertTrue(peak <= grant, "never more outstanding (" + peak + ") than granted (" + grant + ")");
             assertTrue(grant < calls, "the test exceeds the grant (" + grant + ")");
             assertEquals(0, transport.client().outstandingAndQueued()[0], "every credit returned");
+        }
+    }
+
+    @Test
+    @Order(7)
+    void knfsdRefusesABadVersionWithErrVersAndABadTypeWithErrChunk(RdmaTestDevice device) throws Exception {
+        Nfs3Client c = nfs(device);
+        org.panamardma.rpcrdma.client.RpcRdmaClient client = transport.client();
+        java.util.concurrent.ExecutionException vers = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> client.callWithHeaderWord(1, 2, Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_NULL, ROOT,
+                        XdrEncodable.VOID, TIMEOUT).get());
+        System.out.println(device + ": version 2 header: " + vers.getCause());
+        org.panamardma.rpcrdma.client.RpcRdmaException.VersionError v = assertInstanceOf(
+                org.panamardma.rpcrdma.client.RpcRdmaException.VersionError.class, vers.getCause());
+        assertEquals(1, v.low());
+        assertEquals(1, v.high());
+        java.util.concurrent.ExecutionException chunk = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> client.callWithHeaderWord(3, 2 /* RDMA_MSGP, gone in RFC 8166 */, Nfs3.PROGRAM,
+                        Nfs3.VERSION, Nfs3.PROC_NULL, ROOT, XdrEncodable.VOID, TIMEOUT).get());
+        System.out.println(device + ": RDMA_MSGP header: " + chunk.getCause());
+        assertInstanceOf(org.panamardma.rpcrdma.client.RpcRdmaException.ChunkError.class, chunk.getCause());
+        c.ping(); // the connection survives both
+        assertEquals(0, client.outstandingAndQueued()[0], "the refused calls returned their credits");
+    }
+
+    @Test
+    @Order(90)
+    void stoppingKnfsdFailsCallsWithConnectionLost(RdmaTestDevice device) throws Exception {
+        nfs(device);
+        RdmaRpcTransport t = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT), OPTIONS);
+        try {
+            new Nfs3Client(t, ROOT, TIMEOUT).ping();
+            KnfsdServer.stop(); // rpc.nfsd 0: svcrdma disconnects its clients
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            Throwable failure = null;
+            while (failure == null && System.nanoTime() < deadline) {
+                try {
+                    RdmaRpcTransport.await(t.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_NULL, ROOT,
+                            XdrEncodable.VOID, ReplyReader.of(in -> Boolean.TRUE), Duration.ofSeconds(10)),
+                            Duration.ofSeconds(10));
+                    Thread.sleep(200); // knfsd may answer until its threads are gone
+                } catch (java.io.IOException e) {
+                    failure = e;
+                }
+            }
+            System.out.println(device + ": after knfsd stopped: " + failure);
+            assertTrue(failure instanceof org.panamardma.rpcrdma.client.RpcRdmaException.ConnectionLost,
+                    "a lost connection, not a timeout: " + failure);
+        } finally {
+            t.close();
         }
     }
 

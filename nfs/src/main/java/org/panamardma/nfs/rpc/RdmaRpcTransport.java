@@ -97,6 +97,11 @@ public final class RdmaRpcTransport implements RpcTransport {
             throws IOException {
         String call = Integer.toUnsignedString(program) + "." + Integer.toUnsignedString(version) + "."
                 + Integer.toUnsignedString(procedure) + " to " + peer();
+        return decodeResults(results, reply, call);
+    }
+
+    /** {@link #decode} without the transport: for tests. */
+    static <T> T decodeResults(ReplyReader<T> results, RpcRdmaReply reply, String call) throws IOException {
         if (!reply.isSuccess()) {
             throw new RpcReplyException(reply.header(), call);
         }

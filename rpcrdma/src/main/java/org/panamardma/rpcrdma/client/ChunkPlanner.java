@@ -33,7 +33,9 @@ import org.panamardma.xdr.XdrException;
  *
  * <p><b>Reply.</b> Each placement target of at least {@code writeChunkMinimum} bytes becomes a Write chunk (the Write
  * list, RFC 8166 section 3.4.6). A Reply chunk is offered when the largest possible reply, less the items placed
- * in Write chunks, might not fit our receive threshold (RFC 8166 section 3.5.3) - or always, if so configured.
+ * in Write chunks, might not fit our receive threshold (RFC 8166 section 3.5.3) - or always, if so configured. As
+ * in Linux xprtrdma, a call offers a Write list or a Reply chunk, never both: when a Reply chunk is needed, no
+ * Write chunk is offered and eligible results travel in the Reply chunk.
  */
 public final class ChunkPlanner {
     /**
@@ -100,6 +102,14 @@ public final class ChunkPlanner {
             }
         }
         long replyChunk = replyChunkLength(expectation, placed, writeTargets);
+        if (replyChunk > 0 && writeTargets.contains(true)) {
+            // Never a Write list and a Reply chunk together, as Linux xprtrdma (rpcrdma_marshal_req: a reply is
+            // "writech" or "replych"; rpcrdma_decode_nomsg refuses RDMA_NOMSG with a Write list). Seen in the
+            // testbed: knfsd (6.12) given both put a READ's data in the Write chunk and again in the Reply chunk.
+            // The Reply chunk wins (it must hold the whole reply): the item then travels in it, in the stream.
+            writeTargets.replaceAll(b -> false);
+            replyChunk = replyChunkLength(expectation, 0, writeTargets);
+        }
         int headerWithoutReads = headerSize(0, writeTargets, replyChunk);
 
         MemorySegment whole = encode(call, arguments, DataPlacement.INLINE);

@@ -2,7 +2,6 @@ package org.panamardma.rpcrdma.client;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,9 +22,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
-import org.panamardma.oncrpc.RpcMessage;
-import org.panamardma.oncrpc.RpcMessageCodec;
-import org.panamardma.oncrpc.RpcReply;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.ConnectPrivateData;
 import org.panamardma.rpcrdma.CreditWindow;
@@ -33,7 +29,6 @@ import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaError;
 import org.panamardma.rpcrdma.RdmaMsg;
 import org.panamardma.rpcrdma.RdmaNoMsg;
-import org.panamardma.rpcrdma.RdmaProcedure;
 import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
@@ -50,7 +45,6 @@ import org.panamardma.verbs.connection.ConnectionOptions;
 import org.panamardma.verbs.connection.RdmaClient;
 import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.Received;
-import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncodable;
 import org.panamardma.xdr.XdrEncoder;
 
@@ -87,6 +81,8 @@ import org.panamardma.xdr.XdrEncoder;
 public final class RpcRdmaClient implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RpcRdmaClient.class.getName());
     private static final int SPARE_RECEIVES = 4;
+    private static final java.lang.foreign.ValueLayout.OfInt BIG_ENDIAN_INT =
+            java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     private final RdmaConnection connection;
     private final RpcRdmaClientOptions options;
@@ -176,6 +172,11 @@ public final class RpcRdmaClient implements AutoCloseable {
         return connection.peerAddress();
     }
 
+    /** @return the most calls that held a credit at once on this connection */
+    public int peakOutstanding() {
+        return window.peakOutstanding();
+    }
+
     /** @return calls holding a credit now, calls waiting for one */
     public int[] outstandingAndQueued() {
         return new int[] {window.outstanding(), window.queued()};
@@ -197,6 +198,28 @@ public final class RpcRdmaClient implements AutoCloseable {
     public CompletableFuture<RpcRdmaReply> call(int program, int version, int procedure, OpaqueAuth credential,
                                                 XdrEncodable arguments, ReplyExpectation expectation,
                                                 Duration timeout) {
+        return call(program, version, procedure, credential, arguments, expectation, timeout, null);
+    }
+
+    /**
+     * For interoperability tests only: a call whose transport header has one 32-bit word replaced after encoding
+     * ({@code word} 0 is the XID, 1 the version, 2 the credits, 3 the message type), to see how a server answers a
+     * header it must refuse (RFC 8166 section 4.5: ERR_VERS for another version, ERR_CHUNK for what it cannot
+     * parse). Replacing the XID makes the reply unmatchable: the call then times out.
+     */
+    public CompletableFuture<RpcRdmaReply> callWithHeaderWord(int word, int value, int program, int version,
+                                                              int procedure, OpaqueAuth credential,
+                                                              XdrEncodable arguments, Duration timeout) {
+        if (word < 0 || word > 3) {
+            throw new IllegalArgumentException("header word " + word + " not in [0, 3]");
+        }
+        return call(program, version, procedure, credential, arguments, ReplyExpectation.SMALL, timeout,
+                new int[] {word, value});
+    }
+
+    private CompletableFuture<RpcRdmaReply> call(int program, int version, int procedure, OpaqueAuth credential,
+                                                 XdrEncodable arguments, ReplyExpectation expectation,
+                                                 Duration timeout, int[] headerPatch) {
         CompletableFuture<RpcRdmaReply> future = new CompletableFuture<>();
         RpcRdmaException down = failure;
         if (down != null || closed.get()) {
@@ -206,6 +229,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
         int xid = nextXid.incrementAndGet();
         Call call = new Call(xid, future, expectation);
+        call.headerPatch = headerPatch;
         try {
             RpcCall header = RpcCall.of(xid, program, version, procedure, credential, OpaqueAuth.NONE);
             call.plan = planner.plan(header, arguments, expectation);
@@ -252,6 +276,9 @@ public final class RpcRdmaClient implements AutoCloseable {
             MemorySegment buffer = sendBuffers.segment().asSlice(offset, sendSlotSize);
             XdrEncoder out = new XdrEncoder(buffer);
             RpcRdmaHeaderEncoder.encode(call.header, out);
+            if (call.headerPatch != null) {
+                buffer.set(BIG_ENDIAN_INT, 4L * call.headerPatch[0], call.headerPatch[1]);
+            }
             if (call.plan.kind() != CallPlan.Kind.POSITION_ZERO) {
                 MemorySegment.copy(call.plan.message(), 0, buffer, out.position(), call.plan.message().byteSize());
             }
@@ -325,97 +352,53 @@ public final class RpcRdmaClient implements AutoCloseable {
     }
 
     private void onMessage(MemorySegment message) {
-        DecodedHeader decoded;
+        RpcRdmaHeader header;
+        DecodedHeader decoded = null;
         try {
             decoded = headerDecoder.decode(message);
+            header = decoded.header();
         } catch (RpcRdmaHeaderException e) {
-            // a reply we cannot parse: fail its call if its XID was readable, else drop it (RFC 8166 section 4.5
-            // has a requester drop malformed replies; a retransmission is the upper layer's business)
-            LOG.log(System.Logger.Level.WARNING, name + ": dropped a reply with a bad transport header: "
-                    + e.getMessage());
-            if (e.xid().isPresent()) {
-                Call call = pending.remove(e.xid().getAsInt());
-                if (call != null) {
-                    sendAll(window.release());
-                    finish(call, null, new RpcRdmaException.BadReply(name + ": bad reply header: " + e.getMessage(), e));
-                }
+            Optional<RdmaError.VersionMismatch> errVers = ReplyDecoding.errVersEchoingOurVersion(message);
+            if (errVers.isPresent()) {
+                header = errVers.get();
+            } else {
+                badHeader(e);
+                return;
             }
-            return;
         }
-        RpcRdmaHeader header = decoded.header();
         Call call = pending.remove(header.xid());
         if (call == null) {
             sendAll(window.grantUpdated(header.credits())); // late reply to a call that timed out
             return;
         }
         sendAll(window.replyReceived(header.credits()));
+        RpcRdmaReply reply;
         try {
-            switch (header) {
-                case RdmaMsg msg -> complete(call, msg.chunks(), decoded.rpcMessage(message), RdmaProcedure.RDMA_MSG);
-                case RdmaNoMsg noMsg -> complete(call, noMsg.chunks(), replyChunkContents(call, noMsg.chunks()),
-                        RdmaProcedure.RDMA_NOMSG);
-                case RdmaError.VersionMismatch v -> finish(call, null, new RpcRdmaException.VersionError(name
-                        + ": server refused call " + Integer.toHexString(call.xid) + " with ERR_VERS (versions "
-                        + v.low() + " to " + v.high() + ")", v.low(), v.high()));
-                case RdmaError.ChunkError c -> finish(call, null, new RpcRdmaException.ChunkError(name
-                        + ": server refused call " + Integer.toHexString(call.xid) + " with ERR_CHUNK", RdmaError.ERR_CHUNK));
-                case RdmaError.Unrecognized u -> finish(call, null, new RpcRdmaException.ChunkError(name
-                        + ": server refused call " + Integer.toHexString(call.xid) + " with error " + u.code(), u.code()));
-                default -> finish(call, null, new RpcRdmaException.BadReply(name + ": unexpected "
-                        + header.procedure() + " in reply to " + Integer.toHexString(call.xid), null));
-            }
-        } catch (RuntimeException e) {
-            finish(call, null, new RpcRdmaException.BadReply(name + ": reply to " + Integer.toHexString(call.xid)
-                    + " unusable: " + e.getMessage(), e));
+            reply = ReplyDecoding.decode(name + ": call " + Integer.toHexString(call.xid), header,
+                    header instanceof RdmaMsg && decoded != null ? decoded.rpcMessage(message) : null, call.plan,
+                    call.expectation,
+                    call.replyChunk, call.bounces);
+        } catch (RpcRdmaException e) {
+            finish(call, null, e);
+            return;
         }
+        finish(call, reply, null);
     }
 
-    /** RDMA_NOMSG: the RPC reply is what the server wrote to our Reply chunk (its returned length). */
-    private MemorySegment replyChunkContents(Call call, ChunkLists chunks) {
-        WriteChunk returned = chunks.replyChunk().orElseThrow(() -> new IllegalStateException(
-                "RDMA_NOMSG reply without a Reply chunk"));
-        if (call.replyChunk == null) {
-            throw new IllegalStateException("RDMA_NOMSG reply, but we offered no Reply chunk");
-        }
-        long length = returned.length();
-        if (length > call.replyChunk.byteSize()) {
-            throw new IllegalStateException("Reply chunk length " + length + " exceeds the " + call.replyChunk.byteSize()
-                    + " bytes offered");
-        }
-        return MemorySegment.ofArray(call.replyChunk.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
-    }
-
-    private void complete(Call call, ChunkLists chunks, MemorySegment rpcMessage, RdmaProcedure procedure) {
-        XdrDecoder in = new XdrDecoder(rpcMessage);
-        RpcMessage message = RpcMessageCodec.decode(in);
-        if (!(message instanceof RpcReply reply)) {
-            throw new IllegalStateException("a CALL where a reply was expected");
-        }
-        MemorySegment results = MemorySegment.ofArray(in.rest().toArray(ValueLayout.JAVA_BYTE));
-        List<RpcRdmaReply.Placement> placements = new ArrayList<>();
-        List<WriteChunk> writeList = chunks.writeList();
-        int chunkIndex = 0;
-        List<MemorySegment> targets = call.expectation.placementTargets();
-        for (int i = 0; i < targets.size(); i++) {
-            MemorySegment target = targets.get(i);
-            if (!call.plan.writeTargets().get(i)) {
-                placements.add(new RpcRdmaReply.Placement(target, false, 0));
-                continue;
+    /**
+     * A reply we cannot parse: fail its call if its XID was readable, else drop it (RFC 8166 section 4.5 has a
+     * requester drop malformed replies; a retransmission is the upper layer's business).
+     */
+    private void badHeader(RpcRdmaHeaderException e) {
+        LOG.log(System.Logger.Level.WARNING, name + ": dropped a reply with a bad transport header: "
+                + e.getMessage());
+        if (e.xid().isPresent()) {
+            Call call = pending.remove(e.xid().getAsInt());
+            if (call != null) {
+                sendAll(window.release());
+                finish(call, null, new RpcRdmaException.BadReply(name + ": bad reply header: " + e.getMessage(), e));
             }
-            long length = chunkIndex < writeList.size() ? writeList.get(chunkIndex).length() : 0;
-            chunkIndex++;
-            if (length > target.byteSize()) {
-                throw new IllegalStateException("Write chunk " + (chunkIndex - 1) + " returned " + length
-                        + " bytes, " + target.byteSize() + " offered");
-            }
-            MemorySegment bounce = call.bounces.get(i);
-            if (bounce != null && length > 0) {
-                MemorySegment.copy(bounce, 0, target, 0, length);
-            }
-            placements.add(new RpcRdmaReply.Placement(target, true, length));
         }
-        finish(call, new RpcRdmaReply(reply, results, placements, call.plan.kind(), procedure,
-                call.replyChunk != null), null);
     }
 
     /** Deregisters the call's memory, then completes its future. */
@@ -492,6 +475,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         MemorySegment replyChunk;
         volatile ScheduledFuture<?> timeout;
         volatile boolean sent;
+        int[] headerPatch;
 
         Call(int xid, CompletableFuture<RpcRdmaReply> future, ReplyExpectation expectation) {
             this.xid = xid;

@@ -55,6 +55,11 @@ public record RpcRdmaReply(RpcReply header, MemorySegment results, List<Placemen
         return new XdrDecoder(results);
     }
 
+    /** @return what the server wrote into placement target {@code i} (empty if it got no Write chunk) */
+    public MemorySegment placed(int i) {
+        return placements.get(i).placed();
+    }
+
     /** @return whether any target was written through the Write list */
     public boolean usedWriteList() {
         return placements.stream().anyMatch(Placement::writeChunk);

@@ -129,7 +129,21 @@ class ChunkPlannerTest {
         assertEquals(1024, p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.SMALL).replyChunkLength());
         MemorySegment target = MemorySegment.ofArray(new byte[16]);
         CallPlan read = p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.placedInto(target, 120 + 16));
-        assertEquals(List.of(true), read.writeTargets(), "writeChunkMinimum 0: even 16 bytes are placed");
+        assertEquals(List.of(false), read.writeTargets(), "a Reply chunk and no Write list, as Linux does");
+        assertEquals(ChunkPlanner.MAX_REPLY_HEADER + 136, read.replyChunkLength(), "the data travels in it");
+        CallPlan placed = new ChunkPlanner(1024, 1024, 1024, 0, false)
+                .plan(CALL, XdrEncodable.VOID, ReplyExpectation.placedInto(target, 120 + 16));
+        assertEquals(List.of(true), placed.writeTargets(), "writeChunkMinimum 0: even 16 bytes are placed");
+        assertEquals(0, placed.replyChunkLength());
+    }
+
+    @Test
+    void aReplyTooLargeEvenWithoutItsPlacedItemTakesTheReplyChunkInsteadOfTheWriteList() {
+        ChunkPlanner p = new ChunkPlanner(4096, 4096, 1024, 1024, false);
+        MemorySegment target = MemorySegment.ofArray(new byte[8192]);
+        CallPlan plan = p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.placedInto(target, 8192 + 10_000));
+        assertEquals(List.of(false), plan.writeTargets());
+        assertEquals(ChunkPlanner.MAX_REPLY_HEADER + 18_192, plan.replyChunkLength());
     }
 
     @Test
