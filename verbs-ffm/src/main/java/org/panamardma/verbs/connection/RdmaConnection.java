@@ -202,7 +202,8 @@ public final class RdmaConnection implements AutoCloseable {
 
     /**
      * The private data the peer sent when the connection was made: on a client, the server's accept private data
-     * from the ESTABLISHED event (RPC-over-RDMA's RFC 8797 data, for instance); empty if none or not recorded. A copy.
+     * from the ESTABLISHED event (RPC-over-RDMA's RFC 8797 data, for instance), padded by the IB CM on RoCE; empty if
+     * none, and always empty on a server's connections (not recorded there). A copy.
      */
     public byte[] peerPrivateData() {
         return peerPrivateData.clone();

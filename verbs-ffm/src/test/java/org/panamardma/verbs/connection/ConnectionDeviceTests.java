@@ -133,6 +133,18 @@ abstract class ConnectionDeviceTests {
     }
 
     @Test
+    void theClientSeesTheServersAcceptPrivateData(RdmaTestDevice device) throws Exception {
+        byte[] data = {(byte) 0xf6, (byte) 0xab, 0x0e, 0x18, 1, 0, 3, 3}; // e.g. RFC 8797 private data
+        ConnectionOptions options = OPTIONS.withParameters(OPTIONS.parameters().withPrivateData(data));
+        try (Pair p = new Pair(device, options)) {
+            byte[] seen = p.client.peerPrivateData();
+            assertTrue(seen.length >= data.length, "private data of " + seen.length + " bytes"); // IB CM pads it
+            assertArrayEquals(data, java.util.Arrays.copyOf(seen, data.length));
+            assertEquals(0, p.serverSide.peerPrivateData().length, "not recorded on the server side");
+        }
+    }
+
+    @Test
     void sendReceiveRoundTripChecksBytesOnTheFarSide(RdmaTestDevice device) throws Exception {
         try (Pair p = new Pair(device)) {
             assertEquals(device.name(), p.client.deviceName());
