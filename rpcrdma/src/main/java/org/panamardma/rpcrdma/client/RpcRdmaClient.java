@@ -265,6 +265,9 @@ public final class RpcRdmaClient implements AutoCloseable {
     // ----------------------------------------------------------------------------------------------- sending
 
     private void send(Call call) {
+        if (call.future.isDone()) {
+            return; // timed out (or failed) while being admitted: its credit is already returned, its memory gone
+        }
         Integer slot = freeSendSlots.poll();
         if (slot == null) { // cannot happen: twice as many slots as credits
             failAfterCredit(call, new RpcRdmaException(name + ": no free send buffer"));
