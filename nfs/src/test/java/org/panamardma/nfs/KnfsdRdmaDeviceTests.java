@@ -416,7 +416,7 @@ abstract class KnfsdRdmaDeviceTests {
         assertTrue(info.rtmax() >= 4096 && info.wtmax() >= 4096, info.toString());
         assertTrue(info.rtpref() <= info.rtmax() && info.wtpref() <= info.wtmax(), info.toString());
         assertEquals(0x1b, info.properties(), "knfsd's NFS3_FSF_DEFAULT: LINK, SYMLINK, HOMOGENEOUS, CANSETTIME");
-        assertEquals(FileType3.NF3DIR, info.attributes().type());
+        // (knfsd 6.12 sends no obj_attributes with FSINFO: attributes() is null there, which RFC 1813 allows)
         assertEquals(info, c.limits().orElseThrow(), "the client keeps to the limits it learnt first");
         assertTrue(info.preferredWriteSize() < KNOWN_OOPS_WRITE, "knfsd's wtpref " + info.wtpref() + " reaches the"
                 + " WRITE size that oopsed the 6.12 guest kernel over RDMA: not sent");
