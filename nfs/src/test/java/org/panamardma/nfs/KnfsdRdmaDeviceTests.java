@@ -51,8 +51,9 @@ import org.panamardma.xdr.XdrEncodable;
  * entries returned in the Reply chunk (RDMA_NOMSG); a 1 KiB inline threshold with a Reply chunk forced on every call
  * so that even a 17-byte READ comes back by RDMA; 200 concurrent calls against knfsd's smaller credit grant; FSINFO
  * and {@code writeFully} of 1 MiB within its limits (checked in the guest), a {@code write} above wtmax refused
- * before it reaches knfsd; and the kernel log checked for svcrdma/rpcrdma errors at the end. The client runs on the test device and connects to its
- * peer's address (rxe0 to rxe1, siw0 to siw1), as the kernel client's reference test does. MOUNT stays on TCP.
+ * before it reaches knfsd; and the kernel log checked for svcrdma/rpcrdma errors at the end. The client runs on the
+ * test device and connects to its peer's address (rxe0 to rxe1, siw0 to siw1), as the kernel client's reference test
+ * does. MOUNT stays on TCP.
  * One subclass per device.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

@@ -37,8 +37,8 @@ import org.panamardma.testbed.Transport;
 /**
  * The NFSv3 client over TCP against the guest's knfsd (issue 6, before the RPC-over-RDMA transport): port mapper and
  * rpcbind, MOUNT, NULL, GETATTR, LOOKUP, READ of 1 MiB, WRITE of 1 MiB with COMMIT, READDIR and READDIRPLUS of 1,000
- * entries, FSINFO and {@code writeFully} within its limits, every byte compared with what the guest's file system holds; the same knfsd also listens for RDMA on 20049
- * (checked here, used by the RDMA interop tests). A device test although it uses TCP: knfsd exists only in the VM.
+ * entries, FSINFO and {@code writeFully} within its limits, every byte compared with what the guest's file system
+ * holds; the same knfsd also listens for RDMA on 20049 (checked here, used by the RDMA interop tests). A device test although it uses TCP: knfsd exists only in the VM.
  * The server address is the rxe0 address, the interface NFS over RDMA will use.
  */
 @RdmaDeviceTest(transport = Transport.ROCE)
