@@ -26,6 +26,7 @@ public final class Nfs3 {
     public static final int PROC_WRITE = 7;
     public static final int PROC_READDIR = 16;
     public static final int PROC_READDIRPLUS = 17;
+    public static final int PROC_FSINFO = 19;
     public static final int PROC_COMMIT = 21;
 
     /** Encoded size of {@code fattr3} (RFC 1813 section 2.6): 21 XDR words. */

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
 import org.panamardma.nfs.rpc.ReplyPlacement;
 import org.panamardma.nfs.rpc.ReplyReader;
 import org.panamardma.nfs.rpc.RpcTransport;
@@ -16,16 +18,29 @@ import org.panamardma.xdr.XdrEncodable;
 
 /**
  * A small NFS version 3 client (RFC 1813) over any {@link RpcTransport}: NULL, GETATTR, LOOKUP, READ, WRITE, COMMIT,
- * READDIR and READDIRPLUS. Get the root handle from the MOUNT protocol ({@link MountClient}).
+ * READDIR, READDIRPLUS and FSINFO. Get the root handle from the MOUNT protocol ({@link MountClient}).
  *
- * <p>Each method is one RPC; an error status from the server is an {@link NfsException}, an RPC or transport failure
- * another {@link IOException}. No retries (see {@link org.panamardma.oncrpc.tcp.TcpRpcClient}). Thread-safe as the
- * transport is.
+ * <p>Each method is one RPC, except {@link #readFully}/{@link #writeFully} (a call per part); an error status from
+ * the server is an {@link NfsException}, an RPC or transport failure another {@link IOException}. No retries (see
+ * {@link org.panamardma.oncrpc.tcp.TcpRpcClient}). Thread-safe as the transport is.
+ *
+ * <h2>The server's limits</h2>
+ * READs and WRITEs keep to the server's FSINFO limits (RFC 1813 section 3.3.19), as Linux's client does: a READ never
+ * asks for more than {@code rtmax}, and a {@link #write} of more than {@code wtmax} bytes is refused before anything
+ * is sent ({@link #writeFully} splits instead). This is not politeness: over RPC-over-RDMA Linux's knfsd pulls an
+ * oversized WRITE's Read chunk into memory it never allocated (its 6.12 kernel oopsed in this project's testbed).
+ * The client learns the limits by itself, lazily: the first READ or WRITE sends one FSINFO for its file's handle and
+ * the answer holds for the client's lifetime (one lock, so concurrent first calls send one FSINFO). Lazily rather
+ * than by an explicit step the user must remember, because forgetting it must not be able to crash a server; an
+ * application may still call {@link #fsinfo} at mount time to learn them up front. The limits are per client, not per
+ * file system: connect a client per server (knfsd's limits are the transport's, the same for all its exports).
  */
 public final class Nfs3Client {
     private final RpcTransport transport;
     private final OpaqueAuth credential;
     private final Duration timeout;
+    private final ReentrantLock learning = new ReentrantLock();
+    private volatile FsInfo limits;
 
     /**
      * @param transport connected to the server's NFS service (port 2049 over TCP, 20049 over RDMA)
@@ -72,27 +87,92 @@ public final class Nfs3Client {
     }
 
     /**
-     * READ of up to {@code into.byteSize()} bytes at {@code offset} into {@code into} (RFC 1813 section 3.3.6). Over
-     * RPC-over-RDMA the server writes the data straight into {@code into} (a Write chunk).
+     * FSINFO (RFC 1813 section 3.3.19): the limits and preferences of the file system holding {@code fsroot}. If this
+     * client does not know its limits yet, the answer becomes them (see the class comment); a later answer does not
+     * replace them.
      *
-     * @return the result; fewer bytes than asked for at the end of the file
+     * @param fsroot a handle in the file system, normally its root
+     * @throws IOException if the server's limits are unusable (rtmax or wtmax 0)
+     */
+    public FsInfo fsinfo(FileHandle3 fsroot) throws IOException, InterruptedException {
+        FsInfo info = call(Nfs3.PROC_FSINFO, Nfs3Xdr.fsinfo(fsroot), ReplyReader.of(Nfs3Xdr::fsinfoResults))
+                .orThrow("FSINFO " + fsroot);
+        if (info.rtmax() == 0 || info.wtmax() == 0) {
+            throw new IOException("FSINFO from " + transport.peer() + " gives no usable limits: rtmax "
+                    + info.rtmax() + ", wtmax " + info.wtmax());
+        }
+        learning.lock();
+        try {
+            if (limits == null) {
+                limits = info;
+            }
+        } finally {
+            learning.unlock();
+        }
+        return info;
+    }
+
+    /** @return the limits this client keeps to, if it has learnt them yet (see the class comment) */
+    public Optional<FsInfo> limits() {
+        return Optional.ofNullable(limits);
+    }
+
+    /** The limits, asking the server (FSINFO on {@code file}) the first time; concurrent first callers ask once. */
+    private FsInfo limits(FileHandle3 file) throws IOException, InterruptedException {
+        FsInfo known = limits;
+        if (known != null) {
+            return known;
+        }
+        learning.lockInterruptibly();
+        try {
+            if (limits == null) {
+                fsinfo(file); // the lock is reentrant: sets limits
+            }
+            return limits;
+        } finally {
+            learning.unlock();
+        }
+    }
+
+    /**
+     * READ of up to {@code into.byteSize()} bytes at {@code offset} into {@code into} (RFC 1813 section 3.3.6), but
+     * never more than the server's {@code rtmax}. Over RPC-over-RDMA the server writes the data straight into
+     * {@code into} (a Write chunk).
+     *
+     * @return the result; fewer bytes than asked for at the end of the file, or when {@code into} is larger than
+     *         {@code rtmax} or the server returns less
      */
     public ReadResult read(FileHandle3 file, long offset, MemorySegment into) throws IOException, InterruptedException {
-        int count = (int) Math.min(into.byteSize(), Integer.MAX_VALUE);
+        int count = (int) Math.min(into.byteSize(), limits(file).maxReadSize());
         return call(Nfs3.PROC_READ, Nfs3Xdr.read(file, offset, count), Nfs3Xdr.readResults(into.asSlice(0, count)))
                 .orThrow("READ " + count + " bytes at " + offset);
     }
 
     /**
-     * Reads {@code into.byteSize()} bytes from {@code offset} with READs of at most {@code maxPerCall} bytes.
+     * Reads {@code into.byteSize()} bytes from {@code offset} with READs of the server's preferred size
+     * ({@code rtpref}, at most {@code rtmax}).
+     *
+     * @return the bytes read: less than asked for only if the file ended first
+     */
+    public long readFully(FileHandle3 file, long offset, MemorySegment into) throws IOException, InterruptedException {
+        return readFully(file, offset, into, limits(file).preferredReadSize());
+    }
+
+    /**
+     * Reads {@code into.byteSize()} bytes from {@code offset} with READs of at most {@code maxPerCall} bytes (and at
+     * most the server's {@code rtmax}).
      *
      * @return the bytes read: less than asked for only if the file ended first
      */
     public long readFully(FileHandle3 file, long offset, MemorySegment into, int maxPerCall)
             throws IOException, InterruptedException {
+        if (maxPerCall <= 0) {
+            throw new IllegalArgumentException("maxPerCall " + maxPerCall + ": must be positive");
+        }
+        int perCall = Math.min(maxPerCall, limits(file).maxReadSize());
         long done = 0;
         while (done < into.byteSize()) {
-            MemorySegment part = into.asSlice(done, Math.min(maxPerCall, into.byteSize() - done));
+            MemorySegment part = into.asSlice(done, Math.min(perCall, into.byteSize() - done));
             ReadResult r = read(file, offset + done, part);
             done += r.count();
             if (r.eof() || r.count() == 0) {
@@ -103,13 +183,67 @@ public final class Nfs3Client {
     }
 
     /**
-     * WRITE of {@code data} at {@code offset} (RFC 1813 section 3.3.7). Over RPC-over-RDMA the server pulls the data
-     * from {@code data}'s memory (a Read chunk).
+     * WRITE of {@code data} at {@code offset} (RFC 1813 section 3.3.7): one call, so at most the server's
+     * {@code wtmax} bytes (see {@link #writeFully} for more). Over RPC-over-RDMA the server pulls the data from
+     * {@code data}'s memory (a Read chunk).
+     *
+     * @return the result; the server may write fewer bytes than given ({@link WriteResult#count})
+     * @throws IllegalArgumentException if {@code data} is larger than the server's {@code wtmax}: no WRITE is sent
      */
     public WriteResult write(FileHandle3 file, long offset, MemorySegment data, StableHow stable)
             throws IOException, InterruptedException {
+        FsInfo l = limits(file);
+        if (data.byteSize() > l.wtmax()) {
+            throw new IllegalArgumentException("WRITE of " + data.byteSize() + " bytes exceeds the server's limit"
+                    + " of " + l.wtmax() + " bytes per WRITE (FSINFO wtmax of " + transport.peer()
+                    + ", RFC 1813 section 3.3.19); nothing was sent: use writeFully to split it");
+        }
+        return writeOnce(file, offset, data, stable);
+    }
+
+    private WriteResult writeOnce(FileHandle3 file, long offset, MemorySegment data, StableHow stable)
+            throws IOException, InterruptedException {
         return call(Nfs3.PROC_WRITE, Nfs3Xdr.write(file, offset, stable, data), ReplyReader.of(Nfs3Xdr::writeResults))
                 .orThrow("WRITE " + data.byteSize() + " bytes at " + offset);
+    }
+
+    /**
+     * Writes all of {@code data} at {@code offset} with WRITEs of the server's preferred size ({@code wtpref}, at most
+     * {@code wtmax}), one after another; a WRITE that writes less than it carried is followed by one for the rest.
+     *
+     * @return the total; unless {@link WriteFullyResult#committed} is FILE_SYNC, COMMIT makes the data durable. For
+     *         empty {@code data} nothing is sent (0 calls, FILE_SYNC, verifier 0)
+     * @throws IOException if a WRITE writes nothing (no progress), or the write verifier changed between WRITEs
+     *                     when one of them was UNSTABLE (the server restarted and may have lost that data: write it
+     *                     again); the bytes before the failing call may have been written
+     */
+    public WriteFullyResult writeFully(FileHandle3 file, long offset, MemorySegment data, StableHow stable)
+            throws IOException, InterruptedException {
+        Objects.requireNonNull(stable, "stable");
+        int perCall = limits(file).preferredWriteSize();
+        long done = 0;
+        int calls = 0;
+        StableHow weakest = StableHow.FILE_SYNC;
+        Long verifier = null;
+        while (done < data.byteSize()) {
+            MemorySegment part = data.asSlice(done, Math.min(perCall, data.byteSize() - done));
+            WriteResult r = writeOnce(file, offset + done, part, stable);
+            calls++;
+            if (r.count() <= 0 || r.count() > part.byteSize()) {
+                throw new IOException("WRITE of " + part.byteSize() + " bytes at " + (offset + done) + " to "
+                        + transport.peer() + " wrote " + r.count() + " bytes");
+            }
+            if (r.committed().compareTo(weakest) < 0) {
+                weakest = r.committed();
+            }
+            if (verifier != null && verifier != r.verifier() && weakest == StableHow.UNSTABLE) {
+                throw new IOException("the write verifier of " + transport.peer() + " changed after " + done
+                        + " bytes: the server restarted and may have lost the UNSTABLE data; write it again");
+            }
+            verifier = r.verifier();
+            done += r.count();
+        }
+        return new WriteFullyResult(done, calls, weakest, verifier == null ? 0 : verifier);
     }
 
     /** COMMIT of {@code count} bytes from {@code offset}, 0 for up to the end of the file (RFC 1813 section 3.3.21). */

@@ -65,6 +65,11 @@ public final class Nfs3Xdr {
         };
     }
 
+    /** {@code FSINFO3args}: a handle in the file system, normally its root (RFC 1813 section 3.3.19). */
+    public static XdrEncodable fsinfo(FileHandle3 fsroot) {
+        return fsroot::encodeTo;
+    }
+
     /** {@code COMMIT3args} (RFC 1813 section 3.3.21); count 0 commits from offset to the end of the file. */
     public static XdrEncodable commit(FileHandle3 file, long offset, int count) {
         requireCount(count);
@@ -197,6 +202,16 @@ public final class Nfs3Xdr {
             return new Nfs3Result<>(status, null);
         }
         return new Nfs3Result<>(status, new CommitResult(wcc, in.getHyper()));
+    }
+
+    /** {@code FSINFO3res} (RFC 1813 section 3.3.19); on failure only the object's {@code post_op_attr}. */
+    public static Nfs3Result<FsInfo> fsinfoResults(XdrDecoder in) {
+        NfsStat3 status = status(in);
+        if (status != NfsStat3.NFS3_OK) {
+            Fattr3.decodePostOp(in);
+            return new Nfs3Result<>(status, null);
+        }
+        return new Nfs3Result<>(status, FsInfo.decode(in));
     }
 
     /** {@code READDIR3res} (RFC 1813 section 3.3.16): the entries are an XDR linked list of {@code entry3}. */

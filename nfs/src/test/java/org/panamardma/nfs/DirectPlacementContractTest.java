@@ -89,6 +89,11 @@ class DirectPlacementContractTest {
                     r.putInt(0).putBoolean(false).putInt(count).putBoolean(false).putInt(count);
                     placed = true;
                 }
+                case Nfs3.PROC_FSINFO -> { // the client's limits, asked before its first READ or WRITE
+                    FileHandle3.decode(args);
+                    r.putInt(0);
+                    StandInNfs3Server.LIMITS.encodeTo(r);
+                }
                 default -> throw new AssertionError("procedure " + procedure);
             }
             ReplyPlacement replyPlacement = placed

@@ -49,9 +49,11 @@ import org.panamardma.xdr.XdrEncodable;
  * (issue 6): NULL, GETATTR, LOOKUP; READ of 1 MiB placed by the server through the Write list; WRITE of 1 MiB
  * pulled by the server from Read chunks, then checked in the guest's file system; READDIR and READDIRPLUS of 1,000
  * entries returned in the Reply chunk (RDMA_NOMSG); a 1 KiB inline threshold with a Reply chunk forced on every call
- * so that even a 17-byte READ comes back by RDMA; 200 concurrent calls against knfsd's smaller credit grant; and the
- * kernel log checked for svcrdma/rpcrdma errors at the end. The client runs on the test device and connects to its
- * peer's address (rxe0 to rxe1, siw0 to siw1), as the kernel client's reference test does. MOUNT stays on TCP.
+ * so that even a 17-byte READ comes back by RDMA; 200 concurrent calls against knfsd's smaller credit grant; FSINFO
+ * and {@code writeFully} of 1 MiB within its limits (checked in the guest), a {@code write} above wtmax refused
+ * before it reaches knfsd; and the kernel log checked for svcrdma/rpcrdma errors at the end. The client runs on the
+ * test device and connects to its peer's address (rxe0 to rxe1, siw0 to siw1), as the kernel client's reference test
+ * does. MOUNT stays on TCP.
  * One subclass per device.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -64,6 +66,11 @@ abstract class KnfsdRdmaDeviceTests {
      * pages it never allocated): a client must keep to the server's FSINFO wtmax, as Linux's does.
      */
     static final int WRITE_SIZE = 256 << 10;
+    /**
+     * The WRITE size at which the 6.12 guest kernel oopsed (1 MiB Read chunks). If knfsd's wtpref ever reaches it, the
+     * writeFully test fails before sending rather than crash the guest.
+     */
+    static final long KNOWN_OOPS_WRITE = 1 << 20;
     static final OpaqueAuth ROOT = Nfs3Client.authSys("panama-rdma-rdma-test", 0, 0);
     static final RpcRdmaClientOptions OPTIONS = RpcRdmaClientOptions.DEFAULTS
             .withTimeouts(Duration.ofSeconds(90), TIMEOUT);
@@ -400,6 +407,68 @@ abstract class KnfsdRdmaDeviceTests {
         assertInstanceOf(org.panamardma.rpcrdma.client.RpcRdmaException.ChunkError.class, chunk.getCause());
         c.ping(); // the connection survives both
         assertEquals(0, client.outstandingAndQueued()[0], "the refused calls returned their credits");
+    }
+
+    @Test
+    @Order(8)
+    void fsinfoGivesTheLimitsAndWriteFullyOfAMebibyteKeepsToThem(RdmaTestDevice device) throws Exception {
+        Nfs3Client c = nfs(device);
+        FsInfo info = c.fsinfo(root);
+        System.out.println(device + ": FSINFO over RDMA " + info);
+        assertTrue(info.rtmax() >= 4096 && info.wtmax() >= 4096, info.toString());
+        assertTrue(info.rtpref() <= info.rtmax() && info.wtpref() <= info.wtmax(), info.toString());
+        assertEquals(0x1b, info.properties(), "knfsd's NFS3_FSF_DEFAULT: LINK, SYMLINK, HOMOGENEOUS, CANSETTIME");
+        // (knfsd 6.12 sends no obj_attributes with FSINFO: attributes() is null there, which RFC 1813 allows)
+        assertEquals(info, c.limits().orElseThrow(), "the client keeps to the limits it learnt first");
+        assertTrue(info.preferredWriteSize() < KNOWN_OOPS_WRITE, "knfsd's wtpref " + info.wtpref() + " reaches the"
+                + " WRITE size that oopsed the 6.12 guest kernel over RDMA: not sent");
+
+        FileHandle3 file = c.lookup(root, KnfsdServer.WRITE_TARGET).handle();
+        byte[] data = new byte[1 << 20];
+        new Random(device.name().hashCode() + 8).nextBytes(data);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment source = arena.allocate(data.length);
+            MemorySegment.copy(data, 0, source, ValueLayout.JAVA_BYTE, 0, data.length);
+            WriteFullyResult w = c.writeFully(file, 0, source, StableHow.FILE_SYNC);
+            System.out.printf("%s: writeFully of %d bytes over RDMA in %d WRITEs of at most %d%n", device, w.count(),
+                    w.calls(), info.preferredWriteSize());
+            assertEquals(data.length, w.count());
+            assertEquals((data.length + info.preferredWriteSize() - 1) / info.preferredWriteSize(), w.calls(),
+                    "WRITEs of wtpref bytes, none short");
+            assertEquals(StableHow.FILE_SYNC, w.committed());
+        }
+        assertArrayEquals(data, Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)),
+                "the guest's file system holds what writeFully wrote");
+
+        FileHandle3 pattern = c.lookup(root, KnfsdServer.PATTERN_FILE).handle();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment buffer = arena.allocate(KnfsdServer.PATTERN_SIZE);
+            ReadResult one = c.read(pattern, 0, buffer);
+            assertTrue(one.count() > 0 && one.count() <= info.rtmax(), one.count() + " bytes");
+            assertEquals(KnfsdServer.PATTERN_SIZE, c.readFully(pattern, 0, buffer), "READs of rtpref");
+            assertPattern(buffer, 0);
+        }
+    }
+
+    @Test
+    @Order(9)
+    void aWriteAboveWtmaxIsRefusedWithoutReachingKnfsd(RdmaTestDevice device) throws Exception {
+        nfs(device);
+        CountingTransport counting = new CountingTransport(transport);
+        Nfs3Client fresh = new Nfs3Client(counting, ROOT, TIMEOUT); // learns its limits by itself
+        FileHandle3 file = fresh.lookup(root, KnfsdServer.WRITE_TARGET).handle();
+        byte[] before = Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET));
+        long wtmax = nfs.limits().orElseThrow().wtmax();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment tooMuch = arena.allocate(wtmax + 1);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> fresh.write(file, 0, tooMuch, StableHow.FILE_SYNC));
+            System.out.println(device + ": " + e.getMessage());
+            assertTrue(e.getMessage().contains("wtmax"), e.getMessage());
+        }
+        assertEquals(List.of(Nfs3.PROC_LOOKUP, Nfs3.PROC_FSINFO), counting.procedures, "no WRITE was sent");
+        assertArrayEquals(before, Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)));
+        fresh.ping(); // and the connection is fine
     }
 
     @Test

@@ -37,8 +37,8 @@ import org.panamardma.testbed.Transport;
 /**
  * The NFSv3 client over TCP against the guest's knfsd (issue 6, before the RPC-over-RDMA transport): port mapper and
  * rpcbind, MOUNT, NULL, GETATTR, LOOKUP, READ of 1 MiB, WRITE of 1 MiB with COMMIT, READDIR and READDIRPLUS of 1,000
- * entries, every byte compared with what the guest's file system holds; the same knfsd also listens for RDMA on 20049
- * (checked here, used by the RDMA interop tests). A device test although it uses TCP: knfsd exists only in the VM.
+ * entries, FSINFO and {@code writeFully} within its limits, every byte compared with what the guest's file system
+ * holds; the same knfsd also listens for RDMA on 20049 (checked here, used by the RDMA interop tests). A device test although it uses TCP: knfsd exists only in the VM.
  * The server address is the rxe0 address, the interface NFS over RDMA will use.
  */
 @RdmaDeviceTest(transport = Transport.ROCE)
@@ -254,6 +254,38 @@ class KnfsdTcpDeviceTest {
             assertTrue(listeners.lines().anyMatch(l -> l.startsWith("link " + dev + "/") && l.contains("LISTEN")
                     && l.contains("[rpcrdma]") && l.contains(":20049")), dev + " has an svcrdma listener on 20049");
         }
+    }
+
+    @Test
+    @Order(8)
+    void fsinfoGivesTheLimitsAndTheClientKeepsToThem(RdmaTestDevice device) throws Exception {
+        Nfs3Client c = nfs(device);
+        FsInfo info = c.fsinfo(root);
+        System.out.println("FSINFO over TCP " + info);
+        assertTrue(info.rtmax() >= 4096 && info.wtmax() >= 4096, info.toString());
+        assertTrue(info.rtmax() <= MAX_IO && info.wtmax() <= MAX_IO, "at most RPCSVC_MAXPAYLOAD_TCP: " + info);
+        assertEquals(0x1b, info.properties(), "knfsd's NFS3_FSF_DEFAULT: LINK, SYMLINK, HOMOGENEOUS, CANSETTIME");
+        assertEquals(info, c.limits().orElseThrow());
+
+        FileHandle3 file = c.lookup(root, KnfsdServer.WRITE_TARGET).handle();
+        byte[] data = new byte[1 << 20];
+        new Random(8).nextBytes(data);
+        WriteFullyResult w = c.writeFully(file, 0, MemorySegment.ofArray(data), StableHow.UNSTABLE);
+        CommitResult commit = c.commit(file, 0, 0);
+        System.out.printf("writeFully of %d bytes over TCP in %d WRITEs, committed %s%n", w.count(), w.calls(),
+                w.committed());
+        assertEquals(data.length, w.count());
+        assertEquals((data.length + info.preferredWriteSize() - 1) / info.preferredWriteSize(), w.calls());
+        assertEquals(w.verifier(), commit.verifier());
+        assertArrayEquals(data, Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)));
+
+        CountingTransport counting = new CountingTransport(nfsTransport);
+        Nfs3Client fresh = new Nfs3Client(counting, ROOT, TIMEOUT);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> fresh.write(file, 0,
+                MemorySegment.ofArray(new byte[(int) info.wtmax() + 1]), StableHow.FILE_SYNC));
+        System.out.println(e.getMessage());
+        assertEquals(List.of(Nfs3.PROC_FSINFO), counting.procedures, "no WRITE was sent");
+        assertArrayEquals(data, Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)));
     }
 
     /** Kernel messages of nfsd, sunrpc and svcrdma that mean trouble. */
