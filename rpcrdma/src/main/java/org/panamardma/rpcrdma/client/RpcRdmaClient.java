@@ -20,6 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.rpcrdma.ChunkLists;
@@ -98,6 +99,7 @@ public final class RpcRdmaClient implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final Thread receiver;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong droppedReplies = new AtomicLong();
     private final String name;
     private volatile RpcRdmaException failure;
 
@@ -175,6 +177,14 @@ public final class RpcRdmaClient implements AutoCloseable {
     /** @return the most calls that held a credit at once on this connection */
     public int peakOutstanding() {
         return window.peakOutstanding();
+    }
+
+    /**
+     * @return replies dropped because no call with their XID was pending: late replies to calls that had timed
+     *     out (their memory was deregistered at the timeout, so only an inline reply can still arrive intact)
+     */
+    public long droppedReplies() {
+        return droppedReplies.get();
     }
 
     /** @return calls holding a credit now, calls waiting for one */
@@ -371,6 +381,10 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
         Call call = pending.remove(header.xid());
         if (call == null) {
+            droppedReplies.incrementAndGet();
+            int xid = header.xid();
+            LOG.log(System.Logger.Level.DEBUG, () -> name + ": dropped a reply to xid "
+                    + Integer.toHexString(xid) + ": no such call pending (timed out?)");
             sendAll(window.grantUpdated(header.credits())); // late reply to a call that timed out
             return;
         }
