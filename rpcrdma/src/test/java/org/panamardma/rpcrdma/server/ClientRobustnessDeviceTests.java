@@ -193,6 +193,7 @@ abstract class ClientRobustnessDeviceTests {
             assertInstanceOf(RpcRdmaException.Timeout.class, t);
             assertTrue(t.getMessage().contains("no reply to call"), t.getMessage());
             assertEquals(connected.get("mr"), mrs(device), "the Read chunk deregistered at the timeout");
+            assertEquals(1, c.outstandingAndQueued()[0], "the server still holds the call: its credit stays used");
             assertEchoWorks(c, 3); // while the server still holds the timed-out call
 
             long inlineReplies = s.statistics().replies(ReplyPath.INLINE);
@@ -204,7 +205,7 @@ abstract class ClientRobustnessDeviceTests {
             assertEquals(inlineReplies + 1, s.statistics().replies(ReplyPath.INLINE), "the server answered late");
             assertEchoWorks(c, 4); // its reply comes after the late one on the connection
             assertEquals(1, c.droppedReplies(), "the late reply was dropped");
-            assertEquals(0, c.outstandingAndQueued()[0], "no credit held");
+            assertEquals(0, c.outstandingAndQueued()[0], "the late reply returned the credit");
         }
         assertResources(connected, device, "after the late reply");
         c.close();
