@@ -314,9 +314,11 @@ abstract class ClientRobustnessDeviceTests {
             CompletableFuture<RpcRdmaReply> f = slow(c, SLOW_ECHO, payload(arena, size, 9),
                     ReplyExpectation.placedInto(arena.allocate(size), size + 8), Duration.ofMinutes(30));
             gate.awaitEntered(1);
+            long t0 = System.nanoTime();
             Thread closer = Thread.ofPlatform().start(s::close);
             Throwable t = failure(f);
-            System.out.println("server gone: " + t);
+            System.out.println("server gone: the call failed " + (System.nanoTime() - t0) / 1_000_000
+                    + " ms after the server's close began: " + t);
             assertInstanceOf(RpcRdmaException.ConnectionLost.class, t);
             assertTrue(t.getMessage().contains("connection lost"), t.getMessage());
             assertEquals(connected.get("mr"), mrs(device), "the call's chunks deregistered on the loss");
@@ -325,9 +327,13 @@ abstract class ClientRobustnessDeviceTests {
             assertInstanceOf(RpcRdmaException.ConnectionLost.class, later, "later calls fail at once");
             gate.open();
             closer.join(TimeUnit.SECONDS.toMillis(LONG.toSeconds()));
+            System.out.println("server close returned after " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         }
+        long t1 = System.nanoTime();
         c.close();
+        System.out.println("client close took " + (System.nanoTime() - t1) / 1_000_000 + " ms");
         assertResources(before, device, "after close");
+        System.out.println("resources back " + (System.nanoTime() - t1) / 1_000_000 + " ms after the client close");
     }
 
     /** The server closes while it is still pulling an 8 MiB Read chunk (or about to): ConnectionLost, no leak. */
