@@ -27,6 +27,7 @@ import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RecordMarkingDecoder;
 import org.panamardma.oncrpc.RpcCall;
+import org.panamardma.oncrpc.RpcClient;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.oncrpc.RpcReply;
@@ -62,7 +63,7 @@ import org.panamardma.xdr.XdrReader;
  * Results are decoded on the connection's reader thread from a private copy of the reply, so the results may be
  * slices of it ({@code getOpaque}); futures complete on that thread.
  */
-public final class TcpRpcClient implements AutoCloseable {
+public final class TcpRpcClient implements RpcClient {
     private static final System.Logger LOG = System.getLogger(TcpRpcClient.class.getName());
 
     /** Default largest record sent or accepted: 4 MiB. */
@@ -166,6 +167,13 @@ public final class TcpRpcClient implements AutoCloseable {
         return remote;
     }
 
+    /** @return {@code tcp://host:port} of the server */
+    @Override
+    public String describe() {
+        String host = remote.getHostString();
+        return "tcp://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + remote.getPort();
+    }
+
     /** @return whether the connection is still usable */
     public boolean isOpen() {
         return closedBecause == null;
@@ -195,6 +203,7 @@ public final class TcpRpcClient implements AutoCloseable {
      * @param timeout how long to wait for the reply
      * @return the results, or an {@link RpcException} as the class comment lists
      */
+    @Override
     public <T> CompletableFuture<T> call(int program, int version, int procedure, OpaqueAuth credential,
                                          XdrEncodable arguments, XdrReader<? extends T> results, Duration timeout) {
         Objects.requireNonNull(credential, "credential");
@@ -258,6 +267,7 @@ public final class TcpRpcClient implements AutoCloseable {
      * @throws RpcException as the class comment lists
      * @throws InterruptedException if interrupted while waiting (the call stays pending until its timeout)
      */
+    @Override
     public <T> T invoke(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
                         XdrReader<? extends T> results, Duration timeout) throws RpcException, InterruptedException {
         try {

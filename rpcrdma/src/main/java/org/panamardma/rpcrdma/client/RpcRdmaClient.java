@@ -20,6 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.rpcrdma.ChunkLists;
@@ -72,9 +73,11 @@ import org.panamardma.xdr.XdrEncoder;
  *
  * <p><b>Replies.</b> RDMA_MSG (the reply inline), RDMA_NOMSG (the reply in our Reply chunk), RDMA_ERROR
  * ({@link RpcRdmaException.VersionError}, {@link RpcRdmaException.ChunkError}). A lost connection fails every
- * pending and queued call with {@link RpcRdmaException.ConnectionLost}. A timed-out call returns its credit; its
- * memory is deregistered, so a late RDMA access by the server to it fails (and would end the connection) rather
- * than touch freed memory.
+ * pending and queued call with {@link RpcRdmaException.ConnectionLost}. A timed-out call's memory is deregistered at
+ * once, so a late RDMA access by the server to it fails on the rkey and ends the connection (pending calls then
+ * fail with ConnectionLost) rather than touch freed memory; a late inline reply is dropped
+ * ({@link #droppedReplies()}). A timed-out call that was sent keeps its credit until its late reply comes (the
+ * server still counts it), so a server that never answers shrinks the window.
  *
  * <p>Thread-safe. Futures complete on the client's receive thread; do not block in dependent actions.
  */
@@ -98,6 +101,9 @@ public final class RpcRdmaClient implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final Thread receiver;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong droppedReplies = new AtomicLong();
+    /** XIDs of sent calls that timed out: each keeps its credit until its late reply arrives. */
+    private final Set<Integer> timedOutHoldingCredit = ConcurrentHashMap.newKeySet();
     private final String name;
     private volatile RpcRdmaException failure;
 
@@ -175,6 +181,14 @@ public final class RpcRdmaClient implements AutoCloseable {
     /** @return the most calls that held a credit at once on this connection */
     public int peakOutstanding() {
         return window.peakOutstanding();
+    }
+
+    /**
+     * @return replies dropped because no call with their XID was pending: late replies to calls that had timed
+     *     out (their memory was deregistered at the timeout, so only an inline reply can still arrive intact)
+     */
+    public long droppedReplies() {
+        return droppedReplies.get();
     }
 
     /** @return calls holding a credit now, calls waiting for one */
@@ -320,7 +334,14 @@ public final class RpcRdmaClient implements AutoCloseable {
             return;
         }
         if (!window.cancelQueued(call)) {
-            sendAll(window.release());
+            if (call.sent) {
+                // The server still holds the call, so it still counts against the grant (RFC 8166 section
+                // 3.3.1): the credit comes back with the late reply (onMessage), not now. A server that never
+                // answers thus shrinks the window; calls then wait for a credit and time out saying so.
+                timedOutHoldingCredit.add(call.xid);
+            } else {
+                sendAll(window.release()); // admitted but not yet sent: send() will skip it
+            }
         }
         finish(call, null, new RpcRdmaException.Timeout(name + ": no reply to call " + Integer.toHexString(call.xid)
                 + " within " + timeout + (call.sent ? "" : " (still waiting for a credit)")));
@@ -371,7 +392,15 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
         Call call = pending.remove(header.xid());
         if (call == null) {
-            sendAll(window.grantUpdated(header.credits())); // late reply to a call that timed out
+            droppedReplies.incrementAndGet();
+            int xid = header.xid();
+            LOG.log(System.Logger.Level.DEBUG, () -> name + ": dropped a reply to xid "
+                    + Integer.toHexString(xid) + ": no such call pending (timed out?)");
+            if (timedOutHoldingCredit.remove(xid)) {
+                sendAll(window.replyReceived(header.credits())); // the credit the timed-out call kept
+            } else {
+                sendAll(window.grantUpdated(header.credits()));
+            }
             return;
         }
         sendAll(window.replyReceived(header.credits()));
@@ -421,6 +450,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         if (failure == null) {
             failure = e;
         }
+        timedOutHoldingCredit.clear();
         for (Call queued : window.close()) {
             pending.remove(queued.xid, queued);
             finish(queued, null, e);

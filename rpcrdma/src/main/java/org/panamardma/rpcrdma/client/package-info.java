@@ -7,5 +7,10 @@
  * the reply and errors it hands back ({@link org.panamardma.rpcrdma.client.RpcRdmaReply},
  * {@link org.panamardma.rpcrdma.client.RpcRdmaException}). Interoperability with Linux knfsd is tested in the nfs
  * module ({@code KnfsdRdmaDeviceTests}).
+ *
+ * <p>{@link org.panamardma.rpcrdma.client.RpcClients#connect(java.net.URI)} gives an
+ * {@link org.panamardma.oncrpc.RpcClient} by URI ({@code tcp://host:port} or {@code rdma://host:port}, parsed by
+ * {@link org.panamardma.rpcrdma.client.RpcEndpoint}); over RDMA it is
+ * {@link org.panamardma.rpcrdma.client.RdmaRpcClient}, which fails calls with the same exceptions as TCP.
  */
 package org.panamardma.rpcrdma.client;

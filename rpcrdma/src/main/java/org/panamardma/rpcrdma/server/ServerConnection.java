@@ -124,7 +124,10 @@ final class ServerConnection {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.ERROR, connection.name() + ": handling a message", e);
+            // After close() the connection's protection domain is gone (with the call's registrations): a call
+            // still running then fails on it (IllegalStateException), which is expected, not an error.
+            LOG.log(closed.get() ? System.Logger.Level.DEBUG : System.Logger.Level.ERROR,
+                    connection.name() + ": handling a message", e);
             Thread.ofVirtual().start(this::close);
         } finally {
             if (buffer != null) {

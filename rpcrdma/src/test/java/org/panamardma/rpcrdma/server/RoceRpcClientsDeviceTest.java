@@ -1,0 +1,9 @@
+package org.panamardma.rpcrdma.server;
+
+import org.panamardma.testbed.RdmaDeviceTest;
+import org.panamardma.testbed.Transport;
+
+/** RpcClients by URI, client on rxe0, servers on its peer. */
+@RdmaDeviceTest(transport = Transport.ROCE)
+class RoceRpcClientsDeviceTest extends RpcClientsDeviceTests {
+}
