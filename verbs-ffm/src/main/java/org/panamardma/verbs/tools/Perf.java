@@ -393,11 +393,14 @@ public final class Perf {
                     case WRITE_BW -> writeBandwidth(ep, n, iters, deadline);
                 });
             }
-            // tell the server we are done (it waits for this SEND before closing)
+            // Tell the server we are done and wait for its answer before closing: closing right after our SEND
+            // completed could tear the connection down before the server consumed it (on siw a SEND completes
+            // once handed to TCP, and the disconnect then flushed the server's receive: seen once in CI).
             long deadline = System.nanoTime() + timeout.toNanos();
             ep.awaitSends(deadline);
             ep.send(1, deadline);
             ep.awaitSends(deadline);
+            ep.awaitReceive(deadline);
             return results;
         }
     }
@@ -622,8 +625,19 @@ public final class Perf {
                 }
                 // the client's final SEND; the passive tests may take long, hence the generous wait
                 ep.awaitReceive(System.nanoTime() + timeout.toNanos() * Math.max(1, r.sizes().size()));
+                // Answer it, then let the client be the one to disconnect, once it has our answer. Whoever closes
+                // first must have nothing left in flight: on siw a SEND completes once handed to TCP, and a
+                // disconnect right after it flushed the peer's receive (seen in CI, in both directions).
+                long deadline = System.nanoTime() + timeout.toNanos();
+                ep.send(1, deadline);
+                ep.awaitSends(deadline);
                 served++;
                 out.printf("perf server: %s done%n", r.test().cliName());
+                try {
+                    id.expect(CmEventType.DISCONNECTED, timeout);
+                } catch (RdmaException e) {
+                    out.println("perf server: the client did not disconnect: " + e.getMessage());
+                }
             } catch (org.panamardma.verbs.WorkCompletionException e) {
                 // the client closed or failed before its final SEND: its QP's disconnect flushed ours
                 out.println("perf server: the client left before the end of the run (" + e.status() + ")");
