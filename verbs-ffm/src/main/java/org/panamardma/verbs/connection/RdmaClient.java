@@ -31,6 +31,7 @@ public final class RdmaClient {
             CmConnector.Connection c = CmConnector.connect(events, server, options.parameters(), res::create,
                     options.timeout());
             RdmaConnection connection = new RdmaConnection(c.id(), res, events, null);
+            connection.peerPrivateData(c.peerPrivateData());
             connection.start();
             return connection;
         } catch (RdmaException | RuntimeException | Error e) {

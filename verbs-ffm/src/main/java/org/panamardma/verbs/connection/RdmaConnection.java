@@ -153,6 +153,7 @@ public final class RdmaConnection implements AutoCloseable {
     private volatile ConnectionClosedException failure;
     private volatile boolean stopPolling;
     private volatile Runnable onClose = () -> {};
+    private volatile byte[] peerPrivateData = new byte[0];
 
     RdmaConnection(CmId id, Resources res, EventChannel ownedEvents, Thread eventThread) {
         this.id = id;
@@ -197,6 +198,18 @@ public final class RdmaConnection implements AutoCloseable {
     /** Register or allocate the memory for this connection's requests here. */
     public ProtectionDomain protectionDomain() {
         return res.pd;
+    }
+
+    /**
+     * The private data the peer sent when the connection was made: on a client, the server's accept private data
+     * from the ESTABLISHED event (RPC-over-RDMA's RFC 8797 data, for instance); empty if none or not recorded. A copy.
+     */
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
+    }
+
+    void peerPrivateData(byte[] data) {
+        peerPrivateData = data == null ? new byte[0] : data.clone();
     }
 
     /** The queue pair, for what the futures do not cover (posting on it directly bypasses the futures). */

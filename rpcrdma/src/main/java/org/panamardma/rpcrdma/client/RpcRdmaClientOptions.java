@@ -1,0 +1,86 @@
+package org.panamardma.rpcrdma.client;
+
+import java.time.Duration;
+import java.util.Objects;
+import org.panamardma.rpcrdma.ConnectPrivateData;
+
+/**
+ * How an {@link RpcRdmaClient} connects and plans its calls.
+ *
+ * @param inlineSend the largest inline message we send: announced to the server as cp_send_size (RFC 8797); the
+ *     send threshold is the smaller of this and the server's cp_recv_size. 1024 to 262144, a multiple of 1024
+ * @param inlineReceive the largest inline message we announce we can receive (cp_recv_size). Our receive buffers are
+ *     never smaller than {@value #MIN_RECEIVE_BUFFER} bytes whatever is announced: Linux knfsd reads only the flags
+ *     of the client's private data (svc_rdma_parse_connect_private) and may send replies of up to its own 4 KiB
+ *     inline size; a smaller buffer would take the connection down. Announcing 1024 still makes the planner
+ *     offer chunks for any reply that might exceed 1024 bytes
+ * @param maxRequests the credits we ask for and the most calls we let be outstanding (receives kept posted)
+ * @param readChunkMinimum DDP-eligible argument items smaller than this stay inline when a call does not fit
+ * @param writeChunkMinimum placement targets smaller than this get no Write chunk (0: every target gets one)
+ * @param alwaysReplyChunk offer a Reply chunk with every call, so that the server returns every reply by RDMA
+ *     Write and sends RDMA_NOMSG (knfsd uses a Reply chunk whenever one is offered)
+ * @param connectTimeout for each rdma_cm step and for close
+ * @param callTimeout the default per-call timeout
+ */
+public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
+                                   int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
+                                   Duration callTimeout) {
+    /** The smallest receive buffer we post (see {@code inlineReceive}). */
+    public static final int MIN_RECEIVE_BUFFER = 4096;
+
+    /**
+     * 4 KiB both ways (Linux's default inline threshold, RPCRDMA_DEF_INLINE_THRESH), 64 credits (knfsd's default
+     * grant), chunks for items of 1 KiB and more, 30 s to connect, 60 s per call.
+     */
+    public static final RpcRdmaClientOptions DEFAULTS = new RpcRdmaClientOptions(4096, 4096, 64, 1024, 1024, false,
+            Duration.ofSeconds(30), Duration.ofSeconds(60));
+
+    public RpcRdmaClientOptions {
+        ConnectPrivateData.of(inlineSend, inlineReceive, false); // range checks
+        if (inlineSend % 1024 != 0 || inlineReceive % 1024 != 0 || inlineSend > ConnectPrivateData.MAX_SIZE
+                || inlineReceive > ConnectPrivateData.MAX_SIZE) {
+            throw new IllegalArgumentException("inline sizes must be multiples of 1024 up to 256 KiB: "
+                    + inlineSend + ", " + inlineReceive);
+        }
+        if (maxRequests < 1 || maxRequests > 1024) {
+            throw new IllegalArgumentException("maxRequests " + maxRequests + " not in [1, 1024]");
+        }
+        Objects.requireNonNull(connectTimeout, "connectTimeout");
+        Objects.requireNonNull(callTimeout, "callTimeout");
+    }
+
+    public RpcRdmaClientOptions withInline(int send, int receive) {
+        return new RpcRdmaClientOptions(send, receive, maxRequests, readChunkMinimum, writeChunkMinimum,
+                alwaysReplyChunk, connectTimeout, callTimeout);
+    }
+
+    public RpcRdmaClientOptions withMaxRequests(int n) {
+        return new RpcRdmaClientOptions(inlineSend, inlineReceive, n, readChunkMinimum, writeChunkMinimum,
+                alwaysReplyChunk, connectTimeout, callTimeout);
+    }
+
+    public RpcRdmaClientOptions withChunkMinimums(int read, int write) {
+        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, read, write, alwaysReplyChunk,
+                connectTimeout, callTimeout);
+    }
+
+    public RpcRdmaClientOptions withAlwaysReplyChunk(boolean always) {
+        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
+                always, connectTimeout, callTimeout);
+    }
+
+    public RpcRdmaClientOptions withTimeouts(Duration connect, Duration call) {
+        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
+                alwaysReplyChunk, connect, call);
+    }
+
+    /** @return the size of each posted receive buffer */
+    public int receiveBufferSize() {
+        return Math.max(inlineReceive, MIN_RECEIVE_BUFFER);
+    }
+
+    /** @return the private data we send */
+    public ConnectPrivateData privateData() {
+        return ConnectPrivateData.of(inlineSend, inlineReceive, false);
+    }
+}
