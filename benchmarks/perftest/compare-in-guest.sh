@@ -78,7 +78,7 @@ run_java() {
 }
 
 # RPC: NFSv3 against the guest's knfsd, over TCP and over RPC-over-RDMA, same server, same client code
-# (benchmarks' NfsRpcBench): NULL round trips, 1 MiB READ and WRITE throughput. The floor is perftest's send latency.
+# (benchmarks' NfsRpcBench): NULL round trips, 1 MiB READ and WRITE throughput (calls of 256 KiB). The floor is perftest's send latency.
 run_rpc() {
   local transport=$1
   if ! timeout 900 java $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
@@ -95,7 +95,7 @@ if [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]]; then
   say "RPC: starting knfsd"
   if nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1; then
     for transport in tcp rdma; do
-      say "RPC over $transport: NULL x $iters, READ/WRITE 1 MiB x ${PERF_RPC_IO_ITERS:-32}"
+      say "RPC over $transport: NULL x $iters, READ/WRITE of 1 MiB x ${PERF_RPC_IO_ITERS:-32}"
       run_rpc "$transport" || rc=1
     done
     nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>&1

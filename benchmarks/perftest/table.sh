@@ -40,8 +40,8 @@ awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
       print "" > md
       print "ONC RPC against the guest'"'"'s knfsd (NFSv3), the same Java client code over TCP and over RPC-over-RDMA, on the" > md
       print "same device pair. NULL: round trip in microseconds (not halved; the floor is twice ib_send_lat'"'"'s one-way" > md
-      print "8-byte p50, the cheapest round trip the device offers). READ/WRITE: 1 MiB per call, one call at a time, MB/s;" > md
-      print "WRITE is UNSTABLE with one COMMIT inside the timed span. ratio = RDMA / TCP." > md
+      print "8-byte p50, the cheapest round trip the device offers). READ/WRITE: the 1 MiB file in calls of 256 KiB, one" > md
+      print "call at a time, MB/s; WRITE is UNSTABLE with one COMMIT inside the timed span. ratio = RDMA / TCP." > md
       print "" > md
       print "| measure | iters | TCP | RDMA | ratio | floor (2 x ib_send_lat p50) |" > md
       print "|---|---:|---:|---:|---:|---:|" > md
