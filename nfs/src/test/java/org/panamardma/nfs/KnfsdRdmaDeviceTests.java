@@ -340,7 +340,10 @@ abstract class KnfsdRdmaDeviceTests {
             List<CompletableFuture<RpcRdmaReply>> futures = new ArrayList<>();
             List<ReplyReader<Nfs3Result<ReadResult>>> readers = new ArrayList<>();
             int maxQueued = 0;
-            for (int i = 0; i < calls; i++) {
+            List<Long> offsets = new ArrayList<>();
+            // all GETATTRs first (no memory to register: submitted faster than knfsd answers), then the READs
+            for (int k = 0; k < calls; k++) {
+                int i = k < calls / 2 ? 2 * k : 2 * (k - calls / 2) + 1;
                 if (i % 2 == 0) {
                     futures.add(transport.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_GETATTR, ROOT,
                             Nfs3Xdr.getattr(file), ReplyReader.of(Nfs3Xdr::getattrResults), TIMEOUT));
@@ -351,6 +354,7 @@ abstract class KnfsdRdmaDeviceTests {
                     futures.add(transport.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_READ, ROOT,
                             Nfs3Xdr.read(file, 4096L * i, 4096), reader, TIMEOUT));
                 }
+                offsets.add(4096L * i);
                 maxQueued = Math.max(maxQueued, transport.client().outstandingAndQueued()[1]);
             }
             int grant = transport.client().negotiated().creditGrant();
@@ -364,11 +368,13 @@ abstract class KnfsdRdmaDeviceTests {
                     ReadResult r = transport.decode(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_READ, readers.get(i), reply)
                             .orThrow("READ");
                     assertEquals(4096, r.count());
-                    assertPattern(r.data(), 4096L * i);
+                    assertPattern(r.data(), offsets.get(i));
                 }
             }
-            System.out.printf("%s: %d concurrent calls, knfsd's grant %d, at most %d queued for credits%n", device,
-                    calls, grant, maxQueued);
+            int peak = transport.client().peakOutstanding();
+            System.out.printf("%s: %d concurrent calls, knfsd's grant %d, at most %d queued for credits, at most %d"
+                    + " outstanding%n", device, calls, grant, maxQueued, peak);
+            assertTrue(peak <= grant, "never more outstanding (" + peak + ") than granted (" + grant + ")");
             assertTrue(grant < calls, "the test exceeds the grant (" + grant + ")");
             assertEquals(0, transport.client().outstandingAndQueued()[0], "every credit returned");
         }

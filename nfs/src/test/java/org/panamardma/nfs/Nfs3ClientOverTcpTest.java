@@ -32,9 +32,9 @@ import org.panamardma.xdr.XdrEncodable;
  * receives and what the client reads back are compared byte for byte. The knfsd tests do the same against Linux.
  */
 class Nfs3ClientOverTcpTest {
-    static final FileHandle3 FILE = new FileHandle3(new byte[] {'f', 'i', 'l', 'e'});
-    static final FileHandle3 DIR = new FileHandle3(new byte[] {'d', 'i', 'r'});
-    static final int ENTRIES = 50;
+    static final FileHandle3 FILE = StandInNfs3Server.FILE;
+    static final FileHandle3 DIR = StandInNfs3Server.DIR;
+    static final int ENTRIES = StandInNfs3Server.ENTRIES;
 
     final byte[] content = new byte[300_000];
     final List<AuthSysParms> credentials = new CopyOnWriteArrayList<>();
@@ -42,71 +42,14 @@ class Nfs3ClientOverTcpTest {
     TcpRpcTransport transport;
     Nfs3Client nfs;
 
-    private XdrEncodable fattr(long size) {
-        return out -> new Fattr3(FileType3.NF3REG, 0644, 1, 0, 0, size, size, 0, 0, 1, 2, new NfsTime3(1, 0),
-                new NfsTime3(2, 0), new NfsTime3(3, 0)).encodeTo(out);
-    }
-
-    private record ReadArgs(FileHandle3 fh, long offset, int count) {
-    }
-
-    private record WriteArgs(FileHandle3 fh, long offset, int stable, byte[] data) {
-    }
-
-    private record DirArgs(FileHandle3 fh, long cookie, int count) {
-    }
-
     @BeforeEach
     void start() throws Exception {
         new Random(1).nextBytes(content);
-        RpcDispatcher dispatcher = RpcDispatcher.builder()
-                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_NULL, in -> Boolean.TRUE, (a, call) -> XdrEncodable.VOID)
-                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_GETATTR, FileHandle3::decode, (fh, call) -> {
-                    credentials.add(AuthSysParms.from(call.credential()));
-                    return out -> {
-                        out.putInt(0);
-                        fattr(content.length).encodeTo(out);
-                    };
-                })
-                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_READ,
-                        in -> new ReadArgs(FileHandle3.decode(in), in.getHyper(), in.getInt()),
-                        (a, call) -> out -> {
-                            int n = (int) Math.max(0, Math.min(a.count(), content.length - a.offset()));
-                            out.putInt(0).putBoolean(false).putInt(n).putBoolean(a.offset() + n >= content.length);
-                            out.putEligibleOpaque(MemorySegment.ofArray(content).asSlice(a.offset(), n), n);
-                        })
-                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_WRITE,
-                        in -> new WriteArgs(FileHandle3.decode(in), in.getHyper(), skipCount(in), in.getOpaqueBytes(1 << 20)),
-                        (a, call) -> {
-                            System.arraycopy(a.data(), 0, content, (int) a.offset(), a.data().length);
-                            return out -> out.putInt(0).putBoolean(false).putBoolean(false)
-                                    .putInt(a.data().length).putInt(a.stable()).putHyper(0x1234);
-                        })
-                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_READDIR,
-                        in -> new DirArgs(FileHandle3.decode(in), in.getHyper(), skipVerifierThenCount(in)),
-                        (a, call) -> out -> {
-                            out.putInt(0).putBoolean(false).putHyper(99);
-                            long next = a.cookie();
-                            for (int i = 0; i < 20 && next < ENTRIES; i++, next++) { // 20 per batch
-                                out.putBoolean(true).putHyper(1000 + next).putString("e" + next, 255).putHyper(next + 1);
-                            }
-                            out.putBoolean(false).putBoolean(next == ENTRIES);
-                        })
-                .build();
+        RpcDispatcher dispatcher = StandInNfs3Server.dispatcher(content, credentials);
         server = TcpRpcServer.builder(dispatcher).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .start();
         transport = TcpRpcTransport.connect(server.address(), 4 << 20);
         nfs = new Nfs3Client(transport, Nfs3Client.authSys("host-test", 0, 0), Duration.ofSeconds(20));
-    }
-
-    private static int skipCount(XdrDecoder in) {
-        in.getInt(); // count, repeated by the opaque's length
-        return in.getInt();
-    }
-
-    private static int skipVerifierThenCount(XdrDecoder in) {
-        in.getHyper();
-        return in.getInt();
     }
 
     @AfterEach

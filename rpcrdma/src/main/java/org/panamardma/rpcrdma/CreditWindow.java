@@ -24,6 +24,7 @@ public final class CreditWindow<T> {
     private final ArrayDeque<T> waiting = new ArrayDeque<>();
     private int grant = 1;
     private int outstanding;
+    private int peakOutstanding;
     private boolean closed;
 
     /** @param maxOutstanding our own cap on outstanding calls (at least 1) */
@@ -45,7 +46,7 @@ public final class CreditWindow<T> {
             throw new IllegalStateException("credit window closed");
         }
         if (waiting.isEmpty() && outstanding < effectiveGrant()) {
-            outstanding++;
+            take();
             return true;
         }
         waiting.add(call);
@@ -102,6 +103,16 @@ public final class CreditWindow<T> {
         return outstanding;
     }
 
+    /** @return the most calls that held a credit at once, since the window was made */
+    public synchronized int peakOutstanding() {
+        return peakOutstanding;
+    }
+
+    private void take() {
+        outstanding++;
+        peakOutstanding = Math.max(peakOutstanding, outstanding);
+    }
+
     /** @return calls waiting for a credit */
     public synchronized int queued() {
         return waiting.size();
@@ -131,7 +142,7 @@ public final class CreditWindow<T> {
         }
         List<T> admitted = new ArrayList<>();
         while (!waiting.isEmpty() && outstanding < effectiveGrant()) {
-            outstanding++;
+            take();
             admitted.add(waiting.poll());
         }
         return admitted;

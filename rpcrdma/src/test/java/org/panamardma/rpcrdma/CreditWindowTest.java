@@ -46,6 +46,7 @@ class CreditWindowTest {
         assertEquals(List.of(), w.replyReceived(2));
         assertEquals(2, w.outstanding());
         assertEquals(List.of(8), w.replyReceived(2));
+        assertEquals(5, w.peakOutstanding());
     }
 
     @Test

@@ -18,10 +18,12 @@ class PackageIndependenceTest {
     private static final Path MAIN = Path.of("src/main/java/org/panamardma");
 
     private static List<String> offenders(String pkg, String... forbidden) throws IOException {
-        try (Stream<Path> files = Files.walk(MAIN.resolve(pkg))) {
-            return files.filter(f -> f.toString().endsWith(".java"))
-                    .filter(f -> !MAIN.resolve("rpcrdma/client").equals(f.getParent()) || pkg.equals("rpcrdma/client"))
-                    .filter(f -> {
+        return offenders(pkg, Integer.MAX_VALUE, forbidden);
+    }
+
+    private static List<String> offenders(String pkg, int depth, String... forbidden) throws IOException {
+        try (Stream<Path> files = Files.walk(MAIN.resolve(pkg), depth)) {
+            return files.filter(f -> f.toString().endsWith(".java")).filter(f -> {
                 try {
                     String source = Files.readString(f);
                     return Stream.of(forbidden).anyMatch(source::contains);
@@ -41,14 +43,23 @@ class PackageIndependenceTest {
 
     @Test
     void headerCodecNeedsNoDevice() throws IOException {
-        // the client transport (rpcrdma/client) is where verbs come in; the codec and shared pieces stay pure
-        assertEquals(List.of(), offenders("rpcrdma", "org.panamardma.verbs"));
+        // the package itself; its client and server subpackages are the transports over verbs-ffm
+        assertEquals(List.of(), offenders("rpcrdma", 1, "org.panamardma.verbs"));
     }
 
     @Test
     void chunkPlanningNeedsNoDevice() throws IOException {
         for (String pure : List.of("ChunkPlanner.java", "CallPlan.java", "ReplyExpectation.java")) {
             String source = Files.readString(MAIN.resolve("rpcrdma/client").resolve(pure));
+            assertFalse(source.contains("org.panamardma.verbs"), pure + " imports verbs");
+        }
+    }
+
+    @Test
+    void serverProtocolLogicNeedsNoDevice() throws IOException {
+        for (String pure : List.of("RpcRdmaCallHandler.java", "CallAssembler.java", "WriteListPlacement.java",
+                "ConnectionSettings.java", "ChunkTransfers.java", "ConfigRdmaProgram.java")) {
+            String source = Files.readString(MAIN.resolve("rpcrdma/server").resolve(pure));
             assertFalse(source.contains("org.panamardma.verbs"), pure + " imports verbs");
         }
     }

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.oncrpc.RpcReply;
@@ -57,6 +58,27 @@ final class ReplyDecoding {
         } catch (RuntimeException e) { // XdrException from the RPC header, inconsistent chunks
             throw new RpcRdmaException.BadReply(what + ": unusable reply: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * An RDMA_ERROR with ERR_VERS whose version word is not 1, which the header decoder refuses: Linux knfsd
+     * (svc_rdma_send_error) echoes the version of the header it refuses, so its answer to a version-2 header says
+     * version 2. Recognized by its shape: xid, any version, credits, RDMA_ERROR, ERR_VERS, low, high.
+     *
+     * @return the error, or empty if the message is not of that shape
+     */
+    static Optional<RdmaError.VersionMismatch> errVersEchoingOurVersion(MemorySegment message) {
+        if (message.byteSize() < 7 * 4) {
+            return Optional.empty();
+        }
+        XdrDecoder in = new XdrDecoder(message);
+        int xid = in.getInt();
+        in.getInt(); // the echoed version
+        int credits = in.getInt();
+        if (in.getInt() != RdmaProcedure.RDMA_ERROR.value() || in.getInt() != RdmaError.ERR_VERS) {
+            return Optional.empty();
+        }
+        return Optional.of(new RdmaError.VersionMismatch(xid, credits, in.getInt(), in.getInt()));
     }
 
     private static MemorySegment copy(MemorySegment bytes) {

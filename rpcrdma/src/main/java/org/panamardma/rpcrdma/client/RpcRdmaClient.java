@@ -26,6 +26,7 @@ import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.ConnectPrivateData;
 import org.panamardma.rpcrdma.CreditWindow;
 import org.panamardma.rpcrdma.DecodedHeader;
+import org.panamardma.rpcrdma.RdmaError;
 import org.panamardma.rpcrdma.RdmaMsg;
 import org.panamardma.rpcrdma.RdmaNoMsg;
 import org.panamardma.rpcrdma.RdmaSegment;
@@ -171,6 +172,11 @@ public final class RpcRdmaClient implements AutoCloseable {
         return connection.peerAddress();
     }
 
+    /** @return the most calls that held a credit at once on this connection */
+    public int peakOutstanding() {
+        return window.peakOutstanding();
+    }
+
     /** @return calls holding a credit now, calls waiting for one */
     public int[] outstandingAndQueued() {
         return new int[] {window.outstanding(), window.queued()};
@@ -259,6 +265,9 @@ public final class RpcRdmaClient implements AutoCloseable {
     // ----------------------------------------------------------------------------------------------- sending
 
     private void send(Call call) {
+        if (call.future.isDone()) {
+            return; // timed out (or failed) while being admitted: its credit is already returned, its memory gone
+        }
         Integer slot = freeSendSlots.poll();
         if (slot == null) { // cannot happen: twice as many slots as credits
             failAfterCredit(call, new RpcRdmaException(name + ": no free send buffer"));
@@ -346,24 +355,20 @@ public final class RpcRdmaClient implements AutoCloseable {
     }
 
     private void onMessage(MemorySegment message) {
-        DecodedHeader decoded;
+        RpcRdmaHeader header;
+        DecodedHeader decoded = null;
         try {
             decoded = headerDecoder.decode(message);
+            header = decoded.header();
         } catch (RpcRdmaHeaderException e) {
-            // a reply we cannot parse: fail its call if its XID was readable, else drop it (RFC 8166 section 4.5
-            // has a requester drop malformed replies; a retransmission is the upper layer's business)
-            LOG.log(System.Logger.Level.WARNING, name + ": dropped a reply with a bad transport header: "
-                    + e.getMessage());
-            if (e.xid().isPresent()) {
-                Call call = pending.remove(e.xid().getAsInt());
-                if (call != null) {
-                    sendAll(window.release());
-                    finish(call, null, new RpcRdmaException.BadReply(name + ": bad reply header: " + e.getMessage(), e));
-                }
+            Optional<RdmaError.VersionMismatch> errVers = ReplyDecoding.errVersEchoingOurVersion(message);
+            if (errVers.isPresent()) {
+                header = errVers.get();
+            } else {
+                badHeader(e);
+                return;
             }
-            return;
         }
-        RpcRdmaHeader header = decoded.header();
         Call call = pending.remove(header.xid());
         if (call == null) {
             sendAll(window.grantUpdated(header.credits())); // late reply to a call that timed out
@@ -373,13 +378,30 @@ public final class RpcRdmaClient implements AutoCloseable {
         RpcRdmaReply reply;
         try {
             reply = ReplyDecoding.decode(name + ": call " + Integer.toHexString(call.xid), header,
-                    header instanceof RdmaMsg ? decoded.rpcMessage(message) : null, call.plan, call.expectation,
+                    header instanceof RdmaMsg && decoded != null ? decoded.rpcMessage(message) : null, call.plan,
+                    call.expectation,
                     call.replyChunk, call.bounces);
         } catch (RpcRdmaException e) {
             finish(call, null, e);
             return;
         }
         finish(call, reply, null);
+    }
+
+    /**
+     * A reply we cannot parse: fail its call if its XID was readable, else drop it (RFC 8166 section 4.5 has a
+     * requester drop malformed replies; a retransmission is the upper layer's business).
+     */
+    private void badHeader(RpcRdmaHeaderException e) {
+        LOG.log(System.Logger.Level.WARNING, name + ": dropped a reply with a bad transport header: "
+                + e.getMessage());
+        if (e.xid().isPresent()) {
+            Call call = pending.remove(e.xid().getAsInt());
+            if (call != null) {
+                sendAll(window.release());
+                finish(call, null, new RpcRdmaException.BadReply(name + ": bad reply header: " + e.getMessage(), e));
+            }
+        }
     }
 
     /** Deregisters the call's memory, then completes its future. */

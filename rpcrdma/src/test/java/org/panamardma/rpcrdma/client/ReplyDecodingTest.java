@@ -148,4 +148,18 @@ class ReplyDecodingTest {
                 new RdmaMsgp(XID, 1, 4, 4, ChunkLists.NONE), ok, plan(List.of(), 0), ReplyExpectation.SMALL,
                 null, List.of()));
     }
+
+    @Test
+    void errVersEchoingTheRefusedVersionIsRecognized() {
+        // knfsd's answer to a version-2 header: xid, 2 (echoed), credits, RDMA_ERROR, ERR_VERS, 1, 1
+        MemorySegment m = MemorySegment.ofArray(new byte[28]);
+        XdrEncoder out = new XdrEncoder(m);
+        out.putInt(XID).putInt(2).putInt(64).putInt(4).putInt(1).putInt(1).putInt(1);
+        RdmaError.VersionMismatch v = ReplyDecoding.errVersEchoingOurVersion(m).orElseThrow();
+        assertEquals(new RdmaError.VersionMismatch(XID, 64, 1, 1), v);
+        out = new XdrEncoder(m);
+        out.putInt(XID).putInt(2).putInt(64).putInt(4).putInt(2).putInt(1).putInt(1); // ERR_CHUNK: not this
+        assertTrue(ReplyDecoding.errVersEchoingOurVersion(m).isEmpty());
+        assertTrue(ReplyDecoding.errVersEchoingOurVersion(m.asSlice(0, 24)).isEmpty());
+    }
 }

@@ -202,7 +202,9 @@ public final class RdmaConnection implements AutoCloseable {
 
     /**
      * The private data the peer sent when the connection was made: on a client, the server's accept private data
-     * from the ESTABLISHED event (RPC-over-RDMA's RFC 8797 data, for instance); empty if none or not recorded. A copy.
+     * from the ESTABLISHED event; on a connection accepted by {@link RdmaServer}, the client's from its
+     * CONNECT_REQUEST (RPC-over-RDMA's RFC 8797 data, for instance). On InfiniBand/RoCE padded with zeros to the CM
+     * message's field size; empty if none or not recorded. A copy.
      */
     public byte[] peerPrivateData() {
         return peerPrivateData.clone();

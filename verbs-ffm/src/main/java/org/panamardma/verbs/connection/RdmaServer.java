@@ -117,7 +117,7 @@ public final class RdmaServer implements AutoCloseable {
 
     private void dispatch(CmEvent e) {
         if (e.type() == CmEventType.CONNECT_REQUEST) {
-            accepting(e.id());
+            accepting(e);
             return;
         }
         RdmaConnection c = connections.get(e.id());
@@ -143,11 +143,13 @@ public final class RdmaServer implements AutoCloseable {
         }
     }
 
-    private void accepting(CmId id) {
+    private void accepting(CmEvent request) {
+        CmId id = request.id();
         RdmaConnection.Resources res = new RdmaConnection.Resources(options);
         try {
             res.create(id);
             RdmaConnection c = new RdmaConnection(id, res, null, thread);
+            c.peerPrivateData(request.privateData()); // the client's CONNECT_REQUEST data (RFC 8797 for RPC-over-RDMA)
             c.onClose(() -> connections.remove(id));
             connections.put(id, c);
             id.accept(options.parameters());

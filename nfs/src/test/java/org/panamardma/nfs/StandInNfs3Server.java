@@ -1,0 +1,85 @@
+package org.panamardma.nfs;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import org.panamardma.oncrpc.AuthSysParms;
+import org.panamardma.oncrpc.RpcDispatcher;
+import org.panamardma.xdr.XdrDecoder;
+import org.panamardma.xdr.XdrEncodable;
+
+/**
+ * A stand-in NFSv3 server: NULL, GETATTR, READ (data DDP-eligible), WRITE and READDIR over one file and one
+ * directory of {@value #ENTRIES} entries, as an {@link RpcDispatcher} any transport can serve (TCP in
+ * {@link Nfs3ClientOverTcpTest}, RPC-over-RDMA in {@link NfsOverJavaRdmaServerDeviceTests}).
+ */
+final class StandInNfs3Server {
+    static final FileHandle3 FILE = new FileHandle3(new byte[] {'f', 'i', 'l', 'e'});
+    static final FileHandle3 DIR = new FileHandle3(new byte[] {'d', 'i', 'r'});
+    static final int ENTRIES = 50;
+
+    private StandInNfs3Server() {
+    }
+
+    private static XdrEncodable fattr(long size) {
+        return out -> new Fattr3(FileType3.NF3REG, 0644, 1, 0, 0, size, size, 0, 0, 1, 2, new NfsTime3(1, 0),
+                new NfsTime3(2, 0), new NfsTime3(3, 0)).encodeTo(out);
+    }
+
+    private record ReadArgs(FileHandle3 fh, long offset, int count) {
+    }
+
+    private record WriteArgs(FileHandle3 fh, long offset, int stable, byte[] data) {
+    }
+
+    private record DirArgs(FileHandle3 fh, long cookie, int count) {
+    }
+
+    /** The dispatcher over {@code content} (READ from it, WRITE into it), recording each GETATTR's credential. */
+    static RpcDispatcher dispatcher(byte[] content, List<AuthSysParms> credentials) {
+        return RpcDispatcher.builder()
+                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_NULL, in -> Boolean.TRUE, (a, call) -> XdrEncodable.VOID)
+                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_GETATTR, FileHandle3::decode, (fh, call) -> {
+                    credentials.add(AuthSysParms.from(call.credential()));
+                    return out -> {
+                        out.putInt(0);
+                        fattr(content.length).encodeTo(out);
+                    };
+                })
+                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_READ,
+                        in -> new ReadArgs(FileHandle3.decode(in), in.getHyper(), in.getInt()),
+                        (a, call) -> out -> {
+                            int n = (int) Math.max(0, Math.min(a.count(), content.length - a.offset()));
+                            out.putInt(0).putBoolean(false).putInt(n).putBoolean(a.offset() + n >= content.length);
+                            out.putEligibleOpaque(MemorySegment.ofArray(content).asSlice(a.offset(), n), n);
+                        })
+                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_WRITE,
+                        in -> new WriteArgs(FileHandle3.decode(in), in.getHyper(), skipCount(in), in.getOpaqueBytes(1 << 20)),
+                        (a, call) -> {
+                            System.arraycopy(a.data(), 0, content, (int) a.offset(), a.data().length);
+                            return out -> out.putInt(0).putBoolean(false).putBoolean(false)
+                                    .putInt(a.data().length).putInt(a.stable()).putHyper(0x1234);
+                        })
+                .register(Nfs3.PROGRAM, 3, Nfs3.PROC_READDIR,
+                        in -> new DirArgs(FileHandle3.decode(in), in.getHyper(), skipVerifierThenCount(in)),
+                        (a, call) -> out -> {
+                            out.putInt(0).putBoolean(false).putHyper(99);
+                            long next = a.cookie();
+                            for (int i = 0; i < 20 && next < ENTRIES; i++, next++) { // 20 per batch
+                                out.putBoolean(true).putHyper(1000 + next).putString("e" + next, 255).putHyper(next + 1);
+                            }
+                            out.putBoolean(false).putBoolean(next == ENTRIES);
+                        })
+                .build();
+    }
+
+    static int skipCount(XdrDecoder in) {
+        in.getInt(); // count, repeated by the opaque's length
+        return in.getInt();
+    }
+
+    static int skipVerifierThenCount(XdrDecoder in) {
+        in.getHyper();
+        return in.getInt();
+    }
+
+}

@@ -1,0 +1,234 @@
+package org.panamardma.rpcrdma.server;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.panamardma.oncrpc.AcceptStat;
+import org.panamardma.oncrpc.AcceptedReply;
+import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.oncrpc.RpcCall;
+import org.panamardma.oncrpc.RpcDispatcher;
+import org.panamardma.oncrpc.RpcMessage;
+import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.rpcrdma.ChunkLists;
+import org.panamardma.rpcrdma.DecodedHeader;
+import org.panamardma.rpcrdma.RdmaError;
+import org.panamardma.rpcrdma.RdmaMsg;
+import org.panamardma.rpcrdma.RdmaNoMsg;
+import org.panamardma.rpcrdma.ReadListPositions;
+import org.panamardma.rpcrdma.RpcRdmaHeader;
+import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
+import org.panamardma.rpcrdma.RpcRdmaHeaderEncoder;
+import org.panamardma.rpcrdma.RpcRdmaHeaderException;
+import org.panamardma.rpcrdma.WriteChunk;
+import org.panamardma.xdr.XdrDecoder;
+import org.panamardma.xdr.XdrEncoder;
+import org.panamardma.xdr.XdrException;
+
+/**
+ * The server side of RPC-over-RDMA version 1 for one connection, without the device: takes one received message,
+ * answers it into a Send buffer, moving chunk data through {@link ChunkTransfers}.
+ *
+ * <ol>
+ *   <li>The transport header is decoded and checked ({@link RpcRdmaHeaderDecoder}, {@link ReadListPositions}); a
+ *       refused one is answered as RFC 8166 section 4.5 says: ERR_VERS with the range 1..1 for another version,
+ *       ERR_CHUNK for anything else wrong after a recognized version, including an unknown {@code rdma_proc}
+ *       (RFC 8166 section 4.5.2) and the retired RDMA_MSGP (RFC 8166 section 4.6.1: it was never implemented, so a
+ *       responder treats it as a header it cannot process); nothing for a message too short to hold a version.
+ *       RDMA_DONE (retired, RFC 8166 section 4.6.2; this server never sends Read chunks in replies, so there is
+ *       nothing to release) and RDMA_ERROR (errors are never answered, RFC 8166 section 4.5) are dropped.
+ *   <li>The call is assembled from the inline part and its Read chunks ({@link CallAssembler}).
+ *   <li>The call is run by the {@link RpcDispatcher}; the reply's DDP-eligible items go into the client's Write
+ *       chunks ({@link WriteListPlacement}). A call whose RPC header does not decode is answered GARBAGE_ARGS.
+ *   <li>The reply is sent inline (RDMA_MSG) if it fits the client's receive threshold, else RDMA-written into the
+ *       Reply chunk and announced by RDMA_NOMSG (RFC 8166 section 3.5.4; draft section 5.2). A reply that fits
+ *       neither (no Reply chunk, or one too small) is answered ERR_CHUNK.
+ * </ol>
+ * Every reply grants credits ({@link ConnectionSettings#grant}). Thread-safe: calls of one connection may be
+ * handled concurrently.
+ */
+public final class RpcRdmaCallHandler {
+    private static final System.Logger LOG = System.getLogger(RpcRdmaCallHandler.class.getName());
+
+    private final RpcDispatcher dispatcher;
+    private final RpcRdmaHeaderDecoder decoder;
+    private final ConnectionSettings settings;
+    private final ChunkTransfers transfers;
+    private final ServerStatistics statistics;
+    private final TransportProgram transportProgram;
+    /** The last credit value granted, for errors answered before a request could be read. */
+    private volatile int lastGrant = 1;
+
+    /**
+     * @param dispatcher runs the calls
+     * @param decoder decodes headers under its limits
+     * @param settings the connection's thresholds and credit limit
+     * @param transfers the connection's RDMA Read and Write
+     * @param statistics counts paths taken
+     * @param transportProgram answers calls to programs the transport itself serves (the Connection Configuration
+     *                         Protocol), before the dispatcher sees them; {@link TransportProgram#NONE} for none
+     */
+    public RpcRdmaCallHandler(RpcDispatcher dispatcher, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
+                              ChunkTransfers transfers, ServerStatistics statistics,
+                              TransportProgram transportProgram) {
+        this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        this.decoder = Objects.requireNonNull(decoder, "decoder");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.transfers = Objects.requireNonNull(transfers, "transfers");
+        this.statistics = Objects.requireNonNull(statistics, "statistics");
+        this.transportProgram = Objects.requireNonNull(transportProgram, "transportProgram");
+    }
+
+    /** @return the connection's settings */
+    public ConnectionSettings settings() {
+        return settings;
+    }
+
+    /**
+     * What to send back for one message.
+     *
+     * @param path how it was answered
+     * @param sendLength the bytes of the Send buffer to send; 0 for {@link ReplyPath#DROPPED}
+     * @param xid the transport header's XID, if it could be read
+     */
+    public record Outcome(ReplyPath path, int sendLength, int xid) {
+    }
+
+    /**
+     * Handles one received message.
+     *
+     * @param received the Send's payload
+     * @param sendBuffer where to encode the answer: at least {@link ConnectionSettings#sendInline()} bytes
+     * @return what to send
+     * @throws IOException if an RDMA Read or Write failed: the connection is lost
+     */
+    public Outcome handle(MemorySegment received, MemorySegment sendBuffer) throws IOException {
+        MemorySegment out = sendBuffer.asSlice(0, Math.min(sendBuffer.byteSize(), settings.sendInline()));
+        DecodedHeader decoded;
+        try {
+            decoded = decoder.decode(received);
+        } catch (RpcRdmaHeaderException e) {
+            LOG.log(System.Logger.Level.DEBUG, "refused header: " + e.getMessage());
+            Optional<RdmaError> error = e.responderReply(lastGrant);
+            return error.map(err -> send(err, out)).orElseGet(() -> dropped(e.xid().orElse(0)));
+        }
+        RpcRdmaHeader header = decoded.header();
+        return switch (header) {
+            case RdmaMsg msg -> call(msg, decoded.rpcMessage(received), out);
+            case RdmaNoMsg noMsg -> call(noMsg, MemorySegment.ofArray(new byte[0]), out);
+            case org.panamardma.rpcrdma.RdmaMsgp msgp -> send(new RdmaError.ChunkError(msgp.xid(),
+                    settings.grant(msgp.credits())), out);
+            case org.panamardma.rpcrdma.RdmaDone done -> dropped(done.xid());
+            case RdmaError error -> dropped(error.xid());
+        };
+    }
+
+    private Outcome call(RpcRdmaHeader.WithChunks header, MemorySegment inline, MemorySegment out)
+            throws IOException {
+        int grant = settings.grant(header.credits());
+        lastGrant = grant;
+        int xid = header.xid();
+        CallAssembler.Assembled assembled;
+        try {
+            ReadListPositions.validate(header, inline.byteSize());
+            assembled = CallAssembler.assemble(header, inline, transfers, settings.maxCallSize());
+        } catch (RpcRdmaHeaderException | ChunkFault e) {
+            LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": " + e.getMessage());
+            return send(new RdmaError.ChunkError(xid, grant), out);
+        }
+        statistics.call(assembled.path());
+        ChunkLists chunks = header.chunks();
+        Optional<WriteChunk> replyChunk = chunks.replyChunk();
+        long capacity = Math.max(settings.sendInline(), replyChunk.map(WriteChunk::length).orElse(0));
+        // Room for the largest reply the client can take: inline, or in its Reply chunk.
+        MemorySegment reply = MemorySegment.ofArray(new byte[(int) Math.min(capacity, settings.maxReplySize())]);
+        WriteListPlacement placement = new WriteListPlacement(chunks.writeList());
+        XdrEncoder encoder = new XdrEncoder(reply, 0, placement);
+        try {
+            run(xid, assembled.call(), encoder);
+        } catch (XdrException tooLarge) {
+            // not even an error reply fitted the buffer: cannot happen with a buffer of at least 1024 bytes
+            return send(new RdmaError.ChunkError(xid, grant), out);
+        }
+        if (placement.rewound() && reply.byteSize() < settings.maxReplySize()) {
+            // The results did not fit where the client can take them (inline or its Reply chunk), and the
+            // dispatcher put SYSTEM_ERR in their place: the client's chunks were too small, a chunk error
+            // (RFC 8166 section 4.5.2), not a failure of the procedure.
+            LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": reply larger than "
+                    + reply.byteSize() + " bytes, the most inline or in the Reply chunk");
+            return send(new RdmaError.ChunkError(xid, grant), out);
+        }
+        if (placement.fault() != null) {
+            LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": " + placement.fault());
+            return send(new RdmaError.ChunkError(xid, grant), out);
+        }
+        for (WriteListPlacement.Placed p : placement.placed()) {
+            transfers.write(p.data(), chunks.writeList().get(p.chunk()).segments());
+        }
+        List<WriteChunk> writeList = placement.returned();
+        MemorySegment reduced = encoder.written(0);
+        ReplyPath dataPath = placement.placed().isEmpty() ? ReplyPath.INLINE : ReplyPath.WRITE_LIST;
+        RdmaMsg inlineHeader = new RdmaMsg(xid, grant, new ChunkLists(List.of(), writeList, Optional.empty()));
+        if (RpcRdmaHeaderEncoder.size(inlineHeader) + reduced.byteSize() <= out.byteSize()) {
+            XdrEncoder send = new XdrEncoder(out);
+            RpcRdmaHeaderEncoder.encode(inlineHeader, send);
+            MemorySegment.copy(reduced, 0, out, send.position(), reduced.byteSize());
+            return sent(dataPath, (int) (send.position() + reduced.byteSize()), xid);
+        }
+        if (replyChunk.isEmpty() || reduced.byteSize() > replyChunk.get().length()) {
+            // RFC 8166 section 3.5.4: a reply too long for inline goes in the Reply chunk; without room there the
+            // responder cannot deliver it and reports the chunk error.
+            LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": reply of " + reduced.byteSize()
+                    + " bytes, Reply chunk " + replyChunk.map(WriteChunk::length).map(String::valueOf).orElse("absent"));
+            return send(new RdmaError.ChunkError(xid, grant), out);
+        }
+        transfers.write(reduced, replyChunk.get().segments());
+        RdmaNoMsg noMsg = new RdmaNoMsg(xid, grant, new ChunkLists(List.of(), writeList,
+                Optional.of(WriteListPlacement.filled(replyChunk.get(), reduced.byteSize()))));
+        XdrEncoder send = new XdrEncoder(out);
+        try {
+            RpcRdmaHeaderEncoder.encode(noMsg, send);
+        } catch (XdrException tooManySegments) {
+            return send(new RdmaError.ChunkError(xid, grant), out);
+        }
+        return sent(ReplyPath.REPLY_CHUNK, (int) send.position(), xid);
+    }
+
+    /** Decodes the RPC call header and runs it (or the transport's own program) into {@code out}. */
+    private void run(int transportXid, MemorySegment call, XdrEncoder out) {
+        XdrDecoder in = new XdrDecoder(call);
+        RpcMessage message;
+        try {
+            message = RpcMessageCodec.decode(in);
+        } catch (XdrException garbage) {
+            message = null;
+        }
+        if (!(message instanceof RpcCall rpcCall)) {
+            // Not a call we can read: still answer, under the transport XID, so the client's credit comes back.
+            RpcMessageCodec.encode(AcceptedReply.failure(transportXid, OpaqueAuth.NONE, AcceptStat.GARBAGE_ARGS), out);
+            return;
+        }
+        if (!transportProgram.dispatch(rpcCall, in, out, settings)) {
+            dispatcher.dispatch(rpcCall, in, out);
+        }
+    }
+
+    private Outcome send(RdmaError error, MemorySegment out) {
+        XdrEncoder send = new XdrEncoder(out);
+        RpcRdmaHeaderEncoder.encode(error, send);
+        return sent(error instanceof RdmaError.VersionMismatch ? ReplyPath.ERR_VERS : ReplyPath.ERR_CHUNK,
+                (int) send.position(), error.xid());
+    }
+
+    private Outcome sent(ReplyPath path, int length, int xid) {
+        statistics.reply(path);
+        return new Outcome(path, length, xid);
+    }
+
+    private Outcome dropped(int xid) {
+        statistics.reply(ReplyPath.DROPPED);
+        return new Outcome(ReplyPath.DROPPED, 0, xid);
+    }
+}

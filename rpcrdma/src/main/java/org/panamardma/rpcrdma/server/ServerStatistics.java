@@ -1,0 +1,56 @@
+package org.panamardma.rpcrdma.server;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counts of how calls arrived and how they were answered, over all connections of a server: what tests assert to
+ * know which protocol path a call took.
+ */
+public final class ServerStatistics {
+    private final Map<CallAssembler.CallPath, LongAdder> calls = new EnumMap<>(CallAssembler.CallPath.class);
+    private final Map<ReplyPath, LongAdder> replies = new EnumMap<>(ReplyPath.class);
+
+    public ServerStatistics() {
+        for (CallAssembler.CallPath p : CallAssembler.CallPath.values()) {
+            calls.put(p, new LongAdder());
+        }
+        for (ReplyPath p : ReplyPath.values()) {
+            replies.put(p, new LongAdder());
+        }
+    }
+
+    void call(CallAssembler.CallPath path) {
+        calls.get(path).increment();
+    }
+
+    void reply(ReplyPath path) {
+        replies.get(path).increment();
+    }
+
+    /** @return calls received wholly inline */
+    public long inlineCalls() {
+        return calls.get(CallAssembler.CallPath.INLINE).sum();
+    }
+
+    /** @return calls received inline with Read chunks inserted */
+    public long readChunkCalls() {
+        return calls.get(CallAssembler.CallPath.READ_CHUNKS).sum();
+    }
+
+    /** @return calls received in a position-zero Read chunk (RDMA_NOMSG) */
+    public long positionZeroCalls() {
+        return calls.get(CallAssembler.CallPath.POSITION_ZERO).sum();
+    }
+
+    /** @return messages answered (or dropped) by {@code path} */
+    public long replies(ReplyPath path) {
+        return replies.get(path).sum();
+    }
+
+    @Override
+    public String toString() {
+        return "calls " + calls + ", replies " + replies;
+    }
+}

@@ -1,0 +1,92 @@
+package org.panamardma.rpcrdma.server;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.panamardma.rpcrdma.RdmaSegment;
+import org.panamardma.verbs.Access;
+import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.connection.RdmaConnection;
+
+/**
+ * {@link ChunkTransfers} over an {@link RdmaConnection}: each transfer registers a region of its size (local write
+ * only: the client never touches server memory), posts one RDMA Read or Write per segment, waits for them all and
+ * deregisters. Registering per transfer costs a registration per chunk; it keeps a connection's memory bounded by
+ * what its calls in flight move, and nothing stays registered once a call ends.
+ */
+final class VerbsChunkTransfers implements ChunkTransfers {
+    private final RdmaConnection connection;
+    private final long timeoutMillis;
+
+    VerbsChunkTransfers(RdmaConnection connection, long timeoutMillis) {
+        this.connection = connection;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    @Override
+    public void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException {
+        if (destination.byteSize() == 0) {
+            return;
+        }
+        try (MemoryRegion mr = connection.protectionDomain().allocate(destination.byteSize(),
+                Set.of(Access.LOCAL_WRITE))) {
+            List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
+            long at = 0;
+            for (RdmaSegment s : segments) {
+                if (s.length() > 0) {
+                    posted.add(connection.read(mr, at, s.length(), s.offset(), s.handle()));
+                }
+                at += s.length();
+            }
+            await(posted, "RDMA Read");
+            MemorySegment.copy(mr.segment(), 0, destination, 0, destination.byteSize());
+        }
+    }
+
+    @Override
+    public void write(MemorySegment source, List<RdmaSegment> segments) throws IOException {
+        if (source.byteSize() == 0) {
+            return;
+        }
+        try (MemoryRegion mr = connection.protectionDomain().allocate(source.byteSize(),
+                Set.of(Access.LOCAL_WRITE))) {
+            MemorySegment.copy(source, 0, mr.segment(), 0, source.byteSize());
+            List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
+            long at = 0;
+            for (RdmaSegment s : segments) {
+                long n = Math.min(s.length(), source.byteSize() - at);
+                if (n <= 0) {
+                    break;
+                }
+                posted.add(connection.write(mr, at, (int) n, s.offset(), s.handle()));
+                at += n;
+            }
+            // Waiting is what lets the region go; it also orders the data before the reply's Send.
+            await(posted, "RDMA Write");
+        }
+    }
+
+    private void await(List<CompletableFuture<Void>> posted, String what) throws IOException {
+        try {
+            CompletableFuture.allOf(posted.toArray(CompletableFuture[]::new)).get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new IOException(what + " failed: " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IOException(what + " did not complete in " + timeoutMillis + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(what + " interrupted", e);
+        }
+    }
+
+    static IOException io(RdmaException e) {
+        return new IOException(e.getMessage(), e);
+    }
+}

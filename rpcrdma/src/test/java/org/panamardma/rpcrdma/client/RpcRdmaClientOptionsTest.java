@@ -1,0 +1,36 @@
+package org.panamardma.rpcrdma.client;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+import org.panamardma.rpcrdma.ConnectPrivateData;
+
+class RpcRdmaClientOptionsTest {
+    @Test
+    void defaultsAnnounceFourKibibytesBothWaysWithoutRemoteInvalidation() {
+        RpcRdmaClientOptions o = RpcRdmaClientOptions.DEFAULTS;
+        assertArrayEquals(new byte[] {(byte) 0xf6, (byte) 0xab, 0x0e, 0x18, 1, 0, 3, 3}, o.privateData().encode());
+        assertEquals(4096, o.receiveBufferSize());
+        assertEquals(64, o.maxRequests());
+    }
+
+    @Test
+    void receiveBuffersNeverShrinkBelowFourKibibytesWhateverIsAnnounced() {
+        RpcRdmaClientOptions tiny = RpcRdmaClientOptions.DEFAULTS.withInline(1024, 1024);
+        assertEquals(1024, tiny.privateData().receiveSize());
+        assertEquals(RpcRdmaClientOptions.MIN_RECEIVE_BUFFER, tiny.receiveBufferSize());
+        assertEquals(65536, RpcRdmaClientOptions.DEFAULTS.withInline(4096, 65536).receiveBufferSize());
+    }
+
+    @Test
+    void refusesWhatCannotBeAnnouncedOrHonoured() {
+        RpcRdmaClientOptions d = RpcRdmaClientOptions.DEFAULTS;
+        assertThrows(IllegalArgumentException.class, () -> d.withInline(1000, 4096));
+        assertThrows(IllegalArgumentException.class, () -> d.withInline(4096, 4097));
+        assertThrows(IllegalArgumentException.class, () -> d.withInline(4096, ConnectPrivateData.MAX_SIZE + 1024));
+        assertThrows(IllegalArgumentException.class, () -> d.withMaxRequests(0));
+        assertThrows(NullPointerException.class, () -> d.withTimeouts(null, null));
+    }
+}
