@@ -7,13 +7,15 @@
 #   benchmarks/target/perftest-compare.md    the table, with the date, the machine and the settings
 #   benchmarks/target/perftest-compare.csv   test,size,iters,c_p50_us,java_p50_us,p50_ratio,c_p99_us,...
 #   benchmarks/target/perftest-raw.csv       every figure of both, as measured
+#   benchmarks/target/perftest-compare-rpc.csv  NFSv3 against the guest's knfsd with the same Java client over TCP
+#                                            and over RPC-over-RDMA: NULL round trips, 1 MiB READ and WRITE MB/s
 #
 # Environment: PERF_SIZES (default "8 64 512 4096 65536"; "all" = every power of two 8 B .. 64 KiB), PERF_ITERS
 # (1000, perftest's default for latency), PERF_BW_ITERS (5000, perftest's default for bandwidth), PERF_TESTS,
 # PERF_SERVER_DEV/PERF_CLIENT_DEV/PERF_SERVER_IP (rxe1/rxe0/10.77.0.2; siw1/siw0/10.77.1.2 for iWARP, without
 # atomic_lat), PERF_WARMUP (unmeasured rdma-tool iterations first; default: as many as measured, since a JVM
 # interprets the loop until its JIT compiles it, and the steady state is what a service sees), TESTBED_TIMEOUT
-# (s, default 3600).
+# (s, default 3600), PERF_RPC (1; 0 skips the RPC part), PERF_RPC_IO_ITERS (32 READs and 32 WRITEs of 1 MiB).
 #
 # Under emulation (TCG) absolute figures are not hardware figures; both implementations pay the same emulation,
 # so the ratios are the point.
@@ -30,18 +32,18 @@ if [[ ${PERF_SIZES:-} == all ]]; then
 fi
 export PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_WARMUP
 
-./mvnw -B -q -pl verbs-ffm -am package -DskipTests
+./mvnw -B -q -pl verbs-ffm,benchmarks -am package -DskipTests
 mkdir -p benchmarks/target
 raw=benchmarks/target/perftest-raw.csv
 rm -f "$raw"
 env_args=""
-for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP; do
+for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS; do
   [[ -n ${!v:-} ]] && env_args+="$v=$(printf '%q' "${!v}") "
 done
 start=$SECONDS
 rc=0
 soft-roce-ci/bin/testbed run --timeout "${TESTBED_TIMEOUT:-3600}" -- \
-  "${env_args}benchmarks/perftest/compare-in-guest.sh verbs-ffm/target/rdma-tool.jar $raw" || rc=$?
+  "${env_args}benchmarks/perftest/compare-in-guest.sh verbs-ffm/target/rdma-tool.jar $raw benchmarks/target/benchmarks.jar" || rc=$?
 [[ -s $raw ]] || { echo "perftest-compare: no figures ($raw is empty); VM exit $rc" >&2; exit 1; }
 
 benchmarks/perftest/table.sh "$raw" benchmarks/target/perftest-compare.csv benchmarks/target/perftest-compare.md \

@@ -7,7 +7,7 @@
 # percentile; BW average in MB/s of 2^20 bytes) are the ones rdma-tool perf implements, so the columns compare.
 set -uo pipefail
 
-jar=$1 out=$2
+jar=$1 out=$2 bench_jar=${3:-}
 server_ip=${PERF_SERVER_IP:-10.77.0.2}
 server_dev=${PERF_SERVER_DEV:-rxe1}
 client_dev=${PERF_CLIENT_DEV:-rxe0}
@@ -77,7 +77,32 @@ run_java() {
   return 1
 }
 
+# RPC: NFSv3 against the guest's knfsd, over TCP and over RPC-over-RDMA, same server, same client code
+# (benchmarks' NfsRpcBench): NULL round trips, 1 MiB READ and WRITE throughput (calls of 256 KiB). The floor is perftest's send latency.
+run_rpc() {
+  local transport=$1
+  if ! timeout 900 java $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
+       --server "$server_ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_RPC_IO_ITERS:-32}" \
+       >/tmp/nfs-bench.log 2>/tmp/nfs-bench.err; then
+    say "NfsRpcBench over $transport failed:"; tail -n 20 /tmp/nfs-bench.err >&2
+    return 1
+  fi
+  grep '^RPC-' /tmp/nfs-bench.log >>"$out"
+}
+
 rc=0
+if [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]]; then
+  say "RPC: starting knfsd"
+  if nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1; then
+    for transport in tcp rdma; do
+      say "RPC over $transport: NULL x $iters, READ/WRITE of 1 MiB x ${PERF_RPC_IO_ITERS:-32}"
+      run_rpc "$transport" || rc=1
+    done
+    nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>&1
+  else
+    say "knfsd did not start:"; tail -n 20 /tmp/nfs-start.log >&2; rc=1
+  fi
+fi
 for test in $tests; do
   n=$iters; [[ $test == write_bw ]] && n=$bw_iters
   test_sizes=$sizes; [[ $test == atomic_lat ]] && test_sizes=8

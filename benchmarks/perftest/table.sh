@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Joins the raw figures of perftest (impl C) and rdma-tool perf (impl Java) into one table: CSV and markdown.
 # Usage: table.sh RAW.csv OUT.csv OUT.md "where and when"
+# RPC figures (impl RPC-TCP / RPC-RDMA, from NfsRpcBench) become a second table in OUT.md and OUT-rpc.csv.
 set -euo pipefail
 raw=$1 csv=$2 md=$3 where=$4
 awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
   NR == 1 { next }
+  $1 ~ /^RPC-/ { rpc[$1, $2, "p50"] = $5; rpc[$1, $2, "p99"] = $6; rpc[$1, $2, "bw"] = $8; rpc[$1, $2, "n"] = $4
+                 hasrpc = 1; next }
   { key = $2 "," $3; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
     iters[key] = $4; p50[$1, key] = $5; p99[$1, key] = $6; bw[$1, key] = $8 }
   function ratio(j, c) { return (c > 0 && j != "") ? sprintf("%.2f", j / c) : "" }
@@ -29,5 +32,27 @@ awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], iters[k], \
         lat ? p50["C", k] : "", lat ? p50["Java", k] : "", r50, lat ? p99["C", k] : "", lat ? p99["Java", k] : "", r99, \
         lat ? "" : bw["C", k], lat ? "" : bw["Java", k], rbw > md
+    }
+    if (hasrpc) {
+      floor = p50["C", "send_lat,8"]
+      rpccsv = csv; sub(/\.csv$/, "", rpccsv); rpccsv = rpccsv "-rpc.csv"
+      print "test,stat,iters,tcp,rdma,rdma_over_tcp,floor_us" > rpccsv
+      print "" > md
+      print "ONC RPC against the guest'"'"'s knfsd (NFSv3), the same Java client code over TCP and over RPC-over-RDMA, on the" > md
+      print "same device pair. NULL: round trip in microseconds (not halved; the floor is twice ib_send_lat'"'"'s one-way" > md
+      print "8-byte p50, the cheapest round trip the device offers). READ/WRITE: the 1 MiB file in calls of 256 KiB, one" > md
+      print "call at a time, MB/s; WRITE is UNSTABLE with one COMMIT inside the timed span. ratio = RDMA / TCP." > md
+      print "" > md
+      print "| measure | iters | TCP | RDMA | ratio | floor (2 x ib_send_lat p50) |" > md
+      print "|---|---:|---:|---:|---:|---:|" > md
+      split("rpc_null:p50:NULL p50 (us),rpc_null:p99:NULL p99 (us),nfs_read:bw:READ 1 MiB (MB/s),nfs_write:bw:WRITE 1 MiB (MB/s)", rows, ",")
+      for (i = 1; i <= 4; i++) {
+        split(rows[i], r, ":")
+        t = rpc["RPC-TCP", r[1], r[2]]; d = rpc["RPC-RDMA", r[1], r[2]]
+        fl = (r[1] == "rpc_null" && r[2] == "p50" && floor != "") ? sprintf("%.2f", 2 * floor) : ""
+        printf "| %s | %s | %s | %s | %s | %s |\n", r[3], rpc["RPC-RDMA", r[1], "n"] != "" ? rpc["RPC-RDMA", r[1], "n"] : rpc["RPC-TCP", r[1], "n"], \
+          t, d, ratio(d, t), fl > md
+        printf "%s,%s,%s,%s,%s,%s,%s\n", r[1], r[2], rpc["RPC-TCP", r[1], "n"], t, d, ratio(d, t), fl > rpccsv
+      }
     }
   }' "$raw"
