@@ -43,7 +43,8 @@ run_perftest() {
     if timeout 600 "$tool" -d "$client_dev" "${args[@]}" "$server_ip" >/tmp/perftest-client.log 2>&1; then
       break
     fi
-    grep -q -i 'refused\|Couldn.t connect\|Unable to' /tmp/perftest-client.log || break
+    # not yet listening: refused, or (rdma_cm) REJECTED; retried
+    grep -q -i 'refused\|Couldn.t connect\|Unable to\|REJECTED' /tmp/perftest-client.log || break
   done
   wait "$server" 2>/dev/null
   line=$(awk -v s="$([[ $test == atomic_lat ]] && echo 8 || echo "$size")" '$1 == s && NF >= 5 { l = $0 } END { print l }' /tmp/perftest-client.log)
