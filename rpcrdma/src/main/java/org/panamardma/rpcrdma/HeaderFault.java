@@ -21,6 +21,12 @@ public enum HeaderFault {
     TOO_MANY_WRITE_CHUNKS,
     /** A Write or Reply chunk declares more segments than {@link HeaderLimits#maxSegmentsPerChunk()}. */
     TOO_MANY_SEGMENTS,
+    /**
+     * A Write or Reply chunk declares no segment. XDR allows the empty array, but such a chunk offers no memory and
+     * has no length to fill: a Write chunk's data or a reply cannot be placed in it. Refused, as a bug of this
+     * shape (a zero-segment Write chunk) crashed the Linux server.
+     */
+    EMPTY_CHUNK,
     /** A segment is longer than {@link HeaderLimits#maxSegmentLength()}. */
     SEGMENT_TOO_LONG,
     /** The segment lengths of one chunk add up to more than 2<sup>31</sup>-1 bytes. */

@@ -189,6 +189,9 @@ public final class RpcRdmaHeaderDecoder {
         private WriteChunk writeChunk(String which) throws RpcRdmaHeaderException {
             long countAt = in.position();
             long count = in.getUnsignedInt(which + " segment count");
+            if (count == 0) {
+                throw fault(HeaderFault.EMPTY_CHUNK, countAt, which + " declares no segment");
+            }
             if (count > limits.maxSegmentsPerChunk()) {
                 throw fault(HeaderFault.TOO_MANY_SEGMENTS, countAt, which + " declares " + count
                         + " segments, at most " + limits.maxSegmentsPerChunk());

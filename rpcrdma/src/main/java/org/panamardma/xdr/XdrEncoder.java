@@ -30,10 +30,31 @@ public final class XdrEncoder {
     static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
-    private final MemorySegment segment;
+    private MemorySegment segment;
     private final DataPlacement placement;
+    private final Growth growth;
     private long position;
     private long elided;
+
+    /**
+     * Gives an encoder more room when an item does not fit: lets a reply be encoded into a small buffer first and
+     * grow only as far as it really needs (a server then allocates for a reply what the reply takes, not what the
+     * client declared it could receive).
+     */
+    @FunctionalInterface
+    public interface Growth {
+        /** Never grows: an item that does not fit fails with {@link XdrException.Reason#NO_SPACE}. */
+        Growth NONE = (current, used, needed) -> null;
+
+        /**
+         * @param current the segment written so far
+         * @param used the bytes of {@code current} written (to be carried over)
+         * @param needed the least size the new segment must have
+         * @return a segment of at least {@code needed} bytes whose first {@code used} bytes are those of
+         *         {@code current}, or null to refuse (the put then fails with NO_SPACE, writing nothing)
+         */
+        MemorySegment grow(MemorySegment current, long used, long needed);
+    }
 
     /**
      * A point to return to with {@link #reset(Mark)}.
@@ -55,8 +76,19 @@ public final class XdrEncoder {
      * @param placement where eligible bulk data may go; {@link DataPlacement#INLINE} to keep all of it inline
      */
     public XdrEncoder(MemorySegment segment, long position, DataPlacement placement) {
+        this(segment, position, placement, Growth.NONE);
+    }
+
+    /**
+     * @param segment where to write first
+     * @param position the offset of the first byte to write
+     * @param placement where eligible bulk data may go
+     * @param growth asked for a larger segment when an item does not fit; {@link #segment()} is then the new one
+     */
+    public XdrEncoder(MemorySegment segment, long position, DataPlacement placement, Growth growth) {
         this.segment = Objects.requireNonNull(segment, "segment");
         this.placement = Objects.requireNonNull(placement, "placement");
+        this.growth = Objects.requireNonNull(growth, "growth");
         if (position < 0 || position > segment.byteSize()) {
             throw new IllegalArgumentException("position " + position + " outside segment of " + segment.byteSize());
         }
@@ -78,7 +110,7 @@ public final class XdrEncoder {
         return segment.byteSize() - position;
     }
 
-    /** @return the segment this encoder writes into */
+    /** @return the segment this encoder writes into (the latest, if it grew) */
     public MemorySegment segment() {
         return segment;
     }
@@ -107,7 +139,7 @@ public final class XdrEncoder {
     }
 
     private void require(long bytes, String what) {
-        if (bytes > remaining()) {
+        if (bytes > remaining() && !grow(position + bytes)) {
             throw new XdrException(XdrException.Reason.NO_SPACE, position,
                     what + " needs " + bytes + " bytes, " + remaining() + " left");
         }
@@ -333,6 +365,18 @@ public final class XdrEncoder {
         }
         segment.set(INT, offset, value);
         return this;
+    }
+
+    private boolean grow(long needed) {
+        MemorySegment larger = growth.grow(segment, position, needed);
+        if (larger == null) {
+            return false;
+        }
+        if (larger.byteSize() < needed) {
+            throw new IllegalStateException("growth gave " + larger.byteSize() + " bytes, " + needed + " needed");
+        }
+        segment = larger;
+        return true;
     }
 
     private void checkMax(long length, int max, String what) {

@@ -46,11 +46,13 @@ final class CallAssembler {
      * @param inline the bytes after the header (the reduced call for RDMA_MSG; ignored for RDMA_NOMSG)
      * @param transfers pulls the chunks
      * @param maxCallSize the largest full call accepted
+     * @param memory the call's memory: the assembled call is taken from its heap budget
+     * @throws MemoryRefused if the budgets could not give the memory the call needs
      * @throws ChunkFault if the call is longer than {@code maxCallSize} or an RDMA_NOMSG carries no call
      * @throws IOException if an RDMA Read failed (the connection is lost)
      */
     static Assembled assemble(RpcRdmaHeader.WithChunks header, MemorySegment inline, ChunkTransfers transfers,
-                              int maxCallSize) throws ChunkFault, IOException {
+                              int maxCallSize, CallMemory memory) throws ChunkFault, IOException {
         List<ReadChunk> chunks = header.chunks().readChunks();
         MemorySegment stream = inline;
         int first = 0;
@@ -60,7 +62,7 @@ final class CallAssembler {
             if (whole.length() > maxCallSize) {
                 throw new ChunkFault("a long call of " + whole.length() + " bytes, at most " + maxCallSize);
             }
-            stream = MemorySegment.ofArray(new byte[whole.length()]);
+            stream = memory.heap(whole.length());
             transfers.read(whole.segments(), stream);
             first = 1;
             path = CallPath.POSITION_ZERO;
@@ -79,7 +81,7 @@ final class CallAssembler {
         if (first == chunks.size()) {
             return new Assembled(stream, path);
         }
-        MemorySegment call = MemorySegment.ofArray(new byte[(int) total]);
+        MemorySegment call = memory.heap(total);
         long from = 0;      // next byte of the reduced stream
         long to = 0;        // next byte of the full stream
         for (int i = first; i < chunks.size(); i++) {
@@ -89,9 +91,12 @@ final class CallAssembler {
             from += inlineBytes;
             to += inlineBytes;
             transfers.read(chunk.segments(), call.asSlice(to, chunk.length()));
-            to += ChunkRoundup.roundUp(chunk.length());  // roundup: zeros already there (fresh array)
+            to += ChunkRoundup.roundUp(chunk.length());  // roundup: zeros already there (fresh, zeroed)
         }
         MemorySegment.copy(stream, from, call, to, stream.byteSize() - from);
+        if (first == 1) {
+            memory.freeHeap(stream); // the long call's bytes now live in the assembled call
+        }
         return new Assembled(call, path);
     }
 }

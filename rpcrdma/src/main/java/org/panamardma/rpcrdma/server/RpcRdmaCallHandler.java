@@ -58,6 +58,10 @@ public final class RpcRdmaCallHandler {
     private final ChunkTransfers transfers;
     private final ServerStatistics statistics;
     private final TransportProgram transportProgram;
+    private final ConnectionMemory memory;
+    private final String peer;
+    /** Whether a refusal for memory was logged at WARN already: one line per connection, not one per call. */
+    private final java.util.concurrent.atomic.AtomicBoolean memoryWarned = new java.util.concurrent.atomic.AtomicBoolean();
     /** The last credit value granted, for errors answered before a request could be read. */
     private volatile int lastGrant = 1;
 
@@ -73,6 +77,25 @@ public final class RpcRdmaCallHandler {
     public RpcRdmaCallHandler(RpcDispatcher dispatcher, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
                               ChunkTransfers transfers, ServerStatistics statistics,
                               TransportProgram transportProgram) {
+        this(dispatcher, decoder, settings, transfers, statistics, transportProgram, ConnectionMemory.unlimited(),
+                "connection");
+    }
+
+    /**
+     * @param dispatcher runs the calls
+     * @param decoder decodes headers under its limits
+     * @param settings the connection's thresholds and credit limit
+     * @param transfers the connection's RDMA Read and Write
+     * @param statistics counts paths taken
+     * @param transportProgram answers calls to programs the transport itself serves
+     * @param memory the budgets the connection's calls take their memory from
+     * @param peer names the connection in log lines
+     */
+    public RpcRdmaCallHandler(RpcDispatcher dispatcher, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
+                              ChunkTransfers transfers, ServerStatistics statistics,
+                              TransportProgram transportProgram, ConnectionMemory memory, String peer) {
+        this.memory = Objects.requireNonNull(memory, "memory");
+        this.peer = Objects.requireNonNull(peer, "peer");
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
         this.decoder = Objects.requireNonNull(decoder, "decoder");
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -117,7 +140,7 @@ public final class RpcRdmaCallHandler {
         RpcRdmaHeader header = decoded.header();
         return switch (header) {
             case RdmaMsg msg -> call(msg, decoded.rpcMessage(received), out);
-            case RdmaNoMsg noMsg -> call(noMsg, MemorySegment.ofArray(new byte[0]), out);
+            case RdmaNoMsg noMsg -> call(noMsg, MemorySegment.NULL, out);
             case org.panamardma.rpcrdma.RdmaMsgp msgp -> send(new RdmaError.ChunkError(msgp.xid(),
                     settings.grant(msgp.credits())), out);
             case org.panamardma.rpcrdma.RdmaDone done -> dropped(done.xid());
@@ -130,10 +153,23 @@ public final class RpcRdmaCallHandler {
         int grant = settings.grant(header.credits());
         lastGrant = grant;
         int xid = header.xid();
+        try (CallMemory callMemory = new CallMemory(memory)) {
+            try {
+                return call(header, inline, out, grant, callMemory);
+            } catch (MemoryRefused refused) {
+                return refusedForMemory(xid, grant, refused, out);
+            }
+        }
+    }
+
+    private Outcome call(RpcRdmaHeader.WithChunks header, MemorySegment inline, MemorySegment out, int grant,
+                         CallMemory callMemory) throws IOException {
+        int xid = header.xid();
+        ChunkTransfers pinned = callMemory.pinning(transfers);
         CallAssembler.Assembled assembled;
         try {
             ReadListPositions.validate(header, inline.byteSize());
-            assembled = CallAssembler.assemble(header, inline, transfers, settings.maxCallSize());
+            assembled = CallAssembler.assemble(header, inline, pinned, settings.maxCallSize(), callMemory);
         } catch (RpcRdmaHeaderException | ChunkFault e) {
             LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": " + e.getMessage());
             return send(new RdmaError.ChunkError(xid, grant), out);
@@ -141,23 +177,37 @@ public final class RpcRdmaCallHandler {
         statistics.call(assembled.path());
         ChunkLists chunks = header.chunks();
         Optional<WriteChunk> replyChunk = chunks.replyChunk();
-        long capacity = Math.max(settings.sendInline(), replyChunk.map(WriteChunk::length).orElse(0));
-        // Room for the largest reply the client can take: inline, or in its Reply chunk.
-        MemorySegment reply = MemorySegment.ofArray(new byte[(int) Math.min(capacity, settings.maxReplySize())]);
+        // The reply is encoded straight into the Send buffer, after room for the RDMA_MSG header (whose size the
+        // Write list's shape fixes: the returned list has the offered chunks and segment counts), and grows into
+        // heap memory from the call's budget only if it does not fit there: as far as the reply really needs,
+        // never further than the client can take (its Reply chunk) nor than this server's largest reply. What a
+        // client declares is a limit, never an allocation.
+        RdmaMsg shape = new RdmaMsg(xid, grant, new ChunkLists(List.of(), chunks.writeList(), Optional.empty()));
+        long headerSize = RpcRdmaHeaderEncoder.size(shape);
+        long inlineRoom = Math.max(0, out.byteSize() - headerSize);
+        MemorySegment first = inlineRoom > 0 ? out.asSlice(headerSize, inlineRoom) : MemorySegment.NULL;
+        long limit = Math.max(inlineRoom, replyChunk.map(c -> Math.min((long) c.length(),
+                settings.maxReplySize())).orElse(0L));
+        ReplyGrowth growth = new ReplyGrowth(first, limit, callMemory);
         WriteListPlacement placement = new WriteListPlacement(chunks.writeList());
-        XdrEncoder encoder = new XdrEncoder(reply, 0, placement);
+        XdrEncoder encoder = new XdrEncoder(first, 0, placement, growth);
         try {
             run(xid, assembled.call(), encoder);
         } catch (XdrException tooLarge) {
-            // not even an error reply fitted the buffer: cannot happen with a buffer of at least 1024 bytes
+            // not even an error reply fitted: only when the client left no room for one (a header filling the
+            // whole inline threshold and no Reply chunk)
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
-        if (placement.rewound() && reply.byteSize() < settings.maxReplySize()) {
+        if (callMemory.refused() != null) {
+            // the dispatcher answered SYSTEM_ERR in place of results it could not encode for want of memory
+            throw callMemory.refused();
+        }
+        if (placement.rewound() && growth.refusedAtLimit() && limit < settings.maxReplySize()) {
             // The results did not fit where the client can take them (inline or its Reply chunk), and the
             // dispatcher put SYSTEM_ERR in their place: the client's chunks were too small, a chunk error
             // (RFC 8166 section 4.5.2), not a failure of the procedure.
             LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": reply larger than "
-                    + reply.byteSize() + " bytes, the most inline or in the Reply chunk");
+                    + limit + " bytes, the most inline or in the Reply chunk");
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
         if (placement.fault() != null) {
@@ -165,17 +215,24 @@ public final class RpcRdmaCallHandler {
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
         for (WriteListPlacement.Placed p : placement.placed()) {
-            transfers.write(p.data(), chunks.writeList().get(p.chunk()).segments());
+            pinned.write(p.data(), chunks.writeList().get(p.chunk()).segments());
         }
         List<WriteChunk> writeList = placement.returned();
         MemorySegment reduced = encoder.written(0);
         ReplyPath dataPath = placement.placed().isEmpty() ? ReplyPath.INLINE : ReplyPath.WRITE_LIST;
-        RdmaMsg inlineHeader = new RdmaMsg(xid, grant, new ChunkLists(List.of(), writeList, Optional.empty()));
-        if (RpcRdmaHeaderEncoder.size(inlineHeader) + reduced.byteSize() <= out.byteSize()) {
+        if (reduced.byteSize() <= inlineRoom) {
+            RdmaMsg inlineHeader = new RdmaMsg(xid, grant, new ChunkLists(List.of(), writeList, Optional.empty()));
             XdrEncoder send = new XdrEncoder(out);
             RpcRdmaHeaderEncoder.encode(inlineHeader, send);
-            MemorySegment.copy(reduced, 0, out, send.position(), reduced.byteSize());
-            return sent(dataPath, (int) (send.position() + reduced.byteSize()), xid);
+            if (send.position() != headerSize) {
+                throw new IllegalStateException("RDMA_MSG header of " + send.position() + " bytes, " + headerSize
+                        + " reserved");
+            }
+            if (encoder.segment() != first) {
+                // grew, then was rewound to an error reply that fits inline after all
+                MemorySegment.copy(reduced, 0, out, headerSize, reduced.byteSize());
+            }
+            return sent(dataPath, (int) (headerSize + reduced.byteSize()), xid);
         }
         if (replyChunk.isEmpty() || reduced.byteSize() > replyChunk.get().length()) {
             // RFC 8166 section 3.5.4: a reply too long for inline goes in the Reply chunk; without room there the
@@ -184,7 +241,7 @@ public final class RpcRdmaCallHandler {
                     + " bytes, Reply chunk " + replyChunk.map(WriteChunk::length).map(String::valueOf).orElse("absent"));
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
-        transfers.write(reduced, replyChunk.get().segments());
+        pinned.write(reduced, replyChunk.get().segments());
         RdmaNoMsg noMsg = new RdmaNoMsg(xid, grant, new ChunkLists(List.of(), writeList,
                 Optional.of(WriteListPlacement.filled(replyChunk.get(), reduced.byteSize()))));
         XdrEncoder send = new XdrEncoder(out);
@@ -194,6 +251,63 @@ public final class RpcRdmaCallHandler {
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
         return sent(ReplyPath.REPLY_CHUNK, (int) send.position(), xid);
+    }
+
+    /**
+     * A call that could not have the memory it needs within the wait: answered ERR_CHUNK (the transport could not
+     * process the chunks; RFC 8166 section 4.5.2), so the client gets its credit back and the connection goes on.
+     * Logged at WARN once per connection (naming the peer and the budget), then at DEBUG.
+     */
+    private Outcome refusedForMemory(int xid, int grant, MemoryRefused refused, MemorySegment out) {
+        statistics.memoryRefusal();
+        String line = peer + ": call xid " + Integer.toHexString(xid) + " refused: needed " + refused.bytes()
+                + " bytes, " + refused.budget().name() + " allows " + refused.budget().limit() + " ("
+                + refused.budget().used() + " in use by other calls)";
+        LOG.log(memoryWarned.compareAndSet(false, true) ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
+                line);
+        return send(new RdmaError.ChunkError(xid, grant), out);
+    }
+
+    /**
+     * Grows a reply's encoding space: from the Send buffer into heap memory taken from the call's budget, each
+     * time to twice the size (or what the item needs), never beyond {@code limit}. A refusal at the limit means
+     * the reply is larger than the client can take; a refusal for memory is recorded by the {@link CallMemory}.
+     */
+    private static final class ReplyGrowth implements XdrEncoder.Growth {
+        private final long limit;
+        private final CallMemory memory;
+        private final MemorySegment first;
+        private boolean refusedAtLimit;
+
+        ReplyGrowth(MemorySegment first, long limit, CallMemory memory) {
+            this.first = first;
+            this.limit = limit;
+            this.memory = memory;
+        }
+
+        @Override
+        public MemorySegment grow(MemorySegment current, long used, long needed) {
+            if (needed > limit) {
+                refusedAtLimit = true;
+                return null;
+            }
+            long size = Math.min(limit, Math.max(needed, Math.max(8192, current.byteSize() * 2)));
+            MemorySegment larger;
+            try {
+                larger = memory.heap(size);
+            } catch (MemoryRefused refused) {
+                return null; // recorded in the CallMemory; the call is answered ERR_CHUNK
+            }
+            MemorySegment.copy(current, 0, larger, 0, used);
+            if (current != first && current.byteSize() > 0) {
+                memory.freeHeap(current);
+            }
+            return larger;
+        }
+
+        boolean refusedAtLimit() {
+            return refusedAtLimit;
+        }
     }
 
     /** Decodes the RPC call header and runs it (or the transport's own program) into {@code out}. */

@@ -11,6 +11,9 @@ import java.util.concurrent.atomic.LongAdder;
 public final class ServerStatistics {
     private final Map<CallAssembler.CallPath, LongAdder> calls = new EnumMap<>(CallAssembler.CallPath.class);
     private final Map<ReplyPath, LongAdder> replies = new EnumMap<>(ReplyPath.class);
+    private final LongAdder memoryRefusals = new LongAdder();
+    private final LongAdder connectionsRefused = new LongAdder();
+    private final LongAdder connectionsEndedForFlooding = new LongAdder();
 
     public ServerStatistics() {
         for (CallAssembler.CallPath p : CallAssembler.CallPath.values()) {
@@ -27,6 +30,33 @@ public final class ServerStatistics {
 
     void reply(ReplyPath path) {
         replies.get(path).increment();
+    }
+
+    void memoryRefusal() {
+        memoryRefusals.increment();
+    }
+
+    void connectionRefused() {
+        connectionsRefused.increment();
+    }
+
+    void connectionEndedForFlooding() {
+        connectionsEndedForFlooding.increment();
+    }
+
+    /** @return calls answered ERR_CHUNK because the memory they needed could not be had within the wait */
+    public long memoryRefusals() {
+        return memoryRefusals.sum();
+    }
+
+    /** @return connection requests rejected because the server had its most connections or spent its memory */
+    public long connectionsRefused() {
+        return connectionsRefused.sum();
+    }
+
+    /** @return connections ended because their client sent beyond what the posted receives could take */
+    public long connectionsEndedForFlooding() {
+        return connectionsEndedForFlooding.sum();
     }
 
     /** @return calls received wholly inline */
@@ -51,6 +81,7 @@ public final class ServerStatistics {
 
     @Override
     public String toString() {
-        return "calls " + calls + ", replies " + replies;
+        return "calls " + calls + ", replies " + replies + ", memory refusals " + memoryRefusals.sum()
+                + ", connections refused " + connectionsRefused.sum();
     }
 }

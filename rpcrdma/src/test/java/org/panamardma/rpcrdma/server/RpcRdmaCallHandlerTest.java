@@ -212,7 +212,8 @@ class RpcRdmaCallHandlerTest {
         // reduced stream: word A, length 5, word B; the 5 data bytes (and 3 of roundup) belong at position 8
         RdmaSegment data = client.register(new byte[] {1, 2, 3, 4, 5});
         RdmaMsg h = new RdmaMsg(XID, 1, chunks(List.of(new ReadSegment(8, data)), List.of(), null));
-        CallAssembler.Assembled c = CallAssembler.assemble(h, MemorySegment.ofArray(words(0xA, 5, 0xB)), client, 100);
+        CallAssembler.Assembled c = CallAssembler.assemble(h, MemorySegment.ofArray(words(0xA, 5, 0xB)), client, 100,
+                new CallMemory(ConnectionMemory.unlimited()));
         assertArrayEquals(concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)),
                 FakeTransfers.bytes(c.call()));
         assertEquals(CallAssembler.CallPath.READ_CHUNKS, c.path());
@@ -222,7 +223,8 @@ class RpcRdmaCallHandlerTest {
     void readChunkAlreadyRoundedUpGetsNoMorePadding() throws IOException, ChunkFault {
         RdmaSegment data = client.register(new byte[] {1, 2, 3, 4, 5, 0, 0, 0}); // draft section 3.7 allows this
         RdmaMsg h = new RdmaMsg(XID, 1, chunks(List.of(new ReadSegment(8, data)), List.of(), null));
-        CallAssembler.Assembled c = CallAssembler.assemble(h, MemorySegment.ofArray(words(0xA, 5, 0xB)), client, 100);
+        CallAssembler.Assembled c = CallAssembler.assemble(h, MemorySegment.ofArray(words(0xA, 5, 0xB)), client, 100,
+                new CallMemory(ConnectionMemory.unlimited()));
         assertArrayEquals(concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)),
                 FakeTransfers.bytes(c.call()));
     }
