@@ -21,10 +21,24 @@ import org.panamardma.verbs.connection.RdmaServer;
  * client's, then serves the connection's calls ({@link RpcRdmaCallHandler}). The same dispatcher can serve TCP
  * ({@link org.panamardma.oncrpc.tcp.TcpRpcServer}) at the same time.
  *
- * <p>Per connection: a queue pair with {@code credits + 4} receive buffers of {@link Builder#receiveInline} bytes,
- * posted before the accept and posted again as each message is taken (so a client that connects with RNR retry 0,
- * as Linux's does, never finds none within its credits), and {@code credits + 1} pre-registered send buffers of the
- * negotiated send threshold. Chunk data is moved by RDMA Read and Write through memory registered for the call.
+ * <p>Per connection: a queue pair with {@code 2 * credits + 4} receive buffers of {@link Builder#receiveInline}
+ * bytes, posted before the accept and posted again as each message is taken (so a client that connects with RNR
+ * retry 0, as Linux's does, never finds none within its credits, and one overrunning them up to twofold is still
+ * served), {@code credits} pre-registered send buffers of the negotiated send threshold, and at most
+ * {@code credits} calls in progress. Chunk data is moved by RDMA Read and Write through memory registered for the
+ * call.
+ *
+ * <p>What clients can make the server hold is bounded by this configuration, never by what they declare:
+ * <ul>
+ *   <li>at most {@link Builder#maxConnections} connections (more are rejected at once, with a WARN line);
+ *   <li>per connection, fixed: the receive and send buffers above ({@link #fixedPinnedBytesPerConnection()});
+ *   <li>per call, as the call really needs it: heap for an assembled call (Read chunks, Long Calls) and for a reply
+ *       that outgrows the Send buffer (at most the client's Reply chunk and {@link Builder#maxMessageSizes}), pinned
+ *       memory for each RDMA Read and Write while it runs; taken from a per-connection budget within a per-server
+ *       budget ({@link Builder#connectionMemory}, {@link Builder#serverMemory}), waited for up to
+ *       {@link Builder#memoryWait} when spent, then refused: the call is answered ERR_CHUNK (one WARN line per
+ *       connection) and the connection goes on.
+ * </ul>
  *
  * <p>A bad peer gets its RDMA_ERROR or RPC error and the others are unaffected; a peer that disconnects, even in
  * the middle of a call, has its connection and everything registered for it freed.
@@ -38,17 +52,54 @@ public final class RpcRdmaServer implements AutoCloseable {
     private final Builder config;
     private final ServerStatistics statistics = new ServerStatistics();
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
+    private final MemoryBudget heap;
+    private final MemoryBudget pinned;
     private volatile boolean closed;
 
     private RpcRdmaServer(Builder b) throws RdmaException {
         this.config = b;
         this.dispatcher = b.dispatcher;
         this.decoder = new RpcRdmaHeaderDecoder(b.limits);
+        this.heap = MemoryBudget.of("server heap", b.serverHeap);
+        this.pinned = MemoryBudget.of("server pinned", b.serverPinned);
         ConnectPrivateData ours = ConnectPrivateData.of(b.sendInline, b.receiveInline, false);
         ConnectionParameters parameters = ConnectionParameters.DEFAULTS.withPrivateData(ours.encode());
-        ConnectionOptions options = new ConnectionOptions(b.sendQueueDepth, b.credits + 4, ours.receiveSize(),
-                parameters, b.timeout);
-        this.server = RdmaServer.listen(b.address, options, this::accepted);
+        ConnectionOptions options = new ConnectionOptions(b.sendQueueDepth, receiveDepth(b.credits),
+                ours.receiveSize(), parameters, b.timeout);
+        this.server = RdmaServer.listen(b.address, options, this::accepted, b.maxConnections);
+        LOG.log(System.Logger.Level.DEBUG, () -> "listening on " + b.address + ": at most " + b.maxConnections
+                + " connections of " + b.credits + " credits, " + fixedPinnedBytesPerConnection() + " bytes pinned"
+                + " each; call memory " + heap + ", " + pinned);
+    }
+
+    /**
+     * Receives kept posted per connection: twice the credits granted, and four more. A client may overrun its
+     * credits; the kernel's server keeps more receives posted than it grants so that such a client is not cut off
+     * on iWARP, where a Send finding no receive ends the connection.
+     */
+    static int receiveDepth(int credits) {
+        return 2 * credits + 4;
+    }
+
+    /** @return the memory registered for each connection, whatever its calls: receive and send buffers */
+    public long fixedPinnedBytesPerConnection() {
+        int receiveSize = ConnectPrivateData.of(config.sendInline, config.receiveInline, false).receiveSize();
+        return (long) receiveDepth(config.credits) * receiveSize + (long) config.credits * config.sendInline;
+    }
+
+    /** @return the server's heap budget for calls (its {@link MemoryBudget#used()} and peak, for monitoring) */
+    public MemoryBudget heapBudget() {
+        return heap;
+    }
+
+    /** @return the server's budget of memory registered for calls' RDMA Reads and Writes */
+    public MemoryBudget pinnedBudget() {
+        return pinned;
+    }
+
+    /** @return connection requests rejected because the server had its most connections */
+    public long refusedConnections() {
+        return server.refusedConnections();
     }
 
     /** @return a builder for a server running {@code dispatcher} */
@@ -71,12 +122,16 @@ public final class RpcRdmaServer implements AutoCloseable {
         return statistics;
     }
 
-    /** Runs on the listener's event thread: must not block. */
+    /** Runs on the listener's event thread: must not block; the connection is set up on a virtual thread. */
     private void accepted(RdmaConnection rdma) {
         if (closed) {
             Thread.ofVirtual().start(rdma::close);
             return;
         }
+        Thread.ofVirtual().name("rpcrdma-setup " + rdma.name()).start(() -> setUp(rdma));
+    }
+
+    private void setUp(RdmaConnection rdma) {
         ConnectPrivateData client = ConnectPrivateData.decode(rdma.peerPrivateData());
         // RFC 8797 section 7.2: send no more inline than the client can receive (1024 if it said nothing).
         int sendInline = Math.min(config.sendInline, client.receiveSize());
@@ -85,10 +140,17 @@ public final class RpcRdmaServer implements AutoCloseable {
                 config.maxCallSize, config.maxReplySize, config.maxRdmaReads);
         try {
             ServerConnection[] self = new ServerConnection[1];
+            String peer = rdma.name();
+            ConnectionMemory memory = new ConnectionMemory(heap.child(peer + " heap", config.connectionHeap),
+                    pinned.child(peer + " pinned", config.connectionPinned), config.memoryWait.toNanos());
             ServerConnection c = new ServerConnection(rdma, dispatcher, decoder, settings, statistics,
-                    config.timeout.toMillis(), () -> connections.remove(self[0]));
+                    config.timeout.toMillis(), memory, () -> connections.remove(self[0]));
             self[0] = c;
             connections.add(c);
+            if (closed) {
+                c.close();
+                return;
+            }
             c.start();
             LOG.log(System.Logger.Level.DEBUG, rdma.name() + ": serving, client private data " + client
                     + ", " + settings);
@@ -121,6 +183,12 @@ public final class RpcRdmaServer implements AutoCloseable {
         private int sendQueueDepth = 128;
         private HeaderLimits limits = HeaderLimits.DEFAULT;
         private Duration timeout = Duration.ofSeconds(30);
+        private int maxConnections = 128;
+        private long connectionHeap = 64L << 20;
+        private long connectionPinned = 64L << 20;
+        private long serverHeap = 512L << 20;
+        private long serverPinned = 256L << 20;
+        private Duration memoryWait = Duration.ofSeconds(10);
 
         private Builder(RpcDispatcher dispatcher) {
             this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -182,9 +250,53 @@ public final class RpcRdmaServer implements AutoCloseable {
             return this;
         }
 
+        /** The most connections served at once (being set up or established); 128 by default. */
+        public Builder maxConnections(int connections) {
+            if (connections < 1) {
+                throw new IllegalArgumentException("at least one connection, not " + connections);
+            }
+            this.maxConnections = connections;
+            return this;
+        }
+
+        /**
+         * What the calls of one connection may hold at once: heap bytes (assembled calls, replies beyond the Send
+         * buffer) and pinned bytes (memory registered while an RDMA Read or Write runs); 64 MiB each by default.
+         * Each must hold the largest call and reply ({@link #maxMessageSizes}).
+         */
+        public Builder connectionMemory(long heapBytes, long pinnedBytes) {
+            this.connectionHeap = heapBytes;
+            this.connectionPinned = pinnedBytes;
+            return this;
+        }
+
+        /**
+         * What the calls of all connections may hold at once; 512 MiB heap and 256 MiB pinned by default. Pinned
+         * memory counts against the process's RLIMIT_MEMLOCK: keep it, plus {@code maxConnections} times the fixed
+         * buffers of a connection, below that limit, or registrations will fail.
+         */
+        public Builder serverMemory(long heapBytes, long pinnedBytes) {
+            this.serverHeap = heapBytes;
+            this.serverPinned = pinnedBytes;
+            return this;
+        }
+
+        /** How long a call waits for memory other calls hold before it is refused (ERR_CHUNK); 10 s by default. */
+        public Builder memoryWait(Duration wait) {
+            this.memoryWait = Objects.requireNonNull(wait, "wait");
+            return this;
+        }
+
         /** Listens and starts accepting. */
         public RpcRdmaServer start() throws RdmaException {
             Objects.requireNonNull(address, "bind(address) first");
+            long largest = Math.max(maxCallSize, maxReplySize);
+            if (connectionHeap < largest || connectionPinned < largest || serverHeap < connectionHeap
+                    || serverPinned < connectionPinned) {
+                throw new IllegalArgumentException("memory budgets must hold the largest call or reply (" + largest
+                        + " bytes), a connection's within the server's: connection " + connectionHeap + " heap, "
+                        + connectionPinned + " pinned; server " + serverHeap + " heap, " + serverPinned + " pinned");
+            }
             return new RpcRdmaServer(this);
         }
     }

@@ -21,9 +21,15 @@ import org.panamardma.verbs.connection.Received;
 
 /**
  * One accepted RPC-over-RDMA connection: a virtual thread takes each received message (the connection layer posts
- * its receive buffer again at once, so the receives stay posted ahead of the credits granted) and hands it to a
- * virtual thread of its own, which runs {@link RpcRdmaCallHandler} and Sends the answer from a pre-registered send
- * buffer.
+ * its receive buffer again at once) and hands it to a virtual thread of its own, which runs
+ * {@link RpcRdmaCallHandler} and Sends the answer from a pre-registered send buffer.
+ *
+ * <p>Calls in progress are bounded by the credits granted (RFC 8166 section 3.3.1: a requester has at most that many
+ * calls outstanding): a message is taken only when a call slot is free. Messages a client sends beyond its credits
+ * wait in their receive buffers, which are not posted again until taken; the connection keeps twice the credits
+ * (and four more) posted, so that a client overrunning its grant up to twofold is still served in turn (on iWARP,
+ * which has no receiver-not-ready retry, a Send finding no receive ends the connection; on InfiniBand and RoCE
+ * the client's Sends are held back by RNR retries). Beyond that nothing grows: not threads, not memory.
  *
  * <p>When the peer goes (or the connection fails) the reader stops, calls in flight finish or fail on the dead
  * queue pair, the send buffers are deregistered and the connection is closed: nothing of it stays.
@@ -37,19 +43,25 @@ final class ServerConnection {
     private final BlockingQueue<Integer> freeSendBuffers;
     private final int sendBufferSize;
     private final Phaser calls = new Phaser(1);
+    /** Free call slots: the credits granted; a message is taken only with one. */
+    private final java.util.concurrent.Semaphore callSlots;
+    private final java.util.concurrent.atomic.AtomicInteger inProgress = new java.util.concurrent.atomic.AtomicInteger();
+    private final ServerStatistics statistics;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClosed;
     private final long timeoutMillis;
 
     ServerConnection(RdmaConnection connection, RpcDispatcher dispatcher, RpcRdmaHeaderDecoder decoder,
                      ConnectionSettings settings, ServerStatistics statistics, long timeoutMillis,
-                     Runnable onClosed) throws RdmaException {
+                     ConnectionMemory memory, Runnable onClosed) throws RdmaException {
         this.connection = connection;
+        this.callSlots = new java.util.concurrent.Semaphore(settings.maxCredits());
+        this.statistics = statistics;
         this.timeoutMillis = timeoutMillis;
         this.onClosed = onClosed;
         this.sendBufferSize = settings.sendInline();
-        // One send buffer per credit, plus one for errors answered beyond the credits.
-        int count = settings.maxCredits() + 1;
+        // One send buffer per call slot (one per credit): a call in progress always finds one.
+        int count = settings.maxCredits();
         this.sendBuffers = connection.protectionDomain().allocate((long) count * sendBufferSize,
                 Set.of(Access.LOCAL_WRITE));
         this.freeSendBuffers = new ArrayBlockingQueue<>(count);
@@ -57,7 +69,8 @@ final class ServerConnection {
             freeSendBuffers.add(i);
         }
         this.handler = new RpcRdmaCallHandler(dispatcher, decoder, settings,
-                new VerbsChunkTransfers(connection, timeoutMillis), statistics, ConfigRdmaProgram.INSTANCE);
+                new VerbsChunkTransfers(connection, timeoutMillis), statistics, ConfigRdmaProgram.INSTANCE, memory,
+                connection.name());
     }
 
     ConnectionSettings settings() {
@@ -75,12 +88,20 @@ final class ServerConnection {
     private void receiveLoop() {
         try {
             while (!closed.get()) {
+                callSlots.acquire();
                 Received message;
                 try {
                     message = connection.receive().get();
                 } catch (ExecutionException e) {
+                    callSlots.release();
                     if (!(e.getCause() instanceof ConnectionClosedException)) {
                         LOG.log(System.Logger.Level.WARNING, connection.name() + ": receive failed", e.getCause());
+                    } else if (!closed.get() && !e.getCause().getMessage().contains("disconnected by the peer")) {
+                        // not an orderly disconnect: the queue pair failed (on iWARP a Send that found no
+                        // receive posted - a client far beyond its credits - ends the connection this way)
+                        LOG.log(System.Logger.Level.WARNING, connection.name() + ": connection ended ("
+                                + e.getCause().getMessage() + "); " + settings().maxCredits() + " credits granted, "
+                                + (2 * settings().maxCredits() + 4) + " receives posted");
                     }
                     return;
                 }
@@ -89,6 +110,7 @@ final class ServerConnection {
                     Thread.ofVirtual().name("rpcrdma-call " + connection.name()).start(() -> serve(message));
                 } catch (RuntimeException e) {
                     calls.arriveAndDeregister();
+                    callSlots.release();
                     throw e;
                 }
             }
@@ -101,14 +123,11 @@ final class ServerConnection {
 
     private void serve(Received message) {
         Integer buffer = null;
+        statistics.callsInProgress(inProgress.incrementAndGet());
         try {
-            buffer = freeSendBuffers.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+            buffer = freeSendBuffers.poll();
             if (buffer == null) {
-                // More calls in flight than credits granted plus one (draft section 3.3: the client MUST NOT; the
-                // server MAY end the connection). Ending it frees everything; the client sees the disconnect.
-                LOG.log(System.Logger.Level.WARNING, connection.name() + ": more calls than credits, closing");
-                Thread.ofVirtual().start(this::close);
-                return;
+                throw new IllegalStateException("no free send buffer for a call slot");
             }
             long offset = (long) buffer * sendBufferSize;
             MemorySegment out = sendBuffers.segment().asSlice(offset, sendBufferSize);
@@ -133,6 +152,8 @@ final class ServerConnection {
             if (buffer != null) {
                 freeSendBuffers.add(buffer);
             }
+            inProgress.decrementAndGet();
+            callSlots.release();
             calls.arriveAndDeregister();
         }
     }
@@ -142,6 +163,7 @@ final class ServerConnection {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        callSlots.release(); // a receive loop waiting for a slot wakes, sees closed and ends
         try {
             if (!connection.isFailed()) {
                 // Ended by us (a protocol error): disconnect first, so RDMA operations of calls in flight fail

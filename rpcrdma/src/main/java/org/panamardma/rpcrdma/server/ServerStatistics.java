@@ -12,8 +12,8 @@ public final class ServerStatistics {
     private final Map<CallAssembler.CallPath, LongAdder> calls = new EnumMap<>(CallAssembler.CallPath.class);
     private final Map<ReplyPath, LongAdder> replies = new EnumMap<>(ReplyPath.class);
     private final LongAdder memoryRefusals = new LongAdder();
-    private final LongAdder connectionsRefused = new LongAdder();
-    private final LongAdder connectionsEndedForFlooding = new LongAdder();
+    private final java.util.concurrent.atomic.AtomicInteger peakCallsInProgress =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     public ServerStatistics() {
         for (CallAssembler.CallPath p : CallAssembler.CallPath.values()) {
@@ -36,12 +36,8 @@ public final class ServerStatistics {
         memoryRefusals.increment();
     }
 
-    void connectionRefused() {
-        connectionsRefused.increment();
-    }
-
-    void connectionEndedForFlooding() {
-        connectionsEndedForFlooding.increment();
+    void callsInProgress(int n) {
+        peakCallsInProgress.accumulateAndGet(n, Math::max);
     }
 
     /** @return calls answered ERR_CHUNK because the memory they needed could not be had within the wait */
@@ -49,14 +45,9 @@ public final class ServerStatistics {
         return memoryRefusals.sum();
     }
 
-    /** @return connection requests rejected because the server had its most connections or spent its memory */
-    public long connectionsRefused() {
-        return connectionsRefused.sum();
-    }
-
-    /** @return connections ended because their client sent beyond what the posted receives could take */
-    public long connectionsEndedForFlooding() {
-        return connectionsEndedForFlooding.sum();
+    /** @return the most calls ever in progress at once on one connection (at most the credits granted) */
+    public int peakCallsInProgress() {
+        return peakCallsInProgress.get();
     }
 
     /** @return calls received wholly inline */
@@ -82,6 +73,6 @@ public final class ServerStatistics {
     @Override
     public String toString() {
         return "calls " + calls + ", replies " + replies + ", memory refusals " + memoryRefusals.sum()
-                + ", connections refused " + connectionsRefused.sum();
+                + ", peak calls in progress " + peakCallsInProgress.get();
     }
 }

@@ -20,11 +20,15 @@ import org.panamardma.verbs.cm.EventChannel;
  * Listens on an address and accepts every connection request into an {@link RdmaConnection}, handed to a callback
  * or queued for {@link #accept(Duration)}.
  *
- * <p>One platform daemon thread ({@code rdma-server-<address>}) reads the server's rdma_cm event channel: it makes
- * each request's resources, accepts it, hands the connection over on ESTABLISHED, and delivers DISCONNECTED /
- * DEVICE_REMOVAL to the connection they concern. A request that cannot be set up is rejected and logged; a
- * connection that fails or closes does not affect the others. The callback runs on that thread: it must not block
- * (nor close the connection and expect to wait for its DISCONNECTED).
+ * <p>One platform daemon thread ({@code rdma-server-<address>}) reads the server's rdma_cm event channel: it hands
+ * each request to a virtual thread that makes its resources (protection domain, queue pair, registered receive
+ * buffers: milliseconds, more under emulation) and accepts it, so that one client's setup never holds up the
+ * events of the others; it hands the connection over on ESTABLISHED, and delivers DISCONNECTED / DEVICE_REMOVAL to
+ * the connection they concern. A request beyond the server's most connections ({@link #listen(InetSocketAddress,
+ * ConnectionOptions, Consumer, int)}) is rejected before anything is allocated for it, with one WARN line naming
+ * the peer and the limit. A request that cannot be set up is rejected and logged; a connection that fails or
+ * closes does not affect the others. The callback runs on the event thread: it must not block (nor close the
+ * connection and expect to wait for its DISCONNECTED).
  *
  * <p>The accepted connections' rdma_cm ids live on the server's event channel: closing the server closes the
  * connections still open.
@@ -41,10 +45,18 @@ public final class RdmaServer implements AutoCloseable {
     /** Connections by id: accepted (not yet ESTABLISHED) and established. Only the event thread adds. */
     private final Map<CmId, RdmaConnection> connections = new ConcurrentHashMap<>();
     private final Thread thread;
+    private final int maxConnections;
+    /** Requests being set up on their virtual threads: counted with {@link #connections} against the maximum. */
+    private final java.util.concurrent.atomic.AtomicInteger settingUp = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closing;
 
     private RdmaServer(InetSocketAddress address, ConnectionOptions options, Consumer<RdmaConnection> onAccept,
-                       BlockingQueue<RdmaConnection> queue) throws RdmaException {
+                       BlockingQueue<RdmaConnection> queue, int maxConnections) throws RdmaException {
+        if (maxConnections < 1) {
+            throw new IllegalArgumentException("at least one connection, not " + maxConnections);
+        }
+        this.maxConnections = maxConnections;
         this.address = address;
         this.options = options;
         this.onAccept = onAccept;
@@ -67,14 +79,26 @@ public final class RdmaServer implements AutoCloseable {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(onAccept, "onAccept");
-        return new RdmaServer(address, options, onAccept, null);
+        return new RdmaServer(address, options, onAccept, null, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Listens on {@code address}, serving at most {@code maxConnections} at once (being set up or established):
+     * a request beyond them is rejected before anything is allocated for it.
+     */
+    public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options,
+                                    Consumer<RdmaConnection> onAccept, int maxConnections) throws RdmaException {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(onAccept, "onAccept");
+        return new RdmaServer(address, options, onAccept, null, maxConnections);
     }
 
     /** Listens on {@code address}; take the established connections with {@link #accept(Duration)}. */
     public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options) throws RdmaException {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
-        return new RdmaServer(address, options, null, new LinkedBlockingQueue<>());
+        return new RdmaServer(address, options, null, new LinkedBlockingQueue<>(), Integer.MAX_VALUE);
     }
 
     public InetSocketAddress address() {
@@ -92,6 +116,11 @@ public final class RdmaServer implements AutoCloseable {
     /** How many connections are open (being accepted or established). */
     public int connectionCount() {
         return connections.size();
+    }
+
+    /** @return connection requests rejected because the server had its most connections */
+    public long refusedConnections() {
+        return refused.get();
     }
 
     /** The server's event loop: takes the channel's events in slices, so that close is noticed promptly. */
@@ -143,27 +172,61 @@ public final class RdmaServer implements AutoCloseable {
         }
     }
 
+    /** On the event thread: admits the request or rejects it at once, then sets it up on a virtual thread. */
     private void accepting(CmEvent request) {
+        CmId id = request.id();
+        if (connections.size() + settingUp.get() >= maxConnections) {
+            refused.incrementAndGet();
+            LOG.log(System.Logger.Level.WARNING, thread.getName() + ": refusing a connection from "
+                    + id.peerAddress().map(Object::toString).orElse("?") + ": the server has its most connections ("
+                    + maxConnections + ")");
+            reject(id);
+            return;
+        }
+        settingUp.incrementAndGet();
+        try {
+            Thread.ofVirtual().name(thread.getName() + "-setup").start(() -> setUp(request));
+        } catch (RuntimeException | Error e) {
+            settingUp.decrementAndGet();
+            LOG.log(System.Logger.Level.WARNING, thread.getName() + ": rejecting a connection request", e);
+            reject(id);
+        }
+    }
+
+    /** Makes the request's resources and accepts it; the event thread goes on meanwhile. */
+    private void setUp(CmEvent request) {
         CmId id = request.id();
         RdmaConnection.Resources res = new RdmaConnection.Resources(options);
         try {
+            if (closing) {
+                throw new IllegalStateException("the server is closing");
+            }
             res.create(id);
             RdmaConnection c = new RdmaConnection(id, res, null, thread);
             c.peerPrivateData(request.privateData()); // the client's CONNECT_REQUEST data (RFC 8797 for RPC-over-RDMA)
             c.onClose(() -> connections.remove(id));
+            // in the map before the accept: its ESTABLISHED event, read by the event thread, finds it there
             connections.put(id, c);
+            settingUp.decrementAndGet();
             id.accept(options.parameters());
         } catch (RdmaException | RuntimeException ex) {
-            LOG.log(System.Logger.Level.WARNING, thread.getName() + ": rejecting a connection request", ex);
-            connections.remove(id);
-            try {
-                id.reject(null);
-            } catch (RdmaException | RuntimeException ignored) {
-                // closing it anyway
+            if (connections.remove(id) == null) {
+                settingUp.decrementAndGet();
             }
-            id.close();
+            LOG.log(closing ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+                    thread.getName() + ": rejecting a connection request", ex);
+            reject(id);
             res.close();
         }
+    }
+
+    private static void reject(CmId id) {
+        try {
+            id.reject(null);
+        } catch (RdmaException | RuntimeException ignored) {
+            // closing it anyway
+        }
+        id.close();
     }
 
     /** Stops accepting, closes the connections still open and the listener. */

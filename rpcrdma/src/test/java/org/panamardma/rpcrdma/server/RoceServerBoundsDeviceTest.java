@@ -1,0 +1,9 @@
+package org.panamardma.rpcrdma.server;
+
+import org.panamardma.testbed.RdmaDeviceTest;
+import org.panamardma.testbed.Transport;
+
+/** {@link RpcRdmaServer}'s bounds on Soft-RoCE: the clients on rxe0, the server on rxe1. */
+@RdmaDeviceTest(transport = Transport.ROCE)
+class RoceServerBoundsDeviceTest extends ServerBoundsDeviceTests {
+}

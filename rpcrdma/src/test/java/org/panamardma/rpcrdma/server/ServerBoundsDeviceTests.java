@@ -1,0 +1,309 @@
+package org.panamardma.rpcrdma.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.TIMEOUT;
+import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.assertNullAnswered;
+import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.concat;
+import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.decode;
+import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.echo;
+import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.header;
+import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.peerAddress;
+import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.rpcCall;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.panamardma.oncrpc.AcceptedReply;
+import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.rpcrdma.ChunkLists;
+import org.panamardma.rpcrdma.DecodedHeader;
+import org.panamardma.rpcrdma.RdmaMsg;
+import org.panamardma.rpcrdma.RdmaNoMsg;
+import org.panamardma.rpcrdma.RdmaSegment;
+import org.panamardma.rpcrdma.ReadSegment;
+import org.panamardma.rpcrdma.WriteChunk;
+import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.xdr.XdrDecoder;
+
+/**
+ * What hostile or broken clients can make {@link RpcRdmaServer} hold, on a real device, subclassed per transport:
+ * each test asserts numbers (allocated bytes, budget peaks, calls in progress), not just that calls come back.
+ */
+abstract class ServerBoundsDeviceTests {
+    private static final int MIB = 1 << 20;
+    private static final AtomicInteger PORTS = new AtomicInteger(30_000 + new Random().nextInt(10_000));
+    private static final AtomicInteger XIDS = new AtomicInteger(0x7000_0000);
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+    }
+
+    private RpcRdmaServer start(RpcRdmaServer.Builder b) throws Exception {
+        RpcRdmaServer s = b.timeout(TIMEOUT).start();
+        open.add(s);
+        return s;
+    }
+
+    private RpcRdmaServer.Builder builder(RdmaTestDevice device, int credits) {
+        return RpcRdmaServer.builder(EchoProgram.dispatcher())
+                .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement())).credits(credits);
+    }
+
+    private RawPeer peer(RpcRdmaServer s) throws Exception {
+        RawPeer p = RawPeer.connect(s.address(), TIMEOUT);
+        open.add(p);
+        return p;
+    }
+
+    private static long allocatedByAllThreads() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes();
+    }
+
+    private static long heapAfterGc() throws InterruptedException {
+        long least = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(100);
+            least = Math.min(least, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+        }
+        return least;
+    }
+
+    /** A NULL call offering a Reply chunk of {@code declared} bytes under an rkey nobody registered. */
+    private static byte[] nullWithReplyChunk(int xid, int declared) {
+        RdmaSegment bogus = new RdmaSegment(0x0bad_0000 | (xid & 0xffff), declared, 0x7f00_0000_0000L);
+        return concat(header(new RdmaMsg(xid, 8, new ChunkLists(List.of(), List.of(),
+                Optional.of(WriteChunk.of(bogus))))), rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL,
+                new byte[0]));
+    }
+
+    private static void assertNullSuccess(int xid, byte[] reply) throws Exception {
+        DecodedHeader d = decode(reply);
+        RdmaMsg msg = assertInstanceOf(RdmaMsg.class, d.header(), d.header().toString());
+        assertEquals(ChunkLists.NONE, msg.chunks());
+        assertEquals(AcceptedReply.success(xid, OpaqueAuth.NONE),
+                RpcMessageCodec.decode(new XdrDecoder(d.rpcMessage(MemorySegment.ofArray(reply)))));
+    }
+
+    @Test
+    void aThousandNullCallsDeclaring16MiBReplyChunksOnEightConnectionsStayWithinBudgets(RdmaTestDevice device)
+            throws Exception {
+        int credits = 8;
+        RpcRdmaServer s = start(builder(device, credits).connectionMemory(16L * MIB, 16L * MIB)
+                .serverMemory(64L * MIB, 64L * MIB));
+        List<RawPeer> peers = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            peers.add(peer(s));
+        }
+        for (RawPeer p : peers) {
+            assertNullAnswered(p); // warm up each connection's path
+        }
+        long heapBefore = heapAfterGc();
+        long allocatedBefore = allocatedByAllThreads();
+        long t0 = System.nanoTime();
+        int perPeer = 125;
+        List<Thread> threads = new ArrayList<>();
+        AtomicInteger answered = new AtomicInteger();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (RawPeer p : peers) {
+            threads.add(Thread.ofVirtual().start(() -> {
+                try {
+                    for (int done = 0; done < perPeer; done += credits) {
+                        List<Integer> xids = new ArrayList<>();
+                        List<CompletableFuture<byte[]>> replies = new ArrayList<>();
+                        for (int k = 0; k < Math.min(credits, perPeer - done); k++) {
+                            int xid = XIDS.incrementAndGet();
+                            xids.add(xid);
+                            replies.add(p.call(xid, nullWithReplyChunk(xid, 16 * MIB)));
+                        }
+                        for (int k = 0; k < replies.size(); k++) {
+                            assertNullSuccess(xids.get(k), replies.get(k).get(120, TimeUnit.SECONDS));
+                            answered.incrementAndGet();
+                        }
+                    }
+                } catch (Throwable t) {
+                    failures.add(t);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+        long allocated = allocatedByAllThreads() - allocatedBefore;
+        long heapAfter = heapAfterGc();
+        System.out.printf("1,000 NULL calls with 16 MiB Reply chunks on 8 connections: %d answered in %d s; "
+                        + "%d bytes allocated in the JVM (%d per call, server and clients); heap after GC %d -> %d; "
+                        + "budgets: %s, %s; %s%n", answered.get(), seconds, allocated, allocated / 1000, heapBefore,
+                heapAfter, s.heapBudget(), s.pinnedBudget(), s.statistics());
+        assertEquals(List.of(), failures);
+        assertEquals(8 * perPeer, answered.get());
+        assertTrue(allocated / 1000 < 64 * 1024, allocated / 1000 + " bytes per call");
+        assertEquals(0, s.heapBudget().peak(), "NULL replies fit the Send buffer: no call memory taken");
+        assertEquals(0, s.pinnedBudget().peak());
+        assertTrue(heapAfter < heapBefore + 32L * MIB, heapBefore + " -> " + heapAfter);
+        assertTrue(s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
+    }
+
+    @Test
+    void aClientOverrunningItsCreditsTwofoldIsAnsweredWithoutGrowingTheServer(RdmaTestDevice device)
+            throws Exception {
+        int credits = 8;
+        RpcRdmaServer s = start(builder(device, credits));
+        RawPeer p = peer(s);
+        assertNullAnswered(p);
+        List<Integer> xids = new ArrayList<>();
+        List<CompletableFuture<byte[]>> replies = new ArrayList<>();
+        for (int i = 0; i < 2 * credits; i++) {
+            int xid = XIDS.incrementAndGet();
+            xids.add(xid);
+            replies.add(p.call(xid, nullWithReplyChunk(xid, 16 * MIB)));
+        }
+        for (int i = 0; i < replies.size(); i++) {
+            byte[] reply = replies.get(i).get(120, TimeUnit.SECONDS);
+            assertNullSuccess(xids.get(i), reply);
+            assertEquals(credits, decode(reply).header().credits(), "never more than the grant");
+        }
+        System.out.println("flood of " + 2 * credits + " against " + credits + " credits: all answered; "
+                + s.statistics());
+        assertTrue(s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
+        assertEquals(0, s.heapBudget().used());
+        assertNullAnswered(p);
+    }
+
+    @Test
+    void aFloodFarBeyondTheCreditsEndsNoOtherConnection(RdmaTestDevice device) throws Exception {
+        int credits = 4;
+        RpcRdmaServer s = start(builder(device, credits));
+        RawPeer bystander = peer(s);
+        RawPeer flooder = peer(s);
+        assertNullAnswered(bystander);
+        assertNullAnswered(flooder);
+        long heapBefore = heapAfterGc();
+        int flood = 60; // 15 times the grant; RawPeer keeps 64 receives posted for the replies
+        List<Integer> xids = new ArrayList<>();
+        List<CompletableFuture<byte[]>> replies = new ArrayList<>();
+        boolean sendFailed = false;
+        for (int i = 0; i < flood && !sendFailed; i++) {
+            int xid = XIDS.incrementAndGet();
+            try {
+                replies.add(flooder.call(xid, nullWithReplyChunk(xid, 16 * MIB)));
+                xids.add(xid);
+            } catch (Exception e) {
+                sendFailed = true; // the connection ended under the flood (iWARP: a Send found no receive)
+            }
+        }
+        int answered = 0;
+        int lost = 0;
+        for (int i = 0; i < replies.size(); i++) {
+            try {
+                assertNullSuccess(xids.get(i), replies.get(i).get(120, TimeUnit.SECONDS));
+                answered++;
+            } catch (java.util.concurrent.ExecutionException e) {
+                lost++; // the flooder's connection ended: its outstanding calls fail, nothing else
+            }
+        }
+        long heapAfter = heapAfterGc();
+        System.out.printf("flood of %d calls against %d credits (%d receives posted): %d answered, %d failed with "
+                        + "the connection; heap after GC %d -> %d; %s%n", flood, credits,
+                RpcRdmaServer.receiveDepth(credits), answered, lost, heapBefore, heapAfter, s.statistics());
+        assertEquals(replies.size(), answered + lost);
+        assertTrue(s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
+        assertTrue(heapAfter < heapBefore + 16L * MIB, heapBefore + " -> " + heapAfter);
+        for (int i = 0; i < 3; i++) {
+            assertNullAnswered(bystander);
+        }
+        if (lost == 0 && !sendFailed) {
+            assertNullAnswered(flooder); // the flood was absorbed (RoCE: RNR retries held the Sends back)
+        }
+    }
+
+    @Test
+    void oneClientHoldingItsMemoryNeverFailsAnothersCalls(RdmaTestDevice device) throws Exception {
+        int credits = 8;
+        RpcRdmaServer s = start(builder(device, credits).maxMessageSizes(2 * MIB, 2 * MIB)
+                .connectionMemory(2L * MIB, 2L * MIB).serverMemory(8L * MIB, 8L * MIB)
+                .memoryWait(Duration.ofMillis(300)));
+        RawPeer hostile = peer(s);
+        RawPeer good = peer(s);
+        // the hostile client: credits-many Long Calls of almost 2 MiB at once, each needing its connection's
+        // whole budget (heap for the call, pinned while it is read)
+        List<CompletableFuture<byte[]>> greedy = new ArrayList<>();
+        for (int i = 0; i < credits; i++) {
+            int xid = XIDS.incrementAndGet();
+            RdmaSegment whole = hostile.register(rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL,
+                    new byte[2 * MIB - 4096]));
+            greedy.add(hostile.call(xid, header(new RdmaNoMsg(xid, credits, new ChunkLists(
+                    List.of(new ReadSegment(0, whole)), List.of(), Optional.empty())))));
+        }
+        // meanwhile the good client's echoes of 1 MiB by Read chunk and Write list, every byte checked
+        for (int i = 0; i < 6; i++) {
+            byte[] payload = EchoProgram.pattern(MIB, i);
+            assertArrayEquals(payload, echo(good, RpcRdmaServerDeviceTests.Path.READ_CHUNK_WRITE_LIST, payload),
+                    "echo " + i);
+            good.releaseRegions();
+        }
+        int served = 0;
+        int refused = 0;
+        for (CompletableFuture<byte[]> f : greedy) {
+            byte[] reply = f.get(120, TimeUnit.SECONDS);
+            if (decode(reply).header() instanceof RdmaMsg) {
+                served++;
+            } else {
+                refused++; // ERR_CHUNK: its memory was spent by its own calls
+            }
+        }
+        System.out.printf("hostile: %d Long Calls of 2 MiB at once, %d served, %d refused; good client: 6 echoes "
+                + "of 1 MiB, all verified; %s, %s; %s%n", credits, served, refused, s.heapBudget(),
+                s.pinnedBudget(), s.statistics());
+        assertEquals(credits, served + refused);
+        assertEquals(refused, s.statistics().memoryRefusals(), "every refusal was the hostile client's");
+        assertTrue(s.heapBudget().peak() <= 8L * MIB && s.pinnedBudget().peak() <= 8L * MIB);
+        assertEquals(0, s.heapBudget().used());
+        assertEquals(0, s.pinnedBudget().used());
+        assertNullAnswered(hostile); // refused calls did not end its connection
+    }
+
+    @Test
+    void connectionsBeyondTheMaximumAreRefusedAndTheOthersGoOn(RdmaTestDevice device) throws Exception {
+        RpcRdmaServer s = start(builder(device, 4).maxConnections(2));
+        RawPeer first = peer(s);
+        RawPeer second = peer(s);
+        Exception refused = null;
+        try (RawPeer third = RawPeer.connect(s.address(), TIMEOUT)) {
+            assertNullAnswered(third);
+        } catch (Exception e) {
+            refused = e;
+        }
+        System.out.println("third connection: " + refused);
+        assertTrue(refused != null, "a third connection was accepted beyond maxConnections(2)");
+        assertEquals(1, s.refusedConnections());
+        assertNullAnswered(first);
+        assertNullAnswered(second);
+        second.close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (s.connectionCount() > 1 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertNullAnswered(peer(s)); // a slot freed is a slot to take
+    }
+}
