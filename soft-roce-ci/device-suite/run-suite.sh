@@ -38,7 +38,12 @@ attr() { grep -o -m1 "<testsuite [^>]*" "$xml" | grep -o "$1=\"[0-9]*\"" | grep 
 tests=$(attr tests); failures=$(attr failures); errors=$(attr errors); skipped=$(attr skipped)
 failed=$((failures + errors)); passed=$((tests - failed - skipped))
 echo "device-suite: $passed passed, $failed failed, $skipped skipped ($seconds s)"
-if ((rc != 0 || failed > 0)); then exit 1; fi
+if ((rc != 0 || failed > 0)); then
+  # what the kernel said about the devices: the cause of a failure may be only there (siw's MPA exchange, rxe)
+  echo "device-suite: the guest kernel's last messages about RDMA:"
+  dmesg 2>/dev/null | grep -iE 'siw|rxe|rdma|iw_cm|ib_core|infiniband|rpcrdma|svcrdma' | tail -n 60
+  exit 1
+fi
 if ((tests == 0)); then echo "device-suite: no device test ran"; exit 1; fi
 if ((skipped > 0)); then echo "device-suite: $skipped device tests were skipped; in the VM none may be"; exit 1; fi
 exit 0
