@@ -67,6 +67,14 @@ public final class RpcRdmaServer implements AutoCloseable {
         ConnectionOptions options = new ConnectionOptions(b.sendQueueDepth, receiveDepth(b.credits),
                 ours.receiveSize(), parameters, b.timeout);
         this.server = RdmaServer.listen(b.address, options, this::accepted, b.maxConnections);
+        long pinnedAtMost = b.serverPinned + b.maxConnections * fixedPinnedBytesPerConnection();
+        long memlock = lockedMemoryLimit();
+        if (memlock < pinnedAtMost) {
+            LOG.log(System.Logger.Level.WARNING, "listening on " + b.address + ": the process may lock " + memlock
+                    + " bytes (RLIMIT_MEMLOCK), this server may register up to " + pinnedAtMost + " (server pinned "
+                    + b.serverPinned + " + " + b.maxConnections + " connections x " + fixedPinnedBytesPerConnection()
+                    + "): registrations may fail under load; raise the limit or lower serverMemory/maxConnections");
+        }
         LOG.log(System.Logger.Level.DEBUG, () -> "listening on " + b.address + ": at most " + b.maxConnections
                 + " connections of " + b.credits + " credits, " + fixedPinnedBytesPerConnection() + " bytes pinned"
                 + " each; call memory " + heap + ", " + pinned);
@@ -79,6 +87,24 @@ public final class RpcRdmaServer implements AutoCloseable {
      */
     static int receiveDepth(int credits) {
         return 2 * credits + 4;
+    }
+
+    /**
+     * The soft RLIMIT_MEMLOCK of this process, from /proc/self/limits ("Max locked memory"); Long.MAX_VALUE when
+     * unlimited or unknown.
+     */
+    static long lockedMemoryLimit() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/limits"))) {
+                if (line.startsWith("Max locked memory")) {
+                    String soft = line.substring("Max locked memory".length()).trim().split("\\s+")[0];
+                    return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux, or not readable: nothing to check against
+        }
+        return Long.MAX_VALUE;
     }
 
     /** @return the memory registered for each connection, whatever its calls: receive and send buffers */
