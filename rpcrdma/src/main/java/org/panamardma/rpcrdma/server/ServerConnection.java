@@ -46,6 +46,9 @@ final class ServerConnection {
     /** Free call slots: the credits granted; a message is taken only with one. */
     private final java.util.concurrent.Semaphore callSlots;
     private final java.util.concurrent.atomic.AtomicInteger inProgress = new java.util.concurrent.atomic.AtomicInteger();
+    /** Messages taken and messages answered (or dropped): the client's calls outstanding are the difference. */
+    private final java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong answered = new java.util.concurrent.atomic.AtomicLong();
     private final ServerStatistics statistics;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClosed;
@@ -96,15 +99,12 @@ final class ServerConnection {
                     callSlots.release();
                     if (!(e.getCause() instanceof ConnectionClosedException)) {
                         LOG.log(System.Logger.Level.WARNING, connection.name() + ": receive failed", e.getCause());
-                    } else if (!closed.get() && !e.getCause().getMessage().contains("disconnected by the peer")) {
-                        // not an orderly disconnect: the queue pair failed (on iWARP a Send that found no
-                        // receive posted - a client far beyond its credits - ends the connection this way)
-                        LOG.log(System.Logger.Level.WARNING, connection.name() + ": connection ended ("
-                                + e.getCause().getMessage() + "); " + settings().maxCredits() + " credits granted, "
-                                + (2 * settings().maxCredits() + 4) + " receives posted");
+                    } else if (!closed.get()) {
+                        ended(e.getCause());
                     }
                     return;
                 }
+                taken.incrementAndGet();
                 calls.register();
                 try {
                     Thread.ofVirtual().name("rpcrdma-call " + connection.name()).start(() -> serve(message));
@@ -135,6 +135,7 @@ final class ServerConnection {
             if (outcome.sendLength() > 0) {
                 connection.send(sendBuffers, offset, outcome.sendLength()).get(timeoutMillis, TimeUnit.MILLISECONDS);
             }
+            answered.incrementAndGet();
         } catch (IOException | ExecutionException | TimeoutException e) {
             if (!closed.get() && !connection.isFailed()) {
                 LOG.log(System.Logger.Level.WARNING, connection.name() + ": a call failed, closing", e);
@@ -155,6 +156,24 @@ final class ServerConnection {
             inProgress.decrementAndGet();
             callSlots.release();
             calls.arriveAndDeregister();
+        }
+    }
+
+    /**
+     * The queue pair failed or the peer went, and every message received has been taken. A client with more calls
+     * outstanding than the credits granted broke RFC 8166 section 3.3.1 (on iWARP such a flood ends the connection
+     * when a Send finds no receive posted): that is logged at WARN, naming the peer and the limit; any other end
+     * (an orderly disconnect, a client that vanished) at DEBUG.
+     */
+    private void ended(Throwable cause) {
+        long outstanding = taken.get() - answered.get();
+        int credits = settings().maxCredits();
+        if (outstanding > credits) {
+            LOG.log(System.Logger.Level.WARNING, connection.name() + ": connection ended with " + outstanding
+                    + " calls outstanding, beyond the " + credits + " credits granted (" + RpcRdmaServer.receiveDepth(
+                    credits) + " receives posted): " + cause.getMessage());
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, connection.name() + ": connection ended: " + cause.getMessage());
         }
     }
 
