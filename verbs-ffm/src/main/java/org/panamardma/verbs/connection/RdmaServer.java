@@ -50,6 +50,9 @@ public final class RdmaServer implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger settingUp = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closing;
+    /** Set by close() before it closes the connections: a setup still running then rejects its request. */
+    private volatile boolean stopAccepting;
+    private final Object setupLock = new Object();
 
     private RdmaServer(InetSocketAddress address, ConnectionOptions options, Consumer<RdmaConnection> onAccept,
                        BlockingQueue<RdmaConnection> queue, int maxConnections) throws RdmaException {
@@ -198,22 +201,25 @@ public final class RdmaServer implements AutoCloseable {
         CmId id = request.id();
         RdmaConnection.Resources res = new RdmaConnection.Resources(options);
         try {
-            if (closing) {
-                throw new IllegalStateException("the server is closing");
-            }
             res.create(id);
             RdmaConnection c = new RdmaConnection(id, res, null, thread);
             c.peerPrivateData(request.privateData()); // the client's CONNECT_REQUEST data (RFC 8797 for RPC-over-RDMA)
             c.onClose(() -> connections.remove(id));
-            // in the map before the accept: its ESTABLISHED event, read by the event thread, finds it there
-            connections.put(id, c);
-            settingUp.decrementAndGet();
+            synchronized (setupLock) {
+                if (stopAccepting) {
+                    throw new IllegalStateException("the server is closing");
+                }
+                // in the map before the accept: its ESTABLISHED event, read by the event thread, finds it there;
+                // and close() sees it
+                connections.put(id, c);
+                settingUp.decrementAndGet();
+            }
             id.accept(options.parameters());
         } catch (RdmaException | RuntimeException ex) {
             if (connections.remove(id) == null) {
                 settingUp.decrementAndGet();
             }
-            LOG.log(closing ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+            LOG.log(stopAccepting ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
                     thread.getName() + ": rejecting a connection request", ex);
             reject(id);
             res.close();
@@ -232,6 +238,19 @@ public final class RdmaServer implements AutoCloseable {
     /** Stops accepting, closes the connections still open and the listener. */
     @Override
     public void close() {
+        synchronized (setupLock) {
+            stopAccepting = true;
+        }
+        // setups still making resources reject their requests: let them finish (each takes milliseconds)
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (settingUp.get() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         // the connections first, while this server's thread still delivers their DISCONNECTED events
         for (RdmaConnection c : connections.values()) {
             try {
