@@ -15,6 +15,8 @@ import org.panamardma.verbs.ffi.verbs_h;
  * and, where the access allows, peers with the {@link #rkey()}.
  */
 public final class MemoryRegion extends NativeResource {
+    private static final System.Logger LOG = System.getLogger(MemoryRegion.class.getName());
+
     private final ProtectionDomain pd;
     private final MemorySegment handle;
     private final MemorySegment segment;
@@ -22,6 +24,8 @@ public final class MemoryRegion extends NativeResource {
     private final Arena ownedMemory;
     private final int lkey;
     private final int rkey;
+    /** Set when ibv_dereg_mr failed: the device may still access the memory, so it was leaked, not freed. */
+    private volatile boolean deregistrationFailed;
 
     private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Set<Access> access,
                          Arena ownedMemory) {
@@ -92,11 +96,26 @@ public final class MemoryRegion extends NativeResource {
         return new RemoteRegion(address() + offset, length, rkey);
     }
 
-    /** Checks that [offset, offset+length) lies in the region and its memory is alive; for the data path. */
+    /**
+     * Whether closing this region failed to deregister it ({@code ibv_dereg_mr} returned an error). Its memory was
+     * then deliberately left allocated, since the device may still read or write it; memory the caller registered
+     * must not be freed either.
+     */
+    public boolean deregistrationFailed() {
+        return deregistrationFailed;
+    }
+
+    /**
+     * Checks that the region is open and [offset, offset+length) lies in it and its memory is alive; for the data
+     * path, without this region's monitor (so it can be closed right after: posts that dereference the memory
+     * copy it under its arena's protection, see QueuePair, the others hand the device only the lkey, which the
+     * kernel refuses once deregistered).
+     */
     void checkRange(long offset, long length) {
         if (offset < 0 || length < 0 || offset > segment.byteSize() - length) {
             throw new IndexOutOfBoundsException("range [" + offset + ", +" + length + ") outside " + describe());
         }
+        checkOpen();
         if (!segment.scope().isAlive()) {
             throw new IllegalStateException("the memory of " + describe() + " was freed (its arena is closed)");
         }
@@ -104,15 +123,33 @@ public final class MemoryRegion extends NativeResource {
 
     @Override
     protected void destroy() {
-        try {
-            int rc = verbs_h.ibv_dereg_mr(handle);
-            if (rc != 0) {
-                throw new IllegalStateException("ibv_dereg_mr failed: " + Errno.name(rc));
-            }
-        } finally {
-            if (ownedMemory != null) {
-                ownedMemory.close();
-            }
+        String what = describe();
+        int rc = verbs_h.ibv_dereg_mr(handle);
+        if (rc != 0) {
+            deregistrationFailed = true;
+        }
+        releaseAfterDeregistration(rc, ownedMemory, what);
+    }
+
+    /**
+     * Frees the memory owned by a region once {@code ibv_dereg_mr} returned {@code rc}; on failure leaves it
+     * allocated. A region the kernel did not deregister may still be read and written by the device (DMA into
+     * memory the JVM reuses would corrupt it silently), so a failed deregistration leaks the memory on purpose,
+     * logs a WARNING naming the region and throws. Package-private for the host test of that decision.
+     *
+     * @throws IllegalStateException if {@code rc} is not 0
+     */
+    static void releaseAfterDeregistration(int rc, Arena ownedMemory, String region) {
+        if (rc != 0) {
+            String memory = ownedMemory != null ? "its memory is deliberately leaked (not freed)"
+                    : "the memory it was registered over must not be freed by its owner";
+            LOG.log(System.Logger.Level.WARNING, "ibv_dereg_mr failed (" + Errno.name(rc) + ") for " + region
+                    + ": the device may still access it, so " + memory);
+            throw new IllegalStateException("ibv_dereg_mr failed for " + region + ": " + Errno.name(rc) + "; "
+                    + memory);
+        }
+        if (ownedMemory != null) {
+            ownedMemory.close();
         }
     }
 

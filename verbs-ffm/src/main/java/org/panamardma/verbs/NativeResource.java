@@ -23,7 +23,11 @@ public abstract class NativeResource implements AutoCloseable {
     private final String kind;
     private final List<NativeResource> dependencies;
     private final Set<NativeResource> dependents = new LinkedHashSet<>();
-    private boolean closed;
+    /**
+     * Volatile so that a data-path check of a resource whose monitor the caller does not hold (a memory region
+     * named in a post) sees a close made by another thread without taking that monitor.
+     */
+    private volatile boolean closed;
     /** Set first thing by close(), before it competes for the monitor: loops that wait in slices leave on it. */
     private volatile boolean closeRequested;
 
@@ -48,7 +52,10 @@ public abstract class NativeResource implements AutoCloseable {
         }
     }
 
-    /** Throws {@link IllegalStateException} if closed. Call while holding this resource's monitor. */
+    /**
+     * Throws {@link IllegalStateException} if closed. Call while holding this resource's monitor to keep it open
+     * across a native call; without the monitor it only says the resource was open at the time of the check.
+     */
     protected final void checkOpen() {
         if (closed) {
             throw new IllegalStateException(describe() + " is closed");

@@ -258,6 +258,22 @@ public final class PreparedQueuePair implements AutoCloseable {
         }
     }
 
+    /**
+     * For device tests only (package-private): moves the QP to ERR and lets it post. A post there still goes the
+     * whole way through the provider (which copies inline data and writes the work request; the kernel flushes it),
+     * so tests can race posts against closes on both transports without a connection per race (an iWARP QP
+     * connects only through rdma_cm).
+     */
+    QueuePair inErrorStateForTest() throws RdmaException {
+        checkNotSpent();
+        spent = true;
+        synchronized (qp) {
+            qp.modify(verbs_h.IBV_QPS_ERR, verbs_h.IBV_QP_STATE, null);
+            qp.markConnected();
+        }
+        return qp;
+    }
+
     /** Destroys the queue pair (also after connect: the QueuePair is the same native object). */
     @Override
     public void close() {

@@ -71,6 +71,13 @@ public final class QueuePair extends NativeResource {
     private final MemorySegment recvSge;
     private final MemorySegment badWr;
     private final MemorySegment atomicValue;
+    /**
+     * Where inline bytes are copied before the provider reads them. The provider copies inline data during the post
+     * call from whatever address it is given; if that were the caller's memory, another thread closing the memory
+     * region or the arena of that memory could free it under the provider (a JVM crash). This scratch is the QP's
+     * own and is freed only by {@link #destroy()}, which waits for the monitor every post holds.
+     */
+    private final MemorySegment inlineBuf;
 
     private final Runnable destroyHook;
     private volatile boolean connected;
@@ -144,6 +151,7 @@ public final class QueuePair extends NativeResource {
         this.recvSge = scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxRecvSge), 8);
         this.badWr = scratch.allocate(ADDRESS);
         this.atomicValue = scratch.allocate(JAVA_LONG);
+        this.inlineBuf = scratch.allocate(Math.max(8, maxInlineData), 8);
         recvWr.set(JAVA_LONG, ibv_recv_wr.next$OFFSET, 0L);
         recvWr.set(ADDRESS, ibv_recv_wr.sg_list$OFFSET, recvSge);
         sendWr.set(ADDRESS, ibv_send_wr.sg_list$OFFSET, sendSge);
@@ -283,6 +291,9 @@ public final class QueuePair extends NativeResource {
 
     /** Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}. */
     public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
+        // Checked without the region's monitor: a receive hands the provider only an address and the lkey, which
+        // it stores without dereferencing; the kernel resolves the lkey when data arrives and refuses it once the
+        // region is deregistered (the completion fails), so a region closed right after this check cannot crash.
         mr.checkRange(offset, Integer.toUnsignedLong(length));
         synchronized (this) {
             checkReceivable();
@@ -300,6 +311,7 @@ public final class QueuePair extends NativeResource {
         }
         synchronized (this) {
             checkReceivable();
+            sgl.checkRegionsOpen(); // lkeys only, as above: a region closed since add() is refused here
             MemorySegment.copy(sgl.array, 0, recvSge, 0, sgl.count() * ScatterGatherList.SGE_SIZE);
             postRecvLocked(wrId, sgl.count());
         }
@@ -523,21 +535,29 @@ public final class QueuePair extends NativeResource {
                 throw new IllegalArgumentException("the result buffer of an atomic must be 8-byte aligned");
             }
         }
-        if ((flags & SendFlags.INLINE) != 0 && length > maxInlineData) {
-            throw new IllegalArgumentException("inline " + op + " of " + length + " bytes exceeds the QP's "
-                    + maxInlineData);
+        boolean inline = (flags & SendFlags.INLINE) != 0;
+        if (inline) {
+            checkInline(op, length);
         }
         long addr = mr.address() + offset;
         int lkey = mr.lkey();
         synchronized (this) {
             checkPostable();
+            if (inline) {
+                // The provider reads inline bytes during the call. The region was open at checkRange, but another
+                // thread may close it (or the arena of the memory it covers) now and free that memory. So copy the
+                // bytes into the QP's scratch: MemorySegment.copy checks the source's arena is alive and a
+                // concurrent close of a shared arena cannot free it in mid-copy (the FFM runtime's handshake), so
+                // this either throws IllegalStateException or has the bytes. The lkey is not used for inline data.
+                MemorySegment.copy(mr.segment(), offset, inlineBuf, 0, length);
+                addr = inlineBuf.address();
+            }
             if (extended) {
                 begin(wrId, flags);
                 buildExtended(op, remoteAddress, rkey, immediate, compareAdd, swap);
                 try {
-                    if ((flags & SendFlags.INLINE) != 0) {
-                        VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, MemorySegment.ofAddress(addr),
-                                (long) length);
+                    if (inline) {
+                        VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, inlineBuf, (long) length);
                     } else {
                         VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpx, lkey, addr, length);
                     }
@@ -561,8 +581,16 @@ public final class QueuePair extends NativeResource {
         if (sgl.count() == 0 || sgl.count() > maxSendSge) {
             throw new IllegalArgumentException(sgl.count() + " SGEs: the send queue takes 1.." + maxSendSge);
         }
+        if ((flags & SendFlags.INLINE) != 0) {
+            checkInline(op, sgl.totalLength());
+            postListInline(op, wrId, sgl, remoteAddress, rkey, immediate, flags);
+            return;
+        }
         synchronized (this) {
             checkPostable();
+            // the list holds raw addresses and lkeys: refuse a region closed since add() (see postReceive for why
+            // a close after this check is harmless without inline data)
+            sgl.checkRegionsOpen();
             if (extended) {
                 begin(wrId, flags);
                 buildExtended(op, remoteAddress, rkey, immediate, 0L, 0L);
@@ -576,6 +604,51 @@ public final class QueuePair extends NativeResource {
                 MemorySegment.copy(sgl.array, 0, sendSge, 0, sgl.count() * ScatterGatherList.SGE_SIZE);
                 postLegacy(op, wrId, sgl.count(), remoteAddress, rkey, immediate, 0L, 0L, flags);
             }
+        }
+    }
+
+    /**
+     * An inline post of a list: the elements' bytes are gathered into the QP's scratch (as in postOne, so that a
+     * concurrent close of a region or of its memory's arena cannot free what the provider reads) and posted as one
+     * inline element; the request carries the same bytes.
+     */
+    private void postListInline(Op op, long wrId, ScatterGatherList sgl, long remoteAddress, int rkey,
+                                int immediate, int flags) throws RdmaException {
+        synchronized (this) {
+            checkPostable();
+            sgl.checkRegionsOpen();
+            long length = 0;
+            for (int i = 0; i < sgl.count(); i++) {
+                int n = sgl.length(i);
+                MemorySegment.copy(sgl.regions[i].segment(), sgl.offsets[i], inlineBuf, length, n);
+                length += n;
+            }
+            if (extended) {
+                begin(wrId, flags);
+                buildExtended(op, remoteAddress, rkey, immediate, 0L, 0L);
+                try {
+                    VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, inlineBuf, length);
+                } catch (Throwable t) {
+                    throw CompletionQueue.verbsError(t);
+                }
+                complete();
+            } else {
+                sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, inlineBuf.address());
+                sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, (int) length);
+                sendSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, 0);
+                postLegacy(op, wrId, 1, remoteAddress, rkey, immediate, 0L, 0L, flags);
+            }
+        }
+    }
+
+    /** Inline data is what a SEND or WRITE carries; it fits the QP's inline scratch. */
+    private void checkInline(Op op, long length) {
+        if (op == Op.READ || op.atomic()) {
+            throw new IllegalArgumentException("INLINE applies to SEND and RDMA WRITE, not to " + op);
+        }
+        if (length > maxInlineData) {
+            throw new IllegalArgumentException("inline " + op + " of " + length + " bytes exceeds the QP's "
+                    + maxInlineData + " (QueuePairBuilder.maxInlineData)");
         }
     }
 
@@ -596,13 +669,18 @@ public final class QueuePair extends NativeResource {
                 begin(wrId, flags);
                 buildExtended(op, remoteAddress, rkey, 0, 0L, 0L);
                 try {
+                    // data goes to the downcall as a MemorySegment: the FFM runtime keeps its arena from closing
+                    // until the call returns (a concurrent close throws there) and throws here if it is closed.
                     VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, data, data.byteSize());
                 } catch (Throwable t) {
                     throw CompletionQueue.verbsError(t);
                 }
                 complete();
             } else {
-                sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, data.address());
+                // ibv_post_send reads the bytes from an address inside the work request, where the FFM runtime
+                // cannot keep data's arena alive: copy them into the QP's scratch first (see postOne)
+                MemorySegment.copy(data, 0, inlineBuf, 0, data.byteSize());
+                sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, inlineBuf.address());
                 sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, (int) data.byteSize());
                 sendSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, 0);
                 postLegacy(op, wrId, 1, remoteAddress, rkey, 0, 0L, 0L, flags);

@@ -17,6 +17,13 @@ public final class ScatterGatherList implements AutoCloseable {
 
     private final Arena arena = Arena.ofShared();
     final MemorySegment array;
+    /**
+     * The region and offset of each element, beside the native array: a post checks the regions are still open,
+     * and an inline post copies the bytes from their segments rather than letting the provider read raw addresses
+     * whose memory may have been freed since {@link #add}.
+     */
+    final MemoryRegion[] regions;
+    final long[] offsets;
     private final int capacity;
     private int count;
     private long totalLength;
@@ -27,9 +34,12 @@ public final class ScatterGatherList implements AutoCloseable {
         }
         this.capacity = capacity;
         this.array = arena.allocate(SGE_SIZE * capacity, 8);
+        this.regions = new MemoryRegion[capacity];
+        this.offsets = new long[capacity];
     }
 
     public ScatterGatherList clear() {
+        java.util.Arrays.fill(regions, 0, count, null);
         count = 0;
         totalLength = 0;
         return this;
@@ -45,6 +55,8 @@ public final class ScatterGatherList implements AutoCloseable {
         array.set(JAVA_LONG, base + ibv_sge.addr$OFFSET, mr.address() + offset);
         array.set(JAVA_INT, base + ibv_sge.length$OFFSET, length);
         array.set(JAVA_INT, base + ibv_sge.lkey$OFFSET, mr.lkey());
+        regions[count] = mr;
+        offsets[count] = offset;
         count++;
         totalLength += Integer.toUnsignedLong(length);
         return this;
@@ -56,6 +68,18 @@ public final class ScatterGatherList implements AutoCloseable {
 
     public long totalLength() {
         return totalLength;
+    }
+
+    /** Length of element {@code i}, as added. */
+    int length(int i) {
+        return array.get(JAVA_INT, i * SGE_SIZE + ibv_sge.length$OFFSET);
+    }
+
+    /** Throws {@link IllegalStateException} if a region of the list was closed since it was added. */
+    void checkRegionsOpen() {
+        for (int i = 0; i < count; i++) {
+            regions[i].checkOpen();
+        }
     }
 
     @Override

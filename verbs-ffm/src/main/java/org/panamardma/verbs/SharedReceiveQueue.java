@@ -74,6 +74,8 @@ public final class SharedReceiveQueue extends NativeResource {
 
     /** Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}. */
     public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
+        // without the region's monitor: the provider stores the address and lkey without reading the memory, and the
+        // kernel refuses the lkey of a region deregistered after this check (see QueuePair.postReceive)
         mr.checkRange(offset, Integer.toUnsignedLong(length));
         synchronized (this) {
             checkOpen();

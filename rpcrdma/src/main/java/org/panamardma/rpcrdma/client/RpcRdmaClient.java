@@ -578,11 +578,16 @@ public final class RpcRdmaClient implements AutoCloseable {
             return mr;
         }
 
-        /** Deregisters and frees this call's memory (once). */
+        /**
+         * Deregisters and frees this call's memory (once). If any registration failed to go (ibv_dereg_mr failed,
+         * here or in a close of the connection's PD that closed it first), the device may still write the memory
+         * it covers: the call's arena is then left open (leaked on purpose) rather than freed under the device.
+         */
         void release() {
             if (!released.compareAndSet(false, true)) {
                 return;
             }
+            MemoryRegion stuck = null;
             for (MemoryRegion mr : regions) {
                 try {
                     mr.close();
@@ -590,6 +595,15 @@ public final class RpcRdmaClient implements AutoCloseable {
                     LOG.log(System.Logger.Level.WARNING, "deregistering chunk memory of call "
                             + Integer.toHexString(xid), e);
                 }
+                if (mr.deregistrationFailed()) {
+                    stuck = mr;
+                }
+            }
+            if (stuck != null) {
+                LOG.log(System.Logger.Level.WARNING, "call " + Integer.toHexString(xid) + ": ibv_dereg_mr failed for "
+                        + stuck + "; the call's chunk memory is deliberately leaked, not freed, since the device may "
+                        + "still write it");
+                return;
             }
             arena.close();
         }
