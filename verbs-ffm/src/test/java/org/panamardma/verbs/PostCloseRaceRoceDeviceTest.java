@@ -7,6 +7,6 @@ import org.panamardma.testbed.Transport;
 @RdmaDeviceTest(transport = Transport.ROCE)
 class PostCloseRaceRoceDeviceTest extends PostCloseRaceDeviceTests {
     PostCloseRaceRoceDeviceTest() {
-        super(60);
+        super(100);
     }
 }
