@@ -38,7 +38,7 @@ class CallAssemblerFuzzTest {
 
     @FuzzTest
     void assemble(byte[] received) throws Exception {
-        FakeTransfers client = FuzzClientMemory.transfers();
+        ChunkTransfers client = FuzzClientMemory.checkedTransfers();
         MemorySegment message = MemorySegment.ofArray(received);
         AllocationBudget.within("CallAssembler.assemble", bound(received.length), () -> {
             try {

@@ -1,6 +1,8 @@
 package org.panamardma.rpcrdma.server;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.oncrpc.RpcMessageCodec;
@@ -47,6 +49,41 @@ public final class FuzzClientMemory {
         out.putFixedOpaque(header);
         out.putOpaque(payload, EchoProgram.MAX);
         return b;
+    }
+
+    /**
+     * A fresh client memory that also holds the server to the contract of {@link ChunkTransfers}: a Read fills a
+     * destination exactly as long as its segments, a Write never carries more than its segments hold. A breach is
+     * an AssertionError (a finding), not the IOException a device would turn it into.
+     */
+    static ChunkTransfers checkedTransfers() {
+        FakeTransfers memory = transfers();
+        return new ChunkTransfers() {
+            @Override
+            public void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException {
+                if (destination.byteSize() != total(segments)) {
+                    throw new AssertionError("RDMA Read of " + total(segments) + " bytes into " + destination.byteSize());
+                }
+                memory.read(segments, destination);
+            }
+
+            @Override
+            public void write(MemorySegment source, List<RdmaSegment> segments) throws IOException {
+                if (source.byteSize() > total(segments)) {
+                    throw new AssertionError("RDMA Write of " + source.byteSize() + " bytes into segments of "
+                            + total(segments));
+                }
+                memory.write(source, segments);
+            }
+        };
+    }
+
+    private static long total(List<RdmaSegment> segments) {
+        long total = 0;
+        for (RdmaSegment s : segments) {
+            total += s.length();
+        }
+        return total;
     }
 
     /** A fresh client memory: region 0 then region 1, so they get {@link #SOURCE}'s and {@link #SINK}'s handles. */

@@ -33,14 +33,14 @@ class RpcRdmaCallHandlerFuzzTest {
      */
     private static final long FIXED = (128 << 10) + 2L * SETTINGS.maxCallSize() + SETTINGS.maxReplySize();
 
-    private static RpcRdmaCallHandler handler(FakeTransfers client) {
+    private static RpcRdmaCallHandler handler(ChunkTransfers client) {
         return new RpcRdmaCallHandler(EchoProgram.dispatcher(), new RpcRdmaHeaderDecoder(), SETTINGS, client,
                 new ServerStatistics(), ConfigRdmaProgram.INSTANCE);
     }
 
     @FuzzTest
     void handle(byte[] received) throws Exception {
-        FakeTransfers client = FuzzClientMemory.transfers();
+        ChunkTransfers client = FuzzClientMemory.checkedTransfers();
         RpcRdmaCallHandler handler = handler(client);
         MemorySegment sendBuffer = MemorySegment.ofArray(new byte[SETTINGS.sendInline()]);
         RpcRdmaCallHandler.Outcome[] outcome = new RpcRdmaCallHandler.Outcome[1];
