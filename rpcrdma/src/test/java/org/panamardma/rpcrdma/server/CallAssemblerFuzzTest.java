@@ -50,8 +50,10 @@ class CallAssemblerFuzzTest {
                 MemorySegment inline = header instanceof RdmaMsg ? decoded.rpcMessage(message)
                         : MemorySegment.ofArray(new byte[0]);
                 ReadListPositions.validate(header, inline.byteSize());
-                CallAssembler.Assembled call = CallAssembler.assemble(header, inline, client, MAX_CALL);
-                check(header, inline, call);
+                try (CallMemory memory = new CallMemory(ConnectionMemory.unlimited())) {
+                    CallAssembler.Assembled call = CallAssembler.assemble(header, inline, client, MAX_CALL, memory);
+                    check(header, inline, call);
+                }
             } catch (RpcRdmaHeaderException | ChunkFault | IOException refused) {
                 // typed refusals: ERR_CHUNK, or the connection lost
             }

@@ -33,9 +33,15 @@ class RpcRdmaCallHandlerFuzzTest {
      */
     private static final long FIXED = (128 << 10) + 2L * SETTINGS.maxCallSize() + SETTINGS.maxReplySize();
 
+    /** The server's budgets, as a connection has them: room for the largest call and reply, no waiting. */
+    private static final MemoryBudget HEAP = MemoryBudget.of("server heap", 4L * SETTINGS.maxCallSize());
+    private static final MemoryBudget PINNED = MemoryBudget.of("server pinned", 4L * SETTINGS.maxCallSize());
+
     private static RpcRdmaCallHandler handler(ChunkTransfers client) {
+        ConnectionMemory memory = new ConnectionMemory(HEAP.child("heap", 2L * SETTINGS.maxCallSize()
+                + SETTINGS.maxReplySize()), PINNED.child("pinned", 2L * SETTINGS.maxCallSize()), 0);
         return new RpcRdmaCallHandler(EchoProgram.dispatcher(), new RpcRdmaHeaderDecoder(), SETTINGS, client,
-                new ServerStatistics(), ConfigRdmaProgram.INSTANCE);
+                new ServerStatistics(), ConfigRdmaProgram.INSTANCE, memory, "fuzz");
     }
 
     @FuzzTest
@@ -51,6 +57,9 @@ class RpcRdmaCallHandlerFuzzTest {
                 outcome[0] = null;
             }
         });
+        // whatever the input, a handled call gives back every byte it took from the budgets
+        assertEquals(0, HEAP.used(), "heap budget after the call");
+        assertEquals(0, PINNED.used(), "pinned budget after the call");
         if (outcome[0] == null) {
             return;
         }
