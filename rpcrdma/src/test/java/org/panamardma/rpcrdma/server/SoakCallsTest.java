@@ -1,0 +1,96 @@
+package org.panamardma.rpcrdma.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.oncrpc.RpcCall;
+import org.panamardma.rpcrdma.client.CallPlan;
+import org.panamardma.rpcrdma.client.ChunkPlanner;
+import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
+
+/**
+ * The soak's call mix without a device: payloads equal {@link EchoProgram#pattern}, the mix has every shape and
+ * size class, and the client's planner, with the default options against the server's default 4 KiB inline sizes,
+ * sends each shape by the path {@link SoakCalls} then expects (at the edges of each size range).
+ */
+class SoakCallsTest {
+    private static final RpcRdmaClientOptions O = RpcRdmaClientOptions.DEFAULTS;
+    private final ChunkPlanner planner = new ChunkPlanner(4096, 4096, O.readChunkMinimum(), O.writeChunkMinimum(),
+            O.alwaysReplyChunk());
+
+    @Test
+    void payloadsAreThePatternOfTheirSeed() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment base = SoakCalls.patternBase(arena);
+            for (int seed = 0; seed < 251; seed++) {
+                for (int size : new int[] {0, 1, 250, 251, 4097, SoakCalls.MAX_SIZE}) {
+                    if (size == SoakCalls.MAX_SIZE && seed % 50 != 0) {
+                        continue;
+                    }
+                    SoakCalls.Spec spec = new SoakCalls.Spec(SoakCalls.Shape.INLINE, size, seed);
+                    assertArrayEquals(EchoProgram.pattern(size, seed),
+                            SoakCalls.payload(base, spec).toArray(ValueLayout.JAVA_BYTE), size + "/" + seed);
+                }
+            }
+        }
+    }
+
+    @Test
+    void theMixHasEveryShapeAndSizeFromZeroToOneMiB() {
+        SplittableRandom r = new SplittableRandom(1);
+        Map<SoakCalls.Shape, Integer> shapes = new EnumMap<>(SoakCalls.Shape.class);
+        int empty = 0;
+        int large = 0;
+        int oneMiB = 0;
+        for (int i = 0; i < 10_000; i++) {
+            SoakCalls.Spec s = SoakCalls.next(r);
+            shapes.merge(s.shape(), 1, Integer::sum);
+            assertTrue(s.size() >= 0 && s.size() <= SoakCalls.MAX_SIZE);
+            switch (s.shape()) {
+                case NULL -> assertEquals(0, s.size());
+                case INLINE -> assertTrue(s.size() <= SoakCalls.INLINE_MAX);
+                default -> assertTrue(s.size() >= SoakCalls.CHUNK_MIN);
+            }
+            empty += s.shape() == SoakCalls.Shape.INLINE && s.size() == 0 ? 1 : 0;
+            large += s.size() > SoakCalls.MEDIUM_MAX ? 1 : 0;
+            oneMiB += s.size() == SoakCalls.MAX_SIZE ? 1 : 0;
+        }
+        assertEquals(SoakCalls.Shape.values().length, shapes.size(), shapes.toString());
+        assertTrue(empty > 100 && large > 200 && large < 400 && oneMiB > 50, empty + " " + large + " " + oneMiB);
+    }
+
+    @Test
+    void eachShapeIsPlannedOnItsPath() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment base = SoakCalls.patternBase(arena);
+            MemorySegment target = arena.allocate(SoakCalls.MAX_SIZE);
+            RpcCall call = RpcCall.of(1, EchoProgram.PROGRAM, EchoProgram.VERSION, 0, OpaqueAuth.NONE,
+                    OpaqueAuth.NONE);
+            for (SoakCalls.Shape shape : SoakCalls.Shape.values()) {
+                int[] sizes = switch (shape) {
+                    case NULL -> new int[] {0};
+                    case INLINE -> new int[] {0, 1, SoakCalls.INLINE_MAX};
+                    default -> new int[] {SoakCalls.CHUNK_MIN, SoakCalls.MEDIUM_MAX, SoakCalls.MAX_SIZE};
+                };
+                for (int size : sizes) {
+                    SoakCalls.Spec spec = new SoakCalls.Spec(shape, size, 3);
+                    CallPlan plan = planner.plan(call, SoakCalls.arguments(spec, SoakCalls.payload(base, spec)),
+                            SoakCalls.expectation(spec, target.asSlice(0, size)));
+                    assertEquals(shape.callKind, plan.kind(), spec.toString());
+                    assertEquals(shape.writeList ? 1 : 0, plan.writeChunkCount(), spec.toString());
+                    assertEquals(shape.replyProcedure == org.panamardma.rpcrdma.RdmaProcedure.RDMA_NOMSG,
+                            plan.replyChunkLength() > 0, spec + ": reply chunk " + plan.replyChunkLength());
+                }
+            }
+        }
+    }
+}
