@@ -70,25 +70,44 @@ final class SoakCalls {
     }
 
     /**
-     * The next call of a stream. Out of 1000: 30 NULL, 420 inline (0..3000 B, 1 in 20 empty), 200 Read/Write list,
-     * 200 Long Call/Reply chunk, 120 Read chunk/Reply chunk (5000 B..64 KiB), 30 large (64 KiB..1 MiB of the three
-     * chunked shapes, a third of them exactly 1 MiB).
+     * A stream of calls (one per calling thread). Under emulation every byte costs (rxe computes its ICRC in the
+     * emulated CPU), so the mix leans to small calls while still reaching every path and 1 MiB regularly. Of every
+     * 1000 calls of a stream: 2 of exactly 1 MiB (calls 17 and 517: every stream makes one early), 3 more larger than
+     * 64 KiB (calls 99, 299, 699...: each n with n mod 200 = 99 that is not 1 MiB), both over the three chunked
+     * shapes in turn; the other 995 at random: 3% NULL, 67% inline (0..3000 B, 1 in 20 empty), 12% Read chunk /
+     * Write list, 10% Long Call / Reply chunk, 8% Read chunk / Reply chunk, those three 5000 B..16 KiB (3 in 4) or
+     * 16..64 KiB.
      */
-    static Spec next(SplittableRandom r) {
-        int seed = r.nextInt(PERIOD);
-        int w = r.nextInt(1000);
-        if (w < 30) {
-            return new Spec(Shape.NULL, 0, seed);
+    static final class Stream {
+        private final SplittableRandom r;
+        private long n;
+
+        Stream(SplittableRandom r) {
+            this.r = r;
         }
-        if (w < 450) {
-            return new Spec(Shape.INLINE, r.nextInt(20) == 0 ? 0 : r.nextInt(INLINE_MAX + 1), seed);
+
+        Spec next() {
+            long i = n++;
+            int seed = r.nextInt(PERIOD);
+            Shape chunked = Shape.values()[2 + (int) (i / 100 % 3)];
+            if (i % 500 == 17) {
+                return new Spec(chunked, MAX_SIZE, seed);
+            }
+            if (i % 200 == 99) {
+                return new Spec(chunked, r.nextInt(MEDIUM_MAX + 1, MAX_SIZE), seed);
+            }
+            int w = r.nextInt(100);
+            if (w < 3) {
+                return new Spec(Shape.NULL, 0, seed);
+            }
+            if (w < 70) {
+                return new Spec(Shape.INLINE, r.nextInt(20) == 0 ? 0 : r.nextInt(INLINE_MAX + 1), seed);
+            }
+            Shape s = w < 82 ? Shape.READ_WRITE : w < 92 ? Shape.LONG_REPLY : Shape.READ_REPLY;
+            int size = r.nextInt(4) < 3 ? r.nextInt(CHUNK_MIN, (16 << 10) + 1)
+                    : r.nextInt((16 << 10) + 1, MEDIUM_MAX + 1);
+            return new Spec(s, size, seed);
         }
-        if (w < 970) {
-            Shape s = w < 650 ? Shape.READ_WRITE : w < 850 ? Shape.LONG_REPLY : Shape.READ_REPLY;
-            return new Spec(s, r.nextInt(CHUNK_MIN, MEDIUM_MAX + 1), seed);
-        }
-        Shape s = Shape.values()[2 + r.nextInt(3)];
-        return new Spec(s, r.nextInt(3) == 0 ? MAX_SIZE : r.nextInt(MEDIUM_MAX + 1, MAX_SIZE), seed);
     }
 
     /** Counts by path over many calls (thread-safe). */

@@ -7,9 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
@@ -46,13 +50,13 @@ class SoakCallsTest {
 
     @Test
     void theMixHasEveryShapeAndSizeFromZeroToOneMiB() {
-        SplittableRandom r = new SplittableRandom(1);
+        SoakCalls.Stream r = new SoakCalls.Stream(new SplittableRandom(1));
         Map<SoakCalls.Shape, Integer> shapes = new EnumMap<>(SoakCalls.Shape.class);
         int empty = 0;
         int large = 0;
         int oneMiB = 0;
         for (int i = 0; i < 10_000; i++) {
-            SoakCalls.Spec s = SoakCalls.next(r);
+            SoakCalls.Spec s = r.next();
             shapes.merge(s.shape(), 1, Integer::sum);
             assertTrue(s.size() >= 0 && s.size() <= SoakCalls.MAX_SIZE);
             switch (s.shape()) {
@@ -65,7 +69,29 @@ class SoakCallsTest {
             oneMiB += s.size() == SoakCalls.MAX_SIZE ? 1 : 0;
         }
         assertEquals(SoakCalls.Shape.values().length, shapes.size(), shapes.toString());
-        assertTrue(empty > 100 && large > 200 && large < 400 && oneMiB > 50, empty + " " + large + " " + oneMiB);
+        assertEquals(20, oneMiB);
+        assertEquals(70, large, "1 MiB and the others beyond 64 KiB");
+        assertTrue(empty > 100, empty + " empty");
+    }
+
+    /**
+     * The victim process starts from the command the soak builds (this JVM's java, the tests' class path), says so,
+     * and when it cannot connect (no server at 127.0.0.1:9; on this host perhaps no RDMA device) reports it and exits.
+     */
+    @Test
+    void theVictimStartsAndReportsAFailedConnect() throws Exception {
+        List<String> command = SoakDeviceTests.victimCommand(new InetSocketAddress("127.0.0.1", 9), 1, 1, 1,
+                Duration.ofSeconds(5));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the victim exits");
+            List<String> lines = new String(p.getInputStream().readAllBytes()).lines().toList();
+            assertEquals("started", lines.get(0), lines.toString());
+            assertTrue(lines.get(1).startsWith("failed "), lines.toString());
+            assertEquals(2, p.exitValue(), lines.toString());
+        } finally {
+            p.destroyForcibly();
+        }
     }
 
     @Test

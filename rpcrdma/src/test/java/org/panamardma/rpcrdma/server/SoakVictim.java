@@ -16,7 +16,7 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
 /**
  * The client process the soak ({@link SoakDeviceTests}) kills with SIGKILL: connects {@code connections}
  * {@link RpcRdmaClient}s to the server and makes {@link SoakCalls} on each from {@code depth} threads, forever,
- * checking every reply. It reports on stdout, one line each: {@code connected}, {@code done N} (replies checked good
+ * checking every reply. It reports on stdout, one line each: {@code started} (main runs), {@code connected}, {@code done N} (replies checked good
  * so far, every 200 ms when it changed), {@code wrong WHAT} (a reply that was wrong), {@code failed WHAT} (a call
  * that failed). It exits when its stdin closes (the test JVM is gone), so it never outlives the test.
  *
@@ -26,7 +26,19 @@ public final class SoakVictim {
     private SoakVictim() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        report("started");
+        try {
+            run(args);
+        } catch (Throwable t) {
+            report("failed " + t);
+            t.printStackTrace();
+            System.out.flush();
+            Runtime.getRuntime().halt(2);
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[1]));
         int connections = Integer.parseInt(args[2]);
         int depth = Integer.parseInt(args[3]);
@@ -55,11 +67,11 @@ public final class SoakVictim {
         SplittableRandom seeds = new SplittableRandom(seed);
         for (RpcRdmaClient c : clients) {
             for (int d = 0; d < depth; d++) {
-                SplittableRandom r = seeds.split();
+                SoakCalls.Stream r = new SoakCalls.Stream(seeds.split());
                 MemorySegment target = arena.allocate(SoakCalls.MAX_SIZE);
                 Thread.ofPlatform().daemon(true).name("victim-caller").start(() -> {
                     while (true) {
-                        SoakCalls.Spec spec = SoakCalls.next(r);
+                        SoakCalls.Spec spec = r.next();
                         try {
                             String wrong = SoakCalls.call(c, base, target, spec, timeout);
                             if (wrong != null) {
