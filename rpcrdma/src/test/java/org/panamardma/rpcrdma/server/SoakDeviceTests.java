@@ -67,6 +67,8 @@ abstract class SoakDeviceTests {
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(Long.getLong("soak.callTimeoutSeconds", 120));
     /** How long the server may take to drop a killed client's connection, and a victim to connect and call. */
     static final Duration RECOVERY = Duration.ofSeconds(180);
+    /** How long a victim may take to connect while the survivors call. */
+    static final Duration VICTIM_GRACE = Duration.ofSeconds(Long.getLong("soak.victimGraceSeconds", 90));
     /** Replies the victim must have had checked in a life before it is killed (so it dies mid-traffic). */
     static final int VICTIM_MIN_CALLS = 10;
     static final double HEAP_GROWTH_ALLOWED = 0.10;
@@ -92,6 +94,7 @@ abstract class SoakDeviceTests {
         final CountDownLatch connected = new CountDownLatch(1);
         final Thread reader;
         final long startedNanos = System.nanoTime();
+        volatile long connectedNanos;
         final int life;
 
         Victim(Process process, int life) {
@@ -106,9 +109,13 @@ abstract class SoakDeviceTests {
                     if (line.equals("started")) {
                         System.out.printf("soak: victim %d (pid %d) running %d ms after its start%n", life,
                                 process.pid(), (System.nanoTime() - startedNanos) / 1_000_000);
+                    } else if (line.equals("connecting")) {
+                        System.out.printf("soak: victim %d connecting %d ms after its start%n", life,
+                                (System.nanoTime() - startedNanos) / 1_000_000);
                     } else if (line.equals("connected")) {
                         System.out.printf("soak: victim %d connected %d ms after its start%n", life,
                                 (System.nanoTime() - startedNanos) / 1_000_000);
+                        connectedNanos = System.nanoTime();
                         connected.countDown();
                     } else if (line.startsWith("done ")) {
                         long now = Long.parseLong(line.substring(5));
@@ -246,9 +253,12 @@ abstract class SoakDeviceTests {
             if (stop.get()) {
                 break;
             }
-            if (victim.process.isAlive() && System.nanoTime() - victim.startedNanos > RECOVERY.toNanos()
+            if (victim.process.isAlive() && victim.connected.getCount() == 0
+                    && System.nanoTime() - victim.connectedNanos > RECOVERY.toNanos()
                     && victim.done.get() < VICTIM_MIN_CALLS) {
                 error("victim " + victim.life + " made " + victim.done.get() + " calls in " + RECOVERY);
+            } else if (victim.connected.getCount() != 0) {
+                error("victim " + victim.life + " did not connect");
             } else if (!victim.process.isAlive()) {
                 error("victim " + victim.life + " exited by itself: " + victim.process.exitValue());
             }
@@ -357,7 +367,34 @@ abstract class SoakDeviceTests {
             System.out.println("soak: victim command " + command);
         }
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        victim = new Victim(p, life);
+        Victim v = new Victim(p, life);
+        victim = v;
+        awaitConnected(v);
+    }
+
+    /**
+     * Waits until the new victim has connected. Under emulation a JVM that starts while the survivors keep the
+     * CPUs busy can take minutes: after {@link #VICTIM_GRACE} the victim's threads are dumped (SIGQUIT) with the
+     * guest's busiest threads, and the survivors pause until it has connected (or {@link #RECOVERY} more passed).
+     */
+    private void awaitConnected(Victim v) throws Exception {
+        if (v.connected.await(VICTIM_GRACE.toSeconds(), TimeUnit.SECONDS) || !v.process.isAlive()) {
+            return;
+        }
+        System.out.printf("soak: victim %d not connected after %s: its threads, the busiest threads, and a pause "
+                + "of the survivors until it connects%n", v.life, VICTIM_GRACE);
+        new ProcessBuilder("kill", "-QUIT", String.valueOf(v.process.pid())).inheritIO().start().waitFor();
+        new ProcessBuilder("sh", "-c", "ps -eLo pid,tid,pcpu,stat,comm --sort=-pcpu | head -n 25").inheritIO()
+                .start().waitFor();
+        long t0 = System.nanoTime();
+        pause.writeLock().lock();
+        try {
+            boolean connected = v.connected.await(RECOVERY.toSeconds(), TimeUnit.SECONDS);
+            System.out.printf("soak: victim %d %s %d ms into the pause%n", v.life,
+                    connected ? "connected" : "still not connected", (System.nanoTime() - t0) / 1_000_000);
+        } finally {
+            pause.writeLock().unlock();
+        }
     }
 
     /** The command line of a {@link SoakVictim}: this JVM's java binary and the tests' class path. */

@@ -60,6 +60,7 @@ public final class SoakVictim {
         MemorySegment base = SoakCalls.patternBase(arena);
         List<RpcRdmaClient> clients = new ArrayList<>();
         for (int i = 0; i < connections; i++) {
+            report("connecting");
             clients.add(RpcRdmaClient.connect(server, RpcRdmaClientOptions.DEFAULTS.withTimeouts(timeout, timeout)));
         }
         report("connected");
