@@ -360,7 +360,7 @@ abstract class SoakDeviceTests {
         }
     }
 
-    private void startVictim(RpcRdmaServer server, int life) throws IOException {
+    private void startVictim(RpcRdmaServer server, int life) throws Exception {
         List<String> command = victimCommand(server.address(), VICTIM_CONNECTIONS, DEPTH, life * 7919L,
                 CALL_TIMEOUT);
         if (life == 1) {
