@@ -224,7 +224,8 @@ final class SoakCalls {
         };
     }
 
-    private static String check(Spec spec, MemorySegment payload, RpcRdmaReply r) {
+    /** @return {@code null} if {@code r} is the right reply to {@code spec} (path and bytes), else what is wrong */
+    static String check(Spec spec, MemorySegment payload, RpcRdmaReply r) {
         String what = spec + ": ";
         if (!r.isSuccess()) {
             return what + "not SUCCESS: " + r.header();

@@ -15,11 +15,14 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
+import org.panamardma.rpcrdma.RdmaProcedure;
 import org.panamardma.rpcrdma.client.CallPlan;
 import org.panamardma.rpcrdma.client.ChunkPlanner;
 import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
+import org.panamardma.rpcrdma.client.RpcRdmaReply;
 
 /**
  * The soak's call mix without a device: payloads equal {@link EchoProgram#pattern}, the mix has every shape and
@@ -87,10 +90,48 @@ class SoakCallsTest {
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the victim exits");
             List<String> lines = new String(p.getInputStream().readAllBytes()).lines().toList();
             assertEquals("started", lines.get(0), lines.toString());
-            assertTrue(lines.get(1).startsWith("failed "), lines.toString());
+            assertEquals("connecting", lines.get(1), lines.toString());
+            assertTrue(lines.get(2).startsWith("failed "), lines.toString());
             assertEquals(2, p.exitValue(), lines.toString());
         } finally {
             p.destroyForcibly();
+        }
+    }
+
+    /** The check finds a wrong byte, a wrong path, a short Write chunk, a failed call: the soak can fail. */
+    @Test
+    void theCheckOfAReplyFindsWhatIsWrong() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment base = SoakCalls.patternBase(arena);
+            var ok = org.panamardma.oncrpc.AcceptedReply.success(1, OpaqueAuth.NONE);
+            SoakCalls.Spec plain = new SoakCalls.Spec(SoakCalls.Shape.LONG_REPLY, 6000, 5);
+            MemorySegment payload = SoakCalls.payload(base, plain);
+            MemorySegment results = arena.allocate(4 + 6000);
+            new org.panamardma.xdr.XdrEncoder(results).putOpaque(payload, EchoProgram.MAX);
+            RpcRdmaReply right = new RpcRdmaReply(ok, results, List.of(), CallPlan.Kind.POSITION_ZERO,
+                    RdmaProcedure.RDMA_NOMSG, true);
+            assertEquals(null, SoakCalls.check(plain, payload, right));
+            assertTrue(SoakCalls.check(plain, payload, new RpcRdmaReply(ok, results, List.of(),
+                    CallPlan.Kind.READ_CHUNKS, RdmaProcedure.RDMA_NOMSG, true)).contains("path"));
+            results.set(ValueLayout.JAVA_BYTE, 4 + 4321, (byte) 0xFF);
+            assertTrue(SoakCalls.check(plain, payload, right).contains("bytes differ at 4321"));
+            assertTrue(SoakCalls.check(plain, payload, new RpcRdmaReply(
+                    org.panamardma.oncrpc.AcceptedReply.failure(1, OpaqueAuth.NONE, AcceptStat.SYSTEM_ERR),
+                    arena.allocate(0), List.of(), CallPlan.Kind.POSITION_ZERO, RdmaProcedure.RDMA_NOMSG, true))
+                    .contains("not SUCCESS"));
+
+            SoakCalls.Spec placed = new SoakCalls.Spec(SoakCalls.Shape.READ_WRITE, 6000, 9);
+            MemorySegment data = SoakCalls.payload(base, placed);
+            MemorySegment target = arena.allocate(6000);
+            target.copyFrom(data);
+            MemorySegment lengthWord = arena.allocate(4);
+            new org.panamardma.xdr.XdrEncoder(lengthWord).putInt(6000);
+            assertEquals(null, SoakCalls.check(placed, data, new RpcRdmaReply(ok, lengthWord,
+                    List.of(new RpcRdmaReply.Placement(target, true, 6000)), CallPlan.Kind.READ_CHUNKS,
+                    RdmaProcedure.RDMA_MSG, false)));
+            assertTrue(SoakCalls.check(placed, data, new RpcRdmaReply(ok, lengthWord,
+                    List.of(new RpcRdmaReply.Placement(target, true, 5996)), CallPlan.Kind.READ_CHUNKS,
+                    RdmaProcedure.RDMA_MSG, false)).contains("Write chunk carried 5996"));
         }
     }
 
