@@ -55,12 +55,12 @@ import org.panamardma.testbed.RdmaTestDevice;
  * connection; the heap after GC at the end is within 10% of the heap after GC at the first kill point (the first
  * {@code soak.killEvery} calls are the warm-up).
  *
- * <p>Size: {@code -Dsoak.calls} (default 1200: the short run of the device suite) and {@code -Dsoak.killEvery}
- * (default 600). The long run: {@code soft-roce-ci/tests/soak.sh} (see {@code rpcrdma/SOAK.md}).
+ * <p>Size: {@code -Dsoak.calls} (default 2000: the device suite's short run, one kill in the middle and one at the
+ * end) and {@code -Dsoak.killEvery} (default 1000). The long run: {@code soft-roce-ci/tests/soak.sh} (see {@code rpcrdma/SOAK.md}).
  */
 abstract class SoakDeviceTests {
-    static final long CALLS = Long.getLong("soak.calls", 1200);
-    static final long KILL_EVERY = Long.getLong("soak.killEvery", 600);
+    static final long CALLS = Long.getLong("soak.calls", 2000);
+    static final long KILL_EVERY = Long.getLong("soak.killEvery", 1000);
     static final int CONNECTIONS = Integer.getInteger("soak.connections", 8);
     static final int VICTIM_CONNECTIONS = Integer.getInteger("soak.victimConnections", 1);
     static final int DEPTH = Integer.getInteger("soak.depth", 1);
