@@ -90,11 +90,20 @@ public final class RpcRdmaServer implements AutoCloseable {
     }
 
     /**
-     * The soft RLIMIT_MEMLOCK of this process, from /proc/self/limits ("Max locked memory"); Long.MAX_VALUE when
-     * unlimited or unknown.
+     * How much memory this process may register: its soft RLIMIT_MEMLOCK, from /proc/self/limits ("Max locked
+     * memory"); Long.MAX_VALUE when unlimited, unknown, or when the process has CAP_IPC_LOCK (bit 14 of CapEff in
+     * /proc/self/status), which exempts it from the limit (root, usually).
      */
     static long lockedMemoryLimit() {
         try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("CapEff:")) {
+                    long caps = Long.parseUnsignedLong(line.substring("CapEff:".length()).trim(), 16);
+                    if ((caps & (1L << 14)) != 0) {
+                        return Long.MAX_VALUE;
+                    }
+                }
+            }
             for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/limits"))) {
                 if (line.startsWith("Max locked memory")) {
                     String soft = line.substring("Max locked memory".length()).trim().split("\\s+")[0];
