@@ -1,6 +1,9 @@
 package org.panamardma.rpcrdma.server;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
+import org.panamardma.rpcrdma.RdmaSegment;
 
 /**
  * The memory one call holds, taken from its connection's budgets as the call needs it and given back, all of it,
@@ -56,8 +59,8 @@ final class CallMemory implements AutoCloseable {
     ChunkTransfers pinning(ChunkTransfers transfers) {
         return new ChunkTransfers() {
             @Override
-            public void read(java.util.List<org.panamardma.rpcrdma.RdmaSegment> segments, MemorySegment destination)
-                    throws java.io.IOException {
+            public void read(List<RdmaSegment> segments, MemorySegment destination)
+                    throws IOException {
                 pin(destination.byteSize());
                 try {
                     transfers.read(segments, destination);
@@ -67,8 +70,8 @@ final class CallMemory implements AutoCloseable {
             }
 
             @Override
-            public void write(MemorySegment source, java.util.List<org.panamardma.rpcrdma.RdmaSegment> segments)
-                    throws java.io.IOException {
+            public void write(MemorySegment source, List<RdmaSegment> segments)
+                    throws IOException {
                 pin(source.byteSize());
                 try {
                     transfers.write(source, segments);

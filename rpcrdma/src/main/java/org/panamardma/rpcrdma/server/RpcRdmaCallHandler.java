@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
@@ -61,7 +62,7 @@ public final class RpcRdmaCallHandler {
     private final ConnectionMemory memory;
     private final String peer;
     /** Whether a refusal for memory was logged at WARN already: one line per connection, not one per call. */
-    private final java.util.concurrent.atomic.AtomicBoolean memoryWarned = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean memoryWarned = new AtomicBoolean();
     /** The last credit value granted, for errors answered before a request could be read. */
     private volatile int lastGrant = 1;
 

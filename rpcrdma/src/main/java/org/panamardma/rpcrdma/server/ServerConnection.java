@@ -7,9 +7,12 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Phaser;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.verbs.Access;
@@ -44,11 +47,11 @@ final class ServerConnection {
     private final int sendBufferSize;
     private final Phaser calls = new Phaser(1);
     /** Free call slots: the credits granted; a message is taken only with one. */
-    private final java.util.concurrent.Semaphore callSlots;
-    private final java.util.concurrent.atomic.AtomicInteger inProgress = new java.util.concurrent.atomic.AtomicInteger();
+    private final Semaphore callSlots;
+    private final AtomicInteger inProgress = new AtomicInteger();
     /** Messages taken and messages answered (or dropped): the client's calls outstanding are the difference. */
-    private final java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong answered = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong taken = new AtomicLong();
+    private final AtomicLong answered = new AtomicLong();
     private final ServerStatistics statistics;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClosed;
@@ -58,7 +61,7 @@ final class ServerConnection {
                      ConnectionSettings settings, ServerStatistics statistics, long timeoutMillis,
                      ConnectionMemory memory, Runnable onClosed) throws RdmaException {
         this.connection = connection;
-        this.callSlots = new java.util.concurrent.Semaphore(settings.maxCredits());
+        this.callSlots = new Semaphore(settings.maxCredits());
         this.statistics = statistics;
         this.timeoutMillis = timeoutMillis;
         this.onClosed = onClosed;

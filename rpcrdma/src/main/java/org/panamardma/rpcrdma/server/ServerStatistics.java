@@ -2,6 +2,7 @@ package org.panamardma.rpcrdma.server;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -12,8 +13,7 @@ public final class ServerStatistics {
     private final Map<CallAssembler.CallPath, LongAdder> calls = new EnumMap<>(CallAssembler.CallPath.class);
     private final Map<ReplyPath, LongAdder> replies = new EnumMap<>(ReplyPath.class);
     private final LongAdder memoryRefusals = new LongAdder();
-    private final java.util.concurrent.atomic.AtomicInteger peakCallsInProgress =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger peakCallsInProgress = new AtomicInteger();
 
     public ServerStatistics() {
         for (CallAssembler.CallPath p : CallAssembler.CallPath.values()) {

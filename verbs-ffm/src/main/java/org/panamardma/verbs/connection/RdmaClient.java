@@ -1,6 +1,8 @@
 package org.panamardma.verbs.connection;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
@@ -40,7 +42,7 @@ public final class RdmaClient {
     public static RdmaConnection connect(InetSocketAddress server, ConnectionOptions options) throws RdmaException {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(options, "options");
-        java.util.List<CmEventException> earlier = new java.util.ArrayList<>();
+        List<CmEventException> earlier = new ArrayList<>();
         for (int attempt = 1; ; attempt++) {
             try {
                 return connectOnce(server, options);

@@ -8,6 +8,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
@@ -47,8 +49,8 @@ public final class RdmaServer implements AutoCloseable {
     private final Thread thread;
     private final int maxConnections;
     /** Requests being set up on their virtual threads: counted with {@link #connections} against the maximum. */
-    private final java.util.concurrent.atomic.AtomicInteger settingUp = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong refused = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicInteger settingUp = new AtomicInteger();
+    private final AtomicLong refused = new AtomicLong();
     private volatile boolean closing;
     /** Set by close() before it closes the connections: a setup still running then rejects its request. */
     private volatile boolean stopAccepting;
