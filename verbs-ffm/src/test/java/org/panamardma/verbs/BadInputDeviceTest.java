@@ -119,15 +119,20 @@ class BadInputDeviceTest {
 
     @Test
     void postingMoreThanTheQueueDepthFailsAsQueueFull(RdmaTestDevice device) throws Exception {
-        pair = RcPair.open(device, q -> q.sendQueueDepth(4), ConnectOptions.DEFAULTS);
+        pair = RcPair.open(device, q -> q.sendQueueDepth(4), ConnectOptions.DEFAULTS.withRnrRetry(7));
         int depth = pair.a.sendQueueDepth();
         MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
         MemoryRegion remote = pair.pdB.allocate(4096, Access.ALL_REMOTE);
-        int posted = 0;
+        // The queue must not drain while we post: rxe frees the slot of an unsignaled request as soon as it is
+        // acknowledged, and under emulation its kernel thread can keep pace with a posting loop (one CI run in
+        // several saw 15 posts to a queue of 7 succeed). So the first request is a SEND that B has no receive for:
+        // B answers RNR NAK, A retries it forever (rnrRetry 7), and everything behind it on this reliable connection
+        // stays outstanding, in order. The queue pair stays in RTS meanwhile.
+        pair.a.postSend(1000, local, 0, 8, SendFlags.NONE);
+        int posted = 1;
         RdmaException full = null;
         for (int i = 0; i < depth + 8; i++) {
             try {
-                // unsignaled requests never complete one by one: the queue fills up
                 pair.a.postWrite(i, local, 0, 8, remote.address(), remote.rkey(), SendFlags.NONE);
                 posted++;
             } catch (RdmaException e) {
