@@ -263,7 +263,7 @@ public final class RpcRdmaCallHandler {
         statistics.memoryRefusal();
         String line = peer + ": call xid " + Integer.toHexString(xid) + " refused: needed " + refused.bytes()
                 + " bytes, " + refused.budget().name() + " allows " + refused.budget().limit() + " ("
-                + refused.budget().used() + " in use by other calls)";
+                + refused.budget().used() + " in use now)";
         LOG.log(memoryWarned.compareAndSet(false, true) ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
                 line);
         return send(new RdmaError.ChunkError(xid, grant), out);

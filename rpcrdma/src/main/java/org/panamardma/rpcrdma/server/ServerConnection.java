@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Phaser;
 import java.util.concurrent.Semaphore;
@@ -102,10 +103,8 @@ final class ServerConnection {
                     callSlots.release();
                     if (!(e.getCause() instanceof ConnectionClosedException)) {
                         LOG.log(System.Logger.Level.WARNING, connection.name() + ": receive failed", e.getCause());
-                    } else if (!closed.get()) {
-                        ended(e.getCause());
                     }
-                    return;
+                    return; // close(), in finally, tells how the connection ended
                 }
                 taken.incrementAndGet();
                 calls.register();
@@ -163,20 +162,33 @@ final class ServerConnection {
     }
 
     /**
-     * The queue pair failed or the peer went, and every message received has been taken. A client with more calls
-     * outstanding than the credits granted broke RFC 8166 section 3.3.1 (on iWARP such a flood ends the connection
-     * when a Send finds no receive posted): that is logged at WARN, naming the peer and the limit; any other end
-     * (an orderly disconnect, a client that vanished) at DEBUG.
+     * Logs how a connection that failed (rather than being closed by this server) ended. A client with more calls
+     * outstanding than the credits granted broke RFC 8166 section 3.3.1; on iWARP such a flood ends the connection
+     * when a Send finds no receive posted. That is one WARN line naming the peer and the limit. Any other end (an
+     * orderly disconnect, a client that vanished, siw flushing on close) goes at DEBUG. Outstanding calls are those
+     * taken and not answered, plus those still waiting in receive buffers.
      */
-    private void ended(Throwable cause) {
-        long outstanding = taken.get() - answered.get();
+    private void reportEnd() {
+        if (!connection.isFailed()) {
+            return;
+        }
+        long unread = 0;
+        while (true) {
+            CompletableFuture<Received> f = connection.receive();
+            if (!f.isDone() || f.isCompletedExceptionally()) {
+                break;
+            }
+            unread++;
+        }
+        long outstanding = taken.get() - answered.get() + unread;
         int credits = settings().maxCredits();
         if (outstanding > credits) {
             LOG.log(System.Logger.Level.WARNING, connection.name() + ": connection ended with " + outstanding
-                    + " calls outstanding, beyond the " + credits + " credits granted (" + RpcRdmaServer.receiveDepth(
-                    credits) + " receives posted): " + cause.getMessage());
+                    + " calls outstanding, beyond the " + credits + " credits granted ("
+                    + RpcRdmaServer.receiveDepth(credits) + " receives posted)");
         } else {
-            LOG.log(System.Logger.Level.DEBUG, connection.name() + ": connection ended: " + cause.getMessage());
+            LOG.log(System.Logger.Level.DEBUG, connection.name() + ": connection ended, " + outstanding
+                    + " calls outstanding");
         }
     }
 
@@ -194,6 +206,7 @@ final class ServerConnection {
             }
             int phase = calls.arrive();
             calls.awaitAdvanceInterruptibly(phase, timeoutMillis, TimeUnit.MILLISECONDS);
+            reportEnd();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (TimeoutException e) {
