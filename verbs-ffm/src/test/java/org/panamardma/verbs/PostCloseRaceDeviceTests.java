@@ -33,7 +33,7 @@ import org.panamardma.testbed.RdmaTestDevice;
 abstract class PostCloseRaceDeviceTests {
     /**
      * Races per resource kind at 100 percent: 10,000 in all, on each device (issue 12 asks for at least that many on
-     * rxe and on siw). siw runs them in ~50 s in the emulated VM; rxe's verbs cost ~3x more there (~150 s).
+     * rxe and on siw). In CI's emulated VM: siw 27 s, rxe 50 s (up to ~170 s with other VMs on the same cores).
      * {@code -Drdma.races.percent=N} runs N percent of them, for a quicker look.
      */
     private static final Map<Kind, Integer> RACES = new EnumMap<>(Map.of(
