@@ -25,8 +25,13 @@ expect() {
 echo "bad-setups: clear errors for bad testbed setups"
 expect "no qemu" 125 "missing commands: no-such-qemu.*apt-get install" -- \
   env TESTBED_QEMU=no-such-qemu "$testbed" check
+# The unprivileged user runs a copy of the testbed scripts: the clone itself may sit in a folder it cannot traverse
+# (a mktemp -d folder is mode 0700), and that must not change what this case checks.
+chmod 0755 "$tmp"
+mkdir -p "$tmp/unprivileged" && cp -r "$root/soft-roce-ci/bin" "$root/soft-roce-ci/image" "$root/soft-roce-ci/guest" "$tmp/unprivileged/"
+chmod -R a+rX "$tmp/unprivileged"
 expect "no root for the image build" 125 "building it needs root" -- \
-  runuser -u nobody -- env TESTBED_CACHE="$tmp/nobody-cache" HOME="$tmp" "$testbed" check
+  runuser -u nobody -- env TESTBED_CACHE="$tmp/nobody-cache" HOME="$tmp" "$tmp/unprivileged/bin/testbed" check
 expect "image step failure names the step and its log" 125 "FAILED: step 'debootstrap' \(log: .*/logs/debootstrap.log\)" -- \
   env TESTBED_CACHE="$tmp/cache" TESTBED_MIRROR=http://127.0.0.1:9/debian "$testbed" image
 expect "no JDK 25 (Maven enforcer)" 1 "needs JDK 25 or later.*Point JAVA_HOME at a JDK 25" -- \
