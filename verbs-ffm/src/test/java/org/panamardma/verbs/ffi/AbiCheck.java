@@ -69,6 +69,7 @@ final class AbiCheck {
         java.problems.forEach(p -> mismatches.add("convention: " + p));
         SymbolsList.disagreement(list, java).ifPresent(d -> mismatches.add("list: " + d));
         Map<String, Integer> counts = new TreeMap<>();
+        List<String> opaque = new ArrayList<>();
         for (String key : keys) {
             String kind = SymbolsList.kind(key);
             JavaBindings.Version since = java.since(key);
@@ -136,6 +137,7 @@ final class AbiCheck {
                         counts.merge("field types", 1, Integer::sum);
                     } else if (why.equals(OPAQUE)) {
                         counts.merge("opaque arrays", 1, Integer::sum);
+                        opaque.add(key.substring(6));
                     } else {
                         mismatches.add(key + ": type: " + why);
                     }
@@ -180,6 +182,9 @@ final class AbiCheck {
             if (mismatches.size() == before) {
                 counts.merge(kind, 1, Integer::sum);
             }
+        }
+        if (!opaque.isEmpty()) {
+            notes.add("C structs/unions bound as opaque arrays of the same size (never looked into): " + opaque);
         }
         if (!exports.isEmpty()) {
             Map<String, List<String>> byNode = new TreeMap<>();
