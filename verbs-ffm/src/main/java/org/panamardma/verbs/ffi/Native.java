@@ -9,7 +9,9 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one {@link Linker} and the library lookups the bindings use. Handles are built once, in the static
@@ -32,6 +34,12 @@ public final class Native {
     public static int errno(MemorySegment callState) {
         return (int) ERRNO.get(callState, 0L);
     }
+
+    /**
+     * The descriptor of every downcall to an exported function, by C name, recorded also when the library or the
+     * symbol is missing: the ABI check (native-headers, AbiTest) compares them with the C prototypes.
+     */
+    static final Map<String, FunctionDescriptor> DESCRIPTORS = new ConcurrentHashMap<>();
 
     /** A library that could not be loaded: every binding in it fails with this reason when first used. */
     static final class Library {
@@ -56,6 +64,7 @@ public final class Native {
         }
 
         MethodHandle downcall(String function, FunctionDescriptor descriptor, Linker.Option... options) {
+            DESCRIPTORS.put(function, descriptor);
             if (lookup == null) {
                 return null;
             }
