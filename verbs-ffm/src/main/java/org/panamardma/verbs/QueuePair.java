@@ -111,7 +111,8 @@ public final class QueuePair extends NativeResource {
         // iWARP (RFC 5040 RDMAP) has no immediate data; InfiniBand transport (incl. RoCE) has.
         this.immediateData = ctx.transportType() != TransportType.IWARP;
         if (extended) {
-            this.qpx = verbs_h.ibv_qp_to_qp_ex(qp).reinterpret(ibv_qp_ex.layout().byteSize());
+            // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
+            this.qpx = RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp));
             this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
             this.wrComplete = fn(ibv_qp_ex.wr_complete$OFFSET);
             this.wrAbort = fn(ibv_qp_ex.wr_abort$OFFSET);
@@ -122,8 +123,12 @@ public final class QueuePair extends NativeResource {
             this.wrRdmaRead = fn(ibv_qp_ex.wr_rdma_read$OFFSET);
             this.wrCmpSwp = fn(ibv_qp_ex.wr_atomic_cmp_swp$OFFSET);
             this.wrFetchAdd = fn(ibv_qp_ex.wr_atomic_fetch_add$OFFSET);
-            this.wrAtomicWrite = fn(ibv_qp_ex.wr_atomic_write$OFFSET);
-            this.wrFlush = fn(ibv_qp_ex.wr_flush$OFFSET);
+            // members newer than the oldest supported rdma-core: read only where the installed release has them and
+            // the provider granted the operation (it refuses IBV_QP_EX_WITH_* flags it does not know)
+            this.wrAtomicWrite = sendOpSlot(qpx, ops, verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
+                    RdmaCore.Feature.ATOMIC_WRITE, ibv_qp_ex.wr_atomic_write$OFFSET);
+            this.wrFlush = sendOpSlot(qpx, ops, verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH,
+                    ibv_qp_ex.wr_flush$OFFSET);
             this.wrSetSge = fn(ibv_qp_ex.wr_set_sge$OFFSET);
             this.wrSetSgeList = fn(ibv_qp_ex.wr_set_sge_list$OFFSET);
             this.wrSetInlineData = fn(ibv_qp_ex.wr_set_inline_data$OFFSET);
@@ -171,6 +176,22 @@ public final class QueuePair extends NativeResource {
 
     private MemorySegment fn(long offset) {
         return qpx.get(ADDRESS, offset);
+    }
+
+    /**
+     * The function pointer at {@code offset} of the {@code ibv_qp_ex} view {@code qpx} (RdmaCore.qpExView) if the
+     * provider granted {@code opFlag} and the installed rdma-core has {@code feature}, else NULL: a member newer than
+     * the installed release is never read (and lies outside the view: reading it would throw).
+     */
+    static MemorySegment sendOpSlot(MemorySegment qpx, long grantedOps, int opFlag, RdmaCore.Feature feature,
+                                    long offset) {
+        return (grantedOps & opFlag) != 0 && feature.isAvailable() && offset + ADDRESS.byteSize() <= qpx.byteSize()
+                ? qpx.get(ADDRESS, offset) : MemorySegment.NULL;
+    }
+
+    /** The size of the view of the provider's ibv_qp_ex (0 on the legacy path): for tests. */
+    long extendedQpViewSize() {
+        return qpx.byteSize();
     }
 
     private static boolean isNull(MemorySegment s) {
@@ -422,6 +443,7 @@ public final class QueuePair extends NativeResource {
     public void postFlush(long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope,
                           int flags) throws RdmaException {
         if (!flush) {
+            RdmaCore.Feature.FLUSH.require(); // the library first: rdma-core 44 has no ibv_wr_flush
             throw unsupported("RDMA FLUSH", "FLUSH (device_cap_flags_ex IB_UVERBS_DEVICE_FLUSH_GLOBAL/PERSISTENT "
                     + "and IBV_QP_EX_WITH_FLUSH of the extended QP API)");
         }
@@ -448,6 +470,7 @@ public final class QueuePair extends NativeResource {
      */
     public void postAtomicWrite(long wrId, long remoteAddress, int rkey, long value, int flags) throws RdmaException {
         if (!atomicWrite) {
+            RdmaCore.Feature.ATOMIC_WRITE.require();
             throw unsupported("RDMA ATOMIC WRITE", "ATOMIC WRITE (device_cap_flags_ex IB_UVERBS_DEVICE_ATOMIC_WRITE "
                     + "and IBV_QP_EX_WITH_ATOMIC_WRITE of the extended QP API)");
         }
