@@ -351,4 +351,9 @@ public final class RdmaCore {
     static void assumeForTest(Integer release) {
         assumedForTest = release;
     }
+
+    /** Whether a test in this package lowered the release (assumeForTest). */
+    static boolean assumedByTest() {
+        return assumedForTest != null;
+    }
 }
