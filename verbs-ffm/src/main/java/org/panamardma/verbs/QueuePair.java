@@ -24,7 +24,9 @@ import org.panamardma.verbs.ffi.verbs_h;
  * with the {@code ibv_wr_*} verbs: it is the only way to FLUSH and ATOMIC WRITE. Where it does not (siw), the
  * legacy {@code ibv_post_send} is used. The choice is made once, at creation, and is invisible here. An opcode the
  * device cannot do is refused before posting with {@link UnsupportedOperationException} naming the device and the
- * missing capability.
+ * missing capability; one the installed rdma-core lacks (FLUSH before rdma-core 45: {@link RdmaCore.Feature}) is
+ * refused first, naming the feature and both releases. The provider's {@code struct ibv_qp_ex} is read through a view
+ * of the installed release's size, so a member that release lacks is never read.
  *
  * <p><b>Data path.</b> Every post validates its arguments (ranges inside the memory region, alignment of atomics)
  * before touching the queue, then makes one to four calls through cached function pointers into native scratch
@@ -241,10 +243,15 @@ public final class QueuePair extends NativeResource {
         return immediateData;
     }
 
+    /**
+     * Whether {@link #postFlush} can post: the installed rdma-core has it ({@link RdmaCore.Feature#FLUSH}, 45 and
+     * later), the device has it, and the provider granted {@code IBV_QP_EX_WITH_FLUSH} at creation.
+     */
     public boolean supportsFlush() {
         return flush;
     }
 
+    /** Whether {@link #postAtomicWrite} can post: library ({@link RdmaCore.Feature#ATOMIC_WRITE}), device, provider. */
     public boolean supportsAtomicWrite() {
         return atomicWrite;
     }
@@ -439,6 +446,9 @@ public final class QueuePair extends NativeResource {
      * globally visible or persistent. With {@link FlushScope#MEMORY_REGION} the whole region of {@code rkey} is
      * flushed. The peer's region must grant {@link FlushType#requiredAccess()}, else the request completes with
      * {@link WcStatus#REM_ACCESS_ERR}.
+     *
+     * @throws UnsupportedOperationException where the installed rdma-core is older than 45 (checked first: the message
+     *                                       names both releases and {@code ibv_wr_flush}), or the device cannot FLUSH
      */
     public void postFlush(long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope,
                           int flags) throws RdmaException {
