@@ -338,7 +338,7 @@ public final class RdmaCore {
         return v != null && v.atLeast(49) ? ibv_port_attr.layout().byteSize() : ibv_port_attr.active_speed_ex$OFFSET;
     }
 
-    /** A view of the provider's {@code struct ibv_qp_ex} at {@code qpx} that ends where the installed release's does. */
+    /** A view of the provider's {@code struct ibv_qp_ex} at {@code qpx} ending where the installed release's does. */
     static MemorySegment qpExView(MemorySegment qpx) {
         return qpx.reinterpret(qpExSize());
     }

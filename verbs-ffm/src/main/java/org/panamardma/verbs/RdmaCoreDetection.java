@@ -93,7 +93,7 @@ final class RdmaCoreDetection {
                     + "and ibverbs-providers (apt-get install libibverbs1 ibverbs-providers), on RHEL, Fedora and SUSE "
                     + "libibverbs (dnf install libibverbs)");
 
-    /** librdmacm's probes, from librdmacm/librdmacm.map: RDMACM_1.3 (v31.0, rdma_get_remote_ece), RDMACM_1.4 (v60.0). */
+    /** librdmacm's probes, from librdmacm/librdmacm.map: RDMACM_1.3 (v31.0, rdma_get_remote_ece), 1.4 (v60.0). */
     static final Spec RDMACM = new Spec("librdmacm", "librdmacm.so.", "RDMACM_1.", "rdma_create_event_channel", List.of(
             new Probe("rdma_get_remote_ece", "RDMACM_1.3", 31, UNBOUNDED),
             new Probe("rdma_resolve_addrinfo", "RDMACM_1.4", 60, UNBOUNDED)),
@@ -104,7 +104,8 @@ final class RdmaCoreDetection {
     /** What a file name says: ABI level and release, e.g. 14, 44, 0 for {@code libibverbs.so.1.14.44.0}. */
     record FileVersion(int abi, int major, int minor) {
         // SONAME 1, ABI level, PACKAGE_VERSION: "44.0", "44" or, unofficially, "44.vendor2" (versioning.md)
-        private static final Pattern NAME = Pattern.compile("1\\.(\\d{1,4})\\.(\\d{1,4})(?:\\.(\\d{1,4}))?(?:[^0-9].*)?");
+        private static final Pattern NAME =
+                Pattern.compile("1\\.(\\d{1,4})\\.(\\d{1,4})(?:\\.(\\d{1,4}))?(?:[^0-9].*)?");
 
         /**
          * The version in {@code fileName} if it is {@code prefix} followed by {@code 1.<abi>.<release>}; empty for a
@@ -149,7 +150,8 @@ final class RdmaCoreDetection {
                 version = new RdmaCore.Version(f.major, f.minor, true);
             } else {
                 version = new RdmaCore.Version(lower, 0, false);
-                warning = spec.library + "'s file " + fileName + " names rdma-core " + f.major + "." + f.minor + ", but "
+                warning = spec.library + "'s file " + fileName + " names rdma-core " + f.major + "." + f.minor
+                        + ", but "
                         + mismatch + ": taken as rdma-core " + lower + " (the lower bound of its symbol versions), "
                         + "features of later releases refused";
             }
@@ -170,7 +172,8 @@ final class RdmaCoreDetection {
         if (version.exact() && version.major() < oldest) {
             refusal = spec.library + " is rdma-core " + version + ", older than " + oldest + ", the oldest release "
                     + "supported (Debian 12's): install rdma-core " + oldest + " or later";
-        } else if (!version.exact() && !found.orElse(Set.of()).stream().anyMatch(p -> p.node.equals(spec.requiredNode))) {
+        } else if (!version.exact()
+                && found.orElse(Set.of()).stream().noneMatch(p -> p.node.equals(spec.requiredNode))) {
             refusal = spec.library + (fileName == null ? "" : " (" + fileName + ")") + " has no symbol version "
                     + spec.requiredNode + ", which every rdma-core since " + spec.requiredNodeSince() + " has: it is "
                     + "older than rdma-core " + oldest + ", the oldest release supported (Debian 12's), or no "
@@ -224,7 +227,7 @@ final class RdmaCoreDetection {
             return verdict.refusal();
         }
 
-        /** For messages: {@code rdma-core 44.0 (/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0; IBVERBS_1.14, ...)}. */
+        /** For messages: {@code libibverbs rdma-core 44.0 (/usr/lib/.../libibverbs.so.1.14.44.0; IBVERBS_1.14, ...)}. */
         String describe() {
             if (!library.isLoaded()) {
                 return spec.library + ": not loadable (" + library.failure().orElse("?") + ")";
@@ -302,7 +305,8 @@ final class RdmaCoreDetection {
             return Optional.empty();
         }
         MethodHandle open = linker.downcallHandle(dlopen.get(), FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
-        MethodHandle vsym = linker.downcallHandle(dlvsym.get(), FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        MethodHandle vsym = linker.downcallHandle(dlvsym.get(),
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         MethodHandle close = linker.downcallHandle(dlclose.get(), FunctionDescriptor.of(JAVA_INT, ADDRESS));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment handle = (MemorySegment) open.invokeExact(arena.allocateFrom(name), RTLD_LAZY | RTLD_NOLOAD);
