@@ -159,7 +159,9 @@ public final class RdmaCore {
         RdmaCoreDetection.Detected d;
         try {
             d = RdmaCoreDetection.detect(spec, library);
-        } catch (RuntimeException | LinkageError e) {
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
             // never fail a class initialiser: the refusal says why
             d = new RdmaCoreDetection.Detected(spec, library, Optional.empty(), Optional.empty(),
                     new RdmaCoreDetection.Verdict(null, Optional.empty(), Optional.of("cannot tell which rdma-core "

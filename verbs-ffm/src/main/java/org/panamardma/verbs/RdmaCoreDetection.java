@@ -254,7 +254,9 @@ final class RdmaCoreDetection {
                 file = mappedFile(anchor.get().address());
             }
             found = probe(file.map(Path::toString).orElse(library.name()), spec.probes);
-        } catch (RuntimeException | LinkageError e) {
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (Throwable e) {
             // what could be found stays; reconcile decides with less
         }
         Verdict verdict = reconcile(spec, file.map(p -> p.getFileName().toString()).orElse(null), found,
