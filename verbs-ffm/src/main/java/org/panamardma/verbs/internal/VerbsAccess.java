@@ -15,6 +15,12 @@ import org.panamardma.verbs.SharedReceiveQueue;
  * SharedSecrets pattern — the implementation registers itself when {@link Context} initialises).
  */
 public interface VerbsAccess {
+    /**
+     * Refuses to start when librdmacm or libibverbs is missing (naming the package to install), cannot be loaded or
+     * is older than the oldest rdma-core supported (RdmaCore).
+     */
+    void checkRdmacm() throws RdmaException;
+
     /** The Context of a device context opened by librdmacm (one Java object per native one; not closed by us). */
     Context adoptContext(MemorySegment ibvContext) throws RdmaException;
 
