@@ -121,6 +121,23 @@ class RdmaCoreChildJvmTest {
                 "the installed libibverbs proves 49 or later by its symbol versions: " + r);
     }
 
+    /**
+     * The child runs on the class path (the case of most users), with what this JVM has: on the module path surefire
+     * puts the main classes and the libraries on jdk.module.path and patches the test classes into the module, so
+     * those come from the module path, and this test's own classes from where they were loaded.
+     */
+    private static String childClassPath() throws Exception {
+        List<String> entries = new ArrayList<>();
+        entries.add(Path.of(RdmaCoreReport.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+        for (String property : List.of("jdk.module.path", "java.class.path")) {
+            String value = System.getProperty(property);
+            if (value != null && !value.isEmpty()) {
+                entries.add(value);
+            }
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
     private static Map<String, String> run(Path libraryDir, List<String> jvmOptions) throws Exception {
         return run(libraryDir, jvmOptions, true);
     }
@@ -133,7 +150,7 @@ class RdmaCoreChildJvmTest {
             command.add("--enable-native-access=ALL-UNNAMED");
         }
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), RdmaCoreReport.class.getName()));
+        command.addAll(List.of("-cp", childClassPath(), RdmaCoreReport.class.getName()));
         Path stderr = libraryDir.resolve("stderr.txt");
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(stderr.toFile());
         pb.environment().put("LD_LIBRARY_PATH", libraryDir.toString());
