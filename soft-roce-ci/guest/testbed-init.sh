@@ -51,7 +51,11 @@ fi
 cut -d' ' -f1 /proc/uptime >/job/ready-uptime
 log "ready: $(tr '\n' ' ' </run/testbed/summary.txt)"
 
-export JAVA_HOME=/usr/lib/jvm/java-25-openjdk-amd64
+# the image's name and JDK (written by image/build-image.sh)
+TESTBED_IMAGE=unknown JAVA_HOME=/usr/lib/jvm/java-25-openjdk-amd64
+# shellcheck source=/dev/null
+source /etc/testbed/image.env 2>/dev/null
+export TESTBED_IMAGE JAVA_HOME
 export PATH="$JAVA_HOME/bin:$PATH"
 export TESTBED_GUEST=1
 cd "${TESTBED_CWD:-/}" || cd /
