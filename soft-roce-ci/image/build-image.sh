@@ -31,8 +31,14 @@ run_step() {
   local name=$1; shift
   local start=$SECONDS
   say "step $name ..."
-  if ! "$@" >"$logs/$name.log" 2>&1; then
-    say "FAILED: step '$name' (log: $logs/$name.log); its last lines:"
+  # a subshell that is not the condition of an `if` or `||`: there errexit would be off, and a failing command in
+  # the middle of a step would go unnoticed
+  set +e
+  (set -e; "$@") >"$logs/$name.log" 2>&1
+  local rc=$?
+  set -e
+  if ((rc != 0)); then
+    say "FAILED: step '$name' (exit $rc; log: $logs/$name.log); its last lines:"
     tail -n 25 "$logs/$name.log" | sed 's/^/[image]   /' >&2
     exit 1
   fi
@@ -114,7 +120,7 @@ step_siw() {
   in_root make -C "/usr/src/linux-headers-$kver" M=/tmp/siw CONFIG_RDMA_SIW=m modules
   install -D -m 0644 "$root/tmp/siw/siw.ko" "$root/lib/modules/$kver/updates/siw.ko"
   in_root depmod -a "$kver"
-  in_root modinfo siw
+  in_root modinfo -k "$kver" siw
   rm -rf "$root/tmp/siw"
   in_root apt-get purge -y "linux-source-$series" "linux-headers-$kver" 'linux-headers-*-common' \
     "linux-kbuild-$series" bc
