@@ -8,6 +8,10 @@
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
+# No limit on locked (pinned) memory, as rdma-core recommends for RDMA users. Kernel 6.1's siw counts every memory
+# registration against RLIMIT_MEMLOCK (8 MiB by default) even for root; later kernels' siw, and rxe, exempt
+# CAP_IPC_LOCK. Without this, siw tests registering more than 8 MiB at once fail with ENOMEM in the bookworm image.
+ulimit -l unlimited
 
 power_off() {
   sync
