@@ -161,7 +161,7 @@ step_configure() {
     grep -E '^CONFIG_RDMA_RXE' "$root/boot/config-$(kernel_version)"
     in_root dpkg-query -W -f '${Package} ${Version}\n' linux-image-amd64 rdma-core 'libibverbs1*' 'librdmacm1*' \
       perftest nfs-kernel-server ndctl iproute2 libc6
-    echo "java $(java_home) $(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$root$(java_home)/release")"
+    echo "java $(java_home): $(in_root "$(java_home)/bin/java" -version 2>&1 | sed -n 2p)"
   } >"$out/manifest.txt"
   cat "$out/manifest.txt"
 }
