@@ -2,7 +2,7 @@
 # Runs inside the testbed VM: every device test (JUnit tag rdma-device) and the ABI check of the bindings against
 # the installed rdma-core headers (tag rdma-abi, needs gcc and libibverbs-dev) found in the test jars of LIB_DIR, in one
 # JVM (each JVM start costs seconds under emulation), with a missing device counted as a failure. Prints the JUnit
-# tree and a one-line summary, writes XML reports to /job/reports (the host keeps them in target/vm-job/reports).
+# tree and a one-line summary, writes XML reports to /job/reports (the host keeps them in target/vm-job-<image>/reports).
 # Fails if any test failed, none ran, or any was skipped: in the VM every device must be there.
 #
 # The suite runs on the module path, as users of the modules do: the console launcher is the module
