@@ -61,7 +61,7 @@ wait "${pids[@]}" 2>/dev/null
 rc=0
 for image in "$@"; do
   r=$(cat "target/vm-job-$image.rc" 2>/dev/null || echo 125)
-  line=$(grep -h '^device-suite:' "target/vm-job-$image/output.log" 2>/dev/null | tail -n 1)
+  line=$(grep -hE '^device-suite: [0-9]+ passed' "target/vm-job-$image/output.log" 2>/dev/null | tail -n 1)
   echo "run-in-vms: $image: exit $r; ${line:-device-suite: no summary (the suite did not run)}"
   ((r == 0 || rc != 0)) || rc=$r
 done
