@@ -129,6 +129,43 @@ public final class RdmaCore {
         }
     }
 
+    /**
+     * A provider bug of some rdma-core releases that the library works around, so that code written to the man pages
+     * behaves the same on every supported release.
+     */
+    enum Quirk {
+        /**
+         * rxe's {@code ibv_next_poll} before rdma-core 55 advances the consumer index when it finds the queue empty,
+         * and {@code ibv_end_poll} (which the man page says to call even then) advances it once more: the queue's
+         * consumer runs one entry past its producer, and the next poll returns a stale or zeroed entry as a
+         * completion (seen in the Debian 12 testbed: after a bad-rkey RDMA READ, a "successful" completion with wr_id
+         * 0). Fixed by commit b78b414e0 "rxe: fix completion queue consumer index overrun", first in v55.0. The
+         * workaround polls one completion per start/end batch and never calls {@code ibv_next_poll}.
+         */
+        RXE_END_POLL_OVERRUN(55);
+
+        /** rxe's {@code vendor_id} in ibv_query_device (Linux drivers/infiniband/sw/rxe/rxe_param.h). */
+        static final int RXE_VENDOR_ID = 0xFFFFFF;
+
+        private final int fixedIn;
+
+        Quirk(int fixedIn) {
+            this.fixedIn = fixedIn;
+        }
+
+        /**
+         * Whether a device opened as {@code context} has the bug with the installed libibverbs. A release lowered by
+         * {@value #ASSUME_PROPERTY}, or one not known, counts as affected: the workaround is correct everywhere.
+         */
+        boolean affects(Context context) {
+            if (context.attributes().vendorId() != RXE_VENDOR_ID) {
+                return false;
+            }
+            Version v = effective(ibverbs());
+            return v == null || !v.atLeast(fixedIn);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ the state
 
     private static final class Ibverbs {
