@@ -12,10 +12,10 @@ trap 'rm -rf "$tmp"' EXIT
 # expect NAME EXPECTED_RC REGEX -- COMMAND...
 expect() {
   local name=$1 want_rc=$2 regex=$3; shift 4
-  local out rc
+  local out rc start=$SECONDS
   out=$("$@" 2>&1); rc=$?
   if [[ $rc == "$want_rc" ]] && grep -Eq "$regex" <<<"$out"; then
-    echo "  ok   $name (exit $rc)"; passed=$((passed + 1))
+    echo "  ok   $name (exit $rc, $((SECONDS - start)) s)"; passed=$((passed + 1))
   else
     echo "  FAIL $name: exit $rc (wanted $want_rc), output did not match /$regex/:"; sed 's/^/       /' <<<"$out" | tail -n 15
     failed=$((failed + 1))
