@@ -62,6 +62,15 @@ if ((rc != 0 || failed > 0)); then
   # what the kernel said about the devices: the cause of a failure may be only there (siw's MPA exchange, rxe)
   echo "device-suite: the guest kernel's last messages about RDMA:"
   dmesg 2>/dev/null | grep -iE 'siw|rxe|rdma|iw_cm|ib_core|infiniband|rpcrdma|svcrdma' | tail -n 60
+  # and the devices' own counters (rxe: retries, sequence errors, duplicate requests, dropped packets...): a lost or
+  # stuck operation leaves its trace there; only the non-zero ones
+  echo "device-suite: the devices' non-zero hardware counters:"
+  for counters in /sys/class/infiniband/*/ports/*/hw_counters; do
+    [[ -d $counters ]] || continue
+    dev=${counters#/sys/class/infiniband/}; dev=${dev%%/*}
+    line=$(cd "$counters" && for c in *; do v=$(cat "$c" 2>/dev/null) && [[ $v != 0 ]] && printf ' %s=%s' "$c" "$v"; done)
+    echo "  $dev:${line:- all zero}"
+  done
   exit 1
 fi
 if ((tests == 0)); then echo "device-suite: no device test ran"; exit 1; fi

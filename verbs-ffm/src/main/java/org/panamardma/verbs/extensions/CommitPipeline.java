@@ -74,9 +74,9 @@ public final class CommitPipeline {
             qp.postFlush(flushId, target.address(), target.rkey(), length, flushType, FlushScope.RANGE,
                     SendFlags.SIGNALED);
             // both completions come in order; the first failure names the step
-            WorkCompletionException writeFailure = Completions.awaitOutcome(qp.sendCompletionQueue(), wc, writeId,
+            WorkCompletionException writeFailure = Completions.awaitOutcome(qp, wc, writeId,
                     timeoutNanos);
-            WorkCompletionException flushFailure = Completions.awaitOutcome(qp.sendCompletionQueue(), wc, flushId,
+            WorkCompletionException flushFailure = Completions.awaitOutcome(qp, wc, flushId,
                     timeoutNanos);
             if (writeFailure != null) {
                 return new Outcome(Step.WRITE, writeFailure);
@@ -94,7 +94,7 @@ public final class CommitPipeline {
             listener.completed(Step.VERIFY);
             long commitId = 3;
             qp.postAtomicWrite(commitId, commitWord.address(), commitWord.rkey(), commitValue, SendFlags.SIGNALED);
-            WorkCompletionException commitFailure = Completions.awaitOutcome(qp.sendCompletionQueue(), wc, commitId,
+            WorkCompletionException commitFailure = Completions.awaitOutcome(qp, wc, commitId,
                     timeoutNanos);
             if (commitFailure != null) {
                 return new Outcome(Step.ATOMIC_WRITE, commitFailure);
