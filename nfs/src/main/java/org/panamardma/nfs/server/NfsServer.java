@@ -181,7 +181,8 @@ public final class NfsServer implements AutoCloseable {
         for (RpcRdmaServer r : rdma) {
             r.close();
         }
-        LOG.log(System.Logger.Level.INFO, "stopped; " + statistics());
+        // DEBUG: at JVM exit the logging system may be shut down already; the command prints its own last line
+        LOG.log(System.Logger.Level.DEBUG, () -> "stopped; " + statistics());
         buffers.close();
         fs.close();
     }
