@@ -14,7 +14,7 @@ echo "[demo] building (./mvnw -q package -DskipTests) ..."
 ./mvnw -B -q package -DskipTests
 echo "[demo] booting the testbed VM and running rdma-tool in it (a minute or more when the VM is emulated) ..."
 # -XX:TieredStopAtLevel=1: C1 only, quicker where the VM is emulated (TCG)
-exec soft-roce-ci/bin/testbed run --timeout 900 -- '
+exec soft-roce-ci/bin/testbed run --timeout 1500 -- '
 tool() { java -XX:TieredStopAtLevel=1 -jar verbs-ffm/target/rdma-tool.jar "$@"; }
 rc=0
 echo
@@ -49,7 +49,7 @@ demo_nfs() {
   echo "written  sha256 $sent"; echo "read back sha256 $back"
   umount "$mnt"                                      # UMNT: the server logs its counters
   sleep 1; kill $server; wait $server 2>/dev/null
-  echo "--- the server's log ---"; cat "$log"
+  echo "--- the Java server log ---"; cat "$log"
   [[ $sent == "$back" ]] && ! grep -qE " (WARN|ERROR) " "$log"
 }
 demo_nfs || rc=1
