@@ -290,16 +290,27 @@ abstract class KernelClientJavaServerDeviceTests {
         assertEquals(List.of(), kernelTrouble(kernelLogBefore, false), "the guest's kernel log");
     }
 
+    /**
+     * The workload the server is killed under: fio (the test), or with {@code -Dpanama.nfs.killWorkload=dd}, where
+     * fio is not installed, dd with direct I/O writing then reading back 32 MiB, compared by cmp.
+     */
+    static final String KILL_WORKLOAD = System.getProperty("panama.nfs.killWorkload", "fio");
+
     @Test
     void serverKilledMidFioAndRestartedTheHardMountRecovers(RdmaTestDevice device) throws Exception {
-        String fio = fio();
+        boolean useFio = !KILL_WORKLOAD.equals("dd");
+        String fio = useFio ? fio() : null;
         int kernelLogBefore = KnfsdServer.kernelLog().size();
         try (JavaNfsServerProcess server = server(device)) {
             server.start();
             Path mnt = mount(server, "rdma");
             try {
                 Path dir = Files.createDirectories(mnt.resolve("fio-kill"));
-                Process p = new ProcessBuilder(fioCommand(fio, dir)).redirectErrorStream(true).start();
+                List<String> command = useFio ? fioCommand(fio, dir) : List.of("bash", "-c",
+                        "set -e; head -c 32M /dev/urandom >/tmp/dd-src; dd if=/tmp/dd-src of=" + dir + "/dd bs=1M"
+                        + " oflag=direct; dd if=" + dir + "/dd of=/tmp/dd-back bs=1M iflag=direct;"
+                        + " cmp /tmp/dd-src /tmp/dd-back; echo 'Run status group: dd and cmp passed'");
+                Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
                 StringBuilder output = new StringBuilder();
                 Thread reader = Thread.ofVirtual().start(() -> {
                     try {
@@ -309,7 +320,7 @@ abstract class KernelClientJavaServerDeviceTests {
                     }
                 });
                 // fio first lays out its files at full size, then does the mixed I/O: kill in the middle of that
-                long laidOut = (long) FIO_JOBS * FIO_MIB << 20;
+                long laidOut = useFio ? (long) FIO_JOBS * FIO_MIB << 20 : 8L << 20;
                 long written = 0;
                 for (int i = 0; i < 1200 && written < laidOut && p.isAlive(); i++) {
                     Thread.sleep(500);
