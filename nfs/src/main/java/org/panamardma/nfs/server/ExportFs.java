@@ -32,9 +32,13 @@ import org.panamardma.nfs.NfsStat3;
  */
 final class ExportFs implements AutoCloseable {
     /** Directory entries a handle resolution may list before answering NFS3ERR_STALE. */
-    static final int WALK_BUDGET = 200_000;
+    static final int WALK_BUDGET = 100_000;
     /** The most paths remembered; beyond, the cache starts again empty (resolution still works, by walking). */
     static final int MAX_CACHED = 100_000;
+    /** The most characters of paths remembered, likewise (bounds the cache's memory whatever the names' lengths). */
+    static final long MAX_CACHED_CHARS = 16L << 20;
+    /** The longest path from the export's root the server opens: PATH_MAX - 1 (a longer one is NAMETOOLONG). */
+    static final int MAX_PATH = 4095;
 
     private final String displayPath;
     private final int rootFd;
@@ -43,6 +47,7 @@ final class ExportFs implements AutoCloseable {
     private final long fsid;
     private final FileHandle3 rootHandle;
     private final Map<Key, String> paths = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong cachedChars = new java.util.concurrent.atomic.AtomicLong();
 
     private record Key(long ino, int generation) {
     }
@@ -148,7 +153,7 @@ final class ExportFs implements AutoCloseable {
     /** The handle of a file of {@code stat} named {@code name} in {@code dir}, remembering its path. */
     FileHandle3 childHandle(Node dir, String name, Stat stat) {
         int depth = dir.handle().depth() + 1;
-        if (depth > FileHandles.MAX_DEPTH) {
+        if (depth > FileHandles.MAX_DEPTH || dir.rel().length() + 1 + name.length() > MAX_PATH) {
             return null;
         }
         remember(stat, join(dir.rel(), name));
@@ -162,10 +167,15 @@ final class ExportFs implements AutoCloseable {
     }
 
     private void remember(Stat stat, String rel) {
-        if (paths.size() >= MAX_CACHED) {
+        remember(new Key(stat.ino(), stat.generation()), rel);
+    }
+
+    private void remember(Key key, String rel) {
+        if (paths.size() >= MAX_CACHED || cachedChars.addAndGet(rel.length()) > MAX_CACHED_CHARS) {
             paths.clear();
+            cachedChars.set(rel.length());
         }
-        paths.put(new Key(stat.ino(), stat.generation()), rel);
+        paths.put(key, rel);
     }
 
     /** Forgets the path of a file that was removed or renamed. */
@@ -207,10 +217,7 @@ final class ExportFs implements AutoCloseable {
         if (rel != null) {
             Node node = open(rel, d);
             if (node != null) {
-                if (paths.size() >= MAX_CACHED) {
-                    paths.clear();
-                }
-                paths.put(key, rel);
+                remember(key, rel);
                 return node;
             }
         }
@@ -318,10 +325,12 @@ final class ExportFs implements AutoCloseable {
     private String search(FileHandles.Decoded d, int[] budget) {
         ArrayDeque<String> queue = new ArrayDeque<>();
         queue.add("");
+        long queuedChars = 0;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buf = arena.allocate(32 << 10, 8);
             while (!queue.isEmpty() && budget[0] > 0) {
                 String dirRel = queue.poll();
+                queuedChars -= dirRel.length();
                 int dfd = openDirectory(dirRel);
                 if (dfd < 0) {
                     continue;
@@ -349,7 +358,11 @@ final class ExportFs implements AutoCloseable {
                                     }
                                 }
                             }
-                            if (e.type() == Posix.DT_DIR || e.type() == 0) {
+                            if ((e.type() == Posix.DT_DIR || e.type() == 0) && rel.length() <= MAX_PATH) {
+                                queuedChars += rel.length();
+                                if (queuedChars > MAX_CACHED_CHARS) {
+                                    return null; // a tree too wide to search within bounded memory
+                                }
                                 queue.add(rel);
                             }
                         }
@@ -407,6 +420,7 @@ final class ExportFs implements AutoCloseable {
             }
         }
         Names.check(name);
+        checkPathLength(dir, name); // its handle could not be resolved again (openat2 takes at most PATH_MAX)
         int fd;
         try {
             fd = Posix.openat2(dir.fd(), name, Posix.O_PATH | Posix.O_NOFOLLOW, 0, Posix.RESOLVE_CONFINED);
@@ -433,6 +447,17 @@ final class ExportFs implements AutoCloseable {
             throw NfsError.of(e);
         } finally {
             Posix.close(fd);
+        }
+    }
+
+    /**
+     * Refuses a name that would make a path from the export's root longer than {@link #MAX_PATH}, before a file of
+     * that name is made (its handle could not be resolved again).
+     */
+    static void checkPathLength(Node dir, String name) throws NfsError {
+        if (dir.rel().length() + 1 + name.length() > MAX_PATH) {
+            throw new NfsError(NfsStat3.NFS3ERR_NAMETOOLONG, "a path from the export's root longer than " + MAX_PATH
+                    + " bytes");
         }
     }
 

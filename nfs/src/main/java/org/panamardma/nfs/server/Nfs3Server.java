@@ -713,6 +713,7 @@ public final class Nfs3Server {
             requireDirectory(dir);
             String name = a.where().name();
             Names.checkNew(name);
+            ExportFs.checkPathLength(dir, name);
             requireModifiable(c, dir);
             Stat dirBefore = fs.stat(dir);
             Integer mode = a.attributes().mode();
@@ -774,6 +775,7 @@ public final class Nfs3Server {
             requireDirectory(dir);
             String name = a.where().name();
             Names.checkNew(name);
+            ExportFs.checkPathLength(dir, name);
             requireModifiable(c, dir);
             Stat dirBefore = fs.stat(dir);
             Integer mode = a.attributes().mode();
@@ -802,6 +804,7 @@ public final class Nfs3Server {
             requireDirectory(dir);
             String name = a.where().name();
             Names.checkNew(name);
+            ExportFs.checkPathLength(dir, name);
             requireModifiable(c, dir);
             Stat dirBefore = fs.stat(dir);
             Posix.symlinkat(a.target(), dir.fd(), name);
@@ -829,6 +832,7 @@ public final class Nfs3Server {
             requireDirectory(dir);
             String name = a.where().name();
             Names.checkNew(name);
+            ExportFs.checkPathLength(dir, name);
             requireModifiable(c, dir);
             Stat dirBefore = fs.stat(dir);
             Integer mode = a.attributes().mode();
@@ -890,6 +894,7 @@ public final class Nfs3Server {
                     throw new NfsError(NfsStat3.NFS3ERR_INVAL, "renaming \"" + name + "\"");
                 }
             }
+            ExportFs.checkPathLength(to, a.to().name());
             requireModifiable(c, from);
             requireModifiable(c, to);
             Stat fromBefore = fs.stat(from);
@@ -933,6 +938,7 @@ public final class Nfs3Server {
             requireDirectory(dir);
             String name = a.link().name();
             Names.checkNew(name);
+            ExportFs.checkPathLength(dir, name);
             requireModifiable(c, dir);
             Stat s = file.stat();
             if (s.isDirectory()) {

@@ -231,6 +231,39 @@ class NfsServerRestartAndBoundsTest {
     }
 
     @Test
+    void pathsLongerThanPathMaxAreRefusedBeforeAnythingIsMade() throws Exception {
+        fx = ServerFixture.start(dir, ExportOptions.DEFAULTS);
+        Nfs3Client nfs = fx.client(ServerFixture.USER, ServerFixture.USER);
+        FileHandle3 h = fx.root;
+        int depth = 0;
+        String name = "d".repeat(254); // 255 bytes a level with the slash: the 16th level passes 4095
+        while (true) {
+            FileHandle3 parent = h;
+            try {
+                h = nfs.mkdir(parent, name, org.panamardma.nfs.Sattr3.mode(0755)).handle();
+                depth++;
+            } catch (NfsException e) {
+                assertEquals(NfsStat3.NFS3ERR_NAMETOOLONG, e.status());
+                assertEquals(NfsStat3.NFS3ERR_NAMETOOLONG, status(() -> nfs.create(parent, name, 0644)));
+                assertEquals(NfsStat3.NFS3ERR_NAMETOOLONG, status(() -> nfs.lookup(parent, name)));
+                break;
+            }
+        }
+        assertEquals(ExportFs.MAX_PATH / 255, depth, "levels made");
+        FileHandle3 last = h;
+        assertEquals(ServerFixture.USER, nfs.getattr(last).uid(), "the deepest made is served");
+        assertEquals(2, nfs.listDirectory(last, 4096, false).size(), "only . and .. in it");
+        // find(1) walks with openat, so it sees below PATH_MAX from the root
+        Process find = new ProcessBuilder("find", fx.export.toString(), "-mindepth", String.valueOf(depth))
+                .redirectErrorStream(true).start();
+        List<String> found = new String(find.getInputStream().readAllBytes()).lines().toList();
+        assertEquals(0, find.waitFor());
+        assertEquals(1, found.size(), "one entry at the deepest level, nothing below: " + found.size());
+        // rm(1) removes what Java's paths cannot name (JUnit's TempDir would fail on it)
+        assertEquals(0, new ProcessBuilder("rm", "-rf", fx.export.resolve(name).toString()).start().waitFor());
+    }
+
+    @Test
     void manyConcurrentReadsShareTheFixedBufferPool() throws Exception {
         fx = ServerFixture.start(dir, ExportOptions.DEFAULTS); // 8 small and 4 large buffers
         byte[] content = new byte[4 << 20];
