@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.panamardma.nfs.server.NfsServerMain;
 import org.panamardma.rpcrdma.server.RpcRdmaServer;
@@ -17,7 +16,7 @@ import org.panamardma.rpcrdma.server.RpcRdmaServer;
  * in the testbed guest: started, killed (SIGKILL, mid-I/O), started again on the same export and state, its log kept
  * in a file per start.
  */
-final class JavaNfsServerProcess implements AutoCloseable {
+final class JavaNfsServerProcess implements NfsServerUnderTest {
     /** A line the server logs at WARN or ERROR (its format: time, level, logger). */
     static final Pattern PROBLEM = Pattern.compile("^\\S+ (WARN|ERROR) ");
 
@@ -46,6 +45,36 @@ final class JavaNfsServerProcess implements AutoCloseable {
         KnfsdServer.run(List.of("chmod", "0777", export.toString()), 10);
     }
 
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Path export() {
+        return export;
+    }
+
+    @Override
+    public String address() {
+        return address;
+    }
+
+    @Override
+    public int tcpPort() {
+        return tcpPort;
+    }
+
+    @Override
+    public int mountPort() {
+        return mountPort;
+    }
+
+    @Override
+    public int rdmaPort() {
+        return rdmaPort;
+    }
+
     /** The class path of the server: the jars (or class folders) of nfs, rpcrdma and verbs-ffm. */
     private static String classPath() {
         List<String> parts = new ArrayList<>();
@@ -63,7 +92,8 @@ final class JavaNfsServerProcess implements AutoCloseable {
     }
 
     /** Starts the server and waits until it says it is ready (up to two minutes: the guest is emulated). */
-    void start() throws IOException, InterruptedException {
+    @Override
+    public void start() throws IOException, InterruptedException {
         Path log = Path.of("/tmp/java-nfs-" + name + "-" + (logs.size() + 1) + ".log");
         logs.add(log);
         String java = ProcessHandle.current().info().command().orElse("java");
@@ -94,7 +124,8 @@ final class JavaNfsServerProcess implements AutoCloseable {
     }
 
     /** The log of every start so far, concatenated. */
-    String log() throws IOException {
+    @Override
+    public String log() throws IOException {
         StringBuilder b = new StringBuilder();
         for (Path p : logs) {
             if (Files.exists(p)) {
@@ -105,18 +136,9 @@ final class JavaNfsServerProcess implements AutoCloseable {
     }
 
     /** WARN and ERROR lines of every start so far. */
-    List<String> problems() throws IOException {
+    @Override
+    public List<String> problems() throws IOException {
         return log().lines().filter(l -> PROBLEM.matcher(l).find()).toList();
-    }
-
-    /** The last value of {@code key=N} in the log (the statistics lines), or -1. */
-    long lastCount(String key) throws IOException {
-        Matcher m = Pattern.compile("\\b" + Pattern.quote(key) + "=(\\d+)").matcher(log());
-        long last = -1;
-        while (m.find()) {
-            last = Long.parseLong(m.group(1));
-        }
-        return last;
     }
 
     /** SIGTERM, then waits for the server's last line. */

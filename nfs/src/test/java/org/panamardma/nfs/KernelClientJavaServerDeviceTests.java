@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Timeout;
 import org.panamardma.testbed.RdmaTestDevice;
 
 /**
- * The Linux kernel's NFS client (in the testbed guest) mounts the Java NFS server ({@code nfs-server.jar}, as a
- * process of its own on the peer device's address) with {@code vers=3,proto=rdma,port=..,mountport=..,
+ * The Linux kernel's NFS client (in the testbed guest) mounts the Java NFS server (on the peer device's address;
+ * in this JVM, or for the kill test as a process of its own started as {@code nfs-server.jar} is) with
+ * {@code vers=3,proto=rdma,port=..,mountport=..,
  * mountproto=tcp,nolock}: a tree of files of awkward sizes goes in and back out (checked by SHA-256 on the server's
  * disk and after a fresh mount), the usual directory work (ls -lR, mv, rm, mkdir, rmdir), fio with verify, and the
  * server killed mid-fio and restarted under the hard mount. Every test asserts: no verify error, no WARN or ERROR in
@@ -55,27 +56,35 @@ abstract class KernelClientJavaServerDeviceTests {
         return KnfsdServer.run(List.of("bash", "-c", script), 900);
     }
 
-    JavaNfsServerProcess server(RdmaTestDevice device) throws IOException, InterruptedException {
+    /** The server as a process of its own ({@code java -cp ... NfsServerMain}), to be killed. */
+    JavaNfsServerProcess serverProcess(RdmaTestDevice device) throws IOException, InterruptedException {
         RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer"));
         return new JavaNfsServerProcess(device.name(), peer.ipv4().orElseThrow().getHostAddress(), portBase(),
                 portBase() - 1, portBase() + 1);
     }
 
-    static String options(JavaNfsServerProcess s, String proto) {
-        int port = proto.equals("rdma") ? s.rdmaPort : s.tcpPort;
-        return "vers=3,proto=" + proto + ",port=" + port + ",mountport=" + s.mountPort + ",mountproto=tcp,nolock";
+    /** The server in this JVM: the same code, without a JVM start in the emulated guest. */
+    JavaNfsServerInProcess server(RdmaTestDevice device) throws IOException, InterruptedException {
+        RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer"));
+        return new JavaNfsServerInProcess(device.name(), peer.ipv4().orElseThrow().getHostAddress(), portBase(),
+                portBase() - 1, portBase() + 1);
     }
 
-    static Path mount(JavaNfsServerProcess s, String proto) throws IOException, InterruptedException {
-        Path mnt = Files.createDirectories(Path.of("/mnt/java-nfs-" + s.name));
+    static String options(NfsServerUnderTest s, String proto) {
+        int port = proto.equals("rdma") ? s.rdmaPort() : s.tcpPort();
+        return "vers=3,proto=" + proto + ",port=" + port + ",mountport=" + s.mountPort() + ",mountproto=tcp,nolock";
+    }
+
+    static Path mount(NfsServerUnderTest s, String proto) throws IOException, InterruptedException {
+        Path mnt = Files.createDirectories(Path.of("/mnt/java-nfs-" + s.name()));
         run("modprobe", "nfsv3");
         if (proto.equals("rdma")) {
             run("modprobe", "rpcrdma");
         }
-        run("mount", "-t", "nfs", "-o", options(s, proto), s.address + ":" + s.export, mnt.toString());
+        run("mount", "-t", "nfs", "-o", options(s, proto), s.address() + ":" + s.export(), mnt.toString());
         String line = Files.readString(Path.of("/proc/mounts")).lines().filter(l -> l.contains(" " + mnt + " "))
                 .findFirst().orElseThrow(() -> new AssertionError(mnt + " is not mounted"));
-        System.out.println(s.name + ": " + line);
+        System.out.println(s.name() + ": " + line);
         assertTrue(line.contains("proto=" + proto) && line.contains("vers=3"), line);
         return mnt;
     }
@@ -174,7 +183,7 @@ abstract class KernelClientJavaServerDeviceTests {
         Map<String, Long> sizes = makeTree(src);
         Map<String, String> expected = hashes(src);
         int kernelLogBefore = KnfsdServer.kernelLog().size();
-        try (JavaNfsServerProcess server = server(device)) {
+        try (NfsServerUnderTest server = server(device)) {
             server.start();
             Map<String, Integer> baseline = resources(serverDevice);
             Path mnt = mount(server, proto);
@@ -183,7 +192,7 @@ abstract class KernelClientJavaServerDeviceTests {
             } finally {
                 umount(mnt);
             }
-            assertEquals(expected, hashes(server.export.resolve("tree")), "the server's disk after the copy in");
+            assertEquals(expected, hashes(server.export().resolve("tree")), "the server's disk after the copy in");
 
             mnt = mount(server, proto); // a fresh mount: what comes back out comes from the server
             try {
@@ -203,7 +212,7 @@ abstract class KernelClientJavaServerDeviceTests {
                 run("mkdir", "-p", tree.resolve("new/deeper").toString());
                 run("rmdir", tree.resolve("new/deeper").toString());
                 run("rm", "-r", tree.resolve("many").toString());
-                Path onServer = server.export.resolve("tree");
+                Path onServer = server.export().resolve("tree");
                 assertTrue(Files.exists(onServer.resolve("renamed-empty")) && !Files.exists(onServer.resolve("f0-0")));
                 assertEquals(expected.get("a/b/c/f2-511"), sha256(onServer.resolve("b-moved/c/f2-511")));
                 assertFalse(Files.exists(onServer.resolve("a/b")));
@@ -263,7 +272,7 @@ abstract class KernelClientJavaServerDeviceTests {
         String fio = fio();
         String serverDevice = device.peer().orElseThrow().name();
         int kernelLogBefore = KnfsdServer.kernelLog().size();
-        try (JavaNfsServerProcess server = server(device)) {
+        try (NfsServerUnderTest server = server(device)) {
             server.start();
             Map<String, Integer> baseline = resources(serverDevice);
             Path mnt = mount(server, "rdma");
@@ -293,7 +302,7 @@ abstract class KernelClientJavaServerDeviceTests {
         boolean useFio = !KILL_WORKLOAD.equals("dd");
         String fio = useFio ? fio() : null;
         int kernelLogBefore = KnfsdServer.kernelLog().size();
-        try (JavaNfsServerProcess server = server(device)) {
+        try (JavaNfsServerProcess server = serverProcess(device)) {
             server.start();
             Path mnt = mount(server, "rdma");
             try {
@@ -316,7 +325,7 @@ abstract class KernelClientJavaServerDeviceTests {
                 long written = 0;
                 for (int i = 0; i < 1200 && written < laidOut && p.isAlive(); i++) {
                     Thread.sleep(500);
-                    written = sizeOf(server.export.resolve("fio-kill"));
+                    written = sizeOf(server.export().resolve("fio-kill"));
                 }
                 Thread.sleep(5000);
                 assertTrue(p.isAlive(), "fio still running when the server is killed");
