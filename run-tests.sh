@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test: the host-side tests, then every device test inside the soft-RoCE / soft-iWARP testbed VM
-# (rxe and siw, built and cached on first use; needs root for that first build). Extra arguments go to Maven.
+# Runs every test: the host-side tests, then every device test inside the soft-RoCE / soft-iWARP testbed VMs, one
+# of the Debian 13 image (kernel 6.12, rdma-core 56) and one of the Debian 12 image (kernel 6.1, rdma-core 44), side
+# by side (rxe and siw in each; the images are built and cached on first use, which needs root). Extra arguments go
+# to Maven, e.g. -Dtestbed.images=trixie (one image) or -Dtestbed.vms=sequential.
 set -euo pipefail
 cd "$(dirname "$0")"
 source soft-roce-ci/bin/jdk.sh
 find_jdk25
-soft-roce-ci/bin/testbed check
+for image in trixie bookworm; do soft-roce-ci/bin/testbed --image "$image" check; done
 exec ./mvnw -B verify -Ptestbed "$@"

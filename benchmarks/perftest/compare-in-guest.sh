@@ -82,7 +82,7 @@ run_java() {
 # (benchmarks' NfsRpcBench): NULL round trips, 1 MiB READ and WRITE throughput (calls of 256 KiB). The floor is perftest's send latency.
 run_rpc() {
   local transport=$1
-  if ! timeout 900 java $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
+  if ! timeout 900 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
        --server "$server_ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_RPC_IO_ITERS:-32}" \
        >/tmp/nfs-bench.log 2>/tmp/nfs-bench.err; then
     say "NfsRpcBench over $transport failed:"; tail -n 20 /tmp/nfs-bench.err >&2

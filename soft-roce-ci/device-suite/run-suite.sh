@@ -2,28 +2,48 @@
 # Runs inside the testbed VM: every device test (JUnit tag rdma-device) and the ABI check of the bindings against
 # the installed rdma-core headers (tag rdma-abi, needs gcc and libibverbs-dev) found in the test jars of LIB_DIR, in one
 # JVM (each JVM start costs seconds under emulation), with a missing device counted as a failure. Prints the JUnit
-# tree and a one-line summary, writes XML reports to /job/reports (the host keeps them in target/vm-job/reports).
+# tree and a one-line summary, writes XML reports to /job/reports (the host keeps them in target/vm-job-<image>/reports).
 # Fails if any test failed, none ran, or any was skipped: in the VM every device must be there.
+#
+# The suite runs on the module path, as users of the modules do: the console launcher is the module
+# org.junit.platform.console, each test jar is patched into its module (LIB_DIR/test-modules.txt, written by
+# test-modules.sh when the suite is packaged), which then also reads JUnit, the testbed extension and the JDK modules the
+# tests use, and opens its test packages to JUnit; native access is granted to org.panamardma.verbs by name and
+# denied to everything else, so that a restricted call from anywhere else fails instead of printing a warning.
 set -uo pipefail
-# Extra arguments select what to run instead of scanning every test jar, e.g.
+# Extra arguments select what to run instead of every test module, e.g.
 #   run-suite.sh target/lib --select-class org.panamardma.verbs.RoceOperationsDeviceTest
 lib=${1:?usage: run-suite.sh LIB_DIR [JUnit console selectors...]}
 shift
 reports=${REPORTS_DIR:-/job/reports}
 mkdir -p "$reports"
 
-launcher=$(ls "$lib"/junit-platform-console-standalone-*.jar)
-classpath=$(ls "$lib"/*.jar | grep -v junit-platform-console-standalone | paste -sd:)
-scan=$(ls "$lib"/*-tests.jar | paste -sd:)
-[[ -n $scan ]] || { echo "device-suite: no test jars in $lib"; exit 1; }
+list="$lib/test-modules.txt"
+[[ -s $list ]] || { echo "device-suite: no $list (test-modules.sh writes it: ./mvnw -Ptestbed package)"; exit 1; }
+# the module path: every jar but the test jars (patched in below) and the launcher's class-path edition
+modulepath=$(ls "$lib"/*.jar | grep -v -e '-tests\.jar$' -e junit-platform-console-standalone | paste -sd:)
+# what test code reads beyond its module's own requires
+reads=org.junit.jupiter.api,org.junit.jupiter.params,org.panamardma.testbed,java.logging,java.management,jdk.management
+patches=()
+modules=()
+selectors=()
+while read -r jar module packages; do
+  patches+=(--patch-module "$module=$lib/$jar" --add-reads "$module=$reads")
+  for p in $packages; do patches+=(--add-opens "$module/$p=org.junit.platform.commons"); done
+  modules+=("$module")
+  selectors+=(--select-module "$module")
+done <"$list"
+if (($#)); then selectors=("$@"); fi
 
-echo "device-suite: java $(java -version 2>&1 | head -n 1); scanning ${scan//:/ }"
+echo "device-suite: java $(java -version 2>&1 | head -n 1); module path $lib, tests patched into ${modules[*]}"
 start=$(date +%s)
 # -XX:TieredStopAtLevel=1: C1 only; under emulation C2 compiles cost more than they give in a test run.
-java --enable-native-access=ALL-UNNAMED -Drdma.require=true -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-  -jar "$launcher" execute \
+java --module-path "$modulepath" --add-modules ALL-MODULE-PATH,jdk.management "${patches[@]}" \
+  --enable-native-access=org.panamardma.verbs --illegal-native-access=deny \
+  -Drdma.require=true -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  -m org.junit.platform.console/org.junit.platform.console.ConsoleLauncher execute \
   --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
-  --class-path "$classpath" $(if (($#)); then printf '%q ' "$@"; else echo "--scan-class-path $scan"; fi) \
+  "${selectors[@]}" \
   --include-tag 'rdma-device | rdma-abi' --fail-if-no-tests \
   --reports-dir "$reports"
 rc=$?
@@ -42,6 +62,15 @@ if ((rc != 0 || failed > 0)); then
   # what the kernel said about the devices: the cause of a failure may be only there (siw's MPA exchange, rxe)
   echo "device-suite: the guest kernel's last messages about RDMA:"
   dmesg 2>/dev/null | grep -iE 'siw|rxe|rdma|iw_cm|ib_core|infiniband|rpcrdma|svcrdma' | tail -n 60
+  # and the devices' own counters (rxe: retries, sequence errors, duplicate requests, dropped packets...): a lost or
+  # stuck operation leaves its trace there; only the non-zero ones
+  echo "device-suite: the devices' non-zero hardware counters:"
+  for counters in /sys/class/infiniband/*/ports/*/hw_counters; do
+    [[ -d $counters ]] || continue
+    dev=${counters#/sys/class/infiniband/}; dev=${dev%%/*}
+    line=$(cd "$counters" && for c in *; do v=$(cat "$c" 2>/dev/null) && [[ $v != 0 ]] && printf ' %s=%s' "$c" "$v"; done)
+    echo "  $dev:${line:- all zero}"
+  done
   exit 1
 fi
 if ((tests == 0)); then echo "device-suite: no device test ran"; exit 1; fi

@@ -107,6 +107,23 @@ else
   echo "no NVDIMM region: FLUSH to persistence cannot be tested in this guest"
 fi
 
+# what the tests run against: the image, kernel and rdma-core, and each device's capabilities as libibverbs reports
+# them (device_cap_flags_ex bits 38-40: FLUSH_GLOBAL, FLUSH_PERSISTENT, ATOMIC_WRITE; kernel 6.2 and later on rxe)
+step "capabilities"
+TESTBED_IMAGE=unknown
+# shellcheck source=/dev/null
+source /etc/testbed/image.env 2>/dev/null || true
+{
+  echo "testbed.image=$TESTBED_IMAGE"
+  echo "testbed.kernel=$(uname -r)"
+  echo "testbed.rdma-core=$(dpkg-query -W -f '${Version}' rdma-core 2>/dev/null)"
+  for dev in rxe0 rxe1 siw0 siw1; do
+    ibv_devinfo -v -d "$dev" | awk -v d="$dev" '
+      $1 == "atomic_cap:" { print "device." d ".atomic_cap=" $2 }
+      $1 == "device_cap_flags_ex:" { print "device." d ".device_cap_flags_ex=" $2 }'
+  done
+} >>"$props"
+
 {
   rdma link show | awk '{ printf "%s %s ", $2, $4 }'
   grep '^pmem.device' "$props" || true

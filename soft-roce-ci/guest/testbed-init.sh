@@ -8,6 +8,10 @@
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
+# No limit on locked (pinned) memory, as rdma-core recommends for RDMA users. Kernel 6.1's siw counts every memory
+# registration against RLIMIT_MEMLOCK (8 MiB by default) even for root; later kernels' siw, and rxe, exempt
+# CAP_IPC_LOCK. Without this, siw tests registering more than 8 MiB at once fail with ENOMEM in the bookworm image.
+ulimit -l unlimited
 
 power_off() {
   sync
@@ -51,7 +55,11 @@ fi
 cut -d' ' -f1 /proc/uptime >/job/ready-uptime
 log "ready: $(tr '\n' ' ' </run/testbed/summary.txt)"
 
-export JAVA_HOME=/usr/lib/jvm/java-25-openjdk-amd64
+# the image's name and JDK (written by image/build-image.sh)
+TESTBED_IMAGE=unknown JAVA_HOME=/usr/lib/jvm/java-25-openjdk-amd64
+# shellcheck source=/dev/null
+source /etc/testbed/image.env 2>/dev/null
+export TESTBED_IMAGE JAVA_HOME
 export PATH="$JAVA_HOME/bin:$PATH"
 export TESTBED_GUEST=1
 cd "${TESTBED_CWD:-/}" || cd /

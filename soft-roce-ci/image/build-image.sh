@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
-# Builds the soft-RoCE / soft-iWARP testbed image from Debian packages only.
+# Builds a soft-RoCE / soft-iWARP testbed image from Debian packages only.
 #
-#   build-image.sh OUT_DIR
+#   build-image.sh OUT_DIR [SUITE]          SUITE: trixie (default) or bookworm, as in suite-<SUITE>.conf
 #
 # OUT_DIR receives: vmlinuz, initrd.img (a tiny busybox initramfs that mounts the root disk), rootfs.img (raw ext4),
-# manifest.txt (versions), logs/. The caller (bin/testbed) keys OUT_DIR by the hash of this folder and moves it into
-# place only when every step succeeded. Every step logs to logs/<step>.log; a failing step stops the build with a
-# message naming the step and its log.
+# manifest.txt (versions), logs/. The caller (bin/testbed) keys OUT_DIR by the suite and the hash of the recipe
+# (this script, packages.txt, suite-<SUITE>.conf, the stage-2 init, the host JDK copied in) and moves it into place
+# only when every step succeeded. Every step logs to logs/<step>.log; a failing step stops the build with a message
+# naming the step and its log.
 #
-# Needs root (debootstrap, chroot, mount) and network access to a Debian mirror.
+# Needs root (debootstrap, chroot, mount) and network access to a Debian mirror. A suite whose conf says
+# guest_jdk=host also needs TESTBED_GUEST_JDK, the host's JDK 25 to copy in.
 set -euo pipefail
 
-out=${1:?usage: build-image.sh OUT_DIR}
+out=${1:?usage: build-image.sh OUT_DIR [SUITE]}
+suite=${2:-trixie}
 here=$(cd "$(dirname "$0")" && pwd)
-suite=trixie
+[[ -f $here/suite-$suite.conf ]] || { echo "[image] unknown suite $suite (no $here/suite-$suite.conf)" >&2; exit 1; }
+packages=() guest_jdk=""
+# shellcheck source=/dev/null
+source "$here/suite-$suite.conf"
 mkdir -p "$out/logs"
 root="$out/rootfs"
 logs="$out/logs"
@@ -25,8 +31,14 @@ run_step() {
   local name=$1; shift
   local start=$SECONDS
   say "step $name ..."
-  if ! "$@" >"$logs/$name.log" 2>&1; then
-    say "FAILED: step '$name' (log: $logs/$name.log); its last lines:"
+  # a subshell that is not the condition of an `if` or `||`: there errexit would be off, and a failing command in
+  # the middle of a step would go unnoticed
+  set +e
+  (set -e; "$@") >"$logs/$name.log" 2>&1
+  local rc=$?
+  set -e
+  if ((rc != 0)); then
+    say "FAILED: step '$name' (exit $rc; log: $logs/$name.log); its last lines:"
     tail -n 25 "$logs/$name.log" | sed 's/^/[image]   /' >&2
     exit 1
   fi
@@ -71,7 +83,7 @@ chroot_mounts() {
 
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive LC_ALL=C "$@"; }
 
-packages() { grep -v -E '^\s*(#|$)' "$here/packages.txt" | tr '\n' ' '; }
+packages() { grep -v -E '^\s*(#|$)' "$here/packages.txt" | tr '\n' ' '; echo "${packages[@]}"; }
 
 step_debootstrap() {
   debootstrap --variant=minbase --components=main --include=ca-certificates "$suite" "$root" "$(mirror)"
@@ -87,27 +99,48 @@ step_packages() {
 }
 
 kernel_version() { ls "$root/lib/modules" | sort -V | tail -n 1; }
+# 6.12.117+deb13-amd64 -> 6.12, 6.1.0-40-amd64 -> 6.1: the series of linux-source-X.Y and linux-kbuild-X.Y
+kernel_series() { kernel_version | cut -d. -f1,2; }
 
 # Debian's kernels are built with '# CONFIG_RDMA_SIW is not set': build siw.ko from the same kernel's sources.
 step_siw() {
-  local kver srcver kimgver
+  local kver srcver kimgver series
   kver=$(kernel_version)
-  in_root apt-get install -y --no-install-recommends "linux-headers-$kver" linux-source-6.12 xz-utils make bc
-  srcver=$(in_root dpkg-query -W -f '${Version}' linux-source-6.12)
+  series=$(kernel_series)
+  grep -E '^(CONFIG_RDMA_RXE|# CONFIG_RDMA_SIW|CONFIG_RDMA_SIW)' "$root/boot/config-$kver" || true
+  in_root apt-get install -y --no-install-recommends "linux-headers-$kver" "linux-source-$series" xz-utils make bc
+  srcver=$(in_root dpkg-query -W -f '${Version}' "linux-source-$series")
   kimgver=$(in_root dpkg-query -W -f '${Version}' "linux-image-$kver")
   echo "kernel $kver image $kimgver source $srcver"
   [[ $srcver == "$kimgver" ]] || echo "WARNING: linux-source $srcver differs from linux-image $kimgver"
   rm -rf "$root/tmp/siw" && mkdir -p "$root/tmp/siw"
-  tar -C "$root/tmp/siw" --strip-components=5 -xf "$root"/usr/src/linux-source-6.12.tar.xz \
-    --wildcards 'linux-source-6.12/drivers/infiniband/sw/siw/*'
+  tar -C "$root/tmp/siw" --strip-components=5 -xf "$root/usr/src/linux-source-$series.tar.xz" \
+    --wildcards "linux-source-$series/drivers/infiniband/sw/siw/*"
   ls "$root/tmp/siw"
   in_root make -C "/usr/src/linux-headers-$kver" M=/tmp/siw CONFIG_RDMA_SIW=m modules
   install -D -m 0644 "$root/tmp/siw/siw.ko" "$root/lib/modules/$kver/updates/siw.ko"
   in_root depmod -a "$kver"
-  in_root modinfo siw
+  in_root modinfo -k "$kver" siw
   rm -rf "$root/tmp/siw"
-  in_root apt-get purge -y linux-source-6.12 "linux-headers-$kver" 'linux-headers-*-common' linux-kbuild-6.12 bc
+  in_root apt-get purge -y "linux-source-$series" "linux-headers-$kver" 'linux-headers-*-common' \
+    "linux-kbuild-$series" bc
   in_root apt-get autoremove -y --purge
+}
+
+# The guest's JDK 25: a Debian package's (installed with the packages), or a copy of the host's.
+java_home() { if [[ $guest_jdk == host ]]; then echo /usr/lib/jvm/jdk-25; else echo "$guest_jdk"; fi; }
+
+step_jdk() {
+  if [[ $guest_jdk == host ]]; then
+    local src=${TESTBED_GUEST_JDK:?TESTBED_GUEST_JDK: the host JDK 25 to copy into the image}
+    echo "copying $src"
+    cat "$src/release"
+    mkdir -p "$root/usr/lib/jvm"
+    cp -a "$(readlink -f "$src")" "$root$(java_home)"
+    rm -rf "$root$(java_home)"/{man,demo,sample,jmods,lib/src.zip}
+    du -sh "$root$(java_home)"
+  fi
+  in_root "$(java_home)/bin/java" -version
 }
 
 step_configure() {
@@ -116,15 +149,19 @@ step_configure() {
   # PID 1 of the guest: mounts the job share and runs the job's init script (it lives in the work tree, so editing
   # it does not rebuild the image).
   install -m 0755 "$here/guest-stage2" "$root/sbin/testbed-init"
-  mkdir -p "$root/job" "$root/run/testbed"
+  mkdir -p "$root/job" "$root/run/testbed" "$root/etc/testbed"
+  # read by the job's init script (guest/testbed-init.sh)
+  printf 'TESTBED_IMAGE=%s\nJAVA_HOME=%s\n' "$suite" "$(java_home)" >"$root/etc/testbed/image.env"
   in_root apt-get clean
   rm -rf "$root"/var/lib/apt/lists/* "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/locale/*
   # the manifest records what the tests run against
   {
     echo "suite $suite"
     echo "kernel $(kernel_version)"
+    grep -E '^CONFIG_RDMA_RXE' "$root/boot/config-$(kernel_version)"
     in_root dpkg-query -W -f '${Package} ${Version}\n' linux-image-amd64 rdma-core 'libibverbs1*' 'librdmacm1*' \
-      perftest openjdk-25-jdk-headless nfs-kernel-server ndctl
+      perftest nfs-kernel-server ndctl iproute2 libc6
+    echo "java $(java_home): $(in_root "$(java_home)/bin/java" -version 2>&1 | sed -n 2p)"
   } >"$out/manifest.txt"
   cat "$out/manifest.txt"
 }
@@ -170,6 +207,7 @@ run_step debootstrap step_debootstrap
 chroot_mounts
 run_step packages step_packages
 run_step siw step_siw
+run_step jdk step_jdk
 run_step configure step_configure
 run_step initramfs step_initramfs
 cleanup; mounted=()

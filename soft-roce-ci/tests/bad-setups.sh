@@ -12,10 +12,10 @@ trap 'rm -rf "$tmp"' EXIT
 # expect NAME EXPECTED_RC REGEX -- COMMAND...
 expect() {
   local name=$1 want_rc=$2 regex=$3; shift 4
-  local out rc
+  local out rc start=$SECONDS
   out=$("$@" 2>&1); rc=$?
   if [[ $rc == "$want_rc" ]] && grep -Eq "$regex" <<<"$out"; then
-    echo "  ok   $name (exit $rc)"; passed=$((passed + 1))
+    echo "  ok   $name (exit $rc, $((SECONDS - start)) s)"; passed=$((passed + 1))
   else
     echo "  FAIL $name: exit $rc (wanted $want_rc), output did not match /$regex/:"; sed 's/^/       /' <<<"$out" | tail -n 15
     failed=$((failed + 1))
@@ -32,8 +32,16 @@ mkdir -p "$tmp/unprivileged" && cp -r "$root/soft-roce-ci/bin" "$root/soft-roce-
 chmod -R a+rX "$tmp/unprivileged"
 expect "no root for the image build" 125 "building it needs root" -- \
   runuser -u nobody -- env TESTBED_CACHE="$tmp/nobody-cache" HOME="$tmp" "$tmp/unprivileged/bin/testbed" check
-expect "image step failure names the step and its log" 125 "FAILED: step 'debootstrap' \(log: .*/logs/debootstrap.log\)" -- \
+expect "image step failure names the step and its log" 125 "FAILED: step 'debootstrap' \(exit [0-9]+; log: .*/logs/debootstrap.log\)" -- \
   env TESTBED_CACHE="$tmp/cache" TESTBED_MIRROR=http://127.0.0.1:9/debian "$testbed" image
+expect "unknown --image names the known ones" 125 "unknown image 'sid' \(--image or TESTBED_IMAGE\); known images: bookworm trixie" -- \
+  "$testbed" --image sid check
+expect "unknown TESTBED_IMAGE, run" 125 "unknown image 'Trixie'.*known images: bookworm trixie" -- \
+  env TESTBED_IMAGE=Trixie bash -c "cd '$root' && '$testbed' run -- true"
+expect "unknown --image after the command" 125 "unknown image '../trixie'" -- \
+  bash -c "cd '$root' && '$testbed' run --image ../trixie -- true"
+expect "bookworm image without a JDK 25 to copy in" 125 "TESTBED_GUEST_JDK=$tmp is not a JDK" -- \
+  env TESTBED_GUEST_JDK="$tmp" "$testbed" --image bookworm check
 expect "no JDK 25 (Maven enforcer)" 1 "needs JDK 25 or later.*Point JAVA_HOME at a JDK 25" -- \
   env JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64 "$root/mvnw" -B -q -N -f "$root/pom.xml" validate
 mkdir -p "$tmp/jvm" && ln -s /usr/lib/jvm/java-17-openjdk-amd64 "$tmp/jvm/java-17"

@@ -32,6 +32,8 @@ public final class CompletionQueue extends NativeResource {
     private final MemorySegment cqx;
     private final MemorySegment startPollFn, nextPollFn, endPollFn, readOpcodeFn, readVendorErrFn, readByteLenFn,
             readImmDataFn, readQpNumFn, readWcFlagsFn;
+    // true where ibv_next_poll's ENOENT followed by ibv_end_poll corrupts the queue (see RdmaCore.Quirk)
+    private final boolean oneCompletionPerBatch;
 
     private CompletionQueue(Context context, MemorySegment handle, CompletionChannel channel, boolean extended) {
         super("completion queue", channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel});
@@ -54,7 +56,9 @@ public final class CompletionQueue extends NativeResource {
             this.readImmDataFn = cqx.get(ADDRESS, ibv_cq_ex.read_imm_data$OFFSET);
             this.readQpNumFn = cqx.get(ADDRESS, ibv_cq_ex.read_qp_num$OFFSET);
             this.readWcFlagsFn = cqx.get(ADDRESS, ibv_cq_ex.read_wc_flags$OFFSET);
+            this.oneCompletionPerBatch = RdmaCore.Quirk.RXE_END_POLL_OVERRUN.affects(context);
         } else {
+            this.oneCompletionPerBatch = false;
             this.cqx = MemorySegment.NULL;
             this.startPollFn = this.nextPollFn = this.endPollFn = this.readOpcodeFn = MemorySegment.NULL;
             this.readVendorErrFn = this.readByteLenFn = this.readImmDataFn = this.readQpNumFn = MemorySegment.NULL;
@@ -135,12 +139,20 @@ public final class CompletionQueue extends NativeResource {
         return extended;
     }
 
+    /** Whether extended polling takes one completion per batch (RdmaCore.Quirk.RXE_END_POLL_OVERRUN); for tests. */
+    boolean pollsOneCompletionPerBatch() {
+        return oneCompletionPerBatch;
+    }
+
     /**
      * Extended polling: {@code ibv_start_poll}, then {@code ibv_next_poll} until empty or full, then
      * {@code ibv_end_poll}, each completion read field by field into the same {@code ibv_wc} array the legacy path
      * fills, so callers see no difference. Returns -errno on failure, like poll_cq.
      */
     private int pollExtended(WorkCompletions completions) throws Throwable {
+        if (oneCompletionPerBatch) {
+            return pollExtendedOneByOne(completions);
+        }
         int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx, MemorySegment.NULL);
         if (rc == Errno.ENOENT) {
             return 0;
@@ -152,23 +164,7 @@ public final class CompletionQueue extends NativeResource {
         MemorySegment array = completions.array;
         long wcSize = ibv_wc.layout().byteSize();
         while (true) {
-            long base = n * wcSize;
-            int status = cqx.get(JAVA_INT, ibv_cq_ex.status$OFFSET);
-            array.set(JAVA_LONG, base + ibv_wc.wr_id$OFFSET, cqx.get(JAVA_LONG, ibv_cq_ex.wr_id$OFFSET));
-            array.set(JAVA_INT, base + ibv_wc.status$OFFSET, status);
-            array.set(JAVA_INT, base + ibv_wc.vendor_err$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readVendorErrFn, cqx));
-            array.set(JAVA_INT, base + ibv_wc.qp_num$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readQpNumFn, cqx));
-            if (status == verbs_h.IBV_WC_SUCCESS) {
-                // opcode, length, flags and immediate data are defined only for successful completions
-                int flags = (int) VerbsOps.CQ_INT.invokeExact(readWcFlagsFn, cqx);
-                array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx));
-                array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx));
-                array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, flags);
-                array.set(JAVA_INT, base + ibv_wc.$anon0$imm_data$OFFSET, (flags & verbs_h.IBV_WC_WITH_IMM) != 0
-                        ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx) : 0);
-            } else {
-                array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, 0);
-            }
+            readCurrent(array, n * wcSize);
             n++;
             if (n == completions.capacity()) {
                 break;
@@ -180,6 +176,50 @@ public final class CompletionQueue extends NativeResource {
         }
         VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx);
         return rc != 0 && rc != Errno.ENOENT ? -rc : n;
+    }
+
+    /**
+     * Extended polling one completion per batch ({@code ibv_start_poll}, read, {@code ibv_end_poll}), never letting
+     * {@code ibv_next_poll} find the queue empty: the workaround for {@link RdmaCore.Quirk#RXE_END_POLL_OVERRUN}.
+     * A lock and a consumer-index store per completion instead of per batch.
+     */
+    private int pollExtendedOneByOne(WorkCompletions completions) throws Throwable {
+        MemorySegment array = completions.array;
+        long wcSize = ibv_wc.layout().byteSize();
+        int n = 0;
+        while (n < completions.capacity()) {
+            int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx, MemorySegment.NULL);
+            if (rc == Errno.ENOENT) {
+                break;
+            }
+            if (rc != 0) {
+                return n > 0 ? n : -rc;
+            }
+            readCurrent(array, n * wcSize);
+            VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx);
+            n++;
+        }
+        return n;
+    }
+
+    /** Copies the completion the provider is positioned on into the ibv_wc at {@code base} of {@code array}. */
+    private void readCurrent(MemorySegment array, long base) throws Throwable {
+        int status = cqx.get(JAVA_INT, ibv_cq_ex.status$OFFSET);
+        array.set(JAVA_LONG, base + ibv_wc.wr_id$OFFSET, cqx.get(JAVA_LONG, ibv_cq_ex.wr_id$OFFSET));
+        array.set(JAVA_INT, base + ibv_wc.status$OFFSET, status);
+        array.set(JAVA_INT, base + ibv_wc.vendor_err$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readVendorErrFn, cqx));
+        array.set(JAVA_INT, base + ibv_wc.qp_num$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readQpNumFn, cqx));
+        if (status == verbs_h.IBV_WC_SUCCESS) {
+            // opcode, length, flags and immediate data are defined only for successful completions
+            int flags = (int) VerbsOps.CQ_INT.invokeExact(readWcFlagsFn, cqx);
+            array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx));
+            array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx));
+            array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, flags);
+            array.set(JAVA_INT, base + ibv_wc.$anon0$imm_data$OFFSET, (flags & verbs_h.IBV_WC_WITH_IMM) != 0
+                    ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx) : 0);
+        } else {
+            array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, 0);
+        }
     }
 
     /**

@@ -72,11 +72,14 @@ public final class Context extends NativeResource {
         this.attributes = queryDevice(extendedOp(verbs_context.query_device_ex$OFFSET));
     }
 
-    /** Opens the named device. */
+    /**
+     * Opens the named device.
+     *
+     * @throws RdmaLibraryException if libibverbs is not installed (the message names the package to install), cannot
+     *                              be loaded, or is older than rdma-core {@value RdmaCore#OLDEST_SUPPORTED}
+     */
     public static Context open(String deviceName) throws RdmaException {
-        if (!Native.ibverbsLoaded()) {
-            throw new RdmaException("libibverbs cannot be loaded: " + Native.ibverbsFailure().orElse("?"));
-        }
+        RdmaCore.checkIbverbs();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment callState = arena.allocate(Native.CALL_STATE);
             MemorySegment count = arena.allocate(JAVA_INT);
@@ -111,6 +114,7 @@ public final class Context extends NativeResource {
 
     /** The Context of a device context that librdmacm opened and owns (see VerbsAccess). */
     static Context adopt(MemorySegment ibvContext) throws RdmaException {
+        RdmaCore.checkIbverbs();
         Context known = ADOPTED.get(ibvContext.address());
         if (known != null) {
             return known;
@@ -128,21 +132,33 @@ public final class Context extends NativeResource {
     }
 
     /**
-     * The function pointer {@code op} of the verbs_context in front of this context, or NULL where the provider
-     * has none: the checks of {@code verbs_get_ctx_op} in verbs.h.
+     * The function pointer {@code op} (given by its offset in the bindings' verbs_context) of the verbs_context in
+     * front of this context, or NULL where the installed libibverbs' verbs_context has no such member or the
+     * provider no such op: the checks of {@code verbs_get_ctx_op} in verbs.h.
+     *
+     * <p>verbs_context grows at its front ("grows up": new ops are prepended) and ends with {@code size_t sz} and
+     * the {@code struct ibv_context}; libibverbs sets {@code sz} to its own {@code sizeof(struct verbs_context)}
+     * ({@code context_ex->sz = sizeof(*context_ex)} in _verbs_init_and_alloc_context, libibverbs/device.c). So an op
+     * is at the same distance from the end in every release, and exists if that distance is within {@code sz}. The
+     * view read here is the installed struct (sz bytes, ending where the ibv_context ends), so an op the installed
+     * release lacks cannot be read. (rdma-core 45 to 56 added no op: {@code git diff v44.0 v56.1 --
+     * libibverbs/verbs.h} leaves verbs_context alone, and the ABI check against 44's headers finds it equal.)
      */
     private MemorySegment extendedOp(long opOffset) {
         if (handle.get(JAVA_LONG, ibv_context.abi_compat$OFFSET) != verbs_h.__VERBS_ABI_IS_EXTENDED) {
             return MemorySegment.NULL;
         }
-        long vctxSize = verbs_context.layout().byteSize();
-        MemorySegment vctx = MemorySegment.ofAddress(handle.address() - verbs_context.context$OFFSET)
-                .reinterpret(vctxSize);
-        long sz = vctx.get(JAVA_LONG, verbs_context.sz$OFFSET);
-        if (sz < vctxSize - opOffset) {
+        long bindingsSize = verbs_context.layout().byteSize();
+        long contextSize = bindingsSize - verbs_context.context$OFFSET; // sizeof(struct ibv_context), never changed
+        long szBeforeContext = verbs_context.context$OFFSET - verbs_context.sz$OFFSET;
+        long sz = MemorySegment.ofAddress(handle.address() - szBeforeContext).reinterpret(JAVA_LONG.byteSize())
+                .get(JAVA_LONG, 0);
+        long fromEnd = bindingsSize - opOffset;
+        if (sz < fromEnd || sz > 1 << 16) {
             return MemorySegment.NULL;
         }
-        return vctx.get(ADDRESS, opOffset);
+        MemorySegment installed = MemorySegment.ofAddress(handle.address() + contextSize - sz).reinterpret(sz);
+        return installed.get(ADDRESS, sz - fromEnd);
     }
 
     private DeviceAttributes queryDevice(MemorySegment queryDeviceExFn) throws RdmaException {
@@ -208,7 +224,9 @@ public final class Context extends NativeResource {
     public PortAttributes queryPort(int port) throws RdmaException {
         checkPort(port);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = arena.allocate(ibv_port_attr.layout());
+            // what the installed libibverbs fills (its struct ends before active_speed_ex before 49): nothing later
+            // can be read from this view, and the library is told this size as C callers tell it theirs
+            MemorySegment attr = arena.allocate(RdmaCore.portAttrSize(), 8);
             int rc;
             synchronized (this) {
                 checkOpen();

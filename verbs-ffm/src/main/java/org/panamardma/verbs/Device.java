@@ -25,14 +25,14 @@ public record Device(String name, NodeType nodeType, TransportType transportType
 
     /**
      * Lists the RDMA devices of this machine. A kernel without RDMA support (libibverbs reports {@code ENOSYS})
-     * has none, and so does a machine without libibverbs.
+     * has none; so has a machine with libibverbs but without its device providers (Debian's ibverbs-providers).
      *
-     * @throws RdmaException if libibverbs fails for another reason (for example {@code EPERM})
+     * @throws RdmaLibraryException if libibverbs is not installed (the message names the package to install), cannot
+     *                              be loaded, or is older than rdma-core {@value RdmaCore#OLDEST_SUPPORTED}
+     * @throws RdmaException        if libibverbs fails for another reason (for example {@code EPERM})
      */
     public static List<Device> list() throws RdmaException {
-        if (!Native.ibverbsLoaded()) {
-            return List.of();
-        }
+        RdmaCore.checkIbverbs();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment callState = arena.allocate(Native.CALL_STATE);
             MemorySegment count = arena.allocate(JAVA_INT);

@@ -4,7 +4,9 @@ import org.panamardma.verbs.ffi.verbs_h;
 
 /**
  * What {@code ibv_query_device_ex} reports: limits and capabilities. Capability checks of the typed API
- * (atomics, FLUSH, ATOMIC WRITE) are made from these.
+ * (atomics, FLUSH, ATOMIC WRITE) are made from these. They are the device's (the kernel's: every supported
+ * libibverbs passes {@code device_cap_flags_ex} on unchanged); whether the installed rdma-core can post FLUSH or
+ * ATOMIC WRITE is {@link RdmaCore.Feature}, and a queue pair can only if both can ({@link QueuePair#supportsFlush()}).
  *
  * @param deviceCapFlagsEx the full {@code device_cap_flags_ex}; bits 38-40 are the kernel's
  *                         {@code IB_UVERBS_DEVICE_FLUSH_GLOBAL}, {@code _FLUSH_PERSISTENT}, {@code _ATOMIC_WRITE}

@@ -61,17 +61,20 @@ public final class PreparedQueuePair implements AutoCloseable {
         }
     }
 
-    /** The send operations to ask of an extended QP: everything the device can do. */
+    /**
+     * The send operations to ask of an extended QP: everything the device can do and the installed rdma-core can
+     * post (rdma-core 44's providers refuse IBV_QP_EX_WITH_FLUSH, and its ibv_qp_ex has no wr_flush).
+     */
     static long wantedSendOps(DeviceAttributes attrs) {
         long ops = verbs_h.IBV_QP_EX_WITH_SEND | verbs_h.IBV_QP_EX_WITH_SEND_WITH_IMM | verbs_h.IBV_QP_EX_WITH_RDMA_WRITE
                 | verbs_h.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | verbs_h.IBV_QP_EX_WITH_RDMA_READ;
         if (attrs.supportsAtomics()) {
             ops |= verbs_h.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | verbs_h.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
         }
-        if (attrs.supportsFlushGlobal() || attrs.supportsFlushPersistent()) {
+        if ((attrs.supportsFlushGlobal() || attrs.supportsFlushPersistent()) && RdmaCore.Feature.FLUSH.isAvailable()) {
             ops |= verbs_h.IBV_QP_EX_WITH_FLUSH;
         }
-        if (attrs.supportsAtomicWrite()) {
+        if (attrs.supportsAtomicWrite() && RdmaCore.Feature.ATOMIC_WRITE.isAvailable()) {
             ops |= verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE;
         }
         return ops;

@@ -24,7 +24,9 @@ import org.panamardma.verbs.ffi.verbs_h;
  * with the {@code ibv_wr_*} verbs: it is the only way to FLUSH and ATOMIC WRITE. Where it does not (siw), the
  * legacy {@code ibv_post_send} is used. The choice is made once, at creation, and is invisible here. An opcode the
  * device cannot do is refused before posting with {@link UnsupportedOperationException} naming the device and the
- * missing capability.
+ * missing capability; one the installed rdma-core lacks (FLUSH before rdma-core 45: {@link RdmaCore.Feature}) is
+ * refused first, naming the feature and both releases. The provider's {@code struct ibv_qp_ex} is read through a view
+ * of the installed release's size, so a member that release lacks is never read.
  *
  * <p><b>Data path.</b> Every post validates its arguments (ranges inside the memory region, alignment of atomics)
  * before touching the queue, then makes one to four calls through cached function pointers into native scratch
@@ -111,7 +113,8 @@ public final class QueuePair extends NativeResource {
         // iWARP (RFC 5040 RDMAP) has no immediate data; InfiniBand transport (incl. RoCE) has.
         this.immediateData = ctx.transportType() != TransportType.IWARP;
         if (extended) {
-            this.qpx = verbs_h.ibv_qp_to_qp_ex(qp).reinterpret(ibv_qp_ex.layout().byteSize());
+            // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
+            this.qpx = RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp));
             this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
             this.wrComplete = fn(ibv_qp_ex.wr_complete$OFFSET);
             this.wrAbort = fn(ibv_qp_ex.wr_abort$OFFSET);
@@ -122,8 +125,12 @@ public final class QueuePair extends NativeResource {
             this.wrRdmaRead = fn(ibv_qp_ex.wr_rdma_read$OFFSET);
             this.wrCmpSwp = fn(ibv_qp_ex.wr_atomic_cmp_swp$OFFSET);
             this.wrFetchAdd = fn(ibv_qp_ex.wr_atomic_fetch_add$OFFSET);
-            this.wrAtomicWrite = fn(ibv_qp_ex.wr_atomic_write$OFFSET);
-            this.wrFlush = fn(ibv_qp_ex.wr_flush$OFFSET);
+            // members newer than the oldest supported rdma-core: read only where the installed release has them and
+            // the provider granted the operation (it refuses IBV_QP_EX_WITH_* flags it does not know)
+            this.wrAtomicWrite = sendOpSlot(qpx, ops, verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
+                    RdmaCore.Feature.ATOMIC_WRITE, ibv_qp_ex.wr_atomic_write$OFFSET);
+            this.wrFlush = sendOpSlot(qpx, ops, verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH,
+                    ibv_qp_ex.wr_flush$OFFSET);
             this.wrSetSge = fn(ibv_qp_ex.wr_set_sge$OFFSET);
             this.wrSetSgeList = fn(ibv_qp_ex.wr_set_sge_list$OFFSET);
             this.wrSetInlineData = fn(ibv_qp_ex.wr_set_inline_data$OFFSET);
@@ -173,6 +180,22 @@ public final class QueuePair extends NativeResource {
         return qpx.get(ADDRESS, offset);
     }
 
+    /**
+     * The function pointer at {@code offset} of the {@code ibv_qp_ex} view {@code qpx} (RdmaCore.qpExView) if the
+     * provider granted {@code opFlag} and the installed rdma-core has {@code feature}, else NULL: a member newer than
+     * the installed release is never read (and lies outside the view: reading it would throw).
+     */
+    static MemorySegment sendOpSlot(MemorySegment qpx, long grantedOps, int opFlag, RdmaCore.Feature feature,
+                                    long offset) {
+        return (grantedOps & opFlag) != 0 && feature.isAvailable() && offset + ADDRESS.byteSize() <= qpx.byteSize()
+                ? qpx.get(ADDRESS, offset) : MemorySegment.NULL;
+    }
+
+    /** The size of the view of the provider's ibv_qp_ex (0 on the legacy path): for tests. */
+    long extendedQpViewSize() {
+        return qpx.byteSize();
+    }
+
     private static boolean isNull(MemorySegment s) {
         return s.address() == 0;
     }
@@ -220,10 +243,15 @@ public final class QueuePair extends NativeResource {
         return immediateData;
     }
 
+    /**
+     * Whether {@link #postFlush} can post: the installed rdma-core has it ({@link RdmaCore.Feature#FLUSH}, 45 and
+     * later), the device has it, and the provider granted {@code IBV_QP_EX_WITH_FLUSH} at creation.
+     */
     public boolean supportsFlush() {
         return flush;
     }
 
+    /** Whether {@link #postAtomicWrite} can post: library ({@link RdmaCore.Feature#ATOMIC_WRITE}), device, provider. */
     public boolean supportsAtomicWrite() {
         return atomicWrite;
     }
@@ -418,10 +446,14 @@ public final class QueuePair extends NativeResource {
      * globally visible or persistent. With {@link FlushScope#MEMORY_REGION} the whole region of {@code rkey} is
      * flushed. The peer's region must grant {@link FlushType#requiredAccess()}, else the request completes with
      * {@link WcStatus#REM_ACCESS_ERR}.
+     *
+     * @throws UnsupportedOperationException where the installed rdma-core is older than 45 (checked first: the message
+     *                                       names both releases and {@code ibv_wr_flush}), or the device cannot FLUSH
      */
     public void postFlush(long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope,
                           int flags) throws RdmaException {
         if (!flush) {
+            RdmaCore.Feature.FLUSH.require(); // the library first: rdma-core 44 has no ibv_wr_flush
             throw unsupported("RDMA FLUSH", "FLUSH (device_cap_flags_ex IB_UVERBS_DEVICE_FLUSH_GLOBAL/PERSISTENT "
                     + "and IBV_QP_EX_WITH_FLUSH of the extended QP API)");
         }
@@ -448,6 +480,7 @@ public final class QueuePair extends NativeResource {
      */
     public void postAtomicWrite(long wrId, long remoteAddress, int rkey, long value, int flags) throws RdmaException {
         if (!atomicWrite) {
+            RdmaCore.Feature.ATOMIC_WRITE.require();
             throw unsupported("RDMA ATOMIC WRITE", "ATOMIC WRITE (device_cap_flags_ex IB_UVERBS_DEVICE_ATOMIC_WRITE "
                     + "and IBV_QP_EX_WITH_ATOMIC_WRITE of the extended QP API)");
         }

@@ -7,6 +7,11 @@ import org.panamardma.verbs.internal.VerbsAccess;
 /** The implementation of {@link VerbsAccess}: package-private access, handed to the cm package only. */
 final class VerbsAccessImpl implements VerbsAccess {
     @Override
+    public void checkRdmacm() throws RdmaException {
+        RdmaCore.checkRdmacm();
+    }
+
+    @Override
     public Context adoptContext(MemorySegment ibvContext) throws RdmaException {
         return Context.adopt(ibvContext);
     }

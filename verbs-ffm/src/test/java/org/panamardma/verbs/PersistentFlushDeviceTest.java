@@ -1,6 +1,7 @@
 package org.panamardma.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
@@ -22,7 +23,18 @@ class PersistentFlushDeviceTest {
         long length = pmem.align();
         try (RcPair pair = RcPair.open(device);
              PersistentMemory memory = PersistentMemory.map(pmem.path(), length)) {
-            assertTrue(pair.ctxB.attributes().supportsFlushPersistent(), "rxe reports FLUSH_PERSISTENT");
+            assertEquals(Expect.rxeKernelFlushAndAtomicWrite(), pair.ctxB.attributes().supportsFlushPersistent(),
+                    "rxe reports FLUSH_PERSISTENT from Linux 6.2");
+            if (!Expect.rxeFlush()) {
+                // the library (rdma-core 44) or the kernel cannot: refused before anything is posted
+                MemoryRegion plain = pair.pdB.register(memory.segment(), Set.of(Access.LOCAL_WRITE,
+                        Access.REMOTE_WRITE));
+                Expect.assertFlushRefused(pair.a.deviceName(), () -> pair.a.postFlush(2, plain.address() + 4096,
+                        plain.rkey(), 8192, FlushType.PERSISTENCE, FlushScope.RANGE, SendFlags.SIGNALED));
+                assertEquals(0, pair.cqA.poll(pair.wc), "nothing was posted");
+                plain.close();
+                return;
+            }
             MemoryRegion target = pair.pdB.register(memory.segment(), Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE,
                     Access.REMOTE_READ, Access.FLUSH_PERSISTENT, Access.FLUSH_GLOBAL));
             MemoryRegion source = pair.pdA.allocate(8192, Access.ALL_REMOTE);

@@ -519,7 +519,9 @@ abstract class SoakDeviceTests {
 
     /**
      * The class path the tests were loaded from: the URL class loaders' entries (JUnit's console launcher loads the
-     * tests from its {@code --class-path} in one), then {@code java.class.path}.
+     * tests from its {@code --class-path} in one), then {@code java.class.path}. On the module path (the device
+     * suite, surefire) also this class's own jar or folder (patched into org.panamardma.rpcrdma) and the module path:
+     * the victim, a helper process, runs on the class path.
      */
     static String testClassPath() {
         Set<String> entries = new LinkedHashSet<>();
@@ -534,7 +536,14 @@ abstract class SoakDeviceTests {
                 }
             }
         }
-        for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
+        try {
+            entries.add(Path.of(SoakDeviceTests.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                    .toString());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        for (String e : (System.getProperty("java.class.path") + File.pathSeparator
+                + System.getProperty("jdk.module.path", "")).split(File.pathSeparator)) {
             if (!e.isEmpty()) {
                 entries.add(e);
             }

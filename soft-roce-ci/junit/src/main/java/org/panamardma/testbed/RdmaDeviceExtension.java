@@ -16,6 +16,10 @@ import org.junit.platform.commons.support.AnnotationSupport;
  */
 public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEachCallback, ParameterResolver {
 
+    /** JUnit creates it, through {@link RdmaDeviceTest}'s {@code @ExtendWith}. */
+    public RdmaDeviceExtension() {
+    }
+
     /** How to get a device on a machine without one; part of every skip and failure message. */
     static final String HOW_TO_RUN = "Run the device tests in the soft-RoCE/soft-iWARP VM with ./run-tests.sh "
             + "(or ./mvnw verify -Ptestbed), or one command with soft-roce-ci/bin/testbed run -- <command>.";

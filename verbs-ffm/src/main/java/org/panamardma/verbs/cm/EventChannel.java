@@ -22,6 +22,7 @@ import org.panamardma.verbs.ffi.rdma_cma_h;
 import org.panamardma.verbs.ffi.rdma_conn_param;
 import org.panamardma.verbs.ffi.rdma_event_channel;
 import org.panamardma.verbs.internal.ReadableFd;
+import org.panamardma.verbs.internal.VerbsAccess;
 
 /**
  * An rdma_cm event channel ({@code struct rdma_event_channel}): where the events of its {@link CmId}s arrive.
@@ -69,11 +70,14 @@ public final class EventChannel extends NativeResource {
         }
     }
 
-    /** Opens an event channel ({@code rdma_create_event_channel}). */
+    /**
+     * Opens an event channel ({@code rdma_create_event_channel}).
+     *
+     * @throws org.panamardma.verbs.RdmaLibraryException if librdmacm or libibverbs is not installed (the message names
+     *         the package to install), cannot be loaded, or is older than the oldest rdma-core supported
+     */
     public static EventChannel create() throws RdmaException {
-        if (!Native.rdmacmLoaded()) {
-            throw new RdmaException("librdmacm cannot be loaded: " + Native.rdmacmFailure().orElse("?"));
-        }
+        VerbsAccess.get().checkRdmacm();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cs = arena.allocate(Native.CALL_STATE);
             MemorySegment ch = rdma_cma_h.rdma_create_event_channel(cs);

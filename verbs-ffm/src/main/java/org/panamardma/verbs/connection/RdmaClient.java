@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEventException;
@@ -34,20 +35,24 @@ public final class RdmaClient {
      * iWARP it has a transient cause. Soft-iWARP reports any failure of the MPA exchange that follows the TCP
      * handshake as CONNECT_ERROR with status -EINVAL, among them the server's end of the TCP stream closing before
      * its MPA reply was read (drivers/infiniband/sw/siw/siw_cm.c, siw_proc_mpareply). It was seen about once in a
-     * few hundred connects of the test suite, on a fresh port with the listener up. Each retry is logged; the last
-     * failure is thrown with the earlier ones attached as suppressed exceptions.
+     * few hundred connects of the test suite, on a fresh port with the listener up. A connect that fails with
+     * EADDRINUSE is tried again the same way: on iWARP the rdma_cm port space is not the TCP stack's, and Soft-iWARP
+     * binds its kernel TCP socket to the port rdma_cm chose for the id (siw_cm.c, kernel_bindconnect), which fails
+     * when an ordinary TCP socket of the host holds that port (seen once in CI: a connect to knfsd while NFS over
+     * TCP ran); a new id gets a new port. Each retry is logged; the last failure is thrown with the earlier ones
+     * attached as suppressed exceptions.
      *
      * @throws RdmaException the step that failed (REJECTED, UNREACHABLE, timeout...); nothing is left open
      */
     public static RdmaConnection connect(InetSocketAddress server, ConnectionOptions options) throws RdmaException {
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(options, "options");
-        List<CmEventException> earlier = new ArrayList<>();
+        List<RdmaException> earlier = new ArrayList<>();
         for (int attempt = 1; ; attempt++) {
             try {
                 return connectOnce(server, options);
-            } catch (CmEventException e) {
-                if (e.event().type() != CmEventType.CONNECT_ERROR || attempt == CONNECT_ATTEMPTS) {
+            } catch (RdmaException e) {
+                if (!worthAnotherTry(e) || attempt == CONNECT_ATTEMPTS) {
                     earlier.forEach(e::addSuppressed);
                     throw e;
                 }
@@ -63,6 +68,14 @@ public final class RdmaClient {
                 }
             }
         }
+    }
+
+    /** CONNECT_ERROR, or a local port rdma_cm chose that the transport could not bind (see connect). */
+    static boolean worthAnotherTry(RdmaException e) {
+        if (e instanceof CmEventException cm) {
+            return cm.event().type() == CmEventType.CONNECT_ERROR;
+        }
+        return e.errno() == Errno.EADDRINUSE;
     }
 
     private static RdmaConnection connectOnce(InetSocketAddress server, ConnectionOptions options)

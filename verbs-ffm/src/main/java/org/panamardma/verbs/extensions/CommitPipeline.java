@@ -5,6 +5,7 @@ import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.QueuePair;
+import org.panamardma.verbs.RdmaCore;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.RemoteRegion;
 import org.panamardma.verbs.SendFlags;
@@ -47,12 +48,22 @@ public final class CommitPipeline {
      *                    remote read)
      * @param commitWord  the peer's 8-byte commit word (remote write; 8-byte aligned)
      * @param commitValue what the commit word becomes when everything before succeeded
+     * @throws UnsupportedOperationException before anything is posted, if the installed rdma-core or the device
+     *                                       cannot FLUSH or ATOMIC WRITE (the message says which)
      */
     public static Outcome run(QueuePair qp, EmulatedVerify verify, MemoryRegion sourceMr, long sourceOffset,
                               int length, RemoteRegion target, FlushType flushType, RemoteRegion commitWord,
                               long commitValue, Duration timeout, StepListener listener) throws RdmaException {
         if (target.length() < length) {
             throw new IllegalArgumentException("target " + target + " is smaller than " + length + " bytes");
+        }
+        // refused before the WRITE is posted: the library's reason first, then the device's
+        RdmaCore.Feature.FLUSH.require();
+        RdmaCore.Feature.ATOMIC_WRITE.require();
+        if (!qp.supportsFlush() || !qp.supportsAtomicWrite()) {
+            throw new UnsupportedOperationException("the commit pipeline needs RDMA FLUSH and ATOMIC WRITE; "
+                    + qp.deviceName() + " lacks " + (qp.supportsFlush() ? "ATOMIC WRITE" : qp.supportsAtomicWrite()
+                    ? "FLUSH" : "both") + " (DeviceAttributes.supportsFlushGlobal, supportsAtomicWrite)");
         }
         long timeoutNanos = timeout.toNanos();
         try (WorkCompletions wc = WorkCompletions.allocate(1)) {
@@ -63,9 +74,9 @@ public final class CommitPipeline {
             qp.postFlush(flushId, target.address(), target.rkey(), length, flushType, FlushScope.RANGE,
                     SendFlags.SIGNALED);
             // both completions come in order; the first failure names the step
-            WorkCompletionException writeFailure = Completions.awaitOutcome(qp.sendCompletionQueue(), wc, writeId,
+            WorkCompletionException writeFailure = Completions.awaitOutcome(qp, wc, writeId,
                     timeoutNanos);
-            WorkCompletionException flushFailure = Completions.awaitOutcome(qp.sendCompletionQueue(), wc, flushId,
+            WorkCompletionException flushFailure = Completions.awaitOutcome(qp, wc, flushId,
                     timeoutNanos);
             if (writeFailure != null) {
                 return new Outcome(Step.WRITE, writeFailure);
@@ -83,7 +94,7 @@ public final class CommitPipeline {
             listener.completed(Step.VERIFY);
             long commitId = 3;
             qp.postAtomicWrite(commitId, commitWord.address(), commitWord.rkey(), commitValue, SendFlags.SIGNALED);
-            WorkCompletionException commitFailure = Completions.awaitOutcome(qp.sendCompletionQueue(), wc, commitId,
+            WorkCompletionException commitFailure = Completions.awaitOutcome(qp, wc, commitId,
                     timeoutNanos);
             if (commitFailure != null) {
                 return new Outcome(Step.ATOMIC_WRITE, commitFailure);

@@ -1,6 +1,7 @@
 package org.panamardma.verbs.extensions;
 
 import org.panamardma.verbs.CompletionQueue;
+import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.WorkCompletionException;
 import org.panamardma.verbs.WorkCompletions;
@@ -13,11 +14,13 @@ final class Completions {
     private Completions() {}
 
     /**
-     * Busy-polls {@code cq} until the completion of {@code wrId}; throws if it failed or another one came.
+     * Busy-polls {@code qp}'s send CQ until the completion of {@code wrId}; throws if it failed or another one came.
      * {@code wc} must hold exactly one entry: polling more would take completions of later requests off the CQ
-     * and lose them.
+     * and lose them. A timeout names the QP and its state: a request the device still holds leaves the QP in RTS,
+     * one it gave up on moves it to ERR.
      */
-    static void await(CompletionQueue cq, WorkCompletions wc, long wrId, long timeoutNanos) throws RdmaException {
+    static void await(QueuePair qp, WorkCompletions wc, long wrId, long timeoutNanos) throws RdmaException {
+        CompletionQueue cq = qp.sendCompletionQueue();
         if (wc.capacity() != 1) {
             throw new IllegalArgumentException("poll one completion at a time, not " + wc.capacity());
         }
@@ -33,17 +36,25 @@ final class Completions {
             }
             if (System.nanoTime() - deadline > 0) {
                 throw new RdmaException("no completion of request " + wrId + " within "
-                        + timeoutNanos / 1_000_000 + " ms");
+                        + timeoutNanos / 1_000_000 + " ms on " + qp + " (" + stateOf(qp) + ")");
             }
             Thread.onSpinWait();
         }
     }
 
+    private static String stateOf(QueuePair qp) {
+        try {
+            return "state " + qp.state();
+        } catch (RdmaException | RuntimeException e) {
+            return "state unknown: " + e.getMessage();
+        }
+    }
+
     /** Like {@link #await} but reports a failed completion as its exception without throwing it. */
-    static WorkCompletionException awaitOutcome(CompletionQueue cq, WorkCompletions wc, long wrId, long timeoutNanos)
+    static WorkCompletionException awaitOutcome(QueuePair qp, WorkCompletions wc, long wrId, long timeoutNanos)
             throws RdmaException {
         try {
-            await(cq, wc, wrId, timeoutNanos);
+            await(qp, wc, wrId, timeoutNanos);
             return null;
         } catch (WorkCompletionException e) {
             return e;

@@ -54,7 +54,7 @@ public final class EmulatedVerify implements AutoCloseable {
         long wrId = nextWrId++;
         qp.postRead(wrId, scratch, 0, (int) range.length(), range.address(), range.rkey(),
                 SendFlags.SIGNALED | SendFlags.FENCE);
-        Completions.await(qp.sendCompletionQueue(), wc, wrId, timeoutNanos);
+        Completions.await(qp, wc, wrId, timeoutNanos);
         return hash.digest(scratch.segment().asSlice(0, range.length()));
     }
 

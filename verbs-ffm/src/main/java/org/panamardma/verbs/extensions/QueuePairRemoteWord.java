@@ -44,7 +44,7 @@ public final class QueuePairRemoteWord implements RemoteWord, AutoCloseable {
     public long compareAndSwap(long expected, long desired) throws RdmaException {
         long wrId = nextWrId++;
         qp.postCompareSwap(wrId, result, 0, remoteAddress, rkey, expected, desired, SendFlags.SIGNALED);
-        Completions.await(qp.sendCompletionQueue(), wc, wrId, timeoutNanos);
+        Completions.await(qp, wc, wrId, timeoutNanos);
         return result.segment().get(ValueLayout.JAVA_LONG, 0);
     }
 
@@ -52,7 +52,7 @@ public final class QueuePairRemoteWord implements RemoteWord, AutoCloseable {
     public long fetchAdd(long add) throws RdmaException {
         long wrId = nextWrId++;
         qp.postFetchAdd(wrId, result, 0, remoteAddress, rkey, add, SendFlags.SIGNALED);
-        Completions.await(qp.sendCompletionQueue(), wc, wrId, timeoutNanos);
+        Completions.await(qp, wc, wrId, timeoutNanos);
         return result.segment().get(ValueLayout.JAVA_LONG, 0);
     }
 

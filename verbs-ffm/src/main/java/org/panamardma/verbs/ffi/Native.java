@@ -9,7 +9,9 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one {@link Linker} and the library lookups the bindings use. Handles are built once, in the static
@@ -33,29 +35,75 @@ public final class Native {
         return (int) ERRNO.get(callState, 0L);
     }
 
-    /** A library that could not be loaded: every binding in it fails with this reason when first used. */
-    static final class Library {
+    /**
+     * The descriptor of every downcall to an exported function, by C name, recorded also when the library or the
+     * symbol is missing: the ABI check (native-headers, AbiTest) compares them with the C prototypes.
+     */
+    static final Map<String, FunctionDescriptor> DESCRIPTORS = new ConcurrentHashMap<>();
+
+    /**
+     * A shared library of rdma-core, looked up once. Loading it never throws: a library that cannot be loaded (not
+     * installed, or native access not enabled for this module) has no lookup and a {@link #failure()}, every binding
+     * in it is null, and the typed API refuses to start with that reason (RdmaCore). So no class initialiser of
+     * the bindings fails, and nothing later meets a NoClassDefFoundError.
+     */
+    public static final class Library {
         final String name;
         final SymbolLookup lookup;
         final String failure;
+        final boolean nativeAccessDenied;
 
-        Library(String... candidates) {
+        /** Loads the first of {@code candidates} the dynamic linker finds (dlopen), in the global arena. */
+        public Library(String... candidates) {
             SymbolLookup found = null;
+            boolean denied = false;
             StringBuilder why = new StringBuilder();
             for (String candidate : candidates) {
                 try {
                     found = SymbolLookup.libraryLookup(candidate, Arena.global());
                     break;
                 } catch (IllegalArgumentException e) {
-                    why.append(candidate).append(": ").append(e.getMessage()).append("; ");
+                    why.append(why.isEmpty() ? "" : "; ").append(e.getMessage());
+                } catch (RuntimeException e) {
+                    // IllegalCallerException: native access is not enabled for this module (--illegal-native-access=deny)
+                    why.append(why.isEmpty() ? "" : "; ").append(e);
+                    denied = e instanceof IllegalCallerException;
+                    break;
                 }
             }
             this.name = candidates[0];
             this.lookup = found;
             this.failure = found == null ? why.toString() : null;
+            this.nativeAccessDenied = denied;
+        }
+
+        /** Whether loading failed because native access is not enabled for the module of these bindings. */
+        public boolean nativeAccessDenied() {
+            return nativeAccessDenied;
+        }
+
+        /** The name the library is known by (its soname), e.g. {@code libibverbs.so.1}. */
+        public String name() {
+            return name;
+        }
+
+        /** Whether the dynamic linker found and loaded it. */
+        public boolean isLoaded() {
+            return lookup != null;
+        }
+
+        /** Why it could not be loaded (the dynamic linker's words), if it could not. */
+        public Optional<String> failure() {
+            return Optional.ofNullable(failure);
+        }
+
+        /** The address of an exported symbol, if the library is loaded and exports it. */
+        public Optional<MemorySegment> find(String symbol) {
+            return lookup == null ? Optional.empty() : lookup.find(symbol);
         }
 
         MethodHandle downcall(String function, FunctionDescriptor descriptor, Linker.Option... options) {
+            DESCRIPTORS.put(function, descriptor);
             if (lookup == null) {
                 return null;
             }
@@ -70,10 +118,11 @@ public final class Native {
         }
     }
 
-    static final Library IBVERBS = new Library("libibverbs.so.1", "libibverbs.so");
+    /** libibverbs: the verbs. */
+    public static final Library IBVERBS = new Library("libibverbs.so.1", "libibverbs.so");
 
     /** librdmacm (rdma_cm); loaded on first use of {@code rdma_cma_h}. It pulls in libibverbs itself. */
-    static final Library RDMACM = new Library("librdmacm.so.1", "librdmacm.so");
+    public static final Library RDMACM = new Library("librdmacm.so.1", "librdmacm.so");
 
     /** Fails with the reason the library or symbol is missing, or returns the handle. */
     static MethodHandle require(MethodHandle handle, Library library, String function) {

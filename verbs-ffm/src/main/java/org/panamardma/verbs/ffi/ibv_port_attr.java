@@ -4,7 +4,12 @@ import static org.panamardma.verbs.ffi.CLayouts.*;
 
 import java.lang.foreign.StructLayout;
 
-/** {@code struct ibv_port_attr}. */
+/**
+ * {@code struct ibv_port_attr}. Grew: rdma-core 49 appended {@code active_speed_ex} (52 bytes in 44, 56 since). We
+ * allocate it and pass its size (verbs_context.query_port); an older libibverbs zeroes the buffer and fills only
+ * what it knows, so {@code active_speed_ex} reads 0 there ({@code active_speed} then holds the speed).
+ */
+@Grew(Grew.Owner.CALLER)
 public final class ibv_port_attr {
     private ibv_port_attr() {}
 
@@ -50,5 +55,6 @@ public final class ibv_port_attr {
     public static final long active_speed$OFFSET = CLayouts.offset(LAYOUT, "active_speed");
     public static final long phys_state$OFFSET = CLayouts.offset(LAYOUT, "phys_state");
     public static final long link_layer$OFFSET = CLayouts.offset(LAYOUT, "link_layer");
+    @Since(49) // rdma-core 91b4ed8dd "verbs: Add support for XDR speed in ibv_query_port", first in v49.0
     public static final long active_speed_ex$OFFSET = CLayouts.offset(LAYOUT, "active_speed_ex");
 }

@@ -4,7 +4,12 @@ import static org.panamardma.verbs.ffi.CLayouts.*;
 
 import java.lang.foreign.StructLayout;
 
-/** {@code struct ibv_qp_ex}: the extended QP whose function pointers are the {@code ibv_wr_*} verbs. */
+/**
+ * {@code struct ibv_qp_ex}: the extended QP whose function pointers are the {@code ibv_wr_*} verbs. Grew: rdma-core 45
+ * appended {@code wr_flush} (352 bytes in 44, 360 since); the provider allocates it, so {@code wr_flush} must not be
+ * read on an older rdma-core.
+ */
+@Grew(Grew.Owner.LIBRARY)
 public final class ibv_qp_ex {
     private ibv_qp_ex() {}
 
@@ -56,5 +61,6 @@ public final class ibv_qp_ex {
     public static final long wr_complete$OFFSET = CLayouts.offset(LAYOUT, "wr_complete");
     public static final long wr_abort$OFFSET = CLayouts.offset(LAYOUT, "wr_abort");
     public static final long wr_atomic_write$OFFSET = CLayouts.offset(LAYOUT, "wr_atomic_write");
+    @Since(45) // rdma-core 20a37f32c "providers/rxe: Add new API ibv_wr_flush()", first in v45.0
     public static final long wr_flush$OFFSET = CLayouts.offset(LAYOUT, "wr_flush");
 }

@@ -81,7 +81,9 @@ public final class verbs_h {
     public static final int IBV_ACCESS_ZERO_BASED = 1<<5;
     public static final int IBV_ACCESS_ON_DEMAND = 1<<6;
     public static final int IBV_ACCESS_HUGETLB = 1<<7;
+    @Since(45) // rdma-core c86028c67 "libibverbs: Add flush access flags", v45.0
     public static final int IBV_ACCESS_FLUSH_GLOBAL = 1<<8;
+    @Since(45) // rdma-core c86028c67, v45.0
     public static final int IBV_ACCESS_FLUSH_PERSISTENT = 1<<9;
     public static final int IBV_ACCESS_RELAXED_ORDERING = 1<<20;
 
@@ -120,6 +122,7 @@ public final class verbs_h {
     public static final int IBV_WC_BIND_MW = 5;
     public static final int IBV_WC_LOCAL_INV = 6;
     public static final int IBV_WC_TSO = 7;
+    @Since(45) // rdma-core 20a37f32c "providers/rxe: Add new API ibv_wr_flush()", v45.0
     public static final int IBV_WC_FLUSH = 8;
     public static final int IBV_WC_ATOMIC_WRITE = 9;
     public static final int IBV_WC_RECV = 1<<7;
@@ -158,6 +161,7 @@ public final class verbs_h {
     public static final int IBV_WR_SEND_WITH_INV = 9;
     public static final int IBV_WR_TSO = 10;
     public static final int IBV_WR_DRIVER1 = 11;
+    @Since(45) // rdma-core 20a37f32c, v45.0
     public static final int IBV_WR_FLUSH = 14;
     public static final int IBV_WR_ATOMIC_WRITE = 15;
 
@@ -169,9 +173,13 @@ public final class verbs_h {
     public static final int IBV_SEND_IP_CSUM = 1<<4;
 
     // enum ibv_placement_type, enum ibv_selectivity_level
+    @Since(45) // rdma-core 20a37f32c, v45.0
     public static final int IBV_FLUSH_GLOBAL = 1;
+    @Since(45) // rdma-core 20a37f32c, v45.0
     public static final int IBV_FLUSH_PERSISTENT = 1<<1;
+    @Since(45) // rdma-core 20a37f32c, v45.0
     public static final int IBV_FLUSH_RANGE = 0;
+    @Since(45) // rdma-core 20a37f32c, v45.0
     public static final int IBV_FLUSH_MR = 1;
 
     // enum ibv_qp_type
@@ -197,6 +205,7 @@ public final class verbs_h {
     public static final int IBV_QP_EX_WITH_BIND_MW = 1<<8;
     public static final int IBV_QP_EX_WITH_SEND_WITH_INV = 1<<9;
     public static final int IBV_QP_EX_WITH_TSO = 1<<10;
+    @Since(45) // rdma-core 20a37f32c, v45.0
     public static final int IBV_QP_EX_WITH_FLUSH = 1<<11;
     public static final int IBV_QP_EX_WITH_ATOMIC_WRITE = 1<<12;
 
@@ -263,8 +272,15 @@ public final class verbs_h {
      * {@code device_cap_flags_ex} bits of the kernel's {@code enum ib_uverbs_device_cap_flags}
      * ({@code <rdma/ib_user_verbs.h>}) that libibverbs 56 has no {@code IBV_DEVICE_*} name for.
      */
+    // Linux 6.2 (kernel 124011e6e933 "RDMA/rxe: Enable RDMA FLUSH capability for rxe device"), in rdma-core's copy
+    // of the uapi headers since v45.0 (16ac905b1 "Update kernel headers"); Debian 12's linux-libc-dev (6.1) lacks it
+    @Since(value = 45, linux = "6.2")
     public static final long IB_UVERBS_DEVICE_FLUSH_GLOBAL = 1L << 38;
+    @Since(value = 45, linux = "6.2")
     public static final long IB_UVERBS_DEVICE_FLUSH_PERSISTENT = 1L << 39;
+    // Linux 6.2 (kernel c2d939002934 "RDMA/rxe: Extend rxe user ABI to support atomic write"), in rdma-core's copy
+    // since v44.0 (d77c0504c "Update kernel headers"); Debian 12's linux-libc-dev (6.1) lacks it
+    @Since(value = 44, linux = "6.2")
     public static final long IB_UVERBS_DEVICE_ATOMIC_WRITE = 1L << 40;
 
     /** {@code __VERBS_ABI_IS_EXTENDED} ((void *)UINTPTR_MAX): the {@code abi_compat} value of a context that has a verbs_context. */

@@ -11,10 +11,23 @@ import org.panamardma.verbs.SharedReceiveQueue;
 
 /**
  * What {@code org.panamardma.verbs.cm} needs of the verbs objects' insides: their native handles, and wrapping
- * the device contexts and queue pairs that librdmacm creates. Not API: this package is not exported (the JDK's
- * SharedSecrets pattern — the implementation registers itself when {@link Context} initialises).
+ * the device contexts and queue pairs that librdmacm creates. Not API: the module does not export this package (the
+ * JDK's SharedSecrets pattern — the implementation registers itself when {@link Context} initialises).
+ *
+ * <p>On the class path nothing is exported or hidden, so the two static methods guard themselves as well: only
+ * {@link Context}'s static initialiser may {@link #set} the implementation, once, and only the classes that use it
+ * (today {@link org.panamardma.verbs.cm.CmId} and {@link org.panamardma.verbs.cm.EventChannel}) may {@link #get} it; any other caller gets an
+ * {@link IllegalCallerException}. No code can replace the implementation, nor call its way to the native handles.
+ * (Deep reflection, which the class path allows on every class, reaches private fields anyway; the module path
+ * closes that too: this package and {@code ffi} are neither exported nor open.)
  */
 public interface VerbsAccess {
+    /**
+     * Refuses to start when librdmacm or libibverbs is missing (naming the package to install), cannot be loaded or
+     * is older than the oldest rdma-core supported (RdmaCore).
+     */
+    void checkRdmacm() throws RdmaException;
+
     /** The Context of a device context opened by librdmacm (one Java object per native one; not closed by us). */
     Context adoptContext(MemorySegment ibvContext) throws RdmaException;
 
@@ -50,29 +63,21 @@ public interface VerbsAccess {
      */
     void grantFlushAccess(QueuePair qp) throws RdmaException;
 
+    /**
+     * The implementation. Only for the classes of this module that need it: any other caller gets an
+     * {@link IllegalCallerException}.
+     */
     static VerbsAccess get() {
-        return Holder.get();
+        return VerbsAccessHolder.get(StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+                .getCallerClass());
     }
 
+    /**
+     * Installs the implementation: {@link Context}'s static initialiser does, once. Any other caller gets an
+     * {@link IllegalCallerException}; a second installation an {@link IllegalStateException}.
+     */
     static void set(VerbsAccess access) {
-        Holder.access = access;
-    }
-
-    final class Holder {
-        private Holder() {}
-
-        static volatile VerbsAccess access;
-
-        static VerbsAccess get() {
-            if (access == null) {
-                try {
-                    // Context's static initialiser registers the implementation
-                    Class.forName(Context.class.getName(), true, Context.class.getClassLoader());
-                } catch (ClassNotFoundException e) {
-                    throw new AssertionError(e);
-                }
-            }
-            return access;
-        }
+        VerbsAccessHolder.set(StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass(),
+                access);
     }
 }

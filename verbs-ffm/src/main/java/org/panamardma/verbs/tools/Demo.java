@@ -29,6 +29,7 @@ import org.panamardma.verbs.FlushType;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.QueuePair;
+import org.panamardma.verbs.RdmaCore;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.RemoteRegion;
 import org.panamardma.verbs.WorkCompletions;
@@ -233,8 +234,13 @@ public final class Demo {
             Boolean committed = null;
             QueuePair qp = first.queuePair();
             if (!qp.supportsFlush() || !qp.supportsAtomicWrite()) {
-                String why = clientDevice + " has no RDMA FLUSH and no ATOMIC WRITE (Soft-iWARP implements neither):\n"
-                        + "   the commit pipeline is skipped; the WRITE and READ of part 1 are what it can do.";
+                String why = (!RdmaCore.Feature.FLUSH.isAvailable()
+                        ? "the installed rdma-core has no RDMA FLUSH (it came in rdma-core "
+                                + RdmaCore.Feature.FLUSH.since() + "; this is " + rdmaCore() + ")"
+                        : clientDevice + " has no RDMA FLUSH" + (qp.supportsAtomicWrite() ? ""
+                                : " and no ATOMIC WRITE") + " (Soft-iWARP implements neither; Soft-RoCE both from "
+                                + "Linux 6.2)")
+                        + ":\n   the commit pipeline is skipped; the WRITE and READ of part 1 are what it can do.";
                 skipped.add(why);
                 out.println("   Skipped: " + why);
             } else {
@@ -372,6 +378,14 @@ public final class Demo {
                 throw cause;
             }
             throw e;
+        }
+    }
+
+    private static String rdmaCore() {
+        try {
+            return "rdma-core " + RdmaCore.version();
+        } catch (RdmaException e) {
+            return "an rdma-core of unknown release";
         }
     }
 }

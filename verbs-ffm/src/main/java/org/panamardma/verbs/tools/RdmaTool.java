@@ -12,8 +12,8 @@ import org.panamardma.verbs.Device;
 import org.panamardma.verbs.DeviceAttributes;
 import org.panamardma.verbs.GidEntry;
 import org.panamardma.verbs.PortAttributes;
+import org.panamardma.verbs.RdmaCore;
 import org.panamardma.verbs.RdmaException;
-import org.panamardma.verbs.ffi.Native;
 
 /**
  * The command-line tool {@code rdma-tool} ({@code java -jar verbs-ffm/target/rdma-tool.jar COMMAND ...}):
@@ -238,12 +238,12 @@ public final class RdmaTool {
     }
 
     static int devinfo(PrintStream out, PrintStream err) {
-        if (!Native.ibverbsLoaded()) {
-            err.println("libibverbs cannot be loaded: " + Native.ibverbsFailure().orElse("?"));
-            return 1;
-        }
         try {
             List<Device> devices = Device.list();
+            out.println(RdmaCore.describe());
+            out.printf("library features: %s%n", Arrays.stream(RdmaCore.Feature.values())
+                    .map(f -> f.description() + " " + (f.isAvailable() ? "yes" : "no (rdma-core " + f.since() + ")"))
+                    .collect(java.util.stream.Collectors.joining(", ")));
             if (devices.isEmpty()) {
                 out.println("no RDMA devices");
                 return 1;

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.ValueLayout;
+import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
 import org.panamardma.verbs.Access;
+import org.panamardma.verbs.Expect;
 import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
 import org.panamardma.verbs.MemoryRegion;
@@ -23,8 +25,12 @@ class RoceConnectionDeviceTest extends ConnectionDeviceTests {
     @Test
     void fetchAddCompareSwapFlushAndAtomicWriteThroughFutures(RdmaTestDevice device) throws Exception {
         try (Pair p = new Pair(device)) {
-            MemoryRegion target = p.serverSide.protectionDomain().allocate(4096, Set.of(Access.LOCAL_WRITE,
-                    Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC, Access.FLUSH_GLOBAL));
+            Set<Access> access = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE,
+                    Access.REMOTE_ATOMIC);
+            if (Expect.rxeKernelFlushAndAtomicWrite()) {
+                access.add(Access.FLUSH_GLOBAL); // a kernel without FLUSH refuses the flag
+            }
+            MemoryRegion target = p.serverSide.protectionDomain().allocate(4096, access);
             target.segment().set(ValueLayout.JAVA_LONG, 0, 40L);
             assertEquals(40L, await(p.client.fetchAdd(target.address(), target.rkey(), 2)));
             assertEquals(42L, await(p.client.fetchAdd(target.address(), target.rkey(), 1)));
@@ -33,10 +39,26 @@ class RoceConnectionDeviceTest extends ConnectionDeviceTests {
             assertEquals(7L, target.segment().get(ValueLayout.JAVA_LONG, 0));
             byte[] data = pattern(1024, 5);
             await(p.client.write(region(p.client, data), 0, data.length, target.address() + 512, target.rkey()));
-            await(p.client.flush(target.address() + 512, target.rkey(), data.length, FlushType.GLOBAL_VISIBILITY,
-                    FlushScope.RANGE));
-            await(p.client.atomicWrite(target.address() + 8, target.rkey(), 0x1122334455667788L));
-            assertEquals(0x1122334455667788L, target.segment().get(ValueLayout.JAVA_LONG, 8));
+            var flush = p.client.flush(target.address() + 512, target.rkey(), data.length,
+                    FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE);
+            if (Expect.rxeFlush()) {
+                await(flush);
+            } else {
+                // refused before posting: the future fails with the reason, and the connection stays usable
+                Expect.assertFlushRefused(p.client.queuePair().deviceName(), () -> {
+                    throw failure(flush);
+                });
+            }
+            var atomicWrite = p.client.atomicWrite(target.address() + 8, target.rkey(), 0x1122334455667788L);
+            if (Expect.rxeAtomicWrite()) {
+                await(atomicWrite);
+                assertEquals(0x1122334455667788L, target.segment().get(ValueLayout.JAVA_LONG, 8));
+            } else {
+                Expect.assertAtomicWriteRefused(p.client.queuePair().deviceName(), () -> {
+                    throw failure(atomicWrite);
+                });
+            }
+            assertEquals(7L, await(p.client.fetchAdd(target.address(), target.rkey(), 1)), "still connected");
         }
     }
 

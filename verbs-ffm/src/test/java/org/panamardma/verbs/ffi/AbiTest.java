@@ -6,21 +6,19 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.SequencedSet;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ABI check: compiles the probe of native-headers against the installed rdma-core headers, runs it, and
- * compares every struct size and alignment, field offset and size, and constant value it prints with the Java
- * layouts and constants of the ffi package, and that every bound function is declared and exported. All
- * mismatches are reported at once, each naming the symbol and both values.
+ * The ABI check against the installed rdma-core headers (the testbed VM's): compiles the probe of native-headers
+ * against /usr/include, links it against the installed libraries, runs it, and compares every struct size and
+ * alignment, field offset, size and kind, constant value, and function (declared, exported, prototype against the
+ * Java descriptor) with the ffi package, expecting the items {@link Since} a later release than the installed one to
+ * be absent (see {@link AbiCheck}). All mismatches are reported at once, each naming the symbol and both values.
+ * {@link AbiVersionsTest} does the same against every supported header set (native-headers/headers), host-side.
  *
  * <p>Needs gcc and the rdma-core development headers (libibverbs-dev, librdmacm-dev); the testbed VM has them.
  * Without them the test is skipped with a hint, or fails when {@code -Drdma.require=true} (or, with the property
@@ -53,69 +51,50 @@ class AbiTest {
             }
             Assumptions.abort(why);
         }
-        System.out.println("[abi] rdma-core: " + rdmaCoreVersion(dir));
+        String version = rdmaCoreVersion(dir);
+        System.out.println("[abi] rdma-core: " + version);
+        AbiCheck.HeaderSet set = installed(cc, dir);
+        AbiCheck.Report report = AbiCheck.run(set, dir, cc, JavaBindings.scan(), SymbolsList.load());
+        AbiCheck.assertClean(set, report);
+    }
 
-        JavaBindings java = JavaBindings.scan();
-        SymbolsList list = SymbolsList.load();
-        // probe what Java binds and what the list says: a disagreement between the two is reported below too
-        SequencedSet<String> keys = new LinkedHashSet<>(list.keys);
-        keys.addAll(java.keys());
-        AbiProbe.Result probe = AbiProbe.run(dir, keys, cc);
-        probe.header().forEach(h -> System.out.println("[abi] " + h));
-
-        List<String> mismatches = new ArrayList<>();
-        List<String> notes = new ArrayList<>();
-        java.problems.forEach(p -> mismatches.add("convention: " + p));
-        SymbolsList.disagreement(list, java).ifPresent(d -> mismatches.add("list: " + d));
-        Map<String, Integer> checked = new TreeMap<>();
-        for (String key : keys) {
-            String kind = SymbolsList.kind(key);
-            String rejected = probe.rejected().get(key);
-            if (rejected != null) {
-                mismatches.add(key + ": " + rejected);
-                continue;
+    /** The installed headers (/usr/include), linked against the installed libraries, as a header set. */
+    static AbiCheck.HeaderSet installed(String cc, Path dir) throws IOException, InterruptedException {
+        String v = null;
+        try {
+            var dpkg = AbiProbe.exec(List.of("dpkg-query", "-W", "-f", "${Version}", "libibverbs-dev"), dir, 60);
+            if (dpkg.rc() == 0 && !dpkg.output().isBlank()) {
+                v = dpkg.output().trim();
             }
-            Map<String, String> c = probe.values().get(key);
-            if (c == null) {
-                mismatches.add(key + ": the probe printed nothing for it");
-                continue;
-            }
-            List<JavaBindings.Binding> bindings = java.bindings.getOrDefault(key, List.of());
-            if (kind.equals("func")) {
-                if (!"yes".equals(c.get("exported"))) {
-                    mismatches.add(key + ": declared in the headers but not exported by libibverbs / librdmacm "
-                            + "(static inline?), so a downcall to it cannot link; call it through the function "
-                            + "pointer it reads from its struct instead");
-                } else if ("yes".equals(c.get("macro"))) {
-                    notes.add(key + ": is also a macro in the headers, so C callers get what the macro expands to; "
-                            + "the binding calls the exported symbol of that name");
-                }
-            }
-            for (JavaBindings.Binding b : bindings) {
-                for (var e : b.values().entrySet()) {
-                    String cValue = c.get(e.getKey());
-                    if (cValue == null) {
-                        mismatches.add(key + ": the probe printed no " + e.getKey());
-                        continue;
-                    }
-                    long cv = Long.parseLong(cValue);
-                    long jv = e.getValue();
-                    boolean same = cv == jv || unsignedInNarrowJavaType(cv, jv, b.javaType());
-                    if (!same) {
-                        mismatches.add(key + ": " + e.getKey() + " C=" + cv + " Java=" + jv + "  (" + b.source()
-                                + (kind.equals("const") ? ", " + b.javaType() : "") + ")");
-                    }
-                }
-            }
-            checked.merge(kind, 1, Integer::sum);
+        } catch (IOException e) {
+            // not Debian
         }
-        System.out.println("[abi] probed " + keys.size() + " symbols against the headers: " + checked);
-        notes.forEach(n -> System.out.println("[abi] note: " + n));
-        if (!mismatches.isEmpty()) {
-            fail(mismatches.size() + " ABI mismatches between " + JavaBindings.PACKAGE
-                    + " and the installed rdma-core headers (" + rdmaCoreVersion(dir) + "):\n  "
-                    + String.join("\n  ", mismatches) + "\nprobe: " + probe.compileCommand());
+        if (v == null) {
+            try {
+                var pc = AbiProbe.exec(List.of("pkg-config", "--modversion", "libibverbs"), dir, 60);
+                String[] t = pc.output().trim().split("\\.");
+                if (pc.rc() == 0 && t.length >= 3) {
+                    v = t[2] + (t.length > 3 ? "." + t[3] : ""); // 1.14.56.1: ABI 1.14, rdma-core 56.1
+                }
+            } catch (IOException e) {
+                // no pkg-config
+            }
         }
+        if (v == null) {
+            throw new AssertionError("cannot tell which rdma-core " + VERBS_H + " belongs to (no dpkg-query or "
+                    + "pkg-config answer), so not which @Since items to expect");
+        }
+        String linux = AbiCheck.linuxUapi(Path.of("/usr/include"));
+        List<Path> libs = new ArrayList<>();
+        for (String lib : List.of("libibverbs.so", "librdmacm.so")) {
+            var where = AbiProbe.exec(List.of(cc, "-print-file-name=" + lib), dir, 60);
+            Path p = Path.of(where.output().trim());
+            if (where.rc() == 0 && p.isAbsolute() && Files.exists(p)) {
+                libs.add(p);
+            }
+        }
+        return new AbiCheck.HeaderSet("installed", "the installed rdma-core " + v + " (" + rdmaCoreVersion(dir)
+                + "; Linux uapi " + linux + ", /usr/include)", AbiCheck.rdmaCoreMajor(v), linux, List.of(), true, libs);
     }
 
     /** An unsigned C value held in a Java int/short/byte of its width, as jextract does it (0x80000000 as int). */

@@ -15,7 +15,8 @@ import java.util.SequencedSet;
 /**
  * native-headers/symbols/ffi.symbols: every struct, union, field, constant and function the ffi package binds,
  * names only, one per line ({@code struct T}, {@code union T}, {@code field T a.b}, {@code const NAME},
- * {@code func name}); {@code #} starts a comment. The values come from the probe.
+ * {@code func name}), followed by {@code since N} (and {@code linux X.Y}) for an item that the oldest supported
+ * rdma-core lacks ({@link Since}); {@code #} starts a comment. The values come from the probe.
  */
 final class SymbolsList {
 
@@ -29,12 +30,23 @@ final class SymbolsList {
             + "  ./mvnw -q -pl verbs-ffm -am test -Dtest=SymbolsListTest -Dsurefire.failIfNoSpecifiedTests=false "
             + "-Dabi.update=true\nthen review and commit native-headers/symbols/ffi.symbols.";
 
+    /** The items, without their versions ("field ibv_qp_ex wr_flush"). */
     final SequencedSet<String> keys;
+    /** The whole lines, versions included ("field ibv_qp_ex wr_flush since 45"). */
+    final SequencedSet<String> lines;
     final String origin;
 
-    private SymbolsList(SequencedSet<String> keys, String origin) {
-        this.keys = keys;
+    private SymbolsList(SequencedSet<String> lines, String origin) {
+        this.lines = lines;
+        this.keys = new LinkedHashSet<>();
+        lines.forEach(l -> keys.add(key(l)));
         this.origin = origin;
+    }
+
+    /** The item of a list line: the line without its {@code since ...} part. */
+    static String key(String line) {
+        int since = line.indexOf(" since ");
+        return since < 0 ? line : line.substring(0, since);
     }
 
     /** Reads the list from the classpath (the native-headers artifact), else from the work tree. */
@@ -56,14 +68,14 @@ final class SymbolsList {
     }
 
     static SymbolsList parse(String text, String origin) {
-        SequencedSet<String> keys = new LinkedHashSet<>();
+        SequencedSet<String> lines = new LinkedHashSet<>();
         for (String raw : text.split("\n")) {
             String line = normalize(raw);
             if (!line.isEmpty()) {
-                keys.add(line);
+                lines.add(line);
             }
         }
-        return new SymbolsList(keys, origin);
+        return new SymbolsList(lines, origin);
     }
 
     static String normalize(String line) {
@@ -94,7 +106,7 @@ final class SymbolsList {
         return Optional.empty();
     }
 
-    /** The list text for these keys (in the given order). */
+    /** The list text for these lines (in the given order). */
     static String render(List<String> keys) {
         StringBuilder s = new StringBuilder();
         s.append("""
@@ -105,6 +117,8 @@ final class SymbolsList {
                 #   field T a.b            offsetof and sizeof of the member (C member path)
                 #   const NAME             value of the enum constant or macro
                 #   func name              declared in the headers and exported by libibverbs / librdmacm
+                #   ... since N [linux X.Y]  first in rdma-core N (and, for the kernel's uapi headers, Linux X.Y): the
+                #                          check expects it absent from older header sets (@Since on the Java side)
                 # GENERATED from the Java side: do not edit by hand. SymbolsListTest fails when this list and the
                 # Java side disagree; regenerate with (see native-headers/README.md)
                 #   ./mvnw -q -pl verbs-ffm -am test -Dtest=SymbolsListTest -Dsurefire.failIfNoSpecifiedTests=false -Dabi.update=true
@@ -125,15 +139,16 @@ final class SymbolsList {
     /** What to add to and remove from the list so that it says what the Java side binds; empty if nothing. */
     static Optional<String> disagreement(SymbolsList list, JavaBindings java) {
         List<String> add = new ArrayList<>();
-        for (String key : java.keys()) {
-            if (!list.keys.contains(key)) {
-                add.add(key);
+        List<String> javaLines = java.lines();
+        for (String line : javaLines) {
+            if (!list.lines.contains(line)) {
+                add.add(line);
             }
         }
         List<String> remove = new ArrayList<>();
-        for (String key : list.keys) {
-            if (!java.bindings.containsKey(key)) {
-                remove.add(key);
+        for (String line : list.lines) {
+            if (!javaLines.contains(line)) {
+                remove.add(line);
             }
         }
         if (add.isEmpty() && remove.isEmpty()) {
@@ -143,11 +158,11 @@ final class SymbolsList {
                 + "bindings in " + JavaBindings.PACKAGE + ":");
         if (!add.isEmpty()) {
             s.append("\n add these ").append(add.size()).append(" lines (bound in Java, missing from the list):");
-            add.forEach(k -> s.append("\n   ").append(k).append("   <- ").append(source(java, k)));
+            add.forEach(k -> s.append("\n   ").append(k).append("   <- ").append(source(java, key(k))));
         }
         if (!remove.isEmpty()) {
             s.append("\n remove these ").append(remove.size())
-                    .append(" lines (in the list, bound nowhere in Java):");
+                    .append(" lines (in the list, bound nowhere in Java, or with another version there):");
             remove.forEach(k -> s.append("\n   ").append(k));
         }
         s.append("\n").append(HOW_TO_UPDATE);

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs the device suite (run-suite.sh) in every testbed image, each in its own VM, and keeps each image's job folder
+# (console log, output.log, JUnit XML reports) apart in target/vm-job-<image>. Called by this module's pom
+# (-Ptestbed, phase verify); runs from this folder.
+#
+#   run-in-vms.sh TIMEOUT_SECONDS MODE IMAGE...       MODE: parallel (all VMs at once) or sequential; IMAGEs may
+#                                                     also come as one comma-separated argument (trixie,bookworm)
+#
+# Under single-threaded TCG one VM keeps about one host core busy, so on 2 cores the two images' VMs run side by
+# side for little more than the longer one's time (README, "The testbed", has the figures). Every line of a VM's
+# output is prefixed with its image name. Exit code: 0 only if the suite passed in every image; otherwise the first
+# failing image's exit code (124 a VM timed out, 125 a testbed failure).
+set -uo pipefail
+cd "$(dirname "$0")"
+timeout=${1:?usage: run-in-vms.sh TIMEOUT_SECONDS parallel|sequential IMAGE...}
+mode=${2:?usage: run-in-vms.sh TIMEOUT_SECONDS parallel|sequential IMAGE...}
+shift 2
+# shellcheck disable=SC2046
+set -- $(echo "$*" | tr ',' ' ')
+(($#)) || { echo "run-in-vms: no image given" >&2; exit 125; }
+case $mode in parallel|sequential) ;; *) echo "run-in-vms: mode parallel or sequential, not $mode" >&2; exit 125 ;; esac
+
+# one image's VM: its output prefixed, its exit code in target/vm-job-<image>.rc
+run_one() {
+  local image=$1 rc=0 start=$SECONDS
+  rm -rf "target/vm-job-$image" "target/vm-job-$image.rc"
+  ../bin/testbed --image "$image" run --timeout "$timeout" --keep-job "target/vm-job-$image" -- ./run-suite.sh target/lib \
+    2>&1 | sed -u "s/^/[$image] /"
+  rc=${PIPESTATUS[0]}
+  echo "$rc" >"target/vm-job-$image.rc"
+  echo "[$image] device suite VM exit $rc after $((SECONDS - start)) s"
+}
+
+start=$SECONDS
+# build (or find) the images first, side by side in parallel mode (one build lock per image); a build failure is
+# reported as such
+pids=()
+for image in "$@"; do
+  if [[ $mode == parallel ]]; then
+    ../bin/testbed --image "$image" image >/dev/null &
+    pids+=($!)
+  else
+    ../bin/testbed --image "$image" image >/dev/null || { echo "run-in-vms: the $image image failed to build" >&2; exit 125; }
+  fi
+done
+for i in "${!pids[@]}"; do
+  wait "${pids[i]}" || { echo "run-in-vms: an image failed to build" >&2; wait; exit 125; }
+done
+
+pids=()
+for image in "$@"; do
+  if [[ $mode == parallel ]]; then
+    run_one "$image" &
+    pids+=($!)
+  else
+    run_one "$image"
+  fi
+done
+wait "${pids[@]}" 2>/dev/null
+
+rc=0
+for image in "$@"; do
+  r=$(cat "target/vm-job-$image.rc" 2>/dev/null || echo 125)
+  line=$(grep -hE '^device-suite: [0-9]+ passed' "target/vm-job-$image/output.log" 2>/dev/null | tail -n 1)
+  echo "run-in-vms: $image: exit $r; ${line:-device-suite: no summary (the suite did not run)}"
+  ((r == 0 || rc != 0)) || rc=$r
+done
+echo "run-in-vms: $* ($mode) took $((SECONDS - start)) s"
+exit "$rc"

@@ -1,0 +1,15 @@
+package org.panamardma.verbs;
+
+/**
+ * libibverbs or librdmacm cannot be used: it is not installed (the message names the package to install), cannot be
+ * loaded, or is older than the oldest rdma-core release supported ({@value RdmaCore#OLDEST_SUPPORTED}). Thrown by
+ * the first entries into the library ({@link Device#list()}, {@link Context#open(String)},
+ * {@code EventChannel.create()}), before any call into the library concerned.
+ */
+public final class RdmaLibraryException extends RdmaException {
+    private static final long serialVersionUID = 1L;
+
+    public RdmaLibraryException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,72 @@
+package org.panamardma.verbs.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import org.junit.jupiter.api.Test;
+import org.panamardma.verbs.Context;
+import org.panamardma.verbs.cm.CmId;
+
+/**
+ * The VerbsAccess hole stays closed on the class path too: this test sits in VerbsAccess's own package (and, on the
+ * module path, in its module), nearer than any user can get, and still can neither replace the implementation nor
+ * obtain it.
+ */
+class VerbsAccessTest {
+
+    /** An implementation that would hand out whatever its author wants; it must never be installed. */
+    private static VerbsAccess impostor() {
+        return (VerbsAccess) Proxy.newProxyInstance(VerbsAccess.class.getClassLoader(),
+                new Class<?>[] {VerbsAccess.class}, (proxy, method, args) -> {
+                    throw new AssertionError("the impostor was called: " + method.getName());
+                });
+    }
+
+    /** What Context installed, read the way only code inside verbs-ffm can (deep reflection on its own module). */
+    private static VerbsAccess installed() throws ReflectiveOperationException {
+        Class.forName(Context.class.getName(), true, Context.class.getClassLoader());
+        Field access = Class.forName(VerbsAccessHolder.class.getName() + "$Installed").getDeclaredField("ACCESS");
+        access.setAccessible(true);
+        return (VerbsAccess) access.get(null);
+    }
+
+    @Test
+    void noCallerButContextInstallsIt_andOnlyCmIdGetsIt() throws Exception {
+        VerbsAccess real = installed();
+        assertNotNull(real, "Context's static initialiser installed it");
+        assertEquals("org.panamardma.verbs.VerbsAccessImpl", real.getClass().getName());
+
+        IllegalCallerException set = assertThrows(IllegalCallerException.class, () -> VerbsAccess.set(impostor()));
+        assertTrue(set.getMessage().contains(VerbsAccessTest.class.getName()), set.getMessage());
+        assertThrows(IllegalCallerException.class, () -> VerbsAccess.set(real), "not even the real one, again");
+        IllegalCallerException get = assertThrows(IllegalCallerException.class, () -> VerbsAccess.get());
+        assertTrue(get.getMessage().contains("may not use VerbsAccess"), get.getMessage());
+
+        // reflection is a caller too: the stack walk sees through Method.invoke
+        Method setter = VerbsAccess.class.getMethod("set", VerbsAccess.class);
+        InvocationTargetException viaReflection = assertThrows(InvocationTargetException.class,
+                () -> setter.invoke(null, impostor()));
+        assertInstanceOf(IllegalCallerException.class, viaReflection.getCause());
+        Method getter = VerbsAccess.class.getMethod("get");
+        assertInstanceOf(IllegalCallerException.class,
+                assertThrows(InvocationTargetException.class, () -> getter.invoke(null)).getCause());
+
+        // the installed implementation lives in a static final field: reflection cannot replace it
+        Field access = Class.forName(VerbsAccessHolder.class.getName() + "$Installed").getDeclaredField("ACCESS");
+        access.setAccessible(true);
+        assertThrows(IllegalAccessException.class, () -> access.set(null, impostor()));
+
+        assertSame(real, installed(), "still the one Context installed");
+        Field cmIdsAccess = CmId.class.getDeclaredField("VERBS");
+        cmIdsAccess.setAccessible(true);
+        assertSame(real, cmIdsAccess.get(null), "CmId, one of its two users (with EventChannel), got the real one");
+    }
+}
