@@ -9,13 +9,17 @@
 #   benchmarks/target/perftest-raw.csv       every figure of both, as measured
 #   benchmarks/target/perftest-compare-rpc.csv  NFSv3 against the guest's knfsd with the same Java client over TCP
 #                                            and over RPC-over-RDMA: NULL round trips, 1 MiB READ and WRITE MB/s
+#   benchmarks/target/perftest-compare-knfs.csv the kernel's NFS client against the Java NFS server and against
+#                                            knfsd over RDMA on rxe and siw (dd, direct I/O): MB/s and the ratio
 #
 # Environment: PERF_SIZES (default "8 64 512 4096 65536"; "all" = every power of two 8 B .. 64 KiB), PERF_ITERS
 # (1000, perftest's default for latency), PERF_BW_ITERS (5000, perftest's default for bandwidth), PERF_TESTS,
 # PERF_SERVER_DEV/PERF_CLIENT_DEV/PERF_SERVER_IP (rxe1/rxe0/10.77.0.2; siw1/siw0/10.77.1.2 for iWARP, without
 # atomic_lat), PERF_WARMUP (unmeasured rdma-tool iterations first; default: as many as measured, since a JVM
 # interprets the loop until its JIT compiles it, and the steady state is what a service sees), TESTBED_TIMEOUT
-# (s, default 3600), PERF_RPC (1; 0 skips the RPC part), PERF_RPC_IO_ITERS (32 READs and 32 WRITEs of 1 MiB).
+# (s, default 3600), PERF_RPC (1; 0 skips the RPC part), PERF_RPC_IO_ITERS (32 READs and 32 WRITEs of 1 MiB),
+# PERF_KNFS (1; 0 skips the kernel client's Java-server-vs-knfsd part), PERF_KNFS_MIB (64: the dd file's size).
+# Only the kernel client part: PERF_TESTS=none PERF_RPC=0 benchmarks/perftest-compare.sh
 #
 # Under emulation (TCG) absolute figures are not hardware figures; both implementations pay the same emulation,
 # so the ratios are the point.
@@ -32,12 +36,12 @@ if [[ ${PERF_SIZES:-} == all ]]; then
 fi
 export PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_WARMUP
 
-./mvnw -B -q -pl verbs-ffm,benchmarks -am package -DskipTests
+./mvnw -B -q -pl verbs-ffm,nfs,benchmarks -am package -DskipTests
 mkdir -p benchmarks/target
 raw=benchmarks/target/perftest-raw.csv
 rm -f "$raw"
 env_args=""
-for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS; do
+for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_KNFS PERF_KNFS_MIB; do
   [[ -n ${!v:-} ]] && env_args+="$v=$(printf '%q' "${!v}") "
 done
 start=$SECONDS

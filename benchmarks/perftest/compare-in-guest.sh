@@ -91,7 +91,62 @@ run_rpc() {
   grep '^RPC-' /tmp/nfs-bench.log >>"$out"
 }
 
+# The kernel's NFS client (the guest's xprtrdma) against two servers on the same device, same mount options, same
+# boot: the Java server (nfs-server.jar) and knfsd. dd with direct I/O, a file of PERF_KNFS_MIB MiB (64) written
+# then read in blocks of 256 KiB and 1 MiB; MB/s of 2^20 bytes. Rows KNFS-JAVA / KNFS-KNFSD,<op>_<device>,<bs>.
+knfs_mount() { # server: java|knfsd; device: rxe|siw; the server address
+  local server=$1 ip=$2 mnt=$3 port mountport
+  if [[ $server == java ]]; then port=32050 mountport=32048; else port=20049 mountport=892; fi
+  mkdir -p "$mnt"
+  timeout 120 mount -t nfs -o "vers=3,proto=rdma,port=$port,mountport=$mountport,mountproto=tcp,nolock" \
+    "$ip:$( [[ $server == java ]] && echo /srv/panama-java-bench || echo /srv/panama-nfs)" "$mnt"
+}
+knfs_dd() { # prints MB/s of a dd line "N bytes (...) copied, S s, ..."
+  awk '/copied/ { match($0, /copied, [0-9.]+ s/); s = substr($0, RSTART + 8, RLENGTH - 10)
+                  printf "%.3f", ($1 / 1048576) / s }'
+}
+run_knfs() {
+  local mib=${PERF_KNFS_MIB:-64} java_jar=nfs/target/nfs-server.jar
+  [[ -f $java_jar ]] || { say "knfs: $java_jar is missing (./mvnw -pl nfs -am package)"; return 1; }
+  modprobe nfsv3; modprobe rpcrdma
+  nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 \
+    || { say "knfsd did not start:"; tail -n 20 /tmp/nfs-start.log >&2; return 1; }
+  rm -rf /srv/panama-java-bench /run/panama-java-bench-state; mkdir -p /srv/panama-java-bench
+  chmod 0777 /srv/panama-java-bench
+  java $java_opts -XX:+UseSerialGC -jar "$java_jar" --export /srv/panama-java-bench --state /run/panama-java-bench-state \
+    --no-rpcbind --tcp 0.0.0.0:32049 --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 \
+    >/tmp/java-nfs-bench.log 2>&1 &
+  local java_nfs=$! i
+  for i in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-bench.log 2>/dev/null && break; sleep 0.5; done
+  grep -q 'nfs-server: ready' /tmp/java-nfs-bench.log || { say "the Java NFS server did not start:"; tail -n 20 /tmp/java-nfs-bench.log >&2; kill $java_nfs; return 1; }
+  local result=0 device ip server bs label line mnt=/mnt/knfs-bench
+  for device in rxe siw; do
+    [[ $device == rxe ]] && ip=10.77.0.2 || ip=10.77.1.2
+    for server in knfsd java; do
+      [[ $server == java ]] && label=KNFS-JAVA || label=KNFS-KNFSD
+      if ! knfs_mount "$server" "$ip" "$mnt"; then say "knfs: mount of $server over $device failed"; result=1; continue; fi
+      for bs in 262144 1048576; do
+        local count=$(( mib * 1048576 / bs ))
+        line=$(dd if=/dev/zero of="$mnt/dd-$bs" bs="$bs" count="$count" oflag=direct 2>&1 | knfs_dd)
+        echo "$label,write_$device,$bs,$count,,,,$line" >>"$out"; say "knfs $server $device write bs $bs: $line MB/s"
+        line=$(dd if="$mnt/dd-$bs" of=/dev/null bs="$bs" iflag=direct 2>&1 | knfs_dd)
+        echo "$label,read_$device,$bs,$count,,,,$line" >>"$out"; say "knfs $server $device read bs $bs: $line MB/s"
+        rm -f "$mnt/dd-$bs"
+      done
+      umount "$mnt" || result=1
+    done
+  done
+  kill $java_nfs; wait $java_nfs 2>/dev/null
+  grep -E ' (WARN|ERROR) ' /tmp/java-nfs-bench.log >&2 && { say "the Java NFS server logged problems"; result=1; }
+  nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>&1
+  return $result
+}
+
 rc=0
+if [[ ${PERF_KNFS:-1} == 1 ]]; then
+  say "the kernel NFS client: the Java NFS server vs knfsd, dd direct I/O of ${PERF_KNFS_MIB:-64} MiB on rxe and siw"
+  run_knfs || rc=1
+fi
 if [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]]; then
   say "RPC: starting knfsd"
   if nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1; then
@@ -104,6 +159,7 @@ if [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]]; then
     say "knfsd did not start:"; tail -n 20 /tmp/nfs-start.log >&2; rc=1
   fi
 fi
+[[ $tests == none ]] && tests=""
 for test in $tests; do
   n=$iters; [[ $test == write_bw ]] && n=$bw_iters
   test_sizes=$sizes; [[ $test == atomic_lat ]] && test_sizes=8

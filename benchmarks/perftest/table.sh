@@ -6,6 +6,8 @@ set -euo pipefail
 raw=$1 csv=$2 md=$3 where=$4
 awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
   NR == 1 { next }
+  $1 ~ /^KNFS-/ { knfs[$1, $2, $3] = $8; hasknfs = 1
+                  if (!(($2 "," $3) in kseen)) { kseen[$2 "," $3] = 1; korder[++kn] = $2 "," $3 }; next }
   $1 ~ /^RPC-/ { rpc[$1, $2, "p50"] = $5; rpc[$1, $2, "p99"] = $6; rpc[$1, $2, "bw"] = $8; rpc[$1, $2, "n"] = $4
                  hasrpc = 1; next }
   { key = $2 "," $3; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
@@ -32,6 +34,23 @@ awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
       printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f[1], f[2], iters[k], \
         lat ? p50["C", k] : "", lat ? p50["Java", k] : "", r50, lat ? p99["C", k] : "", lat ? p99["Java", k] : "", r99, \
         lat ? "" : bw["C", k], lat ? "" : bw["Java", k], rbw > md
+    }
+    if (hasknfs) {
+      kcsv = csv; sub(/\.csv$/, "", kcsv); kcsv = kcsv "-knfs.csv"
+      print "op,device,block,knfsd_MBps,java_MBps,java_over_knfsd" > kcsv
+      print "" > md
+      print "The Linux kernel NFS client (NFSv3 over RPC-over-RDMA, vers=3,proto=rdma,mountproto=tcp,nolock) writing and" > md
+      print "reading a file with dd and direct I/O, from the Java NFS server (nfs-server.jar) and from knfsd, same device," > md
+      print "same mount options, same boot. MB/s; ratio = Java server / knfsd (higher is better for Java)." > md
+      print "" > md
+      print "| op | device | block | knfsd MB/s | Java server MB/s | ratio |" > md
+      print "|---|---|---:|---:|---:|---:|" > md
+      for (i = 1; i <= kn; i++) {
+        split(korder[i], f, ","); split(f[1], od, "_")
+        k = knfs["KNFS-KNFSD", f[1], f[2]]; j = knfs["KNFS-JAVA", f[1], f[2]]
+        printf "| %s | %s | %s KiB | %s | %s | %s |\n", toupper(od[1]), od[2], f[2] / 1024, k, j, ratio(j, k) > md
+        printf "%s,%s,%s,%s,%s,%s\n", od[1], od[2], f[2], k, j, ratio(j, k) > kcsv
+      }
     }
     if (hasrpc) {
       floor = p50["C", "send_lat,8"]

@@ -20,12 +20,30 @@ set -- $(echo "$*" | tr ',' ' ')
 (($#)) || { echo "run-in-vms: no image given" >&2; exit 125; }
 case $mode in parallel|sequential) ;; *) echo "run-in-vms: mode parallel or sequential, not $mode" >&2; exit 125 ;; esac
 
+# Where two images run side by side, the longest tests whose subject is our own Java code run in one image each, so
+# that the two VMs finish together instead of each running all of them (about 7 minutes saved of a 25-minute suite,
+# measured 2026-11-23): the kernel NFS client against the Java NFS server (tree copies, fio with verify, the server
+# killed and restarted) over RoCE in the Debian 12 image and over iWARP in the Debian 13 one. Every other test,
+# including the Java NFS client against the Java server and the kernel client against knfsd, runs in both. With one
+# image (-Dtestbed.images=trixie) nothing is left out.
+shard_exclusions() {
+  local image=$1 all=" ${*:2} "
+  [[ $all == *" trixie "* && $all == *" bookworm "* ]] || return 0
+  case $image in
+    trixie) echo '.*\.RoceKernelClientJavaServerDeviceTest' ;;
+    bookworm) echo '.*\.IwarpKernelClientJavaServerDeviceTest' ;;
+  esac
+}
+
 # one image's VM: its output prefixed, its exit code in target/vm-job-<image>.rc
 run_one() {
-  local image=$1 rc=0 start=$SECONDS
+  local image=$1 rc=0 start=$SECONDS exclude
+  shift
+  exclude=$(shard_exclusions "$image" "$@")
   rm -rf "target/vm-job-$image" "target/vm-job-$image.rc"
-  ../bin/testbed --image "$image" run --timeout "$timeout" --keep-job "target/vm-job-$image" -- ./run-suite.sh target/lib \
-    2>&1 | sed -u "s/^/[$image] /"
+  [[ -z $exclude ]] || echo "[$image] run-in-vms: left to the other image: $exclude"
+  ../bin/testbed --image "$image" run --timeout "$timeout" --keep-job "target/vm-job-$image" -- \
+    "SUITE_EXCLUDE_CLASSNAME='$exclude' ./run-suite.sh target/lib" 2>&1 | sed -u "s/^/[$image] /"
   rc=${PIPESTATUS[0]}
   echo "$rc" >"target/vm-job-$image.rc"
   echo "[$image] device suite VM exit $rc after $((SECONDS - start)) s"
@@ -50,10 +68,10 @@ done
 pids=()
 for image in "$@"; do
   if [[ $mode == parallel ]]; then
-    run_one "$image" &
+    run_one "$image" "$@" &
     pids+=($!)
   else
-    run_one "$image"
+    run_one "$image" "$@"
   fi
 done
 wait "${pids[@]}" 2>/dev/null

@@ -17,8 +17,9 @@ import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncodable;
 
 /**
- * A small NFS version 3 client (RFC 1813) over any {@link RpcTransport}: NULL, GETATTR, LOOKUP, READ, WRITE, COMMIT,
- * READDIR, READDIRPLUS and FSINFO. Get the root handle from the MOUNT protocol ({@link MountClient}).
+ * A small NFS version 3 client (RFC 1813) over any {@link RpcTransport}: every procedure (NULL, GETATTR, SETATTR,
+ * LOOKUP, ACCESS, READLINK, READ, WRITE, CREATE, MKDIR, SYMLINK, MKNOD, REMOVE, RMDIR, RENAME, LINK, READDIR,
+ * READDIRPLUS, FSSTAT, FSINFO, PATHCONF, COMMIT). Get the root handle from the MOUNT protocol ({@link MountClient}).
  *
  * <p>Each method is one RPC, except {@link #readFully}/{@link #writeFully} (a call per part); an error status from
  * the server is an {@link NfsException}, an RPC or transport failure another {@link IOException}. No retries (see
@@ -244,6 +245,102 @@ public final class Nfs3Client {
             done += r.count();
         }
         return new WriteFullyResult(done, calls, weakest, verifier == null ? 0 : verifier);
+    }
+
+    /** SETATTR (RFC 1813 section 3.3.2); {@code guard}, if not null, is the ctime the object must still have. */
+    public WccData setattr(FileHandle3 object, Sattr3 attributes, NfsTime3 guard)
+            throws IOException, InterruptedException {
+        return call(Nfs3.PROC_SETATTR, Nfs3Xdr.setattr(object, attributes, guard),
+                ReplyReader.of(Nfs3Xdr::wccResults)).orThrow("SETATTR " + object);
+    }
+
+    /** ACCESS (RFC 1813 section 3.3.4): which of the {@code Nfs3.ACCESS_*} bits in {@code access} the caller has. */
+    public int access(FileHandle3 object, int access) throws IOException, InterruptedException {
+        return call(Nfs3.PROC_ACCESS, Nfs3Xdr.access(object, access), ReplyReader.of(Nfs3Xdr::accessResults))
+                .orThrow("ACCESS " + object);
+    }
+
+    /** READLINK (RFC 1813 section 3.3.5). */
+    public String readlink(FileHandle3 symlink) throws IOException, InterruptedException {
+        return call(Nfs3.PROC_READLINK, symlink::encodeTo, ReplyReader.of(Nfs3Xdr::readlinkResults))
+                .orThrow("READLINK " + symlink);
+    }
+
+    /**
+     * CREATE (RFC 1813 section 3.3.8) of a regular file.
+     *
+     * @param mode {@link Nfs3#CREATE_UNCHECKED}, {@link Nfs3#CREATE_GUARDED} or {@link Nfs3#CREATE_EXCLUSIVE}
+     * @param attributes the attributes (UNCHECKED, GUARDED)
+     * @param verifier the create verifier (EXCLUSIVE)
+     */
+    public DirOpResult create(FileHandle3 directory, String name, int mode, Sattr3 attributes, long verifier)
+            throws IOException, InterruptedException {
+        return call(Nfs3.PROC_CREATE, Nfs3Xdr.create(directory, name, mode, attributes, verifier),
+                ReplyReader.of(Nfs3Xdr::dirOpResults)).orThrow("CREATE " + name);
+    }
+
+    /** CREATE, UNCHECKED, with mode {@code mode}. */
+    public DirOpResult create(FileHandle3 directory, String name, int mode) throws IOException, InterruptedException {
+        return create(directory, name, Nfs3.CREATE_UNCHECKED, Sattr3.mode(mode), 0);
+    }
+
+    /** MKDIR (RFC 1813 section 3.3.9). */
+    public DirOpResult mkdir(FileHandle3 directory, String name, Sattr3 attributes)
+            throws IOException, InterruptedException {
+        return call(Nfs3.PROC_MKDIR, Nfs3Xdr.mkdir(directory, name, attributes),
+                ReplyReader.of(Nfs3Xdr::dirOpResults)).orThrow("MKDIR " + name);
+    }
+
+    /** SYMLINK (RFC 1813 section 3.3.10). */
+    public DirOpResult symlink(FileHandle3 directory, String name, String target)
+            throws IOException, InterruptedException {
+        return call(Nfs3.PROC_SYMLINK, Nfs3Xdr.symlink(directory, name, Sattr3.NONE, target),
+                ReplyReader.of(Nfs3Xdr::dirOpResults)).orThrow("SYMLINK " + name);
+    }
+
+    /** MKNOD (RFC 1813 section 3.3.11); {@code major}/{@code minor} only count for devices. */
+    public DirOpResult mknod(FileHandle3 directory, String name, FileType3 type, Sattr3 attributes, int major,
+                             int minor) throws IOException, InterruptedException {
+        return call(Nfs3.PROC_MKNOD, Nfs3Xdr.mknod(directory, name, type, attributes, major, minor),
+                ReplyReader.of(Nfs3Xdr::dirOpResults)).orThrow("MKNOD " + name);
+    }
+
+    /** REMOVE (RFC 1813 section 3.3.12). */
+    public WccData remove(FileHandle3 directory, String name) throws IOException, InterruptedException {
+        return call(Nfs3.PROC_REMOVE, Nfs3Xdr.dirop(directory, Nfs3Xdr.utf8(name)),
+                ReplyReader.of(Nfs3Xdr::wccResults)).orThrow("REMOVE " + name);
+    }
+
+    /** RMDIR (RFC 1813 section 3.3.13). */
+    public WccData rmdir(FileHandle3 directory, String name) throws IOException, InterruptedException {
+        return call(Nfs3.PROC_RMDIR, Nfs3Xdr.dirop(directory, Nfs3Xdr.utf8(name)),
+                ReplyReader.of(Nfs3Xdr::wccResults)).orThrow("RMDIR " + name);
+    }
+
+    /** RENAME (RFC 1813 section 3.3.14). */
+    public RenameResult rename(FileHandle3 fromDirectory, String fromName, FileHandle3 toDirectory, String toName)
+            throws IOException, InterruptedException {
+        return call(Nfs3.PROC_RENAME, Nfs3Xdr.rename(fromDirectory, fromName, toDirectory, toName),
+                ReplyReader.of(Nfs3Xdr::renameResults)).orThrow("RENAME " + fromName + " " + toName);
+    }
+
+    /** LINK (RFC 1813 section 3.3.15). */
+    public LinkResult link(FileHandle3 file, FileHandle3 directory, String name)
+            throws IOException, InterruptedException {
+        return call(Nfs3.PROC_LINK, Nfs3Xdr.link(file, directory, name), ReplyReader.of(Nfs3Xdr::linkResults))
+                .orThrow("LINK " + name);
+    }
+
+    /** FSSTAT (RFC 1813 section 3.3.18). */
+    public FsStat fsstat(FileHandle3 fsroot) throws IOException, InterruptedException {
+        return call(Nfs3.PROC_FSSTAT, fsroot::encodeTo, ReplyReader.of(Nfs3Xdr::fsstatResults))
+                .orThrow("FSSTAT " + fsroot);
+    }
+
+    /** PATHCONF (RFC 1813 section 3.3.20). */
+    public PathConf pathconf(FileHandle3 object) throws IOException, InterruptedException {
+        return call(Nfs3.PROC_PATHCONF, object::encodeTo, ReplyReader.of(Nfs3Xdr::pathconfResults))
+                .orThrow("PATHCONF " + object);
     }
 
     /** COMMIT of {@code count} bytes from {@code offset}, 0 for up to the end of the file (RFC 1813 section 3.3.21). */

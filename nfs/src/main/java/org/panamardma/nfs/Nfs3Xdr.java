@@ -108,6 +108,110 @@ public final class Nfs3Xdr {
         };
     }
 
+    /** {@code SETATTR3args} (RFC 1813 section 3.3.2); {@code guard} is the ctime to check, or null for none. */
+    public static XdrEncodable setattr(FileHandle3 object, Sattr3 attributes, NfsTime3 guard) {
+        return out -> {
+            object.encodeTo(out);
+            attributes.encodeTo(out);
+            out.putBoolean(guard != null);
+            if (guard != null) {
+                guard.encodeTo(out);
+            }
+        };
+    }
+
+    /** {@code ACCESS3args} (RFC 1813 section 3.3.4): the handle and the {@code ACCESS3_*} bits asked about. */
+    public static XdrEncodable access(FileHandle3 object, int access) {
+        return out -> {
+            object.encodeTo(out);
+            out.putInt(access);
+        };
+    }
+
+    /** {@code diropargs3}: a directory and a name, as bytes (REMOVE, RMDIR, and the start of others). */
+    public static XdrEncodable dirop(FileHandle3 directory, byte[] name) {
+        return out -> {
+            directory.encodeTo(out);
+            out.putOpaque(name, Integer.MAX_VALUE);
+        };
+    }
+
+    /** The UTF-8 bytes of a name. */
+    static byte[] utf8(String name) {
+        return name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /**
+     * {@code CREATE3args} (RFC 1813 section 3.3.8).
+     *
+     * @param mode {@link Nfs3#CREATE_UNCHECKED}, {@link Nfs3#CREATE_GUARDED} (with {@code attributes}) or
+     *             {@link Nfs3#CREATE_EXCLUSIVE} (with {@code verifier})
+     */
+    public static XdrEncodable create(FileHandle3 directory, String name, int mode, Sattr3 attributes,
+                                      long verifier) {
+        return out -> {
+            dirop(directory, utf8(name)).encodeTo(out);
+            out.putEnum(mode);
+            if (mode == Nfs3.CREATE_EXCLUSIVE) {
+                out.putHyper(verifier);
+            } else {
+                attributes.encodeTo(out);
+            }
+        };
+    }
+
+    /** {@code MKDIR3args} (RFC 1813 section 3.3.9). */
+    public static XdrEncodable mkdir(FileHandle3 directory, String name, Sattr3 attributes) {
+        return out -> {
+            dirop(directory, utf8(name)).encodeTo(out);
+            attributes.encodeTo(out);
+        };
+    }
+
+    /** {@code SYMLINK3args} (RFC 1813 section 3.3.10). */
+    public static XdrEncodable symlink(FileHandle3 directory, String name, Sattr3 attributes, String target) {
+        return out -> {
+            dirop(directory, utf8(name)).encodeTo(out);
+            attributes.encodeTo(out);
+            out.putOpaque(utf8(target), Integer.MAX_VALUE);
+        };
+    }
+
+    /** {@code MKNOD3args} (RFC 1813 section 3.3.11); {@code major}/{@code minor} only for devices. */
+    public static XdrEncodable mknod(FileHandle3 directory, String name, FileType3 type, Sattr3 attributes,
+                                     int major, int minor) {
+        return out -> {
+            dirop(directory, utf8(name)).encodeTo(out);
+            out.putEnum(type.code());
+            switch (type) {
+                case NF3CHR, NF3BLK -> {
+                    attributes.encodeTo(out);
+                    out.putInt(major).putInt(minor);
+                }
+                case NF3SOCK, NF3FIFO -> attributes.encodeTo(out);
+                default -> {
+                }
+            }
+        };
+    }
+
+    /** {@code RENAME3args} (RFC 1813 section 3.3.14). */
+    public static XdrEncodable rename(FileHandle3 fromDirectory, String fromName, FileHandle3 toDirectory,
+                                      String toName) {
+        return out -> {
+            dirop(fromDirectory, utf8(fromName)).encodeTo(out);
+            dirop(toDirectory, utf8(toName)).encodeTo(out);
+        };
+    }
+
+    /** {@code LINK3args} (RFC 1813 section 3.3.15). */
+    public static XdrEncodable link(FileHandle3 file, FileHandle3 directory, String name) {
+        return out -> {
+            file.encodeTo(out);
+            dirop(directory, utf8(name)).encodeTo(out);
+        };
+    }
+
     private static void requireCount(int count) {
         if (count < 0) {
             throw new IllegalArgumentException("negative count " + count);
@@ -212,6 +316,80 @@ public final class Nfs3Xdr {
             return new Nfs3Result<>(status, null);
         }
         return new Nfs3Result<>(status, FsInfo.decode(in));
+    }
+
+    /** Results whose every arm is {@code wcc_data} (SETATTR, REMOVE, RMDIR). */
+    public static Nfs3Result<WccData> wccResults(XdrDecoder in) {
+        NfsStat3 status = status(in);
+        WccData wcc = WccData.decode(in);
+        return new Nfs3Result<>(status, status == NfsStat3.NFS3_OK ? wcc : null);
+    }
+
+    /** {@code ACCESS3res} (RFC 1813 section 3.3.4): the bits granted. */
+    public static Nfs3Result<Integer> accessResults(XdrDecoder in) {
+        NfsStat3 status = status(in);
+        Fattr3.decodePostOp(in);
+        return new Nfs3Result<>(status, status == NfsStat3.NFS3_OK ? in.getInt("access") : null);
+    }
+
+    /** {@code READLINK3res} (RFC 1813 section 3.3.5): the target, as UTF-8. */
+    public static Nfs3Result<String> readlinkResults(XdrDecoder in) {
+        NfsStat3 status = status(in);
+        Fattr3.decodePostOp(in);
+        if (status != NfsStat3.NFS3_OK) {
+            return new Nfs3Result<>(status, null);
+        }
+        return new Nfs3Result<>(status, new String(in.getOpaqueBytes(Integer.MAX_VALUE),
+                java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** {@code diropres3}-shaped results of CREATE, MKDIR, SYMLINK, MKNOD (RFC 1813 sections 3.3.8 to 3.3.11). */
+    public static Nfs3Result<DirOpResult> dirOpResults(XdrDecoder in) {
+        NfsStat3 status = status(in);
+        if (status != NfsStat3.NFS3_OK) {
+            WccData.decode(in);
+            return new Nfs3Result<>(status, null);
+        }
+        FileHandle3 handle = in.getBoolean() ? FileHandle3.decode(in) : null;
+        Fattr3 attributes = Fattr3.decodePostOp(in);
+        return new Nfs3Result<>(status, new DirOpResult(handle, attributes, WccData.decode(in)));
+    }
+
+    /** {@code RENAME3res} (RFC 1813 section 3.3.14). */
+    public static Nfs3Result<RenameResult> renameResults(XdrDecoder in) {
+        NfsStat3 status = status(in);
+        RenameResult r = new RenameResult(WccData.decode(in), WccData.decode(in));
+        return new Nfs3Result<>(status, status == NfsStat3.NFS3_OK ? r : null);
+    }
+
+    /** {@code LINK3res} (RFC 1813 section 3.3.15). */
+    public static Nfs3Result<LinkResult> linkResults(XdrDecoder in) {
+        NfsStat3 status = status(in);
+        LinkResult r = new LinkResult(Fattr3.decodePostOp(in), WccData.decode(in));
+        return new Nfs3Result<>(status, status == NfsStat3.NFS3_OK ? r : null);
+    }
+
+    /** {@code FSSTAT3res} (RFC 1813 section 3.3.18). */
+    public static Nfs3Result<FsStat> fsstatResults(XdrDecoder in) {
+        NfsStat3 status = status(in);
+        Fattr3 attributes = Fattr3.decodePostOp(in);
+        if (status != NfsStat3.NFS3_OK) {
+            return new Nfs3Result<>(status, null);
+        }
+        return new Nfs3Result<>(status, new FsStat(attributes, in.getUnsignedHyper(), in.getUnsignedHyper(),
+                in.getUnsignedHyper(), in.getUnsignedHyper(), in.getUnsignedHyper(), in.getUnsignedHyper(),
+                in.getUnsignedInt("invarsec")));
+    }
+
+    /** {@code PATHCONF3res} (RFC 1813 section 3.3.20). */
+    public static Nfs3Result<PathConf> pathconfResults(XdrDecoder in) {
+        NfsStat3 status = status(in);
+        Fattr3 attributes = Fattr3.decodePostOp(in);
+        if (status != NfsStat3.NFS3_OK) {
+            return new Nfs3Result<>(status, null);
+        }
+        return new Nfs3Result<>(status, new PathConf(attributes, in.getUnsignedInt("linkmax"),
+                in.getUnsignedInt("name_max"), in.getBoolean(), in.getBoolean(), in.getBoolean(), in.getBoolean()));
     }
 
     /** {@code READDIR3res} (RFC 1813 section 3.3.16): the entries are an XDR linked list of {@code entry3}. */

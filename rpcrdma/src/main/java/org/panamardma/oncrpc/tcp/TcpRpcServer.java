@@ -19,6 +19,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.panamardma.oncrpc.RecordMarkingDecoder;
+import org.panamardma.oncrpc.ReplyResources;
 import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.oncrpc.RpcMessage;
@@ -56,6 +57,7 @@ public final class TcpRpcServer implements AutoCloseable {
     private final int maxRecordSize;
     private final int replyBufferSize;
     private final int maxCallsPerConnection;
+    private final System.Logger.Level connectionLogLevel;
     private final BlockingQueue<byte[]> replyBuffers;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -66,6 +68,7 @@ public final class TcpRpcServer implements AutoCloseable {
         this.maxRecordSize = b.maxRecordSize;
         this.replyBufferSize = b.replyBufferSize;
         this.maxCallsPerConnection = b.maxCallsPerConnection;
+        this.connectionLogLevel = b.logConnections ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
         this.replyBuffers = new ArrayBlockingQueue<>(Math.max(1, Math.min(256, (64 << 20) / replyBufferSize)));
         this.listener = new ServerSocket();
         try {
@@ -184,6 +187,7 @@ public final class TcpRpcServer implements AutoCloseable {
         }
 
         void start() {
+            LOG.log(connectionLogLevel, () -> name + ": connected");
             reader = Thread.ofVirtual().name(name).start(this::read);
         }
 
@@ -251,15 +255,19 @@ public final class TcpRpcServer implements AutoCloseable {
             }
             byte[] buffer = borrowBuffer();
             try {
-                OutgoingRecord reply = new OutgoingRecord(buffer);
-                dispatcher.dispatch(call, in, reply.encoder());
-                writeLock.lock();
-                try {
-                    reply.writeTo(out);
-                    out.flush();
-                } finally {
-                    writeLock.unlock();
-                }
+                // the procedure's results may point into memory it holds until the reply is written (ReplyResources)
+                ReplyResources.during(() -> {
+                    OutgoingRecord reply = new OutgoingRecord(buffer);
+                    dispatcher.dispatch(call, in, reply.encoder());
+                    writeLock.lock();
+                    try {
+                        reply.writeTo(out);
+                        out.flush();
+                    } finally {
+                        writeLock.unlock();
+                    }
+                    return null;
+                });
             } catch (IOException | RuntimeException e) {
                 if (!closed.get()) {
                     LOG.log(System.Logger.Level.WARNING, name + ": closing, replying to xid "
@@ -277,6 +285,7 @@ public final class TcpRpcServer implements AutoCloseable {
             }
             closeQuietly(socket);
             connections.remove(this);
+            LOG.log(connectionLogLevel, () -> name + ": closed");
             Thread r = reader;
             if (r != null && r != Thread.currentThread()) {
                 r.interrupt();
@@ -300,6 +309,7 @@ public final class TcpRpcServer implements AutoCloseable {
         private int maxRecordSize = DEFAULT_MAX_RECORD_SIZE;
         private int replyBufferSize = DEFAULT_REPLY_BUFFER_SIZE;
         private int maxCallsPerConnection = DEFAULT_MAX_CALLS_PER_CONNECTION;
+        private boolean logConnections;
 
         private Builder(RpcDispatcher dispatcher) {
             this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -341,6 +351,15 @@ public final class TcpRpcServer implements AutoCloseable {
                 throw new IllegalArgumentException("at least one call per connection, not " + calls);
             }
             this.maxCallsPerConnection = calls;
+            return this;
+        }
+
+        /**
+         * Whether each connection's start and end is logged at INFO (a server's operator wants to see its clients
+         * come and go); at DEBUG otherwise, the default.
+         */
+        public Builder logConnections(boolean log) {
+            this.logConnections = log;
             return this;
         }
 

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.oncrpc.ReplyResources;
 import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.oncrpc.RpcMessage;
@@ -156,7 +157,9 @@ public final class RpcRdmaCallHandler {
         int xid = header.xid();
         try (CallMemory callMemory = new CallMemory(memory)) {
             try {
-                return call(header, inline, out, grant, callMemory);
+                // the results may point into memory the procedure holds until its data has been RDMA-written
+                // (ReplyResources): released when this call's chunks have moved, before the reply's Send
+                return ReplyResources.during(() -> call(header, inline, out, grant, callMemory));
             } catch (MemoryRefused refused) {
                 return refusedForMemory(xid, grant, refused, out);
             }

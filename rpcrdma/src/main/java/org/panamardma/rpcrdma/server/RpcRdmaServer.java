@@ -178,8 +178,12 @@ public final class RpcRdmaServer implements AutoCloseable {
             String peer = rdma.name();
             ConnectionMemory memory = new ConnectionMemory(heap.child(peer + " heap", config.connectionHeap),
                     pinned.child(peer + " pinned", config.connectionPinned), config.memoryWait.toNanos());
+            System.Logger.Level level = config.logConnections ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
             ServerConnection c = new ServerConnection(rdma, dispatcher, decoder, settings, statistics,
-                    config.timeout.toMillis(), memory, () -> connections.remove(self[0]));
+                    config.timeout.toMillis(), memory, () -> {
+                        connections.remove(self[0]);
+                        LOG.log(level, () -> peer + ": closed");
+                    });
             self[0] = c;
             connections.add(c);
             if (closed) {
@@ -187,8 +191,7 @@ public final class RpcRdmaServer implements AutoCloseable {
                 return;
             }
             c.start();
-            LOG.log(System.Logger.Level.DEBUG, rdma.name() + ": serving, client private data " + client
-                    + ", " + settings);
+            LOG.log(level, rdma.name() + ": serving, client private data " + client + ", " + settings);
         } catch (RdmaException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, rdma.name() + ": setting up the connection", e);
             Thread.ofVirtual().start(rdma::close);
@@ -224,6 +227,7 @@ public final class RpcRdmaServer implements AutoCloseable {
         private long serverHeap = 512L << 20;
         private long serverPinned = 256L << 20;
         private Duration memoryWait = Duration.ofSeconds(10);
+        private boolean logConnections;
 
         private Builder(RpcDispatcher dispatcher) {
             this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
@@ -313,6 +317,15 @@ public final class RpcRdmaServer implements AutoCloseable {
         public Builder serverMemory(long heapBytes, long pinnedBytes) {
             this.serverHeap = heapBytes;
             this.serverPinned = pinnedBytes;
+            return this;
+        }
+
+        /**
+         * Whether each connection's start (with the client's RFC 8797 private data and the connection's settings)
+         * and end is logged at INFO; at DEBUG otherwise, the default.
+         */
+        public Builder logConnections(boolean log) {
+            this.logConnections = log;
             return this;
         }
 

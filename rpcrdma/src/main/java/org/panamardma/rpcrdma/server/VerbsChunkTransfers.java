@@ -17,8 +17,8 @@ import org.panamardma.verbs.connection.RdmaConnection;
 
 /**
  * {@link ChunkTransfers} over an {@link RdmaConnection}: each transfer registers a region of its size (local write
- * only: the client never touches server memory), posts one RDMA Read or Write per segment, waits for them all and
- * deregisters. Registering per transfer costs a registration per chunk; it keeps a connection's memory bounded by
+ * only: the client never touches server memory; an RDMA Write from native memory registers that memory in place,
+ * read-only), posts one RDMA Read or Write per segment, waits for them all and deregisters. Registering per transfer costs a registration per chunk; it keeps a connection's memory bounded by
  * what its calls in flight move, and nothing stays registered once a call ends.
  */
 final class VerbsChunkTransfers implements ChunkTransfers {
@@ -55,9 +55,7 @@ final class VerbsChunkTransfers implements ChunkTransfers {
         if (source.byteSize() == 0) {
             return;
         }
-        try (MemoryRegion mr = connection.protectionDomain().allocate(source.byteSize(),
-                Set.of(Access.LOCAL_WRITE))) {
-            MemorySegment.copy(source, 0, mr.segment(), 0, source.byteSize());
+        try (MemoryRegion mr = sourceRegion(source)) {
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
             long at = 0;
             for (RdmaSegment s : segments) {
@@ -71,6 +69,21 @@ final class VerbsChunkTransfers implements ChunkTransfers {
             // Waiting is what lets the region go; it also orders the data before the reply's Send.
             await(posted, "RDMA Write");
         }
+    }
+
+    /**
+     * The region an RDMA Write goes out from: native memory is registered where it is (no access flags: the
+     * device only reads it), so data the upper layer placed in native memory (an NFS server's READ, read from the
+     * file into its own buffer) leaves without another copy; heap memory, which the device cannot address, is
+     * copied into a region of its own.
+     */
+    private MemoryRegion sourceRegion(MemorySegment source) throws RdmaException {
+        if (source.isNative()) {
+            return connection.protectionDomain().register(source, Set.of());
+        }
+        MemoryRegion mr = connection.protectionDomain().allocate(source.byteSize(), Set.of(Access.LOCAL_WRITE));
+        MemorySegment.copy(source, 0, mr.segment(), 0, source.byteSize());
+        return mr;
     }
 
     private void await(List<CompletableFuture<Void>> posted, String what) throws IOException {

@@ -1,0 +1,534 @@
+package org.panamardma.nfs.server;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.panamardma.nfs.FileHandle3;
+import org.panamardma.nfs.NfsStat3;
+
+/**
+ * One exported directory tree, seen only through file descriptors: the export's root is opened once, every other
+ * file is reached from it with {@code openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+ * RESOLVE_NO_XDEV)} and then used through its descriptor ({@link Node}), so nothing a client sends, and nothing a
+ * local user changes meanwhile (a directory swapped for a symbolic link), can take the server outside the export.
+ *
+ * <p>Names and paths are byte strings: a Java {@code String} here holds one byte per {@code char} (ISO-8859-1), so
+ * that names that are not UTF-8 go to the disk and back unchanged.
+ *
+ * <p>File handles ({@link FileHandles}) are resolved through a cache of inode to path, checked on every use against
+ * the inode number and generation of what the path leads to; a miss (after a restart, a RENAME of a directory above)
+ * walks down from the root, first along the handle's hints, then, if that fails (the file's directory was moved),
+ * through the whole tree, within a budget of {@value #WALK_BUDGET} directory entries.
+ */
+final class ExportFs implements AutoCloseable {
+    /** Directory entries a handle resolution may list before answering NFS3ERR_STALE. */
+    static final int WALK_BUDGET = 100_000;
+    /** The most paths remembered; beyond, the cache starts again empty (resolution still works, by walking). */
+    static final int MAX_CACHED = 100_000;
+    /** The most characters of paths remembered, likewise (bounds the cache's memory whatever the names' lengths). */
+    static final long MAX_CACHED_CHARS = 16L << 20;
+    /** The longest path from the export's root the server opens: PATH_MAX - 1 (a longer one is NAMETOOLONG). */
+    static final int MAX_PATH = 4095;
+
+    private final String displayPath;
+    private final int rootFd;
+    private final Stat rootStat;
+    private final FileHandles handles;
+    private final long fsid;
+    private final FileHandle3 rootHandle;
+    private final Map<Key, String> paths = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong cachedChars = new java.util.concurrent.atomic.AtomicLong();
+
+    private record Key(long ino, int generation) {
+    }
+
+    /**
+     * A file of the export, held open ({@code O_PATH}) while a procedure uses it; close it after.
+     *
+     * @param fd an {@code O_PATH | O_NOFOLLOW} descriptor of the file
+     * @param rel its path from the export's root ("" for the root), as a byte string
+     * @param stat its status when opened
+     * @param handle its handle, decoded
+     */
+    record Node(int fd, String rel, Stat stat, FileHandles.Decoded handle) implements AutoCloseable {
+        @Override
+        public void close() {
+            Posix.close(fd);
+        }
+
+        boolean isRoot() {
+            return handle.depth() == 0;
+        }
+    }
+
+    private ExportFs(String displayPath, int rootFd, Stat rootStat, FileHandles handles) {
+        this.displayPath = displayPath;
+        this.rootFd = rootFd;
+        this.rootStat = rootStat;
+        this.handles = handles;
+        this.fsid = Integer.toUnsignedLong(handles.exportId());
+        this.rootHandle = handles.encode(0, rootStat.ino(), rootStat.generation(), new byte[0]);
+    }
+
+    /**
+     * Opens an export.
+     *
+     * @param root the directory to export
+     * @param secret the server's secret, for the handles' MAC
+     * @throws PosixException if {@code root} is not an accessible directory
+     */
+    static ExportFs open(Path root, byte[] secret) throws PosixException {
+        String absolute = root.toAbsolutePath().normalize().toString();
+        int fd = Posix.openat(Posix.AT_FDCWD, bytes(absolute), Posix.O_PATH | Posix.O_DIRECTORY, 0);
+        try {
+            Stat stat = Posix.fstat(fd);
+            return new ExportFs(absolute, fd, stat, new FileHandles(secret, absolute));
+        } catch (PosixException | RuntimeException e) {
+            Posix.close(fd);
+            throw e;
+        }
+    }
+
+    /** A Java (Unicode) string as the byte string of its UTF-8 encoding. */
+    static String bytes(String unicode) {
+        return new String(unicode.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+    }
+
+    /** A byte string shown as UTF-8 (for log lines). */
+    static String display(String byteString) {
+        return new String(byteString.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
+    }
+
+    String path() {
+        return displayPath;
+    }
+
+    long fsid() {
+        return fsid;
+    }
+
+    FileHandle3 rootHandle() {
+        return rootHandle;
+    }
+
+    FileHandles handles() {
+        return handles;
+    }
+
+    Stat rootStat() {
+        return rootStat;
+    }
+
+    @Override
+    public void close() {
+        Posix.close(rootFd);
+    }
+
+    private static String join(String dir, String name) {
+        return dir.isEmpty() ? name : dir + "/" + name;
+    }
+
+    private static String openable(String rel) {
+        return rel.isEmpty() ? "." : rel;
+    }
+
+    /** @return the parent path of {@code rel} ("" for a top-level entry) */
+    static String parent(String rel) {
+        int slash = rel.lastIndexOf('/');
+        return slash < 0 ? "" : rel.substring(0, slash);
+    }
+
+    // ---- handles --------------------------------------------------------------------------------------------------
+
+    /** The handle of a file of {@code stat} named {@code name} in {@code dir}, remembering its path. */
+    FileHandle3 childHandle(Node dir, String name, Stat stat) {
+        int depth = dir.handle().depth() + 1;
+        if (depth > FileHandles.MAX_DEPTH || dir.rel().length() + 1 + name.length() > MAX_PATH) {
+            return null;
+        }
+        remember(stat, join(dir.rel(), name));
+        return handles.encode(depth, stat.ino(), stat.generation(), dir.handle().childHints());
+    }
+
+    /** The handle of {@code node} itself. */
+    FileHandle3 handleOf(Node node) {
+        FileHandles.Decoded d = node.handle();
+        return handles.encode(d.depth(), d.ino(), d.generation(), d.hints());
+    }
+
+    private void remember(Stat stat, String rel) {
+        remember(new Key(stat.ino(), stat.generation()), rel);
+    }
+
+    private void remember(Key key, String rel) {
+        if (paths.size() >= MAX_CACHED || cachedChars.addAndGet(rel.length()) > MAX_CACHED_CHARS) {
+            paths.clear();
+            cachedChars.set(rel.length());
+        }
+        paths.put(key, rel);
+    }
+
+    /** Forgets the path of a file that was removed or renamed. */
+    void forget(Stat stat) {
+        paths.remove(new Key(stat.ino(), stat.generation()));
+    }
+
+    /**
+     * Opens the file a handle names.
+     *
+     * @throws NfsError BADHANDLE for a handle this server did not issue, STALE for a file no longer in the export
+     */
+    Node resolve(FileHandle3 fh) throws NfsError {
+        FileHandles.Decoded d = handles.decode(fh);
+        if (d.depth() == 0) {
+            if (d.ino() != rootStat.ino() || d.generation() != rootStat.generation()) {
+                throw new NfsError(NfsStat3.NFS3ERR_STALE, "root handle of another directory");
+            }
+            Node root = open("", d);
+            if (root == null) {
+                throw new NfsError(NfsStat3.NFS3ERR_STALE, "the export's root cannot be opened");
+            }
+            return root;
+        }
+        Key key = new Key(d.ino(), d.generation());
+        String rel = paths.get(key);
+        if (rel != null) {
+            Node node = open(rel, d);
+            if (node != null) {
+                return node;
+            }
+            paths.remove(key, rel);
+        }
+        int[] budget = {WALK_BUDGET};
+        rel = walk("", 0, d, budget);
+        if (rel == null) {
+            rel = search(d, budget);
+        }
+        if (rel != null) {
+            Node node = open(rel, d);
+            if (node != null) {
+                remember(key, rel);
+                return node;
+            }
+        }
+        throw new NfsError(NfsStat3.NFS3ERR_STALE, "no file of inode " + d.ino() + " in the export");
+    }
+
+    /** The export's root, opened. */
+    Node root() throws NfsError {
+        return resolve(rootHandle);
+    }
+
+    /** Opens {@code rel} and checks it is the file of {@code d}; null if it is not (or cannot be opened). */
+    private Node open(String rel, FileHandles.Decoded d) {
+        int fd;
+        try {
+            fd = Posix.openat2(rootFd, openable(rel), Posix.O_PATH | Posix.O_NOFOLLOW, 0, Posix.RESOLVE_CONFINED);
+        } catch (PosixException e) {
+            return null;
+        }
+        try {
+            Stat stat = Posix.fstat(fd);
+            if (stat.ino() == d.ino() && stat.generation() == d.generation() && stat.sameDevice(rootStat)) {
+                int keep = fd;
+                fd = -1;
+                return new Node(keep, rel, stat, d);
+            }
+            return null;
+        } catch (PosixException e) {
+            return null;
+        } finally {
+            Posix.close(fd);
+        }
+    }
+
+    /** Opens the directory {@code rel} for reading its entries; null if it cannot be. */
+    private int openDirectory(String rel) {
+        try {
+            return Posix.openat2(rootFd, openable(rel), Posix.O_RDONLY | Posix.O_DIRECTORY, 0,
+                    Posix.RESOLVE_CONFINED);
+        } catch (PosixException e) {
+            return -1;
+        }
+    }
+
+    /** Walks down along the handle's hints; returns the path of the file, or null. */
+    private String walk(String dirRel, int level, FileHandles.Decoded d, int[] budget) {
+        int dfd = openDirectory(dirRel);
+        if (dfd < 0) {
+            return null;
+        }
+        List<String> subdirectories = new ArrayList<>();
+        String found = null;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(32 << 10, 8);
+            boolean last = level == d.depth() - 1;
+            outer:
+            while (true) {
+                long n = Posix.getdents64(dfd, buf);
+                if (n == 0) {
+                    break;
+                }
+                for (long at = 0; at < n; ) {
+                    Dirent e = Dirent.at(buf, at);
+                    at += e.reclen();
+                    if (e.isDotOrDotDot()) {
+                        continue;
+                    }
+                    if (--budget[0] < 0) {
+                        return null;
+                    }
+                    if (last) {
+                        if (e.ino() == d.ino()) {
+                            String rel = join(dirRel, e.name());
+                            try (Node node = open(rel, d)) {
+                                if (node != null) {
+                                    found = rel;
+                                    break outer;
+                                }
+                            }
+                        }
+                    } else if ((e.type() == Posix.DT_DIR || e.type() == 0)
+                            && (level >= d.hints().length || FileHandles.hint(e.ino()) == d.hints()[level])) {
+                        subdirectories.add(e.name());
+                    }
+                }
+            }
+        } catch (PosixException e) {
+            return null;
+        } finally {
+            Posix.close(dfd);
+        }
+        if (found != null) {
+            return found;
+        }
+        for (String sub : subdirectories) {
+            String r = walk(join(dirRel, sub), level + 1, d, budget);
+            if (r != null || budget[0] < 0) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** Breadth-first through the whole export, whatever the hints say; returns the path of the file, or null. */
+    private String search(FileHandles.Decoded d, int[] budget) {
+        ArrayDeque<String> queue = new ArrayDeque<>();
+        queue.add("");
+        long queuedChars = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buf = arena.allocate(32 << 10, 8);
+            while (!queue.isEmpty() && budget[0] > 0) {
+                String dirRel = queue.poll();
+                queuedChars -= dirRel.length();
+                int dfd = openDirectory(dirRel);
+                if (dfd < 0) {
+                    continue;
+                }
+                try {
+                    while (true) {
+                        long n = Posix.getdents64(dfd, buf);
+                        if (n == 0) {
+                            break;
+                        }
+                        for (long at = 0; at < n; ) {
+                            Dirent e = Dirent.at(buf, at);
+                            at += e.reclen();
+                            if (e.isDotOrDotDot()) {
+                                continue;
+                            }
+                            if (--budget[0] < 0) {
+                                return null;
+                            }
+                            String rel = join(dirRel, e.name());
+                            if (e.ino() == d.ino()) {
+                                try (Node node = open(rel, d)) {
+                                    if (node != null) {
+                                        return rel;
+                                    }
+                                }
+                            }
+                            if ((e.type() == Posix.DT_DIR || e.type() == 0) && rel.length() <= MAX_PATH) {
+                                queuedChars += rel.length();
+                                if (queuedChars > MAX_CACHED_CHARS) {
+                                    return null; // a tree too wide to search within bounded memory
+                                }
+                                queue.add(rel);
+                            }
+                        }
+                    }
+                } catch (PosixException e) {
+                    // unreadable directory: go on with the others
+                } finally {
+                    Posix.close(dfd);
+                }
+            }
+        }
+        return null;
+    }
+
+    // ---- lookups --------------------------------------------------------------------------------------------------
+
+    /**
+     * Opens the entry {@code name} of directory {@code dir}: "." is the directory, ".." its parent (the root's is the
+     * root: nothing above the export is ever reachable).
+     *
+     * @throws NfsError NOENT, NOTDIR, ACCES (an entry on another file system), or from {@link #resolve}
+     */
+    Node lookup(Node dir, String name) throws NfsError {
+        if (!dir.stat().isDirectory()) {
+            throw new NfsError(NfsStat3.NFS3ERR_NOTDIR, "LOOKUP in a file that is not a directory");
+        }
+        if (name.equals(".")) {
+            return reopen(dir);
+        }
+        if (name.equals("..")) {
+            if (dir.isRoot()) {
+                return reopen(dir);
+            }
+            String parentRel = parent(dir.rel());
+            int depth = dir.handle().depth() - 1;
+            int fd;
+            try {
+                fd = Posix.openat2(rootFd, openable(parentRel), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
+                        Posix.RESOLVE_CONFINED);
+            } catch (PosixException e) {
+                throw new NfsError(NfsStat3.NFS3ERR_STALE, "the parent of " + display(dir.rel()) + ": "
+                        + e.getMessage());
+            }
+            try {
+                Stat stat = Posix.fstat(fd);
+                FileHandles.Decoded d = new FileHandles.Decoded(depth, stat.ino(), stat.generation(),
+                        dir.handle().parentHints());
+                Node node = new Node(fd, parentRel, stat, d);
+                fd = -1;
+                return node;
+            } catch (PosixException e) {
+                throw NfsError.of(e);
+            } finally {
+                Posix.close(fd);
+            }
+        }
+        Names.check(name);
+        checkPathLength(dir, name); // its handle could not be resolved again (openat2 takes at most PATH_MAX)
+        int fd;
+        try {
+            fd = Posix.openat2(dir.fd(), name, Posix.O_PATH | Posix.O_NOFOLLOW, 0, Posix.RESOLVE_CONFINED);
+        } catch (PosixException e) {
+            if (e.errno() == PosixException.EXDEV) {
+                throw new NfsError(NfsStat3.NFS3ERR_ACCES, display(name) + " is on another file system");
+            }
+            throw NfsError.of(e);
+        }
+        try {
+            Stat stat = Posix.fstat(fd);
+            int depth = dir.handle().depth() + 1;
+            if (depth > FileHandles.MAX_DEPTH) {
+                throw new NfsError(NfsStat3.NFS3ERR_NAMETOOLONG, "deeper than " + FileHandles.MAX_DEPTH);
+            }
+            FileHandles.Decoded d = new FileHandles.Decoded(depth, stat.ino(), stat.generation(),
+                    trimmedHints(dir.handle().childHints(), depth));
+            String rel = join(dir.rel(), name);
+            remember(stat, rel);
+            Node node = new Node(fd, rel, stat, d);
+            fd = -1;
+            return node;
+        } catch (PosixException e) {
+            throw NfsError.of(e);
+        } finally {
+            Posix.close(fd);
+        }
+    }
+
+    /**
+     * Refuses a name that would make a path from the export's root longer than {@link #MAX_PATH}, before a file of
+     * that name is made (its handle could not be resolved again).
+     */
+    static void checkPathLength(Node dir, String name) throws NfsError {
+        if (dir.rel().length() + 1 + name.length() > MAX_PATH) {
+            throw new NfsError(NfsStat3.NFS3ERR_NAMETOOLONG, "a path from the export's root longer than " + MAX_PATH
+                    + " bytes");
+        }
+    }
+
+    private static byte[] trimmedHints(byte[] hints, int depth) {
+        int n = Math.min(hints.length, Math.min(FileHandles.MAX_HINTS, Math.max(0, depth - 1)));
+        return n == hints.length ? hints : java.util.Arrays.copyOf(hints, n);
+    }
+
+    /** A second descriptor of the same file (the caller closes both). */
+    Node reopen(Node node) throws NfsError {
+        try {
+            int fd = Posix.openat2(rootFd, openable(node.rel()), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
+                    Posix.RESOLVE_CONFINED);
+            Stat stat = Posix.fstat(fd);
+            if (stat.ino() != node.stat().ino()) {
+                Posix.close(fd);
+                throw new NfsError(NfsStat3.NFS3ERR_STALE, display(node.rel()) + " changed");
+            }
+            return new Node(fd, node.rel(), stat, node.handle());
+        } catch (PosixException e) {
+            throw NfsError.of(e);
+        }
+    }
+
+    /** Status of the entry {@code name} of {@code dir} (not following a symbolic link). */
+    Stat statAt(Node dir, String name) throws PosixException {
+        return Posix.statx(dir.fd(), name, Posix.AT_SYMLINK_NOFOLLOW);
+    }
+
+    /** Fresh status of {@code node}. */
+    Stat stat(Node node) throws PosixException {
+        return Posix.fstat(node.fd());
+    }
+
+    /**
+     * Opens {@code node}'s file for I/O (through {@code /proc/self/fd}, so exactly that file).
+     *
+     * @param flags {@link Posix#O_RDONLY}, {@link Posix#O_WRONLY} or {@link Posix#O_RDWR}, plus others
+     */
+    int openForIo(Node node, int flags) throws PosixException {
+        return Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()), flags | Posix.O_NOCTTY, 0);
+    }
+
+    boolean sameFileSystem(Stat stat) {
+        return stat.sameDevice(rootStat);
+    }
+
+    /** One {@code struct linux_dirent64}. */
+    record Dirent(long ino, long off, int reclen, byte type, String name) {
+        static Dirent at(MemorySegment buf, long at) {
+            long ino = buf.get(JAVA_LONG, at);
+            long off = buf.get(JAVA_LONG, at + 8);
+            int reclen = Short.toUnsignedInt(buf.get(JAVA_SHORT, at + 16));
+            byte type = buf.get(JAVA_BYTE, at + 18);
+            long nameAt = at + 19;
+            long end = nameAt;
+            long limit = at + reclen;
+            while (end < limit && buf.get(JAVA_BYTE, end) != 0) {
+                end++;
+            }
+            byte[] name = buf.asSlice(nameAt, end - nameAt).toArray(JAVA_BYTE);
+            return new Dirent(ino, off, reclen, type, new String(name, StandardCharsets.ISO_8859_1));
+        }
+
+        boolean isDotOrDotDot() {
+            return name.equals(".") || name.equals("..");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "export " + displayPath;
+    }
+}

@@ -1,0 +1,403 @@
+package org.panamardma.nfs.server;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.panamardma.nfs.MountClient;
+import org.panamardma.nfs.Nfs3;
+import org.panamardma.nfs.PortmapClient;
+import org.panamardma.nfs.rpc.ReplyReader;
+import org.panamardma.nfs.rpc.TcpRpcTransport;
+import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.oncrpc.RpcDispatcher;
+import org.panamardma.oncrpc.tcp.TcpRpcServer;
+import org.panamardma.rpcrdma.server.RpcRdmaServer;
+import org.panamardma.rpcrdma.server.ServerStatistics;
+
+/**
+ * An NFSv3 server exporting one directory: the NFS program ({@link Nfs3Server}) hosted by one
+ * {@link RpcDispatcher} over TCP and over RPC-over-RDMA (RFC 8166; any number of RDMA listeners) at once, and the
+ * MOUNT program over TCP on a port of its own, fixed so that clients need no port mapper
+ * ({@code mount -o port=...,mountport=...,mountproto=tcp}); it also registers with the local rpcbind when one runs.
+ *
+ * <pre>{@code
+ * try (NfsServer server = NfsServer.builder(Path.of("/srv/export"))
+ *         .tcp(new InetSocketAddress(2049)).mount(new InetSocketAddress(20048))
+ *         .rdma(new InetSocketAddress("10.77.0.2", 20049)).start()) {
+ *     server.awaitClose();
+ * }
+ * }</pre>
+ *
+ * <p>The state directory holds the secret that signs file handles ({@link FileHandles}), so that handles stay valid
+ * across restarts; it must not be inside the export (clients could read it), and the server refuses one that is.
+ */
+public final class NfsServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(NfsServer.class.getName());
+    /** MOUNT's port by default: the one Linux's rpc.mountd is usually given (Debian's MOUNTD_PORT examples). */
+    public static final int DEFAULT_MOUNT_PORT = 20048;
+
+    private final ExportFs fs;
+    private final IoBuffers buffers;
+    private final Nfs3Server nfs;
+    private final TcpRpcServer tcp;
+    private final TcpRpcServer mount;
+    private final List<RpcRdmaServer> rdma;
+    private final List<PortmapClient.Mapping> registered = new ArrayList<>();
+    private final Object closedLock = new Object();
+    private boolean closed;
+
+    private NfsServer(Builder b) throws IOException {
+        byte[] secret = secret(b.state, b.export);
+        ExportFs opened = ExportFs.open(b.export, secret);
+        IoBuffers pool = null;
+        Nfs3Server program;
+        List<RpcRdmaServer> rdmaServers = new ArrayList<>();
+        TcpRpcServer tcpServer = null;
+        TcpRpcServer mountServer = null;
+        try {
+            pool = new IoBuffers(Nfs3Server.MAX_IO, b.smallBuffers, b.largeBuffers);
+            program = new Nfs3Server(opened, b.options, pool);
+            RpcDispatcher.Builder nfsDispatcher = RpcDispatcher.builder();
+            program.register(nfsDispatcher);
+            RpcDispatcher dispatcher = nfsDispatcher.build();
+            RpcDispatcher.Builder mountDispatcher = RpcDispatcher.builder();
+            Nfs3Server p = program;
+            new MountServer(opened, b.options, () -> LOG.log(System.Logger.Level.INFO, () -> statistics(p,
+                    rdmaServers))).register(mountDispatcher);
+            if (b.tcp != null) {
+                tcpServer = TcpRpcServer.builder(dispatcher).bind(b.tcp).logConnections(true)
+                        .maxRecordSize(Nfs3Server.MAX_IO + (64 << 10))
+                        .replyBufferSize(Nfs3Server.MAX_DIR_REPLY + (16 << 10)).start();
+            }
+            for (InetSocketAddress address : b.rdma) {
+                rdmaServers.add(RpcRdmaServer.builder(dispatcher).bind(address).logConnections(true)
+                        .maxMessageSizes(Nfs3Server.MAX_IO + (64 << 10), Nfs3Server.MAX_IO + (64 << 10))
+                        .credits(b.credits).timeout(b.rdmaTimeout).start());
+            }
+            mountServer = TcpRpcServer.builder(mountDispatcher.build()).bind(b.mount).logConnections(true).start();
+        } catch (IOException | RuntimeException e) {
+            for (RpcRdmaServer r : rdmaServers) {
+                r.close();
+            }
+            if (tcpServer != null) {
+                tcpServer.close();
+            }
+            if (pool != null) {
+                pool.close();
+            }
+            opened.close();
+            throw e;
+        }
+        this.fs = opened;
+        this.buffers = pool;
+        this.nfs = program;
+        this.tcp = tcpServer;
+        this.rdma = List.copyOf(rdmaServers);
+        this.mount = mountServer;
+        LOG.log(System.Logger.Level.INFO, "exporting " + fs.path() + (b.options.readOnly() ? " read-only" : "")
+                + (b.options.rootSquash() ? ", root squashed to " + Integer.toUnsignedString(b.options.anonUid())
+                + ":" + Integer.toUnsignedString(b.options.anonGid()) : ", no root squash") + "; NFSv3"
+                + (tcp != null ? " over TCP " + tcp.address() : "")
+                + rdma.stream().map(r -> " over RDMA " + r.address()).reduce("", String::concat)
+                + "; MOUNT v3 over TCP " + mount.address() + "; state " + b.state);
+        if (b.rpcbind) {
+            registerWithRpcbind();
+        }
+        Thread.ofVirtual().name("nfs-server-clients").start(this::watchClients);
+    }
+
+    /**
+     * Logs the statistics each time the last client connection goes (Linux's umount sends no UMNT for NFSv3, so
+     * this is when a mount's work is over): calls, bytes, and over RDMA the chunks moved.
+     */
+    private void watchClients() {
+        int before = 0;
+        while (true) {
+            synchronized (closedLock) {
+                if (closed) {
+                    return;
+                }
+                try {
+                    closedLock.wait(500);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (closed) {
+                    return;
+                }
+            }
+            int now = (tcp == null ? 0 : tcp.connectionCount())
+                    + rdma.stream().mapToInt(RpcRdmaServer::connectionCount).sum();
+            if (before > 0 && now == 0) {
+                LOG.log(System.Logger.Level.INFO, () -> "no client connected; " + statistics());
+            }
+            before = now;
+        }
+    }
+
+    /** @return a builder exporting {@code export} */
+    public static Builder builder(Path export) {
+        return new Builder(export);
+    }
+
+    /** @return where NFS over TCP listens, or null */
+    public InetSocketAddress tcpAddress() {
+        return tcp == null ? null : tcp.address();
+    }
+
+    /** @return where MOUNT listens (TCP) */
+    public InetSocketAddress mountAddress() {
+        return mount.address();
+    }
+
+    /** @return the RPC-over-RDMA servers, one per listener */
+    public List<RpcRdmaServer> rdmaServers() {
+        return rdma;
+    }
+
+    /** @return the exported directory, absolute */
+    public String exportPath() {
+        return fs.path();
+    }
+
+    /** @return calls per procedure and the data moved; over RDMA also the chunks (what a log line shows) */
+    public String statistics() {
+        return statistics(nfs, rdma);
+    }
+
+    private static String statistics(Nfs3Server nfs, List<RpcRdmaServer> rdma) {
+        StringBuilder b = new StringBuilder("NFS ").append(nfs.statistics());
+        for (RpcRdmaServer r : rdma) {
+            ServerStatistics s = r.statistics();
+            b.append("; RDMA ").append(r.address()).append(": ").append(s);
+        }
+        return b.toString();
+    }
+
+    /** Blocks until {@link #close()} is called (by another thread, a shutdown hook). */
+    public void awaitClose() throws InterruptedException {
+        synchronized (closedLock) {
+            while (!closed) {
+                closedLock.wait();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (closedLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            closedLock.notifyAll();
+        }
+        unregisterFromRpcbind();
+        mount.close();
+        if (tcp != null) {
+            tcp.close();
+        }
+        for (RpcRdmaServer r : rdma) {
+            r.close();
+        }
+        // DEBUG: at JVM exit the logging system may be shut down already; the command prints its own last line
+        LOG.log(System.Logger.Level.DEBUG, () -> "stopped; " + statistics());
+        buffers.close();
+        fs.close();
+    }
+
+    // ---- rpcbind ----------------------------------------------------------------------------------------------
+
+    private static final int PMAPPROC_SET = 1;
+    private static final int PMAPPROC_UNSET = 2;
+
+    private void registerWithRpcbind() {
+        List<PortmapClient.Mapping> wanted = new ArrayList<>();
+        if (tcp != null) {
+            wanted.add(new PortmapClient.Mapping(Nfs3.PROGRAM, Nfs3.VERSION, PortmapClient.IPPROTO_TCP, tcp.port()));
+        }
+        wanted.add(new PortmapClient.Mapping(MountClient.PROGRAM, MountClient.VERSION, PortmapClient.IPPROTO_TCP,
+                mount.port()));
+        try (TcpRpcTransport rpcbind = TcpRpcTransport.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                PortmapClient.PORT), 1 << 16)) {
+            for (PortmapClient.Mapping m : wanted) {
+                boolean done = rpcbind.call(PortmapClient.PROGRAM, PortmapClient.PMAP_VERSION, PMAPPROC_SET,
+                        OpaqueAuth.NONE, PortmapClient.mapping(m), ReplyReader.of(in -> in.getBoolean()),
+                        Duration.ofSeconds(5));
+                if (done) {
+                    registered.add(m);
+                }
+                LOG.log(System.Logger.Level.INFO, "rpcbind: program " + m.program() + " version " + m.version()
+                        + " on TCP port " + m.port() + (done ? " registered" : " not registered (taken?)"));
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.INFO, "no rpcbind on this host (" + e.getMessage()
+                    + "): clients give port and mountport");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void unregisterFromRpcbind() {
+        if (registered.isEmpty()) {
+            return;
+        }
+        try (TcpRpcTransport rpcbind = TcpRpcTransport.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                PortmapClient.PORT), 1 << 16)) {
+            for (PortmapClient.Mapping m : registered) {
+                rpcbind.call(PortmapClient.PROGRAM, PortmapClient.PMAP_VERSION, PMAPPROC_UNSET, OpaqueAuth.NONE,
+                        PortmapClient.mapping(m), ReplyReader.of(in -> in.getBoolean()), Duration.ofSeconds(5));
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "rpcbind unset: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        registered.clear();
+    }
+
+    // ---- the secret -------------------------------------------------------------------------------------------
+
+    /**
+     * The 32-byte secret of {@code state}/secret, created (mode 0600) on first use. Refuses a state directory inside
+     * the export, where clients could read the secret and forge handles.
+     */
+    static byte[] secret(Path state, Path export) throws IOException {
+        Path stateReal = state.toAbsolutePath().normalize();
+        Path exportReal = export.toRealPath();
+        Files.createDirectories(stateReal);
+        if (stateReal.toRealPath().startsWith(exportReal)) {
+            throw new IOException("the state directory " + state + " is inside the export " + export
+                    + ": clients could read the handle secret");
+        }
+        Path file = stateReal.resolve("secret");
+        if (Files.exists(file)) {
+            byte[] secret = Files.readAllBytes(file);
+            if (secret.length != 32) {
+                throw new IOException(file + " holds " + secret.length + " bytes, not a 32-byte secret");
+            }
+            return secret;
+        }
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        Path temp = Files.createTempFile(stateReal, "secret", ".tmp",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.write(temp, secret);
+        try {
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
+        } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {
+            Files.deleteIfExists(temp);
+            return secret(state, export); // another server made it first
+        }
+        return secret;
+    }
+
+    /** The default state directory: {@code $XDG_STATE_HOME/panama-nfs}, else {@code ~/.local/state/panama-nfs}. */
+    public static Path defaultState() {
+        String xdg = System.getenv("XDG_STATE_HOME");
+        Path base = xdg != null && !xdg.isEmpty() ? Path.of(xdg)
+                : Path.of(System.getProperty("user.home"), ".local", "state");
+        return base.resolve("panama-nfs");
+    }
+
+    /** Settings of a server; {@link #start()} starts it. */
+    public static final class Builder {
+        private final Path export;
+        private Path state = defaultState();
+        private ExportOptions options = ExportOptions.DEFAULTS;
+        private InetSocketAddress tcp = new InetSocketAddress(Nfs3.TCP_PORT);
+        private final List<InetSocketAddress> rdma = new ArrayList<>();
+        private InetSocketAddress mount = new InetSocketAddress(DEFAULT_MOUNT_PORT);
+        private boolean rpcbind = true;
+        private int credits = 32;
+        private Duration rdmaTimeout = Duration.ofSeconds(30);
+        private int smallBuffers = 256;
+        private int largeBuffers = 32;
+
+        private Builder(Path export) {
+            this.export = Objects.requireNonNull(export, "export");
+        }
+
+        /** Where the handle secret is kept; {@link #defaultState()} by default. */
+        public Builder state(Path state) {
+            this.state = Objects.requireNonNull(state, "state");
+            return this;
+        }
+
+        /** Read-only, root squash and the anonymous ids; {@link ExportOptions#DEFAULTS} by default. */
+        public Builder options(ExportOptions options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** Where NFS over TCP listens (port 0: any); null for no TCP. Port 2049 on every address by default. */
+        public Builder tcp(InetSocketAddress address) {
+            this.tcp = address;
+            return this;
+        }
+
+        /** Adds an RPC-over-RDMA listener (an address of an RDMA device, or the wildcard: every device). */
+        public Builder rdma(InetSocketAddress address) {
+            this.rdma.add(Objects.requireNonNull(address, "address"));
+            return this;
+        }
+
+        /** Where MOUNT listens over TCP (port 0: any); port {@value #DEFAULT_MOUNT_PORT} by default. */
+        public Builder mount(InetSocketAddress address) {
+            this.mount = Objects.requireNonNull(address, "address");
+            return this;
+        }
+
+        /** Whether to register NFS and MOUNT with the local rpcbind, if one runs; true by default. */
+        public Builder rpcbind(boolean register) {
+            this.rpcbind = register;
+            return this;
+        }
+
+        /** RPC-over-RDMA credits per connection (calls in progress); 32 by default. */
+        public Builder credits(int credits) {
+            this.credits = credits;
+            return this;
+        }
+
+        /** How long an RDMA transfer or Send may take before the connection is given up; 30 s by default. */
+        public Builder rdmaTimeout(Duration timeout) {
+            this.rdmaTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * The READ/WRITE buffer pool: {@code small} buffers of 64 KiB and {@code large} of {@link Nfs3Server#MAX_IO};
+         * 256 and 32 by default (48 MiB of native memory, what clients can make the server hold for data).
+         */
+        public Builder buffers(int small, int large) {
+            if (small < 1 || large < 1) {
+                throw new IllegalArgumentException("at least one buffer of each size");
+            }
+            this.smallBuffers = small;
+            this.largeBuffers = large;
+            return this;
+        }
+
+        /**
+         * Opens the export and starts listening.
+         *
+         * @throws IOException if the export cannot be opened, the state directory is unusable, or an address cannot
+         *                     be bound
+         */
+        public NfsServer start() throws IOException {
+            return new NfsServer(this);
+        }
+    }
+}

@@ -1,0 +1,522 @@
+package org.panamardma.nfs.server;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The Linux system calls the server's file system layer needs, bound with the FFM API to the C library. They are
+ * the {@code *at} family, relative to directory file descriptors, because that is what keeps a server inside its
+ * export without races: every path a client names is resolved by {@code openat2(2)} with {@code RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV} (Linux 5.6), so the kernel itself refuses
+ * {@code ..} above the export, any symbolic link on the way (also one swapped in by a local user between two calls)
+ * and mount points; then the operation uses the file descriptor, never the path again. Java's NIO follows symbolic
+ * links in intermediate path components and has no {@code openat}, which is why this is not NIO.
+ *
+ * <p>Linux x86_64 and aarch64 (the flags and struct layouts used are the generic ones: {@code struct statx},
+ * {@code struct open_how}, {@code struct linux_dirent64}, {@code struct statvfs} of LP64). Every call returns its
+ * result or throws {@link PosixException} with the errno; none can crash the JVM (all memory is FFM segments of the
+ * right size).
+ */
+final class Posix {
+    static final int AT_FDCWD = -100;
+    static final int AT_SYMLINK_NOFOLLOW = 0x100;
+    static final int AT_REMOVEDIR = 0x200;
+    static final int AT_SYMLINK_FOLLOW = 0x400;
+    static final int AT_EMPTY_PATH = 0x1000;
+
+    static final int O_RDONLY = 0;
+    static final int O_WRONLY = 1;
+    static final int O_RDWR = 2;
+    static final int O_CREAT = 0x40;
+    static final int O_EXCL = 0x80;
+    static final int O_NOCTTY = 0x100;
+    static final int O_TRUNC = 0x200;
+    static final int O_NONBLOCK = 0x800;
+    static final int O_DIRECTORY = 0x10000;
+    static final int O_NOFOLLOW = 0x20000;
+    static final int O_CLOEXEC = 0x80000;
+    static final int O_PATH = 0x200000;
+
+    /** {@code struct open_how.resolve} bits (linux/openat2.h). */
+    static final long RESOLVE_NO_XDEV = 0x01;
+    static final long RESOLVE_NO_MAGICLINKS = 0x02;
+    static final long RESOLVE_NO_SYMLINKS = 0x04;
+    static final long RESOLVE_BENEATH = 0x08;
+    /** What the server resolves every client path with: beneath the export, no links of any kind, no mounts. */
+    static final long RESOLVE_CONFINED = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+            | RESOLVE_NO_XDEV;
+
+    static final int STATX_BASIC_STATS = 0x7ff;
+    static final int STATX_BTIME = 0x800;
+
+    static final int S_IFMT = 0170000;
+    static final int S_IFSOCK = 0140000;
+    static final int S_IFLNK = 0120000;
+    static final int S_IFREG = 0100000;
+    static final int S_IFBLK = 0060000;
+    static final int S_IFDIR = 0040000;
+    static final int S_IFCHR = 0020000;
+    static final int S_IFIFO = 0010000;
+
+    static final byte DT_DIR = 4;
+
+    static final long UTIME_NOW = (1L << 30) - 1;
+    static final long UTIME_OMIT = (1L << 30) - 2;
+
+    static final int SEEK_SET = 0;
+
+    /** The {@code openat2} system call number: 437 on every architecture (the generic table). */
+    private static final long SYS_OPENAT2 = 437;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+
+    private static final MethodHandle OPENAT2 = downcall("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle OPENAT = downcall("openat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(3));
+    private static final MethodHandle CLOSE = downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle STATX = downcall("statx",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    private static final MethodHandle PREAD = downcall("pread64",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle PWRITE = downcall("pwrite64",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    private static final MethodHandle FSYNC = downcall("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle FDATASYNC = downcall("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle FTRUNCATE = downcall("ftruncate64",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle LSEEK = downcall("lseek64",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle GETDENTS64 = downcall("getdents64",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle MKDIRAT = downcall("mkdirat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle UNLINKAT = downcall("unlinkat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle RENAMEAT = downcall("renameat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    private static final MethodHandle SYMLINKAT = downcall("symlinkat",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    private static final MethodHandle READLINKAT = downcall("readlinkat",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    private static final MethodHandle LINKAT = downcall("linkat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle MKNODAT = downcall("mknodat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle FCHOWNAT = downcall("fchownat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle FCHMODAT = downcall("fchmodat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    private static final MethodHandle UTIMENSAT = downcall("utimensat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle FSTATVFS = downcall("fstatvfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            ADDRESS));
+    private static final MethodHandle GETEUID = LINKER.downcallHandle(LIBC.find("geteuid").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT));
+
+    /** {@code struct statx} is 256 bytes; the offsets below are those of linux/stat.h. */
+    static final int STATX_SIZE = 256;
+    /** {@code struct statvfs} on LP64 Linux: eleven 8-byte fields and six spare ints. */
+    private static final int STATVFS_SIZE = 112;
+
+    private Posix() {
+    }
+
+    private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
+        Linker.Option[] options = new Linker.Option[extra.length + 1];
+        options[0] = CAPTURE_ERRNO;
+        System.arraycopy(extra, 0, options, 1, extra.length);
+        MemorySegment symbol = LIBC.find(name)
+                .orElseThrow(() -> new UnsatisfiedLinkError("the C library has no " + name));
+        return LINKER.downcallHandle(symbol, descriptor, options);
+    }
+
+    private static int errno(MemorySegment state) {
+        return (int) ERRNO.get(state, 0L);
+    }
+
+    /** Paths are byte strings (one byte per char, see {@link ExportFs}): encoded as ISO-8859-1, NUL-terminated. */
+    private static MemorySegment path(Arena arena, String path) {
+        return arena.allocateFrom(path, StandardCharsets.ISO_8859_1);
+    }
+
+    private static int check(int result, MemorySegment state, String op, String what) throws PosixException {
+        if (result < 0) {
+            throw new PosixException(errno(state), op, what);
+        }
+        return result;
+    }
+
+    private static long check(long result, MemorySegment state, String op, String what) throws PosixException {
+        if (result < 0) {
+            throw new PosixException(errno(state), op, what);
+        }
+        return result;
+    }
+
+    private static RuntimeException unexpected(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+
+    /** @return the process's effective user id */
+    static int geteuid() {
+        try {
+            return (int) GETEUID.invokeExact();
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code openat2(2)}: opens {@code path} relative to {@code dirfd} with {@code flags} (close-on-exec added),
+     * resolved as {@code resolve} says.
+     */
+    static int openat2(int dirfd, String path, int flags, int mode, long resolve) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment how = arena.allocate(24, 8);
+            how.set(JAVA_LONG, 0, Integer.toUnsignedLong(flags | O_CLOEXEC));
+            how.set(JAVA_LONG, 8, (flags & O_CREAT) != 0 ? mode : 0);
+            how.set(JAVA_LONG, 16, resolve);
+            long fd = (long) OPENAT2.invokeExact(state, SYS_OPENAT2, dirfd, path(arena, path), how, 24L);
+            return (int) check(fd, state, "openat2", path);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code openat(2)} (close-on-exec added); used only to reopen {@code /proc/self/fd/N}. */
+    static int openat(int dirfd, String path, int flags, int mode) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            int fd = (int) OPENAT.invokeExact(state, dirfd, path(arena, path), flags | O_CLOEXEC, mode);
+            return check(fd, state, "openat", path);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code close(2)}; errors are ignored (the descriptor is gone either way on Linux). */
+    static void close(int fd) {
+        if (fd < 0) {
+            return;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            int ignored = (int) CLOSE.invokeExact(state, fd);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code statx(2)} into {@code into} (at least {@value #STATX_SIZE} bytes). */
+    static Stat statx(int dirfd, String path, int flags) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment buf = arena.allocate(STATX_SIZE, 8);
+            int r = (int) STATX.invokeExact(state, dirfd, path(arena, path), flags,
+                    STATX_BASIC_STATS | STATX_BTIME, buf);
+            check(r, state, "statx", path);
+            return Stat.of(buf);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code statx} of the file {@code fd} refers to ({@code AT_EMPTY_PATH}; also for O_PATH descriptors). */
+    static Stat fstat(int fd) throws PosixException {
+        return statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+    }
+
+    /** {@code pread(2)} into native memory; returns the bytes read (0 at the end of the file). */
+    static long pread(int fd, MemorySegment into, long offset) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            while (true) {
+                long n = (long) PREAD.invokeExact(state, fd, into, into.byteSize(), offset);
+                if (n < 0 && errno(state) == PosixException.EINTR) {
+                    continue;
+                }
+                return check(n, state, "pread", "fd " + fd);
+            }
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code pwrite(2)} from native memory; returns the bytes written. */
+    static long pwrite(int fd, MemorySegment from, long offset) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            while (true) {
+                long n = (long) PWRITE.invokeExact(state, fd, from, from.byteSize(), offset);
+                if (n < 0 && errno(state) == PosixException.EINTR) {
+                    continue;
+                }
+                return check(n, state, "pwrite", "fd " + fd);
+            }
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static void fsync(int fd) throws PosixException {
+        simple(FSYNC, "fsync", fd);
+    }
+
+    static void fdatasync(int fd) throws PosixException {
+        simple(FDATASYNC, "fdatasync", fd);
+    }
+
+    private static void simple(MethodHandle handle, String op, int fd) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) handle.invokeExact(state, fd), state, op, "fd " + fd);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static void ftruncate(int fd, long length) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) FTRUNCATE.invokeExact(state, fd, length), state, "ftruncate", "fd " + fd);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static long lseek(int fd, long offset, int whence) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            return check((long) LSEEK.invokeExact(state, fd, offset, whence), state, "lseek", "fd " + fd);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code getdents64(2)}: fills {@code buf} with {@code struct linux_dirent64}s; returns the bytes, 0 at the end. */
+    static long getdents64(int fd, MemorySegment buf) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            return check((long) GETDENTS64.invokeExact(state, fd, buf, buf.byteSize()), state, "getdents64",
+                    "fd " + fd);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static void mkdirat(int dirfd, String name, int mode) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) MKDIRAT.invokeExact(state, dirfd, path(arena, name), mode), state, "mkdirat", name);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static void unlinkat(int dirfd, String name, int flags) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) UNLINKAT.invokeExact(state, dirfd, path(arena, name), flags), state, "unlinkat", name);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static void renameat(int fromDir, String from, int toDir, String to) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) RENAMEAT.invokeExact(state, fromDir, path(arena, from), toDir, path(arena, to)), state,
+                    "renameat", from + " -> " + to);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static void symlinkat(String target, int dirfd, String name) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) SYMLINKAT.invokeExact(state, path(arena, target), dirfd, path(arena, name)), state,
+                    "symlinkat", name);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code readlinkat(2)}: the link's target bytes, at most {@code max}. */
+    static byte[] readlinkat(int dirfd, String name, int max) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment buf = arena.allocate(max + 1L);
+            long n = check((long) READLINKAT.invokeExact(state, dirfd, path(arena, name), buf, max + 1L), state,
+                    "readlinkat", name);
+            if (n > max) {
+                throw new PosixException(PosixException.ENAMETOOLONG, "readlinkat", name);
+            }
+            return buf.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static void linkat(int fromDir, String from, int toDir, String to, int flags) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) LINKAT.invokeExact(state, fromDir, path(arena, from), toDir, path(arena, to), flags),
+                    state, "linkat", to);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static void mknodat(int dirfd, String name, int mode, long dev) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) MKNODAT.invokeExact(state, dirfd, path(arena, name), mode, dev), state, "mknodat", name);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code fchownat(2)}; -1 leaves the id as it is. */
+    static void fchownat(int dirfd, String name, int uid, int gid, int flags) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) FCHOWNAT.invokeExact(state, dirfd, path(arena, name), uid, gid, flags), state,
+                    "fchownat", name);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    static void fchmodat(int dirfd, String name, int mode, int flags) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            check((int) FCHMODAT.invokeExact(state, dirfd, path(arena, name), mode, flags), state, "fchmodat",
+                    name);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code utimensat(2)}: access and modification times, each as seconds and nanoseconds, or nanoseconds
+     * {@link #UTIME_NOW} / {@link #UTIME_OMIT}.
+     */
+    static void utimensat(int dirfd, String name, long atimeSec, long atimeNsec, long mtimeSec, long mtimeNsec,
+                          int flags) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment times = arena.allocate(32, 8);
+            times.set(JAVA_LONG, 0, atimeSec);
+            times.set(JAVA_LONG, 8, atimeNsec);
+            times.set(JAVA_LONG, 16, mtimeSec);
+            times.set(JAVA_LONG, 24, mtimeNsec);
+            check((int) UTIMENSAT.invokeExact(state, dirfd, path(arena, name), times, flags), state, "utimensat",
+                    name);
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * {@code fstatvfs(3)}.
+     *
+     * @param blockSize {@code f_frsize}
+     * @param blocks {@code f_blocks}
+     * @param free {@code f_bfree}
+     * @param available {@code f_bavail}
+     * @param files {@code f_files}
+     * @param freeFiles {@code f_ffree}
+     * @param availableFiles {@code f_favail}
+     * @param nameMax {@code f_namemax}
+     */
+    record StatVfs(long blockSize, long blocks, long free, long available, long files, long freeFiles,
+                   long availableFiles, long nameMax) {
+    }
+
+    static StatVfs fstatvfs(int fd) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment buf = arena.allocate(STATVFS_SIZE, 8);
+            check((int) FSTATVFS.invokeExact(state, fd, buf), state, "fstatvfs", "fd " + fd);
+            long bsize = buf.get(JAVA_LONG, 0);
+            long frsize = buf.get(JAVA_LONG, 8);
+            return new StatVfs(frsize != 0 ? frsize : bsize, buf.get(JAVA_LONG, 16), buf.get(JAVA_LONG, 24),
+                    buf.get(JAVA_LONG, 32), buf.get(JAVA_LONG, 40), buf.get(JAVA_LONG, 48), buf.get(JAVA_LONG, 56),
+                    buf.get(JAVA_LONG, 80));
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code /proc/self/fd/N}: the magic link that reopens exactly the file {@code fd} refers to. */
+    static String procPath(int fd) {
+        return "/proc/self/fd/" + fd;
+    }
+}

@@ -1,0 +1,127 @@
+package org.panamardma.nfs;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.panamardma.nfs.server.NfsServer;
+
+/**
+ * The Java NFS server in the test's own JVM (no JVM start in the emulated guest: half a minute saved per test),
+ * with a logging handler that keeps what the server side logs at WARN or above: the NFS server, the RPC-over-RDMA
+ * and TCP servers and the connection layer under them.
+ */
+final class JavaNfsServerInProcess implements NfsServerUnderTest {
+    private static final List<String> SERVER_LOGGERS = List.of("org.panamardma.nfs.server",
+            "org.panamardma.rpcrdma.server", "org.panamardma.oncrpc.tcp.TcpRpcServer",
+            "org.panamardma.verbs.connection.RdmaServer", "org.panamardma.verbs.connection.RdmaConnection");
+
+    private final String name;
+    private final Path export;
+    private final Path state;
+    private final String address;
+    private final int tcpPort;
+    private final int mountPort;
+    private final int rdmaPort;
+    private final List<String> problems = new CopyOnWriteArrayList<>();
+    private final StringBuilder statistics = new StringBuilder();
+    private final Handler handler = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            String logger = r.getLoggerName() == null ? "" : r.getLoggerName();
+            if (r.getLevel().intValue() >= Level.WARNING.intValue()
+                    && SERVER_LOGGERS.stream().anyMatch(logger::startsWith)) {
+                problems.add(r.getLevel() + " " + logger + ": " + r.getMessage()
+                        + (r.getThrown() == null ? "" : " " + r.getThrown()));
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private NfsServer server;
+
+    JavaNfsServerInProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort)
+            throws IOException, InterruptedException {
+        this.name = name;
+        this.address = address;
+        this.tcpPort = tcpPort;
+        this.mountPort = mountPort;
+        this.rdmaPort = rdmaPort;
+        this.export = Path.of("/srv/panama-java-nfs-" + name);
+        this.state = Path.of("/run/panama-java-nfs-state-" + name);
+        KnfsdServer.run(List.of("rm", "-rf", export.toString(), state.toString()), 60);
+        Files.createDirectories(export);
+        KnfsdServer.run(List.of("chmod", "0777", export.toString()), 10);
+    }
+
+    @Override
+    public void start() throws IOException {
+        Logger.getLogger("").addHandler(handler);
+        InetAddress ip = InetAddress.getByName(address);
+        server = NfsServer.builder(export).state(state).rpcbind(false).tcp(new InetSocketAddress(ip, tcpPort))
+                .mount(new InetSocketAddress(ip, mountPort)).rdma(new InetSocketAddress(ip, rdmaPort)).start();
+    }
+
+    @Override
+    public String log() {
+        return statistics + (server == null ? "" : server.statistics());
+    }
+
+    @Override
+    public List<String> problems() {
+        return List.copyOf(problems);
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            statistics.append(server.statistics()).append('\n');
+            server.close();
+            server = null;
+        }
+        Logger.getLogger("").removeHandler(handler);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Path export() {
+        return export;
+    }
+
+    @Override
+    public String address() {
+        return address;
+    }
+
+    @Override
+    public int tcpPort() {
+        return tcpPort;
+    }
+
+    @Override
+    public int mountPort() {
+        return mountPort;
+    }
+
+    @Override
+    public int rdmaPort() {
+        return rdmaPort;
+    }
+}

@@ -1,0 +1,155 @@
+package org.panamardma.nfs;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.panamardma.nfs.server.NfsServerMain;
+import org.panamardma.rpcrdma.server.RpcRdmaServer;
+
+/**
+ * The Java NFS server ({@link NfsServerMain}) as a process of its own, as an operator runs it, for the device tests
+ * in the testbed guest: started, killed (SIGKILL, mid-I/O), started again on the same export and state, its log kept
+ * in a file per start.
+ */
+final class JavaNfsServerProcess implements NfsServerUnderTest {
+    /** A line the server logs at WARN or ERROR (its format: time, level, logger). */
+    static final Pattern PROBLEM = Pattern.compile("^\\S+ (WARN|ERROR) ");
+
+    final String name;
+    final Path export;
+    final Path state;
+    final String address;
+    final int tcpPort;
+    final int mountPort;
+    final int rdmaPort;
+    private final List<Path> logs = new ArrayList<>();
+    private Process process;
+
+    JavaNfsServerProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort)
+            throws IOException, InterruptedException {
+        this.name = name;
+        this.address = address;
+        this.tcpPort = tcpPort;
+        this.mountPort = mountPort;
+        this.rdmaPort = rdmaPort;
+        this.export = Path.of("/srv/panama-java-nfs-" + name);
+        this.state = Path.of("/run/panama-java-nfs-state-" + name);
+        KnfsdServer.run(List.of("rm", "-rf", export.toString(), state.toString()), 60);
+        Files.createDirectories(export);
+        // root is squashed (the server's default): the kernel client's root acts as 65534, who must be able to write
+        KnfsdServer.run(List.of("chmod", "0777", export.toString()), 10);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Path export() {
+        return export;
+    }
+
+    @Override
+    public String address() {
+        return address;
+    }
+
+    @Override
+    public int tcpPort() {
+        return tcpPort;
+    }
+
+    @Override
+    public int mountPort() {
+        return mountPort;
+    }
+
+    @Override
+    public int rdmaPort() {
+        return rdmaPort;
+    }
+
+    /** The class path of the server: the jars (or class folders) of nfs, rpcrdma and verbs-ffm. */
+    private static String classPath() {
+        List<String> parts = new ArrayList<>();
+        for (Class<?> c : List.of(NfsServerMain.class, RpcRdmaServer.class, org.panamardma.verbs.Device.class)) {
+            try {
+                String p = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+                if (!parts.contains(p)) {
+                    parts.add(p);
+                }
+            } catch (URISyntaxException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return String.join(":", parts);
+    }
+
+    /** Starts the server and waits until it says it is ready (up to two minutes: the guest is emulated). */
+    @Override
+    public void start() throws IOException, InterruptedException {
+        Path log = Path.of("/tmp/java-nfs-" + name + "-" + (logs.size() + 1) + ".log");
+        logs.add(log);
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC", "-Xmx512m", "-cp", classPath(), NfsServerMain.class.getName(),
+                "--export", export.toString(), "--state", state.toString(), "--no-rpcbind",
+                "--tcp", address + ":" + tcpPort, "--mount", address + ":" + mountPort,
+                "--rdma", address + ":" + rdmaPort);
+        process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(log) && Files.readString(log).contains("nfs-server: ready")) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new IOException("the Java NFS server exited with " + process.exitValue() + ":\n"
+                        + Files.readString(log));
+            }
+            Thread.sleep(200);
+        }
+        throw new IOException("the Java NFS server was not ready in 120 s:\n" + Files.readString(log));
+    }
+
+    /** SIGKILL: no shutdown, connections torn down by the kernel, as in a crash. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(60, TimeUnit.SECONDS);
+    }
+
+    /** The log of every start so far, concatenated. */
+    @Override
+    public String log() throws IOException {
+        StringBuilder b = new StringBuilder();
+        for (Path p : logs) {
+            if (Files.exists(p)) {
+                b.append(Files.readString(p));
+            }
+        }
+        return b.toString();
+    }
+
+    /** WARN and ERROR lines of every start so far. */
+    @Override
+    public List<String> problems() throws IOException {
+        return log().lines().filter(l -> PROBLEM.matcher(l).find()).toList();
+    }
+
+    /** SIGTERM, then waits for the server's last line. */
+    @Override
+    public void close() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+}
