@@ -34,6 +34,7 @@ while read -r jar module packages; do
   selectors+=(--select-module "$module")
 done <"$list"
 if (($#)); then selectors=("$@"); fi
+# SUITE_JAVA_OPTS: more JVM options, e.g. '-Dpanama.nfs.fioMiB=64' for the NFS server tests' full sizes.
 # SUITE_EXCLUDE_CLASSNAME: a regular expression of test classes left out (run-in-vms.sh splits the longest ones
 # between the images it runs side by side)
 if [[ -n ${SUITE_EXCLUDE_CLASSNAME:-} ]]; then selectors+=(--exclude-classname "$SUITE_EXCLUDE_CLASSNAME"); fi
@@ -43,7 +44,7 @@ start=$(date +%s)
 # -XX:TieredStopAtLevel=1: C1 only; under emulation C2 compiles cost more than they give in a test run.
 java --module-path "$modulepath" --add-modules ALL-MODULE-PATH,jdk.management "${patches[@]}" \
   --enable-native-access=org.panamardma.verbs,org.panamardma.nfs --illegal-native-access=deny \
-  -Drdma.require=true -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  -Drdma.require=true -XX:+UseSerialGC -XX:TieredStopAtLevel=1 ${SUITE_JAVA_OPTS:-} \
   -m org.junit.platform.console/org.junit.platform.console.ConsoleLauncher execute \
   --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
   "${selectors[@]}" \
