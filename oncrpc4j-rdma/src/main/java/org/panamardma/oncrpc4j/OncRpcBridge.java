@@ -35,11 +35,14 @@ import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.AcceptedReply;
+import org.panamardma.oncrpc.AuthFlavor;
+import org.panamardma.oncrpc.AuthSysParms;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.ReplyResources;
 import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.oncrpc.RpcService;
 import org.panamardma.xdr.XdrEncoder;
+import org.panamardma.xdr.XdrException;
 
 /**
  * Runs oncrpc4j programs as an {@link RpcService} of the RPC-over-RDMA server: each call, as the server assembled
@@ -60,11 +63,14 @@ import org.panamardma.xdr.XdrEncoder;
  *       {@code IOException} (arguments that do not decode): GARBAGE_ARGS; a {@code RuntimeException}: SYSTEM_ERR.
  * </ul>
  * Where oncrpc4j over TCP would send nothing, an RDMA client would keep a credit spent for good (RFC 8166 section
- * 3.3.1), so the bridge answers instead: a credential oncrpc4j cannot decode (oncrpc4j drops the call) gets
- * AUTH_ERROR / AUTH_BADCRED; a call the program never answers within the reply timeout, an executor that refuses the
+ * 3.3.1), so the bridge answers instead: a credential oncrpc4j cannot decode (oncrpc4j drops the call), and an
+ * AUTH_SYS body not shaped as RFC 5531 appendix A says, get AUTH_ERROR / AUTH_BADCRED; a call the program never answers within the reply timeout, an executor that refuses the
  * call, and a file chunk that cannot be read or have memory get SYSTEM_ERR. RPCSEC_GSS needs oncrpc4j's GSS filter,
  * a Grizzly filter the bridge does not run: such calls are refused with AUTH_FAILED rather than handed to the program
  * unverified.
+ *
+ * <p>Calls are decoded by {@link BoundedXdr}, oncrpc4j's Xdr refusing counts larger than the call before it
+ * allocates for them, so that decoding allocates no more than the call's size.
  *
  * <p>Thread-safe. Each call is served on the RPC-over-RDMA server's thread for it (a virtual thread), the program
  * run there or on the given executor; the server thread waits for the reply either way, holding the call's credit.
@@ -138,7 +144,7 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
                 incoming.remote().orElse(UNKNOWN), replyQueue, open);
         waiting.add(transport);
         try {
-            Xdr xdr = new Xdr(wrap(incoming.message()), MEMORY);
+            Xdr xdr = new BoundedXdr(wrap(incoming.message()), MEMORY);
             xdr.beginDecoding();
             // as oncrpc4j's RpcProtocolFilter: the XID and the message type (CALL: the server decoded the header as a
             // call already), then RpcCall.accept() for the rest of the header
@@ -170,6 +176,17 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
         if (header.rpcVersion() == 2 && header.credential().flavor() == RPCSEC_GSS) {
             call.reject(RpcRejectStatus.AUTH_ERROR, new RpcAuthError(RpcAuthStat.AUTH_FAILED));
             return false;
+        }
+        if (header.rpcVersion() == 2 && header.credential().flavor() == AuthFlavor.AUTH_SYS) {
+            try {
+                // oncrpc4j reads AUTH_UNIX field by field from the call, not from the body the credential
+                // declares: a body of another shape would leave it reading the verifier and arguments as
+                // credential; checked here as this project's server checks it (RFC 5531 appendix A)
+                AuthSysParms.from(header.credential());
+            } catch (XdrException malformed) {
+                call.reject(RpcRejectStatus.AUTH_ERROR, new RpcAuthError(RpcAuthStat.AUTH_BADCRED));
+                return false;
+            }
         }
         try {
             call.accept();
@@ -276,7 +293,7 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
     private void encode(RdmaCallTransport.Reply reply, XdrEncoder out, int xid) {
         XdrEncoder.Mark start = out.mark();
         try {
-            long bytes = ReplyEncoding.encode(reply.xdr(), out, fileChunks);
+            long bytes = ReplyEncoding.encode(reply.head(), reply.file(), out, fileChunks);
             if (ReplyResources.available()) {
                 ReplyResources.holdUntilSent(() -> reply.notification().completed((int) bytes));
             } else {

@@ -5,12 +5,17 @@ import java.nio.channels.CompletionHandler;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.dcache.oncrpc4j.grizzly.GrizzlyMemoryManager;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAuthError;
 import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.glassfish.grizzly.Buffer;
+import org.glassfish.grizzly.FileChunk;
+import org.glassfish.grizzly.asyncqueue.WritableMessage;
+import org.glassfish.grizzly.memory.Buffers;
 
 /**
  * oncrpc4j's view of the RPC-over-RDMA connection one call came on, for that call only (as oncrpc4j's own
@@ -29,8 +34,14 @@ import org.dcache.oncrpc4j.xdr.Xdr;
  * refuses with AUTH_ERROR, as oncrpc4j's transport does when TLS is not configured.
  */
 final class RdmaCallTransport implements RpcTransport {
-    /** The encoded reply and whom to tell when it has gone. */
-    record Reply(Xdr xdr, Notification notification) {
+    /**
+     * The encoded reply, taken out of the Xdr the program encoded it into, and whom to tell when it has gone.
+     *
+     * @param head the reply's bytes (position to limit)
+     * @param file the file chunk to follow them, or null
+     * @param notification the program's completion handler
+     */
+    record Reply(Buffer head, FileChunk file, Notification notification) {
     }
 
     /** The service's completion handler with its attachment, typed once. */
@@ -39,6 +50,9 @@ final class RdmaCallTransport implements RpcTransport {
 
         void failed(Throwable cause);
     }
+
+    /** msg_type REPLY (RFC 5531 section 9). */
+    private static final int REPLY = 1;
 
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
@@ -88,12 +102,39 @@ final class RdmaCallTransport implements RpcTransport {
                 handler.failed(cause, attachment);
             }
         };
-        if (!reply.complete(new Reply(xdr, notification))) {
+        WritableMessage[] parts = xdr instanceof BoundedXdr ours ? ours.detach() : copy(xdr);
+        Buffer head = (Buffer) parts[0];
+        FileChunk file = parts.length > 1 ? (FileChunk) parts[1] : null;
+        if (head.remaining() < 2 * Integer.BYTES || head.getInt(head.position() + Integer.BYTES) != REPLY) {
+            // RpcCall.call(...) on a received call sends a call to the client through its transport
+            release(file);
+            handler.failed(new UnsupportedOperationException("calls to the client (backchannel, RFC 8167) are not"
+                    + " offered over the RPC-over-RDMA bridge"), attachment);
+            return;
+        }
+        if (!reply.complete(new Reply(head, file, notification))) {
             // A second reply to one call, or one after the bridge gave up waiting: RPC-over-RDMA has no room for it
             // (the client's credit and chunks belong to the first), so it is not sent.
+            release(file);
             handler.failed(new IllegalStateException(reply.isCompletedExceptionally()
                     ? "the bridge stopped waiting for this call's reply" : "this call was answered already"),
                     attachment);
+        }
+    }
+
+    /** A reply in an Xdr the bridge did not make: its bytes copied, so that its owner may reuse it. */
+    private static WritableMessage[] copy(Xdr xdr) {
+        WritableMessage[] parts = xdr.asBufferWritableMessages();
+        Buffer head = (Buffer) parts[0];
+        byte[] bytes = new byte[head.remaining()];
+        head.get(bytes);
+        parts[0] = Buffers.wrap(GrizzlyMemoryManager.getDefaultMemoryManager(), bytes);
+        return parts;
+    }
+
+    private static void release(FileChunk file) {
+        if (file != null) {
+            file.release();
         }
     }
 

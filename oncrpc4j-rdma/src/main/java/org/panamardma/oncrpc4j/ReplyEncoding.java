@@ -4,14 +4,12 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
-import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.FileChunk;
-import org.glassfish.grizzly.asyncqueue.WritableMessage;
 import org.panamardma.xdr.XdrEncoder;
 
 /**
- * Re-encodes a reply as oncrpc4j encoded it ({@link Xdr}: a Grizzly {@link Buffer}, possibly a composite of shallow
+ * Re-encodes a reply as oncrpc4j encoded it (an {@code Xdr}: a Grizzly {@link Buffer}, possibly a composite of shallow
  * buffers, and at most one {@link FileChunk} after it) into the RPC-over-RDMA server's encoder.
  *
  * <p>The bytes are those oncrpc4j's TCP transport would put on the wire, in the same order: the buffer, then the
@@ -31,22 +29,19 @@ final class ReplyEncoding {
     }
 
     /**
-     * Encodes {@code reply} at {@code out}'s position and releases its file chunk, if any, whatever happens.
+     * Encodes a reply at {@code out}'s position and releases its file chunk, if any, whatever happens.
      *
-     * @param reply the Xdr oncrpc4j handed to the transport (its encoding ended: position 0, limit the size)
+     * @param head the reply's bytes, from the buffer's position to its limit (oncrpc4j's encoded Xdr)
+     * @param file the file chunk oncrpc4j would send after them, or null
      * @param out the server's encoder for this reply
      * @param memory where a file chunk is read to
      * @return the reply's size in the full XDR stream
      * @throws FileChunkMemory.Refused if a file chunk could not have memory (nothing was written to {@code out})
-     * @throws IOException if a file chunk could not be read (the encoder is partly written: rewind it)
+     * @throws IOException if a file chunk could not be read (nothing was written to {@code out})
      */
-    static long encode(Xdr reply, XdrEncoder out, FileChunkMemory memory) throws FileChunkMemory.Refused,
-            IOException {
+    static long encode(Buffer head, FileChunk file, XdrEncoder out, FileChunkMemory memory)
+            throws FileChunkMemory.Refused, IOException {
         long start = out.streamPosition();
-        // takes the file chunk out of the Xdr: releasing it is ours from here on
-        WritableMessage[] parts = reply.asBufferWritableMessages();
-        Buffer head = (Buffer) parts[0];
-        FileChunk file = parts.length > 1 ? (FileChunk) parts[1] : null;
         try {
             if (file == null) {
                 copy(head, head.remaining(), out);
