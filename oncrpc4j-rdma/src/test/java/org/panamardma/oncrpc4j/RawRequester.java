@@ -78,18 +78,9 @@ final class RawRequester implements AutoCloseable {
         }
     }
 
-    /**
-     * The messages received until the one with XID {@code xid}, and any that come within {@code grace} after it: a
-     * server answers each message on a thread of its own, so answers need not come in the order of the calls.
-     */
-    List<byte[]> around(int xid, Duration timeout, Duration grace) throws InterruptedException {
-        List<byte[]> got = until(xid, timeout);
-        long deadline = System.nanoTime() + grace.toNanos();
-        byte[] m;
-        while ((m = received.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) != null) {
-            got.add(m);
-        }
-        return got;
+    /** The next message received within {@code timeout}, or null. */
+    byte[] next(Duration timeout) throws InterruptedException {
+        return received.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     @Override
