@@ -28,7 +28,7 @@ import org.panamardma.xdr.XdrReader;
  * </ol>
  * Replies carry an AUTH_NONE verifier. Immutable once built, so one dispatcher serves any number of threads.
  */
-public final class RpcDispatcher {
+public final class RpcDispatcher implements RpcService {
     private record Registered<A>(XdrReader<? extends A> arguments, RpcProcedure<? super A> body) {
     }
 
@@ -75,6 +75,12 @@ public final class RpcDispatcher {
         }
         RpcMessageCodec.encode(error, out);
         return error;
+    }
+
+    /** Runs the call as {@link #dispatch} does: the transports serve a dispatcher through this. */
+    @Override
+    public void serve(Incoming call, XdrEncoder out) {
+        dispatch(call.header(), call.arguments(), out);
     }
 
     /** @return the error reply to write, or {@code null} if a SUCCESS reply with results has been written */

@@ -2,6 +2,7 @@ package org.panamardma.rpcrdma.server;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -11,7 +12,7 @@ import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.ReplyResources;
 import org.panamardma.oncrpc.RpcCall;
-import org.panamardma.oncrpc.RpcDispatcher;
+import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.rpcrdma.ChunkLists;
@@ -42,8 +43,9 @@ import org.panamardma.xdr.XdrException;
  *       RDMA_DONE (retired, RFC 8166 section 4.6.2; this server never sends Read chunks in replies, so there is
  *       nothing to release) and RDMA_ERROR (errors are never answered, RFC 8166 section 4.5) are dropped.
  *   <li>The call is assembled from the inline part and its Read chunks ({@link CallAssembler}).
- *   <li>The call is run by the {@link RpcDispatcher}; the reply's DDP-eligible items go into the client's Write
- *       chunks ({@link WriteListPlacement}). A call whose RPC header does not decode is answered GARBAGE_ARGS.
+ *   <li>The call is run by the {@link RpcService} (an {@link org.panamardma.oncrpc.RpcDispatcher}, or a bridge to
+ *       another RPC library); the reply's DDP-eligible items go into the client's Write chunks
+ *       ({@link WriteListPlacement}). A call whose RPC header does not decode is answered GARBAGE_ARGS.
  *   <li>The reply is sent inline (RDMA_MSG) if it fits the client's receive threshold, else RDMA-written into the
  *       Reply chunk and announced by RDMA_NOMSG (RFC 8166 section 3.5.4; draft section 5.2). A reply that fits
  *       neither (no Reply chunk, or one too small) is answered ERR_CHUNK.
@@ -54,7 +56,7 @@ import org.panamardma.xdr.XdrException;
 public final class RpcRdmaCallHandler {
     private static final System.Logger LOG = System.getLogger(RpcRdmaCallHandler.class.getName());
 
-    private final RpcDispatcher dispatcher;
+    private final RpcService service;
     private final RpcRdmaHeaderDecoder decoder;
     private final ConnectionSettings settings;
     private final ChunkTransfers transfers;
@@ -62,29 +64,31 @@ public final class RpcRdmaCallHandler {
     private final TransportProgram transportProgram;
     private final ConnectionMemory memory;
     private final String peer;
+    private final Optional<InetSocketAddress> localAddress;
+    private final Optional<InetSocketAddress> remoteAddress;
     /** Whether a refusal for memory was logged at WARN already: one line per connection, not one per call. */
     private final AtomicBoolean memoryWarned = new AtomicBoolean();
     /** The last credit value granted, for errors answered before a request could be read. */
     private volatile int lastGrant = 1;
 
     /**
-     * @param dispatcher runs the calls
+     * @param service runs the calls (an {@link org.panamardma.oncrpc.RpcDispatcher}, for one)
      * @param decoder decodes headers under its limits
      * @param settings the connection's thresholds and credit limit
      * @param transfers the connection's RDMA Read and Write
      * @param statistics counts paths taken
      * @param transportProgram answers calls to programs the transport itself serves (the Connection Configuration
-     *                         Protocol), before the dispatcher sees them; {@link TransportProgram#NONE} for none
+     *                         Protocol), before the service sees them; {@link TransportProgram#NONE} for none
      */
-    public RpcRdmaCallHandler(RpcDispatcher dispatcher, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
+    public RpcRdmaCallHandler(RpcService service, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
                               ChunkTransfers transfers, ServerStatistics statistics,
                               TransportProgram transportProgram) {
-        this(dispatcher, decoder, settings, transfers, statistics, transportProgram, ConnectionMemory.unlimited(),
+        this(service, decoder, settings, transfers, statistics, transportProgram, ConnectionMemory.unlimited(),
                 "connection");
     }
 
     /**
-     * @param dispatcher runs the calls
+     * @param service runs the calls
      * @param decoder decodes headers under its limits
      * @param settings the connection's thresholds and credit limit
      * @param transfers the connection's RDMA Read and Write
@@ -93,12 +97,34 @@ public final class RpcRdmaCallHandler {
      * @param memory the budgets the connection's calls take their memory from
      * @param peer names the connection in log lines
      */
-    public RpcRdmaCallHandler(RpcDispatcher dispatcher, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
+    public RpcRdmaCallHandler(RpcService service, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
                               ChunkTransfers transfers, ServerStatistics statistics,
                               TransportProgram transportProgram, ConnectionMemory memory, String peer) {
+        this(service, decoder, settings, transfers, statistics, transportProgram, memory, peer, Optional.empty(),
+                Optional.empty());
+    }
+
+    /**
+     * @param service runs the calls
+     * @param decoder decodes headers under its limits
+     * @param settings the connection's thresholds and credit limit
+     * @param transfers the connection's RDMA Read and Write
+     * @param statistics counts paths taken
+     * @param transportProgram answers calls to programs the transport itself serves
+     * @param memory the budgets the connection's calls take their memory from
+     * @param peer names the connection in log lines
+     * @param localAddress the connection's local address, handed to the service with each call
+     * @param remoteAddress the client's address, handed to the service with each call
+     */
+    public RpcRdmaCallHandler(RpcService service, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
+                              ChunkTransfers transfers, ServerStatistics statistics,
+                              TransportProgram transportProgram, ConnectionMemory memory, String peer,
+                              Optional<InetSocketAddress> localAddress, Optional<InetSocketAddress> remoteAddress) {
         this.memory = Objects.requireNonNull(memory, "memory");
         this.peer = Objects.requireNonNull(peer, "peer");
-        this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        this.localAddress = Objects.requireNonNull(localAddress, "localAddress");
+        this.remoteAddress = Objects.requireNonNull(remoteAddress, "remoteAddress");
+        this.service = Objects.requireNonNull(service, "service");
         this.decoder = Objects.requireNonNull(decoder, "decoder");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.transfers = Objects.requireNonNull(transfers, "transfers");
@@ -203,12 +229,12 @@ public final class RpcRdmaCallHandler {
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
         if (callMemory.refused() != null) {
-            // the dispatcher answered SYSTEM_ERR in place of results it could not encode for want of memory
+            // the service answered SYSTEM_ERR in place of results it could not encode for want of memory
             throw callMemory.refused();
         }
         if (placement.rewound() && growth.refusedAtLimit() && limit < settings.maxReplySize()) {
             // The results did not fit where the client can take them (inline or its Reply chunk), and the
-            // dispatcher put SYSTEM_ERR in their place: the client's chunks were too small, a chunk error
+            // service put SYSTEM_ERR in their place: the client's chunks were too small, a chunk error
             // (RFC 8166 section 4.5.2), not a failure of the procedure.
             LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": reply larger than "
                     + limit + " bytes, the most inline or in the Reply chunk");
@@ -329,7 +355,7 @@ public final class RpcRdmaCallHandler {
             return;
         }
         if (!transportProgram.dispatch(rpcCall, in, out, settings)) {
-            dispatcher.dispatch(rpcCall, in, out);
+            service.serve(new RpcService.Incoming(rpcCall, call, in, localAddress, remoteAddress), out);
         }
     }
 

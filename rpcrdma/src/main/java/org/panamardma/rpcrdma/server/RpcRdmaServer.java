@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.panamardma.oncrpc.RpcDispatcher;
+import org.panamardma.oncrpc.RpcService;
 import org.panamardma.rpcrdma.ConnectPrivateData;
 import org.panamardma.rpcrdma.HeaderLimits;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
@@ -16,7 +16,8 @@ import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.RdmaServer;
 
 /**
- * Serves an {@link RpcDispatcher} over RPC-over-RDMA version 1 (RFC 8166): listens with rdma_cm on an address (any
+ * Serves an {@link RpcService} (an {@link org.panamardma.oncrpc.RpcDispatcher}, or a bridge to another RPC
+ * library) over RPC-over-RDMA version 1 (RFC 8166): listens with rdma_cm on an address (any
  * device whose address it is), accepts each client with this server's RFC 8797 private data and reads the
  * client's, then serves the connection's calls ({@link RpcRdmaCallHandler}). The same dispatcher can serve TCP
  * ({@link org.panamardma.oncrpc.tcp.TcpRpcServer}) at the same time.
@@ -47,7 +48,7 @@ public final class RpcRdmaServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RpcRdmaServer.class.getName());
 
     private final RdmaServer server;
-    private final RpcDispatcher dispatcher;
+    private final RpcService service;
     private final RpcRdmaHeaderDecoder decoder;
     private final Builder config;
     private final ServerStatistics statistics = new ServerStatistics();
@@ -58,7 +59,7 @@ public final class RpcRdmaServer implements AutoCloseable {
 
     private RpcRdmaServer(Builder b) throws RdmaException {
         this.config = b;
-        this.dispatcher = b.dispatcher;
+        this.service = b.service;
         this.decoder = new RpcRdmaHeaderDecoder(b.limits);
         this.heap = MemoryBudget.of("server heap", b.serverHeap);
         this.pinned = MemoryBudget.of("server pinned", b.serverPinned);
@@ -137,9 +138,12 @@ public final class RpcRdmaServer implements AutoCloseable {
         return server.refusedConnections();
     }
 
-    /** @return a builder for a server running {@code dispatcher} */
-    public static Builder builder(RpcDispatcher dispatcher) {
-        return new Builder(dispatcher);
+    /**
+     * @param service runs the calls: an {@link org.panamardma.oncrpc.RpcDispatcher}, or any {@link RpcService}
+     * @return a builder for a server running {@code service}
+     */
+    public static Builder builder(RpcService service) {
+        return new Builder(service);
     }
 
     /** @return the address listened on */
@@ -179,7 +183,7 @@ public final class RpcRdmaServer implements AutoCloseable {
             ConnectionMemory memory = new ConnectionMemory(heap.child(peer + " heap", config.connectionHeap),
                     pinned.child(peer + " pinned", config.connectionPinned), config.memoryWait.toNanos());
             System.Logger.Level level = config.logConnections ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
-            ServerConnection c = new ServerConnection(rdma, dispatcher, decoder, settings, statistics,
+            ServerConnection c = new ServerConnection(rdma, service, decoder, settings, statistics,
                     config.timeout.toMillis(), memory, () -> {
                         connections.remove(self[0]);
                         LOG.log(level, () -> peer + ": closed");
@@ -210,7 +214,7 @@ public final class RpcRdmaServer implements AutoCloseable {
 
     /** Settings of a server; {@link #start()} listens. */
     public static final class Builder {
-        private final RpcDispatcher dispatcher;
+        private final RpcService service;
         private InetSocketAddress address;
         private int receiveInline = 4096;
         private int sendInline = 4096;
@@ -229,8 +233,8 @@ public final class RpcRdmaServer implements AutoCloseable {
         private Duration memoryWait = Duration.ofSeconds(10);
         private boolean logConnections;
 
-        private Builder(RpcDispatcher dispatcher) {
-            this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        private Builder(RpcService service) {
+            this.service = Objects.requireNonNull(service, "service");
         }
 
         /** The address to listen on (its device is the one rdma_cm finds for it); port 0 is not allowed. */

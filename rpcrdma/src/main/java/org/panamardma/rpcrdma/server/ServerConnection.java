@@ -14,7 +14,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.panamardma.oncrpc.RpcDispatcher;
+import org.panamardma.oncrpc.RpcService;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
@@ -58,7 +58,7 @@ final class ServerConnection {
     private final Runnable onClosed;
     private final long timeoutMillis;
 
-    ServerConnection(RdmaConnection connection, RpcDispatcher dispatcher, RpcRdmaHeaderDecoder decoder,
+    ServerConnection(RdmaConnection connection, RpcService service, RpcRdmaHeaderDecoder decoder,
                      ConnectionSettings settings, ServerStatistics statistics, long timeoutMillis,
                      ConnectionMemory memory, Runnable onClosed) throws RdmaException {
         this.connection = connection;
@@ -75,9 +75,9 @@ final class ServerConnection {
         for (int i = 0; i < count; i++) {
             freeSendBuffers.add(i);
         }
-        this.handler = new RpcRdmaCallHandler(dispatcher, decoder, settings,
+        this.handler = new RpcRdmaCallHandler(service, decoder, settings,
                 new VerbsChunkTransfers(connection, timeoutMillis), statistics, ConfigRdmaProgram.INSTANCE, memory,
-                connection.name());
+                connection.name(), connection.localAddress(), connection.peerAddress());
     }
 
     ConnectionSettings settings() {
