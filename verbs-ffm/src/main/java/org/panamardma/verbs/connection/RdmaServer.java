@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEvent;
@@ -221,11 +222,31 @@ public final class RdmaServer implements AutoCloseable {
             if (connections.remove(id) == null) {
                 settingUp.decrementAndGet();
             }
-            LOG.log(stopAccepting ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
-                    thread.getName() + ": rejecting a connection request", ex);
+            if (stopAccepting) {
+                LOG.log(System.Logger.Level.DEBUG, thread.getName() + ": rejecting a connection request", ex);
+            } else if (peerWentAway(ex)) {
+                // the client gave up on this attempt before our accept reached it (seen with the kernel's NFS client
+                // on siw under load: its connect timed out, it retried, and the retry was served): a network event
+                // like a TCP reset in the handshake, nothing wrong with this server
+                LOG.log(System.Logger.Level.INFO, thread.getName() + ": a connection request from "
+                        + id.peerAddress().map(Object::toString).orElse("?") + " was abandoned by the peer ("
+                        + ex.getMessage() + ")");
+            } else {
+                LOG.log(System.Logger.Level.WARNING, thread.getName() + ": rejecting a connection request", ex);
+            }
             reject(id);
             res.close();
         }
+    }
+
+    /** Whether accepting failed because the peer reset, refused or timed out its side of the exchange. */
+    static boolean peerWentAway(Exception ex) {
+        if (!(ex instanceof RdmaException r)) {
+            return false;
+        }
+        int errno = r.errno();
+        return errno == Errno.ECONNRESET || errno == Errno.ECONNREFUSED || errno == Errno.ETIMEDOUT
+                || errno == Errno.ECONNABORTED;
     }
 
     private static void reject(CmId id) {
