@@ -36,7 +36,7 @@ if [[ ${PERF_SIZES:-} == all ]]; then
 fi
 export PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_WARMUP
 
-./mvnw -B -q -pl verbs-ffm,nfs,benchmarks -am package -DskipTests
+./mvnw -B -q -pl rdma-tool,nfs,benchmarks -am package -DskipTests
 mkdir -p benchmarks/target
 raw=benchmarks/target/perftest-raw.csv
 rm -f "$raw"
@@ -47,7 +47,7 @@ done
 start=$SECONDS
 rc=0
 soft-roce-ci/bin/testbed run --timeout "${TESTBED_TIMEOUT:-3600}" -- \
-  "${env_args}benchmarks/perftest/compare-in-guest.sh verbs-ffm/target/rdma-tool.jar $raw benchmarks/target/benchmarks.jar" || rc=$?
+  "${env_args}benchmarks/perftest/compare-in-guest.sh rdma-tool/target/rdma-tool.jar $raw benchmarks/target/benchmarks.jar" || rc=$?
 [[ -s $raw ]] || { echo "perftest-compare: no figures ($raw is empty); VM exit $rc" >&2; exit 1; }
 
 benchmarks/perftest/table.sh "$raw" benchmarks/target/perftest-compare.csv benchmarks/target/perftest-compare.md \

@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
-import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.TestAccess;
 
 /**
  * The connection layer's behaviour on any device: subclassed per transport. The server listens on the peer device's
@@ -123,7 +123,7 @@ abstract class ConnectionDeviceTests {
     }
 
     static MemoryRegion region(RdmaConnection c, byte[] contents) throws Exception {
-        MemoryRegion mr = c.protectionDomain().allocate(Math.max(contents.length, 8), Access.ALL_REMOTE);
+        MemoryRegion mr = c.protectionDomain().allocate(Math.max(contents.length, 8), TestAccess.ALL_REMOTE);
         MemorySegment.copy(contents, 0, mr.segment(), ValueLayout.JAVA_BYTE, 0, contents.length);
         return mr;
     }
