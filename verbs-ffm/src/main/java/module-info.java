@@ -12,6 +12,8 @@
  * {@code --enable-native-access=org.panamardma.verbs} (on the class path: {@code ALL-UNNAMED}).
  */
 module org.panamardma.verbs {
+    // logging API only: the application binds it
+    requires org.slf4j;
     exports org.panamardma.verbs;
     exports org.panamardma.verbs.cm;
     exports org.panamardma.verbs.connection;

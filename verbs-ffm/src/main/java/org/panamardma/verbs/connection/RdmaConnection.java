@@ -38,6 +38,8 @@ import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.QueuePairOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One rdma_cm-connected reliable-connected queue pair, with futures: every request is posted
@@ -69,7 +71,7 @@ import org.panamardma.verbs.cm.QueuePairOptions;
  * {@link #receive()}.
  */
 public final class RdmaConnection implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(RdmaConnection.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaConnection.class);
     static final int WAIT_SLICE_MILLIS = 50;
     /** wr_ids of receives have the top bit set and the buffer index below. */
     private static final long RECEIVE_BIT = 1L << 63;
@@ -123,7 +125,7 @@ public final class RdmaConnection implements AutoCloseable {
                     try {
                         r.close();
                     } catch (Exception e) {
-                        LOG.log(System.Logger.Level.DEBUG, "closing " + r, e);
+                        LOG.debug("closing " + r, e);
                     }
                 }
             }
@@ -422,7 +424,7 @@ public final class RdmaConnection implements AutoCloseable {
             drain(wc);
         } catch (Throwable t) {
             if (!stopPolling) {
-                LOG.log(System.Logger.Level.WARNING, name + ": poller failed", t);
+                LOG.warn(name + ": poller failed", t);
                 markFailed(new ConnectionClosedException(name + ": completion poller failed: " + t, t));
                 failAllPending();
             }
@@ -460,7 +462,7 @@ public final class RdmaConnection implements AutoCloseable {
                 WorkCompletionException e = new WorkCompletionException(wrId, wc.status(i), wc.vendorError(i),
                         name + " receive buffer " + index);
                 if (wc.status(i) != WcStatus.WR_FLUSH_ERR) {
-                    LOG.log(System.Logger.Level.DEBUG, e.getMessage());
+                    LOG.debug("{}", e.getMessage());
                 }
                 markFailed(new ConnectionClosedException(name + ": queue pair in error: " + e.getMessage(), e));
                 failWaitingReceives();
@@ -512,7 +514,7 @@ public final class RdmaConnection implements AutoCloseable {
                 res.postReceive(a.index);
             } catch (RdmaException | RuntimeException e) {
                 if (failure == null) {
-                    LOG.log(System.Logger.Level.WARNING, name + ": re-posting receive buffer " + a.index, e);
+                    LOG.warn(name + ": re-posting receive buffer " + a.index, e);
                 }
             }
         }
@@ -588,7 +590,7 @@ public final class RdmaConnection implements AutoCloseable {
                 id.disconnect();
                 awaitDisconnected();
             } catch (RdmaException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, name + ": disconnect", e);
+                LOG.debug(name + ": disconnect", e);
             }
         }
         stopPolling = true;
@@ -603,7 +605,7 @@ public final class RdmaConnection implements AutoCloseable {
         try {
             id.close();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, name + ": closing the id", e);
+            LOG.debug(name + ": closing the id", e);
         }
         res.close();
         if (ownedEvents != null) {

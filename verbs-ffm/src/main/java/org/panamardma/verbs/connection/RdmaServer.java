@@ -17,6 +17,9 @@ import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.EventChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Listens on an address and accepts every connection request into an {@link RdmaConnection}, handed to a callback
@@ -36,7 +39,7 @@ import org.panamardma.verbs.cm.EventChannel;
  * connections still open.
  */
 public final class RdmaServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(RdmaServer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaServer.class);
 
     private final InetSocketAddress address;
     private final ConnectionOptions options;
@@ -139,12 +142,12 @@ public final class RdmaServer implements AutoCloseable {
                 try {
                     dispatch(e);
                 } catch (RuntimeException | Error ex) {
-                    LOG.log(System.Logger.Level.WARNING, thread.getName() + ": handling " + e, ex);
+                    LOG.warn(thread.getName() + ": handling " + e, ex);
                 }
             }
         } catch (RdmaException | RuntimeException ex) {
             if (!closing) {
-                LOG.log(System.Logger.Level.ERROR, thread.getName() + ": reading rdma_cm events", ex);
+                LOG.error(thread.getName() + ": reading rdma_cm events", ex);
             }
         }
     }
@@ -169,7 +172,7 @@ public final class RdmaServer implements AutoCloseable {
             }
             case DISCONNECTED, DEVICE_REMOVAL -> c.handleCmEvent(e);
             case REJECTED, CONNECT_ERROR, UNREACHABLE -> {
-                LOG.log(System.Logger.Level.INFO, thread.getName() + ": connection failed: " + e);
+                LOG.info(thread.getName() + ": connection failed: " + e);
                 connections.remove(e.id());
                 c.close();
             }
@@ -182,7 +185,7 @@ public final class RdmaServer implements AutoCloseable {
         CmId id = request.id();
         if (connections.size() + settingUp.get() >= maxConnections) {
             refused.incrementAndGet();
-            LOG.log(System.Logger.Level.WARNING, thread.getName() + ": refusing a connection from "
+            LOG.warn(thread.getName() + ": refusing a connection from "
                     + id.peerAddress().map(Object::toString).orElse("?") + ": the server has its most connections ("
                     + maxConnections + ")");
             reject(id);
@@ -193,7 +196,7 @@ public final class RdmaServer implements AutoCloseable {
             Thread.ofVirtual().name(thread.getName() + "-setup").start(() -> setUp(request));
         } catch (RuntimeException | Error e) {
             settingUp.decrementAndGet();
-            LOG.log(System.Logger.Level.WARNING, thread.getName() + ": rejecting a connection request", e);
+            LOG.warn(thread.getName() + ": rejecting a connection request", e);
             reject(id);
         }
     }
@@ -221,8 +224,8 @@ public final class RdmaServer implements AutoCloseable {
             if (connections.remove(id) == null) {
                 settingUp.decrementAndGet();
             }
-            LOG.log(stopAccepting ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
-                    thread.getName() + ": rejecting a connection request", ex);
+            LOG.atLevel(stopAccepting ? Level.DEBUG : Level.WARN).setCause(ex)
+                    .log(thread.getName() + ": rejecting a connection request");
             reject(id);
             res.close();
         }
@@ -258,7 +261,7 @@ public final class RdmaServer implements AutoCloseable {
             try {
                 c.close();
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "closing " + c, e);
+                LOG.debug("closing " + c, e);
             }
         }
         closing = true;
