@@ -298,9 +298,15 @@ public final class RdmaConnection implements AutoCloseable {
                 SendFlags.SIGNALED));
     }
 
-    /** RDMA WRITE of {@code length} bytes to the start of {@code remote}. */
+    /**
+     * RDMA WRITE of {@code length} bytes to the start of {@code remote}.
+     *
+     * @throws IndexOutOfBoundsException if {@code length} bytes do not fit in {@code remote}: refused here, where the
+     *         peer's device would fail the WRITE with a remote access error and the connection with it
+     */
     public CompletableFuture<Void> write(MemoryRegion mr, long offset, int length, RemoteRegion remote) {
-        return write(mr, offset, length, remote.address(), remote.rkey());
+        RemoteRegion target = remote.slice(0, length);
+        return write(mr, offset, length, target.address(), target.rkey());
     }
 
     /** RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. */
@@ -309,9 +315,15 @@ public final class RdmaConnection implements AutoCloseable {
                 SendFlags.SIGNALED));
     }
 
-    /** RDMA READ of {@code length} bytes from the start of {@code remote}. */
+    /**
+     * RDMA READ of {@code length} bytes from the start of {@code remote}.
+     *
+     * @throws IndexOutOfBoundsException if {@code remote} is shorter than {@code length} bytes (refused here, before
+     *         the peer's device refuses it and fails the connection)
+     */
     public CompletableFuture<Void> read(MemoryRegion mr, long offset, int length, RemoteRegion remote) {
-        return read(mr, offset, length, remote.address(), remote.rkey());
+        RemoteRegion source = remote.slice(0, length);
+        return read(mr, offset, length, source.address(), source.rkey());
     }
 
     /** ATOMIC FETCH AND ADD on the peer's 8-byte aligned word: completes with the word's previous value. */

@@ -190,6 +190,27 @@ abstract class ConnectionDeviceTests {
         }
     }
 
+    /**
+     * The README's old mistake (64 bytes written into an 8-byte counter, IBV_WC_REM_ACCESS_ERR at the peer, the
+     * connection lost): with a {@code RemoteRegion} the length is checked here, before anything is posted, and the
+     * connection goes on; what fits is written.
+     */
+    @Test
+    void aWriteOrReadLongerThanTheRemoteRegionIsRefusedBeforePosting(RdmaTestDevice device) throws Exception {
+        try (Pair p = new Pair(device)) {
+            byte[] data = pattern(64, 5);
+            MemoryRegion local = region(p.client, data);
+            MemoryRegion word = region(p.serverSide, new byte[8]);
+            IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class,
+                    () -> p.client.write(local, 0, 64, word.remote()));
+            assertTrue(e.getMessage().contains("8 bytes"), e.getMessage());
+            assertThrows(IndexOutOfBoundsException.class, () -> p.client.read(local, 0, 64, word.remote()));
+            await(p.client.write(local, 0, 8, word.remote()));
+            assertArrayEquals(java.util.Arrays.copyOf(data, 8), bytes(word, 0, 8), "the 8 bytes that fit arrived");
+            assertFalse(p.client.isFailed());
+        }
+    }
+
     @Test
     void manyConcurrentConnectionsToOneServerEachMoveTheirOwnData(RdmaTestDevice device) throws Exception {
         InetSocketAddress address = serverAddress(device);
