@@ -132,15 +132,19 @@ abstract class ReadmeExamplesDeviceTests {
     }
 
     private static final Pattern NFS_BYTES = Pattern.compile("; read (\\d+) bytes, written (\\d+) bytes");
-    private static final Pattern RDMA_CALLS = Pattern.compile("; RDMA [^:]+:\\d+: calls (\\d+)");
+    /** The RPC-over-RDMA server's calls by how they came: {@code calls {INLINE=3, READ_CHUNKS=1, POSITION_ZERO=0}}. */
+    private static final Pattern RDMA_CALLS = Pattern.compile("; RDMA [^:]+:\\d+: calls \\{([^}]*)}");
 
-    /** From NfsServer's statistics line: bytes read, bytes written, RPC-over-RDMA calls. */
+    /** From NfsServer's statistics line: bytes read, bytes written, RPC-over-RDMA calls (of every kind). */
     static long[] moved(String statistics) {
         Matcher bytes = NFS_BYTES.matcher(statistics);
         Matcher calls = RDMA_CALLS.matcher(statistics);
         assertTrue(bytes.find() && calls.find(), statistics);
-        return new long[] {Long.parseLong(bytes.group(1)), Long.parseLong(bytes.group(2)),
-            Long.parseLong(calls.group(1))};
+        long rdmaCalls = 0;
+        for (String kind : calls.group(1).split(", ")) {
+            rdmaCalls += Long.parseLong(kind.substring(kind.indexOf('=') + 1));
+        }
+        return new long[] {Long.parseLong(bytes.group(1)), Long.parseLong(bytes.group(2)), rdmaCalls};
     }
 
     static byte[] pattern(int length, long seed) {

@@ -133,4 +133,14 @@ class ReadmeExamplesTest {
                 () -> readmeBlocks(List.of("```java", "int a;", "```")));
         assertTrue(unnamed.getMessage().contains("without '<!-- example: NAME -->'"), unnamed.getMessage());
     }
+
+    /** What the NFS device test reads from NfsServer's statistics line (the line as the server writes it). */
+    @Test
+    void theNfsServersStatisticsLineIsReadAsTheDeviceTestExpects() {
+        String line = "NFS calls LOOKUP=2 READ=4 WRITE=1; read 1048576 bytes, written 1048576 bytes; RDMA "
+                + "/10.77.0.2:37651: calls {INLINE=5, READ_CHUNKS=1, POSITION_ZERO=0}, replies {INLINE=4, WRITE_LIST=2, "
+                + "REPLY_CHUNK=0, ERR_VERS=0, ERR_CHUNK=0, DROPPED=0}, memory refusals 0, peak calls in progress 1";
+        assertEquals(List.of(1048576L, 1048576L, 6L),
+                java.util.Arrays.stream(ReadmeExamplesDeviceTests.moved(line)).boxed().toList());
+    }
 }
