@@ -10,8 +10,8 @@ cd "$(dirname "$0")"
 source soft-roce-ci/bin/jdk.sh
 find_jdk25
 soft-roce-ci/bin/testbed check
-echo "[demo] building (./mvnw -q package -DskipTests) ..."
-./mvnw -B -q package -DskipTests
+echo "[demo] building (./mvnw -q package -DskipTests; no javadoc) ..."
+./mvnw -B -q package -DskipTests -Dmaven.javadoc.skip -Dmaven.source.skip
 echo "[demo] booting the testbed VM and running rdma-tool in it (a minute or more when the VM is emulated) ..."
 # -XX:TieredStopAtLevel=1: C1 only, quicker where the VM is emulated (TCG)
 exec soft-roce-ci/bin/testbed run --timeout 1500 -- '
