@@ -180,7 +180,7 @@ public final class RdmaCore {
 
     /** The property's release, read once; null when unset or ignored. */
     private static final class Assumed {
-        static final Integer PROPERTY = readProperty();
+        static final Integer PROPERTY = parseAssumed(System.getProperty(ASSUME_PROPERTY));
     }
 
     /** A lower release set by a test in this package (assumeForTest); null: none. */
@@ -213,8 +213,8 @@ public final class RdmaCore {
         return d;
     }
 
-    private static Integer readProperty() {
-        String value = System.getProperty(ASSUME_PROPERTY);
+    /** The release {@code -Dpanama.rdma.assumeRdmaCore} names; null (with a WARN if it is not a release) if none. */
+    static Integer parseAssumed(String value) {
         if (value == null || value.isBlank()) {
             return null;
         }
