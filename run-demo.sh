@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job on the embedded default testbed: builds the project (with the runnable verbs-ffm/target/rdma-tool.jar),
+# The main job on the embedded default testbed: builds the project (with the runnable rdma-tool/target/rdma-tool.jar),
 # boots the soft-RoCE / soft-iWARP VM and runs rdma-tool in it: the RDMA devices (devinfo), then the demo on
 # Soft-RoCE (clients on rxe0, server on rxe1) and on Soft-iWARP (clients on siw0, server on siw1, skipping with a
 # printed reason what siw lacks); then the guest's kernel mounts the Java NFS server (nfs/target/nfs-server.jar) over
@@ -10,12 +10,12 @@ cd "$(dirname "$0")"
 source soft-roce-ci/bin/jdk.sh
 find_jdk25
 soft-roce-ci/bin/testbed check
-echo "[demo] building (./mvnw -q package -DskipTests) ..."
-./mvnw -B -q package -DskipTests
+echo "[demo] building (./mvnw -q package -DskipTests; no javadoc) ..."
+./mvnw -B -q package -DskipTests -Dmaven.javadoc.skip -Dmaven.source.skip
 echo "[demo] booting the testbed VM and running rdma-tool in it (a minute or more when the VM is emulated) ..."
 # -XX:TieredStopAtLevel=1: C1 only, quicker where the VM is emulated (TCG)
 exec soft-roce-ci/bin/testbed run --timeout 1500 -- '
-tool() { java -XX:TieredStopAtLevel=1 -jar verbs-ffm/target/rdma-tool.jar "$@"; }
+tool() { java -XX:TieredStopAtLevel=1 -jar rdma-tool/target/rdma-tool.jar "$@"; }
 rc=0
 echo
 echo "=== The RDMA devices of the testbed, as verbs-ffm sees them (rdma-tool devinfo) ==="

@@ -5,6 +5,8 @@
 # latency, and bandwidth) and writes it as markdown and CSV:
 #
 #   benchmarks/target/perftest-compare.md    the table, with the date, the machine and the settings
+#   benchmarks/target/perftest-compare.svg   the same figures as bars, side by side, each pair with its ratio
+#                                            (ComparePlot, plain Java; the README shows benchmarks/results/'s)
 #   benchmarks/target/perftest-compare.csv   test,size,iters,c_p50_us,java_p50_us,p50_ratio,c_p99_us,...
 #   benchmarks/target/perftest-raw.csv       every figure of both, as measured
 #   benchmarks/target/perftest-compare-rpc.csv  NFSv3 against the guest's knfsd with the same Java client over TCP
@@ -36,21 +38,30 @@ if [[ ${PERF_SIZES:-} == all ]]; then
 fi
 export PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_WARMUP
 
-./mvnw -B -q -pl verbs-ffm,nfs,benchmarks -am package -DskipTests
+echo "[perftest-compare] building rdma-tool, nfs-server.jar and benchmarks.jar ..." >&2
+# (no javadoc or sources jars: not needed to run)
+./mvnw -B -q -pl rdma-tool,nfs,benchmarks -am package -DskipTests -Dmaven.javadoc.skip -Dmaven.source.skip
 mkdir -p benchmarks/target
 raw=benchmarks/target/perftest-raw.csv
-rm -f "$raw"
+# earlier runs' tables and plot go: a part this run skips (PERF_RPC=0, PERF_KNFS=0) must not show old figures
+rm -f "$raw" benchmarks/target/perftest-compare*.csv benchmarks/target/perftest-compare.md benchmarks/target/perftest-compare.svg
 env_args=""
 for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_KNFS PERF_KNFS_MIB; do
   [[ -n ${!v:-} ]] && env_args+="$v=$(printf '%q' "${!v}") "
 done
 start=$SECONDS
 rc=0
+echo "[perftest-compare] booting the testbed VM; in it each measurement prints [compare N/TOTAL, time, time left]" >&2
 soft-roce-ci/bin/testbed run --timeout "${TESTBED_TIMEOUT:-3600}" -- \
-  "${env_args}benchmarks/perftest/compare-in-guest.sh verbs-ffm/target/rdma-tool.jar $raw benchmarks/target/benchmarks.jar" || rc=$?
+  "${env_args}benchmarks/perftest/compare-in-guest.sh rdma-tool/target/rdma-tool.jar $raw benchmarks/target/benchmarks.jar" || rc=$?
 [[ -s $raw ]] || { echo "perftest-compare: no figures ($raw is empty); VM exit $rc" >&2; exit 1; }
 
 benchmarks/perftest/table.sh "$raw" benchmarks/target/perftest-compare.csv benchmarks/target/perftest-compare.md \
   "$(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), testbed VM ($(cat ~/.cache/panama-rdma/testbed/kvm-* 2>/dev/null | head -n 1 || echo tcg)), ${PERF_CLIENT_DEV:-rxe0} -> ${PERF_SERVER_DEV:-rxe1}, $((SECONDS - start)) s"
+where="$(date -u +%Y-%m-%d), $(nproc) cores, ${PERF_CLIENT_DEV:-rxe0} -> ${PERF_SERVER_DEV:-rxe1}, testbed VM"
+"$JAVA_HOME/bin/java" -cp benchmarks/target/benchmarks.jar org.panamardma.benchmarks.plot.ComparePlot benchmarks/target/perftest-compare.svg \
+  "perftest (C) and rdma-tool perf (Java), $where (not hardware figures: compare the ratios)" \
+  benchmarks/target/perftest-compare.csv benchmarks/target/perftest-compare-rpc.csv \
+  benchmarks/target/perftest-compare-knfs.csv || echo "perftest-compare: the SVG plot failed" >&2
 cat benchmarks/target/perftest-compare.md
 exit $rc

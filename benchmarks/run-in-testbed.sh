@@ -31,7 +31,7 @@ if [[ -z ${JAVA_HOME:-} ]]; then
 fi
 export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
 
-./mvnw -B -q -pl benchmarks -am package -DskipTests
+./mvnw -B -q -pl benchmarks -am package -DskipTests -Dmaven.javadoc.skip -Dmaven.source.skip
 
 jar=benchmarks/target/benchmarks.jar
 csv=benchmarks/target/jmh-data-path.csv

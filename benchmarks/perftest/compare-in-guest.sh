@@ -17,10 +17,26 @@ bw_iters=${PERF_BW_ITERS:-5000}
 warmup=${PERF_WARMUP:-}
 sizes=${PERF_SIZES:-8 64 512 4096 65536}
 tests=${PERF_TESTS:-send_lat write_lat read_lat atomic_lat write_bw}
+[[ $tests == none ]] && tests=""
 java_opts=${PERF_JAVA_OPTS:-}
 c_port=18600
 
 say() { echo "[compare] $*" >&2; }
+
+# Progress: every measurement is a step, announced with its number, the time so far and an estimate of the time left
+# (the steps so far, averaged: the kernel NFS part and the 64 KiB sizes take longer than the rest).
+steps_total=0 steps_done=0 run_start=$SECONDS
+[[ ${PERF_KNFS:-1} == 1 ]] && steps_total=$((steps_total + 1))
+[[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]] && steps_total=$((steps_total + 2))
+for t in $tests; do
+  if [[ $t == atomic_lat ]]; then steps_total=$((steps_total + 2)); else steps_total=$((steps_total + 2 * $(wc -w <<<"$sizes"))); fi
+done
+step() {
+  steps_done=$((steps_done + 1))
+  local elapsed=$((SECONDS - run_start)) left=""
+  ((steps_done > 1)) && left=", about $((elapsed * (steps_total - steps_done + 1) / (steps_done - 1))) s left"
+  echo "[compare $steps_done/$steps_total, ${elapsed} s$left] $*" >&2
+}
 echo "impl,test,size,iters,p50_us,p99_us,avg_us,bw_MBps" >"$out"
 
 # perftest: start the server, then the client (retrying while the server is not yet listening); parse the
@@ -144,14 +160,14 @@ run_knfs() {
 
 rc=0
 if [[ ${PERF_KNFS:-1} == 1 ]]; then
-  say "the kernel NFS client: the Java NFS server vs knfsd, dd direct I/O of ${PERF_KNFS_MIB:-64} MiB on rxe and siw"
+  step "the kernel NFS client: the Java NFS server vs knfsd, dd direct I/O of ${PERF_KNFS_MIB:-64} MiB on rxe and siw"
   run_knfs || rc=1
 fi
 if [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]]; then
   say "RPC: starting knfsd"
   if nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1; then
     for transport in tcp rdma; do
-      say "RPC over $transport: NULL x $iters, READ/WRITE of 1 MiB x ${PERF_RPC_IO_ITERS:-32}"
+      step "RPC over $transport: NULL x $iters, READ/WRITE of 1 MiB x ${PERF_RPC_IO_ITERS:-32}"
       run_rpc "$transport" || rc=1
     done
     nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>&1
@@ -159,15 +175,15 @@ if [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]]; then
     say "knfsd did not start:"; tail -n 20 /tmp/nfs-start.log >&2; rc=1
   fi
 fi
-[[ $tests == none ]] && tests=""
 for test in $tests; do
   n=$iters; [[ $test == write_bw ]] && n=$bw_iters
   test_sizes=$sizes; [[ $test == atomic_lat ]] && test_sizes=8
   for size in $test_sizes; do
-    say "$test $size B x $n: perftest"
+    step "$test $size B x $n: perftest"
     run_perftest "$test" "$size" "$n" || rc=1
-    say "$test $size B x $n: rdma-tool perf"
+    step "$test $size B x $n: rdma-tool perf"
     run_java "$test" "$size" "$n" || rc=1
   done
 done
+echo "[compare] done: $steps_done steps in $((SECONDS - run_start)) s" >&2
 exit $rc

@@ -7,7 +7,10 @@
  */
 module org.panamardma.nfs {
     requires transitive org.panamardma.rpcrdma;
-    // NfsServerMain's one-line-per-event console format
+    // logging API only: the application binds it
+    requires org.slf4j;
+    // NfsServerMain's one-line-per-event console format, on java.util.logging: the backend nfs-server.jar binds
+    // SLF4J to (slf4j-jdk14); the library's own classes log through SLF4J only
     requires java.logging;
 
     exports org.panamardma.nfs;

@@ -11,6 +11,7 @@
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module org.panamardma.oncrpc4j {
     requires transitive org.panamardma.rpcrdma;
+    requires org.slf4j;
     requires transitive org.dcache.oncrpc4j;
     // the bridge reads oncrpc4j's replies (Grizzly Buffers, FileChunks) and wraps calls in Grizzly Buffers
     requires grizzly.framework;

@@ -9,6 +9,8 @@
  */
 module org.panamardma.rpcrdma {
     requires transitive org.panamardma.verbs;
+    // logging API only: the application binds it
+    requires org.slf4j;
 
     exports org.panamardma.xdr;
     exports org.panamardma.oncrpc;

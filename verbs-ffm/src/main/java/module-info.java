@@ -4,14 +4,16 @@
  * <p>The API is {@code org.panamardma.verbs} (devices, contexts, protection domains, memory regions, completion
  * queues, queue pairs), {@code .cm} (rdma_cm), {@code .connection} (listen/connect by address, futures) and
  * {@code .extensions} (RFC 7306 masked atomics, FLUSH, ATOMIC WRITE, VERIFY). Not exported: {@code .ffi} (the raw
- * bindings: layouts, downcall handles, native pointers), {@code .internal} (what the cm package needs of the verbs
- * objects' insides) and {@code .tools} (the rdma-tool command line, an application of this module, run with
- * {@code -m org.panamardma.verbs/org.panamardma.verbs.tools.RdmaTool}).
+ * bindings: layouts, downcall handles, native pointers) and {@code .internal} (what the cm package needs of the verbs
+ * objects' insides). The command-line tool is an application of this module, in a module of its own
+ * ({@code org.panamardma.rdmatool}, the {@code rdma-tool} artifact).
  *
  * <p>The module calls restricted FFM methods (it loads libibverbs and librdmacm): grant it native access with
  * {@code --enable-native-access=org.panamardma.verbs} (on the class path: {@code ALL-UNNAMED}).
  */
 module org.panamardma.verbs {
+    // logging API only: the application binds it
+    requires org.slf4j;
     exports org.panamardma.verbs;
     exports org.panamardma.verbs.cm;
     exports org.panamardma.verbs.connection;

@@ -3,6 +3,7 @@ package org.panamardma.benchmarks;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.panamardma.benchmarks.RcConnection.awaitOne;
 
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -61,6 +62,9 @@ public class DataPathBenchmark {
     static final long RECV_BASE = 1024;  // receive i lands at RECV_BASE + 8 * i at the responder
 
     private static final int SIGNALED = SendFlags.SIGNALED;
+    /** Both buffers take every benchmarked operation: receives, WRITE, READ and FetchAdd by the peer. */
+    private static final Set<Access> EVERY_OPERATION = Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ,
+            Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
 
     private Context ctxA;
     private Context ctxB;
@@ -84,8 +88,8 @@ public class DataPathBenchmark {
             ctxB = Context.open(peer);
             ProtectionDomain pdA = ctxA.allocateProtectionDomain();
             ProtectionDomain pdB = ctxB.allocateProtectionDomain();
-            local = pdA.allocate(4096, Access.ALL_REMOTE);
-            remote = pdB.allocate(4096, Access.ALL_REMOTE);
+            local = pdA.allocate(4096, EVERY_OPERATION);
+            remote = pdB.allocate(4096, EVERY_OPERATION);
             extended = RcConnection.open(pdA, pdB, QUEUE_DEPTH, false);
             legacy = RcConnection.open(pdA, pdB, QUEUE_DEPTH, true);
             idleCq = ctxA.createCompletionQueue(QUEUE_DEPTH);

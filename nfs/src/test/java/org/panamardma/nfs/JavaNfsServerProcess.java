@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.panamardma.nfs.server.NfsServerMain;
 import org.panamardma.rpcrdma.server.RpcRdmaServer;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Java NFS server ({@link NfsServerMain}) as a process of its own, as an operator runs it, for the device tests
@@ -75,10 +76,14 @@ final class JavaNfsServerProcess implements NfsServerUnderTest {
         return rdmaPort;
     }
 
-    /** The class path of the server: the jars (or class folders) of nfs, rpcrdma and verbs-ffm. */
+    /**
+     * The class path of the server: the jars (or class folders) of nfs, rpcrdma and verbs-ffm, SLF4J's API and the
+     * binding this JVM uses (the JDK 1.4 one of the tests, as in nfs-server.jar: NfsServerMain formats its lines).
+     */
     private static String classPath() {
         List<String> parts = new ArrayList<>();
-        for (Class<?> c : List.of(NfsServerMain.class, RpcRdmaServer.class, org.panamardma.verbs.Device.class)) {
+        for (Class<?> c : List.of(NfsServerMain.class, RpcRdmaServer.class, org.panamardma.verbs.Device.class,
+                LoggerFactory.class, LoggerFactory.getILoggerFactory().getClass())) {
             try {
                 String p = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
                 if (!parts.contains(p)) {

@@ -6,6 +6,8 @@ import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
 import org.glassfish.grizzly.asyncqueue.WritableMessage;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * oncrpc4j's {@link Xdr}, decoding exactly as it does, with one check more: a count read from the wire (an opaque's
@@ -16,7 +18,7 @@ import org.glassfish.grizzly.memory.MemoryManager;
  * RPC-over-RDMA server bounds ({@code maxMessageSizes}), as this project's own XDR decoder keeps it.
  */
 final class BoundedXdr extends Xdr {
-    private static final System.Logger LOG = System.getLogger(BoundedXdr.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(BoundedXdr.class);
     private static final byte[] NOTHING = new byte[0];
 
     private final MemoryManager<?> memoryManager;
@@ -63,7 +65,7 @@ final class BoundedXdr extends Xdr {
     private void fits(long count, int unit, int after, String what) throws BadXdrOncRpcException {
         long left = _buffer.remaining() - after;
         if (count < 0 || count * unit > left) {
-            LOG.log(System.Logger.Level.DEBUG, () -> what + " of " + count + " declared, " + left
+            LOG.atDebug().log(() -> what + " of " + count + " declared, " + left
                     + " bytes left in the call");
             tooShort();
         }

@@ -43,6 +43,9 @@ import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.oncrpc.RpcService;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Runs oncrpc4j programs as an {@link RpcService} of the RPC-over-RDMA server: each call, as the server assembled
@@ -76,7 +79,7 @@ import org.panamardma.xdr.XdrException;
  * run there or on the given executor; the server thread waits for the reply either way, holding the call's credit.
  */
 final class OncRpcBridge implements RpcService, AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(OncRpcBridge.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(OncRpcBridge.class);
     /** For a transport that does not know an address: the wildcard address, port 0. */
     private static final InetSocketAddress UNKNOWN = new InetSocketAddress(0);
     private static final MemoryManager<?> MEMORY = GrizzlyMemoryManager.getDefaultMemoryManager();
@@ -198,7 +201,7 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
             // oncrpc4j drops such a call; over RDMA that would keep the client's credit (RFC 8166 section 3.3.1)
             call.reject(RpcRejectStatus.AUTH_ERROR, new RpcAuthError(RpcAuthStat.AUTH_BADCRED));
         }
-        LOG.log(System.Logger.Level.DEBUG, () -> "xid " + Integer.toHexString(call.getXid()) + ": call header refused");
+        LOG.atDebug().log(() -> "xid " + Integer.toHexString(call.getXid()) + ": call header refused");
         return false;
     }
 
@@ -216,7 +219,7 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
         try {
             executor.execute(() -> run(program, call));
         } catch (RejectedExecutionException e) {
-            LOG.log(System.Logger.Level.WARNING, "the executor refused a call of " + call + ": " + e.getMessage());
+            LOG.warn("the executor refused a call of {}: {}", call, e.getMessage());
             call.failRpcSystem();
         }
     }
@@ -237,15 +240,15 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
                 program.dispatchOncRpcCall(call);
             }
         } catch (RpcException e) {
-            LOG.log(System.Logger.Level.DEBUG, () -> call + " rejected: " + e.getMessage());
+            LOG.atDebug().log(() -> call + " rejected: " + e.getMessage());
             call.reject(e.getStatus(), e.getRpcReply());
         } catch (IOException e) {
             // OncRpcException (BadXdrOncRpcException from retrieveCall) or another I/O failure: GARBAGE_ARGS, as
             // oncrpc4j answers
-            LOG.log(System.Logger.Level.DEBUG, () -> call + ": " + e.getMessage());
+            LOG.atDebug().log(() -> call + ": " + e.getMessage());
             call.failRpcGarbage();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "the program failed on " + call, e);
+            LOG.warn("the program failed on {}", call, e);
             call.failRpcSystem();
         } catch (Error e) {
             call.failRpcSystem();
@@ -277,8 +280,7 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
             unanswered.incrementAndGet();
             String line = "xid " + Integer.toHexString(xid) + ": the program did not reply in " + replyTimeout
                     + ", answered SYSTEM_ERR (over RDMA an unanswered call keeps the client's credit)";
-            LOG.log(unansweredWarned.compareAndSet(false, true) ? System.Logger.Level.WARNING
-                    : System.Logger.Level.DEBUG, line);
+            LOG.atLevel(unansweredWarned.compareAndSet(false, true) ? Level.WARN : Level.DEBUG).log(line);
             return null;
         } catch (ExecutionException closed) {
             return null;
@@ -304,7 +306,7 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
             // RuntimeException: XdrException when the reply outgrows what the client can take or the call's memory;
             // rewinding tells the server, which then answers ERR_CHUNK as for its own dispatcher's replies
             out.reset(start);
-            LOG.log(System.Logger.Level.DEBUG, () -> "xid " + Integer.toHexString(xid) + ": reply not encoded: " + e);
+            LOG.atDebug().log(() -> "xid " + Integer.toHexString(xid) + ": reply not encoded: " + e);
             reply.notification().failed(e);
         }
         systemError(xid, out);

@@ -3,6 +3,8 @@ package org.panamardma.oncrpc;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Resources a procedure's results point into until the transport has sent the reply: the memory of a READ's data,
@@ -17,7 +19,7 @@ import java.util.Objects;
  * garbage collector owns.
  */
 public final class ReplyResources {
-    private static final System.Logger LOG = System.getLogger(ReplyResources.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ReplyResources.class);
     private static final ScopedValue<ReplyResources> CURRENT = ScopedValue.newInstance();
 
     /** One call, one thread: no locking. */
@@ -62,7 +64,7 @@ public final class ReplyResources {
             try {
                 held.get(i).close();
             } catch (Exception e) {
-                LOG.log(System.Logger.Level.WARNING, "releasing a reply's resource", e);
+                LOG.warn("releasing a reply's resource", e);
             }
         }
         held.clear();

@@ -37,7 +37,4 @@ public enum Access {
         }
         return b;
     }
-
-    /** Everything a peer could want of a buffer: local write, remote read/write/atomic. */
-    public static final Set<Access> ALL_REMOTE = Set.of(LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC);
 }

@@ -13,6 +13,8 @@ import org.panamardma.verbs.ffi.ibv_async_event;
 import org.panamardma.verbs.ffi.ibv_qp;
 import org.panamardma.verbs.ffi.verbs_h;
 import org.panamardma.verbs.internal.ReadableFd;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Delivers a context's asynchronous events ({@code ibv_get_async_event}) to a listener, on a thread of its own.
@@ -26,7 +28,7 @@ import org.panamardma.verbs.internal.ReadableFd;
  * Closing the context closes its monitor.
  */
 public final class AsyncEventMonitor extends NativeResource {
-    private static final System.Logger LOG = System.getLogger(AsyncEventMonitor.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(AsyncEventMonitor.class);
     static final int WAIT_SLICE_MILLIS = 50;
 
     private final Context context;
@@ -74,13 +76,13 @@ public final class AsyncEventMonitor extends NativeResource {
                     try {
                         listener.accept(e);
                     } catch (RuntimeException | Error ex) {
-                        LOG.log(System.Logger.Level.WARNING, "async event listener failed on " + e, ex);
+                        LOG.warn("async event listener failed on " + e, ex);
                     }
                 }
             }
         } catch (RdmaException | RuntimeException ex) {
             if (!stopping) {
-                LOG.log(System.Logger.Level.ERROR, thread.getName() + " stopped reading async events", ex);
+                LOG.error(thread.getName() + " stopped reading async events", ex);
             }
         }
     }

@@ -9,13 +9,15 @@ import java.util.Set;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_mr;
 import org.panamardma.verbs.ffi.verbs_h;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Registered memory ({@code struct ibv_mr}): the device may read and write it, with the {@link #lkey()} locally
  * and, where the access allows, peers with the {@link #rkey()}.
  */
 public final class MemoryRegion extends NativeResource {
-    private static final System.Logger LOG = System.getLogger(MemoryRegion.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(MemoryRegion.class);
 
     private final ProtectionDomain pd;
     private final MemorySegment handle;
@@ -143,7 +145,7 @@ public final class MemoryRegion extends NativeResource {
         if (rc != 0) {
             String memory = ownedMemory != null ? "its memory is deliberately leaked (not freed)"
                     : "the memory it was registered over must not be freed by its owner";
-            LOG.log(System.Logger.Level.WARNING, "ibv_dereg_mr failed (" + Errno.name(rc) + ") for " + region
+            LOG.warn("ibv_dereg_mr failed (" + Errno.name(rc) + ") for " + region
                     + ": the device may still access it, so " + memory);
             throw new IllegalStateException("ibv_dereg_mr failed for " + region + ": " + Errno.name(rc) + "; "
                     + memory);

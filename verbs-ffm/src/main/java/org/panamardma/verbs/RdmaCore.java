@@ -6,6 +6,8 @@ import java.util.Optional;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_port_attr;
 import org.panamardma.verbs.ffi.ibv_qp_ex;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The installed rdma-core: which release of libibverbs and librdmacm this process loaded, found out once, and which
@@ -39,7 +41,7 @@ import org.panamardma.verbs.ffi.ibv_qp_ex;
 public final class RdmaCore {
     private RdmaCore() {}
 
-    private static final System.Logger LOG = System.getLogger(RdmaCore.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaCore.class);
 
     /** The oldest rdma-core release supported: Debian 12's. */
     public static final int OLDEST_SUPPORTED = 44;
@@ -178,7 +180,7 @@ public final class RdmaCore {
 
     /** The property's release, read once; null when unset or ignored. */
     private static final class Assumed {
-        static final Integer PROPERTY = readProperty();
+        static final Integer PROPERTY = parseAssumed(System.getProperty(ASSUME_PROPERTY));
     }
 
     /** A lower release set by a test in this package (assumeForTest); null: none. */
@@ -205,14 +207,14 @@ public final class RdmaCore {
                             + "release " + spec.library() + " is: " + e)));
         }
         if (d.loaded()) {
-            LOG.log(System.Logger.Level.DEBUG, d::describe);
-            d.verdict().warning().ifPresent(w -> LOG.log(System.Logger.Level.WARNING, w));
+            LOG.atDebug().log(d::describe);
+            d.verdict().warning().ifPresent(w -> LOG.warn(w));
         }
         return d;
     }
 
-    private static Integer readProperty() {
-        String value = System.getProperty(ASSUME_PROPERTY);
+    /** The release {@code -Dpanama.rdma.assumeRdmaCore} names; null (with a WARN if it is not a release) if none. */
+    static Integer parseAssumed(String value) {
         if (value == null || value.isBlank()) {
             return null;
         }
@@ -224,7 +226,7 @@ public final class RdmaCore {
         } catch (NumberFormatException e) {
             // below
         }
-        LOG.log(System.Logger.Level.WARNING, "-D" + ASSUME_PROPERTY + "=" + value + " ignored: not an rdma-core "
+        LOG.warn("-D" + ASSUME_PROPERTY + "=" + value + " ignored: not an rdma-core "
                 + "release number such as 44");
         return null;
     }
@@ -253,7 +255,7 @@ public final class RdmaCore {
     private static void warnIgnoredOnce(RdmaCoreDetection.Detected d, int assumed) {
         if (!warnedIgnored) {
             warnedIgnored = true;
-            LOG.log(System.Logger.Level.WARNING, "-D" + ASSUME_PROPERTY + "=" + assumed + " ignored for "
+            LOG.warn("-D" + ASSUME_PROPERTY + "=" + assumed + " ignored for "
                     + d.spec().library() + ": it may only lower the release, and the installed one is rdma-core "
                     + d.verdict().version());
         }

@@ -49,8 +49,8 @@ class AsyncEventDeviceTest {
             PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
             QueuePair qa = pa.connect(pb.endpoint());
             pb.connect(pa.endpoint());
-            MemoryRegion src = pdA.allocate(64, Access.ALL_REMOTE);
-            MemoryRegion dst = pdB.allocate(64, Access.ALL_REMOTE);
+            MemoryRegion src = pdA.allocate(64, TestAccess.ALL_REMOTE);
+            MemoryRegion dst = pdB.allocate(64, TestAccess.ALL_REMOTE);
             src.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 0x5A5A5A5A5A5A5A5AL);
             // more signaled completions than the CQ holds, never polled: the device cannot queue the last ones
             for (int i = 0; i < writes; i++) {

@@ -29,8 +29,8 @@ class BadInputDeviceTest {
     @Test
     void wrongRkeyCompletesWithRemoteAccessErrorAndTheQpRecoversAfterReset(RdmaTestDevice device) throws Exception {
         pair = RcPair.open(device, q -> { }, ConnectOptions.DEFAULTS.withRetryCount(1).withTimeout(10));
-        MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
-        MemoryRegion remote = pair.pdB.allocate(4096, Access.ALL_REMOTE);
+        MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
+        MemoryRegion remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
         pair.a.postWrite(1, local, 0, 64, remote.address(), remote.rkey() ^ 0x5a5a00, SendFlags.SIGNALED);
         pair.expectFailure(pair.cqA, 1, WcStatus.REM_ACCESS_ERR);
         WorkCompletionException e = assertThrows(WorkCompletionException.class, () -> pair.wc.check(0));
@@ -53,8 +53,8 @@ class BadInputDeviceTest {
     @Test
     void unalignedAtomicIsRefusedBeforePosting(RdmaTestDevice device) throws RdmaException {
         pair = RcPair.open(device);
-        MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
-        MemoryRegion remote = pair.pdB.allocate(4096, Access.ALL_REMOTE);
+        MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
+        MemoryRegion remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
                 pair.a.postFetchAdd(1, local, 0, remote.address() + 4, remote.rkey(), 1, SendFlags.SIGNALED));
         assertTrue(e.getMessage().contains("8-byte aligned"), e.getMessage());
@@ -77,7 +77,7 @@ class BadInputDeviceTest {
     @Test
     void flushOfARegionWithoutFlushAccessFailsRemotely(RdmaTestDevice device) throws RdmaException {
         pair = RcPair.open(device, q -> { }, ConnectOptions.DEFAULTS.withRetryCount(1).withTimeout(10));
-        MemoryRegion noFlush = pair.pdB.allocate(4096, Access.ALL_REMOTE);
+        MemoryRegion noFlush = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
         if (!Expect.rxeFlush()) {
             Expect.assertFlushRefused(pair.a.deviceName(), () -> pair.a.postFlush(1, noFlush.address(),
                     noFlush.rkey(), 4096, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE, SendFlags.SIGNALED));
@@ -99,10 +99,10 @@ class BadInputDeviceTest {
             MemorySegment segment = arena.allocate(4096);
             arena.close();
             IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> pd.register(segment, Access.ALL_REMOTE));
+                    () -> pd.register(segment, TestAccess.ALL_REMOTE));
             assertTrue(e.getMessage().contains("arena is already closed"), e.getMessage());
             assertThrows(IllegalArgumentException.class,
-                    () -> pd.register(MemorySegment.ofArray(new byte[64]), Access.ALL_REMOTE), "heap memory");
+                    () -> pd.register(MemorySegment.ofArray(new byte[64]), TestAccess.ALL_REMOTE), "heap memory");
         }
     }
 
@@ -110,7 +110,7 @@ class BadInputDeviceTest {
     void memoryFreedUnderARegionIsDetectedOnUse(RdmaTestDevice device) throws RdmaException {
         pair = RcPair.open(device);
         Arena arena = Arena.ofShared();
-        MemoryRegion mr = pair.pdA.register(arena.allocate(4096), Access.ALL_REMOTE);
+        MemoryRegion mr = pair.pdA.register(arena.allocate(4096), TestAccess.ALL_REMOTE);
         arena.close();
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> pair.a.postSend(1, mr, 0, 8, SendFlags.SIGNALED));
@@ -120,7 +120,7 @@ class BadInputDeviceTest {
     @Test
     void postingOnAClosedQueuePairThrows(RdmaTestDevice device) throws RdmaException {
         pair = RcPair.open(device);
-        MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
+        MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
         pair.a.close();
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> pair.a.postSend(1, local, 0, 8, SendFlags.SIGNALED));
@@ -133,8 +133,8 @@ class BadInputDeviceTest {
     void postingMoreThanTheQueueDepthFailsAsQueueFull(RdmaTestDevice device) throws Exception {
         pair = RcPair.open(device, q -> q.sendQueueDepth(4), ConnectOptions.DEFAULTS.withRnrRetry(7));
         int depth = pair.a.sendQueueDepth();
-        MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
-        MemoryRegion remote = pair.pdB.allocate(4096, Access.ALL_REMOTE);
+        MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
+        MemoryRegion remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
         // The queue must not drain while we post: rxe frees the slot of an unsignaled request as soon as it is
         // acknowledged, and under emulation its kernel thread can keep pace with a posting loop (one CI run in
         // several saw 15 posts to a queue of 7 succeed). So the first request is a SEND that B has no receive for:
@@ -167,7 +167,7 @@ class BadInputDeviceTest {
         pair.ctxA.close();
         assertTrue(pair.pdA.isClosed() && pair.cqA.isClosed() && pair.a.isClosed() && mr.isClosed());
         assertThrows(IllegalStateException.class, () -> pair.cqA.poll(pair.wc));
-        assertThrows(IllegalStateException.class, () -> pair.pdA.allocate(64, Access.ALL_REMOTE));
+        assertThrows(IllegalStateException.class, () -> pair.pdA.allocate(64, TestAccess.ALL_REMOTE));
         assertThrows(IllegalStateException.class, () -> pair.ctxA.allocateProtectionDomain());
         // the other side is untouched
         assertTrue(!pair.b.isClosed());

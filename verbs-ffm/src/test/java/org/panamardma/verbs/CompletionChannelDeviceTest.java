@@ -30,8 +30,8 @@ class CompletionChannelDeviceTest {
             PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
             QueuePair a = pa.connect(pb.endpoint());
             QueuePair b = pb.connect(pa.endpoint());
-            MemoryRegion src = pdA.allocate(64, Access.ALL_REMOTE);
-            MemoryRegion dst = pdB.allocate(64, Access.ALL_REMOTE);
+            MemoryRegion src = pdA.allocate(64, TestAccess.ALL_REMOTE);
+            MemoryRegion dst = pdB.allocate(64, TestAccess.ALL_REMOTE);
 
             cqB.requestNotification(false);
             long t0 = System.nanoTime();

@@ -65,8 +65,8 @@ class ExtendedCompletionQueueDeviceTest {
             PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
             QueuePair a = pa.connect(pb.endpoint(), ConnectOptions.DEFAULTS);
             pb.connect(pa.endpoint(), ConnectOptions.DEFAULTS);
-            MemoryRegion src = pdA.allocate(4096, Access.ALL_REMOTE);
-            MemoryRegion dst = pdB.allocate(4096, Access.ALL_REMOTE);
+            MemoryRegion src = pdA.allocate(4096, TestAccess.ALL_REMOTE);
+            MemoryRegion dst = pdB.allocate(4096, TestAccess.ALL_REMOTE);
             for (int i = 0; i < 40; i++) { // more than the queue's 32 entries: the indexes wrap
                 src.segment().set(JAVA_INT, 0, i);
                 a.postWrite(100 + i, src, 0, 4, dst.address() + 4L * i, dst.rkey(), SendFlags.SIGNALED);
@@ -94,8 +94,8 @@ class ExtendedCompletionQueueDeviceTest {
             PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
             QueuePair a = pa.connect(pb.endpoint(), ConnectOptions.DEFAULTS.withRetryCount(1));
             QueuePair b = pb.connect(pa.endpoint(), ConnectOptions.DEFAULTS.withRetryCount(1));
-            MemoryRegion src = pdA.allocate(4096, Access.ALL_REMOTE);
-            MemoryRegion dst = pdB.allocate(4096, Access.ALL_REMOTE);
+            MemoryRegion src = pdA.allocate(4096, TestAccess.ALL_REMOTE);
+            MemoryRegion dst = pdB.allocate(4096, TestAccess.ALL_REMOTE);
 
             b.postReceive(1, dst, 0, 4096);
             b.postReceive(2, dst, 0, 4096);

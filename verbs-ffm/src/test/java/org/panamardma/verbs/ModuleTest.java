@@ -6,8 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.module.ModuleDescriptor;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,11 +35,46 @@ class ModuleTest {
                 descriptor.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
         assertTrue(descriptor.exports().stream().noneMatch(ModuleDescriptor.Exports::isQualified));
         assertTrue(descriptor.opens().isEmpty(), "nothing is open for deep reflection");
-        for (String hidden : new String[] {"org.panamardma.verbs.ffi", "org.panamardma.verbs.internal",
-                "org.panamardma.verbs.tools"}) {
+        for (String hidden : new String[] {"org.panamardma.verbs.ffi", "org.panamardma.verbs.internal"}) {
             assertTrue(descriptor.packages().contains(hidden), hidden);
             assertFalse(module.isExported(hidden), hidden + " is exported");
         }
+    }
+
+    /**
+     * The library jar holds no command-line code: the tool is the module org.panamardma.rdmatool (artifact rdma-tool).
+     * Every class where the module's own classes come from (target/classes or the jar; the tests are patched in from
+     * elsewhere) is checked for a static {@code main}.
+     */
+    @Test
+    void containsNoCommandLineCode() throws Exception {
+        Module module = Context.class.getModule();
+        assumeTrue(module.isNamed(), "the tests run on the class path; the module checks need the module path");
+        assertTrue(module.getDescriptor().mainClass().isEmpty(), "no main class in the descriptor");
+        Path location = Path.of(Context.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        List<String> classes = new ArrayList<>();
+        if (Files.isDirectory(location)) {
+            try (Stream<Path> files = Files.walk(location)) {
+                files.map(f -> location.relativize(f).toString()).forEach(classes::add);
+            }
+        } else {
+            try (JarFile jar = new JarFile(location.toFile())) {
+                jar.stream().map(JarEntry::getName).forEach(classes::add);
+            }
+        }
+        classes.removeIf(n -> !n.endsWith(".class") || n.endsWith("module-info.class"));
+        classes.replaceAll(n -> n.substring(0, n.length() - ".class".length()).replace('/', '.'));
+        assertTrue(classes.contains(Context.class.getName()) && classes.size() > 50,
+                "the module's classes were listed from " + location + ": " + classes.size());
+        List<String> mains = new ArrayList<>();
+        for (String name : classes) {
+            for (Method m : Class.forName(name, false, module.getClassLoader()).getDeclaredMethods()) {
+                if (m.getName().equals("main") && Modifier.isStatic(m.getModifiers())) {
+                    mains.add(name);
+                }
+            }
+        }
+        assertEquals(List.of(), mains, "classes of " + location + " with a static main");
     }
 
     @Test

@@ -37,7 +37,7 @@ class PersistentFlushDeviceTest {
             }
             MemoryRegion target = pair.pdB.register(memory.segment(), Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE,
                     Access.REMOTE_READ, Access.FLUSH_PERSISTENT, Access.FLUSH_GLOBAL));
-            MemoryRegion source = pair.pdA.allocate(8192, Access.ALL_REMOTE);
+            MemoryRegion source = pair.pdA.allocate(8192, TestAccess.ALL_REMOTE);
             byte[] data = new byte[8192];
             new Random(9).nextBytes(data);
             MemorySegment.copy(data, 0, source.segment(), ValueLayout.JAVA_BYTE, 0, data.length);

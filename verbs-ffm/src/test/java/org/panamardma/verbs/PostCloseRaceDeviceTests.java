@@ -117,7 +117,7 @@ abstract class PostCloseRaceDeviceTests {
             data0 = g.allocate(64, 8);
             pd0 = ctx.allocateProtectionDomain();
             cq0 = ctx.createCompletionQueue(4096);
-            mr0 = pd0.allocate(4096, Access.ALL_REMOTE);
+            mr0 = pd0.allocate(4096, TestAccess.ALL_REMOTE);
             Map<Kind, Long> millis = new EnumMap<>(Kind.class);
             for (Kind kind : Kind.values()) {
                 long k0 = System.nanoTime();
@@ -231,7 +231,7 @@ abstract class PostCloseRaceDeviceTests {
     /** A fresh PD with a region, a QP and (every third race) an SRQ: the PD's close closes them all. */
     private void raceProtectionDomain(int i) throws Exception {
         ProtectionDomain pd = ctx.allocateProtectionDomain();
-        MemoryRegion mr = pd.allocate(4096, Access.ALL_REMOTE);
+        MemoryRegion mr = pd.allocate(4096, TestAccess.ALL_REMOTE);
         long id = ++wrId;
         Action post;
         if (i % 3 == 2) {
@@ -252,7 +252,7 @@ abstract class PostCloseRaceDeviceTests {
         try {
             ProtectionDomain pd = c.allocateProtectionDomain();
             CompletionQueue cq = c.createCompletionQueue(16);
-            MemoryRegion mr = pd.allocate(4096, Access.ALL_REMOTE);
+            MemoryRegion mr = pd.allocate(4096, TestAccess.ALL_REMOTE);
             QueuePair qp = errorStateQp(pd, cq, i % 2 == 0);
             long id = ++wrId;
             Action post = i % 4 == 3 ? () -> cq.poll(wc) : anyOpcode(qp, mr, id, i);

@@ -55,8 +55,8 @@ class RdmaCoreDeviceTest {
             assertTrue(qp.usesExtendedSendPath(), "created with 44's send operations: rxe accepts them");
             assertEquals(352, qp.extendedQpViewSize(), "rdma-core 44's sizeof(struct ibv_qp_ex)");
             assertFalse(qp.supportsFlush());
-            MemoryRegion remote = pair.pdB.allocate(4096, Access.ALL_REMOTE);
-            MemoryRegion local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
+            MemoryRegion remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
+            MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
             Expect.assertFlushRefused(device.name(), () -> qp.postFlush(1, remote.address(), remote.rkey(), 64,
                     FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE, SendFlags.SIGNALED));
             assertEquals(0, pair.cqA.poll(pair.wc), "nothing was posted");

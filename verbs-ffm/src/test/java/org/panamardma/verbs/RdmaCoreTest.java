@@ -11,7 +11,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.panamardma.verbs.cm.EventChannel;
@@ -208,5 +214,42 @@ class RdmaCoreTest {
             assertTrue(RdmaCore.rdmacmVersion().atLeast(RdmaCore.OLDEST_SUPPORTED), RdmaCore.describe());
             assertTrue(RdmaCore.rdmacmFile().orElseThrow().getFileName().toString().startsWith("librdmacm.so.1.3."));
         }
+    }
+
+    /**
+     * A -Dpanama.rdma.assumeRdmaCore that is not a release number is ignored with a WARN, logged through SLF4J (bound
+     * to java.util.logging in the tests) under RdmaCore's name, naming the property and the value.
+     */
+    @Test
+    void anAssumedReleaseThatIsNotANumberIsIgnoredWithAWarning() {
+        Logger jul = Logger.getLogger(RdmaCore.class.getName());
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(capture);
+        try {
+            assertEquals(null, RdmaCore.parseAssumed("forty-four"));
+            assertEquals(null, RdmaCore.parseAssumed("0"));
+            assertEquals(44, RdmaCore.parseAssumed(" 44 "));
+            assertEquals(null, RdmaCore.parseAssumed(null));
+        } finally {
+            jul.removeHandler(capture);
+        }
+        assertEquals(2, records.size(), "one warning per value that is not a release");
+        assertEquals(Level.WARNING, records.get(0).getLevel());
+        assertEquals("-Dpanama.rdma.assumeRdmaCore=forty-four ignored: not an rdma-core release number such as 44",
+                records.get(0).getMessage());
     }
 }

@@ -31,7 +31,7 @@ class RoceOperationsDeviceTest {
     @BeforeEach
     void connect(RdmaTestDevice device) throws RdmaException {
         pair = RcPair.open(device, q -> q.maxSendSge(4).maxReceiveSge(4).maxInlineData(64), ConnectOptions.DEFAULTS);
-        local = pair.pdA.allocate(64 * 1024, Access.ALL_REMOTE);
+        local = pair.pdA.allocate(64 * 1024, TestAccess.ALL_REMOTE);
         Set<Access> access = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE,
                 Access.REMOTE_ATOMIC);
         if (Expect.rxeKernelFlushAndAtomicWrite()) {
@@ -243,8 +243,8 @@ class RoceOperationsDeviceTest {
     void legacySendPathDoesTheSameOperationsAndRefusesFlush(RdmaTestDevice device) throws RdmaException {
         pair.close();
         pair = RcPair.open(device, q -> q.legacySendPath(true), ConnectOptions.DEFAULTS);
-        local = pair.pdA.allocate(4096, Access.ALL_REMOTE);
-        remote = pair.pdB.allocate(4096, Access.ALL_REMOTE);
+        local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
+        remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
         assertFalse(pair.a.usesExtendedSendPath());
         remote.segment().set(ValueLayout.JAVA_LONG, 0, 10L);
         pair.a.postFetchAdd(1, local, 0, remote.address(), remote.rkey(), 5, SendFlags.SIGNALED);

@@ -22,13 +22,13 @@ class SharedReceiveQueueDeviceTest {
             ProtectionDomain spd = server.allocateProtectionDomain();
             CompletionQueue scq = server.createCompletionQueue(32);
             SharedReceiveQueue srq = spd.createSharedReceiveQueue(16, 1);
-            MemoryRegion buffers = spd.allocate(16 * 64, Access.ALL_REMOTE);
+            MemoryRegion buffers = spd.allocate(16 * 64, TestAccess.ALL_REMOTE);
             for (int i = 0; i < 4; i++) {
                 srq.postReceive(1000 + i, buffers, i * 64L, 64);
             }
             ProtectionDomain cpd = client.allocateProtectionDomain();
             CompletionQueue ccq = client.createCompletionQueue(32);
-            MemoryRegion src = cpd.allocate(64, Access.ALL_REMOTE);
+            MemoryRegion src = cpd.allocate(64, TestAccess.ALL_REMOTE);
             Set<Integer> serverQpns = new HashSet<>();
             QueuePair[] clients = new QueuePair[2];
             for (int c = 0; c < 2; c++) {

@@ -10,6 +10,8 @@ import org.panamardma.nfs.MountStat3;
 import org.panamardma.oncrpc.AuthFlavor;
 import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.xdr.XdrEncodable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The MOUNT protocol, version 3 (RFC 1813 appendix I), for one export: MNT answers the root handle and the
@@ -18,7 +20,7 @@ import org.panamardma.xdr.XdrEncodable;
  * nothing better: RFC 1813 appendix I, section 5.2.2).
  */
 final class MountServer {
-    private static final System.Logger LOG = System.getLogger(MountServer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(MountServer.class);
 
     private final ExportFs fs;
     private final ExportOptions options;
@@ -52,11 +54,11 @@ final class MountServer {
                     String path = new String(raw, StandardCharsets.UTF_8);
                     Caller caller = Caller.of(call, options);
                     if (!isExport(path)) {
-                        LOG.log(System.Logger.Level.INFO, "MNT " + path + " by " + caller + ": not exported");
+                        LOG.info("MNT " + path + " by " + caller + ": not exported");
                         return out -> out.putEnum(MountStat3.MNT3ERR_NOENT.code());
                     }
                     mounts.add(new Entry(caller.machine(), fs.path()));
-                    LOG.log(System.Logger.Level.INFO, "MNT " + path + " by " + caller + (options.rootSquash()
+                    LOG.info("MNT " + path + " by " + caller + (options.rootSquash()
                             ? " (root squashed)" : "") + (options.readOnly() ? ", read-only" : ""));
                     return out -> {
                         out.putEnum(MountStat3.MNT3_OK.code());
@@ -79,14 +81,14 @@ final class MountServer {
                     String path = new String(raw, StandardCharsets.UTF_8);
                     Caller caller = Caller.of(call, options);
                     mounts.remove(new Entry(caller.machine(), fs.path()));
-                    LOG.log(System.Logger.Level.INFO, "UMNT " + path + " by " + caller);
+                    LOG.info("UMNT " + path + " by " + caller);
                     onUnmount.run();
                     return XdrEncodable.VOID;
                 });
         builder.register(prog, vers, 4 /* UMNTALL */, in -> Boolean.TRUE, (a, call) -> {
             Caller caller = Caller.of(call, options);
             mounts.removeIf(e -> e.host().equals(caller.machine()));
-            LOG.log(System.Logger.Level.INFO, "UMNTALL by " + caller);
+            LOG.info("UMNTALL by " + caller);
             return XdrEncodable.VOID;
         });
         builder.register(prog, vers, MountClient.PROC_EXPORT, in -> Boolean.TRUE, (a, call) -> out -> {

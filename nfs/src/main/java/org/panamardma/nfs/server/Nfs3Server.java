@@ -26,6 +26,8 @@ import org.panamardma.xdr.XdrEncodable;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 import org.panamardma.xdr.XdrReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The NFS version 3 program (RFC 1813 section 3) over one {@link ExportFs}: every procedure, as an
@@ -52,7 +54,7 @@ import org.panamardma.xdr.XdrReader;
  * decode are GARBAGE_ARGS (the dispatcher's). The failure results carry no attributes (they are optional).
  */
 public final class Nfs3Server {
-    private static final System.Logger LOG = System.getLogger(Nfs3Server.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Nfs3Server.class);
 
     /** FSINFO rtmax and wtmax, rtpref and wtpref: 1 MiB, the largest READ and WRITE. */
     public static final int MAX_IO = 1 << 20;
@@ -166,7 +168,7 @@ public final class Nfs3Server {
                 Thread.currentThread().interrupt();
                 return failure(NfsStat3.NFS3ERR_JUKEBOX, failure);
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, "procedure " + number + " failed", e);
+                LOG.error("procedure " + number + " failed", e);
                 return failure(NfsStat3.NFS3ERR_SERVERFAULT, failure);
             }
         });

@@ -24,6 +24,8 @@ import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.oncrpc.tcp.TcpRpcServer;
 import org.panamardma.rpcrdma.server.RpcRdmaServer;
 import org.panamardma.rpcrdma.server.ServerStatistics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An NFSv3 server exporting one directory: the NFS program ({@link Nfs3Server}) hosted by one
@@ -43,7 +45,7 @@ import org.panamardma.rpcrdma.server.ServerStatistics;
  * across restarts; it must not be inside the export (clients could read it), and the server refuses one that is.
  */
 public final class NfsServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(NfsServer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(NfsServer.class);
     /** MOUNT's port by default: the one Linux's rpc.mountd is usually given (Debian's MOUNTD_PORT examples). */
     public static final int DEFAULT_MOUNT_PORT = 20048;
 
@@ -73,7 +75,7 @@ public final class NfsServer implements AutoCloseable {
             RpcDispatcher dispatcher = nfsDispatcher.build();
             RpcDispatcher.Builder mountDispatcher = RpcDispatcher.builder();
             Nfs3Server p = program;
-            new MountServer(opened, b.options, () -> LOG.log(System.Logger.Level.INFO, () -> statistics(p,
+            new MountServer(opened, b.options, () -> LOG.atInfo().log(() -> statistics(p,
                     rdmaServers))).register(mountDispatcher);
             if (b.tcp != null) {
                 tcpServer = TcpRpcServer.builder(dispatcher).bind(b.tcp).logConnections(true)
@@ -105,7 +107,7 @@ public final class NfsServer implements AutoCloseable {
         this.tcp = tcpServer;
         this.rdma = List.copyOf(rdmaServers);
         this.mount = mountServer;
-        LOG.log(System.Logger.Level.INFO, "exporting " + fs.path() + (b.options.readOnly() ? " read-only" : "")
+        LOG.info("exporting " + fs.path() + (b.options.readOnly() ? " read-only" : "")
                 + (b.options.rootSquash() ? ", root squashed to " + Integer.toUnsignedString(b.options.anonUid())
                 + ":" + Integer.toUnsignedString(b.options.anonGid()) : ", no root squash") + "; NFSv3"
                 + (tcp != null ? " over TCP " + tcp.address() : "")
@@ -140,7 +142,7 @@ public final class NfsServer implements AutoCloseable {
             int now = (tcp == null ? 0 : tcp.connectionCount())
                     + rdma.stream().mapToInt(RpcRdmaServer::connectionCount).sum();
             if (before > 0 && now == 0) {
-                LOG.log(System.Logger.Level.INFO, () -> "no client connected; " + statistics());
+                LOG.atInfo().log(() -> "no client connected; " + statistics());
             }
             before = now;
         }
@@ -212,7 +214,7 @@ public final class NfsServer implements AutoCloseable {
             r.close();
         }
         // DEBUG: at JVM exit the logging system may be shut down already; the command prints its own last line
-        LOG.log(System.Logger.Level.DEBUG, () -> "stopped; " + statistics());
+        LOG.atDebug().log(() -> "stopped; " + statistics());
         buffers.close();
         fs.close();
     }
@@ -238,11 +240,11 @@ public final class NfsServer implements AutoCloseable {
                 if (done) {
                     registered.add(m);
                 }
-                LOG.log(System.Logger.Level.INFO, "rpcbind: program " + m.program() + " version " + m.version()
+                LOG.info("rpcbind: program " + m.program() + " version " + m.version()
                         + " on TCP port " + m.port() + (done ? " registered" : " not registered (taken?)"));
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.INFO, "no rpcbind on this host (" + e.getMessage()
+            LOG.info("no rpcbind on this host (" + e.getMessage()
                     + "): clients give port and mountport");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -260,7 +262,7 @@ public final class NfsServer implements AutoCloseable {
                         PortmapClient.mapping(m), ReplyReader.of(in -> in.getBoolean()), Duration.ofSeconds(5));
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, "rpcbind unset: " + e.getMessage());
+            LOG.debug("rpcbind unset: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

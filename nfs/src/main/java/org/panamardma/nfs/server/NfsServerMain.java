@@ -20,6 +20,10 @@ import java.util.logging.Logger;
  * The command {@code java -jar nfs/target/nfs-server.jar}: serves one directory over NFSv3, on TCP and
  * RPC-over-RDMA, with MOUNT on TCP. Logs one line per event to standard error: the export, each MNT and UMNT, each
  * client connection and its end, the statistics at each UMNT and at exit. Stops on SIGTERM or SIGINT.
+ *
+ * <p>The libraries log through SLF4J; nfs-server.jar binds it to java.util.logging (slf4j-jdk14), which this class
+ * configures with its one-line format ({@link LineFormat}: the WARN and ERROR lines the device tests and scripts
+ * grep). Run with another SLF4J binding on the class path, the server logs through that one instead.
  */
 public final class NfsServerMain {
     private NfsServerMain() {

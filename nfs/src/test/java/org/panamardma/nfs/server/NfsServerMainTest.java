@@ -1,14 +1,19 @@
 package org.panamardma.nfs.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The command's address syntax and its log line format (what the device tests grep for WARN and ERROR). */
 class NfsServerMainTest {
@@ -35,6 +40,50 @@ class NfsServerMainTest {
         assertTrue(JavaNfsServerProcessPattern.PROBLEM.matcher(f.format(severe)).find());
         LogRecord info = new LogRecord(Level.INFO, "MNT /srv by uid 0");
         assertTrue(!JavaNfsServerProcessPattern.PROBLEM.matcher(f.format(info)).find());
+    }
+
+    /**
+     * The path nfs-server.jar's lines take: a library logs through SLF4J, the JDK 1.4 binding (the jar's, and the
+     * tests') hands the record to java.util.logging, and {@link NfsServerMain.LineFormat} writes the line the device
+     * tests and scripts grep. A WARN stays a WARN, an ERROR an ERROR, with the parameters filled in.
+     */
+    @Test
+    void whatTheLibrariesLogThroughSlf4jComesOutInTheLineFormat() {
+        List<String> lines = new ArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                lines.add(new NfsServerMain.LineFormat().format(r));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        String name = "org.panamardma.rpcrdma.server.ServerConnection";
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(name);
+        jul.addHandler(handler);
+        jul.setUseParentHandlers(false); // the console need not show the deliberate ERROR's stack trace
+        try {
+            org.slf4j.Logger log = LoggerFactory.getLogger(name);
+            log.warn("{}: careful", "conn-1");
+            log.error("broken", new IllegalStateException("why"));
+            log.info("MNT /srv by uid 0");
+        } finally {
+            jul.removeHandler(handler);
+            jul.setUseParentHandlers(true);
+        }
+        assertEquals(3, lines.size(), lines.toString());
+        assertTrue(lines.get(0).endsWith(" WARN  ServerConnection: conn-1: careful\n"), lines.get(0));
+        assertTrue(JavaNfsServerProcessPattern.PROBLEM.matcher(lines.get(0)).find(), lines.get(0));
+        assertTrue(lines.get(1).contains(" ERROR ServerConnection: broken\n")
+                && lines.get(1).contains("IllegalStateException: why"), lines.get(1));
+        assertTrue(JavaNfsServerProcessPattern.PROBLEM.matcher(lines.get(1)).find(), lines.get(1));
+        assertFalse(JavaNfsServerProcessPattern.PROBLEM.matcher(lines.get(2)).find(), lines.get(2));
     }
 
     /** The pattern of the device tests' JavaNfsServerProcess (another package), repeated here to pin it. */

@@ -36,6 +36,8 @@ import org.panamardma.xdr.XdrEncodable;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 import org.panamardma.xdr.XdrReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An ONC RPC client over one TCP connection with record marking (RFC 5531 section 11). Any number of calls may be
@@ -64,7 +66,7 @@ import org.panamardma.xdr.XdrReader;
  * slices of it ({@code getOpaque}); futures complete on that thread.
  */
 public final class TcpRpcClient implements RpcClient {
-    private static final System.Logger LOG = System.getLogger(TcpRpcClient.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(TcpRpcClient.class);
 
     /** Default largest record sent or accepted: 4 MiB. */
     public static final int DEFAULT_MAX_RECORD_SIZE = 4 << 20;
@@ -348,17 +350,17 @@ public final class TcpRpcClient implements RpcClient {
                     return;
                 }
             }
-            LOG.log(System.Logger.Level.WARNING, "dropping an undecodable message from " + remote + ": " + e.getMessage());
+            LOG.warn("dropping an undecodable message from " + remote + ": " + e.getMessage());
             return;
         }
         if (!(message instanceof RpcReply reply)) {
-            LOG.log(System.Logger.Level.WARNING, "dropping a call from " + remote + " (no backchannel service)");
+            LOG.warn("dropping a call from " + remote + " (no backchannel service)");
             return;
         }
         Pending<?> call = pending.remove(reply.xid());
         if (call == null) {
-            LOG.log(System.Logger.Level.DEBUG, "dropping a reply from " + remote + " to xid 0x"
-                    + Integer.toHexString(reply.xid()) + ": no such call pending (timed out?)");
+            LOG.debug("dropping a reply from {} to xid 0x{}: no such call pending (timed out?)", remote,
+                    Integer.toHexString(reply.xid()));
             return;
         }
         call.stopTimer();

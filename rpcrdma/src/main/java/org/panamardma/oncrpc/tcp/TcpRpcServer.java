@@ -26,6 +26,9 @@ import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Serves an {@link RpcDispatcher} over TCP with record marking (RFC 5531 section 11).
@@ -43,7 +46,7 @@ import org.panamardma.xdr.XdrException;
  * that closes in the middle of a record) is logged and closed; the server goes on serving the others.
  */
 public final class TcpRpcServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(TcpRpcServer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(TcpRpcServer.class);
 
     /** Default largest call record accepted: 4 MiB. */
     public static final int DEFAULT_MAX_RECORD_SIZE = 4 << 20;
@@ -57,7 +60,7 @@ public final class TcpRpcServer implements AutoCloseable {
     private final int maxRecordSize;
     private final int replyBufferSize;
     private final int maxCallsPerConnection;
-    private final System.Logger.Level connectionLogLevel;
+    private final Level connectionLogLevel;
     private final BlockingQueue<byte[]> replyBuffers;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -68,7 +71,7 @@ public final class TcpRpcServer implements AutoCloseable {
         this.maxRecordSize = b.maxRecordSize;
         this.replyBufferSize = b.replyBufferSize;
         this.maxCallsPerConnection = b.maxCallsPerConnection;
-        this.connectionLogLevel = b.logConnections ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
+        this.connectionLogLevel = b.logConnections ? Level.INFO : Level.DEBUG;
         this.replyBuffers = new ArrayBlockingQueue<>(Math.max(1, Math.min(256, (64 << 20) / replyBufferSize)));
         this.listener = new ServerSocket();
         try {
@@ -109,7 +112,7 @@ public final class TcpRpcServer implements AutoCloseable {
         try {
             listener.close();
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, "closing the listener", e);
+            LOG.debug("closing the listener", e);
         }
         for (Connection c : connections) {
             c.close();
@@ -124,7 +127,7 @@ public final class TcpRpcServer implements AutoCloseable {
                 socket = listener.accept();
             } catch (IOException e) {
                 if (!closed.get()) {
-                    LOG.log(System.Logger.Level.WARNING, "accepting a connection on port " + port(), e);
+                    LOG.warn("accepting a connection on port " + port(), e);
                     pause();
                 }
                 continue;
@@ -139,7 +142,7 @@ public final class TcpRpcServer implements AutoCloseable {
                     connection.start();
                 }
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "setting up a connection from " + socket.getRemoteSocketAddress(), e);
+                LOG.warn("setting up a connection from " + socket.getRemoteSocketAddress(), e);
                 closeQuietly(socket);
             }
         }
@@ -187,7 +190,7 @@ public final class TcpRpcServer implements AutoCloseable {
         }
 
         void start() {
-            LOG.log(connectionLogLevel, () -> name + ": connected");
+            LOG.atLevel(connectionLogLevel).log(() -> name + ": connected");
             reader = Thread.ofVirtual().name(name).start(this::read);
         }
 
@@ -201,13 +204,13 @@ public final class TcpRpcServer implements AutoCloseable {
                     records.feed(MemorySegment.ofArray(chunk).asSlice(0, n), this::received);
                 }
                 if (records.hasPartialRecord()) {
-                    LOG.log(System.Logger.Level.WARNING, name + ": peer closed the connection in the middle of a record");
+                    LOG.warn(name + ": peer closed the connection in the middle of a record");
                 }
             } catch (XdrException e) {
-                LOG.log(System.Logger.Level.WARNING, name + ": closing, bad record stream: " + e.getMessage());
+                LOG.warn(name + ": closing, bad record stream: " + e.getMessage());
             } catch (IOException e) {
                 if (!closed.get()) {
-                    LOG.log(System.Logger.Level.INFO, name + ": connection lost: " + e);
+                    LOG.info(name + ": connection lost: " + e);
                 }
             } catch (ClosedWhileWaiting e) {
                 // closed while waiting for a call slot
@@ -243,12 +246,12 @@ public final class TcpRpcServer implements AutoCloseable {
             try {
                 header = RpcMessageCodec.decode(in);
             } catch (XdrException e) {
-                LOG.log(System.Logger.Level.WARNING, name + ": closing, undecodable call header: " + e.getMessage());
+                LOG.warn(name + ": closing, undecodable call header: " + e.getMessage());
                 close();
                 return;
             }
             if (!(header instanceof RpcCall call)) {
-                LOG.log(System.Logger.Level.WARNING, name + ": closing, a reply where a call was expected (xid "
+                LOG.warn(name + ": closing, a reply where a call was expected (xid "
                         + Integer.toHexString(header.xid()) + ")");
                 close();
                 return;
@@ -270,7 +273,7 @@ public final class TcpRpcServer implements AutoCloseable {
                 });
             } catch (IOException | RuntimeException e) {
                 if (!closed.get()) {
-                    LOG.log(System.Logger.Level.WARNING, name + ": closing, replying to xid "
+                    LOG.warn(name + ": closing, replying to xid "
                             + Integer.toHexString(call.xid()) + " failed", e);
                 }
                 close();
@@ -285,7 +288,7 @@ public final class TcpRpcServer implements AutoCloseable {
             }
             closeQuietly(socket);
             connections.remove(this);
-            LOG.log(connectionLogLevel, () -> name + ": closed");
+            LOG.atLevel(connectionLogLevel).log(() -> name + ": closed");
             Thread r = reader;
             if (r != null && r != Thread.currentThread()) {
                 r.interrupt();

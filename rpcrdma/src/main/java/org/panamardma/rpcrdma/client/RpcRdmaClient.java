@@ -48,6 +48,8 @@ import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.Received;
 import org.panamardma.xdr.XdrEncodable;
 import org.panamardma.xdr.XdrEncoder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The requester side of RPC-over-RDMA version 1 (RFC 8166) over one rdma_cm reliable connection, interoperable
@@ -56,7 +58,7 @@ import org.panamardma.xdr.XdrEncoder;
  * <p><b>Connection.</b> {@link #connect} resolves address and route, makes one RC queue pair with a completion queue,
  * a completion channel and one poller thread ({@link RdmaConnection}), with retry count and RNR retry count 7, and
  * sends our RFC 8797 private data; the server's, from the ESTABLISHED event, fixes the inline thresholds
- * ({@link #negotiated()}, logged at INFO through {@link System.Logger}, the logging the project uses). Receive
+ * ({@link #negotiated()}, logged at INFO through SLF4J, the logging the project uses). Receive
  * buffers ({@link RpcRdmaClientOptions#maxRequests()} plus spares) are posted before connecting and each is posted
  * again before its reply is processed, so a receive is always waiting ahead of every credit we use (Linux's peers
  * may run with RNR retry 0). Calls are encoded into a pre-registered pool of Send buffers.
@@ -82,7 +84,7 @@ import org.panamardma.xdr.XdrEncoder;
  * <p>Thread-safe. Futures complete on the client's receive thread; do not block in dependent actions.
  */
 public final class RpcRdmaClient implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(RpcRdmaClient.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RpcRdmaClient.class);
     private static final int SPARE_RECEIVES = 4;
     private static final java.lang.foreign.ValueLayout.OfInt BIG_ENDIAN_INT =
             java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
@@ -147,7 +149,7 @@ public final class RpcRdmaClient implements AutoCloseable {
             ConnectPrivateData peers = ConnectPrivateData.decode(connection.peerPrivateData());
             RpcRdmaClient client = new RpcRdmaClient(connection, options, peers);
             Negotiated n = client.negotiatedAtConnect;
-            LOG.log(System.Logger.Level.INFO, () -> client.name + " on " + connection.deviceName()
+            LOG.atInfo().log(() -> client.name + " on " + connection.deviceName()
                     + ": RFC 8797 private data " + (peers.present() ? "from the server: send " + peers.sendSize()
                     + ", receive " + peers.receiveSize() + ", remote invalidation " + peers.remoteInvalidation()
                     : "absent (peer not RFC 8797-aware): defaults 1024/1024")
@@ -364,7 +366,7 @@ public final class RpcRdmaClient implements AutoCloseable {
             try {
                 onMessage(MemorySegment.ofArray(message.data()));
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, name + ": reply handling failed", e);
+                LOG.warn(name + ": reply handling failed", e);
             }
         }
     }
@@ -394,7 +396,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         if (call == null) {
             droppedReplies.incrementAndGet();
             int xid = header.xid();
-            LOG.log(System.Logger.Level.DEBUG, () -> name + ": dropped a reply to xid "
+            LOG.atDebug().log(() -> name + ": dropped a reply to xid "
                     + Integer.toHexString(xid) + ": no such call pending (timed out?)");
             if (timedOutHoldingCredit.remove(xid)) {
                 sendAll(window.replyReceived(header.credits())); // the credit the timed-out call kept
@@ -422,7 +424,7 @@ public final class RpcRdmaClient implements AutoCloseable {
      * requester drop malformed replies; a retransmission is the upper layer's business).
      */
     private void badHeader(RpcRdmaHeaderException e) {
-        LOG.log(System.Logger.Level.WARNING, name + ": dropped a reply with a bad transport header: "
+        LOG.warn(name + ": dropped a reply with a bad transport header: "
                 + e.getMessage());
         if (e.xid().isPresent()) {
             Call call = pending.remove(e.xid().getAsInt());
@@ -475,7 +477,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         try {
             sendBuffers.close();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, name + ": closing send buffers", e);
+            LOG.debug(name + ": closing send buffers", e);
         }
         connection.close();
         timer.shutdownNow();
@@ -592,7 +594,7 @@ public final class RpcRdmaClient implements AutoCloseable {
                 try {
                     mr.close();
                 } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "deregistering chunk memory of call "
+                    LOG.warn("deregistering chunk memory of call "
                             + Integer.toHexString(xid), e);
                 }
                 if (mr.deregistrationFailed()) {
@@ -600,7 +602,7 @@ public final class RpcRdmaClient implements AutoCloseable {
                 }
             }
             if (stuck != null) {
-                LOG.log(System.Logger.Level.WARNING, "call " + Integer.toHexString(xid) + ": ibv_dereg_mr failed for "
+                LOG.warn("call " + Integer.toHexString(xid) + ": ibv_dereg_mr failed for "
                         + stuck + "; the call's chunk memory is deliberately leaked, not freed, since the device may "
                         + "still write it");
                 return;

@@ -29,6 +29,9 @@ import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The server side of RPC-over-RDMA version 1 for one connection, without the device: takes one received message,
@@ -54,7 +57,7 @@ import org.panamardma.xdr.XdrException;
  * handled concurrently.
  */
 public final class RpcRdmaCallHandler {
-    private static final System.Logger LOG = System.getLogger(RpcRdmaCallHandler.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RpcRdmaCallHandler.class);
 
     private final RpcService service;
     private final RpcRdmaHeaderDecoder decoder;
@@ -161,7 +164,7 @@ public final class RpcRdmaCallHandler {
         try {
             decoded = decoder.decode(received);
         } catch (RpcRdmaHeaderException e) {
-            LOG.log(System.Logger.Level.DEBUG, "refused header: " + e.getMessage());
+            LOG.debug("refused header: {}", e.getMessage());
             Optional<RdmaError> error = e.responderReply(lastGrant);
             return error.map(err -> send(err, out)).orElseGet(() -> dropped(e.xid().orElse(0)));
         }
@@ -201,7 +204,7 @@ public final class RpcRdmaCallHandler {
             ReadListPositions.validate(header, inline.byteSize());
             assembled = CallAssembler.assemble(header, inline, pinned, settings.maxCallSize(), callMemory);
         } catch (RpcRdmaHeaderException | ChunkFault e) {
-            LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": " + e.getMessage());
+            LOG.debug("xid {}: {}", Integer.toHexString(xid), e.getMessage());
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
         statistics.call(assembled.path());
@@ -236,12 +239,12 @@ public final class RpcRdmaCallHandler {
             // The results did not fit where the client can take them (inline or its Reply chunk), and the
             // service put SYSTEM_ERR in their place: the client's chunks were too small, a chunk error
             // (RFC 8166 section 4.5.2), not a failure of the procedure.
-            LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": reply larger than "
-                    + limit + " bytes, the most inline or in the Reply chunk");
+            LOG.debug("xid {}: reply larger than {} bytes, the most inline or in the Reply chunk",
+                    Integer.toHexString(xid), limit);
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
         if (placement.fault() != null) {
-            LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": " + placement.fault());
+            LOG.debug("xid {}: {}", Integer.toHexString(xid), placement.fault());
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
         for (WriteListPlacement.Placed p : placement.placed()) {
@@ -267,8 +270,8 @@ public final class RpcRdmaCallHandler {
         if (replyChunk.isEmpty() || reduced.byteSize() > replyChunk.get().length()) {
             // RFC 8166 section 3.5.4: a reply too long for inline goes in the Reply chunk; without room there the
             // responder cannot deliver it and reports the chunk error.
-            LOG.log(System.Logger.Level.DEBUG, "xid " + Integer.toHexString(xid) + ": reply of " + reduced.byteSize()
-                    + " bytes, Reply chunk " + replyChunk.map(WriteChunk::length).map(String::valueOf).orElse("absent"));
+            LOG.debug("xid {}: reply of {} bytes, Reply chunk {}", Integer.toHexString(xid), reduced.byteSize(),
+                    replyChunk.map(WriteChunk::length).map(String::valueOf).orElse("absent"));
             return send(new RdmaError.ChunkError(xid, grant), out);
         }
         pinned.write(reduced, replyChunk.get().segments());
@@ -293,8 +296,8 @@ public final class RpcRdmaCallHandler {
         String line = peer + ": call xid " + Integer.toHexString(xid) + " refused: needed " + refused.bytes()
                 + " bytes, " + refused.budget().name() + " allows " + refused.budget().limit() + " ("
                 + refused.budget().used() + " in use now)";
-        LOG.log(memoryWarned.compareAndSet(false, true) ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG,
-                line);
+        // the first refusal of a server's life is worth a warning; the rest (a client retrying) only at DEBUG
+        LOG.atLevel(memoryWarned.compareAndSet(false, true) ? Level.WARN : Level.DEBUG).log(line);
         return send(new RdmaError.ChunkError(xid, grant), out);
     }
 

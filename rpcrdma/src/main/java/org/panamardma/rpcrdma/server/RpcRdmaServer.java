@@ -14,6 +14,9 @@ import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.connection.ConnectionOptions;
 import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.RdmaServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Serves an {@link RpcService} (an {@link org.panamardma.oncrpc.RpcDispatcher}, or a bridge to another RPC
@@ -45,7 +48,7 @@ import org.panamardma.verbs.connection.RdmaServer;
  * the middle of a call, has its connection and everything registered for it freed.
  */
 public final class RpcRdmaServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(RpcRdmaServer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RpcRdmaServer.class);
 
     private final RdmaServer server;
     private final RpcService service;
@@ -71,12 +74,12 @@ public final class RpcRdmaServer implements AutoCloseable {
         long pinnedAtMost = b.serverPinned + b.maxConnections * fixedPinnedBytesPerConnection();
         long memlock = lockedMemoryLimit();
         if (memlock < pinnedAtMost) {
-            LOG.log(System.Logger.Level.WARNING, "listening on " + b.address + ": the process may lock " + memlock
+            LOG.warn("listening on " + b.address + ": the process may lock " + memlock
                     + " bytes (RLIMIT_MEMLOCK), this server may register up to " + pinnedAtMost + " (server pinned "
                     + b.serverPinned + " + " + b.maxConnections + " connections x " + fixedPinnedBytesPerConnection()
                     + "): registrations may fail under load; raise the limit or lower serverMemory/maxConnections");
         }
-        LOG.log(System.Logger.Level.DEBUG, () -> "listening on " + b.address + ": at most " + b.maxConnections
+        LOG.atDebug().log(() -> "listening on " + b.address + ": at most " + b.maxConnections
                 + " connections of " + b.credits + " credits, " + fixedPinnedBytesPerConnection() + " bytes pinned"
                 + " each; call memory " + heap + ", " + pinned);
     }
@@ -182,11 +185,11 @@ public final class RpcRdmaServer implements AutoCloseable {
             String peer = rdma.name();
             ConnectionMemory memory = new ConnectionMemory(heap.child(peer + " heap", config.connectionHeap),
                     pinned.child(peer + " pinned", config.connectionPinned), config.memoryWait.toNanos());
-            System.Logger.Level level = config.logConnections ? System.Logger.Level.INFO : System.Logger.Level.DEBUG;
+            Level level = config.logConnections ? Level.INFO : Level.DEBUG;
             ServerConnection c = new ServerConnection(rdma, service, decoder, settings, statistics,
                     config.timeout.toMillis(), memory, () -> {
                         connections.remove(self[0]);
-                        LOG.log(level, () -> peer + ": closed");
+                        LOG.atLevel(level).log(() -> peer + ": closed");
                     });
             self[0] = c;
             connections.add(c);
@@ -195,9 +198,9 @@ public final class RpcRdmaServer implements AutoCloseable {
                 return;
             }
             c.start();
-            LOG.log(level, rdma.name() + ": serving, client private data " + client + ", " + settings);
+            LOG.atLevel(level).log(() -> rdma.name() + ": serving, client private data " + client + ", " + settings);
         } catch (RdmaException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, rdma.name() + ": setting up the connection", e);
+            LOG.warn(rdma.name() + ": setting up the connection", e);
             Thread.ofVirtual().start(rdma::close);
         }
     }

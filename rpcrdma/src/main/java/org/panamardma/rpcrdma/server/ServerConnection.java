@@ -22,6 +22,9 @@ import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.connection.ConnectionClosedException;
 import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.Received;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * One accepted RPC-over-RDMA connection: a virtual thread takes each received message (the connection layer posts
@@ -39,7 +42,7 @@ import org.panamardma.verbs.connection.Received;
  * queue pair, the send buffers are deregistered and the connection is closed: nothing of it stays.
  */
 final class ServerConnection {
-    private static final System.Logger LOG = System.getLogger(ServerConnection.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
 
     private final RdmaConnection connection;
     private final RpcRdmaCallHandler handler;
@@ -102,7 +105,7 @@ final class ServerConnection {
                 } catch (ExecutionException e) {
                     callSlots.release();
                     if (!(e.getCause() instanceof ConnectionClosedException)) {
-                        LOG.log(System.Logger.Level.WARNING, connection.name() + ": receive failed", e.getCause());
+                        LOG.warn(connection.name() + ": receive failed", e.getCause());
                     }
                     return; // close(), in finally, tells how the connection ended
                 }
@@ -140,7 +143,7 @@ final class ServerConnection {
             answered.incrementAndGet();
         } catch (IOException | ExecutionException | TimeoutException e) {
             if (!closed.get() && !connection.isFailed()) {
-                LOG.log(System.Logger.Level.WARNING, connection.name() + ": a call failed, closing", e);
+                LOG.warn(connection.name() + ": a call failed, closing", e);
             }
             Thread.ofVirtual().start(this::close);
         } catch (InterruptedException e) {
@@ -148,8 +151,8 @@ final class ServerConnection {
         } catch (RuntimeException e) {
             // After close() the connection's protection domain is gone (with the call's registrations): a call
             // still running then fails on it (IllegalStateException), which is expected, not an error.
-            LOG.log(closed.get() ? System.Logger.Level.DEBUG : System.Logger.Level.ERROR,
-                    connection.name() + ": handling a message", e);
+            LOG.atLevel(closed.get() ? Level.DEBUG : Level.ERROR).setCause(e)
+                    .log(connection.name() + ": handling a message");
             Thread.ofVirtual().start(this::close);
         } finally {
             if (buffer != null) {
@@ -183,11 +186,11 @@ final class ServerConnection {
         long outstanding = taken.get() - answered.get() + unread;
         int credits = settings().maxCredits();
         if (outstanding > credits) {
-            LOG.log(System.Logger.Level.WARNING, connection.name() + ": connection ended with " + outstanding
+            LOG.warn(connection.name() + ": connection ended with " + outstanding
                     + " calls outstanding, beyond the " + credits + " credits granted ("
                     + RpcRdmaServer.receiveDepth(credits) + " receives posted)");
         } else {
-            LOG.log(System.Logger.Level.DEBUG, connection.name() + ": connection ended, " + outstanding
+            LOG.debug(connection.name() + ": connection ended, " + outstanding
                     + " calls outstanding");
         }
     }
@@ -210,7 +213,7 @@ final class ServerConnection {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (TimeoutException e) {
-            LOG.log(System.Logger.Level.WARNING, connection.name() + ": calls still running at close");
+            LOG.warn(connection.name() + ": calls still running at close");
         } finally {
             sendBuffers.close();
             connection.close(); // with its queue pair, receive buffers, CQ and protection domain

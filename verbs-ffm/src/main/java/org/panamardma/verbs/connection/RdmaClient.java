@@ -10,10 +10,12 @@ import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEventException;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.EventChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Connects to an {@link RdmaServer} (or any rdma_cm listener) and returns the connection. */
 public final class RdmaClient {
-    private static final System.Logger LOG = System.getLogger(RdmaClient.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaClient.class);
     /** Tries of a connect that ends in CONNECT_ERROR (see {@link #connect(InetSocketAddress, ConnectionOptions)}). */
     static final int CONNECT_ATTEMPTS = 3;
 
@@ -57,7 +59,7 @@ public final class RdmaClient {
                     throw e;
                 }
                 earlier.add(e);
-                LOG.log(System.Logger.Level.INFO, "connect to " + server + ": " + e.getMessage()
+                LOG.info("connect to " + server + ": " + e.getMessage()
                         + " (a connection that could not be set up, not a refusal); trying again, attempt "
                         + (attempt + 1) + " of " + CONNECT_ATTEMPTS);
                 try {

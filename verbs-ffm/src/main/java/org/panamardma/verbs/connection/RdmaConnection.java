@@ -38,6 +38,8 @@ import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.QueuePairOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One rdma_cm-connected reliable-connected queue pair, with futures: every request is posted
@@ -69,7 +71,7 @@ import org.panamardma.verbs.cm.QueuePairOptions;
  * {@link #receive()}.
  */
 public final class RdmaConnection implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(RdmaConnection.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaConnection.class);
     static final int WAIT_SLICE_MILLIS = 50;
     /** wr_ids of receives have the top bit set and the buffer index below. */
     private static final long RECEIVE_BIT = 1L << 63;
@@ -123,7 +125,7 @@ public final class RdmaConnection implements AutoCloseable {
                     try {
                         r.close();
                     } catch (Exception e) {
-                        LOG.log(System.Logger.Level.DEBUG, "closing " + r, e);
+                        LOG.debug("closing " + r, e);
                     }
                 }
             }
@@ -296,9 +298,15 @@ public final class RdmaConnection implements AutoCloseable {
                 SendFlags.SIGNALED));
     }
 
-    /** RDMA WRITE of {@code length} bytes to the start of {@code remote}. */
+    /**
+     * RDMA WRITE of {@code length} bytes to the start of {@code remote}.
+     *
+     * @throws IndexOutOfBoundsException if {@code length} bytes do not fit in {@code remote}: refused here, where the
+     *         peer's device would fail the WRITE with a remote access error and the connection with it
+     */
     public CompletableFuture<Void> write(MemoryRegion mr, long offset, int length, RemoteRegion remote) {
-        return write(mr, offset, length, remote.address(), remote.rkey());
+        RemoteRegion target = remote.slice(0, length);
+        return write(mr, offset, length, target.address(), target.rkey());
     }
 
     /** RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. */
@@ -307,9 +315,15 @@ public final class RdmaConnection implements AutoCloseable {
                 SendFlags.SIGNALED));
     }
 
-    /** RDMA READ of {@code length} bytes from the start of {@code remote}. */
+    /**
+     * RDMA READ of {@code length} bytes from the start of {@code remote}.
+     *
+     * @throws IndexOutOfBoundsException if {@code remote} is shorter than {@code length} bytes (refused here, before
+     *         the peer's device refuses it and fails the connection)
+     */
     public CompletableFuture<Void> read(MemoryRegion mr, long offset, int length, RemoteRegion remote) {
-        return read(mr, offset, length, remote.address(), remote.rkey());
+        RemoteRegion source = remote.slice(0, length);
+        return read(mr, offset, length, source.address(), source.rkey());
     }
 
     /** ATOMIC FETCH AND ADD on the peer's 8-byte aligned word: completes with the word's previous value. */
@@ -422,7 +436,7 @@ public final class RdmaConnection implements AutoCloseable {
             drain(wc);
         } catch (Throwable t) {
             if (!stopPolling) {
-                LOG.log(System.Logger.Level.WARNING, name + ": poller failed", t);
+                LOG.warn(name + ": poller failed", t);
                 markFailed(new ConnectionClosedException(name + ": completion poller failed: " + t, t));
                 failAllPending();
             }
@@ -460,7 +474,7 @@ public final class RdmaConnection implements AutoCloseable {
                 WorkCompletionException e = new WorkCompletionException(wrId, wc.status(i), wc.vendorError(i),
                         name + " receive buffer " + index);
                 if (wc.status(i) != WcStatus.WR_FLUSH_ERR) {
-                    LOG.log(System.Logger.Level.DEBUG, e.getMessage());
+                    LOG.debug("{}", e.getMessage());
                 }
                 markFailed(new ConnectionClosedException(name + ": queue pair in error: " + e.getMessage(), e));
                 failWaitingReceives();
@@ -512,7 +526,7 @@ public final class RdmaConnection implements AutoCloseable {
                 res.postReceive(a.index);
             } catch (RdmaException | RuntimeException e) {
                 if (failure == null) {
-                    LOG.log(System.Logger.Level.WARNING, name + ": re-posting receive buffer " + a.index, e);
+                    LOG.warn(name + ": re-posting receive buffer " + a.index, e);
                 }
             }
         }
@@ -588,7 +602,7 @@ public final class RdmaConnection implements AutoCloseable {
                 id.disconnect();
                 awaitDisconnected();
             } catch (RdmaException | RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, name + ": disconnect", e);
+                LOG.debug(name + ": disconnect", e);
             }
         }
         stopPolling = true;
@@ -603,7 +617,7 @@ public final class RdmaConnection implements AutoCloseable {
         try {
             id.close();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, name + ": closing the id", e);
+            LOG.debug(name + ": closing the id", e);
         }
         res.close();
         if (ownedEvents != null) {

@@ -18,6 +18,9 @@ import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.EventChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Listens on an address and accepts every connection request into an {@link RdmaConnection}, handed to a callback
@@ -37,7 +40,7 @@ import org.panamardma.verbs.cm.EventChannel;
  * connections still open.
  */
 public final class RdmaServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(RdmaServer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaServer.class);
 
     private final InetSocketAddress address;
     private final ConnectionOptions options;
@@ -140,12 +143,12 @@ public final class RdmaServer implements AutoCloseable {
                 try {
                     dispatch(e);
                 } catch (RuntimeException | Error ex) {
-                    LOG.log(System.Logger.Level.WARNING, thread.getName() + ": handling " + e, ex);
+                    LOG.warn(thread.getName() + ": handling " + e, ex);
                 }
             }
         } catch (RdmaException | RuntimeException ex) {
             if (!closing) {
-                LOG.log(System.Logger.Level.ERROR, thread.getName() + ": reading rdma_cm events", ex);
+                LOG.error(thread.getName() + ": reading rdma_cm events", ex);
             }
         }
     }
@@ -170,7 +173,7 @@ public final class RdmaServer implements AutoCloseable {
             }
             case DISCONNECTED, DEVICE_REMOVAL -> c.handleCmEvent(e);
             case REJECTED, CONNECT_ERROR, UNREACHABLE -> {
-                LOG.log(System.Logger.Level.INFO, thread.getName() + ": connection failed: " + e);
+                LOG.info(thread.getName() + ": connection failed: " + e);
                 connections.remove(e.id());
                 c.close();
             }
@@ -183,7 +186,7 @@ public final class RdmaServer implements AutoCloseable {
         CmId id = request.id();
         if (connections.size() + settingUp.get() >= maxConnections) {
             refused.incrementAndGet();
-            LOG.log(System.Logger.Level.WARNING, thread.getName() + ": refusing a connection from "
+            LOG.warn(thread.getName() + ": refusing a connection from "
                     + id.peerAddress().map(Object::toString).orElse("?") + ": the server has its most connections ("
                     + maxConnections + ")");
             reject(id);
@@ -194,7 +197,7 @@ public final class RdmaServer implements AutoCloseable {
             Thread.ofVirtual().name(thread.getName() + "-setup").start(() -> setUp(request));
         } catch (RuntimeException | Error e) {
             settingUp.decrementAndGet();
-            LOG.log(System.Logger.Level.WARNING, thread.getName() + ": rejecting a connection request", e);
+            LOG.warn(thread.getName() + ": rejecting a connection request", e);
             reject(id);
         }
     }
@@ -223,16 +226,15 @@ public final class RdmaServer implements AutoCloseable {
                 settingUp.decrementAndGet();
             }
             if (stopAccepting) {
-                LOG.log(System.Logger.Level.DEBUG, thread.getName() + ": rejecting a connection request", ex);
+                LOG.debug("{}: rejecting a connection request", thread.getName(), ex);
             } else if (peerWentAway(ex)) {
                 // the client gave up on this attempt before our accept reached it (seen with the kernel's NFS client
                 // on siw under load: its connect timed out, it retried, and the retry was served): a network event
                 // like a TCP reset in the handshake, nothing wrong with this server
-                LOG.log(System.Logger.Level.INFO, thread.getName() + ": a connection request from "
-                        + id.peerAddress().map(Object::toString).orElse("?") + " was abandoned by the peer ("
-                        + ex.getMessage() + ")");
+                LOG.info("{}: a connection request from {} was abandoned by the peer ({})", thread.getName(),
+                        id.peerAddress().map(Object::toString).orElse("?"), ex.getMessage());
             } else {
-                LOG.log(System.Logger.Level.WARNING, thread.getName() + ": rejecting a connection request", ex);
+                LOG.warn("{}: rejecting a connection request", thread.getName(), ex);
             }
             reject(id);
             res.close();
@@ -279,7 +281,7 @@ public final class RdmaServer implements AutoCloseable {
             try {
                 c.close();
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "closing " + c, e);
+                LOG.debug("closing " + c, e);
             }
         }
         closing = true;

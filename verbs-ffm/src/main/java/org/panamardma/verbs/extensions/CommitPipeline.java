@@ -43,7 +43,7 @@ public final class CommitPipeline {
     /**
      * Runs the pipeline through {@code qp} (whose send CQ it polls; nobody else may meanwhile).
      *
-     * @param source      the data: {@code length} bytes of {@code sourceMr} at {@code sourceOffset}
+     * @param sourceMr     the data: {@code length} bytes of it at {@code sourceOffset}
      * @param target      where it goes at the peer (a region granting remote write, the flush type's access and
      *                    remote read)
      * @param commitWord  the peer's 8-byte commit word (remote write; 8-byte aligned)

@@ -10,7 +10,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
-import org.panamardma.verbs.Access;
 import org.panamardma.verbs.AsyncEvent;
 import org.panamardma.verbs.AsyncEventMonitor;
 import org.panamardma.verbs.AsyncEventType;
@@ -20,6 +19,7 @@ import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.SharedReceiveQueue;
+import org.panamardma.verbs.TestAccess;
 import org.panamardma.verbs.WcOpcode;
 import org.panamardma.verbs.WorkCompletions;
 
@@ -48,7 +48,7 @@ abstract class CmAsyncEventDeviceTests {
                 serverPd[0] = pd;
                 serverCq[0] = ctx.createCompletionQueue(32);
                 srq[0] = pd.createSharedReceiveQueue(16, 1);
-                buffers[0] = pd.allocate(8 * 64, Access.ALL_REMOTE);
+                buffers[0] = pd.allocate(8 * 64, TestAccess.ALL_REMOTE);
                 for (int i = 0; i < 8; i++) {
                     srq[0].postReceive(100 + i, buffers[0], i * 64L, 64);
                 }

@@ -25,8 +25,8 @@ abstract class CmChannelDeviceTests {
 
     @Test
     void clientAndServerWaitingOnOneChannelFromTwoThreadsBothProceed(RdmaTestDevice device) throws Exception {
-        try (CmTestPair pair = new CmTestPair(org.panamardma.verbs.Access.ALL_REMOTE,
-                org.panamardma.verbs.Access.ALL_REMOTE, o -> o, true)) {
+        try (CmTestPair pair = new CmTestPair(org.panamardma.verbs.TestAccess.ALL_REMOTE,
+                org.panamardma.verbs.TestAccess.ALL_REMOTE, o -> o, true)) {
             assertTrue(pair.clientChannel == pair.serverChannel);
             InetSocketAddress address = CmTestPair.serverAddress(device, false);
             long start = System.nanoTime();

@@ -25,6 +25,7 @@ import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.SendFlags;
+import org.panamardma.verbs.TestAccess;
 import org.panamardma.verbs.TransportType;
 import org.panamardma.verbs.WcOpcode;
 
@@ -60,7 +61,7 @@ class CmRoceDeviceTest {
             throws Exception {
         byte[] fromClient = pattern(PrivateDataLimits.IB_CONNECT, 1);
         byte[] fromServer = pattern(PrivateDataLimits.IB_ACCEPT, 2);
-        try (CmTestPair pair = new CmTestPair(Access.ALL_REMOTE, TARGET, o -> o)) {
+        try (CmTestPair pair = new CmTestPair(TestAccess.ALL_REMOTE, TARGET, o -> o)) {
             InetSocketAddress address = CmTestPair.serverAddress(device, false);
             pair.connect(address, fromClient, fromServer);
             CmId clientId = pair.clientConnection.id();

@@ -24,6 +24,7 @@ import org.panamardma.verbs.NativeResource;
 import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.TestAccess;
 import org.panamardma.verbs.WcOpcode;
 import org.panamardma.verbs.WorkCompletions;
 
@@ -107,7 +108,7 @@ final class CmTestPair implements AutoCloseable {
     }
 
     CmTestPair() throws RdmaException {
-        this(Access.ALL_REMOTE, Access.ALL_REMOTE, o -> o);
+        this(TestAccess.ALL_REMOTE, TestAccess.ALL_REMOTE, o -> o);
     }
 
     void listen(InetSocketAddress address) throws RdmaException {

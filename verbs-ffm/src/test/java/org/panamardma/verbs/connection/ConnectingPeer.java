@@ -9,8 +9,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.TestAccess;
 
 /**
  * A peer in its own process, for tests that kill it: connects to {@code host port}, sends "hello from pid N", prints
@@ -53,7 +53,7 @@ public final class ConnectingPeer {
         RdmaConnection c = RdmaClient.connect(server,
                 ConnectionOptions.DEFAULTS.withTimeout(Duration.ofSeconds(90)));
         byte[] hello = ("hello from pid " + ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII);
-        MemoryRegion mr = c.protectionDomain().allocate(hello.length, Access.ALL_REMOTE);
+        MemoryRegion mr = c.protectionDomain().allocate(hello.length, TestAccess.ALL_REMOTE);
         MemorySegment.copy(hello, 0, mr.segment(), ValueLayout.JAVA_BYTE, 0, hello.length);
         c.send(mr, 0, hello.length).get(60, TimeUnit.SECONDS);
         System.out.println("connected");

@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
-import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.TestAccess;
 
 /**
  * The connection layer's behaviour on any device: subclassed per transport. The server listens on the peer device's
@@ -123,7 +123,7 @@ abstract class ConnectionDeviceTests {
     }
 
     static MemoryRegion region(RdmaConnection c, byte[] contents) throws Exception {
-        MemoryRegion mr = c.protectionDomain().allocate(Math.max(contents.length, 8), Access.ALL_REMOTE);
+        MemoryRegion mr = c.protectionDomain().allocate(Math.max(contents.length, 8), TestAccess.ALL_REMOTE);
         MemorySegment.copy(contents, 0, mr.segment(), ValueLayout.JAVA_BYTE, 0, contents.length);
         return mr;
     }
@@ -187,6 +187,27 @@ abstract class ConnectionDeviceTests {
             MemoryRegion readBack = region(p.client, new byte[data.length]);
             await(p.client.read(readBack, 0, data.length, target.remote()));
             assertArrayEquals(data, bytes(readBack, 0, data.length), "read back");
+        }
+    }
+
+    /**
+     * The README's old mistake (64 bytes written into an 8-byte counter, IBV_WC_REM_ACCESS_ERR at the peer, the
+     * connection lost): with a {@code RemoteRegion} the length is checked here, before anything is posted, and the
+     * connection goes on; what fits is written.
+     */
+    @Test
+    void aWriteOrReadLongerThanTheRemoteRegionIsRefusedBeforePosting(RdmaTestDevice device) throws Exception {
+        try (Pair p = new Pair(device)) {
+            byte[] data = pattern(64, 5);
+            MemoryRegion local = region(p.client, data);
+            MemoryRegion word = region(p.serverSide, new byte[8]);
+            IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class,
+                    () -> p.client.write(local, 0, 64, word.remote()));
+            assertTrue(e.getMessage().contains("8 bytes"), e.getMessage());
+            assertThrows(IndexOutOfBoundsException.class, () -> p.client.read(local, 0, 64, word.remote()));
+            await(p.client.write(local, 0, 8, word.remote()));
+            assertArrayEquals(java.util.Arrays.copyOf(data, 8), bytes(word, 0, 8), "the 8 bytes that fit arrived");
+            assertFalse(p.client.isFailed());
         }
     }
 

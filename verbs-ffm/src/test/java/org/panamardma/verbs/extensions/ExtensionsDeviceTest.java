@@ -32,6 +32,7 @@ import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaCore;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.RemoteRegion;
+import org.panamardma.verbs.TestAccess;
 import org.panamardma.verbs.WcStatus;
 import org.panamardma.verbs.WorkCompletionException;
 import org.panamardma.verbs.WorkCompletions;
@@ -63,7 +64,7 @@ class ExtensionsDeviceTest {
              Context c2 = Context.open(device.name())) {
             ProtectionDomain targetPd = target.allocateProtectionDomain();
             CompletionQueue targetCq = target.createCompletionQueue(16);
-            MemoryRegion word = targetPd.allocate(64, Access.ALL_REMOTE);
+            MemoryRegion word = targetPd.allocate(64, TestAccess.ALL_REMOTE);
             long initial = 0x0000_0007_FFFF_FFF0L; // the low counter wraps during the run
             word.segment().set(ValueLayout.JAVA_LONG, 0, initial);
             List<QueuePair> qps = List.of(connectClient(c1, targetPd, targetCq), connectClient(c2, targetPd, targetCq));
@@ -103,7 +104,7 @@ class ExtensionsDeviceTest {
         try (Context target = Context.open(device.peerName().orElseThrow());
              Context client = Context.open(device.name())) {
             ProtectionDomain targetPd = target.allocateProtectionDomain();
-            MemoryRegion word = targetPd.allocate(64, Access.ALL_REMOTE);
+            MemoryRegion word = targetPd.allocate(64, TestAccess.ALL_REMOTE);
             word.segment().set(ValueLayout.JAVA_LONG, 8, 0x1111_2222_3333_4444L);
             QueuePair qp = connectClient(client, targetPd, target.createCompletionQueue(16));
             try (QueuePairRemoteWord remote = new QueuePairRemoteWord(qp, word.remote(8, 8), TIMEOUT)) {
@@ -131,7 +132,7 @@ class ExtensionsDeviceTest {
             MemoryRegion data = targetPd.allocate(16384, access);
             MemoryRegion commit = targetPd.allocate(64, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             QueuePair qp = connectClient(client, targetPd, target.createCompletionQueue(16));
-            MemoryRegion source = qp.protectionDomain().allocate(16384, Access.ALL_REMOTE);
+            MemoryRegion source = qp.protectionDomain().allocate(16384, TestAccess.ALL_REMOTE);
             byte[] bytes = new byte[8192];
             new Random(42).nextBytes(bytes);
             MemorySegment.copy(bytes, 0, source.segment(), ValueLayout.JAVA_BYTE, 0, bytes.length);

@@ -1,4 +1,4 @@
-package org.panamardma.verbs.tools;
+package org.panamardma.rdmatool;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

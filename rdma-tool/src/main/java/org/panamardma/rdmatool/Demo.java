@@ -1,4 +1,4 @@
-package org.panamardma.verbs.tools;
+package org.panamardma.rdmatool;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -264,7 +264,8 @@ public final class Demo {
                                      Duration timeout, PrintStream out) throws Exception {
         out.println("1. Moving bytes: SEND, RDMA WRITE and RDMA READ");
         byte[] hello = "Hello, RDMA! This message went there and back by SEND.".getBytes(StandardCharsets.US_ASCII);
-        MemoryRegion msg = a.protectionDomain().allocate(DATA_LENGTH, Access.ALL_REMOTE);
+        // only ever the source of a SEND and a WRITE: no peer touches it
+        MemoryRegion msg = a.protectionDomain().allocate(DATA_LENGTH, Set.of(Access.LOCAL_WRITE));
         MemorySegment.copy(hello, 0, msg.segment(), JAVA_BYTE, 0, hello.length);
         CompletableFuture<Received> reply = a.receive();
         await(a.send(msg, 0, hello.length), timeout);
@@ -309,7 +310,8 @@ public final class Demo {
                         Context ctx = id.context();
                         pd[0] = ctx.allocateProtectionDomain();
                         cq[0] = ctx.createCompletionQueue(64);
-                        mr[0] = pd[0].allocate(DATA + DATA_LENGTH, Access.ALL_REMOTE);
+                        // the server's memory description is received into it; the record is written from it
+                        mr[0] = pd[0].allocate(DATA + DATA_LENGTH, Set.of(Access.LOCAL_WRITE));
                         QueuePair q = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
                         q.postReceive(1L << 62, mr[0], 0, 64); // the server's memory description
                         return q;

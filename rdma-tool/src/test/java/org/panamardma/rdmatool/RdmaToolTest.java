@@ -1,4 +1,4 @@
-package org.panamardma.verbs.tools;
+package org.panamardma.rdmatool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

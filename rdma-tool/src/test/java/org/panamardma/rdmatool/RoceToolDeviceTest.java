@@ -1,4 +1,4 @@
-package org.panamardma.verbs.tools;
+package org.panamardma.rdmatool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
-import org.panamardma.verbs.Expect;
 
 /** rdma-tool on Soft-RoCE (rxe0 clients, rxe1 server): every perf test, and the whole demo. */
 @RdmaDeviceTest(transport = Transport.ROCE)
@@ -29,7 +28,7 @@ class RoceToolDeviceTest extends ToolDeviceTests {
         assertTrue(r.distinctOldValues(), "every FetchAdd saw a different old value");
         assertEquals(Boolean.TRUE, r.casWon());
         assertEquals(Boolean.TRUE, r.casLost());
-        if (Expect.rxeFlush() && Expect.rxeAtomicWrite()) {
+        if (ToolExpect.rxeFlushAndAtomicWrite()) {
             assertEquals(Boolean.TRUE, r.committed(), "WRITE -> FLUSH -> VERIFY -> ATOMIC WRITE");
             assertEquals(List.of(), r.skipped());
         } else {
@@ -37,7 +36,7 @@ class RoceToolDeviceTest extends ToolDeviceTests {
             assertNull(r.committed());
             assertEquals(1, r.skipped().size(), r.skipped().toString());
             String why = r.skipped().get(0);
-            assertTrue(Expect.libraryFlush()
+            assertTrue(ToolExpect.libraryFlush()
                     ? why.startsWith(device.name() + " has no RDMA FLUSH")
                     : why.startsWith("the installed rdma-core has no RDMA FLUSH (it came in rdma-core 45; this is "
                             + "rdma-core " + org.panamardma.verbs.RdmaCore.version() + ")"), why);

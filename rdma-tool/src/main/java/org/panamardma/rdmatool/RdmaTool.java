@@ -1,4 +1,4 @@
-package org.panamardma.verbs.tools;
+package org.panamardma.rdmatool;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -16,7 +16,7 @@ import org.panamardma.verbs.RdmaCore;
 import org.panamardma.verbs.RdmaException;
 
 /**
- * The command-line tool {@code rdma-tool} ({@code java -jar verbs-ffm/target/rdma-tool.jar COMMAND ...}):
+ * The command-line tool {@code rdma-tool} ({@code java -jar rdma-tool/target/rdma-tool.jar COMMAND ...}):
  * <ul>
  * <li>{@code devinfo}: the RDMA devices as verbs-ffm sees them (transport, atomics, FLUSH and ATOMIC WRITE
  *     capabilities, limits, ports and their GIDs), like {@code ibv_devinfo};</li>

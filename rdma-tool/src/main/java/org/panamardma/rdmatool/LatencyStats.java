@@ -1,4 +1,4 @@
-package org.panamardma.verbs.tools;
+package org.panamardma.rdmatool;
 
 import java.util.Arrays;
 
@@ -6,7 +6,7 @@ import java.util.Arrays;
  * Summary of latency samples in microseconds: min, average, median, 99th percentile, max.
  *
  * <p>The median is perftest's {@code get_median} (the mean of the two middle samples for an even count), the 99th
- * percentile the nearest-rank value ({@code sorted[ceil(0.99 n) - 1]}), so that p50 <= p99 <= max always holds.
+ * percentile the nearest-rank value ({@code sorted[ceil(0.99 n) - 1]}), so that p50 &lt;= p99 &lt;= max always holds.
  */
 public record LatencyStats(int count, double minUs, double avgUs, double p50Us, double p99Us, double maxUs) {
     /** Summarises {@code n} samples of {@code nanos} (which it sorts in place), each divided by {@code divisor}. */

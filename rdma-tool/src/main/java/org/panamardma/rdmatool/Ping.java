@@ -1,4 +1,4 @@
-package org.panamardma.verbs.tools;
+package org.panamardma.rdmatool;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;

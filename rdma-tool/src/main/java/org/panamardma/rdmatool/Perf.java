@@ -1,4 +1,4 @@
-package org.panamardma.verbs.tools;
+package org.panamardma.rdmatool;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.CompletionQueue;
@@ -205,7 +206,9 @@ public final class Perf {
             Context ctx = cmId.context();
             pd = ctx.allocateProtectionDomain();
             cq = ctx.createCompletionQueue(sendDepth + RX_DEPTH);
-            mr = pd.allocate(2L * maxSize, Access.ALL_REMOTE);
+            // the peer writes (write_lat, write_bw), reads (read_lat) and adds (atomic_lat) into it; receives land in it
+            mr = pd.allocate(2L * maxSize, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
+                    Access.REMOTE_ATOMIC));
             qp = cmId.createQueuePair(pd, QueuePairOptions.of(cq).withQueueDepths(sendDepth, RX_DEPTH));
             for (int i = 0; i < RX_DEPTH; i++) {
                 postReceive();
