@@ -31,12 +31,13 @@ public final class ConnectingPeer {
     }
 
     /**
-     * Where this class and verbs-ffm's come from (the console launcher loads test jars through its own class loader,
-     * so {@code java.class.path} alone does not have them), then the JVM's own class path.
+     * Where this class, verbs-ffm's and the SLF4J API verbs-ffm logs through come from (the console launcher loads
+     * test jars through its own class loader, and on the module path {@code java.class.path} is empty), then the
+     * JVM's own class path. No SLF4J binding: the peer logs nothing (SLF4J says so once on stderr).
      */
     private static String classPath() {
         java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();
-        for (Class<?> c : new Class<?>[] {ConnectingPeer.class, RdmaClient.class}) {
+        for (Class<?> c : new Class<?>[] {ConnectingPeer.class, RdmaClient.class, org.slf4j.LoggerFactory.class}) {
             try {
                 entries.add(java.nio.file.Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI())
                         .toString());
