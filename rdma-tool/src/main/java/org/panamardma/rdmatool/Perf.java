@@ -370,9 +370,8 @@ public final class Perf {
             // only once the id is bound to a device
             CmId id = channel.createId();
             ep.id = id;
-            Duration wait = timeout.plusSeconds(1);
-            id.resolveAddress(server, timeout);
-            id.expect(CmEventType.ADDR_RESOLVED, wait);
+            Duration wait = timeout.plus(timeout.dividedBy(8)).plusSeconds(1);
+            CmConnector.resolveAddress(id, null, server, timeout);
             id.resolveRoute(timeout);
             id.expect(CmEventType.ROUTE_RESOLVED, wait);
             ep.create(id);

@@ -3,8 +3,11 @@ package org.panamardma.verbs.cm;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The rdma_cm steps of one connection, done synchronously: for tests and simple programs. Each step waits for its
@@ -13,7 +16,19 @@ import org.panamardma.verbs.RdmaException;
  * On failure the id is closed (with its queue pair).
  */
 public final class CmConnector {
-    private CmConnector() {}
+    private static final Logger LOG = LoggerFactory.getLogger(CmConnector.class);
+
+    /**
+     * The longest single address resolution {@link #resolveAddress} asks the kernel for. The kernel's rdma_cm
+     * (drivers/infiniband/core/addr.c, rdma_resolve_ip and process_one_req) misses a neighbour answer that arrives
+     * while it is still queueing the request: the request then waits for its whole timeout, and only at the end
+     * looks at the (by then valid) neighbour entry again. On a veth pair the ARP answer always comes that fast, so
+     * every resolution that starts without a valid neighbour entry takes the full timeout: measured in the testbed
+     * with rping (2 s timeout) after {@code ip neigh flush}, 2.2 s against 0.16 s. Short attempts bound that cost
+     * to one attempt; one second is also the kernel's own ARP retransmission time, so a lost request or answer is
+     * retried about as often as the kernel probes.
+     */
+    static final Duration RESOLVE_ATTEMPT = Duration.ofSeconds(1);
 
     /**
      * Makes the queue pair of a connection on the id's device: allocate (or reuse) a PD and CQs on
@@ -52,10 +67,8 @@ public final class CmConnector {
         Objects.requireNonNull(factory, "factory");
         CmId id = channel.createId();
         try {
-            // the CM's own timeouts end before ours, so that its reason (ADDR_ERROR -ETIMEDOUT...) is reported
-            Duration wait = timeout.plusSeconds(1);
-            id.resolveAddress(server, timeout);
-            id.expect(CmEventType.ADDR_RESOLVED, wait);
+            Duration wait = eventWait(timeout);
+            resolveAddress(id, null, server, timeout);
             id.resolveRoute(timeout);
             id.expect(CmEventType.ROUTE_RESOLVED, wait);
             QueuePair qp = factory.create(id);
@@ -66,6 +79,44 @@ public final class CmConnector {
             id.close();
             throw e;
         }
+    }
+
+    /**
+     * Resolves {@code destination}'s address on {@code id} (from {@code source}, null: any) and takes the
+     * ADDR_RESOLVED event: in attempts of at most {@link #RESOLVE_ATTEMPT}, each one that ends in ADDR_ERROR with
+     * ETIMEDOUT followed by another on the same id, until {@code timeout} has passed. Then the last ADDR_ERROR is
+     * thrown as a {@link CmEventException}, as is at once any other (ENETUNREACH...).
+     */
+    public static void resolveAddress(CmId id, InetSocketAddress source, InetSocketAddress destination,
+                                      Duration timeout) throws RdmaException {
+        Objects.requireNonNull(timeout, "timeout");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (int attempt = 1; ; attempt++) {
+            long left = deadline - System.nanoTime();
+            Duration step = Duration.ofNanos(Math.max(Math.min(left, RESOLVE_ATTEMPT.toNanos()), 1_000_000));
+            id.resolveAddress(source, destination, step);
+            try {
+                id.expect(CmEventType.ADDR_RESOLVED, eventWait(step));
+                return;
+            } catch (CmEventException e) {
+                boolean timedOut = e.event().type() == CmEventType.ADDR_ERROR && e.errno() == Errno.ETIMEDOUT;
+                if (!timedOut || deadline - System.nanoTime() <= 0) {
+                    throw e;
+                }
+                LOG.debug("resolving {}: attempt {} timed out after {} ms; trying again", destination, attempt,
+                        step.toMillis());
+            }
+        }
+    }
+
+    /**
+     * How long to wait for the event that ends a CM step the kernel times out itself after {@code cmTimeout}: past
+     * that, so that the CM's own reason (ADDR_ERROR with ETIMEDOUT...) is what gets reported. The kernel's timer
+     * wheel fires a long timer up to an eighth of its length late (a 30 s timer by up to about 2 s with HZ=250),
+     * plus a second for the event to reach us on a loaded machine.
+     */
+    static Duration eventWait(Duration cmTimeout) {
+        return cmTimeout.plus(cmTimeout.dividedBy(8)).plusSeconds(1);
     }
 
     /** Server: a new id on {@code channel} bound to {@code address} and listening. */
