@@ -22,10 +22,12 @@ import org.panamardma.verbs.ffi.StubProviderAssumption;
  * within {@value #HARNESS_BOUND} bytes, the harness's own bound. One object on the data path every thousand rounds
  * would be 16 kB.
  *
- * <p>After a warm-up of {@value #WARMUP} rounds: the first calls of a downcall handle or a var handle link their
- * lambda forms (once per JVM, on the calling thread) and the first rounds run before the JIT compiles the path. What
- * the warm-up allocated is printed, not judged: an allocation the compiled code keeps making would show in the
- * measured million; one that only C2's escape analysis removes would show in the warm-up figure.
+ * <p>After a warm-up of every operation on both paths and then of {@value #WARMUP} rounds of the one measured: the
+ * first call at each {@code invokeExact} call site links its method handle (lambda forms spun and loaded once per JVM,
+ * allocated on the calling thread: seen with JFR's allocation events and -XX:-UseTLAB, all under
+ * java.lang.invoke and the class-file API, and enum class initialisers), and the first rounds run before the JIT
+ * compiles the path. What the warm-up allocated is printed, not judged: an allocation the compiled code keeps making
+ * shows in the measured million; one that only C2's escape analysis removes shows in the warm-up figure.
  *
  * <p>Runs in the surefire execution {@code stub-provider} (a JVM of its own: the stub must be loaded before the real
  * libibverbs); skipped, or failed where required (CI), without gcc or the rdma-core 56 header set.
@@ -53,6 +55,14 @@ class StubDataPathAllocationTest {
         extended = StubLoopback.open(true, 64);
         legacy = StubLoopback.open(false, 64);
         wc = WorkCompletions.allocate(16);
+        // every call site once on every path, before any is measured: each links its method handles on first use
+        // (one-time allocation on this thread), and the JIT compiles the shared code with all operations profiled
+        for (StubOperation op : StubOperation.values()) {
+            rounds(extended, op, WARMUP / 4);
+            if (op.onLegacyPath()) {
+                rounds(legacy, op, WARMUP / 4);
+            }
+        }
     }
 
     @AfterAll
