@@ -43,6 +43,14 @@ public final class StubProvider {
     /** The device the stub offers. */
     public static final String DEVICE = "stub0";
 
+    // the operations of stub_bench.c's loop: enum stub_bench_op of stub_provider.h
+    public static final int OP_SEND = 0;
+    public static final int OP_WRITE = 1;
+    public static final int OP_READ = 2;
+    public static final int OP_FETCH_ADD = 3;
+    public static final int OP_FLUSH = 4;
+    public static final int OP_ATOMIC_WRITE = 5;
+
     private static final String RESOURCES = "native-headers/stub/";
     private static final List<String> FILES = List.of("stub_provider.c", "stub_bench.c", "stub_provider.h",
             "libibverbs.map");
@@ -122,14 +130,6 @@ public final class StubProvider {
         return Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT,
                 JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
     }
-
-    // enum stub_bench_op of stub_provider.h
-    public static final int OP_SEND = 0;
-    public static final int OP_WRITE = 1;
-    public static final int OP_READ = 2;
-    public static final int OP_FETCH_ADD = 3;
-    public static final int OP_FLUSH = 4;
-    public static final int OP_ATOMIC_WRITE = 5;
 
     /** The header set of the release the bindings follow (the stub's structs must be that release's). */
     private static HeaderSets.SetLine headerSet() throws IOException, UnavailableException {
