@@ -4,12 +4,13 @@
 # verbs-ffm's QueuePair / CompletionQueue and through a C loop making the same calls on the same QP, against the stub
 # provider (native-headers/stub: no RDMA device, no libibverbs needed; gcc and the rdma-core 56 header set are:
 # native-headers/headers/fetch.sh debian13). Writes benchmarks/target/binding-cost/binding-cost.md (the README's
-# table: Java, C, Java - C, Java / C per request, against the target Java <= C + 25 ns) beside JMH's CSV and log.
+# table: Java, C, Java - C, Java / C per request, against the target Java <= C + 25 ns) beside JMH's log.
 #
 #   benchmarks/binding-cost.sh                  # builds benchmarks.jar if missing, then runs (about 4 minutes)
 #   JMH_ARGS="-f 1 -wi 5 -i 10" benchmarks/binding-cost.sh
 #   MVN_ARGS="-Dmaven.repo.local=..." benchmarks/binding-cost.sh
-#   benchmarks/binding-cost.sh --table          # only writes the table again from the last run's CSV
+#   REQUESTS="WRITE/ext WRITE/legacy" benchmarks/binding-cost.sh   # some of the requests only
+#   benchmarks/binding-cost.sh --table          # only writes the table again from the last run's log
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,9 +27,17 @@ if [[ ${1:-} != --table ]]; then
   fi
   mkdir -p "$out"
   start=$SECONDS
-  # shellcheck disable=SC2086 # JMH_ARGS is a list of options
-  "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" 'BindingCostBenchmark' ${JMH_ARGS:--f 1 -wi 3 -i 5 -w 1s -r 1s} \
-    -rf csv -rff "$out/jmh.csv" | tee "$out/jmh.log"
+  : > "$out/jmh.log"
+  # One JMH run per request, so that its Java and C figures are measured a few seconds apart, not minutes (JMH runs
+  # every parameter of one method before the next method): what else runs on the host drifts over minutes.
+  # the benchmark's requests, as JMH lists them: param "request" = {SEND/ext, SEND/legacy, ...}
+  requests=$("$java" -jar "$jar" -lp 'BindingCostBenchmark.java$' | grep -m1 'param "request"' \
+    | sed 's/.*{\(.*\)}.*/\1/; s/,/ /g')
+  for request in ${REQUESTS:-$requests}; do
+    # shellcheck disable=SC2086 # JMH_ARGS is a list of options
+    "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" 'BindingCostBenchmark' -p request="$request" \
+      ${JMH_ARGS:--f 1 -wi 3 -i 5 -w 1s -r 1s} | tee -a "$out/jmh.log"
+  done
   echo "$((SECONDS - start))" > "$out/seconds"
 fi
 
@@ -36,26 +45,35 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 jdk=$("$java" -version 2>&1 | head -1)
 {
   echo "Binding cost on the host CPU, $(date -u +%Y-%m-%d), $(nproc) cores, ${cpu:-unknown CPU}, $jdk, $(cat "$out/seconds") s."
-  echo "ns per post+poll (JMH average time, ${JMH_ARGS:--f 1 -wi 3 -i 5 -w 1s -r 1s}); Java: verbs-ffm's QueuePair and"
-  echo "CompletionQueue; C: the same calls through the same function pointers (stub_bench.c); target Java - C <= $target_ns ns."
+  echo "ns per post+poll (JMH average time, ${JMH_ARGS:--f 1 -wi 3 -i 5 -w 1s -r 1s}): Java through verbs-ffm's QueuePair and"
+  echo "CompletionQueue, C through the same function pointers on the same QP (stub_bench.c). Mean ± standard deviation of the"
+  echo "measured iterations, and the best iteration: other work on the host only ever adds time, so the difference of the"
+  echo "best iterations is the cost the binding adds, and decides the target Java - C <= $target_ns ns."
   echo
-  echo "| request | path | Java ns (± 99.9%) | C ns (± 99.9%) | Java - C ns | Java / C | target |"
-  echo "|---|---|---:|---:|---:|---:|---|"
-  # JMH's CSV: "Benchmark","Mode","Threads","Samples","Score","Score Error (99.9%)","Unit","Param: request"
-  awk -F, -v target="$target_ns" '
-    NR > 1 {
-      gsub(/["\r]/, "");
-      split($1, b, "."); method = b[length(b)];
-      score[$8, method] = $5; error[$8, method] = $6; if (!($8 in seen)) { seen[$8] = 1; order[++n] = $8 }
+  echo "| request | path | Java ns | C ns | Java - C, means | Java - C, best | Java / C, best | target |"
+  echo "|---|---|---:|---:|---:|---:|---:|---|"
+  # JMH's log: "# Benchmark: ...BindingCostBenchmark.java", "# Parameters: (request = SEND/ext)", then
+  # "Iteration   N: 38.000 ns/op" per measured iteration (warm-up ones say "Warmup Iteration")
+  awk -v target="$target_ns" '
+    /^# Benchmark: / { n = split($3, b, "."); method = b[n] }
+    /^# Parameters: / { r = $5; sub(/\)$/, "", r); if (!(r in seen)) { seen[r] = 1; order[++count] = r } }
+    /^Iteration / {
+      v = $3 + 0; k = r SUBSEP method;
+      sum[k] += v; sq[k] += v * v; it[k]++;
+      if (!(k in best) || v < best[k]) best[k] = v;
     }
+    function mean(k) { return sum[k] / it[k] }
+    function sd(k,  m) { m = mean(k); return it[k] > 1 ? sqrt((sq[k] - it[k] * m * m) / (it[k] - 1)) : 0 }
     END {
-      for (i = 1; i <= n; i++) {
-        r = order[i]; j = score[r, "java"]; c = score[r, "c"];
-        split(r, p, "/"); path = p[2] == "ext" ? "extended (ibv_wr_*, ibv_start_poll)" : "legacy (ibv_post_send, ibv_poll_cq)";
-        d = j - c;
-        printf "| %s | %s | %.1f ± %.1f | %.1f ± %.1f | %.1f | %.2f | %s |\n", p[1], path, j, error[r, "java"], c,
-          error[r, "c"], d, j / c, (d <= target ? "met" : "missed");
+      for (i = 1; i <= count; i++) {
+        r = order[i]; j = r SUBSEP "java"; c = r SUBSEP "c";
+        split(r, p, "/");
+        path = p[2] == "ext" ? "extended (ibv_wr_*, ibv_start_poll)" : "legacy (ibv_post_send, ibv_poll_cq)";
+        d = best[j] - best[c];
+        printf "| %s | %s | %.1f ± %.1f (best %.1f) | %.1f ± %.1f (best %.1f) | %.1f | %.1f | %.2f | %s |\n",
+          p[1], path, mean(j), sd(j), best[j], mean(c), sd(c), best[c], mean(j) - mean(c), d, best[j] / best[c],
+          (d <= target ? "met" : "missed by " sprintf("%.0f", d - target) " ns");
       }
-    }' "$out/jmh.csv"
+    }' "$out/jmh.log"
 } > "$out/binding-cost.md"
 cat "$out/binding-cost.md"
