@@ -3,8 +3,6 @@ package org.panamardma.verbs.ffi;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,6 +13,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
+import org.panamardma.verbs.ffi.HeaderSets.SetLine;
 
 /**
  * The ABI check against every supported rdma-core: one test per header set of native-headers/headers/sets (Debian
@@ -29,13 +28,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AbiVersionsTest {
 
-    static final String SETS = "native-headers/headers/sets";
-
-    record SetLine(String name, String suite, String version) {}
+    static final String SETS = HeaderSets.SETS;
 
     @TestFactory
     Stream<DynamicTest> javaBindingsMatchEverySupportedRdmaCore(@TempDir Path dir) throws IOException {
-        List<SetLine> sets = sets();
+        List<SetLine> sets = HeaderSets.sets();
         if (sets.isEmpty()) {
             fail(SETS + " names no header set");
         }
@@ -49,7 +46,7 @@ class AbiVersionsTest {
             throws IOException, InterruptedException {
         Files.createDirectories(dir);
         String cc = System.getProperty("abi.cc", "gcc");
-        Path root = cache().resolve(s.name() + "-" + s.version());
+        Path root = s.root();
         List<String> missing = new ArrayList<>();
         String multiarch = "";
         try {
@@ -91,46 +88,5 @@ class AbiVersionsTest {
                 List.of("-isystem", include.resolve(multiarch).toString(), "-isystem", include.toString()), false,
                 List.of(lib.resolve("libibverbs.so.1"), lib.resolve("librdmacm.so.1")));
         AbiCheck.assertClean(set, AbiCheck.run(set, dir, cc, java, list));
-    }
-
-    /** Where fetch.sh puts the sets. */
-    static Path cache() {
-        String p = System.getProperty("abi.headers", "").trim();
-        if (!p.isEmpty()) {
-            return Path.of(p);
-        }
-        String env = System.getenv("PANAMA_RDMA_HEADERS");
-        if (env != null && !env.isBlank()) {
-            return Path.of(env);
-        }
-        String xdg = System.getenv("XDG_CACHE_HOME");
-        Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
-        return base.resolve("panama-rdma/headers");
-    }
-
-    /** The lines of native-headers/headers/sets (classpath, else the work tree). */
-    static List<SetLine> sets() throws IOException {
-        String text;
-        try (InputStream in = AbiVersionsTest.class.getClassLoader().getResourceAsStream(SETS)) {
-            if (in != null) {
-                text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            } else {
-                Path file = SymbolsList.sourceFile().map(f -> f.getParent().getParent().resolve("headers/sets"))
-                        .orElseThrow(() -> new AssertionError(SETS + " is neither on the classpath nor found"));
-                text = Files.readString(file);
-            }
-        }
-        List<SetLine> sets = new ArrayList<>();
-        for (String raw : text.split("\n")) {
-            String line = SymbolsList.normalize(raw);
-            if (!line.isEmpty()) {
-                String[] t = line.split(" ");
-                if (t.length != 3) {
-                    throw new AssertionError(SETS + ": want 'name suite version', got '" + raw + "'");
-                }
-                sets.add(new SetLine(t[0], t[1], t[2]));
-            }
-        }
-        return sets;
     }
 }

@@ -1,0 +1,145 @@
+package org.panamardma.benchmarks;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.panamardma.verbs.CompletionQueue;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.StubLoopback;
+import org.panamardma.verbs.StubOperation;
+import org.panamardma.verbs.WorkCompletions;
+import org.panamardma.verbs.ffi.StubProvider;
+import org.panamardma.verbs.ffi.ibv_wc;
+
+/**
+ * What the Java binding itself costs per post+poll on the real CPU (issue 15, item 3): the same request posted and
+ * its completion polled {@value #BATCH} times per call, by Java through verbs-ffm's QueuePair and CompletionQueue
+ * ({@link #java()}), and by C making the same calls through the same function pointers on the same QP and CQ
+ * ({@link #c()}: stub_bench.c, one downcall per batch so the call into C is amortised). The device is the stub
+ * provider (native-headers/stub, {@link StubProvider}): it completes every request at once, so both sides measure the
+ * binding plus the same few nanoseconds of provider code, and {@code java - c} is what the binding adds.
+ *
+ * <p>{@link #request} names the operation and the path: {@code ext} is the extended API ({@code ibv_wr_start},
+ * the builder, {@code ibv_wr_set_sge}, {@code ibv_wr_complete}; polled with {@code ibv_start_poll} /
+ * {@code ibv_next_poll} / {@code ibv_end_poll} and the {@code ibv_wc_read_*} the library reads), {@code legacy} is
+ * {@code ibv_post_send} and {@code ibv_poll_cq}. FLUSH and ATOMIC WRITE exist only in the extended API.
+ *
+ * <p>Runs on any Linux x86_64 host with gcc and the rdma-core 56 header set ({@code native-headers/headers/fetch.sh
+ * debian13}); no RDMA device, no libibverbs needed (each fork loads the stub as its libibverbs before anything else:
+ * {@link StubProvider}). {@code java --enable-native-access=ALL-UNNAMED -jar benchmarks/target/benchmarks.jar
+ * BindingCost -f 1 -wi 3 -i 5 -w 1s -r 1s}, or {@code benchmarks/binding-cost.sh}, which also prints the table.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class BindingCostBenchmark {
+    /** Post+poll rounds per benchmark call; the C side makes one downcall per batch. */
+    static final int BATCH = 1000;
+    /** Completions a poll may return (as the README's example and the allocation test). */
+    static final int POLL_CAPACITY = 16;
+
+    @Param({"SEND/ext", "SEND/legacy", "WRITE/ext", "WRITE/legacy", "READ/ext", "READ/legacy", "FETCH_ADD/ext",
+            "FETCH_ADD/legacy", "FLUSH/ext", "ATOMIC_WRITE/ext"})
+    public String request;
+
+    private static MethodHandle cLoop;
+
+    private StubOperation op;
+    private StubLoopback loop;
+    private CompletionQueue cq;
+    private WorkCompletions wc;
+    private Arena arena;
+    private MemorySegment cWc;
+    private int qpNumber;
+    private int extended;
+    private int lkey;
+    private long address;
+    private long remoteAddress;
+    private int rkey;
+
+    @Setup(Level.Trial)
+    public void open() throws Throwable {
+        String[] parts = request.split("/");
+        op = StubOperation.valueOf(parts[0]);
+        boolean ext = parts[1].equals("ext");
+        if (op.cOp() < 0 || (!ext && !op.onLegacyPath())) {
+            throw new IllegalArgumentException(request + ": no such request on that path");
+        }
+        // first thing in the fork: the stub must become libibverbs before anything loads the real one
+        loop = StubLoopback.open(ext, 64);
+        cLoop = StubProvider.benchPostPoll();
+        cq = loop.cq;
+        wc = WorkCompletions.allocate(POLL_CAPACITY);
+        arena = Arena.ofConfined();
+        cWc = arena.allocate(ibv_wc.layout().byteSize() * POLL_CAPACITY, 8);
+        qpNumber = loop.qp.qpNumber();
+        extended = ext ? 1 : 0;
+        lkey = loop.local.lkey();
+        address = loop.local.address() + StubLoopback.DATA;
+        remoteAddress = loop.remote.address();
+        rkey = loop.remote.rkey();
+        // both sides must work before either is timed
+        long expected = (long) BATCH * (BATCH + 1) / 2;
+        if (java() != expected || c() != expected) {
+            throw new IllegalStateException(request + ": a batch did not complete every request once");
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        if (wc != null) {
+            wc.close();
+        }
+        if (loop != null) {
+            loop.close();
+        }
+        if (arena != null) {
+            arena.close();
+        }
+    }
+
+    /** Java: {@value #BATCH} x (post one signaled request through QueuePair, poll its completion). */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long java() throws RdmaException {
+        long sum = 0;
+        for (int i = 1; i <= BATCH; i++) {
+            op.postOn(loop, i);
+            if (cq.poll(wc) != 1) {
+                throw new IllegalStateException(request + ": no completion for request " + i);
+            }
+            sum += wc.wrId(0);
+        }
+        return sum;
+    }
+
+    /** C: the same {@value #BATCH} rounds in stub_bench.c, one downcall. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long c() throws Throwable {
+        long sum = (long) cLoop.invokeExact(qpNumber, extended, op.cOp(), lkey, address, StubLoopback.LENGTH,
+                remoteAddress, rkey, cWc, POLL_CAPACITY, (long) BATCH);
+        if (sum < 0) {
+            throw new IllegalStateException(request + ": the C loop failed with errno " + -sum);
+        }
+        return sum;
+    }
+}
