@@ -11,8 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.locks.LockSupport;
 import org.panamardma.verbs.Access;
+import org.panamardma.verbs.CompletionChannel;
 import org.panamardma.verbs.CompletionQueue;
 import org.panamardma.verbs.Context;
 import org.panamardma.verbs.MemoryRegion;
@@ -178,13 +178,15 @@ public final class Perf {
 
     /**
      * One side's resources on the id's device: a buffer of two halves of {@code maxSize} bytes (the first is where
-     * the peer writes and receives land, the second what this side sends, writes from and reads into), one CQ, the
-     * queue pair. Nothing on the data path allocates.
+     * the peer writes and receives land, the second what this side sends, writes from and reads into), one CQ with
+     * a completion channel (armed only by {@link #awaitReceiveBlocking}), the queue pair. Nothing on the data path
+     * allocates.
      */
     static final class Endpoint implements AutoCloseable {
         final int maxSize;
         final int sendDepth;
         ProtectionDomain pd;
+        CompletionChannel channel;
         CompletionQueue cq;
         MemoryRegion mr;
         QueuePair qp;
@@ -205,7 +207,8 @@ public final class Perf {
             this.id = cmId;
             Context ctx = cmId.context();
             pd = ctx.allocateProtectionDomain();
-            cq = ctx.createCompletionQueue(sendDepth + RX_DEPTH);
+            channel = ctx.createCompletionChannel();
+            cq = ctx.createCompletionQueue(sendDepth + RX_DEPTH, channel);
             // the peer writes (write_lat, write_bw), reads (read_lat) and adds (atomic_lat) into it; receives land in it
             mr = pd.allocate(2L * maxSize, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
                     Access.REMOTE_ATOMIC));
@@ -254,13 +257,24 @@ public final class Perf {
             postReceive();
         }
 
-        /** As {@link #awaitReceive}, but sleeping a millisecond between empty polls: for waits nobody measures. */
-        void awaitReceiveLazily(long deadline) throws RdmaException {
+        /**
+         * As {@link #awaitReceive}, but blocked in the kernel between completions (the CQ armed, then a wait on its
+         * completion channel): for waits nobody measures, where spinning, or even waking up every millisecond to
+         * poll, would take the CPU from the peer that is being measured.
+         */
+        void awaitReceiveBlocking(long deadline) throws RdmaException {
             while (receivesArrived == 0) {
-                if (pollOnce() == 0) {
-                    checkDeadline(deadline, "a message from the peer");
-                    LockSupport.parkNanos(1_000_000L);
+                if (pollOnce() > 0) {
+                    continue;
                 }
+                cq.requestNotification(false);
+                // a completion that came between the empty poll and the arming raised no event: look once more
+                if (pollOnce() > 0) {
+                    continue;
+                }
+                checkDeadline(deadline, "a message from the peer");
+                long leftMillis = Math.max(1, (deadline - System.nanoTime()) / 1_000_000L);
+                channel.await(Math.min(leftMillis, 1_000));
             }
             receivesArrived--;
             postReceive();
@@ -294,7 +308,7 @@ public final class Perf {
             if (id != null) {
                 id.close();
             }
-            for (AutoCloseable r : new AutoCloseable[] {mr, cq, pd, wc}) {
+            for (AutoCloseable r : new AutoCloseable[] {mr, cq, channel, pd, wc}) {
                 if (r != null) {
                     try {
                         r.close();
@@ -639,10 +653,11 @@ public final class Perf {
                     }
                 }
                 // The client's final SEND; the passive tests may take long, hence the generous wait. Waited for
-                // lazily: in read_lat, atomic_lat and write_bw this side has nothing to do, and a spinning server
-                // would take CPU from the client it is measuring (perftest's passive side blocks, too). On the
-                // single-threaded emulated testbed that spinning made Java's read/atomic latency up to 50x C's.
-                ep.awaitReceiveLazily(System.nanoTime() + timeout.toNanos() * Math.max(1, r.sizes().size()));
+                // blocked in the kernel: in read_lat, atomic_lat and write_bw this side has nothing to do, and a
+                // spinning server would take CPU from the client it is measuring (perftest's passive side blocks,
+                // too). On the single-threaded emulated testbed spinning made Java's read/atomic latency up to 50x
+                // C's, and polling every millisecond in between still 5-7x (issue 15).
+                ep.awaitReceiveBlocking(System.nanoTime() + timeout.toNanos() * Math.max(1, r.sizes().size()));
                 // Answer it, then let the client be the one to disconnect, once it has our answer. Whoever closes
                 // first must have nothing left in flight: on siw a SEND completes once handed to TCP, and a
                 // disconnect right after it flushed the peer's receive (seen in CI, in both directions).
