@@ -6,10 +6,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.panamardma.verbs.SendPath.Op;
 import org.panamardma.verbs.ffi.VerbsOps;
 import org.panamardma.verbs.ffi.ibv_qp;
 import org.panamardma.verbs.ffi.ibv_qp_attr;
-import org.panamardma.verbs.ffi.ibv_qp_ex;
 import org.panamardma.verbs.ffi.ibv_qp_init_attr;
 import org.panamardma.verbs.ffi.ibv_recv_wr;
 import org.panamardma.verbs.ffi.ibv_send_wr;
@@ -22,7 +22,8 @@ import org.panamardma.verbs.ffi.verbs_h;
  *
  * <p><b>Send paths.</b> Where the device offers the extended QP API ({@code ibv_qp_ex}, rxe) requests are built
  * with the {@code ibv_wr_*} verbs: it is the only way to FLUSH and ATOMIC WRITE. Where it does not (siw), the
- * legacy {@code ibv_post_send} is used. The choice is made once, at creation, and is invisible here. An opcode the
+ * legacy {@code ibv_post_send} is used. The choice is made once, at creation, and is invisible here (the two
+ * backends are {@link ExtendedSendPath} and {@link LegacySendPath}; this class validates, serializes and decides). An opcode the
  * device cannot do is refused before posting with {@link UnsupportedOperationException} naming the device and the
  * missing capability; one the installed rdma-core lacks (FLUSH before rdma-core 45: {@link RdmaCore.Feature}) is
  * refused first, naming the feature and both releases. The provider's {@code struct ibv_qp_ex} is read through a view
@@ -58,21 +59,16 @@ public final class QueuePair extends NativeResource {
     private final int maxSendWr;
     private final int maxRecvWr;
 
-    // extended send path: ibv_qp_ex and its function pointers
-    private final MemorySegment qpx;
-    private final MemorySegment wrStart, wrComplete, wrAbort, wrSend, wrSendImm, wrRdmaWrite, wrRdmaWriteImm,
-            wrRdmaRead, wrCmpSwp, wrFetchAdd, wrAtomicWrite, wrFlush, wrSetSge, wrSetSgeList, wrSetInlineData;
+    /** How sends reach the provider: ibv_wr_* or ibv_post_send (SendPath); the other is null. */
+    private final ExtendedSendPath extendedPath;
+    private final SendPath sendPath;
 
-    // legacy send path and receives: native scratch owned by the QP
+    // receives, and the scratch of both send paths: native memory owned by the QP
     private final Arena scratch = Arena.ofShared();
-    private final MemorySegment postSendFn;
     private final MemorySegment postRecvFn;
-    private final MemorySegment sendWr;
-    private final MemorySegment sendSge;
     private final MemorySegment recvWr;
     private final MemorySegment recvSge;
-    private final MemorySegment badWr;
-    private final MemorySegment atomicValue;
+    private final MemorySegment badRecvWr;
     /**
      * Where inline bytes are copied before the provider reads them. The provider copies inline data during the post
      * call from whatever address it is given; if that were the caller's memory, another thread closing the memory
@@ -112,56 +108,32 @@ public final class QueuePair extends NativeResource {
         long ops = c.sendOpsFlags();
         // iWARP (RFC 5040 RDMAP) has no immediate data; InfiniBand transport (incl. RoCE) has.
         this.immediateData = ctx.transportType() != TransportType.IWARP;
+        this.inlineBuf = unscoped(scratch.allocate(Math.max(8, maxInlineData), 8));
+        String description = describe();
         if (extended) {
             // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
-            this.qpx = RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp));
-            this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
-            this.wrComplete = fn(ibv_qp_ex.wr_complete$OFFSET);
-            this.wrAbort = fn(ibv_qp_ex.wr_abort$OFFSET);
-            this.wrSend = fn(ibv_qp_ex.wr_send$OFFSET);
-            this.wrSendImm = fn(ibv_qp_ex.wr_send_imm$OFFSET);
-            this.wrRdmaWrite = fn(ibv_qp_ex.wr_rdma_write$OFFSET);
-            this.wrRdmaWriteImm = fn(ibv_qp_ex.wr_rdma_write_imm$OFFSET);
-            this.wrRdmaRead = fn(ibv_qp_ex.wr_rdma_read$OFFSET);
-            this.wrCmpSwp = fn(ibv_qp_ex.wr_atomic_cmp_swp$OFFSET);
-            this.wrFetchAdd = fn(ibv_qp_ex.wr_atomic_fetch_add$OFFSET);
-            // members newer than the oldest supported rdma-core: read only where the installed release has them and
-            // the provider granted the operation (it refuses IBV_QP_EX_WITH_* flags it does not know)
-            this.wrAtomicWrite = sendOpSlot(qpx, ops, verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
-                    RdmaCore.Feature.ATOMIC_WRITE, ibv_qp_ex.wr_atomic_write$OFFSET);
-            this.wrFlush = sendOpSlot(qpx, ops, verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH,
-                    ibv_qp_ex.wr_flush$OFFSET);
-            this.wrSetSge = fn(ibv_qp_ex.wr_set_sge$OFFSET);
-            this.wrSetSgeList = fn(ibv_qp_ex.wr_set_sge_list$OFFSET);
-            this.wrSetInlineData = fn(ibv_qp_ex.wr_set_inline_data$OFFSET);
-            // a slot is usable only if its IBV_QP_EX_WITH_* flag was granted and the provider filled it
-            this.atomics = attrs.supportsAtomics()
-                    && (ops & verbs_h.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) != 0 && !isNull(wrCmpSwp)
-                    && (ops & verbs_h.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD) != 0 && !isNull(wrFetchAdd);
-            this.flush = (ops & verbs_h.IBV_QP_EX_WITH_FLUSH) != 0 && !isNull(wrFlush);
-            this.atomicWrite = (ops & verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE) != 0 && !isNull(wrAtomicWrite);
+            this.extendedPath = new ExtendedSendPath(RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)), ops,
+                    attrs.supportsAtomics(), description, maxSendWr, inlineBuf, unscoped(scratch.allocate(JAVA_LONG)));
+            this.sendPath = extendedPath;
+            this.atomics = extendedPath.atomics();
+            this.flush = extendedPath.flush();
+            this.atomicWrite = extendedPath.atomicWrite();
         } else {
-            this.qpx = MemorySegment.NULL;
-            this.wrStart = this.wrComplete = this.wrAbort = this.wrSend = this.wrSendImm = MemorySegment.NULL;
-            this.wrRdmaWrite = this.wrRdmaWriteImm = this.wrRdmaRead = this.wrCmpSwp = MemorySegment.NULL;
-            this.wrFetchAdd = this.wrAtomicWrite = this.wrFlush = this.wrSetSge = MemorySegment.NULL;
-            this.wrSetSgeList = this.wrSetInlineData = MemorySegment.NULL;
+            this.extendedPath = null;
+            this.sendPath = new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
+                    unscoped(scratch.allocate(ibv_send_wr.layout())),
+                    unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxSendSge), 8)),
+                    unscoped(scratch.allocate(ADDRESS)));
             this.atomics = attrs.supportsAtomics();
             this.flush = false;
             this.atomicWrite = false;
         }
-        this.postSendFn = ctx.postSendFn;
         this.postRecvFn = ctx.postRecvFn;
-        this.sendWr = unscoped(scratch.allocate(ibv_send_wr.layout()));
-        this.sendSge = unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxSendSge), 8));
         this.recvWr = unscoped(scratch.allocate(ibv_recv_wr.layout()));
         this.recvSge = unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxRecvSge), 8));
-        this.badWr = unscoped(scratch.allocate(ADDRESS));
-        this.atomicValue = unscoped(scratch.allocate(JAVA_LONG));
-        this.inlineBuf = unscoped(scratch.allocate(Math.max(8, maxInlineData), 8));
+        this.badRecvWr = unscoped(scratch.allocate(ADDRESS));
         recvWr.set(JAVA_LONG, ibv_recv_wr.next$OFFSET, 0L);
         recvWr.set(ADDRESS, ibv_recv_wr.sg_list$OFFSET, recvSge);
-        sendWr.set(ADDRESS, ibv_send_wr.sg_list$OFFSET, sendSge);
     }
 
     private static NativeResource[] dependencies(ProtectionDomain pd, CompletionQueue s, CompletionQueue r,
@@ -189,28 +161,9 @@ public final class QueuePair extends NativeResource {
         return MemorySegment.ofAddress(s.address()).reinterpret(s.byteSize());
     }
 
-    private MemorySegment fn(long offset) {
-        return qpx.get(ADDRESS, offset);
-    }
-
-    /**
-     * The function pointer at {@code offset} of the {@code ibv_qp_ex} view {@code qpx} (RdmaCore.qpExView) if the
-     * provider granted {@code opFlag} and the installed rdma-core has {@code feature}, else NULL: a member newer than
-     * the installed release is never read (and lies outside the view: reading it would throw).
-     */
-    static MemorySegment sendOpSlot(MemorySegment qpx, long grantedOps, int opFlag, RdmaCore.Feature feature,
-                                    long offset) {
-        return (grantedOps & opFlag) != 0 && feature.isAvailable() && offset + ADDRESS.byteSize() <= qpx.byteSize()
-                ? qpx.get(ADDRESS, offset) : MemorySegment.NULL;
-    }
-
     /** The size of the view of the provider's ibv_qp_ex (0 on the legacy path): for tests. */
     long extendedQpViewSize() {
-        return qpx.byteSize();
-    }
-
-    private static boolean isNull(MemorySegment s) {
-        return s.address() == 0;
+        return extendedPath == null ? 0 : extendedPath.viewSize();
     }
 
     void markConnected() {
@@ -370,12 +323,12 @@ public final class QueuePair extends NativeResource {
         recvWr.set(JAVA_INT, ibv_recv_wr.num_sge$OFFSET, numSge);
         int rc;
         try {
-            rc = (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp, recvWr, badWr);
+            rc = (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp, recvWr, badRecvWr);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }
         if (rc != 0) {
-            throw postFailure("ibv_post_recv", rc, maxRecvWr, "receive");
+            throw SendPath.postFailure("ibv_post_recv", describe(), rc, maxRecvWr, "receive");
         }
     }
 
@@ -476,14 +429,7 @@ public final class QueuePair extends NativeResource {
         checkFlags(flags);
         synchronized (this) {
             checkPostable();
-            begin(wrId, flags);
-            try {
-                VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpx, rkey, remoteAddress, length, (byte) type.value,
-                        (byte) scope.value);
-            } catch (Throwable t) {
-                throw CompletionQueue.verbsError(t);
-            }
-            complete();
+            extendedPath.postFlush(wrId, flags, remoteAddress, rkey, length, (byte) type.value, (byte) scope.value);
         }
     }
 
@@ -501,38 +447,11 @@ public final class QueuePair extends NativeResource {
         checkFlags(flags);
         synchronized (this) {
             checkPostable();
-            atomicValue.set(JAVA_LONG, 0, value);
-            begin(wrId, flags);
-            try {
-                VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpx, rkey, remoteAddress, atomicValue);
-            } catch (Throwable t) {
-                throw CompletionQueue.verbsError(t);
-            }
-            complete();
+            extendedPath.postAtomicWrite(wrId, flags, remoteAddress, rkey, value);
         }
     }
 
     // ------------------------------------------------------------------------------------------ implementation
-
-    private enum Op {
-        SEND(verbs_h.IBV_WR_SEND), SEND_WITH_IMM(verbs_h.IBV_WR_SEND_WITH_IMM), WRITE(verbs_h.IBV_WR_RDMA_WRITE),
-        WRITE_WITH_IMM(verbs_h.IBV_WR_RDMA_WRITE_WITH_IMM), READ(verbs_h.IBV_WR_RDMA_READ),
-        COMPARE_SWAP(verbs_h.IBV_WR_ATOMIC_CMP_AND_SWP), FETCH_ADD(verbs_h.IBV_WR_ATOMIC_FETCH_AND_ADD);
-
-        final int wrOpcode;
-
-        Op(int wrOpcode) {
-            this.wrOpcode = wrOpcode;
-        }
-
-        boolean atomic() {
-            return this == COMPARE_SWAP || this == FETCH_ADD;
-        }
-
-        boolean immediate() {
-            return this == SEND_WITH_IMM || this == WRITE_WITH_IMM;
-        }
-    }
 
     private void checkOp(Op op) {
         if (op.atomic() && !atomics) {
@@ -596,26 +515,9 @@ public final class QueuePair extends NativeResource {
                 // concurrent close of a shared arena cannot free it in mid-copy (the FFM runtime's handshake), so
                 // this either throws IllegalStateException or has the bytes. The lkey is not used for inline data.
                 MemorySegment.copy(mr.segment(), offset, inlineBuf, 0, length);
-                addr = inlineBuf.address();
-            }
-            if (extended) {
-                begin(wrId, flags);
-                buildExtended(op, remoteAddress, rkey, immediate, compareAdd, swap);
-                try {
-                    if (inline) {
-                        VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, inlineBuf, (long) length);
-                    } else {
-                        VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpx, lkey, addr, length);
-                    }
-                } catch (Throwable t) {
-                    throw CompletionQueue.verbsError(t);
-                }
-                complete();
+                sendPath.postInlineScratch(op, wrId, flags, remoteAddress, rkey, immediate, length);
             } else {
-                sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, addr);
-                sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, length);
-                sendSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, lkey);
-                postLegacy(op, wrId, 1, remoteAddress, rkey, immediate, compareAdd, swap, flags);
+                sendPath.post(op, wrId, flags, remoteAddress, rkey, immediate, compareAdd, swap, addr, length, lkey);
             }
         }
     }
@@ -637,19 +539,7 @@ public final class QueuePair extends NativeResource {
             // the list holds raw addresses and lkeys: refuse a region closed since add() (see postReceive for why
             // a close after this check is harmless without inline data)
             sgl.checkRegionsOpen();
-            if (extended) {
-                begin(wrId, flags);
-                buildExtended(op, remoteAddress, rkey, immediate, 0L, 0L);
-                try {
-                    VerbsOps.WR_SET_SGE_LIST.invokeExact(wrSetSgeList, qpx, (long) sgl.count(), sgl.array);
-                } catch (Throwable t) {
-                    throw CompletionQueue.verbsError(t);
-                }
-                complete();
-            } else {
-                MemorySegment.copy(sgl.array, 0, sendSge, 0, sgl.count() * ScatterGatherList.SGE_SIZE);
-                postLegacy(op, wrId, sgl.count(), remoteAddress, rkey, immediate, 0L, 0L, flags);
-            }
+            sendPath.postList(op, wrId, flags, remoteAddress, rkey, immediate, sgl.array, sgl.count());
         }
     }
 
@@ -669,21 +559,7 @@ public final class QueuePair extends NativeResource {
                 MemorySegment.copy(sgl.regions[i].segment(), sgl.offsets[i], inlineBuf, length, n);
                 length += n;
             }
-            if (extended) {
-                begin(wrId, flags);
-                buildExtended(op, remoteAddress, rkey, immediate, 0L, 0L);
-                try {
-                    VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, inlineBuf, length);
-                } catch (Throwable t) {
-                    throw CompletionQueue.verbsError(t);
-                }
-                complete();
-            } else {
-                sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, inlineBuf.address());
-                sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, (int) length);
-                sendSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, 0);
-                postLegacy(op, wrId, 1, remoteAddress, rkey, immediate, 0L, 0L, flags);
-            }
+            sendPath.postInlineScratch(op, wrId, flags, remoteAddress, rkey, immediate, length);
         }
     }
 
@@ -711,115 +587,8 @@ public final class QueuePair extends NativeResource {
         flags |= SendFlags.INLINE;
         synchronized (this) {
             checkPostable();
-            if (extended) {
-                begin(wrId, flags);
-                buildExtended(op, remoteAddress, rkey, 0, 0L, 0L);
-                try {
-                    // data goes to the downcall as a MemorySegment: the FFM runtime keeps its arena from closing
-                    // until the call returns (a concurrent close throws there) and throws here if it is closed.
-                    VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, data, data.byteSize());
-                } catch (Throwable t) {
-                    throw CompletionQueue.verbsError(t);
-                }
-                complete();
-            } else {
-                // ibv_post_send reads the bytes from an address inside the work request, where the FFM runtime
-                // cannot keep data's arena alive: copy them into the QP's scratch first (see postOne)
-                MemorySegment.copy(data, 0, inlineBuf, 0, data.byteSize());
-                sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, inlineBuf.address());
-                sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, (int) data.byteSize());
-                sendSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, 0);
-                postLegacy(op, wrId, 1, remoteAddress, rkey, 0, 0L, 0L, flags);
-            }
+            sendPath.postInlineData(op, wrId, flags, remoteAddress, rkey, data);
         }
-    }
-
-    // The extended path: ibv_wr_start, one builder, the data, ibv_wr_complete. All validation happened before
-    // begin(), so nothing in between can fail on our side and leave a started request behind.
-
-    /** ibv_wr_start and the request's id and flags. */
-    private void begin(long wrId, int flags) {
-        try {
-            VerbsOps.WR_VOID.invokeExact(wrStart, qpx);
-        } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
-        }
-        qpx.set(JAVA_LONG, ibv_qp_ex.wr_id$OFFSET, wrId);
-        qpx.set(JAVA_INT, ibv_qp_ex.wr_flags$OFFSET, flags);
-    }
-
-    private void buildExtended(Op op, long remoteAddress, int rkey, int immediate, long compareAdd, long swap) {
-        try {
-            buildExtendedUnchecked(op, remoteAddress, rkey, immediate, compareAdd, swap);
-        } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
-        }
-    }
-
-    private void buildExtendedUnchecked(Op op, long remoteAddress, int rkey, int immediate, long compareAdd,
-                                        long swap) throws Throwable {
-        switch (op) {
-            case SEND -> VerbsOps.WR_VOID.invokeExact(wrSend, qpx);
-            case SEND_WITH_IMM -> VerbsOps.WR_SEND_IMM.invokeExact(wrSendImm, qpx, Integer.reverseBytes(immediate));
-            case WRITE -> VerbsOps.WR_RDMA.invokeExact(wrRdmaWrite, qpx, rkey, remoteAddress);
-            case WRITE_WITH_IMM -> VerbsOps.WR_RDMA_WRITE_IMM.invokeExact(wrRdmaWriteImm, qpx, rkey, remoteAddress,
-                    Integer.reverseBytes(immediate));
-            case READ -> VerbsOps.WR_RDMA.invokeExact(wrRdmaRead, qpx, rkey, remoteAddress);
-            case COMPARE_SWAP -> VerbsOps.WR_ATOMIC_CMP_SWP.invokeExact(wrCmpSwp, qpx, rkey, remoteAddress,
-                    compareAdd, swap);
-            case FETCH_ADD -> VerbsOps.WR_ATOMIC_FETCH_ADD.invokeExact(wrFetchAdd, qpx, rkey, remoteAddress,
-                    compareAdd);
-        }
-    }
-
-    /** ibv_wr_complete: posts what was built, or reports why not (ENOMEM: the send queue is full). */
-    private void complete() throws RdmaException {
-        int rc;
-        try {
-            rc = (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpx);
-        } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
-        }
-        if (rc != 0) {
-            throw postFailure("ibv_wr_complete", rc, maxSendWr, "send");
-        }
-    }
-
-    private void postLegacy(Op op, long wrId, int numSge, long remoteAddress, int rkey, int immediate,
-                            long compareAdd, long swap, int flags) throws RdmaException {
-        sendWr.set(JAVA_LONG, ibv_send_wr.wr_id$OFFSET, wrId);
-        sendWr.set(JAVA_LONG, ibv_send_wr.next$OFFSET, 0L);
-        sendWr.set(JAVA_INT, ibv_send_wr.num_sge$OFFSET, numSge);
-        sendWr.set(JAVA_INT, ibv_send_wr.opcode$OFFSET, op.wrOpcode);
-        sendWr.set(JAVA_INT, ibv_send_wr.send_flags$OFFSET, flags);
-        sendWr.set(JAVA_INT, ibv_send_wr.$anon0$imm_data$OFFSET, Integer.reverseBytes(immediate));
-        if (op.atomic()) {
-            sendWr.set(JAVA_LONG, ibv_send_wr.wr$atomic$remote_addr$OFFSET, remoteAddress);
-            sendWr.set(JAVA_LONG, ibv_send_wr.wr$atomic$compare_add$OFFSET, compareAdd);
-            sendWr.set(JAVA_LONG, ibv_send_wr.wr$atomic$swap$OFFSET, swap);
-            sendWr.set(JAVA_INT, ibv_send_wr.wr$atomic$rkey$OFFSET, rkey);
-        } else {
-            sendWr.set(JAVA_LONG, ibv_send_wr.wr$rdma$remote_addr$OFFSET, remoteAddress);
-            sendWr.set(JAVA_INT, ibv_send_wr.wr$rdma$rkey$OFFSET, rkey);
-        }
-        int rc;
-        try {
-            rc = (int) VerbsOps.POST_WR.invokeExact(postSendFn, qp, sendWr, badWr);
-        } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
-        }
-        if (rc != 0) {
-            throw postFailure("ibv_post_send", rc, maxSendWr, "send");
-        }
-    }
-
-    private RdmaException postFailure(String verb, int rc, int depth, String queue) {
-        int errno = Math.abs(rc);
-        // providers differ: most say ENOMEM, rxe's ibv_wr_complete says ENOSPC
-        String why = errno == Errno.ENOMEM || errno == Errno.ENOSPC
-                ? ": the " + queue + " queue is full (" + depth + " outstanding requests); poll completions first"
-                : "";
-        return new RdmaException(verb + " on " + describe() + why, errno);
     }
 
     @Override

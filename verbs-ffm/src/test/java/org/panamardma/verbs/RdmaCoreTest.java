@@ -145,22 +145,22 @@ class RdmaCoreTest {
             long granted = verbs_h.IBV_QP_EX_WITH_FLUSH | verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE;
             if (Native.IBVERBS.isLoaded()) {
                 assertEquals(352, view.byteSize());
-                assertEquals(0x1000 + ibv_qp_ex.wr_atomic_write$OFFSET, QueuePair.sendOpSlot(view, granted,
+                assertEquals(0x1000 + ibv_qp_ex.wr_atomic_write$OFFSET, ExtendedSendPath.sendOpSlot(view, granted,
                         verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE, RdmaCore.Feature.ATOMIC_WRITE,
                         ibv_qp_ex.wr_atomic_write$OFFSET).address());
             } else {
                 assertEquals(344, view.byteSize(), "no release known: not even wr_atomic_write");
             }
-            assertEquals(0, QueuePair.sendOpSlot(view, granted, verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH,
+            assertEquals(0, ExtendedSendPath.sendOpSlot(view, granted, verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH,
                     ibv_qp_ex.wr_flush$OFFSET).address(), "granted, but 44 has no wr_flush");
             assertThrows(IndexOutOfBoundsException.class, () -> view.get(ADDRESS, ibv_qp_ex.wr_flush$OFFSET),
                     "the view cannot be read past 44's struct");
             if (Native.IBVERBS.isLoaded() && RdmaCore.ibverbs().verdict().version().atLeast(45)) {
                 RdmaCore.assumeForTest(null);
                 MemorySegment full = RdmaCore.qpExView(MemorySegment.ofAddress(provider.address()));
-                assertEquals(0x1000 + ibv_qp_ex.wr_flush$OFFSET, QueuePair.sendOpSlot(full, granted,
+                assertEquals(0x1000 + ibv_qp_ex.wr_flush$OFFSET, ExtendedSendPath.sendOpSlot(full, granted,
                         verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH, ibv_qp_ex.wr_flush$OFFSET).address());
-                assertEquals(0, QueuePair.sendOpSlot(full, verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
+                assertEquals(0, ExtendedSendPath.sendOpSlot(full, verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
                         verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH, ibv_qp_ex.wr_flush$OFFSET).address(),
                         "not granted by the provider: not read");
             }

@@ -1,0 +1,85 @@
+package org.panamardma.verbs;
+
+import java.lang.foreign.MemorySegment;
+import org.panamardma.verbs.ffi.verbs_h;
+
+/**
+ * How a queue pair's send requests reach the provider: {@link ExtendedSendPath} (the {@code ibv_wr_*} verbs of
+ * {@code ibv_qp_ex}) where the device offers it, {@link LegacySendPath} ({@code ibv_post_send}) where it does not.
+ * {@link QueuePair} chooses one at creation and keeps everything the two share: argument validation, the monitor
+ * that serializes posts, the capabilities, the inline scratch.
+ *
+ * <p>Every method here is called with the QP's monitor held, after the QP was checked open and connected and every
+ * argument validated, so that nothing on our side can fail between the first and the last native call of a
+ * request (which on the extended path would leave a started request behind). The scratch memory the backends write
+ * is the QP's and is freed only by its {@code destroy()}, under the same monitor.
+ */
+abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
+
+    /** The send opcodes both backends build. */
+    enum Op {
+        SEND(verbs_h.IBV_WR_SEND), SEND_WITH_IMM(verbs_h.IBV_WR_SEND_WITH_IMM), WRITE(verbs_h.IBV_WR_RDMA_WRITE),
+        WRITE_WITH_IMM(verbs_h.IBV_WR_RDMA_WRITE_WITH_IMM), READ(verbs_h.IBV_WR_RDMA_READ),
+        COMPARE_SWAP(verbs_h.IBV_WR_ATOMIC_CMP_AND_SWP), FETCH_ADD(verbs_h.IBV_WR_ATOMIC_FETCH_AND_ADD);
+
+        final int wrOpcode;
+
+        Op(int wrOpcode) {
+            this.wrOpcode = wrOpcode;
+        }
+
+        boolean atomic() {
+            return this == COMPARE_SWAP || this == FETCH_ADD;
+        }
+
+        boolean immediate() {
+            return this == SEND_WITH_IMM || this == WRITE_WITH_IMM;
+        }
+    }
+
+    /** For messages: the QP's {@code describe()}, e.g. "queue pair 17 on rxe0". */
+    private final String qpDescription;
+    private final int sendQueueDepth;
+    /** The QP's inline scratch (see {@link QueuePair}): bytes the provider copies during the post call. */
+    final MemorySegment inlineScratch;
+
+    SendPath(String qpDescription, int sendQueueDepth, MemorySegment inlineScratch) {
+        this.qpDescription = qpDescription;
+        this.sendQueueDepth = sendQueueDepth;
+        this.inlineScratch = inlineScratch;
+    }
+
+    /** One request of one scatter/gather element ({@code lkey} 0 and the INLINE flag: inline bytes at addr). */
+    abstract void post(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, long compareAdd,
+                       long swap, long addr, int length, int lkey) throws RdmaException;
+
+    /** One request gathering {@code count} elements laid out as {@code struct ibv_sge} in {@code sges}. */
+    abstract void postList(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate,
+                           MemorySegment sges, int count) throws RdmaException;
+
+    /** One inline request of the first {@code length} bytes of {@link #inlineScratch}. */
+    abstract void postInlineScratch(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate,
+                                    long length) throws RdmaException;
+
+    /**
+     * One inline request of the caller's native segment {@code data} (at most the inline scratch's size). The
+     * backend decides whether the provider may read it in place: only where the FFM runtime keeps its arena alive
+     * for the call, i.e. where it is a downcall argument.
+     */
+    abstract void postInlineData(Op op, long wrId, int flags, long remoteAddress, int rkey, MemorySegment data)
+            throws RdmaException;
+
+    final RdmaException postFailure(String verb, int rc) {
+        return postFailure(verb, qpDescription, rc, sendQueueDepth, "send");
+    }
+
+    /** The failure of a post call on {@code qp}'s {@code queue}: the errno, and what ENOMEM/ENOSPC mean there. */
+    static RdmaException postFailure(String verb, String qp, int rc, int depth, String queue) {
+        int errno = Math.abs(rc);
+        // providers differ: most say ENOMEM, rxe's ibv_wr_complete says ENOSPC
+        String why = errno == Errno.ENOMEM || errno == Errno.ENOSPC
+                ? ": the " + queue + " queue is full (" + depth + " outstanding requests); poll completions first"
+                : "";
+        return new RdmaException(verb + " on " + qp + why, errno);
+    }
+}
