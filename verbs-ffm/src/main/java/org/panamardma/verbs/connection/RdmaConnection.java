@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Poller.</b> One platform daemon thread per connection ({@code rdma-connection-<local>-><peer>}) polls the CQ
  * dry, arms it, polls again (completions that raced the arming make no event) and waits on the completion channel
- * in slices of {@value #WAIT_SLICE_MILLIS} ms. Futures complete on that thread: dependent actions that block delay
+ * in slices of {@value CompletionPoller#WAIT_SLICE_MILLIS} ms ({@link CompletionPoller}). Futures complete on that thread: dependent actions that block delay
  * every other completion of the connection; use the {@code ...Async} forms for anything slow.
  *
  * <p><b>Backpressure.</b> At most {@code sendQueueDepth} requests are in flight; a request beyond that blocks the
@@ -72,7 +72,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RdmaConnection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaConnection.class);
-    static final int WAIT_SLICE_MILLIS = 50;
+    static final int WAIT_SLICE_MILLIS = CompletionPoller.WAIT_SLICE_MILLIS;
     /** wr_ids of receives have the top bit set and the buffer index below. */
     private static final long RECEIVE_BIT = 1L << 63;
 
@@ -151,9 +151,8 @@ public final class RdmaConnection implements AutoCloseable {
     private final ArrayDeque<CompletableFuture<Received>> waiting = new ArrayDeque<>();
     private final CompletableFuture<CmEvent> disconnected = new CompletableFuture<>();
     private final AtomicBoolean closeCalled = new AtomicBoolean();
-    private final Thread poller;
+    private final CompletionPoller poller;
     private volatile ConnectionClosedException failure;
-    private volatile boolean stopPolling;
     private volatile Runnable onClose = () -> {};
     private volatile byte[] peerPrivateData = new byte[0];
 
@@ -171,7 +170,24 @@ public final class RdmaConnection implements AutoCloseable {
         }
         this.name = "rdma-connection-" + id.localAddress().map(RdmaConnection::format).orElse("?") + "->"
                 + id.peerAddress().map(RdmaConnection::format).orElse("?");
-        this.poller = Thread.ofPlatform().name(name).daemon(true).unstarted(this::pollLoop);
+        this.poller = new CompletionPoller(name, cq, ownedEvents != null, new CompletionPoller.Handler() {
+            @Override
+            public void completed(WorkCompletions wc, int i) {
+                RdmaConnection.this.completed(wc, i);
+            }
+
+            @Override
+            public void pollCmEvents() throws RdmaException {
+                RdmaConnection.this.pollCmEvents();
+            }
+
+            @Override
+            public void failed(Throwable t) {
+                LOG.warn(name + ": poller failed", t);
+                markFailed(new ConnectionClosedException(name + ": completion poller failed: " + t, t));
+                failAllPending();
+            }
+        });
     }
 
     private static String format(InetSocketAddress a) {
@@ -416,50 +432,11 @@ public final class RdmaConnection implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------- completions
 
-    private void pollLoop() {
-        long nextCmCheck = 0;
-        try (WorkCompletions wc = WorkCompletions.allocate(32)) {
-            while (!stopPolling) {
-                if (ownedEvents != null && System.nanoTime() - nextCmCheck >= 0) {
-                    pollCmEvents();
-                    nextCmCheck = System.nanoTime() + WAIT_SLICE_MILLIS * 1_000_000L;
-                }
-                if (drain(wc) > 0) {
-                    continue;
-                }
-                cq.requestNotification(false);
-                if (drain(wc) > 0) {
-                    continue;
-                }
-                cq.channel().await(WAIT_SLICE_MILLIS);
-            }
-            drain(wc);
-        } catch (Throwable t) {
-            if (!stopPolling) {
-                LOG.warn(name + ": poller failed", t);
-                markFailed(new ConnectionClosedException(name + ": completion poller failed: " + t, t));
-                failAllPending();
-            }
-        }
-    }
-
     private void pollCmEvents() throws RdmaException {
         CmEvent e;
         while (!id.isClosed() && (e = ownedEvents.await(id, Duration.ZERO)) != null) {
             handleCmEvent(e);
         }
-    }
-
-    private int drain(WorkCompletions wc) throws RdmaException {
-        int total = 0;
-        int n;
-        while ((n = cq.poll(wc)) > 0) {
-            total += n;
-            for (int i = 0; i < n; i++) {
-                completed(wc, i);
-            }
-        }
-        return total;
     }
 
     private void completed(WorkCompletions wc, int i) {
@@ -605,14 +582,7 @@ public final class RdmaConnection implements AutoCloseable {
                 LOG.debug(name + ": disconnect", e);
             }
         }
-        stopPolling = true;
-        if (Thread.currentThread() != poller) {
-            try {
-                poller.join(5 * WAIT_SLICE_MILLIS + 2000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        poller.stop();
         failAllPending();
         try {
             id.close();
@@ -637,7 +607,7 @@ public final class RdmaConnection implements AutoCloseable {
             return; // the server's event thread: it would wait for itself
         }
         while (!disconnected.isDone() && System.nanoTime() - deadline < 0) {
-            if (me == poller) { // closed from a future's callback: nobody else polls the client's events
+            if (poller.isPollerThread()) { // closed from a future's callback: nobody else polls the client's events
                 pollCmEvents();
             }
             try {

@@ -1,0 +1,105 @@
+package org.panamardma.verbs.connection;
+
+import org.panamardma.verbs.CompletionQueue;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.WorkCompletions;
+
+/**
+ * The thread behind an {@link RdmaConnection}: polls its CQ dry, arms it, polls again (completions that raced the
+ * arming raise no event) and waits on the completion channel in slices of {@link #WAIT_SLICE_MILLIS} ms, handing
+ * each work completion to the {@link Handler} on this thread. Between slices it lets the handler take the CM events
+ * of a client's own event channel. Kept apart from the connection's request API so that either can change (a
+ * busy-polling loop, one poller for several connections) without the other.
+ */
+final class CompletionPoller {
+    /** How long one wait on the completion channel lasts: bounds how late a stop or a CM event is seen. */
+    static final int WAIT_SLICE_MILLIS = 50;
+    private static final int BATCH = 32;
+
+    /** What the poller calls, always on its own thread. */
+    interface Handler {
+        /** Completion {@code i} of {@code wc}, which is valid only during the call. */
+        void completed(WorkCompletions wc, int i);
+
+        /** Due once per wait slice when the poller was made with {@code pollsCmEvents}. */
+        void pollCmEvents() throws RdmaException;
+
+        /** The loop ended by an exception from the CQ, the channel or the handler, not by {@link #stop()}. */
+        void failed(Throwable t);
+    }
+
+    private final CompletionQueue cq;
+    private final boolean pollsCmEvents;
+    private final Handler handler;
+    private final Thread thread;
+    private volatile boolean stopping;
+
+    /** {@code cq} must have a completion channel; the thread is a platform daemon thread named {@code name}. */
+    CompletionPoller(String name, CompletionQueue cq, boolean pollsCmEvents, Handler handler) {
+        this.cq = cq;
+        this.pollsCmEvents = pollsCmEvents;
+        this.handler = handler;
+        this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(this::loop);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Whether the caller is the poller thread (a future's callback, for instance). */
+    boolean isPollerThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /**
+     * Ends the loop after one more drain of the CQ, and waits for that unless called on the poller thread (a
+     * completion's callback closing its connection), where the loop ends when the callback returns.
+     */
+    void stop() {
+        stopping = true;
+        if (!isPollerThread()) {
+            try {
+                thread.join(5 * WAIT_SLICE_MILLIS + 2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void loop() {
+        long nextCmCheck = 0;
+        try (WorkCompletions wc = WorkCompletions.allocate(BATCH)) {
+            while (!stopping) {
+                if (pollsCmEvents && System.nanoTime() - nextCmCheck >= 0) {
+                    handler.pollCmEvents();
+                    nextCmCheck = System.nanoTime() + WAIT_SLICE_MILLIS * 1_000_000L;
+                }
+                if (drain(wc) > 0) {
+                    continue;
+                }
+                cq.requestNotification(false);
+                if (drain(wc) > 0) {
+                    continue;
+                }
+                cq.channel().await(WAIT_SLICE_MILLIS);
+            }
+            drain(wc);
+        } catch (Throwable t) {
+            if (!stopping) {
+                handler.failed(t);
+            }
+        }
+    }
+
+    private int drain(WorkCompletions wc) throws RdmaException {
+        int total = 0;
+        int n;
+        while ((n = cq.poll(wc)) > 0) {
+            total += n;
+            for (int i = 0; i < n; i++) {
+                handler.completed(wc, i);
+            }
+        }
+        return total;
+    }
+}
