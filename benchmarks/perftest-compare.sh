@@ -10,7 +10,9 @@
 #   benchmarks/target/perftest-compare.csv   test,size,iters,c_p50_us,java_p50_us,p50_ratio,c_p99_us,...
 #   benchmarks/target/perftest-raw.csv       every figure of both, as measured
 #   benchmarks/target/perftest-compare-rpc.csv  NFSv3 against the guest's knfsd with the same Java client over TCP
-#                                            and over RPC-over-RDMA: NULL round trips, 1 MiB READ and WRITE MB/s
+#                                            and over RPC-over-RDMA: NULL round trips, WRITE and READ MB/s
+#   benchmarks/target/perftest-compare-vs-kernel.csv  the Java client over RDMA against the kernel's NFS client
+#                                            (dd) on the same device and knfsd: MB/s and the ratio
 #   benchmarks/target/perftest-compare-knfs.csv the kernel's NFS client against the Java NFS server and against
 #                                            knfsd over RDMA on rxe and siw (dd, direct I/O): MB/s and the ratio
 #
@@ -19,7 +21,8 @@
 # PERF_SERVER_DEV/PERF_CLIENT_DEV/PERF_SERVER_IP (rxe1/rxe0/10.77.0.2; siw1/siw0/10.77.1.2 for iWARP, without
 # atomic_lat), PERF_WARMUP (unmeasured rdma-tool iterations first; default: as many as measured, since a JVM
 # interprets the loop until its JIT compiles it, and the steady state is what a service sees), TESTBED_TIMEOUT
-# (s, default 3600), PERF_RPC (1; 0 skips the RPC part), PERF_RPC_IO_ITERS (32 READs and 32 WRITEs of 1 MiB),
+# (s, default 3600), PERF_RPC (1; 0 skips the RPC part), PERF_RPC_FILE_MIB (64: the file NfsRpcBench writes and
+# reads back in calls of 256 KiB), PERF_RPC_IO_ITERS (2 timed passes each), PERF_RPC_INFLIGHT ("1 4": calls in flight),
 # PERF_KNFS (1; 0 skips the kernel client's Java-server-vs-knfsd part), PERF_KNFS_MIB (64: the dd file's size).
 # Only the kernel client part: PERF_TESTS=none PERF_RPC=0 benchmarks/perftest-compare.sh
 #
@@ -46,7 +49,7 @@ raw=benchmarks/target/perftest-raw.csv
 # earlier runs' tables and plot go: a part this run skips (PERF_RPC=0, PERF_KNFS=0) must not show old figures
 rm -f "$raw" benchmarks/target/perftest-compare*.csv benchmarks/target/perftest-compare.md benchmarks/target/perftest-compare.svg
 env_args=""
-for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_KNFS PERF_KNFS_MIB; do
+for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_RPC_FILE_MIB PERF_RPC_INFLIGHT PERF_KNFS PERF_KNFS_MIB; do
   [[ -n ${!v:-} ]] && env_args+="$v=$(printf '%q' "${!v}") "
 done
 start=$SECONDS

@@ -95,16 +95,23 @@ run_java() {
 }
 
 # RPC: NFSv3 against the guest's knfsd, over TCP and over RPC-over-RDMA, same server, same client code
-# (benchmarks' NfsRpcBench): NULL round trips, 1 MiB READ and WRITE throughput (calls of 256 KiB). The floor is perftest's send latency.
+# (benchmarks' NfsRpcBench): NULL round trips, then a file of PERF_RPC_FILE_MIB MiB (64, as the kernel client's dd)
+# written and read in calls of 256 KiB, PERF_RPC_IO_ITERS (2) timed passes, with each number of calls in flight of
+# PERF_RPC_INFLIGHT ("1 4"; the kernel client's rows to compare with: bs=256k for 1, bs=1M for 4). The floor is
+# perftest's send latency.
 run_rpc() {
-  local transport=$1
-  if ! timeout 900 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
-       --server "$server_ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_RPC_IO_ITERS:-32}" \
-       >/tmp/nfs-bench.log 2>/tmp/nfs-bench.err; then
-    say "NfsRpcBench over $transport failed:"; tail -n 20 /tmp/nfs-bench.err >&2
-    return 1
-  fi
-  grep '^RPC-' /tmp/nfs-bench.log >>"$out"
+  local transport=$1 qd null=""
+  for qd in ${PERF_RPC_INFLIGHT:-1 4}; do
+    if ! timeout 1800 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
+         --server "$server_ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_RPC_IO_ITERS:-2}" \
+         --file-size "$(( ${PERF_RPC_FILE_MIB:-64} * 1048576 ))" --in-flight "$qd" $null \
+         >/tmp/nfs-bench.log 2>/tmp/nfs-bench.err; then
+      say "NfsRpcBench over $transport ($qd in flight) failed:"; tail -n 20 /tmp/nfs-bench.err >&2
+      return 1
+    fi
+    grep '^RPC-' /tmp/nfs-bench.log >>"$out"
+    null=--no-null # NULL round trips once per transport
+  done
 }
 
 # The kernel's NFS client (the guest's xprtrdma) against two servers on the same device, same mount options, same
@@ -167,7 +174,7 @@ if [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]]; then
   say "RPC: starting knfsd"
   if nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1; then
     for transport in tcp rdma; do
-      step "RPC over $transport: NULL x $iters, READ/WRITE of 1 MiB x ${PERF_RPC_IO_ITERS:-32}"
+      step "RPC over $transport: NULL x $iters, WRITE/READ of ${PERF_RPC_FILE_MIB:-64} MiB x ${PERF_RPC_IO_ITERS:-2}, in flight ${PERF_RPC_INFLIGHT:-1 4}"
       run_rpc "$transport" || rc=1
     done
     nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>&1

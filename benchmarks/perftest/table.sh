@@ -9,10 +9,13 @@ awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
   $1 ~ /^KNFS-/ { knfs[$1, $2, $3] = $8; hasknfs = 1
                   if (!(($2 "," $3) in kseen)) { kseen[$2 "," $3] = 1; korder[++kn] = $2 "," $3 }; next }
   $1 ~ /^RPC-/ { rpc[$1, $2, "p50"] = $5; rpc[$1, $2, "p99"] = $6; rpc[$1, $2, "bw"] = $8; rpc[$1, $2, "n"] = $4
+                 if ($2 ~ /^nfs_/) { rpcsize = $3; if (!($2 in rseen)) { rseen[$2] = 1; rorder[++rn] = $2 } }
                  hasrpc = 1; next }
   { key = $2 "," $3; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
     iters[key] = $4; p50[$1, key] = $5; p99[$1, key] = $6; bw[$1, key] = $8 }
   function ratio(j, c) { return (c > 0 && j != "") ? sprintf("%.2f", j / c) : "" }
+  function iolabel(t, size,   op, qd) { op = toupper(t); sub(/^NFS_/, "", op); sub(/_QD[0-9]+$/, "", op)
+    qd = t; if (sub(/^.*_qd/, "", qd)) return op " " size / 1048576 " MiB, " qd " in flight"; return op " " size / 1048576 " MiB" }
   END {
     print "test,size,iters,c_p50_us,java_p50_us,p50_ratio,c_p99_us,java_p99_us,p99_ratio,c_bw_MBps,java_bw_MBps,bw_ratio" > csv
     print "perftest (C) and rdma-tool perf (Java) on the same device, " where "." > md
@@ -59,19 +62,40 @@ awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
       print "" > md
       print "ONC RPC against the guest'"'"'s knfsd (NFSv3), the same Java client code over TCP and over RPC-over-RDMA, on the" > md
       print "same device pair. NULL: round trip in microseconds (not halved; the floor is twice ib_send_lat'"'"'s one-way" > md
-      print "8-byte p50, the cheapest round trip the device offers). READ/WRITE: the 1 MiB file in calls of 256 KiB, one" > md
-      print "call at a time, MB/s; WRITE is UNSTABLE with one COMMIT inside the timed span. ratio = RDMA / TCP." > md
+      print "8-byte p50, the cheapest round trip the device offers). WRITE/READ: a file of " rpcsize / 1048576 " MiB in calls of 256 KiB" > md
+      print "(one at a time, or N in flight), MB/s; WRITE is UNSTABLE with one COMMIT inside the timed span. ratio = RDMA / TCP." > md
       print "" > md
       print "| measure | iters | TCP | RDMA | ratio | floor (2 x ib_send_lat p50) |" > md
       print "|---|---:|---:|---:|---:|---:|" > md
-      split("rpc_null:p50:NULL p50 (us),rpc_null:p99:NULL p99 (us),nfs_read:bw:READ 1 MiB (MB/s),nfs_write:bw:WRITE 1 MiB (MB/s)", rows, ",")
-      for (i = 1; i <= 4; i++) {
+      nrows = 0
+      rows[++nrows] = "rpc_null:p50:NULL p50 (us)"; rows[++nrows] = "rpc_null:p99:NULL p99 (us)"
+      for (i = 1; i <= rn; i++) rows[++nrows] = rorder[i] ":bw:" iolabel(rorder[i], rpcsize) " (MB/s)"
+      for (i = 1; i <= nrows; i++) {
         split(rows[i], r, ":")
         t = rpc["RPC-TCP", r[1], r[2]]; d = rpc["RPC-RDMA", r[1], r[2]]
         fl = (r[1] == "rpc_null" && r[2] == "p50" && floor != "") ? sprintf("%.2f", 2 * floor) : ""
         printf "| %s | %s | %s | %s | %s | %s |\n", r[3], rpc["RPC-RDMA", r[1], "n"] != "" ? rpc["RPC-RDMA", r[1], "n"] : rpc["RPC-TCP", r[1], "n"], \
           t, d, ratio(d, t), fl > md
         printf "%s,%s,%s,%s,%s,%s,%s\n", r[1], r[2], rpc["RPC-TCP", r[1], "n"], t, d, ratio(d, t), fl > rpccsv
+      }
+      # The anchor: the kernel'"'"'s NFS client on the same device, against the same knfsd, same boot (run_knfs): bs=256k
+      # for one call at a time, bs=1M (the kernel splits it into rsize calls, several in flight) for N in flight.
+      if (hasknfs && rn > 0) {
+        vcsv = csv; sub(/\.csv$/, "", vcsv); vcsv = vcsv "-vs-kernel.csv"
+        print "measure,java_rdma_MBps,kernel_rdma_MBps,java_over_kernel" > vcsv
+        print "" > md
+        print "The Java NFS client (NfsRpcBench over RPC-over-RDMA) against the Linux kernel'"'"'s NFS client (dd, direct I/O," > md
+        print "bs=256k for one call at a time, bs=1M for calls in flight), both reading and writing knfsd over rxe in the same" > md
+        print "boot. MB/s; ratio = Java / kernel (higher is better for Java)." > md
+        print "" > md
+        print "| measure | Java client MB/s | kernel client MB/s | ratio |" > md
+        print "|---|---:|---:|---:|" > md
+        for (i = 1; i <= rn; i++) {
+          t = rorder[i]; op = t; sub(/^nfs_/, "", op); sub(/_qd[0-9]+$/, "", op)
+          k = knfs["KNFS-KNFSD", op "_rxe", (t ~ /_qd/) ? 1048576 : 262144]; j = rpc["RPC-RDMA", t, "bw"]
+          printf "| %s | %s | %s | %s |\n", iolabel(t, rpcsize), j, k, ratio(j, k) > md
+          printf "%s,%s,%s,%s\n", t, j, k, ratio(j, k) > vcsv
+        }
       }
     }
   }' "$raw"

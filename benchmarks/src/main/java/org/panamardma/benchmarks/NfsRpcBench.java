@@ -7,8 +7,15 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.MountClient;
 import org.panamardma.nfs.Nfs3;
@@ -27,11 +34,15 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * <ul>
  *   <li>{@code rpc_null}: NFSv3 NULL round trips (RFC 1813 section 3.3.0), the cost of one RPC and nothing else.
  *       A round trip, not halved: compare it with twice perftest's ib_send_lat, which is one-way;</li>
- *   <li>{@code nfs_read}: the whole 1 MiB pattern file read with READs of {@code --io-size} bytes (256 KiB), one
- *       call at a time, throughput in MB/s of 2^20 bytes (perftest's unit); every read's bytes are checked;</li>
- *   <li>{@code nfs_write}: 1 MiB written to the scratch file with UNSTABLE WRITEs of the same size, then one COMMIT
- *       inside the timed span, so the figure includes getting the data to stable storage.</li>
+ *   <li>{@code nfs_write}: a file of {@code --file-size} bytes (1 MiB; 64 MiB and more for the comparison with
+ *       the kernel client) written to the scratch file with UNSTABLE WRITEs of {@code --io-size} bytes (256 KiB),
+ *       then one COMMIT inside the timed span, so the figure includes getting the data to stable storage;
+ *       throughput in MB/s of 2^20 bytes (perftest's unit);</li>
+ *   <li>{@code nfs_read}: the same file read back with READs of the same size, every byte of the pattern the
+ *       writes put there checked (a benchmark that moved wrong bytes measures nothing).</li>
  * </ul>
+ * With {@code --in-flight N} (1) N threads share the calls of each pass, so N calls are outstanding at once on the
+ * one transport; the tests are then named {@code nfs_write_qdN} and {@code nfs_read_qdN}.
  * knfsd, not a Java server, answers on purpose: it is the same server for both transports and the one deployed.
  * The export is the one {@code nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh} makes.
  *
@@ -40,14 +51,14 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * the server's limits, as Linux's does (it mounts with rsize=wsize=512 KiB here). Both transports use the same size.
  *
  * <p>Usage: {@code NfsRpcBench --transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N]
- * [--io-iters N] [--io-size BYTES]}
+ * [--io-iters N] [--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null]}
  */
 public final class NfsRpcBench {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
     private static final OpaqueAuth ROOT = Nfs3Client.authSys("panama-rdma-bench", 0, 0);
     private static final int PATTERN_MODULUS = 251;
-    /** The pattern file's size, and what one READ or WRITE iteration moves */
-    private static final int FILE_SIZE = 1 << 20;
+    /** The default file size: what one READ or WRITE iteration moves. */
+    private static final long DEFAULT_FILE_SIZE = 1 << 20;
 
     private NfsRpcBench() {
     }
@@ -60,7 +71,9 @@ public final class NfsRpcBench {
 
     public static void main(String[] args) throws Exception {
         String transport = null, server = null, export = "/srv/panama-nfs";
-        int iters = 1000, warmup = -1, ioIters = 32, ioSize = 256 << 10;
+        int iters = 1000, warmup = -1, ioIters = 32, ioSize = 256 << 10, inFlight = 1;
+        long fileSize = DEFAULT_FILE_SIZE;
+        boolean nullCalls = true;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -71,9 +84,12 @@ public final class NfsRpcBench {
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 case "--io-iters" -> ioIters = Integer.parseInt(args[++i]);
                 case "--io-size" -> ioSize = Integer.parseInt(args[++i]);
+                case "--file-size" -> fileSize = Long.parseLong(args[++i]);
+                case "--in-flight" -> inFlight = Integer.parseInt(args[++i]);
+                case "--no-null" -> nullCalls = false;
                 default -> throw new IllegalArgumentException("unknown argument " + a + "; usage: "
                         + "--transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N] [--io-iters N] "
-                        + "[--io-size BYTES]");
+                        + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null]");
             }
         }
         if (transport == null || server == null) {
@@ -82,6 +98,10 @@ public final class NfsRpcBench {
         if (warmup < 0) {
             warmup = iters;
         }
+        if (fileSize <= 0 || fileSize % ioSize != 0 || inFlight < 1) {
+            throw new IllegalArgumentException("--file-size must be a positive multiple of --io-size (" + ioSize
+                    + "), --in-flight at least 1");
+        }
         TransportFactory factory = switch (transport) {
             case "tcp" -> (host, maxIo) -> TcpRpcTransport.connect(new InetSocketAddress(host, Nfs3.TCP_PORT),
                     maxIo + 64 * 1024);
@@ -89,7 +109,8 @@ public final class NfsRpcBench {
             default -> throw new IllegalArgumentException("transport must be tcp or rdma, not " + transport);
         };
         String impl = "RPC-" + transport.toUpperCase(Locale.ROOT);
-        run(System.out, impl, factory, server, export, iters, warmup, ioIters, ioSize);
+        run(System.out, impl, factory, server, export, nullCalls ? iters : 0, warmup, ioIters, ioSize, fileSize,
+                inFlight);
     }
 
     static RpcTransport openRdma(String host, int maxIo) throws IOException, InterruptedException {
@@ -98,70 +119,117 @@ public final class NfsRpcBench {
     }
 
     static void run(PrintStream out, String impl, TransportFactory factory, String server, String export, int iters,
-                    int warmup, int ioIters, int ioSize) throws Exception {
+                    int warmup, int ioIters, int ioSize, long fileSize, int inFlight) throws Exception {
         FileHandle3 root = mount(server, export);
         try (RpcTransport transport = factory.open(server, ioSize);
              Arena arena = Arena.ofShared()) { // shared: the RDMA transport's poller thread touches it
             Nfs3Client nfs = new Nfs3Client(transport, ROOT, TIMEOUT);
-            FileHandle3 pattern = nfs.lookup(root, "pattern.bin").handle();
             FileHandle3 scratch = nfs.lookup(root, "write-target").handle();
 
-            for (int i = 0; i < warmup; i++) {
-                nfs.ping();
+            if (iters > 0) {
+                for (int i = 0; i < warmup; i++) {
+                    nfs.ping();
+                }
+                long[] rtt = new long[iters];
+                for (int i = 0; i < iters; i++) {
+                    long t0 = System.nanoTime();
+                    nfs.ping();
+                    rtt[i] = System.nanoTime() - t0;
+                }
+                out.println(latencyLine(impl, "rpc_null", 0, rtt));
             }
-            long[] rtt = new long[iters];
-            for (int i = 0; i < iters; i++) {
-                long t0 = System.nanoTime();
-                nfs.ping();
-                rtt[i] = System.nanoTime() - t0;
-            }
-            out.println(latencyLine(impl, "rpc_null", 0, rtt));
 
-            MemorySegment file = arena.allocate(FILE_SIZE, 4096);
-            int ioWarmup = Math.max(2, ioIters / 4);
+            String suffix = inFlight > 1 ? "_qd" + inFlight : "";
+            MemorySegment file = arena.allocate(fileSize, 4096);
+            for (long i = 0; i < fileSize; i++) {
+                file.set(ValueLayout.JAVA_BYTE, i, (byte) (i % PATTERN_MODULUS));
+            }
+            MemorySegment back = arena.allocate(fileSize, 4096);
+            int ioWarmup = Math.max(1, ioIters / 4);
+            Pass write = (off, len) -> {
+                long written = nfs.write(scratch, off, file.asSlice(off, len), StableHow.UNSTABLE).count();
+                if (written != len) {
+                    throw new IOException("WRITE wrote " + written + " of " + len + " bytes at " + off);
+                }
+            };
             for (int i = 0; i < ioWarmup; i++) {
-                readChecked(nfs, pattern, file, ioSize);
-            }
-            long t0 = System.nanoTime();
-            for (int i = 0; i < ioIters; i++) {
-                readChecked(nfs, pattern, file, ioSize);
-            }
-            out.println(bandwidthLine(impl, "nfs_read", FILE_SIZE, ioIters, System.nanoTime() - t0));
-
-            for (int i = 0; i < ioWarmup; i++) {
-                writeFile(nfs, scratch, file, ioSize);
-            }
-            t0 = System.nanoTime();
-            for (int i = 0; i < ioIters; i++) {
-                writeFile(nfs, scratch, file, ioSize);
+                inCalls(fileSize, ioSize, inFlight, write);
             }
             nfs.commit(scratch, 0, 0);
-            out.println(bandwidthLine(impl, "nfs_write", FILE_SIZE, ioIters, System.nanoTime() - t0));
+            long t0 = System.nanoTime();
+            for (int i = 0; i < ioIters; i++) {
+                inCalls(fileSize, ioSize, inFlight, write);
+            }
+            nfs.commit(scratch, 0, 0);
+            out.println(bandwidthLine(impl, "nfs_write" + suffix, fileSize, ioIters, System.nanoTime() - t0));
+
+            Pass read = (off, len) -> {
+                long n = nfs.readFully(scratch, off, back.asSlice(off, len), len);
+                if (n != len) {
+                    throw new IOException("READ returned " + n + " of " + len + " bytes at " + off);
+                }
+            };
+            for (int i = 0; i < ioWarmup; i++) {
+                back.fill((byte) 0);
+                inCalls(fileSize, ioSize, inFlight, read);
+                checkPattern(back);
+            }
+            long elapsed = 0;
+            for (int i = 0; i < ioIters; i++) {
+                back.fill((byte) 0); // outside the timed span, as is the check
+                long start = System.nanoTime();
+                inCalls(fileSize, ioSize, inFlight, read);
+                elapsed += System.nanoTime() - start;
+                checkPattern(back);
+            }
+            out.println(bandwidthLine(impl, "nfs_read" + suffix, fileSize, ioIters, elapsed));
         }
     }
 
-    /** The whole pattern file, READ by READ, its bytes compared: a benchmark that moved wrong bytes measures nothing. */
-    private static void readChecked(Nfs3Client nfs, FileHandle3 pattern, MemorySegment file, int ioSize)
-            throws IOException, InterruptedException {
-        long n = nfs.readFully(pattern, 0, file, ioSize);
-        if (n != file.byteSize()) {
-            throw new IOException("READs returned " + n + " of " + file.byteSize() + " bytes");
+    /** One call of a pass: {@code length} bytes at {@code offset}. */
+    @FunctionalInterface
+    private interface Pass {
+        void call(long offset, int length) throws IOException, InterruptedException;
+    }
+
+    /**
+     * The whole file in calls of {@code ioSize} bytes; with {@code inFlight} > 1, that many threads take the calls
+     * in turn, so that many are outstanding on the one transport (which is thread-safe).
+     */
+    private static void inCalls(long fileSize, int ioSize, int inFlight, Pass pass) throws Exception {
+        long calls = fileSize / ioSize;
+        if (inFlight == 1) {
+            for (long c = 0; c < calls; c++) {
+                pass.call(c * ioSize, ioSize);
+            }
+            return;
         }
-        for (long i = 0; i < file.byteSize(); i += 4093) { // a prime stride: every page, varying offsets
-            if (file.get(ValueLayout.JAVA_BYTE, i) != (byte) (i % PATTERN_MODULUS)) {
-                throw new IOException("READ returned a wrong byte at " + i);
+        AtomicLong next = new AtomicLong();
+        List<Future<Void>> workers = new ArrayList<>();
+        try (ExecutorService pool = Executors.newFixedThreadPool(inFlight)) {
+            for (int w = 0; w < inFlight; w++) {
+                workers.add(pool.submit(() -> {
+                    for (long c; (c = next.getAndIncrement()) < calls; ) {
+                        pass.call(c * ioSize, ioSize);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<Void> f : workers) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof Exception x ? x : e;
+                }
             }
         }
     }
 
-    /** 1 MiB written at offset 0 in calls of {@code ioSize} bytes, UNSTABLE (committed once by the caller). */
-    private static void writeFile(Nfs3Client nfs, FileHandle3 scratch, MemorySegment file, int ioSize)
-            throws IOException, InterruptedException {
-        for (long off = 0; off < file.byteSize(); off += ioSize) {
-            MemorySegment part = file.asSlice(off, Math.min(ioSize, file.byteSize() - off));
-            long written = nfs.write(scratch, off, part, StableHow.UNSTABLE).count();
-            if (written != part.byteSize()) {
-                throw new IOException("WRITE wrote " + written + " of " + part.byteSize() + " bytes");
+    /** Every byte of the pattern the writes put in the file, back where it belongs. */
+    private static void checkPattern(MemorySegment back) throws IOException {
+        for (long i = 0; i < back.byteSize(); i++) {
+            if (back.get(ValueLayout.JAVA_BYTE, i) != (byte) (i % PATTERN_MODULUS)) {
+                throw new IOException("READ returned a wrong byte at " + i);
             }
         }
     }
@@ -186,7 +254,7 @@ public final class NfsRpcBench {
                 avg / 1e3);
     }
 
-    static String bandwidthLine(String impl, String test, int size, int iters, long nanos) {
+    static String bandwidthLine(String impl, String test, long size, int iters, long nanos) {
         double mbps = (double) size * iters / (1 << 20) / (nanos / 1e9);
         return String.format(Locale.ROOT, "%s,%s,%d,%d,,,,%.6f", impl, test, size, iters, mbps);
     }

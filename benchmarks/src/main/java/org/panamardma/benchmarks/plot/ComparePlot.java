@@ -103,9 +103,8 @@ public final class ComparePlot {
         for (Map<String, String> r : rows) {
             Pair p = new Pair(switch (r.get("test")) {
                 case "rpc_null" -> "NULL " + r.get("stat");
-                case "nfs_read" -> "READ 1 MiB";
-                case "nfs_write" -> "WRITE 1 MiB";
-                default -> r.get("test") + " " + r.get("stat");
+                default -> r.get("test").startsWith("nfs_") ? ioLabel(r.get("test")) : r.get("test") + " "
+                        + r.get("stat");
             }, number(r.get("tcp")), number(r.get("rdma")));
             (r.get("stat").equals("bw") ? throughput : latency).add(p);
         }
@@ -115,10 +114,17 @@ public final class ComparePlot {
                     "RDMA/TCP", latency));
         }
         if (!throughput.isEmpty()) {
-            panels.add(new Panel("NFSv3 against knfsd: 1 MiB in calls of 256 KiB", "MB/s", false, "TCP",
+            panels.add(new Panel("NFSv3 against knfsd: a file in calls of 256 KiB", "MB/s", false, "TCP",
                     "RPC-over-RDMA", "RDMA/TCP", throughput));
         }
         return panels;
+    }
+
+    /** {@code nfs_read} → "READ", {@code nfs_write_qd4} → "WRITE, 4 in flight" (NfsRpcBench's test names). */
+    static String ioLabel(String test) {
+        String op = test.substring("nfs_".length()).toUpperCase(java.util.Locale.ROOT);
+        int qd = op.indexOf("_QD");
+        return qd < 0 ? op : op.substring(0, qd) + ", " + op.substring(qd + 3) + " in flight";
     }
 
     private static List<Panel> knfs(List<Map<String, String>> rows) {
