@@ -21,6 +21,9 @@ final class CompletionPoller {
         /** Completion {@code i} of {@code wc}, which is valid only during the call. */
         void completed(WorkCompletions wc, int i);
 
+        /** After each drain of the CQ that found completions (slots may have been freed). */
+        void drained();
+
         /** Due once per wait slice when the poller was made with {@code pollsCmEvents}. */
         void pollCmEvents() throws RdmaException;
 
@@ -99,6 +102,9 @@ final class CompletionPoller {
             for (int i = 0; i < n; i++) {
                 handler.completed(wc, i);
             }
+        }
+        if (total > 0) {
+            handler.drained();
         }
         return total;
     }

@@ -58,8 +58,10 @@ import org.slf4j.LoggerFactory;
  * every other completion of the connection; use the {@code ...Async} forms for anything slow.
  *
  * <p><b>Backpressure.</b> At most {@code sendQueueDepth} requests are in flight; a request beyond that blocks the
- * calling thread until a completion frees a slot (it does not fail). Receives are not counted: they use the posted
- * buffers.
+ * calling thread until a completion frees a slot (it does not fail). On the poller thread itself (a future's
+ * callback that sends, as a reply-on-receive server does) it cannot block, since the poller is what frees slots:
+ * there the request waits in a queue, in order, and is posted as soon as a completion frees a slot. Receives are not
+ * counted: they use the posted buffers.
  *
  * <p><b>Failures.</b> No request method throws (except NullPointerException): a failure to post
  * (UnsupportedOperationException naming the device when it lacks the capability, e.g. atomics on siw;
@@ -144,6 +146,8 @@ public final class RdmaConnection implements AutoCloseable {
     private final ConnectionOptions options;
     private final Semaphore permits;
     private final ConcurrentLinkedQueue<Integer> freeSlots = new ConcurrentLinkedQueue<>();
+    /** Requests made on the poller thread while no slot was free, oldest first (see Backpressure). */
+    private final ConcurrentLinkedQueue<Deferred> deferred = new ConcurrentLinkedQueue<>();
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextWrId = new AtomicLong();
     private final Object receiveLock = new Object();
@@ -174,6 +178,11 @@ public final class RdmaConnection implements AutoCloseable {
             @Override
             public void completed(WorkCompletions wc, int i) {
                 RdmaConnection.this.completed(wc, i);
+            }
+
+            @Override
+            public void drained() {
+                postDeferred();
             }
 
             @Override
@@ -371,12 +380,23 @@ public final class RdmaConnection implements AutoCloseable {
         void post(long wrId, int slot) throws RdmaException;
     }
 
+    private record Deferred(CompletableFuture<Object> future, Kind kind, Post post) {}
+
     @SuppressWarnings("unchecked")
     private <T> CompletableFuture<T> submit(Kind kind, Post post) {
         CompletableFuture<Object> f = new CompletableFuture<>();
         ConnectionClosedException c = failure;
         if (c != null) {
             f.completeExceptionally(c);
+            return (CompletableFuture<T>) (CompletableFuture<?>) f;
+        }
+        if (poller.isPollerThread()) {
+            // the poller frees the slots, so it must not wait for one: queue behind earlier deferred requests
+            if (!deferred.isEmpty() || !permits.tryAcquire()) {
+                deferred.add(new Deferred(f, kind, post));
+                return (CompletableFuture<T>) (CompletableFuture<?>) f;
+            }
+            postAcquired(f, kind, post);
             return (CompletableFuture<T>) (CompletableFuture<?>) f;
         }
         try {
@@ -393,11 +413,18 @@ public final class RdmaConnection implements AutoCloseable {
             f.completeExceptionally(e);
             return (CompletableFuture<T>) (CompletableFuture<?>) f;
         }
+        postAcquired(f, kind, post);
+        return (CompletableFuture<T>) (CompletableFuture<?>) f;
+    }
+
+    /** Posts a request that holds a permit: a slot for its result, a wr_id, the post (or its failure). */
+    private void postAcquired(CompletableFuture<Object> f, Kind kind, Post post) {
+        ConnectionClosedException c;
         Integer slot = kind == Kind.ATOMIC ? freeSlots.poll() : Integer.valueOf(-1);
         if (slot == null) { // cannot happen: a permit guarantees a slot
             permits.release();
             f.completeExceptionally(new IllegalStateException(name + ": no atomic result slot"));
-            return (CompletableFuture<T>) (CompletableFuture<?>) f;
+            return;
         }
         long wrId = nextWrId.incrementAndGet();
         pending.put(wrId, new Pending(f, kind, slot));
@@ -411,7 +438,30 @@ public final class RdmaConnection implements AutoCloseable {
                 fail(wrId, t);
             }
         }
-        return (CompletableFuture<T>) (CompletableFuture<?>) f;
+    }
+
+    /** On the poller thread after each drain: posts the deferred requests that completions have made room for. */
+    private void postDeferred() {
+        Deferred d;
+        while ((d = deferred.peek()) != null) {
+            ConnectionClosedException c = failure;
+            if (c != null) {
+                failDeferred(c);
+                return;
+            }
+            if (!permits.tryAcquire()) {
+                return;
+            }
+            deferred.poll();
+            postAcquired(d.future(), d.kind(), d.post());
+        }
+    }
+
+    private void failDeferred(Throwable t) {
+        Deferred d;
+        while ((d = deferred.poll()) != null) {
+            d.future().completeExceptionally(t);
+        }
     }
 
     /** Removes request {@code wrId} (if still pending), frees its slot and fails it. */
@@ -536,6 +586,7 @@ public final class RdmaConnection implements AutoCloseable {
 
     private void failAllPending() {
         ConnectionClosedException c = failure;
+        failDeferred(c);
         for (Long wrId : pending.keySet()) {
             fail(wrId, c);
         }

@@ -399,4 +399,31 @@ abstract class ConnectionDeviceTests {
             assertArrayEquals(data, bytes(target, 0, data.length));
         }
     }
+
+    @Test
+    void writesBeyondTheQueueDepthFromACompletionCallbackAreQueuedNotDeadlocked(RdmaTestDevice device)
+            throws Exception {
+        // A callback runs on the connection's poller, which is what frees send slots: if a request made there
+        // waited for a slot, the connection would hang. Such requests queue in order and go out as slots free up.
+        ConnectionOptions options = OPTIONS.withQueueDepths(8, 4);
+        try (Pair p = new Pair(device, options)) {
+            int n = 4 * p.client.maxOutstanding();
+            byte[] data = pattern(n * 256, 11);
+            MemoryRegion local = region(p.client, data);
+            MemoryRegion target = region(p.serverSide, new byte[data.length]);
+            List<CompletableFuture<Void>> writes = java.util.Collections.synchronizedList(new ArrayList<>());
+            CompletableFuture<Thread> issuedOn = new CompletableFuture<>();
+            // the first write's completion issues all the others, on the poller thread
+            p.client.write(local, 0, 256, target.address(), target.rkey()).thenRun(() -> {
+                for (int i = 1; i < n; i++) {
+                    writes.add(p.client.write(local, i * 256L, 256, target.address() + i * 256L, target.rkey()));
+                }
+                issuedOn.complete(Thread.currentThread()); // (never, if a request above waited for a slot)
+            });
+            assertTrue(await(issuedOn).getName().startsWith("rdma-connection-"), "issued on the poller thread");
+            assertEquals(n - 1, writes.size(), "every request returned a future at once, none blocked");
+            await(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
+            assertArrayEquals(data, bytes(target, 0, data.length));
+        }
+    }
 }
