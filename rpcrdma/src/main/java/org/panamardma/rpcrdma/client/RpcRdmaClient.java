@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -81,7 +82,10 @@ import org.slf4j.LoggerFactory;
  * ({@link #droppedReplies()}). A timed-out call that was sent keeps its credit until its late reply comes (the
  * server still counts it), so a server that never answers shrinks the window.
  *
- * <p>Thread-safe. Futures complete on the client's receive thread; do not block in dependent actions.
+ * <p>Thread-safe. Replies are decoded and futures completed on the connection's poller thread, where the reply's
+ * receive completed (no hand-off to another thread per reply). Do not block in dependent actions: a blocking call
+ * made there (say, a synchronous call on this client) holds up every reply behind it until its timeout; use the
+ * {@code ...Async} forms with an executor for anything slow.
  */
 public final class RpcRdmaClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpcRdmaClient.class);
@@ -101,7 +105,6 @@ public final class RpcRdmaClient implements AutoCloseable {
     private final ConcurrentLinkedQueue<Integer> freeSendSlots = new ConcurrentLinkedQueue<>();
     private final RpcRdmaHeaderDecoder headerDecoder = new RpcRdmaHeaderDecoder();
     private final ScheduledExecutorService timer;
-    private final Thread receiver;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong droppedReplies = new AtomicLong();
     /** XIDs of sent calls that timed out: each keeps its credit until its late reply arrives. */
@@ -130,7 +133,6 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon(true)
                 .name(name + "-timer").unstarted(r));
-        this.receiver = Thread.ofPlatform().daemon(true).name(name + "-receiver").unstarted(this::receiveLoop);
     }
 
     /**
@@ -156,7 +158,7 @@ public final class RpcRdmaClient implements AutoCloseable {
                     + "; ours: send " + n.ours().sendSize() + ", receive " + n.ours().receiveSize()
                     + "; inline thresholds: send " + n.sendThreshold() + ", receive " + n.receiveThreshold()
                     + "; credits requested " + options.maxRequests());
-            client.receiver.start();
+            client.receiveNext();
             return client;
         } catch (RdmaException | RuntimeException | Error e) {
             connection.close();
@@ -351,24 +353,48 @@ public final class RpcRdmaClient implements AutoCloseable {
 
     // --------------------------------------------------------------------------------------------- receiving
 
-    private void receiveLoop() {
+    /**
+     * Takes the next reply as soon as it is there, on the connection's poller thread, which completed its receive:
+     * replies are decoded and calls' futures completed there, with no hand-off to another thread (a wake-up per
+     * reply). Messages already waiting are handled in this loop rather than by nesting callbacks.
+     */
+    private void receiveNext() {
         while (true) {
-            Received message;
-            try {
-                message = connection.receive().get();
-            } catch (InterruptedException e) {
-                failAll(lost("receive thread interrupted", e));
-                return;
-            } catch (ExecutionException e) {
-                failAll(lost(closed.get() ? "client closed" : "connection lost", e.getCause()));
+            CompletableFuture<Received> next = connection.receive();
+            if (!next.isDone()) {
+                next.whenComplete((message, t) -> {
+                    if (onReceived(message, t)) {
+                        receiveNext();
+                    }
+                });
                 return;
             }
+            Received message = null;
+            Throwable t = null;
             try {
-                onMessage(MemorySegment.ofArray(message.data()));
-            } catch (RuntimeException e) {
-                LOG.warn(name + ": reply handling failed", e);
+                message = next.join();
+            } catch (CompletionException | CancellationException e) {
+                t = e.getCause() != null ? e.getCause() : e;
+            }
+            if (!onReceived(message, t)) {
+                return;
             }
         }
+    }
+
+    /** One received message, or the connection's end; whether to go on receiving. */
+    private boolean onReceived(Received message, Throwable t) {
+        if (t != null) {
+            failAll(lost(closed.get() ? "client closed" : "connection lost",
+                    t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t));
+            return false;
+        }
+        try {
+            onMessage(MemorySegment.ofArray(message.data()));
+        } catch (RuntimeException e) {
+            LOG.warn(name + ": reply handling failed", e);
+        }
+        return true;
     }
 
     private RpcRdmaException.ConnectionLost lost(String what, Throwable cause) {
@@ -481,11 +507,6 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
         connection.close();
         timer.shutdownNow();
-        try {
-            receiver.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     @Override
