@@ -57,6 +57,23 @@ class ComparePlotTest {
     }
 
     @Test
+    void theBridgeTableIsTwoPanelsOfOncrpc4jTcpAndRdma() {
+        List<ComparePlot.Panel> panels = ComparePlot.panels(List.of(
+                "measure,stat,size,iters,oncrpc4j_tcp,bridge_rdma,bridge_rdma_over_tcp,our_tcp",
+                "bridge_null,p50,0,1000,20000.5,15000.25,0.75,21000",
+                "bridge_null,p99,0,1000,90000,60000,0.67,95000",
+                "bridge_get,bw,1048576,32,4.5,9.0,2.00,5.0",
+                "bridge_put,bw,1048576,32,4.0,,,4.2"));
+        assertEquals(List.of("An oncrpc4j service: NULL round trip", "An oncrpc4j service: 1 MiB GET and PUT, one at a time"),
+                panels.stream().map(ComparePlot.Panel::title).toList());
+        assertEquals(List.of(new ComparePlot.Pair("NULL p50", 20000.5, 15000.25), new ComparePlot.Pair("NULL p99", 90000, 60000)),
+                panels.get(0).pairs());
+        assertEquals("GET", panels.get(1).pairs().get(0).label());
+        assertTrue(Double.isNaN(panels.get(1).pairs().get(1).b()), "PUT has no RDMA figure");
+        assertTrue(panels.get(0).lowerIsBetter() && !panels.get(1).lowerIsBetter());
+    }
+
+    @Test
     void scalesEndOnRoundNumbers() {
         assertEquals(10000, ComparePlot.niceCeiling(7831.32));
         assertEquals(25, ComparePlot.niceCeiling(22.01));
