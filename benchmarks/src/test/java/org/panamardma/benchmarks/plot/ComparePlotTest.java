@@ -19,7 +19,7 @@ class ComparePlotTest {
     private static final Path RESULTS = Path.of("results");
     /** The committed figures behind the README's tables, in the order perftest-compare.sh passes them. */
     static final List<String> RESULT_FILES = List.of("perftest-compare.csv", "perftest-compare-rpc.csv",
-            "perftest-compare-knfs.csv");
+            "perftest-compare-knfs.csv", "perftest-compare-bridge.csv");
 
     static Document parse(String svg) throws Exception {
         return DocumentBuilderFactory.newInstance().newDocumentBuilder()
@@ -89,7 +89,8 @@ class ComparePlotTest {
      * run (copy the run's CSV files into results/ first):
      * {@code java -cp benchmarks/target/benchmarks.jar org.panamardma.benchmarks.plot.ComparePlot
      * benchmarks/results/perftest-compare.svg "$(cat benchmarks/results/caption.txt)" benchmarks/results/perftest-compare.csv
-     * benchmarks/results/perftest-compare-rpc.csv benchmarks/results/perftest-compare-knfs.csv}
+     * benchmarks/results/perftest-compare-rpc.csv benchmarks/results/perftest-compare-knfs.csv
+     * benchmarks/results/perftest-compare-bridge.csv}
      */
     @Test
     void theReadmesPictureIsDrawnFromTheCommittedFigures() throws Exception {
@@ -97,7 +98,8 @@ class ComparePlotTest {
         for (String f : RESULT_FILES) {
             panels.addAll(ComparePlot.panels(Files.readAllLines(RESULTS.resolve(f))));
         }
-        assertEquals(5 + 2 + 1, panels.size(), "perftest's five tests, RPC latency and throughput, kernel NFS");
+        assertEquals(5 + 2 + 1 + 2, panels.size(),
+                "perftest's five tests, RPC latency and throughput, kernel NFS, the oncrpc4j bridge's latency and throughput");
         String expected = ComparePlot.svg(Files.readString(RESULTS.resolve("caption.txt")).strip(), panels);
         parse(expected);
         assertEquals(expected, Files.readString(RESULTS.resolve("perftest-compare.svg")),
