@@ -15,6 +15,8 @@
 #                                            (dd) on the same device and knfsd: MB/s and the ratio
 #   benchmarks/target/perftest-compare-knfs.csv the kernel's NFS client against the Java NFS server and against
 #                                            knfsd over RDMA on rxe and siw (dd, direct I/O): MB/s and the ratio
+#   benchmarks/target/perftest-compare-bridge.csv one oncrpc4j service over oncrpc4j's TCP and over the bridge
+#                                            (RPC-over-RDMA), one JVM: NULL round trips, 1 MiB GET and PUT MB/s
 #
 # Environment: PERF_SIZES (default "8 64 512 4096 65536"; "all" = every power of two 8 B .. 64 KiB), PERF_ITERS
 # (1000, perftest's default for latency), PERF_BW_ITERS (5000, perftest's default for bandwidth), PERF_TESTS,
@@ -23,8 +25,11 @@
 # interprets the loop until its JIT compiles it, and the steady state is what a service sees), TESTBED_TIMEOUT
 # (s, default 3600), PERF_RPC (1; 0 skips the RPC part), PERF_RPC_FILE_MIB (64: the file NfsRpcBench writes and
 # reads back in calls of 256 KiB), PERF_RPC_IO_ITERS (2 timed passes each), PERF_RPC_INFLIGHT ("1 4": calls in flight),
-# PERF_KNFS (1; 0 skips the kernel client's Java-server-vs-knfsd part), PERF_KNFS_MIB (64: the dd file's size).
-# Only the kernel client part: PERF_TESTS=none PERF_RPC=0 benchmarks/perftest-compare.sh
+# PERF_KNFS (1; 0 skips the kernel client's Java-server-vs-knfsd part), PERF_KNFS_MIB (64: the dd file's size),
+# PERF_BRIDGE (1; 0 skips the oncrpc4j bridge part), PERF_BRIDGE_IO_ITERS (32 GETs and 32 PUTs), PERF_BRIDGE_SIZE
+# (1048576: their payload in bytes).
+# Only the kernel client part: PERF_TESTS=none PERF_RPC=0 PERF_BRIDGE=0 benchmarks/perftest-compare.sh
+# Only the oncrpc4j bridge part: PERF_TESTS=none PERF_RPC=0 PERF_KNFS=0 benchmarks/perftest-compare.sh
 #
 # Under emulation (TCG) absolute figures are not hardware figures; both implementations pay the same emulation,
 # so the ratios are the point.
@@ -46,10 +51,12 @@ echo "[perftest-compare] building rdma-tool, nfs-server.jar and benchmarks.jar .
 ./mvnw -B -q -pl rdma-tool,nfs,benchmarks -am package -DskipTests -Dmaven.javadoc.skip -Dmaven.source.skip
 mkdir -p benchmarks/target
 raw=benchmarks/target/perftest-raw.csv
-# earlier runs' tables and plot go: a part this run skips (PERF_RPC=0, PERF_KNFS=0) must not show old figures
+# earlier runs' tables and plot go: a part this run skips (PERF_RPC=0, PERF_KNFS=0, PERF_BRIDGE=0) must not show old
+# figures
 rm -f "$raw" benchmarks/target/perftest-compare*.csv benchmarks/target/perftest-compare.md benchmarks/target/perftest-compare.svg
 env_args=""
-for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_RPC_FILE_MIB PERF_RPC_INFLIGHT PERF_KNFS PERF_KNFS_MIB; do
+for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_RPC_FILE_MIB PERF_RPC_INFLIGHT PERF_KNFS PERF_KNFS_MIB \
+         PERF_BRIDGE PERF_BRIDGE_IO_ITERS PERF_BRIDGE_SIZE; do
   [[ -n ${!v:-} ]] && env_args+="$v=$(printf '%q' "${!v}") "
 done
 start=$SECONDS
@@ -65,6 +72,6 @@ where="$(date -u +%Y-%m-%d), $(nproc) cores, ${PERF_CLIENT_DEV:-rxe0} -> ${PERF_
 "$JAVA_HOME/bin/java" -cp benchmarks/target/benchmarks.jar org.panamardma.benchmarks.plot.ComparePlot benchmarks/target/perftest-compare.svg \
   "perftest (C) and rdma-tool perf (Java), $where (not hardware figures: compare the ratios)" \
   benchmarks/target/perftest-compare.csv benchmarks/target/perftest-compare-rpc.csv \
-  benchmarks/target/perftest-compare-knfs.csv || echo "perftest-compare: the SVG plot failed" >&2
+  benchmarks/target/perftest-compare-knfs.csv benchmarks/target/perftest-compare-bridge.csv || echo "perftest-compare: the SVG plot failed" >&2
 cat benchmarks/target/perftest-compare.md
 exit $rc

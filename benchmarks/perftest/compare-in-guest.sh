@@ -28,6 +28,7 @@ say() { echo "[compare] $*" >&2; }
 steps_total=0 steps_done=0 run_start=$SECONDS
 [[ ${PERF_KNFS:-1} == 1 ]] && steps_total=$((steps_total + 1))
 [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]] && steps_total=$((steps_total + 2))
+[[ -n $bench_jar && ${PERF_BRIDGE:-1} == 1 ]] && steps_total=$((steps_total + 1))
 for t in $tests; do
   if [[ $t == atomic_lat ]]; then steps_total=$((steps_total + 2)); else steps_total=$((steps_total + 2 * $(wc -w <<<"$sizes"))); fi
 done
@@ -114,6 +115,25 @@ run_rpc() {
   done
 }
 
+# The oncrpc4j bridge: one oncrpc4j service instance (benchmarks' BlobService) on oncrpc4j's own TCP server and on
+# the bridge over RPC-over-RDMA, in one JVM (BridgeBench), both on the server device's address: NULL round trips
+# (PERF_ITERS, warm-up PERF_WARMUP) and GET/PUT of PERF_BRIDGE_SIZE bytes (1 MiB) x PERF_BRIDGE_IO_ITERS (32), one
+# call at a time, by oncrpc4j's own TCP client, this project's TCP client and its RDMA client. Rows BRIDGE-*.
+run_bridge() {
+  local result=0
+  timeout 1200 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" org.panamardma.benchmarks.BridgeBench \
+    --server "$server_ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_BRIDGE_IO_ITERS:-32}" \
+    --io-size "${PERF_BRIDGE_SIZE:-1048576}" >/tmp/bridge-bench.log 2>/tmp/bridge-bench.err || result=1
+  # what was measured before a failure still counts; the log says which devices and paths the calls took
+  grep '^BRIDGE-' /tmp/bridge-bench.log | tee -a "$out" | sed 's/^/[compare] bridge: /' >&2
+  if ((result)); then
+    say "BridgeBench failed:"; tail -n 30 /tmp/bridge-bench.err >&2
+  else
+    grep -E 'INFO|WARN|ERROR' /tmp/bridge-bench.err | sed 's/^/[compare] bridge: /' >&2
+  fi
+  return $result
+}
+
 # The kernel's NFS client (the guest's xprtrdma) against two servers on the same device, same mount options, same
 # boot: the Java server (nfs-server.jar) and knfsd. dd with direct I/O, a file of PERF_KNFS_MIB MiB (64) written
 # then read in blocks of 256 KiB and 1 MiB; MB/s of 2^20 bytes. Rows KNFS-JAVA / KNFS-KNFSD,<op>_<device>,<bs>.
@@ -181,6 +201,10 @@ if [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]]; then
   else
     say "knfsd did not start:"; tail -n 20 /tmp/nfs-start.log >&2; rc=1
   fi
+fi
+if [[ -n $bench_jar && ${PERF_BRIDGE:-1} == 1 ]]; then
+  step "oncrpc4j bridge: oncrpc4j TCP vs RDMA, NULL x $iters, GET/PUT of ${PERF_BRIDGE_SIZE:-1048576} B x ${PERF_BRIDGE_IO_ITERS:-32}"
+  run_bridge || rc=1
 fi
 for test in $tests; do
   n=$iters; [[ $test == write_bw ]] && n=$bw_iters

@@ -2,12 +2,16 @@
 # Joins the raw figures of perftest (impl C) and rdma-tool perf (impl Java) into one table: CSV and markdown.
 # Usage: table.sh RAW.csv OUT.csv OUT.md "where and when"
 # RPC figures (impl RPC-TCP / RPC-RDMA, from NfsRpcBench) become a second table in OUT.md and OUT-rpc.csv.
+# The oncrpc4j bridge's figures (impl BRIDGE-TCP4J / BRIDGE-TCP / BRIDGE-RDMA, from BridgeBench) become a table in
+# OUT.md and OUT-bridge.csv.
 set -euo pipefail
 raw=$1 csv=$2 md=$3 where=$4
 awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
   NR == 1 { next }
   $1 ~ /^KNFS-/ { knfs[$1, $2, $3] = $8; hasknfs = 1
                   if (!(($2 "," $3) in kseen)) { kseen[$2 "," $3] = 1; korder[++kn] = $2 "," $3 }; next }
+  $1 ~ /^BRIDGE-/ { br[$1, $2, "p50"] = $5; br[$1, $2, "p99"] = $6; br[$1, $2, "bw"] = $8; br[$1, $2, "n"] = $4
+                    br[$1, $2, "size"] = $3; hasbridge = 1; next }
   $1 ~ /^RPC-/ { rpc[$1, $2, "p50"] = $5; rpc[$1, $2, "p99"] = $6; rpc[$1, $2, "bw"] = $8; rpc[$1, $2, "n"] = $4
                  if ($2 ~ /^nfs_/) { rpcsize = $3; if (!($2 in rseen)) { rseen[$2] = 1; rorder[++rn] = $2 } }
                  hasrpc = 1; next }
@@ -96,6 +100,30 @@ awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
           printf "| %s | %s | %s | %s |\n", iolabel(t, rpcsize), j, k, ratio(j, k) > md
           printf "%s,%s,%s,%s\n", t, j, k, ratio(j, k) > vcsv
         }
+      }
+    }
+    if (hasbridge) {
+      bcsv = csv; sub(/\.csv$/, "", bcsv); bcsv = bcsv "-bridge.csv"
+      print "measure,stat,size,iters,oncrpc4j_tcp,bridge_rdma,bridge_rdma_over_tcp,our_tcp" > bcsv
+      print "" > md
+      print "One oncrpc4j service instance (BlobService) in one JVM, served by oncrpc4j'"'"'s own TCP server and by the bridge" > md
+      print "(org.panamardma.oncrpc4j) over RPC-over-RDMA, both on the server device'"'"'s address; one call at a time, the same" > md
+      print "counts and warm-up for every client. oncrpc4j TCP: oncrpc4j'"'"'s own client (OncRpcClient, RpcCall); bridge RDMA:" > md
+      print "this project'"'"'s RpcRdmaClient (PUT'"'"'s data by Read chunk, GET'"'"'s reply by Reply chunk); TCP, our client:" > md
+      print "this project'"'"'s TcpRpcClient to the same oncrpc4j TCP server. NULL: round trip in microseconds (not halved);" > md
+      print "GET/PUT: MB/s of 2^20 bytes. ratio = bridge RDMA / oncrpc4j TCP (latency: lower is better; MB/s: higher)." > md
+      print "" > md
+      print "| measure | iters | oncrpc4j TCP | bridge RDMA | ratio | TCP, our client |" > md
+      print "|---|---:|---:|---:|---:|---:|" > md
+      split("bridge_null:p50:NULL p50 (us),bridge_null:p99:NULL p99 (us),bridge_get:bw:GET (MB/s),bridge_put:bw:PUT (MB/s)", rows, ",")
+      for (i = 1; i <= 4; i++) {
+        split(rows[i], r, ":")
+        t = br["BRIDGE-TCP4J", r[1], r[2]]; d = br["BRIDGE-RDMA", r[1], r[2]]; o = br["BRIDGE-TCP", r[1], r[2]]
+        n = br["BRIDGE-RDMA", r[1], "n"]; if (n == "") n = br["BRIDGE-TCP4J", r[1], "n"]
+        sz = br["BRIDGE-RDMA", r[1], "size"]; if (sz == "") sz = br["BRIDGE-TCP4J", r[1], "size"]
+        label = r[3]; if (r[2] == "bw" && sz != "") label = substr(r[3], 1, 3) " " (sz % 1048576 == 0 ? sz / 1048576 " MiB" : sz / 1024 " KiB") substr(r[3], 4)
+        printf "| %s | %s | %s | %s | %s | %s |\n", label, n, t, d, ratio(d, t), o > md
+        printf "%s,%s,%s,%s,%s,%s,%s,%s\n", r[1], r[2], sz, n, t, d, ratio(d, t), o > bcsv
       }
     }
   }' "$raw"

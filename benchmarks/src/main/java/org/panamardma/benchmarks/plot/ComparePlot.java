@@ -12,13 +12,13 @@ import java.util.Map;
 
 /**
  * The side-by-side figures of {@code benchmarks/perftest-compare.sh} as one SVG picture, beside its markdown table:
- * per perftest test a panel of C and Java bars by message size, then the RPC and the kernel NFS client comparisons
- * when their CSV files are there. Plain Java writing SVG text (no plotting library, no server); horizontal bars, a
+ * per perftest test a panel of C and Java bars by message size, then the RPC, the kernel NFS client and the oncrpc4j
+ * bridge comparisons when their CSV files are there. Plain Java writing SVG text (no plotting library, no server); horizontal bars, a
  * linear scale per panel, each pair labelled with its ratio.
  *
  * <pre>
  * java -cp benchmarks.jar org.panamardma.benchmarks.plot.ComparePlot OUT.svg "caption" perftest-compare.csv \
- *     [perftest-compare-rpc.csv] [perftest-compare-knfs.csv]
+ *     [perftest-compare-rpc.csv] [perftest-compare-knfs.csv] [perftest-compare-bridge.csv]
  * </pre>
  *
  * Each CSV is recognised by its header (the ones {@code benchmarks/perftest/table.sh} writes); a missing file is
@@ -76,6 +76,9 @@ public final class ComparePlot {
         }
         if (header.contains("java_over_knfsd")) {
             return knfs(rows);
+        }
+        if (header.contains("bridge_rdma")) {
+            return bridge(rows);
         }
         throw new IllegalArgumentException("not a CSV of perftest-compare.sh: " + lines.get(0));
     }
@@ -135,6 +138,37 @@ public final class ComparePlot {
         }
         return List.of(new Panel("Linux NFS client over RDMA, dd direct I/O", "MB/s", false, "knfsd",
                 "Java NFS server", "Java/knfsd", pairs));
+    }
+
+    /** oncrpc4j's TCP (its own client) and the bridge over RDMA; the table's third column (our TCP client) stays there. */
+    private static List<Panel> bridge(List<Map<String, String>> rows) {
+        List<Pair> latency = new ArrayList<>();
+        List<Pair> throughput = new ArrayList<>();
+        String size = null;
+        for (Map<String, String> r : rows) {
+            boolean bw = r.get("stat").equals("bw");
+            String op = switch (r.get("measure")) {
+                case "bridge_null" -> "NULL";
+                case "bridge_get" -> "GET";
+                case "bridge_put" -> "PUT";
+                default -> r.get("measure");
+            };
+            if (bw && !r.get("size").isBlank()) {
+                size = size(r.get("size"));
+            }
+            (bw ? throughput : latency).add(new Pair(bw ? op : op + " " + r.get("stat"),
+                    number(r.get("oncrpc4j_tcp")), number(r.get("bridge_rdma"))));
+        }
+        List<Panel> panels = new ArrayList<>();
+        if (!latency.isEmpty()) {
+            panels.add(new Panel("An oncrpc4j service: NULL round trip", "µs", true, "oncrpc4j TCP",
+                    "bridge over RDMA", "RDMA/TCP", latency));
+        }
+        if (!throughput.isEmpty()) {
+            panels.add(new Panel("An oncrpc4j service: " + (size == null ? "" : size + " ") + "GET and PUT, one at a time",
+                    "MB/s", false, "oncrpc4j TCP", "bridge over RDMA", "RDMA/TCP", throughput));
+        }
+        return panels;
     }
 
     private static double number(String s) {

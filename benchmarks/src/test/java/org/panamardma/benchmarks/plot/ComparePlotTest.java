@@ -19,7 +19,7 @@ class ComparePlotTest {
     private static final Path RESULTS = Path.of("results");
     /** The committed figures behind the README's tables, in the order perftest-compare.sh passes them. */
     static final List<String> RESULT_FILES = List.of("perftest-compare.csv", "perftest-compare-rpc.csv",
-            "perftest-compare-knfs.csv");
+            "perftest-compare-knfs.csv", "perftest-compare-bridge.csv");
 
     static Document parse(String svg) throws Exception {
         return DocumentBuilderFactory.newInstance().newDocumentBuilder()
@@ -57,6 +57,23 @@ class ComparePlotTest {
     }
 
     @Test
+    void theBridgeTableIsTwoPanelsOfOncrpc4jTcpAndRdma() {
+        List<ComparePlot.Panel> panels = ComparePlot.panels(List.of(
+                "measure,stat,size,iters,oncrpc4j_tcp,bridge_rdma,bridge_rdma_over_tcp,our_tcp",
+                "bridge_null,p50,0,1000,20000.5,15000.25,0.75,21000",
+                "bridge_null,p99,0,1000,90000,60000,0.67,95000",
+                "bridge_get,bw,1048576,32,4.5,9.0,2.00,5.0",
+                "bridge_put,bw,1048576,32,4.0,,,4.2"));
+        assertEquals(List.of("An oncrpc4j service: NULL round trip", "An oncrpc4j service: 1 MiB GET and PUT, one at a time"),
+                panels.stream().map(ComparePlot.Panel::title).toList());
+        assertEquals(List.of(new ComparePlot.Pair("NULL p50", 20000.5, 15000.25), new ComparePlot.Pair("NULL p99", 90000, 60000)),
+                panels.get(0).pairs());
+        assertEquals("GET", panels.get(1).pairs().get(0).label());
+        assertTrue(Double.isNaN(panels.get(1).pairs().get(1).b()), "PUT has no RDMA figure");
+        assertTrue(panels.get(0).lowerIsBetter() && !panels.get(1).lowerIsBetter());
+    }
+
+    @Test
     void scalesEndOnRoundNumbers() {
         assertEquals(10000, ComparePlot.niceCeiling(7831.32));
         assertEquals(25, ComparePlot.niceCeiling(22.01));
@@ -72,7 +89,8 @@ class ComparePlotTest {
      * run (copy the run's CSV files into results/ first):
      * {@code java -cp benchmarks/target/benchmarks.jar org.panamardma.benchmarks.plot.ComparePlot
      * benchmarks/results/perftest-compare.svg "$(cat benchmarks/results/caption.txt)" benchmarks/results/perftest-compare.csv
-     * benchmarks/results/perftest-compare-rpc.csv benchmarks/results/perftest-compare-knfs.csv}
+     * benchmarks/results/perftest-compare-rpc.csv benchmarks/results/perftest-compare-knfs.csv
+     * benchmarks/results/perftest-compare-bridge.csv}
      */
     @Test
     void theReadmesPictureIsDrawnFromTheCommittedFigures() throws Exception {
@@ -80,7 +98,8 @@ class ComparePlotTest {
         for (String f : RESULT_FILES) {
             panels.addAll(ComparePlot.panels(Files.readAllLines(RESULTS.resolve(f))));
         }
-        assertEquals(5 + 2 + 1, panels.size(), "perftest's five tests, RPC latency and throughput, kernel NFS");
+        assertEquals(5 + 2 + 1 + 2, panels.size(),
+                "perftest's five tests, RPC latency and throughput, kernel NFS, the oncrpc4j bridge's latency and throughput");
         String expected = ComparePlot.svg(Files.readString(RESULTS.resolve("caption.txt")).strip(), panels);
         parse(expected);
         assertEquals(expected, Files.readString(RESULTS.resolve("perftest-compare.svg")),
