@@ -413,15 +413,19 @@ abstract class ConnectionDeviceTests {
             MemoryRegion target = region(p.serverSide, new byte[data.length]);
             List<CompletableFuture<Void>> writes = java.util.Collections.synchronizedList(new ArrayList<>());
             CompletableFuture<Thread> issuedOn = new CompletableFuture<>();
-            // the first write's completion issues all the others, on the poller thread
-            p.client.write(local, 0, 256, target.address(), target.rkey()).thenRun(() -> {
-                for (int i = 1; i < n; i++) {
+            // a message's arrival issues all the writes, on the poller thread: the callback is registered before the
+            // server sends, so the poller is what runs it
+            p.client.receive().thenRun(() -> {
+                for (int i = 0; i < n; i++) {
                     writes.add(p.client.write(local, i * 256L, 256, target.address() + i * 256L, target.rkey()));
                 }
                 issuedOn.complete(Thread.currentThread()); // (never, if a request above waited for a slot)
             });
-            assertTrue(await(issuedOn).getName().startsWith("rdma-connection-"), "issued on the poller thread");
-            assertEquals(n - 1, writes.size(), "every request returned a future at once, none blocked");
+            MemoryRegion ping = region(p.serverSide, new byte[] {42});
+            await(p.serverSide.send(ping, 0, 1));
+            assertTrue(await(issuedOn).getName().startsWith("rdma-connection-"), "issued on the poller thread: "
+                    + issuedOn.join().getName());
+            assertEquals(n, writes.size(), "every request returned a future at once, none blocked");
             await(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
             assertArrayEquals(data, bytes(target, 0, data.length));
         }
