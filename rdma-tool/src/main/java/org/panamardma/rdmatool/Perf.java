@@ -384,7 +384,7 @@ public final class Perf {
             // only once the id is bound to a device
             CmId id = channel.createId();
             ep.id = id;
-            Duration wait = timeout.plus(timeout.dividedBy(8)).plusSeconds(1);
+            Duration wait = CmConnector.eventWait(timeout);
             CmConnector.resolveAddress(id, null, server, timeout);
             id.resolveRoute(timeout);
             id.expect(CmEventType.ROUTE_RESOLVED, wait);

@@ -23,8 +23,8 @@ import org.panamardma.verbs.ffi.verbs_h;
  * <p><b>Send paths.</b> Where the device offers the extended QP API ({@code ibv_qp_ex}, rxe) requests are built
  * with the {@code ibv_wr_*} verbs: it is the only way to FLUSH and ATOMIC WRITE. Where it does not (siw), the
  * legacy {@code ibv_post_send} is used. The choice is made once, at creation, and is invisible here (the two
- * backends are {@link ExtendedSendPath} and {@link LegacySendPath}; this class validates, serializes and decides). An opcode the
- * device cannot do is refused before posting with {@link UnsupportedOperationException} naming the device and the
+ * backends are {@link ExtendedSendPath} and {@link LegacySendPath}; this class validates, serializes and decides).
+ * An opcode the device cannot do is refused before posting with {@link UnsupportedOperationException} naming the device and the
  * missing capability; one the installed rdma-core lacks (FLUSH before rdma-core 45: {@link RdmaCore.Feature}) is
  * refused first, naming the feature and both releases. The provider's {@code struct ibv_qp_ex} is read through a view
  * of the installed release's size, so a member that release lacks is never read.
@@ -152,8 +152,8 @@ public final class QueuePair extends NativeResource {
      * A view of the QP's scratch memory {@code s} in the global scope, for the data path. Why: a segment of a shared
      * arena handed to a downcall is acquired and released around the call (two compare-and-swaps on the arena's
      * counter: 2.6 ns more per call on the host, README "The binding's own cost on the host CPU"), which guards
-     * against a concurrent close of the arena. Here the QP's monitor already does: the scratch is used only inside {@code synchronized
-     * (this)} after {@link #checkOpen()}, and it is freed only by {@link #destroy()}, which runs with that monitor
+     * against a concurrent close of the arena. Here the QP's monitor already does: the scratch is used only inside
+     * {@code synchronized (this)} after {@link #checkOpen()}, and it is freed only by {@link #destroy()}, which runs with that monitor
      * held, so no call can be in progress or start on freed scratch. (Reads and writes through the view skip the
      * arena's liveness check for the same reason.)
      */

@@ -374,7 +374,7 @@ public final class RpcRdmaClient implements AutoCloseable {
             try {
                 message = next.join();
             } catch (CompletionException | CancellationException e) {
-                t = e.getCause() != null ? e.getCause() : e;
+                t = e;
             }
             if (!onReceived(message, t)) {
                 return;

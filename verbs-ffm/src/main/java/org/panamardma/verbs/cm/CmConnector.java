@@ -115,7 +115,7 @@ public final class CmConnector {
      * wheel fires a long timer up to an eighth of its length late (a 30 s timer by up to about 2 s with HZ=250),
      * plus a second for the event to reach us on a loaded machine.
      */
-    static Duration eventWait(Duration cmTimeout) {
+    public static Duration eventWait(Duration cmTimeout) {
         return cmTimeout.plus(cmTimeout.dividedBy(8)).plusSeconds(1);
     }
 

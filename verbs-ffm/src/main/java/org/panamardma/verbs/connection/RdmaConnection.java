@@ -54,8 +54,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Poller.</b> One platform daemon thread per connection ({@code rdma-connection-<local>-><peer>}) polls the CQ
  * dry, arms it, polls again (completions that raced the arming make no event) and waits on the completion channel
- * in slices of {@value CompletionPoller#WAIT_SLICE_MILLIS} ms ({@link CompletionPoller}). Futures complete on that thread: dependent actions that block delay
- * every other completion of the connection; use the {@code ...Async} forms for anything slow.
+ * in slices of {@value CompletionPoller#WAIT_SLICE_MILLIS} ms ({@link CompletionPoller}). Futures complete on that
+ * thread: dependent actions that block delay every other completion of the connection; use the {@code ...Async}
+ * forms for anything slow.
  *
  * <p><b>Backpressure.</b> At most {@code sendQueueDepth} requests are in flight; a request beyond that blocks the
  * calling thread until a completion frees a slot (it does not fail). On the poller thread itself (a future's
@@ -442,8 +443,7 @@ public final class RdmaConnection implements AutoCloseable {
 
     /** On the poller thread after each drain: posts the deferred requests that completions have made room for. */
     private void postDeferred() {
-        Deferred d;
-        while ((d = deferred.peek()) != null) {
+        while (!deferred.isEmpty()) {
             ConnectionClosedException c = failure;
             if (c != null) {
                 failDeferred(c);
@@ -452,7 +452,12 @@ public final class RdmaConnection implements AutoCloseable {
             if (!permits.tryAcquire()) {
                 return;
             }
-            deferred.poll();
+            // taken only now, with the permit held: a failing thread may empty the queue meanwhile
+            Deferred d = deferred.poll();
+            if (d == null) {
+                permits.release();
+                return;
+            }
             postAcquired(d.future(), d.kind(), d.post());
         }
     }
