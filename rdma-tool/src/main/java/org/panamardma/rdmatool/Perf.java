@@ -303,6 +303,29 @@ public final class Perf {
             qp.postSend(sendsPosted++, mr, sendOffset(), length, SendFlags.SIGNALED);
         }
 
+        /**
+         * Throws ETIMEDOUT once {@code deadline} has passed, naming what was awaited and this side's state: the
+         * QP's state as the device reports it and the counts of sends posted and completed and receives consumed,
+         * so a run that stalls says where (a request posted but never completed, or never posted at all).
+         */
+        void checkDeadline(long deadline, String what) throws RdmaException {
+            if (System.nanoTime() - deadline > 0) {
+                throw new RdmaException("perf: timed out waiting for " + what + " (" + describe() + ")",
+                        110 /* ETIMEDOUT */);
+            }
+        }
+
+        String describe() {
+            String state;
+            try {
+                state = qp == null ? "none" : qp.state().toString();
+            } catch (RdmaException | RuntimeException e) {
+                state = "unknown: " + e.getMessage();
+            }
+            return "QP " + (qp == null ? "-" : qp.qpNumber()) + " state " + state + ", sends posted " + sendsPosted
+                    + ", completed " + sendsCompleted + ", receives waiting " + receivesArrived;
+        }
+
         @Override
         public void close() {
             if (id != null) {
@@ -320,19 +343,14 @@ public final class Perf {
         }
     }
 
-    static void checkDeadline(long deadline, String what) throws RdmaException {
-        if (System.nanoTime() - deadline > 0) {
-            throw new RdmaException("perf: timed out waiting for " + what, 110 /* ETIMEDOUT */);
-        }
-    }
-
     /** Spins until the byte at {@code offset} of {@code seg} is {@code expected} (a volatile read each time). */
-    static void awaitByte(MemorySegment seg, long offset, byte expected, long deadline) throws RdmaException {
+    static void awaitByte(Endpoint ep, MemorySegment seg, long offset, byte expected, long deadline)
+            throws RdmaException {
         int spins = 0;
         while ((byte) BYTE.getVolatile(seg, offset) != expected) {
-            if ((++spins & 0x3ff) == 0) {
-                checkDeadline(deadline, "the peer's RDMA WRITE (byte " + offset + " to become " + (expected & 0xff)
-                        + ")");
+            if ((++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
+                ep.checkDeadline(deadline, "the peer's RDMA WRITE (byte " + offset + " to become "
+                        + (expected & 0xff) + ", it is " + ((byte) BYTE.getVolatile(seg, offset) & 0xff) + ")");
             }
             Thread.onSpinWait();
         }
@@ -481,7 +499,7 @@ public final class Perf {
         while (scnt < iters || ep.sendsCompleted - completedBefore < iters || rcnt < iters) {
             if (rcnt < iters && !(scnt < 1 && !server)) {
                 rcnt++;
-                awaitByte(seg, pollOffset, (byte) rcnt, deadline);
+                awaitByte(ep, seg, pollOffset, (byte) rcnt, deadline);
             }
             if (scnt < iters) {
                 stamps[scnt] = System.nanoTime();
@@ -492,7 +510,7 @@ public final class Perf {
             }
             if (ep.sendsCompleted - completedBefore < iters) {
                 while (ep.pollOnce() == 0) {
-                    checkDeadline(deadline, "an RDMA WRITE completion");
+                    ep.checkDeadline(deadline, "an RDMA WRITE completion");
                 }
             }
         }
@@ -537,7 +555,7 @@ public final class Perf {
                         flags);
             }
             if (ep.pollOnce() == 0) {
-                checkDeadline(deadline, "RDMA WRITE completions");
+                ep.checkDeadline(deadline, "RDMA WRITE completions");
             }
         }
         long t1 = System.nanoTime();
@@ -630,7 +648,8 @@ public final class Perf {
             }
             out.printf("perf server: %s, %d iterations, sizes %d..%d, from %s%n", r.test().cliName(), r.iters(),
                     r.minSize(), r.maxSize(), id.peerAddress().map(Object::toString).orElse("?"));
-            try (Endpoint ep = new Endpoint(r.maxSize(), RX_DEPTH)) {
+            Endpoint ep = new Endpoint(r.maxSize(), RX_DEPTH);
+            try {
                 ep.create(id);
                 ep.remoteAddress = r.address();
                 ep.remoteRkey = r.rkey();
@@ -673,9 +692,12 @@ public final class Perf {
                 }
             } catch (org.panamardma.verbs.WorkCompletionException e) {
                 // the client closed or failed before its final SEND: its QP's disconnect flushed ours
-                out.println("perf server: the client left before the end of the run (" + e.status() + ")");
+                out.println("perf server: the client left before the end of the run (" + e.status() + "; "
+                        + ep.describe() + ")");
             } catch (RdmaException | RuntimeException e) {
                 out.println("perf server: connection failed: " + e.getMessage());
+            } finally {
+                ep.close();
             }
         }
 
