@@ -32,11 +32,13 @@ import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaCore;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.RemoteRegion;
+import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.WorkCompletions;
 import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.QueuePairOptions;
+import org.panamardma.verbs.cm.StreamStartProbe;
 import org.panamardma.verbs.connection.ConnectionOptions;
 import org.panamardma.verbs.connection.RdmaClient;
 import org.panamardma.verbs.connection.RdmaConnection;
@@ -137,6 +139,48 @@ public final class Demo {
     }
 
     /** A client's view of the server's memory, from the server's first message. */
+    /**
+     * Waits for the server's memory description on the bare-verbs connection {@code c}; on Soft-iWARP with
+     * {@link StreamStartProbe}'s zero-length READs alongside (the server speaks first, and siw may leave its
+     * message unread in our socket until the server sends more: a probe's answer is more), and until every probe
+     * posted has completed, so that nothing of them is left in the CQ for what follows.
+     */
+    static void awaitDescription(CmConnector.Connection c, CompletionQueue cq, MemoryRegion mr, WorkCompletions wc,
+                                 Duration timeout) throws Exception {
+        final long probeId = 1L << 61;
+        boolean probe = StreamStartProbe.needed(c.id().context()) && StreamStartProbe.possible(c.established());
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long wait = StreamStartProbe.FIRST_WAIT_NANOS;
+        long nextProbe = System.nanoTime();
+        int posted = 0;
+        int answered = 0;
+        boolean described = false;
+        while (!described || answered < posted) {
+            if (probe && answered == 0 && posted < StreamStartProbe.MAX_PROBES && System.nanoTime() - nextProbe >= 0) {
+                c.queuePair().postRead(probeId, mr, 0, 0, 0L, 0, SendFlags.SIGNALED);
+                posted++;
+                nextProbe = System.nanoTime() + wait;
+                wait = StreamStartProbe.nextWaitNanos(wait);
+            }
+            int n = cq.poll(wc);
+            for (int i = 0; i < n; i++) {
+                wc.check(i);
+                if (wc.wrId(i) == probeId) {
+                    answered++;
+                } else {
+                    described = true;
+                }
+            }
+            if (n == 0) {
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException(described ? "the server's device did not answer a zero-length READ"
+                            : "the server did not describe its memory");
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
     record Remote(long address, int rkey) {
         static Remote of(byte[] message) {
             ByteBuffer b = ByteBuffer.wrap(message);
@@ -318,14 +362,7 @@ public final class Demo {
                     }, timeout);
             try (c; EmulatedVerify verify = new EmulatedVerify(c.queuePair(), DATA_LENGTH, VerifyHash.CRC32C,
                     timeout)) {
-                long deadline = System.nanoTime() + timeout.toNanos();
-                while (cq[0].poll(wc) == 0) {
-                    if (System.nanoTime() > deadline) {
-                        throw new TimeoutException("the server did not describe its memory");
-                    }
-                    Thread.onSpinWait();
-                }
-                wc.check(0);
+                awaitDescription(c, cq[0], mr[0], wc, timeout);
                 byte[] first = mr[0].segment().asSlice(0, 16).toArray(JAVA_BYTE);
                 Remote r = Remote.of(first);
                 MemorySegment source = mr[0].segment().asSlice(DATA, DATA_LENGTH);

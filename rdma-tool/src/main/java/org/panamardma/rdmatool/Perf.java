@@ -28,6 +28,7 @@ import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.QueuePairOptions;
+import org.panamardma.verbs.cm.StreamStartProbe;
 
 /**
  * {@code rdma-tool perf}: perftest-style latency and bandwidth over one rdma_cm connection, on the bare typed verbs
@@ -280,6 +281,30 @@ public final class Perf {
             postReceive();
         }
 
+        /**
+         * {@link StreamStartProbe} on this side's queue pair: zero-length READs of the peer's buffer, the next one
+         * after each wait without an answer, until one is answered; then waits for all of them, so that the tests
+         * start with every request completed.
+         */
+        void confirmStreamStart(long deadline) throws RdmaException {
+            long first = sendsPosted;
+            long wait = StreamStartProbe.FIRST_WAIT_NANOS;
+            while (sendsCompleted <= first) {
+                if (sendsPosted - first < StreamStartProbe.MAX_PROBES) {
+                    awaitSendSlot(deadline);
+                    qp.postRead(sendsPosted++, mr, sendOffset(), 0, remoteAddress, remoteRkey, SendFlags.SIGNALED);
+                }
+                long until = System.nanoTime() + wait;
+                while (sendsCompleted <= first && System.nanoTime() - until < 0) {
+                    if (pollOnce() == 0) {
+                        checkDeadline(deadline, "the answer to a zero-length READ (the stream start probe)");
+                    }
+                }
+                wait = StreamStartProbe.nextWaitNanos(wait);
+            }
+            awaitSends(deadline);
+        }
+
         /** Spins until every posted send request has completed. */
         void awaitSends(long deadline) throws RdmaException {
             while (sendsCompleted < sendsPosted) {
@@ -418,6 +443,9 @@ public final class Perf {
             }
             ep.remoteAddress = reply.getLong(4);
             ep.remoteRkey = reply.getInt(12);
+            if (StreamStartProbe.needed(id.context()) && StreamStartProbe.possible(established)) {
+                ep.confirmStreamStart(System.nanoTime() + timeout.toNanos());
+            }
             if (warmup > 0) {
                 long deadline = System.nanoTime() + timeout.toNanos();
                 int n = sizes.get(0);

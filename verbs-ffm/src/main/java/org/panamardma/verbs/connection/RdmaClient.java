@@ -1,15 +1,21 @@
 package org.panamardma.verbs.connection;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEventException;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.EventChannel;
+import org.panamardma.verbs.cm.StreamStartProbe;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,14 +41,19 @@ public final class RdmaClient {
      * in all, each time with a new rdma_cm id (a new local port) and new resources: that event says the connection
      * could not be set up, not that the server refused it (REJECTED) or cannot be reached (UNREACHABLE), and on
      * iWARP it has a transient cause. Soft-iWARP reports any failure of the MPA exchange that follows the TCP
-     * handshake as CONNECT_ERROR with status -EINVAL, among them the server's end of the TCP stream closing before
-     * its MPA reply was read (drivers/infiniband/sw/siw/siw_cm.c, siw_proc_mpareply). It was seen about once in a
-     * few hundred connects of the test suite, on a fresh port with the listener up. A connect that fails with
+     * handshake as CONNECT_ERROR with status -EINVAL, among them a server that sends its first message at once
+     * (drivers/infiniband/sw/siw/siw_cm.c, siw_recv_mpa_rr: "peer sent extra data" when that message comes in the
+     * same read as the MPA reply; see {@link StreamStartProbe}). It was seen about once in a few hundred connects
+     * of the test suite, on a fresh port with the listener up. A connect that fails with
      * EADDRINUSE is tried again the same way: on iWARP the rdma_cm port space is not the TCP stack's, and Soft-iWARP
      * binds its kernel TCP socket to the port rdma_cm chose for the id (siw_cm.c, kernel_bindconnect), which fails
      * when an ordinary TCP socket of the host holds that port (seen once in CI: a connect to knfsd while NFS over
      * TCP ran); a new id gets a new port. Each retry is logged; the last failure is thrown with the earlier ones
      * attached as suppressed exceptions.
+     *
+     * <p>On Soft-iWARP the connection is returned only once a zero-length READ from the server has been answered
+     * (when the server granted READ resources): {@link StreamStartProbe} says why (siw can leave the first bytes of
+     * either side unread until the same side sends more) and how.
      *
      * @throws RdmaException the step that failed (REJECTED, UNREACHABLE, timeout...); nothing is left open
      */
@@ -90,11 +101,63 @@ public final class RdmaClient {
             RdmaConnection connection = new RdmaConnection(c.id(), res, events, null);
             connection.peerPrivateData(c.peerPrivateData());
             connection.start();
+            try {
+                if (StreamStartProbe.needed(c.id().context()) && StreamStartProbe.possible(c.established())) {
+                    confirmStreamStart(connection, server, options.timeout());
+                }
+            } catch (RdmaException | RuntimeException | Error e) {
+                connection.close();
+                throw e;
+            }
             return connection;
         } catch (RdmaException | RuntimeException | Error e) {
             events.close();
             res.close();
             throw e;
+        }
+    }
+
+    /**
+     * {@link StreamStartProbe}: zero-length READs until one is answered, the next sent after each wait without an
+     * answer (at most {@link StreamStartProbe#MAX_PROBES}, then the wait goes on to {@code timeout}). Probes still
+     * outstanding complete on the poller like any request.
+     */
+    static void confirmStreamStart(RdmaConnection connection, InetSocketAddress server, Duration timeout)
+            throws RdmaException {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        long wait = StreamStartProbe.FIRST_WAIT_NANOS;
+        List<CompletableFuture<Void>> probes = new ArrayList<>();
+        while (true) {
+            if (probes.size() < StreamStartProbe.MAX_PROBES) {
+                probes.add(connection.readNothing());
+            }
+            long left = deadline - System.nanoTime();
+            try {
+                CompletableFuture.anyOf(probes.toArray(CompletableFuture[]::new))
+                        .get(Math.max(1, Math.min(wait, left)), TimeUnit.NANOSECONDS);
+                if (probes.size() > 1) {
+                    LOG.info("connect to " + server + ": Soft-iWARP had left the start of the stream unread; probe "
+                            + probes.size() + " was answered after " + (System.nanoTime() - start) / 1_000_000
+                            + " ms");
+                }
+                return;
+            } catch (TimeoutException e) {
+                if (deadline - System.nanoTime() <= 0) {
+                    throw new RdmaException("connect to " + server + ": none of " + probes.size()
+                            + " zero-length READs was answered in " + (System.nanoTime() - start) / 1_000_000
+                            + " ms", Errno.ETIMEDOUT);
+                }
+                wait = StreamStartProbe.nextWaitNanos(wait);
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                throw cause instanceof RdmaException r ? r
+                        : new RdmaException("connect to " + server + ": the zero-length READ failed: " + cause,
+                                Errno.EIO);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new RdmaException("connect to " + server + ": interrupted", Errno.EINTR);
+            }
         }
     }
 }

@@ -342,6 +342,14 @@ public final class RdmaConnection implements AutoCloseable {
     }
 
     /**
+     * A zero-length RDMA READ from the peer (key 0, address 0): {@link org.panamardma.verbs.cm.StreamStartProbe}'s
+     * probe, answered by the peer's device without touching memory.
+     */
+    CompletableFuture<Void> readNothing() {
+        return submit(Kind.VOID, (wr, slot) -> qp.postRead(wr, res.atomicResults, 0, 0, 0L, 0, SendFlags.SIGNALED));
+    }
+
+    /**
      * RDMA READ of {@code length} bytes from the start of {@code remote}.
      *
      * @throws IndexOutOfBoundsException if {@code remote} is shorter than {@code length} bytes (refused here, before
