@@ -122,6 +122,7 @@ abstract class ToolDeviceTests {
     @Test
     void perfConnectionsInARowAllComplete(RdmaTestDevice device) throws Exception {
         int connections = Integer.getInteger("panama.perf.connections", 20);
+        long reprobedBefore = Perf.STREAM_STARTS_REPROBED.get();
         InetSocketAddress address = serverAddress(device);
         Capture log = new Capture();
         long t0 = System.nanoTime();
@@ -145,8 +146,9 @@ abstract class ToolDeviceTests {
             }
             assertEquals(2 * connections, server.served(), log.text());
         }
-        System.out.printf("perf: %d connections on %s in %.1f s%n", 2 * connections, device.name(),
-                (System.nanoTime() - t0) / 1e9);
+        System.out.printf("perf: %d connections on %s in %.1f s; %d of them needed a second stream start probe%n",
+                2 * connections, device.name(), (System.nanoTime() - t0) / 1e9,
+                Perf.STREAM_STARTS_REPROBED.get() - reprobedBefore);
     }
 
     /** Each test at one size with few iterations, then write_lat at all sizes as CSV: figures sane, lines parseable. */
