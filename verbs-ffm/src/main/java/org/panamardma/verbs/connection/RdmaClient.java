@@ -95,24 +95,28 @@ public final class RdmaClient {
             throws RdmaException {
         EventChannel events = EventChannel.create();
         RdmaConnection.Resources res = new RdmaConnection.Resources(options);
+        RdmaConnection connection;
+        boolean probe;
         try {
             CmConnector.Connection c = CmConnector.connect(events, server, options.parameters(), res::create,
                     options.timeout());
-            RdmaConnection connection = new RdmaConnection(c.id(), res, events, null);
+            probe = StreamStartProbe.needed(c.id().context()) && StreamStartProbe.possible(c.established());
+            connection = new RdmaConnection(c.id(), res, events, null);
             connection.peerPrivateData(c.peerPrivateData());
             connection.start();
-            try {
-                if (StreamStartProbe.needed(c.id().context()) && StreamStartProbe.possible(c.established())) {
-                    confirmStreamStart(connection, server, options.timeout());
-                }
-            } catch (RdmaException | RuntimeException | Error e) {
-                connection.close();
-                throw e;
-            }
-            return connection;
         } catch (RdmaException | RuntimeException | Error e) {
             events.close();
             res.close();
+            throw e;
+        }
+        // from here on the connection owns the resources and the event channel: closing it frees them
+        try {
+            if (probe) {
+                confirmStreamStart(connection, server, options.timeout());
+            }
+            return connection;
+        } catch (RdmaException | RuntimeException | Error e) {
+            connection.close();
             throw e;
         }
     }
@@ -137,9 +141,9 @@ public final class RdmaClient {
                 CompletableFuture.anyOf(probes.toArray(CompletableFuture[]::new))
                         .get(Math.max(1, Math.min(wait, left)), TimeUnit.NANOSECONDS);
                 if (probes.size() > 1) {
-                    LOG.info("connect to " + server + ": Soft-iWARP had left the start of the stream unread; probe "
-                            + probes.size() + " was answered after " + (System.nanoTime() - start) / 1_000_000
-                            + " ms");
+                    LOG.info("connect to " + server + ": stream start probe " + probes.size() + " answered after "
+                            + (System.nanoTime() - start) / 1_000_000 + " ms (Soft-iWARP may leave the first bytes "
+                            + "of a connection unread until more follow)");
                 }
                 return;
             } catch (TimeoutException e) {
