@@ -319,14 +319,24 @@ final class RegistrationCache {
         }
     }
 
-    /** Deregisters the entries no call uses; those in use go when their call lets go. Idempotent. */
+    /** Closes: {@link #clear()}, and refuses further lookups. Idempotent. */
     void close() {
-        List<Entry> dead = new ArrayList<>();
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
+        }
+        clear();
+    }
+
+    /**
+     * Drops every entry: those no call uses are deregistered, those in use go when their call lets go (a client
+     * whose connection is lost lets the caller's memory go at once rather than at close).
+     */
+    void clear() {
+        List<Entry> dead = new ArrayList<>();
+        synchronized (this) {
             for (Entry e : entries.values()) {
                 uncount(e);
                 e.retired = true;

@@ -211,4 +211,25 @@ class RegistrationCacheTest {
         assertTrue(registrar.live.isEmpty());
         assertEquals(registrar.registrations.get(), registrar.deregistrations.get());
     }
+
+    @Test
+    void clearDropsEverythingAtOnceButWhatACallStillUsesGoesWithTheCall() throws Exception {
+        RegistrationCache cache = new RegistrationCache("cache", registrar, 1 << 20);
+        try (Arena arena = Arena.ofShared()) {
+            Entry idle = cache.acquire(arena.allocate(4096), ChunkAccess.SOURCE);
+            cache.release(idle, false);
+            Entry busy = cache.acquire(arena.allocate(4096), ChunkAccess.SINK);
+            cache.clear();
+            assertFalse(registrar.live.containsKey(idle.rkey()));
+            assertTrue(registrar.live.containsKey(busy.rkey()));
+            assertEquals(0, cache.size());
+            cache.release(busy, false);
+            assertTrue(registrar.live.isEmpty());
+            Entry after = cache.acquire(arena.allocate(64), ChunkAccess.SOURCE); // still usable, unlike close
+            cache.release(after, false);
+            cache.close();
+            assertThrows(IllegalStateException.class, () -> cache.acquire(arena.allocate(64), ChunkAccess.SOURCE));
+        }
+        assertTrue(registrar.live.isEmpty());
+    }
 }
