@@ -54,9 +54,9 @@ import org.slf4j.LoggerFactory;
  * a completion channel and one poller thread ({@link RdmaConnection}), with retry count and RNR retry count 7, and
  * sends our RFC 8797 private data; the server's, from the ESTABLISHED event, fixes the inline thresholds
  * ({@link #negotiated()}, logged at INFO through SLF4J, the logging the project uses). Receive
- * buffers ({@link RpcRdmaClientOptions#maxRequests()} plus spares) are posted before connecting and each is posted
- * again before its reply is processed, so a receive is always waiting ahead of every credit we use (Linux's peers
- * may run with RNR retry 0). Calls are encoded into a pre-registered pool of Send buffers.
+ * buffers ({@link RpcRdmaClientOptions#maxRequests()} plus spares) are posted before connecting and posted again
+ * in batches as replies are taken, fewer waiting than there are spares, so a receive is always waiting ahead of
+ * every credit we use (Linux's peers may run with RNR retry 0). Calls are encoded into a pre-registered pool of Send buffers.
  *
  * <p><b>Calls.</b> {@link #call} plans the call with {@link ChunkPlanner}, exposes the chunk memory of that call
  * and sends it when the {@link CreditWindow} has a credit; calls beyond the server's grant queue. Replies are matched
@@ -92,7 +92,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class RpcRdmaClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpcRdmaClient.class);
-    private static final int SPARE_RECEIVES = 4;
+    /**
+     * Receive buffers beyond the credits, and how many taken buffers are posted again together: one ibv_post_recv
+     * per {@value #RECEIVE_BATCH} replies (Linux xprtrdma batches its receives too, rpcrdma_post_recvs). At most
+     * RECEIVE_BATCH - 1 buffers wait to be posted, fewer than the spares, so a receive is still posted for every
+     * reply the server may send (each reply holds a credit until it is processed).
+     */
+    private static final int SPARE_RECEIVES = 8;
+    private static final int RECEIVE_BATCH = 8;
     /** How often the registration cache is swept for memory of closed arenas. */
     private static final int SWEEP_SECONDS = 1;
     private static final java.lang.foreign.ValueLayout.OfInt BIG_ENDIAN_INT =
@@ -160,7 +167,7 @@ public final class RpcRdmaClient implements AutoCloseable {
                 .withPrivateData(options.privateData().encode());
         ConnectionOptions connectionOptions = new ConnectionOptions(2 * options.maxRequests(),
                 options.maxRequests() + SPARE_RECEIVES, options.receiveBufferSize(), parameters,
-                options.connectTimeout());
+                options.connectTimeout(), RECEIVE_BATCH);
         RdmaConnection connection = RdmaClient.connect(server, connectionOptions);
         RpcRdmaClient made = null;
         try {

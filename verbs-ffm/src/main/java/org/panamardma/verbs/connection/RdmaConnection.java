@@ -146,6 +146,12 @@ public final class RdmaConnection implements AutoCloseable {
     private final CompletionQueue cq;
     private final ConnectionOptions options;
     private final Semaphore permits;
+    /** Taken receive buffers waiting to be posted again, by {@link ConnectionOptions#receiveBatch()}. */
+    private final Object repostLock = new Object();
+    private final long[] repostIds;
+    private final long[] repostOffsets;
+    /** Guarded by repostLock. */
+    private int reposts;
     private final ConcurrentLinkedQueue<Integer> freeSlots = new ConcurrentLinkedQueue<>();
     /** Requests made on the poller thread while no slot was free, oldest first (see Backpressure). */
     private final ConcurrentLinkedQueue<Deferred> deferred = new ConcurrentLinkedQueue<>();
@@ -170,6 +176,8 @@ public final class RdmaConnection implements AutoCloseable {
         this.cq = res.cq;
         this.options = res.options;
         this.permits = new Semaphore(options.sendQueueDepth());
+        this.repostIds = new long[options.receiveBatch()];
+        this.repostOffsets = new long[options.receiveBatch()];
         for (int i = 0; i < options.sendQueueDepth(); i++) {
             freeSlots.add(i);
         }
@@ -183,6 +191,7 @@ public final class RdmaConnection implements AutoCloseable {
 
             @Override
             public void drained() {
+                postReposts(); // receives first: a deferred send may be answered at once
                 postDeferred();
             }
 
@@ -294,7 +303,8 @@ public final class RdmaConnection implements AutoCloseable {
 
     /**
      * The next message the peer SENT (in arrival order), copied out of its receive buffer; the buffer is posted
-     * again before the future completes. Fails with {@link ConnectionClosedException} once the connection has
+     * again before the future completes, or with {@link ConnectionOptions#receiveBatch()} above 1 queued to be
+     * posted with the next batch (at the latest when the poller has drained the CQ). Fails with {@link ConnectionClosedException} once the connection has
      * failed and every message already received has been taken.
      */
     public CompletableFuture<Received> receive() {
@@ -561,16 +571,48 @@ public final class RdmaConnection implements AutoCloseable {
     private void deliver(CompletableFuture<Received> f, Arrived a) {
         long offset = (long) a.index * options.receiveBufferSize();
         byte[] data = res.receiveBuffers.segment().asSlice(offset, a.length).toArray(JAVA_BYTE);
-        if (failure == null) {
-            try {
-                res.postReceive(a.index);
-            } catch (RdmaException | RuntimeException e) {
-                if (failure == null) {
-                    LOG.warn(name + ": re-posting receive buffer " + a.index, e);
-                }
+        repost(a.index, offset);
+        f.complete(new Received(data, a.hasImmediate, a.immediate));
+    }
+
+    /** Queues a taken receive buffer to be posted again; posts the queue once it holds a batch. */
+    private void repost(int index, long offset) {
+        synchronized (repostLock) {
+            repostIds[reposts] = RECEIVE_BIT | index;
+            repostOffsets[reposts] = offset;
+            reposts++;
+            if (reposts >= repostIds.length) {
+                postRepostsLocked();
             }
         }
-        f.complete(new Received(data, a.hasImmediate, a.immediate));
+    }
+
+    /** On the poller thread after each drain: posts what waits, so no buffer waits past the next completion. */
+    private void postReposts() {
+        synchronized (repostLock) {
+            if (reposts > 0) {
+                postRepostsLocked();
+            }
+        }
+    }
+
+    private void postRepostsLocked() {
+        int n = reposts;
+        reposts = 0;
+        if (failure != null) {
+            return; // a queue pair in error flushes receives: posting more would only add flushed completions
+        }
+        try {
+            if (n == 1) {
+                res.qp.postReceive(repostIds[0], res.receiveBuffers, repostOffsets[0], options.receiveBufferSize());
+            } else {
+                res.qp.postReceives(repostIds, res.receiveBuffers, repostOffsets, options.receiveBufferSize(), n);
+            }
+        } catch (RdmaException | RuntimeException e) {
+            if (failure == null) {
+                LOG.warn(name + ": re-posting " + n + " receive buffers", e);
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------------- failure

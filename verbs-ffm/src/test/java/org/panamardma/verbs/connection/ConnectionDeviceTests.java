@@ -176,6 +176,35 @@ abstract class ConnectionDeviceTests {
         }
     }
 
+    /**
+     * Receive buffers posted again in batches (ConnectionOptions.receiveBatch, QueuePair.postReceives): 8 buffers,
+     * batches of 4, so at most 3 wait to be posted; the client keeps 5 messages unanswered at a time, 40 rounds. Every
+     * message arrives whole and in order: batches put every buffer back.
+     */
+    @Test
+    void receivesPostedAgainInBatchesPutEveryBufferBack(RdmaTestDevice device) throws Exception {
+        ConnectionOptions options = OPTIONS.withQueueDepths(8, 8).withReceiveBatch(4);
+        try (Pair p = new Pair(device, options)) {
+            int inFlight = 8 - (4 - 1);
+            MemoryRegion out = p.client.protectionDomain().allocate(256L * inFlight, TestAccess.ALL_REMOTE);
+            for (int round = 0; round < 40; round++) {
+                List<CompletableFuture<Received>> arriving = new ArrayList<>();
+                List<CompletableFuture<Void>> sent = new ArrayList<>();
+                for (int i = 0; i < inFlight; i++) {
+                    byte[] message = pattern(100 + i, round * inFlight + i);
+                    MemorySegment.copy(message, 0, out.segment(), ValueLayout.JAVA_BYTE, 256L * i, message.length);
+                    arriving.add(p.serverSide.receive());
+                    sent.add(p.client.send(out, 256L * i, message.length));
+                }
+                for (int i = 0; i < inFlight; i++) {
+                    await(sent.get(i));
+                    assertArrayEquals(pattern(100 + i, round * inFlight + i), await(arriving.get(i)).data(),
+                            "round " + round + ", message " + i);
+                }
+            }
+        }
+    }
+
     @Test
     void writeThenReadThroughFutures(RdmaTestDevice device) throws Exception {
         try (Pair p = new Pair(device)) {
