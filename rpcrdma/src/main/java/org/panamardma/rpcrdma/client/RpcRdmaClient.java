@@ -100,6 +100,13 @@ public final class RpcRdmaClient implements AutoCloseable {
      */
     private static final int SPARE_RECEIVES = 8;
     private static final int RECEIVE_BATCH = 8;
+    /**
+     * Sends are signaled every {@value}-th (at most every maxRequests-th) and whenever the send queue would
+     * otherwise fill: the others' Send buffers come back when a later signaled request completes (the send queue
+     * completes in order). The buffers held that way are fewer than maxRequests, so the 2 x maxRequests Send
+     * buffers still outnumber the calls in flight plus those.
+     */
+    private static final int SEND_SIGNAL_INTERVAL = 8;
     /** How often the registration cache is swept for memory of closed arenas. */
     private static final int SWEEP_SECONDS = 1;
     private static final java.lang.foreign.ValueLayout.OfInt BIG_ENDIAN_INT =
@@ -167,7 +174,7 @@ public final class RpcRdmaClient implements AutoCloseable {
                 .withPrivateData(options.privateData().encode());
         ConnectionOptions connectionOptions = new ConnectionOptions(2 * options.maxRequests(),
                 options.maxRequests() + SPARE_RECEIVES, options.receiveBufferSize(), parameters,
-                options.connectTimeout(), RECEIVE_BATCH);
+                options.connectTimeout(), RECEIVE_BATCH, Math.min(SEND_SIGNAL_INTERVAL, options.maxRequests()));
         RdmaConnection connection = RdmaClient.connect(server, connectionOptions);
         RpcRdmaClient made = null;
         try {

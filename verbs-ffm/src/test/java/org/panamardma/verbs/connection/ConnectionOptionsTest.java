@@ -31,4 +31,16 @@ class ConnectionOptionsTest {
         assertEquals(4, d.withReceiveBatch(16).withQueueDepths(8, 4).receiveBatch(),
                 "fewer receive buffers shrink the batch rather than refuse the depths");
     }
+
+    @Test
+    void sendsAreAllSignaledUnlessAnIntervalIsAsked() {
+        ConnectionOptions d = ConnectionOptions.DEFAULTS; // 32 send slots
+        assertEquals(1, d.sendSignalInterval());
+        assertEquals(8, d.withSendSignalInterval(8).withReceiveBatch(4).withTimeout(d.timeout()).sendSignalInterval());
+        assertThrows(IllegalArgumentException.class, () -> d.withSendSignalInterval(0));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.withSendSignalInterval(33));
+        assertTrue(e.getMessage().contains("send queue depth 32"), e.getMessage());
+        assertEquals(4, d.withSendSignalInterval(32).withQueueDepths(4, 16).sendSignalInterval(),
+                "a smaller send queue shrinks the interval rather than refuse the depths");
+    }
 }
