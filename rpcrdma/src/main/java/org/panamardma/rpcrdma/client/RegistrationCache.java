@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * closing an arena whose memory went to calls may use first. Until then the registration stays: a closed arena's
  * memory remains registered (the device's pages stay pinned) for up to the sweep period, and a server using an old
  * handle (which RFC 8166 section 3.4.3 gives it no right to after the call) could reach it. Callers that cannot
- * accept this run with a cache of 0 bytes: every call then registers and deregisters its own memory.
+ * accept this run with a cache of 0 bytes: every call then registers and deregisters its own memory. (Memory of an
+ * automatic arena, {@code Arena.ofAuto()}, stays reachable through its cached key, so the garbage collector does not
+ * free it under its registration; it goes when the entry is evicted.)
  *
  * <p><b>Bounded.</b> At most {@code maxBytes} of cached registrations; to make room the least recently used
  * entries no call is using are deregistered. Entries in use by a call are never evicted; when the cache cannot

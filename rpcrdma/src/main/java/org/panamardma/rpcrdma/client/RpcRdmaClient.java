@@ -56,7 +56,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #negotiated()}, logged at INFO through SLF4J, the logging the project uses). Receive
  * buffers ({@link RpcRdmaClientOptions#maxRequests()} plus spares) are posted before connecting and posted again
  * in batches as replies are taken, fewer waiting than there are spares, so a receive is always waiting ahead of
- * every credit we use (Linux's peers may run with RNR retry 0). Calls are encoded into a pre-registered pool of Send buffers.
+ * every credit we use (Linux's peers may run with RNR retry 0). Sends are signaled every eighth and whenever the
+ * send queue would fill ({@link ConnectionOptions#sendSignalInterval()}): a Send buffer comes back when its own or a
+ * later completion arrives. Calls are encoded into a pre-registered pool of Send buffers.
  *
  * <p><b>Calls.</b> {@link #call} plans the call with {@link ChunkPlanner}, exposes the chunk memory of that call
  * and sends it when the {@link CreditWindow} has a credit; calls beyond the server's grant queue. Replies are matched
