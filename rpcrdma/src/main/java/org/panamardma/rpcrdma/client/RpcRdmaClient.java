@@ -383,7 +383,13 @@ public final class RpcRdmaClient implements AutoCloseable {
         connection.send(sendBuffers, offset, length).whenComplete((v, t) -> {
             freeSendSlots.add(slot);
             if (t != null) {
-                failAfterCredit(call, lost("send of call " + Integer.toHexString(call.xid) + " failed", t));
+                Throwable cause = t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t;
+                // An unsignaled Send (sendSignalInterval) has no completion of its own: when the connection ends
+                // before a later signaled one, its future fails with the connection although the Send went out
+                // (the server may be working on the call). Only a completion in error is the Send's own failure.
+                failAfterCredit(call, cause instanceof ConnectionClosedException
+                        ? lost("connection lost", cause)
+                        : lost("send of call " + Integer.toHexString(call.xid) + " failed", cause));
             }
         });
     }
