@@ -63,12 +63,22 @@ public final class QueuePair extends NativeResource {
     private final ExtendedSendPath extendedPath;
     private final SendPath sendPath;
 
+    /** The most receives {@link #postReceives} posts in one call. */
+    public static final int MAX_RECEIVE_BATCH = 64;
+
     // receives, and the scratch of both send paths: native memory owned by the QP
     private final Arena scratch = Arena.ofShared();
     private final MemorySegment postRecvFn;
     private final MemorySegment recvWr;
     private final MemorySegment recvSge;
     private final MemorySegment badRecvWr;
+    /**
+     * {@link #MAX_RECEIVE_BATCH} receive requests of one SGE each, linked in order ({@code next} of each is the
+     * following one) once at creation, for {@link #postReceives}: a batch of n cuts the list after its n-th element
+     * for the call and links it again after.
+     */
+    private final MemorySegment batchWrs;
+    private final MemorySegment batchSges;
     /**
      * Where inline bytes are copied before the provider reads them. The provider copies inline data during the post
      * call from whatever address it is given; if that were the caller's memory, another thread closing the memory
@@ -134,6 +144,17 @@ public final class QueuePair extends NativeResource {
         this.badRecvWr = unscoped(scratch.allocate(ADDRESS));
         recvWr.set(JAVA_LONG, ibv_recv_wr.next$OFFSET, 0L);
         recvWr.set(ADDRESS, ibv_recv_wr.sg_list$OFFSET, recvSge);
+        long wrSize = ibv_recv_wr.layout().byteSize();
+        long sgeSize = ibv_sge.layout().byteSize();
+        this.batchWrs = unscoped(scratch.allocate(ibv_recv_wr.layout(), MAX_RECEIVE_BATCH));
+        this.batchSges = unscoped(scratch.allocate(ibv_sge.layout(), MAX_RECEIVE_BATCH));
+        for (int i = 0; i < MAX_RECEIVE_BATCH; i++) {
+            long wr = i * wrSize;
+            batchWrs.set(JAVA_LONG, wr + ibv_recv_wr.next$OFFSET,
+                    i + 1 < MAX_RECEIVE_BATCH ? batchWrs.address() + wr + wrSize : 0L);
+            batchWrs.set(JAVA_LONG, wr + ibv_recv_wr.sg_list$OFFSET, batchSges.address() + i * sgeSize);
+            batchWrs.set(JAVA_INT, wr + ibv_recv_wr.num_sge$OFFSET, 1);
+        }
     }
 
     private static NativeResource[] dependencies(ProtectionDomain pd, CompletionQueue s, CompletionQueue r,
@@ -308,6 +329,62 @@ public final class QueuePair extends NativeResource {
             sgl.checkRegionsOpen(); // lkeys only, as above: a region closed since add() is refused here
             MemorySegment.copy(sgl.array, 0, recvSge, 0, sgl.count() * ScatterGatherList.SGE_SIZE);
             postRecvLocked(wrId, sgl.count());
+        }
+    }
+
+    /**
+     * Posts {@code count} receives of up to {@code length} bytes each into {@code mr}, the i-th at
+     * {@code offsets[i]} with {@code wrIds[i]}, in one {@code ibv_post_recv} call (a linked list of requests):
+     * one call into the provider, one doorbell, where {@link #postReceive(long, MemoryRegion, long, int)} makes one
+     * per receive. Allocation-free: the arrays are the caller's, the request list is the QP's scratch. At most
+     * {@value #MAX_RECEIVE_BATCH} per call.
+     *
+     * @throws IllegalArgumentException if {@code count} is not in [1, {@value #MAX_RECEIVE_BATCH}] or exceeds an array
+     * @throws IndexOutOfBoundsException if a receive lies outside {@code mr} (checked before anything is posted)
+     * @throws RdmaException if the provider refused a request (the message says how many of the batch, in order,
+     *     were posted before it: ibv_post_recv posts the requests ahead of the one it returns as bad)
+     */
+    public void postReceives(long[] wrIds, MemoryRegion mr, long[] offsets, int length, int count)
+            throws RdmaException {
+        if (count < 1 || count > MAX_RECEIVE_BATCH || count > wrIds.length || count > offsets.length) {
+            throw new IllegalArgumentException("a batch of " + count + " receives (at most " + MAX_RECEIVE_BATCH
+                    + ", and no more than the " + wrIds.length + " wr_ids and " + offsets.length + " offsets given)");
+        }
+        for (int i = 0; i < count; i++) {
+            // lkeys only, as in postReceive: a region closed after this check cannot crash the provider
+            mr.checkRange(offsets[i], Integer.toUnsignedLong(length));
+        }
+        long wrSize = ibv_recv_wr.layout().byteSize();
+        long sgeSize = ibv_sge.layout().byteSize();
+        long base = mr.address();
+        int lkey = mr.lkey();
+        synchronized (this) {
+            checkReceivable();
+            for (int i = 0; i < count; i++) {
+                batchWrs.set(JAVA_LONG, i * wrSize + ibv_recv_wr.wr_id$OFFSET, wrIds[i]);
+                long sge = i * sgeSize;
+                batchSges.set(JAVA_LONG, sge + ibv_sge.addr$OFFSET, base + offsets[i]);
+                batchSges.set(JAVA_INT, sge + ibv_sge.length$OFFSET, length);
+                batchSges.set(JAVA_INT, sge + ibv_sge.lkey$OFFSET, lkey);
+            }
+            long last = (count - 1) * wrSize + ibv_recv_wr.next$OFFSET;
+            long after = batchWrs.get(JAVA_LONG, last);
+            batchWrs.set(JAVA_LONG, last, 0L); // the list ends with this batch
+            int rc;
+            try {
+                rc = (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp, batchWrs, badRecvWr);
+            } catch (Throwable t) {
+                throw CompletionQueue.verbsError(t);
+            } finally {
+                batchWrs.set(JAVA_LONG, last, after);
+            }
+            if (rc != 0) {
+                long bad = badRecvWr.get(JAVA_LONG, 0);
+                long index = (bad - batchWrs.address()) / wrSize;
+                String posted = index >= 0 && index < count ? String.valueOf(index) : "an unknown number";
+                throw SendPath.postFailure("ibv_post_recv (a batch of " + count + ": " + posted
+                        + " posted before the one refused)", describe(), rc, maxRecvWr, "receive");
+            }
         }
     }
 

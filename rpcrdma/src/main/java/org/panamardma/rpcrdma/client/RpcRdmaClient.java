@@ -1,10 +1,8 @@
 package org.panamardma.rpcrdma.client;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,14 +29,10 @@ import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaError;
 import org.panamardma.rpcrdma.RdmaMsg;
 import org.panamardma.rpcrdma.RdmaNoMsg;
-import org.panamardma.rpcrdma.RdmaSegment;
-import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderEncoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
-import org.panamardma.rpcrdma.WriteChunk;
-import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.ConnectionParameters;
@@ -60,25 +54,36 @@ import org.slf4j.LoggerFactory;
  * a completion channel and one poller thread ({@link RdmaConnection}), with retry count and RNR retry count 7, and
  * sends our RFC 8797 private data; the server's, from the ESTABLISHED event, fixes the inline thresholds
  * ({@link #negotiated()}, logged at INFO through SLF4J, the logging the project uses). Receive
- * buffers ({@link RpcRdmaClientOptions#maxRequests()} plus spares) are posted before connecting and each is posted
- * again before its reply is processed, so a receive is always waiting ahead of every credit we use (Linux's peers
- * may run with RNR retry 0). Calls are encoded into a pre-registered pool of Send buffers.
+ * buffers ({@link RpcRdmaClientOptions#maxRequests()} plus spares) are posted before connecting and posted again
+ * in batches as replies are taken, fewer waiting than there are spares, so a receive is always waiting ahead of
+ * every credit we use (Linux's peers may run with RNR retry 0). Sends are signaled every eighth and whenever the
+ * send queue would fill ({@link ConnectionOptions#sendSignalInterval()}): a Send buffer comes back when its own or a
+ * later completion arrives. Calls are encoded into a pre-registered pool of Send buffers.
  *
- * <p><b>Calls.</b> {@link #call} plans the call with {@link ChunkPlanner}, registers the chunk memory of that call
- * with the least rights needed (REMOTE_READ for Read chunks; REMOTE_WRITE and LOCAL_WRITE for Write and Reply
- * chunks) and sends it when the {@link CreditWindow} has a credit; calls beyond the server's grant queue. Replies
- * are matched by XID. Each call's registrations are deregistered when it ends: reply, RDMA_ERROR, timeout,
- * connection loss or close. Registration is plain ibv_reg_mr/ibv_dereg_mr per call (no FRWR, no remote
- * invalidation; we announce none): siw allows one SGE per RDMA Read (max_sge_rd 1) and this keeps every chunk one
- * contiguous segment. Caller memory that is on the heap is copied to a per-call native buffer (and READ data back
- * from it); native memory is registered in place, so the server reads WRITE data from and writes READ data into
- * the caller's own memory.
+ * <p><b>Calls.</b> {@link #call} plans the call with {@link ChunkPlanner}, exposes the chunk memory of that call
+ * and sends it when the {@link CreditWindow} has a credit; calls beyond the server's grant queue. Replies are matched
+ * by XID. Every chunk is one contiguous registered segment (no FRWR, no remote invalidation; we announce none): siw
+ * allows one SGE per RDMA Read (max_sge_rd 1).
+ *
+ * <p><b>Chunk memory</b> ({@link ChunkMemory}): in steady state a call makes no ibv_reg_mr/ibv_dereg_mr. Memory
+ * leased from {@link #buffers()} (registered once, LOCAL_WRITE, REMOTE_READ and REMOTE_WRITE) is used as it is, so
+ * DDP-eligible data and placement targets the caller allocates there cost nothing to expose. Other native memory of
+ * the caller is registered in place with the least rights needed (REMOTE_READ for Read chunks; LOCAL_WRITE and
+ * REMOTE_WRITE for Write chunks) through a registration cache tied to the memory's arena: an entry is reused only
+ * while its arena is alive ({@link RegistrationCache}; {@link #forgetRegistrations} drops an arena's entries at
+ * once). Heap memory, Reply chunks and the whole call of a Long Call use buffers of the pool (copies for heap data,
+ * READ data copied back). Only when the pool is exhausted or an item is larger than its largest class does a call
+ * register memory of its own, as every call did before; {@link #registrations()} counts them all. Options
+ * {@link RpcRdmaClientOptions#bufferPoolBytes()} and {@link RpcRdmaClientOptions#registrationCacheBytes()} bound
+ * what stays pinned; a cache of 0 bytes registers caller memory per call.
  *
  * <p><b>Replies.</b> RDMA_MSG (the reply inline), RDMA_NOMSG (the reply in our Reply chunk), RDMA_ERROR
  * ({@link RpcRdmaException.VersionError}, {@link RpcRdmaException.ChunkError}). A lost connection fails every
- * pending and queued call with {@link RpcRdmaException.ConnectionLost}. A timed-out call's memory is deregistered at
- * once, so a late RDMA access by the server to it fails on the rkey and ends the connection (pending calls then
- * fail with ConnectionLost) rather than touch freed memory; a late inline reply is dropped
+ * pending and queued call with {@link RpcRdmaException.ConnectionLost}. A timed-out call's caller memory is
+ * deregistered at once (as soon as no other call uses the same registration), so a late RDMA access by the server
+ * to it fails on the rkey and ends the connection (pending calls then fail with ConnectionLost) rather than touch
+ * memory the caller freed; its pool buffers stay out of the pool until the late reply comes or the connection ends,
+ * so a late access never reaches another call's memory. A late inline reply is dropped
  * ({@link #droppedReplies()}). A timed-out call that was sent keeps its credit until its late reply comes (the
  * server still counts it), so a server that never answers shrinks the window.
  *
@@ -89,7 +94,23 @@ import org.slf4j.LoggerFactory;
  */
 public final class RpcRdmaClient implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpcRdmaClient.class);
-    private static final int SPARE_RECEIVES = 4;
+    /**
+     * Receive buffers beyond the credits, and how many taken buffers are posted again together: one ibv_post_recv
+     * per {@value #RECEIVE_BATCH} replies (Linux xprtrdma batches its receives too, rpcrdma_post_recvs). At most
+     * RECEIVE_BATCH - 1 buffers wait to be posted, fewer than the spares, so a receive is still posted for every
+     * reply the server may send (each reply holds a credit until it is processed).
+     */
+    private static final int SPARE_RECEIVES = 8;
+    private static final int RECEIVE_BATCH = 8;
+    /**
+     * Sends are signaled every {@value}-th (at most every maxRequests-th) and whenever the send queue would
+     * otherwise fill: the others' Send buffers come back when a later signaled request completes (the send queue
+     * completes in order). The buffers held that way are fewer than maxRequests, so the 2 x maxRequests Send
+     * buffers still outnumber the calls in flight plus those.
+     */
+    private static final int SEND_SIGNAL_INTERVAL = 8;
+    /** How often the registration cache is swept for memory of closed arenas. */
+    private static final int SWEEP_SECONDS = 1;
     private static final java.lang.foreign.ValueLayout.OfInt BIG_ENDIAN_INT =
             java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
@@ -104,11 +125,15 @@ public final class RpcRdmaClient implements AutoCloseable {
     private final int sendSlotSize;
     private final ConcurrentLinkedQueue<Integer> freeSendSlots = new ConcurrentLinkedQueue<>();
     private final RpcRdmaHeaderDecoder headerDecoder = new RpcRdmaHeaderDecoder();
+    private final ChunkMemory memory;
     private final ScheduledExecutorService timer;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong droppedReplies = new AtomicLong();
-    /** XIDs of sent calls that timed out: each keeps its credit until its late reply arrives. */
-    private final Set<Integer> timedOutHoldingCredit = ConcurrentHashMap.newKeySet();
+    /**
+     * Sent calls that timed out, by XID: each keeps its credit and its pool buffers until its late reply arrives
+     * (or the connection ends).
+     */
+    private final Map<Integer, Call> timedOutHoldingCredit = new ConcurrentHashMap<>();
     private final String name;
     private volatile RpcRdmaException failure;
 
@@ -131,8 +156,14 @@ public final class RpcRdmaClient implements AutoCloseable {
         for (int i = 0; i < slots; i++) {
             freeSendSlots.add(i);
         }
+        this.memory = new ChunkMemory(name, ChunkRegistrar.of(connection.protectionDomain()),
+                RegisteredBufferPool.DEFAULT_CLASSES, RegisteredBufferPool.DEFAULT_SLAB_BYTES,
+                options.bufferPoolBytes(), options.registrationCacheBytes());
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon(true)
                 .name(name + "-timer").unstarted(r));
+        // drops registrations of closed arenas that no lookup met, so none stays pinned for long
+        timer.scheduleWithFixedDelay(() -> memory.cache.sweep(Integer.MAX_VALUE), SWEEP_SECONDS, SWEEP_SECONDS,
+                TimeUnit.SECONDS);
     }
 
     /**
@@ -145,11 +176,13 @@ public final class RpcRdmaClient implements AutoCloseable {
                 .withPrivateData(options.privateData().encode());
         ConnectionOptions connectionOptions = new ConnectionOptions(2 * options.maxRequests(),
                 options.maxRequests() + SPARE_RECEIVES, options.receiveBufferSize(), parameters,
-                options.connectTimeout());
+                options.connectTimeout(), RECEIVE_BATCH, Math.min(SEND_SIGNAL_INTERVAL, options.maxRequests()));
         RdmaConnection connection = RdmaClient.connect(server, connectionOptions);
+        RpcRdmaClient made = null;
         try {
             ConnectPrivateData peers = ConnectPrivateData.decode(connection.peerPrivateData());
             RpcRdmaClient client = new RpcRdmaClient(connection, options, peers);
+            made = client;
             Negotiated n = client.negotiatedAtConnect;
             LOG.atInfo().log(() -> client.name + " on " + connection.deviceName()
                     + ": RFC 8797 private data " + (peers.present() ? "from the server: send " + peers.sendSize()
@@ -161,7 +194,11 @@ public final class RpcRdmaClient implements AutoCloseable {
             client.receiveNext();
             return client;
         } catch (RdmaException | RuntimeException | Error e) {
-            connection.close();
+            if (made != null) {
+                made.close(); // its timer thread too
+            } else {
+                connection.close();
+            }
             throw e;
         }
     }
@@ -193,6 +230,38 @@ public final class RpcRdmaClient implements AutoCloseable {
      */
     public long droppedReplies() {
         return droppedReplies.get();
+    }
+
+    /**
+     * Registered buffers to allocate DDP-eligible data and placement targets from: a call handed a segment of one
+     * registers nothing for it. The pool belongs to this client's protection domain and closes with the client.
+     */
+    public RegisteredBufferPool buffers() {
+        return memory.pool;
+    }
+
+    /**
+     * @return the memory registrations ({@code ibv_reg_mr}) made for calls' chunks so far: pool slabs, cache misses,
+     *     and calls that found the pool exhausted; in steady state this stops growing
+     */
+    public long registrations() {
+        return memory.registrations();
+    }
+
+    /** @return the deregistrations ({@code ibv_dereg_mr}) of calls' chunk memory so far (pool slabs go at close) */
+    public long deregistrations() {
+        return memory.deregistrations();
+    }
+
+    /**
+     * Deregisters at once the cached registrations of memory of {@code scope}: call it before closing an arena
+     * whose memory was given to calls, so that no registration outlives the memory (otherwise they go at the next
+     * lookup or sweep, within about a second). Registrations still used by a call go when it ends.
+     *
+     * @return how many cached registrations were dropped
+     */
+    public int forgetRegistrations(MemorySegment.Scope scope) {
+        return memory.cache.forget(scope);
     }
 
     /** @return calls holding a credit now, calls waiting for one */
@@ -246,14 +315,14 @@ public final class RpcRdmaClient implements AutoCloseable {
             return future;
         }
         int xid = nextXid.incrementAndGet();
-        Call call = new Call(xid, future, expectation);
+        Call call = new Call(xid, future, expectation, memory);
         call.headerPatch = headerPatch;
         try {
             RpcCall header = RpcCall.of(xid, program, version, procedure, credential, OpaqueAuth.NONE);
             call.plan = planner.plan(header, arguments, expectation);
             call.register(this);
         } catch (Throwable t) {
-            call.release();
+            call.chunks.release();
             future.completeExceptionally(t);
             return future;
         }
@@ -314,7 +383,13 @@ public final class RpcRdmaClient implements AutoCloseable {
         connection.send(sendBuffers, offset, length).whenComplete((v, t) -> {
             freeSendSlots.add(slot);
             if (t != null) {
-                failAfterCredit(call, lost("send of call " + Integer.toHexString(call.xid) + " failed", t));
+                Throwable cause = t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t;
+                // An unsignaled Send (sendSignalInterval) has no completion of its own: when the connection ends
+                // before a later signaled one, its future fails with the connection although the Send went out
+                // (the server may be working on the call). Only a completion in error is the Send's own failure.
+                failAfterCredit(call, cause instanceof ConnectionClosedException
+                        ? lost("connection lost", cause)
+                        : lost("send of call " + Integer.toHexString(call.xid) + " failed", cause));
             }
         });
     }
@@ -337,18 +412,21 @@ public final class RpcRdmaClient implements AutoCloseable {
         if (!pending.remove(call.xid, call)) {
             return;
         }
+        boolean abandoned = false;
         if (!window.cancelQueued(call)) {
             if (call.sent) {
                 // The server still holds the call, so it still counts against the grant (RFC 8166 section
                 // 3.3.1): the credit comes back with the late reply (onMessage), not now. A server that never
-                // answers thus shrinks the window; calls then wait for a credit and time out saying so.
-                timedOutHoldingCredit.add(call.xid);
+                // answers thus shrinks the window; calls then wait for a credit and time out saying so. The
+                // server may also still access the call's chunks: its pool buffers are held as long.
+                timedOutHoldingCredit.put(call.xid, call);
+                abandoned = true;
             } else {
                 sendAll(window.release()); // admitted but not yet sent: send() will skip it
             }
         }
         finish(call, null, new RpcRdmaException.Timeout(name + ": no reply to call " + Integer.toHexString(call.xid)
-                + " within " + timeout + (call.sent ? "" : " (still waiting for a credit)")));
+                + " within " + timeout + (call.sent ? "" : " (still waiting for a credit)")), abandoned);
     }
 
     // --------------------------------------------------------------------------------------------- receiving
@@ -424,7 +502,9 @@ public final class RpcRdmaClient implements AutoCloseable {
             int xid = header.xid();
             LOG.atDebug().log(() -> name + ": dropped a reply to xid "
                     + Integer.toHexString(xid) + ": no such call pending (timed out?)");
-            if (timedOutHoldingCredit.remove(xid)) {
+            Call late = timedOutHoldingCredit.remove(xid);
+            if (late != null) {
+                late.chunks.releaseHeld(); // the server replies only once done with the chunks (RFC 8166 3.5.2)
                 sendAll(window.replyReceived(header.credits())); // the credit the timed-out call kept
             } else {
                 sendAll(window.grantUpdated(header.credits()));
@@ -437,7 +517,7 @@ public final class RpcRdmaClient implements AutoCloseable {
             reply = ReplyDecoding.decode(name + ": call " + Integer.toHexString(call.xid), header,
                     header instanceof RdmaMsg && decoded != null ? decoded.rpcMessage(message) : null, call.plan,
                     call.expectation,
-                    call.replyChunk, call.bounces);
+                    call.chunks.replyChunk, call.chunks.bounces);
         } catch (RpcRdmaException e) {
             finish(call, null, e);
             return;
@@ -461,12 +541,21 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
     }
 
-    /** Deregisters the call's memory, then completes its future. */
+    /** Lets go of the call's chunk memory, then completes its future. */
     private void finish(Call call, RpcRdmaReply reply, Throwable error) {
+        finish(call, reply, error, false);
+    }
+
+    /** @param abandoned the call timed out after it was sent ({@link CallChunks#abandon()}) */
+    private void finish(Call call, RpcRdmaReply reply, Throwable error, boolean abandoned) {
         if (call.timeout != null) {
             call.timeout.cancel(false);
         }
-        call.release();
+        if (abandoned) {
+            call.chunks.abandon();
+        } else {
+            call.chunks.release();
+        }
         if (error != null) {
             call.future.completeExceptionally(error);
         } else {
@@ -478,7 +567,9 @@ public final class RpcRdmaClient implements AutoCloseable {
         if (failure == null) {
             failure = e;
         }
-        timedOutHoldingCredit.clear();
+        if (!closed.get()) { // the connection is lost: the queue pair makes no further access
+            releaseAbandoned();
+        }
         for (Call queued : window.close()) {
             pending.remove(queued.xid, queued);
             finish(queued, null, e);
@@ -487,6 +578,10 @@ public final class RpcRdmaClient implements AutoCloseable {
             if (pending.remove(call.xid, call)) {
                 finish(call, null, e);
             }
+        }
+        if (!closed.get()) {
+            // the client cannot be used again: let the caller's memory go now rather than at close
+            memory.cache.clear();
         }
     }
 
@@ -505,8 +600,19 @@ public final class RpcRdmaClient implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.debug(name + ": closing send buffers", e);
         }
-        connection.close();
         timer.shutdownNow();
+        connection.close();
+        // only now, with the queue pair gone, may a timed-out call's pool buffers go back
+        releaseAbandoned();
+        memory.close();
+    }
+
+    private void releaseAbandoned() {
+        for (Call c : List.copyOf(timedOutHoldingCredit.values())) {
+            if (timedOutHoldingCredit.remove(c.xid, c)) {
+                c.chunks.releaseHeld();
+            }
+        }
     }
 
     @Override
@@ -516,119 +622,31 @@ public final class RpcRdmaClient implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------- a call
 
-    /** One call: its plan, header, registrations and future. */
+    /** One call: its plan, header, chunk memory and future. */
     private static final class Call {
         final int xid;
         final CompletableFuture<RpcRdmaReply> future;
         final ReplyExpectation expectation;
-        final List<MemoryRegion> regions = new ArrayList<>();
-        /** Per target index: the native buffer standing in for a heap target, or null. */
-        final List<MemorySegment> bounces = new ArrayList<>();
-        final Arena arena = Arena.ofShared();
-        final AtomicBoolean released = new AtomicBoolean();
+        final CallChunks chunks;
         CallPlan plan;
         RpcRdmaHeader header;
-        MemorySegment replyChunk;
         volatile ScheduledFuture<?> timeout;
         volatile boolean sent;
         int[] headerPatch;
 
-        Call(int xid, CompletableFuture<RpcRdmaReply> future, ReplyExpectation expectation) {
+        Call(int xid, CompletableFuture<RpcRdmaReply> future, ReplyExpectation expectation, ChunkMemory memory) {
             this.xid = xid;
             this.future = future;
             this.expectation = expectation;
+            this.chunks = new CallChunks(memory);
         }
 
-        /** Registers the chunk memory of the plan and builds the transport header. */
+        /** Exposes the chunk memory of the plan and builds the transport header. */
         void register(RpcRdmaClient client) throws RdmaException {
-            List<ReadSegment> readList = new ArrayList<>();
-            switch (plan.kind()) {
-                case INLINE -> {
-                }
-                case READ_CHUNKS -> {
-                    for (CallPlan.ReadItem item : plan.readItems()) {
-                        MemoryRegion mr = registerIn(client, item.data(), Set.of(Access.REMOTE_READ), true);
-                        readList.add(new ReadSegment(Math.toIntExact(item.position()),
-                                new RdmaSegment(mr.rkey(), (int) item.data().byteSize(), mr.address())));
-                    }
-                }
-                case POSITION_ZERO -> {
-                    MemoryRegion mr = registerIn(client, plan.message(), Set.of(Access.REMOTE_READ), true);
-                    readList.add(new ReadSegment(0, new RdmaSegment(mr.rkey(), (int) plan.message().byteSize(),
-                            mr.address())));
-                }
-            }
-            List<WriteChunk> writeList = new ArrayList<>();
-            List<MemorySegment> targets = expectation.placementTargets();
-            for (int i = 0; i < targets.size(); i++) {
-                MemorySegment target = targets.get(i);
-                if (!plan.writeTargets().get(i)) {
-                    bounces.add(null);
-                    continue;
-                }
-                MemorySegment where = target.isNative() ? target : arena.allocate(target.byteSize(), 8);
-                bounces.add(target.isNative() ? null : where);
-                MemoryRegion mr = registerIn(client, where, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE), false);
-                writeList.add(WriteChunk.of(new RdmaSegment(mr.rkey(), Math.toIntExact(where.byteSize()),
-                        mr.address())));
-            }
-            Optional<WriteChunk> reply = Optional.empty();
-            if (plan.replyChunkLength() > 0) {
-                replyChunk = arena.allocate(plan.replyChunkLength(), 8);
-                MemoryRegion mr = registerIn(client, replyChunk, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE),
-                        false);
-                reply = Optional.of(WriteChunk.of(new RdmaSegment(mr.rkey(), Math.toIntExact(replyChunk.byteSize()),
-                        mr.address())));
-            }
-            ChunkLists chunks = new ChunkLists(readList, writeList, reply);
+            ChunkLists lists = chunks.build(plan, expectation);
             int credits = client.options.maxRequests();
-            header = plan.kind() == CallPlan.Kind.POSITION_ZERO ? new RdmaNoMsg(xid, credits, chunks)
-                    : new RdmaMsg(xid, credits, chunks);
-        }
-
-        /** Registers {@code data}, copying it to native memory first if it is on the heap (and {@code copy}). */
-        private MemoryRegion registerIn(RpcRdmaClient client, MemorySegment data, Set<Access> access, boolean copy)
-                throws RdmaException {
-            MemorySegment where = data;
-            if (!data.isNative()) {
-                where = arena.allocate(data.byteSize(), 8);
-                if (copy) {
-                    MemorySegment.copy(data, 0, where, 0, data.byteSize());
-                }
-            }
-            MemoryRegion mr = client.connection.protectionDomain().register(where, access);
-            regions.add(mr);
-            return mr;
-        }
-
-        /**
-         * Deregisters and frees this call's memory (once). If any registration failed to go (ibv_dereg_mr failed,
-         * here or in a close of the connection's PD that closed it first), the device may still write the memory
-         * it covers: the call's arena is then left open (leaked on purpose) rather than freed under the device.
-         */
-        void release() {
-            if (!released.compareAndSet(false, true)) {
-                return;
-            }
-            MemoryRegion stuck = null;
-            for (MemoryRegion mr : regions) {
-                try {
-                    mr.close();
-                } catch (RuntimeException e) {
-                    LOG.warn("deregistering chunk memory of call "
-                            + Integer.toHexString(xid), e);
-                }
-                if (mr.deregistrationFailed()) {
-                    stuck = mr;
-                }
-            }
-            if (stuck != null) {
-                LOG.warn("call " + Integer.toHexString(xid) + ": ibv_dereg_mr failed for "
-                        + stuck + "; the call's chunk memory is deliberately leaked, not freed, since the device may "
-                        + "still write it");
-                return;
-            }
-            arena.close();
+            header = plan.kind() == CallPlan.Kind.POSITION_ZERO ? new RdmaNoMsg(xid, credits, lists)
+                    : new RdmaMsg(xid, credits, lists);
         }
     }
 }

@@ -21,19 +21,35 @@ import org.panamardma.rpcrdma.ConnectPrivateData;
  *     Write and sends RDMA_NOMSG (knfsd uses a Reply chunk whenever one is offered)
  * @param connectTimeout for each rdma_cm step and for close
  * @param callTimeout the default per-call timeout
+ * @param bufferPoolBytes the most memory the client's {@link RegisteredBufferPool} registers (its buffers, leased
+ *     by callers and by the client for Reply chunks and copies of heap data); 0 for none
+ * @param registrationCacheBytes the most caller memory kept registered between calls by the registration cache; 0
+ *     to register caller memory per call
  */
 public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
                                    int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
-                                   Duration callTimeout) {
+                                   Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes) {
     /** The smallest receive buffer we post (see {@code inlineReceive}). */
     public static final int MIN_RECEIVE_BUFFER = 4096;
 
+    /** The default bound of the buffer pool and of the registration cache: 64 MiB each. */
+    public static final long DEFAULT_PINNED_BYTES = 64L << 20;
+
     /**
      * 4 KiB both ways (Linux's default inline threshold, RPCRDMA_DEF_INLINE_THRESH), 64 credits (knfsd's default
-     * grant), chunks for items of 1 KiB and more, 30 s to connect, 60 s per call.
+     * grant), chunks for items of 1 KiB and more, 30 s to connect, 60 s per call, at most 64 MiB registered by the
+     * buffer pool and 64 MiB of caller memory kept registered by the cache (both registered as used, not up front).
      */
     public static final RpcRdmaClientOptions DEFAULTS = new RpcRdmaClientOptions(4096, 4096, 64, 1024, 1024, false,
-            Duration.ofSeconds(30), Duration.ofSeconds(60));
+            Duration.ofSeconds(30), Duration.ofSeconds(60), DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES);
+
+    /** The options as they were before the buffer pool and the registration cache, with their default bounds. */
+    public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
+                                int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
+                                Duration callTimeout) {
+        this(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum, alwaysReplyChunk,
+                connectTimeout, callTimeout, DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES);
+    }
 
     public RpcRdmaClientOptions {
         ConnectPrivateData.of(inlineSend, inlineReceive, false); // range checks
@@ -47,31 +63,43 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
         }
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(callTimeout, "callTimeout");
+        if (bufferPoolBytes < 0 || registrationCacheBytes < 0) {
+            throw new IllegalArgumentException("pinned memory bounds must not be negative: buffer pool "
+                    + bufferPoolBytes + ", registration cache " + registrationCacheBytes);
+        }
     }
 
     public RpcRdmaClientOptions withInline(int send, int receive) {
         return new RpcRdmaClientOptions(send, receive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout);
+                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
+                registrationCacheBytes);
     }
 
     public RpcRdmaClientOptions withMaxRequests(int n) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, n, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout);
+                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
+                registrationCacheBytes);
     }
 
     public RpcRdmaClientOptions withChunkMinimums(int read, int write) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, read, write, alwaysReplyChunk,
-                connectTimeout, callTimeout);
+                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes);
     }
 
     public RpcRdmaClientOptions withAlwaysReplyChunk(boolean always) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                always, connectTimeout, callTimeout);
+                always, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes);
     }
 
     public RpcRdmaClientOptions withTimeouts(Duration connect, Duration call) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connect, call);
+                alwaysReplyChunk, connect, call, bufferPoolBytes, registrationCacheBytes);
+    }
+
+    /** @return these options with the pinned memory bounds of the buffer pool and the registration cache */
+    public RpcRdmaClientOptions withPinnedMemory(long bufferPool, long registrationCache) {
+        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
+                alwaysReplyChunk, connectTimeout, callTimeout, bufferPool, registrationCache);
     }
 
     /** @return the size of each posted receive buffer */

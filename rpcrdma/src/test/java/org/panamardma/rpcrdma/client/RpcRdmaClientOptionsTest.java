@@ -33,4 +33,18 @@ class RpcRdmaClientOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> d.withMaxRequests(0));
         assertThrows(NullPointerException.class, () -> d.withTimeouts(null, null));
     }
+
+    @Test
+    void pinnedMemoryBoundsDefaultTo64MibEachAndRefuseNegatives() {
+        RpcRdmaClientOptions d = RpcRdmaClientOptions.DEFAULTS;
+        assertEquals(64L << 20, d.bufferPoolBytes());
+        assertEquals(64L << 20, d.registrationCacheBytes());
+        RpcRdmaClientOptions none = d.withPinnedMemory(0, 0).withMaxRequests(8);
+        assertEquals(0, none.bufferPoolBytes(), "kept by the other withers");
+        assertEquals(0, none.registrationCacheBytes());
+        assertEquals(d.withMaxRequests(8), new RpcRdmaClientOptions(4096, 4096, 8, 1024, 1024, false,
+                d.connectTimeout(), d.callTimeout()), "the constructor of before takes the default bounds");
+        assertThrows(IllegalArgumentException.class, () -> d.withPinnedMemory(-1, 0));
+        assertThrows(IllegalArgumentException.class, () -> d.withPinnedMemory(0, -1));
+    }
 }

@@ -24,6 +24,7 @@ import org.panamardma.rpcrdma.RdmaProcedure;
 import org.panamardma.rpcrdma.client.CallPlan;
 import org.panamardma.rpcrdma.client.ConfigRdmaCall;
 import org.panamardma.rpcrdma.client.ReplyExpectation;
+import org.panamardma.rpcrdma.client.RegisteredBuffer;
 import org.panamardma.rpcrdma.client.RpcRdmaClient;
 import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
 import org.panamardma.rpcrdma.client.RpcRdmaReply;
@@ -93,6 +94,52 @@ abstract class JavaClientServerDeviceTests {
         assertArrayEquals(payload, r.resultsDecoder().getOpaqueBytes(EchoProgram.MAX));
         assertEquals(2, s.statistics().inlineCalls());
         assertEquals(16, c.negotiated().creditGrant(), "the server's grant");
+    }
+
+    /**
+     * Issue 15: after one call of each kind, calls make no ibv_reg_mr and no ibv_dereg_mr on a real device - data and
+     * targets in buffers of the client's pool, in caller memory of a live arena (the registration cache), on the heap
+     * (pool copies), a Long Call and a Reply chunk (pool buffers) - and every byte comes back.
+     */
+    @Test
+    void steadyStateCallsMakeNoRegistration(RdmaTestDevice device) throws Exception {
+        RpcRdmaServer s = server(device, 16);
+        RpcRdmaClient c = client(s);
+        int size = 64 << 10;
+        byte[] bytes = EchoProgram.pattern(size, 3);
+        try (Arena arena = Arena.ofShared();
+             RegisteredBuffer pooledPayload = c.buffers().allocate(size);
+             RegisteredBuffer pooledTarget = c.buffers().allocate(size)) {
+            pooledPayload.segment().copyFrom(MemorySegment.ofArray(bytes));
+            MemorySegment nativePayload = arena.allocate(size);
+            nativePayload.copyFrom(MemorySegment.ofArray(bytes));
+            MemorySegment nativeTarget = arena.allocate(size);
+            MemorySegment heapTarget = MemorySegment.ofArray(new byte[size]);
+            long registrations = 0;
+            for (int round = 0; round < 21; round++) {
+                if (round == 1) { // after the warm-up round
+                    registrations = c.registrations();
+                    assertTrue(registrations > 0, "the warm-up registered pool slabs and the caller's memory");
+                }
+                for (MemorySegment[] pt : new MemorySegment[][] {{pooledPayload.segment(), pooledTarget.segment()},
+                        {nativePayload, nativeTarget}, {MemorySegment.ofArray(bytes), heapTarget}}) {
+                    pt[1].fill((byte) 0);
+                    RpcRdmaReply r = echoEligible(c, pt[0], pt[1]);
+                    assertEquals(CallPlan.Kind.READ_CHUNKS, r.callKind());
+                    assertTrue(r.usedWriteList());
+                    assertArrayEquals(bytes, pt[1].toArray(ValueLayout.JAVA_BYTE), "round " + round);
+                }
+                RpcRdmaReply r = echoPlain(c, EchoProgram.pattern(100_000, round));
+                assertEquals(CallPlan.Kind.POSITION_ZERO, r.callKind());
+                assertEquals(RdmaProcedure.RDMA_NOMSG, r.replyProcedure());
+                assertArrayEquals(EchoProgram.pattern(100_000, round), r.resultsDecoder().getOpaqueBytes(EchoProgram.MAX));
+            }
+            System.out.println(device.name() + ": " + c.registrations() + " registrations for 84 calls, "
+                    + c.deregistrations() + " deregistrations");
+            assertEquals(registrations, c.registrations(), "20 rounds after the warm-up registered nothing");
+            assertEquals(0, c.deregistrations(), "and deregistered nothing");
+            assertEquals(2, c.buffers().leased(), "only the test's own two leases are out");
+        }
     }
 
     @Test

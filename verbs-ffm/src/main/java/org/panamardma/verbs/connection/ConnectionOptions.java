@@ -2,6 +2,7 @@ package org.panamardma.verbs.connection;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.cm.ConnectionParameters;
 
 /**
@@ -13,12 +14,33 @@ import org.panamardma.verbs.cm.ConnectionParameters;
  * @param receiveBufferSize  bytes per receive buffer: the largest message {@link RdmaConnection#receive()} takes
  * @param parameters         rdma_cm connection parameters (retries, RDMA READ/atomic resources, private data)
  * @param timeout            for each connection step and for close() waiting for DISCONNECTED
+ * @param receiveBatch       how many taken receive buffers are posted again together, in one
+ *                           {@code ibv_post_recv} ({@link org.panamardma.verbs.QueuePair#postReceives}): 1 posts
+ *                           each at once; with more, up to {@code receiveBatch - 1} buffers wait to be posted (the
+ *                           rest go when the poller has drained the CQ), so keep that many receive buffers beyond
+ *                           what the peer may send unanswered. 1 to {@code min(receiveQueueDepth, 64)}
+ * @param sendSignalInterval  1: every request is posted SIGNALED and its future completes with its own completion.
+ *                           More: a plain {@link RdmaConnection#send SEND} is signaled only every
+ *                           {@code sendSignalInterval}-th, and whenever it takes the send queue's last free slot
+ *                           or requests wait for one; the others make no completion (less for the poller to do)
+ *                           and their futures complete, and their slots are freed, when a later signaled request
+ *                           completes (the send queue completes in order). So the future of an unsignaled SEND
+ *                           may wait for the next request: use more than 1 only where requests keep coming or a
+ *                           late completion does no harm (the RPC client, whose send futures only return Send
+ *                           buffers). Every other request is always signaled. 1 to {@code sendQueueDepth}
  */
 public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int receiveBufferSize,
-                                ConnectionParameters parameters, Duration timeout) {
-    /** 32 requests in flight, 16 receive buffers of 4 KiB, rdma_cm's defaults, 30 s. */
+                                ConnectionParameters parameters, Duration timeout, int receiveBatch,
+                                int sendSignalInterval) {
+    /** 32 requests in flight, 16 receive buffers of 4 KiB, rdma_cm's defaults, 30 s, receives posted one by one. */
     public static final ConnectionOptions DEFAULTS =
             new ConnectionOptions(32, 16, 4096, ConnectionParameters.DEFAULTS, Duration.ofSeconds(30));
+
+    /** Receives posted again one by one, as soon as each is taken; every request signaled. */
+    public ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int receiveBufferSize,
+                             ConnectionParameters parameters, Duration timeout) {
+        this(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, 1, 1);
+    }
 
     public ConnectionOptions {
         if (sendQueueDepth < 1 || receiveQueueDepth < 1 || receiveBufferSize < 1) {
@@ -27,21 +49,43 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
         }
         Objects.requireNonNull(parameters, "parameters");
         Objects.requireNonNull(timeout, "timeout");
+        if (receiveBatch < 1 || receiveBatch > Math.min(receiveQueueDepth, QueuePair.MAX_RECEIVE_BATCH)) {
+            throw new IllegalArgumentException("receive batch " + receiveBatch + " not in [1, min(receive queue depth "
+                    + receiveQueueDepth + ", " + QueuePair.MAX_RECEIVE_BATCH + ")]");
+        }
+        if (sendSignalInterval < 1 || sendSignalInterval > sendQueueDepth) {
+            throw new IllegalArgumentException("send signal interval " + sendSignalInterval + " not in [1, send queue "
+                    + "depth " + sendQueueDepth + "]");
+        }
+    }
+
+    public ConnectionOptions withSendSignalInterval(int n) {
+        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
+                receiveBatch, n);
+    }
+
+    public ConnectionOptions withReceiveBatch(int n) {
+        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, n,
+                sendSignalInterval);
     }
 
     public ConnectionOptions withQueueDepths(int send, int receive) {
-        return new ConnectionOptions(send, receive, receiveBufferSize, parameters, timeout);
+        return new ConnectionOptions(send, receive, receiveBufferSize, parameters, timeout,
+                Math.max(1, Math.min(receiveBatch, receive)), Math.max(1, Math.min(sendSignalInterval, send)));
     }
 
     public ConnectionOptions withReceiveBufferSize(int bytes) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, bytes, parameters, timeout);
+        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, bytes, parameters, timeout, receiveBatch,
+                sendSignalInterval);
     }
 
     public ConnectionOptions withParameters(ConnectionParameters p) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, p, timeout);
+        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, p, timeout, receiveBatch,
+                sendSignalInterval);
     }
 
     public ConnectionOptions withTimeout(Duration t) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, t);
+        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, t, receiveBatch,
+                sendSignalInterval);
     }
 }

@@ -79,9 +79,14 @@ public final class RdmaConnection implements AutoCloseable {
     /** wr_ids of receives have the top bit set and the buffer index below. */
     private static final long RECEIVE_BIT = 1L << 63;
 
-    private enum Kind { VOID, ATOMIC }
+    /** SEND: a plain SEND, the one request that may go unsignaled (ConnectionOptions.sendSignalInterval). */
+    private enum Kind { VOID, SEND, ATOMIC }
 
-    private record Pending(CompletableFuture<Object> future, Kind kind, int slot) {}
+    /** @param seq the request's place in posting order (see {@link #postOrder}) */
+    private record Pending(CompletableFuture<Object> future, Kind kind, int slot, long seq) {}
+
+    /** A SEND posted unsignaled: done when a later signaled request of the send queue completes. */
+    private record Unsignaled(long seq, long wrId) {}
 
     private record Arrived(int index, int length, boolean hasImmediate, int immediate) {}
 
@@ -146,6 +151,20 @@ public final class RdmaConnection implements AutoCloseable {
     private final CompletionQueue cq;
     private final ConnectionOptions options;
     private final Semaphore permits;
+    /** Held while a request is numbered and posted, so that {@link Pending#seq} is the send queue's order. */
+    private final Object postOrder = new Object();
+    /** Guarded by postOrder. */
+    private long postSeq;
+    /** Guarded by postOrder: SENDs posted unsignaled since the last signaled request. */
+    private int unsignaledRun;
+    /** Unsignaled SENDs in posting order: added under postOrder, taken by the poller. */
+    private final ConcurrentLinkedQueue<Unsignaled> unsignaled = new ConcurrentLinkedQueue<>();
+    /** Taken receive buffers waiting to be posted again, by {@link ConnectionOptions#receiveBatch()}. */
+    private final Object repostLock = new Object();
+    private final long[] repostIds;
+    private final long[] repostOffsets;
+    /** Guarded by repostLock. */
+    private int reposts;
     private final ConcurrentLinkedQueue<Integer> freeSlots = new ConcurrentLinkedQueue<>();
     /** Requests made on the poller thread while no slot was free, oldest first (see Backpressure). */
     private final ConcurrentLinkedQueue<Deferred> deferred = new ConcurrentLinkedQueue<>();
@@ -170,6 +189,8 @@ public final class RdmaConnection implements AutoCloseable {
         this.cq = res.cq;
         this.options = res.options;
         this.permits = new Semaphore(options.sendQueueDepth());
+        this.repostIds = new long[options.receiveBatch()];
+        this.repostOffsets = new long[options.receiveBatch()];
         for (int i = 0; i < options.sendQueueDepth(); i++) {
             freeSlots.add(i);
         }
@@ -183,6 +204,7 @@ public final class RdmaConnection implements AutoCloseable {
 
             @Override
             public void drained() {
+                postReposts(); // receives first: a deferred send may be answered at once
                 postDeferred();
             }
 
@@ -283,18 +305,19 @@ public final class RdmaConnection implements AutoCloseable {
 
     /** SEND of {@code length} bytes of {@code mr} at {@code offset}: consumes one receive at the peer. */
     public CompletableFuture<Void> send(MemoryRegion mr, long offset, int length) {
-        return submit(Kind.VOID, (wr, slot) -> qp.postSend(wr, mr, offset, length, SendFlags.SIGNALED));
+        return submit(Kind.SEND, (wr, slot, flags) -> qp.postSend(wr, mr, offset, length, flags));
     }
 
     /** SEND with immediate data (not on siw). */
     public CompletableFuture<Void> sendWithImmediate(MemoryRegion mr, long offset, int length, int immediate) {
-        return submit(Kind.VOID, (wr, slot) ->
+        return submit(Kind.VOID, (wr, slot, flags) ->
                 qp.postSendWithImmediate(wr, mr, offset, length, immediate, SendFlags.SIGNALED));
     }
 
     /**
      * The next message the peer SENT (in arrival order), copied out of its receive buffer; the buffer is posted
-     * again before the future completes. Fails with {@link ConnectionClosedException} once the connection has
+     * again before the future completes, or with {@link ConnectionOptions#receiveBatch()} above 1 queued to be
+     * posted with the next batch (at the latest when the poller has drained the CQ). Fails with {@link ConnectionClosedException} once the connection has
      * failed and every message already received has been taken.
      */
     public CompletableFuture<Received> receive() {
@@ -320,7 +343,7 @@ public final class RdmaConnection implements AutoCloseable {
 
     /** RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}. */
     public CompletableFuture<Void> write(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
-        return submit(Kind.VOID, (wr, slot) -> qp.postWrite(wr, mr, offset, length, remoteAddress, rkey,
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postWrite(wr, mr, offset, length, remoteAddress, rkey,
                 SendFlags.SIGNALED));
     }
 
@@ -337,7 +360,7 @@ public final class RdmaConnection implements AutoCloseable {
 
     /** RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. */
     public CompletableFuture<Void> read(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
-        return submit(Kind.VOID, (wr, slot) -> qp.postRead(wr, mr, offset, length, remoteAddress, rkey,
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postRead(wr, mr, offset, length, remoteAddress, rkey,
                 SendFlags.SIGNALED));
     }
 
@@ -346,7 +369,7 @@ public final class RdmaConnection implements AutoCloseable {
      * probe, answered by the peer's device without touching memory.
      */
     CompletableFuture<Void> readNothing() {
-        return submit(Kind.VOID, (wr, slot) -> qp.postRead(wr, res.atomicResults, 0, 0, 0L, 0, SendFlags.SIGNALED));
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postRead(wr, res.atomicResults, 0, 0, 0L, 0, SendFlags.SIGNALED));
     }
 
     /**
@@ -362,31 +385,32 @@ public final class RdmaConnection implements AutoCloseable {
 
     /** ATOMIC FETCH AND ADD on the peer's 8-byte aligned word: completes with the word's previous value. */
     public CompletableFuture<Long> fetchAdd(long remoteAddress, int rkey, long add) {
-        return submit(Kind.ATOMIC, (wr, slot) -> qp.postFetchAdd(wr, res.atomicResults, 8L * slot, remoteAddress,
+        return submit(Kind.ATOMIC, (wr, slot, flags) -> qp.postFetchAdd(wr, res.atomicResults, 8L * slot, remoteAddress,
                 rkey, add, SendFlags.SIGNALED));
     }
 
     /** ATOMIC COMPARE AND SWAP on the peer's 8-byte aligned word: completes with the word's previous value. */
     public CompletableFuture<Long> compareSwap(long remoteAddress, int rkey, long compare, long swap) {
-        return submit(Kind.ATOMIC, (wr, slot) -> qp.postCompareSwap(wr, res.atomicResults, 8L * slot, remoteAddress,
+        return submit(Kind.ATOMIC, (wr, slot, flags) -> qp.postCompareSwap(wr, res.atomicResults, 8L * slot, remoteAddress,
                 rkey, compare, swap, SendFlags.SIGNALED));
     }
 
     /** RDMA FLUSH (draft-talpey-rdma-commit) of the peer's range or whole region. */
     public CompletableFuture<Void> flush(long remoteAddress, int rkey, long length, FlushType type, FlushScope scope) {
-        return submit(Kind.VOID, (wr, slot) -> qp.postFlush(wr, remoteAddress, rkey, length, type, scope,
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postFlush(wr, remoteAddress, rkey, length, type, scope,
                 SendFlags.SIGNALED));
     }
 
     /** RDMA ATOMIC WRITE (draft-talpey-rdma-commit) of a 64-bit value to the peer's 8-byte aligned word. */
     public CompletableFuture<Void> atomicWrite(long remoteAddress, int rkey, long value) {
-        return submit(Kind.VOID, (wr, slot) -> qp.postAtomicWrite(wr, remoteAddress, rkey, value,
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postAtomicWrite(wr, remoteAddress, rkey, value,
                 SendFlags.SIGNALED));
     }
 
     @FunctionalInterface
     private interface Post {
-        void post(long wrId, int slot) throws RdmaException;
+        /** @param flags SIGNALED, or 0 for a SEND left unsignaled (other requests post SIGNALED whatever) */
+        void post(long wrId, int slot, int flags) throws RdmaException;
     }
 
     private record Deferred(CompletableFuture<Object> future, Kind kind, Post post) {}
@@ -436,15 +460,58 @@ public final class RdmaConnection implements AutoCloseable {
             return;
         }
         long wrId = nextWrId.incrementAndGet();
-        pending.put(wrId, new Pending(f, kind, slot));
-        c = failure;
-        if (c != null) {
-            fail(wrId, c);
-        } else {
+        // In posting order: the send queue completes its requests in that order (RC), so a signaled completion
+        // tells that every request posted before it is done, unsignaled SENDs included.
+        synchronized (postOrder) {
+            boolean signaled = kind != Kind.SEND || signalNext();
+            long seq = ++postSeq;
+            pending.put(wrId, new Pending(f, kind, slot, seq));
+            if (!signaled) {
+                unsignaled.add(new Unsignaled(seq, wrId)); // before the post: its error completion may come at once
+            }
+            c = failure;
+            if (c != null) {
+                fail(wrId, c);
+                return;
+            }
             try {
-                post.post(wrId, slot);
+                post.post(wrId, slot, signaled ? SendFlags.SIGNALED : 0);
+                unsignaledRun = signaled ? 0 : unsignaledRun + 1;
             } catch (Throwable t) {
                 fail(wrId, t);
+            }
+        }
+    }
+
+    /**
+     * Whether the SEND about to be posted must be signaled; holding {@link #postOrder} and the request's permit.
+     * Every {@code sendSignalInterval}-th is; so is one that takes the send queue's last free slot or is posted
+     * while requests wait for a slot: their permits come back only through a completion, and an unsignaled request
+     * makes none (its slot is freed when a later signaled one completes), so the last request before a wait is
+     * always signaled and no wait can outlast the requests in flight.
+     */
+    private boolean signalNext() {
+        return unsignaledRun + 1 >= options.sendSignalInterval() || permits.availablePermits() == 0
+                || !deferred.isEmpty() || permits.hasQueuedThreads();
+    }
+
+    /**
+     * The signaled request posted {@code seq}-th completed (successfully if {@code error} is null): so did every
+     * unsignaled SEND posted before it. On the poller thread, the FIFO's one consumer.
+     */
+    private void completeUnsignaledBefore(long seq, Throwable error) {
+        Unsignaled u;
+        while ((u = unsignaled.peek()) != null && u.seq() < seq) {
+            unsignaled.poll();
+            Pending q = pending.remove(u.wrId());
+            if (q == null) {
+                continue; // failed already (its own error completion, or the connection's end)
+            }
+            release(q);
+            if (error == null) {
+                q.future.complete(null);
+            } else {
+                q.future.completeExceptionally(error);
             }
         }
     }
@@ -529,6 +596,7 @@ public final class RdmaConnection implements AutoCloseable {
                 ? res.atomicResults.segment().get(JAVA_LONG, 8L * p.slot) : 0L;
         release(p);
         if (ok) {
+            completeUnsignaledBefore(p.seq, null);
             p.future.complete(p.kind == Kind.ATOMIC ? (Object) atomicResult : null);
             return;
         }
@@ -537,9 +605,13 @@ public final class RdmaConnection implements AutoCloseable {
             ConnectionClosedException c = failure;
             ConnectionClosedException flushed = new ConnectionClosedException(
                     (c != null ? c.getMessage() : name + ": queue pair in error") + " (request flushed)", e);
+            completeUnsignaledBefore(p.seq, flushed);
             p.future.completeExceptionally(flushed);
         } else {
             markFailed(new ConnectionClosedException(name + ": queue pair in error after " + e.getMessage(), e));
+            // an error completes the request that failed; those before it completed (an unsignaled one in error
+            // would have made its own completion), those after it are flushed
+            completeUnsignaledBefore(p.seq, null);
             p.future.completeExceptionally(e);
             failWaitingReceives();
         }
@@ -561,16 +633,48 @@ public final class RdmaConnection implements AutoCloseable {
     private void deliver(CompletableFuture<Received> f, Arrived a) {
         long offset = (long) a.index * options.receiveBufferSize();
         byte[] data = res.receiveBuffers.segment().asSlice(offset, a.length).toArray(JAVA_BYTE);
-        if (failure == null) {
-            try {
-                res.postReceive(a.index);
-            } catch (RdmaException | RuntimeException e) {
-                if (failure == null) {
-                    LOG.warn(name + ": re-posting receive buffer " + a.index, e);
-                }
+        repost(a.index, offset);
+        f.complete(new Received(data, a.hasImmediate, a.immediate));
+    }
+
+    /** Queues a taken receive buffer to be posted again; posts the queue once it holds a batch. */
+    private void repost(int index, long offset) {
+        synchronized (repostLock) {
+            repostIds[reposts] = RECEIVE_BIT | index;
+            repostOffsets[reposts] = offset;
+            reposts++;
+            if (reposts >= repostIds.length) {
+                postRepostsLocked();
             }
         }
-        f.complete(new Received(data, a.hasImmediate, a.immediate));
+    }
+
+    /** On the poller thread after each drain: posts what waits, so no buffer waits past the next completion. */
+    private void postReposts() {
+        synchronized (repostLock) {
+            if (reposts > 0) {
+                postRepostsLocked();
+            }
+        }
+    }
+
+    private void postRepostsLocked() {
+        int n = reposts;
+        reposts = 0;
+        if (failure != null) {
+            return; // a queue pair in error flushes receives: posting more would only add flushed completions
+        }
+        try {
+            if (n == 1) {
+                res.qp.postReceive(repostIds[0], res.receiveBuffers, repostOffsets[0], options.receiveBufferSize());
+            } else {
+                res.qp.postReceives(repostIds, res.receiveBuffers, repostOffsets, options.receiveBufferSize(), n);
+            }
+        } catch (RdmaException | RuntimeException e) {
+            if (failure == null) {
+                LOG.warn(name + ": re-posting " + n + " receive buffers", e);
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------------- failure

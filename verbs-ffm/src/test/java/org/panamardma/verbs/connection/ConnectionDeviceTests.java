@@ -176,6 +176,101 @@ abstract class ConnectionDeviceTests {
         }
     }
 
+    /**
+     * Receive buffers posted again in batches (ConnectionOptions.receiveBatch, QueuePair.postReceives): 8 buffers,
+     * batches of 4, so at most 3 wait to be posted; the client keeps 5 messages unanswered at a time, 40 rounds. Every
+     * message arrives whole and in order: batches put every buffer back.
+     */
+    @Test
+    void receivesPostedAgainInBatchesPutEveryBufferBack(RdmaTestDevice device) throws Exception {
+        ConnectionOptions options = OPTIONS.withQueueDepths(8, 8).withReceiveBatch(4);
+        try (Pair p = new Pair(device, options)) {
+            int inFlight = 8 - (4 - 1);
+            MemoryRegion out = p.client.protectionDomain().allocate(256L * inFlight, TestAccess.ALL_REMOTE);
+            for (int round = 0; round < 40; round++) {
+                List<CompletableFuture<Received>> arriving = new ArrayList<>();
+                List<CompletableFuture<Void>> sent = new ArrayList<>();
+                for (int i = 0; i < inFlight; i++) {
+                    byte[] message = pattern(100 + i, round * inFlight + i);
+                    MemorySegment.copy(message, 0, out.segment(), ValueLayout.JAVA_BYTE, 256L * i, message.length);
+                    arriving.add(p.serverSide.receive());
+                    sent.add(p.client.send(out, 256L * i, message.length));
+                }
+                for (int i = 0; i < inFlight; i++) {
+                    await(sent.get(i));
+                    assertArrayEquals(pattern(100 + i, round * inFlight + i), await(arriving.get(i)).data(),
+                            "round " + round + ", message " + i);
+                }
+            }
+        }
+    }
+
+    /**
+     * Selective signaling (ConnectionOptions.sendSignalInterval 4, 8 send slots): 3 threads send 400 messages in
+     * all, blocking for slots as the queue fills (the SEND taking the last slot is signaled, so every wait ends); a
+     * signaled request after them completes the futures of the unsignaled SENDs before it; a lone unsignaled SEND's
+     * future waits for the next request, then completes with it. Every message arrives whole.
+     */
+    @Test
+    void unsignaledSendsCompleteWithTheNextSignaledRequestAndNoWaitForASlotHangs(RdmaTestDevice device)
+            throws Exception {
+        ConnectionOptions options = OPTIONS.withQueueDepths(8, 16).withSendSignalInterval(4);
+        try (Pair p = new Pair(device, options)) {
+            int threads = 3;
+            int each = 133;
+            MemoryRegion out = p.client.protectionDomain().allocate(64L * threads, TestAccess.ALL_REMOTE);
+            for (int t = 0; t < threads; t++) {
+                out.segment().asSlice(64L * t, 64).fill((byte) (t + 1));
+            }
+            List<CompletableFuture<Received>> arriving = new ArrayList<>();
+            for (int i = 0; i < threads * each; i++) {
+                arriving.add(p.serverSide.receive());
+            }
+            List<CompletableFuture<Void>> sent = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<Thread> senders = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                senders.add(Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < each; i++) {
+                        sent.add(p.client.send(out, 64L * thread, 64));
+                    }
+                }));
+            }
+            for (Thread t : senders) {
+                t.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+                assertFalse(t.isAlive(), "a sender waiting for a slot was never woken");
+            }
+            MemoryRegion target = region(p.serverSide, new byte[64]);
+            await(p.client.write(out, 0, 8, target.remote())); // signaled: completes every SEND before it
+            for (CompletableFuture<Void> f : sent) {
+                await(f);
+            }
+            int[] perThread = new int[threads];
+            for (CompletableFuture<Received> a : arriving) {
+                byte[] data = await(a).data();
+                assertEquals(64, data.length);
+                perThread[data[0] - 1]++;
+                assertEquals(-1, java.util.Arrays.mismatch(data, pattern64(data[0])), "a message torn");
+            }
+            assertArrayEquals(new int[] {each, each, each}, perThread);
+
+            CompletableFuture<Received> lone = p.serverSide.receive();
+            CompletableFuture<Void> unsignaled = p.client.send(out, 0, 64);
+            assertArrayEquals(pattern64((byte) 1), await(lone).data(), "the peer has it");
+            Thread.sleep(200);
+            assertFalse(unsignaled.isDone(), "an unsignaled SEND makes no completion of its own");
+            await(p.client.write(out, 0, 8, target.remote()));
+            assertTrue(unsignaled.isDone() && !unsignaled.isCompletedExceptionally(),
+                    "done when the next signaled request completed");
+        }
+    }
+
+    private static byte[] pattern64(byte b) {
+        byte[] a = new byte[64];
+        java.util.Arrays.fill(a, b);
+        return a;
+    }
+
     @Test
     void writeThenReadThroughFutures(RdmaTestDevice device) throws Exception {
         try (Pair p = new Pair(device)) {

@@ -1,0 +1,64 @@
+package org.panamardma.rpcrdma.client;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A buffer leased from a {@link RegisteredBufferPool}: native memory already registered with the client's
+ * protection domain. Hand {@link #segment()} (or a slice of it) to a call as DDP-eligible argument data
+ * ({@link org.panamardma.xdr.XdrEncoder#putEligibleOpaque}) or as a placement target
+ * ({@link ReplyExpectation#placementTargets()}): the call recognises it and registers nothing for it.
+ *
+ * <p>Release it once ({@link #release()} or {@link #close()}); a second release, and {@link #segment()} after the
+ * release, throw {@link IllegalStateException}, as does a call given a segment of a released buffer. A release while
+ * a call still uses the buffer (one that timed out after it was sent: the server may still read or write it) takes
+ * effect when that call's memory is let go, so the buffer is never handed to another lease while the server may
+ * still access it. Not thread-safe as a handle: release it from one thread.
+ */
+public final class RegisteredBuffer implements AutoCloseable {
+    private final RegisteredBufferPool pool;
+    final RegisteredBufferPool.Slot slot;
+    private final MemorySegment segment;
+    /** Guarded by the pool's monitor. */
+    boolean released;
+
+    RegisteredBuffer(RegisteredBufferPool pool, RegisteredBufferPool.Slot slot, MemorySegment segment) {
+        this.pool = pool;
+        this.slot = slot;
+        this.segment = segment;
+    }
+
+    /**
+     * @return the buffer's memory, as large as was asked for (its {@link #capacity()} may be more)
+     * @throws IllegalStateException if the buffer was released
+     */
+    public MemorySegment segment() {
+        pool.checkLeased(this);
+        return segment;
+    }
+
+    /** @return the size of the buffer's size class: how much of its memory is registered for it */
+    public long capacity() {
+        return slot.size();
+    }
+
+    /**
+     * Returns the buffer to its pool.
+     *
+     * @throws IllegalStateException if it was released already
+     */
+    public void release() {
+        pool.release(this);
+    }
+
+    /** {@link #release()}. */
+    @Override
+    public void close() {
+        release();
+    }
+
+    @Override
+    public String toString() {
+        return "registered buffer of " + segment.byteSize() + " bytes (class " + slot.size() + ") at 0x"
+                + Long.toHexString(segment.address());
+    }
+}

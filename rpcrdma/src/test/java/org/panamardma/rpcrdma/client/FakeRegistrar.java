@@ -1,0 +1,100 @@
+package org.panamardma.rpcrdma.client;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.panamardma.verbs.Access;
+import org.panamardma.verbs.RdmaException;
+
+/**
+ * A protection domain played on the host: counts registrations and deregistrations, keeps the live ones by rkey
+ * (with their rights), refuses a second deregistration and a registration over freed memory as the verbs layer
+ * does, and can be made to fail like an ibv_reg_mr over RLIMIT_MEMLOCK.
+ */
+final class FakeRegistrar implements ChunkRegistrar {
+    record Live(MemorySegment segment, Set<Access> access, boolean owned) {
+    }
+
+    final AtomicLong registrations = new AtomicLong();
+    final AtomicLong deregistrations = new AtomicLong();
+    final Map<Integer, Live> live = new ConcurrentHashMap<>();
+    private final AtomicInteger nextRkey = new AtomicInteger(0x1000);
+    volatile boolean failNext;
+
+    @Override
+    public Registration register(MemorySegment segment, Set<Access> access) throws RdmaException {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("only native memory can be registered; got a heap segment");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new IllegalStateException("cannot register memory whose arena is already closed");
+        }
+        return make(segment, access, null);
+    }
+
+    @Override
+    public Registration allocate(long size, Set<Access> access) throws RdmaException {
+        Arena arena = Arena.ofShared();
+        return make(arena.allocate(size, 4096), access, arena);
+    }
+
+    private Registration make(MemorySegment segment, Set<Access> access, Arena owned) throws RdmaException {
+        if (failNext) {
+            failNext = false;
+            if (owned != null) {
+                owned.close();
+            }
+            throw new RdmaException("ibv_reg_mr(" + segment.byteSize() + " bytes, " + access + ")", 12);
+        }
+        registrations.incrementAndGet();
+        int rkey = nextRkey.getAndIncrement();
+        live.put(rkey, new Live(segment, access.isEmpty() ? Set.of() : EnumSet.copyOf(access), owned != null));
+        return new Registration() {
+            private boolean gone;
+
+            @Override
+            public MemorySegment segment() {
+                return segment;
+            }
+
+            @Override
+            public int rkey() {
+                return rkey;
+            }
+
+            @Override
+            public synchronized void deregister() {
+                if (gone) {
+                    return;
+                }
+                gone = true;
+                if (live.remove(rkey) == null) {
+                    throw new AssertionError("rkey " + rkey + " deregistered twice");
+                }
+                deregistrations.incrementAndGet();
+                if (owned != null) {
+                    owned.close();
+                }
+            }
+        };
+    }
+
+    /** The live registration covering [address, address + length) with {@code rkey}, or an AssertionError. */
+    Live covering(int rkey, long address, long length) {
+        Live l = live.get(rkey);
+        if (l == null) {
+            throw new AssertionError("no live registration with rkey " + rkey);
+        }
+        long base = l.segment().address();
+        if (address < base || address + length > base + l.segment().byteSize()) {
+            throw new AssertionError("rkey " + rkey + " does not cover [0x" + Long.toHexString(address) + ", +"
+                    + length + ")");
+        }
+        return l;
+    }
+}
