@@ -84,6 +84,8 @@ abstract class SoakDeviceTests {
     private final List<AutoCloseable> open = new ArrayList<>();
     private final List<Thread> workers = new ArrayList<>();
     private volatile Victim victim;
+    /** {@link #chunkRegistrationsHeld} of the survivors once warmed up, when the client counts were taken. */
+    private long survivorChunkMrsAtWarmUp;
 
     /** One life of the victim process. */
     final class Victim {
@@ -208,6 +210,7 @@ abstract class SoakDeviceTests {
         }
         Map<String, Integer> serverWithSurvivors = settledCounts(serverDevice);
         Map<String, Integer> clientWithSurvivors = settledCounts(clientDevice);
+        survivorChunkMrsAtWarmUp = chunkRegistrationsHeld(survivors);
         List<Long> heaps = new ArrayList<>();
         heaps.add(heapAfterGc());
         System.out.printf("soak: %s baseline %s, with %d survivors %s; %s baseline %s, with survivors %s; heap "
@@ -447,21 +450,49 @@ abstract class SoakDeviceTests {
         pause.writeLock().lock(); // the survivors' calls in flight end; no new one starts
         try {
             Map<String, Integer> serverNow = awaitCounts(serverDevice, serverWithSurvivors, null);
-            Map<String, Integer> clientNow = awaitCounts(clientDevice, clientWithSurvivors, null);
+            Map<String, Integer> clientExpected = withChunkRegistrations(clientWithSurvivors, survivors);
+            Map<String, Integer> clientNow = awaitCounts(clientDevice, clientExpected, null);
             heaps.add(heapAfterGc());
             System.out.printf("soak: paused after kill %d: %s %s, %s %s, heap after GC %.1f MiB%n", kill,
                     serverDevice, serverNow, clientDevice, clientNow,
                     heaps.get(heaps.size() - 1) / (double) SoakCalls.MiB);
             check(serverWithSurvivors.equals(serverNow), serverDevice + " resources after kill " + kill + ": "
                     + serverNow + ", not " + serverWithSurvivors);
-            check(clientWithSurvivors.equals(clientNow), clientDevice + " resources after kill " + kill + ": "
-                    + clientNow + ", not " + clientWithSurvivors);
+            check(clientExpected.equals(clientNow), clientDevice + " resources after kill " + kill + ": "
+                    + clientNow + ", not " + clientExpected + " (with the survivors' chunk registrations: "
+                    + chunkRegistrationsHeld(survivors) + ", " + survivorChunkMrsAtWarmUp + " after the warm-up)");
         } finally {
             pause.writeLock().unlock();
         }
         if (!last && !stop.get()) {
             startVictim(server, v.life + 1);
         }
+    }
+
+    /**
+     * Memory registrations the survivors hold for calls' chunks: their buffer pools' slabs and their registration
+     * caches' entries grow with the sizes and addresses the calls use (within the clients' pinned-memory bounds), so
+     * the client device's MR count legitimately moves between kill points; every other count must not.
+     */
+    static long chunkRegistrationsHeld(List<RpcRdmaClient> clients) {
+        long held = 0;
+        for (RpcRdmaClient c : clients) {
+            held += c.registrations() - c.deregistrations();
+        }
+        return held;
+    }
+
+    /**
+     * The client device's expected counts now: those with the survivors after their warm-up, with the MRs the
+     * survivors' chunk registrations gained or dropped since (read while their calls are paused, so none is in
+     * flight); any MR beyond those is a leak, any other change a fault.
+     */
+    private Map<String, Integer> withChunkRegistrations(Map<String, Integer> withSurvivors,
+                                                        List<RpcRdmaClient> survivors) {
+        Map<String, Integer> expected = new TreeMap<>(withSurvivors);
+        long delta = chunkRegistrationsHeld(survivors) - survivorChunkMrsAtWarmUp;
+        expected.put("mr", Math.toIntExact(expected.getOrDefault("mr", 0) + delta));
+        return expected;
     }
 
     /** The device's counts without ctx (librdmacm keeps a device's context open once a process used it). */
