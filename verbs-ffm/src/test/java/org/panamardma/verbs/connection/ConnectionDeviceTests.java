@@ -210,11 +210,17 @@ abstract class ConnectionDeviceTests {
      * all, blocking for slots as the queue fills (the SEND taking the last slot is signaled, so every wait ends); a
      * signaled request after them completes the futures of the unsignaled SENDs before it; a lone unsignaled SEND's
      * future waits for the next request, then completes with it. Every message arrives whole.
+     *
+     * <p>The peer keeps a receive posted for every message (512 receive buffers): a signaled SEND completes once
+     * the data has left (on siw once TCP has it), not once the peer has re-posted its receive, so a sender paced by
+     * its slots alone overruns a short receive queue; iWARP has no RNR retry, and such a SEND ends the connection
+     * (seen on siw with 16 receives: IBV_WC_LOC_QP_OP_ERR, or the peer's TERMINATE). Only the sender's slots pace
+     * this test, as intended.
      */
     @Test
     void unsignaledSendsCompleteWithTheNextSignaledRequestAndNoWaitForASlotHangs(RdmaTestDevice device)
             throws Exception {
-        ConnectionOptions options = OPTIONS.withQueueDepths(8, 16).withSendSignalInterval(4);
+        ConnectionOptions options = OPTIONS.withQueueDepths(8, 512).withSendSignalInterval(4);
         try (Pair p = new Pair(device, options)) {
             int threads = 3;
             int each = 133;
