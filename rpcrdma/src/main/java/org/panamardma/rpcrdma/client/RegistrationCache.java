@@ -2,12 +2,16 @@ package org.panamardma.rpcrdma.client;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.Spans;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,25 +19,36 @@ import org.slf4j.LoggerFactory;
  * Registrations of caller memory (native segments handed to calls as DDP-eligible data or placement targets),
  * kept after the call so that the next call over the same memory makes no {@code ibv_reg_mr}.
  *
- * <p><b>Arena lifetimes.</b> An entry is keyed by the segment's address, size and owning scope
- * ({@link MemorySegment#scope()}) and by the rights ({@link ChunkAccess}), and is returned only while that scope
- * is alive: memory of a closed arena may be handed out again by the allocator at the same address, and a
- * registration made over the old memory would pin and expose stale pages. Entries of a closed scope are dropped
- * and deregistered, never returned: lazily when looked up, by {@link #sweep(int)} (the client sweeps a few on
- * every miss and all of them once a second), and at once by {@link #forget(MemorySegment.Scope)}, which a caller
- * closing an arena whose memory went to calls may use first. Until then the registration stays: a closed arena's
- * memory remains registered (the device's pages stay pinned) for up to the sweep period, and a server using an old
- * handle (which RFC 8166 section 3.4.3 gives it no right to after the call) could reach it. Callers that cannot
- * accept this run with a cache of 0 bytes: every call then registers and deregisters its own memory. (Memory of an
- * automatic arena, {@code Arena.ofAuto()}, stays reachable through its cached key, so the garbage collector does not
- * free it under its registration; it goes when the entry is evicted.)
+ * <p><b>By range, merged.</b> A call's segment is served by any cached registration of the same arena and rights
+ * that covers it, not only by one of the same address and size: a client reading into, or sending from, slices of
+ * one large buffer at changing offsets and lengths registers that buffer once, not once per slice. On a miss the
+ * new registration spans the request together with the cached registrations it overlaps or touches (of the same
+ * arena and rights: the span is memory the caller's own segments cover, {@link Spans#union}), as UCX's
+ * registration cache merges regions; the registrations it replaces leave the cache at once and are deregistered
+ * when no call uses them. The cached ranges of one arena and rights never overlap, so a lookup is one
+ * {@link TreeMap#floorEntry}. A merge never makes a registration larger than the cache's bound; beyond it the
+ * request is registered alone. The price: an rkey a server learned for one call also reaches the neighbouring
+ * memory the caller gave to earlier calls with the same rights (RFC 8166 section 3.4.3 gives it no right to use
+ * a handle after its call, and every cached registration shares that exposure; callers that cannot accept it run
+ * with a cache of 0 bytes, and every call then registers and deregisters exactly its own memory).
+ *
+ * <p><b>Arena lifetimes.</b> An entry belongs to the segment's owning scope ({@link MemorySegment#scope()}) and
+ * rights ({@link ChunkAccess}), and is returned only while that scope is alive: memory of a closed arena may be
+ * handed out again by the allocator at the same address, and a registration made over the old memory would pin
+ * and expose stale pages. Entries of a closed scope are dropped and deregistered, never returned: lazily when
+ * looked up, by {@link #sweep(int)} (the client sweeps a few on every miss and all of them once a second), and at
+ * once by {@link #forget(MemorySegment.Scope)}, which a caller closing an arena whose memory went to calls may use
+ * first. Until then the registration stays: a closed arena's memory remains registered (the device's pages stay
+ * pinned) for up to the sweep period. (Memory of an automatic arena, {@code Arena.ofAuto()}, stays reachable
+ * through its cached scope, so the garbage collector does not free it under its registration; it goes when the
+ * entry is evicted.)
  *
  * <p><b>Bounded.</b> At most {@code maxBytes} of cached registrations; to make room the least recently used
  * entries no call is using are deregistered. Entries in use by a call are never evicted; when the cache cannot
  * make room, or a segment is larger than the whole cache, the call gets a registration of its own, deregistered
  * when it lets go (what every call did before the cache).
  *
- * <p>Thread-safe: one monitor guards the map; {@code ibv_reg_mr} and {@code ibv_dereg_mr} run outside it.
+ * <p>Thread-safe: one monitor guards the maps; {@code ibv_reg_mr} and {@code ibv_dereg_mr} run outside it.
  */
 final class RegistrationCache {
     private static final Logger LOG = LoggerFactory.getLogger(RegistrationCache.class);
@@ -43,12 +58,15 @@ final class RegistrationCache {
     private final String name;
     private final ChunkRegistrar registrar;
     private final long maxBytes;
-    /** In access order: the eldest is the least recently used. Guarded by this. */
-    private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
+    /** The cached entries of each arena and rights by start address; their ranges never overlap. Guarded by this. */
+    private final Map<Group, TreeMap<Long, Entry>> groups = new HashMap<>();
+    /** The same entries in access order: the eldest is the least recently used. Guarded by this. */
+    private final LinkedHashMap<Entry, Entry> lru = new LinkedHashMap<>(16, 0.75f, true);
     // guarded by this
     private long cachedBytes;
     private long hits;
     private long misses;
+    private long merges;
     private long registrations;
     private long deregistrations;
     private boolean closed;
@@ -67,27 +85,41 @@ final class RegistrationCache {
         }
     }
 
-    record Key(long address, long size, MemorySegment.Scope scope, ChunkAccess access) {
+    /** The memory of one arena registered with one set of rights: only such registrations merge or serve. */
+    record Group(MemorySegment.Scope scope, ChunkAccess access) {
     }
 
-    /** One registration, held by the calls using it ({@link #uses}). */
+    /** One registration, held by the calls using it ({@link #uses}); identity is its equality. */
     static final class Entry {
-        final Key key;
+        final Group group;
+        /** The registered range: {@code [start, start + size)}. */
+        final long start;
+        final long size;
         final ChunkRegistrar.Registration registration;
         /** Guarded by the cache. */
         int uses;
-        /** Guarded by the cache: out of the map, never returned again; deregistered when no call uses it. */
+        /** Guarded by the cache: out of the maps, never returned again; deregistered when no call uses it. */
         boolean retired;
         /** Guarded by the cache: counted in {@link #cachedBytes}. */
         boolean counted;
 
-        Entry(Key key, ChunkRegistrar.Registration registration) {
-            this.key = key;
+        Entry(Group group, ChunkRegistrar.Registration registration) {
+            this.group = group;
+            this.start = registration.segment().address();
+            this.size = registration.segment().byteSize();
             this.registration = registration;
         }
 
         int rkey() {
             return registration.rkey();
+        }
+
+        long end() {
+            return start + size;
+        }
+
+        boolean covers(long address, long bytes) {
+            return address >= start && address + bytes <= end();
         }
     }
 
@@ -101,8 +133,9 @@ final class RegistrationCache {
     }
 
     /**
-     * The registration of {@code segment} with {@code access}, from the cache or new; held until
-     * {@link #release(Entry, boolean)}.
+     * A registration covering {@code segment} with {@code access}, from the cache or new; held until
+     * {@link #release(Entry, boolean)}. Its range may be larger than the segment: a call advertises the segment's
+     * own address and length under the entry's rkey.
      *
      * @throws IllegalArgumentException for a heap or empty segment
      * @throws IllegalStateException if the segment's arena is closed, or the cache is
@@ -116,25 +149,30 @@ final class RegistrationCache {
         if (!scope.isAlive()) {
             throw new IllegalStateException(name + ": a call was given memory whose arena is closed");
         }
-        Key key = new Key(segment.address(), segment.byteSize(), scope, access);
+        Group group = new Group(scope, access);
+        long address = segment.address();
+        long bytes = segment.byteSize();
+        MemorySegment span;
         List<Entry> dead = new ArrayList<>();
         try {
             synchronized (this) {
                 checkOpen();
-                Entry e = entries.get(key);
+                Entry e = covering(group, address, bytes);
                 if (e != null && scope.isAlive()) {
                     e.uses++;
                     hits++;
+                    lru.get(e);
                     return e;
                 }
                 misses++;
                 sweep(SWEEP_ON_MISS, dead);
+                span = spanWithNeighbours(group, segment);
             }
         } finally {
             deregisterAll(dead);
         }
-        ChunkRegistrar.Registration r = registrar.register(segment, access.rights);
-        Entry mine = new Entry(key, r);
+        ChunkRegistrar.Registration r = registrar.register(span, access.rights);
+        Entry mine = new Entry(group, r);
         mine.uses = 1;
         List<Entry> evicted = new ArrayList<>();
         try {
@@ -145,18 +183,36 @@ final class RegistrationCache {
                     evicted.add(mine);
                     checkOpen();
                 }
-                Entry raced = entries.get(key);
-                if (raced != null && !raced.retired) { // another call registered the same memory meanwhile
+                Entry raced = covering(group, address, bytes);
+                if (raced != null) { // another call registered memory covering this meanwhile
                     raced.uses++;
+                    lru.get(raced);
                     mine.retired = true;
                     mine.uses = 0;
                     evicted.add(mine);
                     return raced;
                 }
-                if (makeRoom(key.size(), evicted)) {
-                    entries.put(key, mine);
+                if (!scope.isAlive()) {
+                    mine.retired = true; // the caller closed the arena during the call: never cached
+                    return mine;
+                }
+                // the new registration replaces the cached ones it overlaps (those it merged, or raced in)
+                boolean merged = false;
+                for (Entry old : overlapping(group, mine.start, mine.end())) {
+                    drop(old);
+                    merged = true;
+                    if (old.uses == 0) {
+                        evicted.add(old);
+                    }
+                }
+                if (merged) {
+                    merges++;
+                }
+                if (makeRoom(mine.size, evicted)) {
+                    groups.computeIfAbsent(group, g -> new TreeMap<>()).put(mine.start, mine);
+                    lru.put(mine, mine);
                     mine.counted = true;
-                    cachedBytes += key.size();
+                    cachedBytes += mine.size;
                 } else {
                     mine.retired = true; // one call's own registration, deregistered when it lets go
                 }
@@ -165,6 +221,62 @@ final class RegistrationCache {
         } finally {
             deregisterAll(evicted);
         }
+    }
+
+    /** The cached entry of {@code group} covering {@code [address, address + bytes)}, or null; guarded by this. */
+    private Entry covering(Group group, long address, long bytes) {
+        TreeMap<Long, Entry> ranges = groups.get(group);
+        if (ranges == null) {
+            return null;
+        }
+        Map.Entry<Long, Entry> floor = ranges.floorEntry(address);
+        return floor != null && floor.getValue().covers(address, bytes) ? floor.getValue() : null;
+    }
+
+    /** The cached entries of {@code group} overlapping {@code [start, end)}, in address order; guarded by this. */
+    private List<Entry> overlapping(Group group, long start, long end) {
+        TreeMap<Long, Entry> ranges = groups.get(group);
+        if (ranges == null) {
+            return List.of();
+        }
+        Long from = ranges.floorKey(start);
+        List<Entry> found = new ArrayList<>();
+        for (Entry e : ranges.tailMap(from != null ? from : start, true).values()) {
+            if (e.start >= end) {
+                break;
+            }
+            if (e.end() > start) {
+                found.add(e);
+            }
+        }
+        return found;
+    }
+
+    /**
+     * {@code segment} grown over the cached registrations of {@code group} it overlaps or touches, as long as the
+     * span stays within the cache's bound; guarded by this.
+     */
+    private MemorySegment spanWithNeighbours(Group group, MemorySegment segment) {
+        TreeMap<Long, Entry> ranges = groups.get(group);
+        if (ranges == null || segment.byteSize() >= maxBytes) {
+            return segment;
+        }
+        MemorySegment span = segment;
+        Long from = ranges.floorKey(segment.address());
+        for (Entry e : ranges.tailMap(from != null ? from : segment.address(), true).values()) {
+            if (e.start > span.address() + span.byteSize()) {
+                break; // disjoint ranges in address order: none further touches the span
+            }
+            if (e.end() < span.address()) {
+                continue;
+            }
+            MemorySegment grown = Spans.union(span, e.registration.segment());
+            if (grown.byteSize() > maxBytes) {
+                break;
+            }
+            span = grown;
+        }
+        return span;
     }
 
     /**
@@ -182,8 +294,8 @@ final class RegistrationCache {
                 throw new IllegalStateException(name + ": a registration released more often than acquired");
             }
             e.uses--;
-            if ((invalidate || !e.key.scope().isAlive()) && !e.retired) {
-                retire(e);
+            if ((invalidate || !e.group.scope().isAlive()) && !e.retired) {
+                drop(e);
             }
             if (e.retired && e.uses == 0) {
                 deregister = true;
@@ -214,12 +326,11 @@ final class RegistrationCache {
     private int sweep(int limit, List<Entry> dead) {
         int dropped = 0;
         int seen = 0;
-        for (Iterator<Entry> it = entries.values().iterator(); it.hasNext() && seen < limit; seen++) {
+        for (Iterator<Entry> it = lru.keySet().iterator(); it.hasNext() && seen < limit; seen++) {
             Entry e = it.next();
-            if (!e.key.scope().isAlive()) {
+            if (!e.group.scope().isAlive()) {
                 it.remove();
-                uncount(e);
-                e.retired = true;
+                dropFromRanges(e);
                 dropped++;
                 if (e.uses == 0) {
                     dead.add(e);
@@ -238,12 +349,11 @@ final class RegistrationCache {
     int forget(MemorySegment.Scope scope) {
         List<Entry> dead = new ArrayList<>();
         synchronized (this) {
-            for (Iterator<Entry> it = entries.values().iterator(); it.hasNext(); ) {
+            for (Iterator<Entry> it = lru.keySet().iterator(); it.hasNext(); ) {
                 Entry e = it.next();
-                if (e.key.scope().equals(scope)) {
+                if (e.group.scope().equals(scope)) {
                     it.remove();
-                    uncount(e);
-                    e.retired = true;
+                    dropFromRanges(e);
                     if (e.uses == 0) {
                         dead.add(e);
                     }
@@ -268,33 +378,37 @@ final class RegistrationCache {
             return true;
         }
         sweep(Integer.MAX_VALUE, evicted);
-        for (Iterator<Entry> it = entries.values().iterator(); it.hasNext() && cachedBytes + size > maxBytes; ) {
+        for (Iterator<Entry> it = lru.keySet().iterator(); it.hasNext() && cachedBytes + size > maxBytes; ) {
             Entry e = it.next();
             if (e.uses == 0) {
                 it.remove();
-                uncount(e);
-                e.retired = true;
+                dropFromRanges(e);
                 evicted.add(e);
             }
         }
         return cachedBytes + size <= maxBytes;
     }
 
-    // guarded by this
-    private void retire(Entry e) {
-        if (entries.get(e.key) == e) {
-            entries.remove(e.key);
-        }
-        uncount(e);
-        e.retired = true;
+    /** Takes a cached entry out of the cache for good (deregistered when no call uses it); guarded by this. */
+    private void drop(Entry e) {
+        lru.remove(e);
+        dropFromRanges(e);
     }
 
-    // guarded by this
-    private void uncount(Entry e) {
+    /** {@link #drop} but for the access-order map, which the caller's iterator leaves; guarded by this. */
+    private void dropFromRanges(Entry e) {
+        TreeMap<Long, Entry> ranges = groups.get(e.group);
+        if (ranges != null && ranges.get(e.start) == e) {
+            ranges.remove(e.start);
+            if (ranges.isEmpty()) {
+                groups.remove(e.group);
+            }
+        }
         if (e.counted) {
             e.counted = false;
-            cachedBytes -= e.key.size();
+            cachedBytes -= e.size;
         }
+        e.retired = true;
     }
 
     private void deregisterAll(List<Entry> dead) {
@@ -339,14 +453,16 @@ final class RegistrationCache {
     void clear() {
         List<Entry> dead = new ArrayList<>();
         synchronized (this) {
-            for (Entry e : entries.values()) {
-                uncount(e);
+            for (Entry e : lru.keySet()) {
+                e.counted = false;
                 e.retired = true;
                 if (e.uses == 0) {
                     dead.add(e);
                 }
             }
-            entries.clear();
+            lru.clear();
+            groups.clear();
+            cachedBytes = 0;
         }
         deregisterAll(dead);
     }
@@ -357,7 +473,12 @@ final class RegistrationCache {
     }
 
     synchronized int size() {
-        return entries.size();
+        return lru.size();
+    }
+
+    /** @return misses whose registration replaced cached ones it overlapped (merged with them) */
+    synchronized long merges() {
+        return merges;
     }
 
     synchronized long hits() {

@@ -40,11 +40,12 @@ class RegistrationCacheTest {
             Entry sink = cache.acquire(data, ChunkAccess.SINK);
             assertNotSame(first, sink, "other rights, another registration");
             assertEquals(Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE), registrar.live.get(sink.rkey()).access());
-            Entry slice = cache.acquire(data.asSlice(0, 4096), ChunkAccess.SOURCE);
-            assertNotSame(first, slice, "another size, another key");
+            Entry slice = cache.acquire(data.asSlice(100, 4096), ChunkAccess.SOURCE);
+            assertSame(first, slice, "a slice of cached memory is served by its registration");
             cache.release(sink, false);
             cache.release(slice, false);
-            assertEquals(3 * 8192 - 4096, cache.cachedBytes());
+            assertEquals(2, registrar.registrations.get());
+            assertEquals(2 * 8192, cache.cachedBytes());
         }
         cache.close();
         assertTrue(registrar.live.isEmpty(), "close deregisters what no call uses");
@@ -231,5 +232,110 @@ class RegistrationCacheTest {
             assertThrows(IllegalStateException.class, () -> cache.acquire(arena.allocate(64), ChunkAccess.SOURCE));
         }
         assertTrue(registrar.live.isEmpty());
+    }
+
+    @Test
+    void overlappingAndTouchingSlicesMergeIntoOneRegistrationOfTheirSpan() throws Exception {
+        RegistrationCache cache = new RegistrationCache("cache", registrar, 1 << 20);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment buffer = arena.allocate(64 * 1024);
+            Entry first = cache.acquire(buffer.asSlice(0, 16384), ChunkAccess.SOURCE);
+            cache.release(first, false);
+            Entry overlapping = cache.acquire(buffer.asSlice(8192, 16384), ChunkAccess.SOURCE);
+            cache.release(overlapping, false);
+            assertNotSame(first, overlapping);
+            assertFalse(registrar.live.containsKey(first.rkey()), "the merged registration replaced it");
+            registrar.covering(overlapping.rkey(), buffer.address(), 24576);
+            Entry touching = cache.acquire(buffer.asSlice(24576, 8192), ChunkAccess.SOURCE);
+            cache.release(touching, false);
+            registrar.covering(touching.rkey(), buffer.address(), 32768);
+            assertEquals(1, registrar.live.size(), "one registration spans all three");
+            assertEquals(2, cache.merges());
+            long registrations = registrar.registrations.get();
+            for (int off = 0; off + 1000 <= 32768; off += 1531) { // any slice of the span: no registration
+                Entry e = cache.acquire(buffer.asSlice(off, 1000), ChunkAccess.SOURCE);
+                assertSame(touching, e);
+                cache.release(e, false);
+            }
+            assertEquals(registrations, registrar.registrations.get());
+            assertEquals(1, cache.size());
+            assertEquals(32768, cache.cachedBytes());
+
+            Entry apart = cache.acquire(buffer.asSlice(40960, 4096), ChunkAccess.SOURCE);
+            cache.release(apart, false);
+            assertNotSame(touching, apart, "a gap between them: not merged");
+            assertEquals(2, cache.size());
+            Entry bridge = cache.acquire(buffer.asSlice(30000, 12000), ChunkAccess.SOURCE);
+            cache.release(bridge, false);
+            registrar.covering(bridge.rkey(), buffer.address(), 40960 + 4096);
+            assertEquals(1, cache.size(), "a slice over the gap merges both");
+            assertEquals(1, registrar.live.size());
+            Entry sink = cache.acquire(buffer.asSlice(0, 4096), ChunkAccess.SINK);
+            cache.release(sink, false);
+            assertNotSame(bridge, sink, "other rights never merge");
+            assertEquals(Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE), registrar.live.get(sink.rkey()).access());
+        }
+        cache.close();
+        assertTrue(registrar.live.isEmpty());
+    }
+
+    @Test
+    void aMergeStaysWithinTheBoundAndARegistrationInUseOutlivesItsReplacement() throws Exception {
+        RegistrationCache cache = new RegistrationCache("cache", registrar, 16384);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment buffer = arena.allocate(64 * 1024);
+            Entry held = cache.acquire(buffer.asSlice(0, 12288), ChunkAccess.SINK);
+            Entry next = cache.acquire(buffer.asSlice(8192, 12288), ChunkAccess.SINK);
+            registrar.covering(next.rkey(), buffer.address() + 8192, 12288);
+            assertEquals(12288, registrar.live.get(next.rkey()).segment().byteSize(),
+                    "the span (20 KiB) would exceed the 16 KiB bound: registered alone");
+            assertTrue(registrar.live.containsKey(held.rkey()), "replaced, but its call still holds it");
+            assertTrue(held.retired);
+            assertEquals(1, cache.size());
+            cache.release(held, false);
+            assertFalse(registrar.live.containsKey(held.rkey()), "gone with its call");
+            cache.release(next, false);
+            assertTrue(cache.cachedBytes() <= cache.maxBytes());
+            Entry again = cache.acquire(buffer.asSlice(8192, 100), ChunkAccess.SINK);
+            assertSame(next, again);
+            cache.release(again, false);
+        }
+    }
+
+    @Test
+    void randomSlicesOfOneBufferFromManyThreadsAreAlwaysCoveredAndLeaveNothingBehind() throws Exception {
+        RegistrationCache cache = new RegistrationCache("cache", registrar, 1 << 20);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment buffer = arena.allocate(256 * 1024);
+            List<CompletableFuture<Void>> workers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                java.util.SplittableRandom random = new java.util.SplittableRandom(t);
+                workers.add(CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < 3000; i++) {
+                        long size = random.nextLong(1, 32 * 1024);
+                        long offset = random.nextLong(0, buffer.byteSize() - size + 1);
+                        ChunkAccess access = random.nextInt(4) == 0 ? ChunkAccess.SINK : ChunkAccess.SOURCE;
+                        try {
+                            Entry e = cache.acquire(buffer.asSlice(offset, size), access);
+                            FakeRegistrar.Live l = registrar.covering(e.rkey(), buffer.address() + offset, size);
+                            assertEquals(access.rights, l.access());
+                            cache.release(e, i % 997 == 0); // now and then a call timed out
+                        } catch (Exception x) {
+                            throw new RuntimeException(x);
+                        }
+                    }
+                }));
+            }
+            CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            assertEquals(cache.size(), registrar.live.size(), "every registration not cached was deregistered");
+            System.out.printf("12,000 slices: %d registrations, %d merges, %d cached at the end%n",
+                    registrar.registrations.get(), cache.merges(), cache.size());
+            assertTrue(cache.size() <= 16, "the buffer's slices merged: " + cache.size() + " entries");
+            assertTrue(registrar.registrations.get() < 4 * 3000 / 10,
+                    "most calls found their slice registered: " + registrar.registrations.get());
+        }
+        cache.close();
+        assertTrue(registrar.live.isEmpty());
+        assertEquals(registrar.registrations.get(), registrar.deregistrations.get());
     }
 }
