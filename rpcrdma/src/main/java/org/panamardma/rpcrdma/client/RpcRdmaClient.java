@@ -176,7 +176,8 @@ public final class RpcRdmaClient implements AutoCloseable {
                 .withPrivateData(options.privateData().encode());
         ConnectionOptions connectionOptions = new ConnectionOptions(2 * options.maxRequests(),
                 options.maxRequests() + SPARE_RECEIVES, options.receiveBufferSize(), parameters,
-                options.connectTimeout(), RECEIVE_BATCH, Math.min(SEND_SIGNAL_INTERVAL, options.maxRequests()));
+                options.connectTimeout(), RECEIVE_BATCH, Math.min(SEND_SIGNAL_INTERVAL, options.maxRequests()),
+                options.busyPoll());
         RdmaConnection connection = RdmaClient.connect(server, connectionOptions);
         RpcRdmaClient made = null;
         try {

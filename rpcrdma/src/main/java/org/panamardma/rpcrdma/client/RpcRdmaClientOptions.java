@@ -3,6 +3,7 @@ package org.panamardma.rpcrdma.client;
 import java.time.Duration;
 import java.util.Objects;
 import org.panamardma.rpcrdma.ConnectPrivateData;
+import org.panamardma.verbs.connection.ConnectionOptions;
 
 /**
  * How an {@link RpcRdmaClient} connects and plans its calls.
@@ -25,10 +26,15 @@ import org.panamardma.rpcrdma.ConnectPrivateData;
  *     by callers and by the client for Reply chunks and copies of heap data); 0 for none
  * @param registrationCacheBytes the most caller memory kept registered between calls by the registration cache; 0
  *     to register caller memory per call
+ * @param busyPoll zero (the default): the connection's poller sleeps whenever its CQ is empty, so each reply costs
+ *     a wake-up. Positive: the poller keeps polling for up to this long after each completion, so a reply arriving
+ *     within it is decoded and its future completed with no wake-up, at the price of a CPU spinning while calls
+ *     flow (the latency mode: see {@code ConnectionOptions.busyPoll}). At most one second
  */
 public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
                                    int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
-                                   Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes) {
+                                   Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes,
+                                   Duration busyPoll) {
     /** The smallest receive buffer we post (see {@code inlineReceive}). */
     public static final int MIN_RECEIVE_BUFFER = 4096;
 
@@ -41,14 +47,22 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * buffer pool and 64 MiB of caller memory kept registered by the cache (both registered as used, not up front).
      */
     public static final RpcRdmaClientOptions DEFAULTS = new RpcRdmaClientOptions(4096, 4096, 64, 1024, 1024, false,
-            Duration.ofSeconds(30), Duration.ofSeconds(60), DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES);
+            Duration.ofSeconds(30), Duration.ofSeconds(60), DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES, Duration.ZERO);
 
     /** The options as they were before the buffer pool and the registration cache, with their default bounds. */
     public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
                                 int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
                                 Duration callTimeout) {
         this(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum, alwaysReplyChunk,
-                connectTimeout, callTimeout, DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES);
+                connectTimeout, callTimeout, DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES, Duration.ZERO);
+    }
+
+    /** The options as they were before busy polling: the poller sleeps whenever its CQ is empty. */
+    public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
+                                int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
+                                Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes) {
+        this(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum, alwaysReplyChunk,
+                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, Duration.ZERO);
     }
 
     public RpcRdmaClientOptions {
@@ -67,39 +81,50 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
             throw new IllegalArgumentException("pinned memory bounds must not be negative: buffer pool "
                     + bufferPoolBytes + ", registration cache " + registrationCacheBytes);
         }
+        Objects.requireNonNull(busyPoll, "busyPoll");
+        if (busyPoll.isNegative() || busyPoll.compareTo(ConnectionOptions.MAX_BUSY_POLL) > 0) {
+            throw new IllegalArgumentException("busy poll " + busyPoll + " not in [0, "
+                    + ConnectionOptions.MAX_BUSY_POLL + "]");
+        }
     }
 
     public RpcRdmaClientOptions withInline(int send, int receive) {
         return new RpcRdmaClientOptions(send, receive, maxRequests, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
-                registrationCacheBytes);
+                registrationCacheBytes, busyPoll);
     }
 
     public RpcRdmaClientOptions withMaxRequests(int n) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, n, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
-                registrationCacheBytes);
+                registrationCacheBytes, busyPoll);
     }
 
     public RpcRdmaClientOptions withChunkMinimums(int read, int write) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, read, write, alwaysReplyChunk,
-                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes);
+                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll);
     }
 
     public RpcRdmaClientOptions withAlwaysReplyChunk(boolean always) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                always, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes);
+                always, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll);
     }
 
     public RpcRdmaClientOptions withTimeouts(Duration connect, Duration call) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connect, call, bufferPoolBytes, registrationCacheBytes);
+                alwaysReplyChunk, connect, call, bufferPoolBytes, registrationCacheBytes, busyPoll);
     }
 
     /** @return these options with the pinned memory bounds of the buffer pool and the registration cache */
     public RpcRdmaClientOptions withPinnedMemory(long bufferPool, long registrationCache) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout, bufferPool, registrationCache);
+                alwaysReplyChunk, connectTimeout, callTimeout, bufferPool, registrationCache, busyPoll);
+    }
+
+    /** @return these options with the connection's poller busy-polling for up to {@code d} after each completion */
+    public RpcRdmaClientOptions withBusyPoll(Duration d) {
+        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
+                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, d);
     }
 
     /** @return the size of each posted receive buffer */

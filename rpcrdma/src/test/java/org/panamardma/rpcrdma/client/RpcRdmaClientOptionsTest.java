@@ -47,4 +47,16 @@ class RpcRdmaClientOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> d.withPinnedMemory(-1, 0));
         assertThrows(IllegalArgumentException.class, () -> d.withPinnedMemory(0, -1));
     }
+
+    @Test
+    void busyPollingIsOffUnlessAskedAndAtMostASecond() {
+        RpcRdmaClientOptions d = RpcRdmaClientOptions.DEFAULTS;
+        assertEquals(java.time.Duration.ZERO, d.busyPoll());
+        java.time.Duration t = java.time.Duration.ofMillis(5);
+        assertEquals(t, d.withBusyPoll(t).withMaxRequests(8).withPinnedMemory(0, 0).withInline(1024, 1024)
+                .withAlwaysReplyChunk(true).withChunkMinimums(0, 0).withTimeouts(d.connectTimeout(), d.callTimeout())
+                .busyPoll(), "kept by the other withers");
+        assertThrows(IllegalArgumentException.class, () -> d.withBusyPoll(java.time.Duration.ofSeconds(2)));
+        assertThrows(IllegalArgumentException.class, () -> d.withBusyPoll(java.time.Duration.ofMillis(-1)));
+    }
 }

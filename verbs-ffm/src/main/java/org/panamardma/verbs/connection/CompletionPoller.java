@@ -8,8 +8,10 @@ import org.panamardma.verbs.WorkCompletions;
  * The thread behind an {@link RdmaConnection}: polls its CQ dry, arms it, polls again (completions that raced the
  * arming raise no event) and waits on the completion channel in slices of {@link #WAIT_SLICE_MILLIS} ms, handing
  * each work completion to the {@link Handler} on this thread. Between slices it lets the handler take the CM events
- * of a client's own event channel. Kept apart from the connection's request API so that either can change (a
- * busy-polling loop, one poller for several connections) without the other.
+ * of a client's own event channel. With a busy-poll time it first keeps polling the empty CQ for up to that long
+ * after the last completion ({@link ConnectionOptions#busyPoll()}): no arming, no interrupt, no wake-up while
+ * traffic flows. Kept apart from the connection's request API so that either can change (one poller for several
+ * connections) without the other.
  */
 final class CompletionPoller {
     /** How long one wait on the completion channel lasts: bounds how late a stop or a CM event is seen. */
@@ -33,14 +35,21 @@ final class CompletionPoller {
 
     private final CompletionQueue cq;
     private final boolean pollsCmEvents;
+    private final long busyPollNanos;
     private final Handler handler;
     private final Thread thread;
     private volatile boolean stopping;
+    /** Times the poller slept on the completion channel (written by the poller only; read by tests). */
+    private volatile long sleeps;
 
-    /** {@code cq} must have a completion channel; the thread is a platform daemon thread named {@code name}. */
-    CompletionPoller(String name, CompletionQueue cq, boolean pollsCmEvents, Handler handler) {
+    /**
+     * {@code cq} must have a completion channel; the thread is a platform daemon thread named {@code name};
+     * {@code busyPollNanos} 0 sleeps as soon as the CQ is empty.
+     */
+    CompletionPoller(String name, CompletionQueue cq, boolean pollsCmEvents, long busyPollNanos, Handler handler) {
         this.cq = cq;
         this.pollsCmEvents = pollsCmEvents;
+        this.busyPollNanos = busyPollNanos;
         this.handler = handler;
         this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(this::loop);
     }
@@ -69,8 +78,14 @@ final class CompletionPoller {
         }
     }
 
+    /** @return how often the poller has slept on the completion channel so far */
+    long sleeps() {
+        return sleeps;
+    }
+
     private void loop() {
         long nextCmCheck = 0;
+        long lastCompletion = System.nanoTime();
         try (WorkCompletions wc = WorkCompletions.allocate(BATCH)) {
             while (!stopping) {
                 if (pollsCmEvents && System.nanoTime() - nextCmCheck >= 0) {
@@ -78,12 +93,19 @@ final class CompletionPoller {
                     nextCmCheck = System.nanoTime() + WAIT_SLICE_MILLIS * 1_000_000L;
                 }
                 if (drain(wc) > 0) {
+                    lastCompletion = System.nanoTime();
+                    continue;
+                }
+                if (busyPollNanos > 0 && System.nanoTime() - lastCompletion < busyPollNanos) {
+                    Thread.onSpinWait();
                     continue;
                 }
                 cq.requestNotification(false);
                 if (drain(wc) > 0) {
+                    lastCompletion = System.nanoTime();
                     continue;
                 }
+                sleeps++; // only this thread writes it
                 cq.channel().await(WAIT_SLICE_MILLIS);
             }
             drain(wc);

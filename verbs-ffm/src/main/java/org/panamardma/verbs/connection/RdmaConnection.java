@@ -196,7 +196,8 @@ public final class RdmaConnection implements AutoCloseable {
         }
         this.name = "rdma-connection-" + id.localAddress().map(RdmaConnection::format).orElse("?") + "->"
                 + id.peerAddress().map(RdmaConnection::format).orElse("?");
-        this.poller = new CompletionPoller(name, cq, ownedEvents != null, new CompletionPoller.Handler() {
+        this.poller = new CompletionPoller(name, cq, ownedEvents != null, options.busyPoll().toNanos(),
+                new CompletionPoller.Handler() {
             @Override
             public void completed(WorkCompletions wc, int i) {
                 RdmaConnection.this.completed(wc, i);
@@ -228,6 +229,11 @@ public final class RdmaConnection implements AutoCloseable {
 
     void start() {
         poller.start();
+    }
+
+    /** @return how often this connection's poller has slept on its completion channel (tests of busy polling) */
+    long pollerSleeps() {
+        return poller.sleeps();
     }
 
     void onClose(Runnable r) {

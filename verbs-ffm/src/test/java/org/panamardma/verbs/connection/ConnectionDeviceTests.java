@@ -271,6 +271,46 @@ abstract class ConnectionDeviceTests {
         }
     }
 
+    /**
+     * Busy polling (ConnectionOptions.busyPoll): 100 echoed SENDs, once with the default poller and once with a
+     * busy-poll time of a second. The default poller sleeps on the completion channel while each reply is on its
+     * way (at least once per round trip, less a margin); the busy one keeps polling between completions and sleeps
+     * at most a few times (only if a round trip took a second, as it may on a loaded emulated host). Every echo
+     * carries its own round's number.
+     */
+    @Test
+    void busyPollingKeepsThePollerFromSleepingWhileTrafficFlows(RdmaTestDevice device) throws Exception {
+        int rounds = 100;
+        long[] sleeps = new long[2];
+        for (int mode = 0; mode < 2; mode++) {
+            ConnectionOptions options = mode == 0 ? OPTIONS : OPTIONS.withBusyPoll(Duration.ofSeconds(1));
+            try (Pair p = new Pair(device, options)) {
+                MemoryRegion out = region(p.client, new byte[64]);
+                MemoryRegion back = region(p.serverSide, new byte[64]);
+                long before = 0;
+                for (int i = -1; i < rounds; i++) { // round -1 warms up
+                    if (i == 0) {
+                        before = p.client.pollerSleeps();
+                    }
+                    CompletableFuture<Received> atServer = p.serverSide.receive();
+                    CompletableFuture<Received> atClient = p.client.receive();
+                    out.segment().set(ValueLayout.JAVA_INT_UNALIGNED, 0, i);
+                    await(p.client.send(out, 0, 64));
+                    byte[] got = await(atServer).data();
+                    MemorySegment.copy(got, 0, back.segment(), ValueLayout.JAVA_BYTE, 0, got.length);
+                    await(p.serverSide.send(back, 0, got.length));
+                    MemorySegment echo = MemorySegment.ofArray(await(atClient).data());
+                    assertEquals(i, echo.get(ValueLayout.JAVA_INT_UNALIGNED, 0), "the echo of round " + i);
+                }
+                sleeps[mode] = p.client.pollerSleeps() - before;
+            }
+        }
+        System.out.printf("%s: client poller sleeps in %d round trips: %d without busy polling, %d with 1 s%n",
+                device.name(), rounds, sleeps[0], sleeps[1]);
+        assertTrue(sleeps[0] >= rounds / 2, "the default poller sleeps while replies travel: " + sleeps[0]);
+        assertTrue(sleeps[1] <= 5, "the busy poller keeps polling between completions: " + sleeps[1]);
+    }
+
     private static byte[] pattern64(byte b) {
         byte[] a = new byte[64];
         java.util.Arrays.fill(a, b);

@@ -43,4 +43,17 @@ class ConnectionOptionsTest {
         assertEquals(4, d.withSendSignalInterval(32).withQueueDepths(4, 16).sendSignalInterval(),
                 "a smaller send queue shrinks the interval rather than refuse the depths");
     }
+
+    @Test
+    void busyPollingIsOffUnlessAskedAndAtMostASecond() {
+        ConnectionOptions d = ConnectionOptions.DEFAULTS;
+        assertEquals(java.time.Duration.ZERO, d.busyPoll());
+        java.time.Duration ms = java.time.Duration.ofMillis(2);
+        assertEquals(ms, d.withBusyPoll(ms).withQueueDepths(8, 8).withSendSignalInterval(2).withReceiveBatch(2)
+                .withTimeout(d.timeout()).withReceiveBufferSize(1024).withParameters(d.parameters()).busyPoll(),
+                "kept by the other withers");
+        assertThrows(IllegalArgumentException.class, () -> d.withBusyPoll(java.time.Duration.ofNanos(-1)));
+        assertThrows(IllegalArgumentException.class, () -> d.withBusyPoll(java.time.Duration.ofMillis(1001)));
+        assertThrows(NullPointerException.class, () -> d.withBusyPoll(null));
+    }
 }
