@@ -69,18 +69,29 @@ awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
       print "8-byte p50, the cheapest round trip the device offers). WRITE/READ: a file of " rpcsize / 1048576 " MiB in calls of 256 KiB" > md
       print "(one at a time, or N in flight), MB/s; WRITE is UNSTABLE with one COMMIT inside the timed span. ratio = RDMA / TCP." > md
       print "" > md
+      print "The RDMA client in its latency mode (RpcRdmaClientOptions.busyPoll of 1 ms: its poller keeps polling between" > md
+      print "completions instead of sleeping) is the busy-polling NULL rows, beside the same TCP figures." > md
+      print "" > md
       print "| measure | iters | TCP | RDMA | ratio | floor (2 x ib_send_lat p50) |" > md
       print "|---|---:|---:|---:|---:|---:|" > md
       nrows = 0
       rows[++nrows] = "rpc_null:p50:NULL p50 (us)"; rows[++nrows] = "rpc_null:p99:NULL p99 (us)"
+      if (("RPC-RDMA-BUSY", "rpc_null", "p50") in rpc) {
+        rows[++nrows] = "rpc_null_busy:p50:NULL p50, busy-polling RDMA client (us)"
+        rows[++nrows] = "rpc_null_busy:p99:NULL p99, busy-polling RDMA client (us)"
+      }
       for (i = 1; i <= rn; i++) rows[++nrows] = rorder[i] ":bw:" iolabel(rorder[i], rpcsize) " (MB/s)"
       for (i = 1; i <= nrows; i++) {
         split(rows[i], r, ":")
-        t = rpc["RPC-TCP", r[1], r[2]]; d = rpc["RPC-RDMA", r[1], r[2]]
+        if (r[1] == "rpc_null_busy") {
+          t = rpc["RPC-TCP", "rpc_null", r[2]]; d = rpc["RPC-RDMA-BUSY", "rpc_null", r[2]]; nn = rpc["RPC-RDMA-BUSY", "rpc_null", "n"]
+        } else {
+          t = rpc["RPC-TCP", r[1], r[2]]; d = rpc["RPC-RDMA", r[1], r[2]]
+          nn = rpc["RPC-RDMA", r[1], "n"] != "" ? rpc["RPC-RDMA", r[1], "n"] : rpc["RPC-TCP", r[1], "n"]
+        }
         fl = (r[1] == "rpc_null" && r[2] == "p50" && floor != "") ? sprintf("%.2f", 2 * floor) : ""
-        printf "| %s | %s | %s | %s | %s | %s |\n", r[3], rpc["RPC-RDMA", r[1], "n"] != "" ? rpc["RPC-RDMA", r[1], "n"] : rpc["RPC-TCP", r[1], "n"], \
-          t, d, ratio(d, t), fl > md
-        printf "%s,%s,%s,%s,%s,%s,%s\n", r[1], r[2], rpc["RPC-TCP", r[1], "n"], t, d, ratio(d, t), fl > rpccsv
+        printf "| %s | %s | %s | %s | %s | %s |\n", r[3], nn, t, d, ratio(d, t), fl > md
+        printf "%s,%s,%s,%s,%s,%s,%s\n", r[1], r[2], nn, t, d, ratio(d, t), fl > rpccsv
       }
       # The anchor: the kernel'"'"'s NFS client on the same device, against the same knfsd, same boot (run_knfs): bs=256k
       # for one call at a time, bs=1M (the kernel splits it into rsize calls, several in flight) for N in flight.

@@ -51,7 +51,9 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * the server's limits, as Linux's does (it mounts with rsize=wsize=512 KiB here). Both transports use the same size.
  *
  * <p>Usage: {@code NfsRpcBench --transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N]
- * [--io-iters N] [--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null]}
+ * [--io-iters N] [--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS]}.
+ * {@code --busy-poll} (RDMA only) runs the client's poller in the latency mode
+ * ({@code RpcRdmaClientOptions.busyPoll}); its rows are named {@code RPC-RDMA-BUSY}.
  */
 public final class NfsRpcBench {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
@@ -74,6 +76,7 @@ public final class NfsRpcBench {
         int iters = 1000, warmup = -1, ioIters = 32, ioSize = 256 << 10, inFlight = 1;
         long fileSize = DEFAULT_FILE_SIZE;
         boolean nullCalls = true;
+        Duration busyPoll = Duration.ZERO;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -87,9 +90,10 @@ public final class NfsRpcBench {
                 case "--file-size" -> fileSize = Long.parseLong(args[++i]);
                 case "--in-flight" -> inFlight = Integer.parseInt(args[++i]);
                 case "--no-null" -> nullCalls = false;
+                case "--busy-poll" -> busyPoll = Duration.ofNanos(1000L * Long.parseLong(args[++i]));
                 default -> throw new IllegalArgumentException("unknown argument " + a + "; usage: "
                         + "--transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N] [--io-iters N] "
-                        + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null]");
+                        + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS]");
             }
         }
         if (transport == null || server == null) {
@@ -105,17 +109,23 @@ public final class NfsRpcBench {
         TransportFactory factory = switch (transport) {
             case "tcp" -> (host, maxIo) -> TcpRpcTransport.connect(new InetSocketAddress(host, Nfs3.TCP_PORT),
                     maxIo + 64 * 1024);
-            case "rdma" -> NfsRpcBench::openRdma;
+            case "rdma" -> {
+                Duration poll = busyPoll;
+                yield (host, maxIo) -> openRdma(host, poll);
+            }
             default -> throw new IllegalArgumentException("transport must be tcp or rdma, not " + transport);
         };
-        String impl = "RPC-" + transport.toUpperCase(Locale.ROOT);
+        if (!busyPoll.isZero() && !transport.equals("rdma")) {
+            throw new IllegalArgumentException("--busy-poll is a mode of the RDMA transport");
+        }
+        String impl = "RPC-" + transport.toUpperCase(Locale.ROOT) + (busyPoll.isZero() ? "" : "-BUSY");
         run(System.out, impl, factory, server, export, nullCalls ? iters : 0, warmup, ioIters, ioSize, fileSize,
                 inFlight);
     }
 
-    static RpcTransport openRdma(String host, int maxIo) throws IOException, InterruptedException {
+    static RpcTransport openRdma(String host, Duration busyPoll) throws IOException, InterruptedException {
         return RdmaRpcTransport.connect(new InetSocketAddress(host, Nfs3.RDMA_PORT), RpcRdmaClientOptions.DEFAULTS
-                .withTimeouts(TIMEOUT, TIMEOUT));
+                .withTimeouts(TIMEOUT, TIMEOUT).withBusyPoll(busyPoll));
     }
 
     static void run(PrintStream out, String impl, TransportFactory factory, String server, String export, int iters,
@@ -139,6 +149,9 @@ public final class NfsRpcBench {
                 out.println(latencyLine(impl, "rpc_null", 0, rtt));
             }
 
+            if (ioIters == 0) {
+                return; // NULL round trips only
+            }
             String suffix = inFlight > 1 ? "_qd" + inFlight : "";
             MemorySegment file = arena.allocate(fileSize, 4096);
             for (long i = 0; i < fileSize; i++) {

@@ -106,6 +106,7 @@ public final class ComparePlot {
         for (Map<String, String> r : rows) {
             Pair p = new Pair(switch (r.get("test")) {
                 case "rpc_null" -> "NULL " + r.get("stat");
+                case "rpc_null_busy" -> "NULL " + r.get("stat") + ", busy poll";
                 default -> r.get("test").startsWith("nfs_") ? ioLabel(r.get("test")) : r.get("test") + " "
                         + r.get("stat");
             }, number(r.get("tcp")), number(r.get("rdma")));
