@@ -465,6 +465,7 @@ public final class Perf {
                     case ATOMIC_LAT -> readLatency(ep, n, warmup, true, deadline);
                     case WRITE_BW -> writeBandwidth(ep, n, warmup, deadline);
                 }
+                awaitJit(timeout);
             }
             List<Result> results = new ArrayList<>();
             for (int n : sizes) {
@@ -486,6 +487,24 @@ public final class Perf {
             ep.awaitSends(deadline);
             ep.awaitReceive(deadline);
             return results;
+        }
+    }
+
+    /**
+     * After the warm-up: lets the JIT finish compiling before the measured iterations ({@link JitQuiescence}: on the
+     * emulated testbed compiler threads on the other CPU make every Soft-RoCE completion wait a scheduler tick).
+     */
+    private static void awaitJit(Duration timeout) {
+        try {
+            Duration waited = JitQuiescence.await(Duration.ofSeconds(1), timeout);
+            if (waited.isNegative()) {
+                System.err.println("perf: the JIT compiler threads' CPU time is unreadable; measuring at once");
+            } else if (waited.toMillis() > 1500) {
+                System.err.printf("perf: waited %d ms for the JIT to finish compiling before measuring%n",
+                        waited.toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
