@@ -55,14 +55,18 @@ run_perftest() {
   [[ $test == send_lat || $test == write_lat || $test == write_bw ]] && args+=(-I 0)
   timeout 600 "$tool" -d "$server_dev" "${args[@]}" >/tmp/perftest-server.log 2>&1 &
   local server=$!
+  local client_rc=1
   for attempt in 1 2 3 4 5 6 7 8 9 10; do
     sleep 1
-    if timeout 600 "$tool" -d "$client_dev" "${args[@]}" "$server_ip" >/tmp/perftest-client.log 2>&1; then
-      break
-    fi
+    timeout 600 "$tool" -d "$client_dev" "${args[@]}" "$server_ip" >/tmp/perftest-client.log 2>&1
+    client_rc=$?
+    ((client_rc == 0)) && break
     # not yet listening: refused, or (rdma_cm) REJECTED; retried
     grep -q -i 'refused\|Couldn.t connect\|Unable to\|REJECTED' /tmp/perftest-client.log || break
   done
+  # a client that failed otherwise (perftest's ib_send_lat client once died of SIGSEGV) leaves its server waiting
+  # for a peer until its timeout: end it now
+  ((client_rc == 0)) || { say "perftest $tool client exit $client_rc"; kill "$server" 2>/dev/null; }
   wait "$server" 2>/dev/null
   line=$(awk -v s="$([[ $test == atomic_lat ]] && echo 8 || echo "$size")" '$1 == s && NF >= 5 { l = $0 } END { print l }' /tmp/perftest-client.log)
   if [[ -z $line ]]; then
