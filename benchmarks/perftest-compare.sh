@@ -27,7 +27,8 @@
 # reads back in calls of 256 KiB), PERF_RPC_IO_ITERS (2 timed passes each), PERF_RPC_INFLIGHT ("1 4": calls in flight),
 # PERF_KNFS (1; 0 skips the kernel client's Java-server-vs-knfsd part), PERF_KNFS_MIB (64: the dd file's size),
 # PERF_BRIDGE (1; 0 skips the oncrpc4j bridge part), PERF_BRIDGE_IO_ITERS (32 GETs and 32 PUTs), PERF_BRIDGE_SIZE
-# (1048576: their payload in bytes).
+# (1048576: their payload in bytes), PERF_BINDING (1; 0 skips the host benchmark of the binding's own cost,
+# benchmarks/binding-cost.sh, whose table is appended to perftest-compare.md).
 # Only the kernel client part: PERF_TESTS=none PERF_RPC=0 PERF_BRIDGE=0 benchmarks/perftest-compare.sh
 # Only the oncrpc4j bridge part: PERF_TESTS=none PERF_RPC=0 PERF_KNFS=0 benchmarks/perftest-compare.sh
 #
@@ -73,5 +74,15 @@ where="$(date -u +%Y-%m-%d), $(nproc) cores, ${PERF_CLIENT_DEV:-rxe0} -> ${PERF_
   "perftest (C) and rdma-tool perf (Java), $where (not hardware figures: compare the ratios)" \
   benchmarks/target/perftest-compare.csv benchmarks/target/perftest-compare-rpc.csv \
   benchmarks/target/perftest-compare-knfs.csv benchmarks/target/perftest-compare-bridge.csv || echo "perftest-compare: the SVG plot failed" >&2
+# The binding's own cost on the host CPU (no device, the stub provider): after the VM, so neither disturbs the other
+if [[ ${PERF_BINDING:-1} == 1 ]]; then
+  echo "[perftest-compare] the binding's own cost on the host CPU (benchmarks/binding-cost.sh, about 4 minutes) ..." >&2
+  if benchmarks/binding-cost.sh >benchmarks/target/binding-cost.log 2>&1; then
+    { echo; cat benchmarks/target/binding-cost/binding-cost.md; } >>benchmarks/target/perftest-compare.md
+  else
+    echo "perftest-compare: binding-cost.sh failed (benchmarks/target/binding-cost.log)" >&2
+    rc=1
+  fi
+fi
 cat benchmarks/target/perftest-compare.md
 exit $rc
