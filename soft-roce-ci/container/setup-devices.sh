@@ -24,13 +24,21 @@ tables=(108 109 110 111)
 
 step() { echo "== $*"; }
 
+# sysctl KEY=VALUE...: written to /proc/sys directly (the image has no procps)
+sysctl_set() {
+  local kv
+  for kv in "$@"; do
+    echo "${kv#*=}" >"/proc/sys/$(tr . / <<<"${kv%%=*}")"
+  done
+}
+
 # pair A B V4_A V4_B V6_A V6_B TABLE_A TABLE_B
 pair() {
   local a=$1 b=$2 v4a=$3 v4b=$4 v6a=$5 v6b=$6 ta=$7 tb=$8 d
   step "veth $a <-> $b"
   ip link add "$a" type veth peer name "$b"
   for d in "$a" "$b"; do
-    sysctl -q -w "net.ipv4.conf.$d.accept_local=1" "net.ipv4.conf.$d.rp_filter=0" "net.ipv6.conf.$d.accept_dad=0"
+    sysctl_set "net.ipv4.conf.$d.accept_local=1" "net.ipv4.conf.$d.rp_filter=0" "net.ipv6.conf.$d.accept_dad=0"
     # jumbo frames give rxe an active MTU of 4096
     ip link set "$d" mtu 9000 up
   done
@@ -78,7 +86,7 @@ up() {
   done
   ((${#missing[@]} == 0)) || { echo "kernel modules missing and not loadable here: ${missing[*]} (on the host: modprobe ${missing[*]})"; exit 1; }
   step sysctl
-  sysctl -q -w net.ipv4.conf.all.accept_local=1 net.ipv4.conf.default.accept_local=1 \
+  sysctl_set net.ipv4.conf.all.accept_local=1 net.ipv4.conf.default.accept_local=1 \
     net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
     net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
   move_local_rule
@@ -89,6 +97,16 @@ up() {
   rdma link add rxe9 type rxe netdev vethc1
   rdma link add siw8 type siw netdev vethc2
   rdma link add siw9 type siw netdev vethc3
+  step "device nodes"
+  # A container's /dev is filled when it starts, before these devices existed; libibverbs skips a device whose
+  # /dev/infiniband/uverbsN is missing (and rdma_cm then finds no device for the address: ENODEV)
+  local uverbs node
+  mkdir -p /dev/infiniband
+  for uverbs in /sys/class/infiniband_verbs/uverbs*; do
+    node=/dev/infiniband/$(basename "$uverbs")
+    [[ -e $node ]] || mknod -m 0666 "$node" c "$(cut -d: -f1 "$uverbs/dev")" "$(cut -d: -f2 "$uverbs/dev")"
+    echo "$node $(cat "$uverbs/ibdev")"
+  done
   describe rxe8 ROCE vethc0 10.77.8.1 fd77:8::1 rxe9
   describe rxe9 ROCE vethc1 10.77.8.2 fd77:8::2 rxe8
   describe siw8 IWARP vethc2 10.77.9.1 fd77:9::1 siw9

@@ -11,9 +11,10 @@ import java.util.Objects;
  * @param image      the locally built image (soft-roce-ci/container/import-image.sh); never pulled
  * @param work       the host folder shared into the container at the same path (the project's work tree): the
  *                   device-setup script and the suite's jars are read from there, reports written there
- * @param network    {@code host}: the container shares the host's network namespace, where Soft-RoCE receives
- *                   (kernels before 6.17 open rxe's UDP port 4791 in the initial namespace only); {@code own}: a
- *                   namespace of its own, enough for siw
+ * @param network    {@code HOST} (the default): the container shares the host's network namespace, the only one
+ *                   where Soft-RoCE receives on kernel 6.12 (rxe opens its UDP port 4791 in the initial namespace:
+ *                   in the testbed VM, rping over rxe in a namespace of its own timed out); {@code OWN}: a namespace
+ *                   of its own, where only siw carries traffic
  * @param privileged whether the container is privileged ({@code rdma link add}, veths, sysctls and modprobe need
  *                   it); a host that refuses privileged containers can only run commands that need none of these
  */
