@@ -5,6 +5,9 @@
 # testbed failed).
 #
 #   run.sh [--timeout SECONDS] [--work DIR] -- COMMAND
+#   run.sh [--timeout SECONDS] [--test-class CLASS]... [--test-method 'CLASS#METHOD(PARAMETER TYPES)']...
+#                                   device tests, by device-suite/run-suite.sh (reports in
+#                                   device-suite/target/container-reports)
 #
 # Needs: Docker, the image (import-image.sh), the kernel modules rdma_rxe and siw loaded on the host or loadable from
 # its /lib/modules, and `./mvnw -Ptestbed package` before (target/lib: the class path). JVM options in

@@ -5,9 +5,9 @@
 # container through testcontainers (soft-roce-ci/container/run.sh), on the container's own rxe8/rxe9 and siw8/siw9:
 # device listing and attributes, WRITE/READ/atomics, an rdma_cm connection, a connection-layer WRITE/READ round and
 # an RPC-over-RDMA echo, each on rxe and siw. Prints "container-suite: N passed, F failed, S skipped" and fails if
-# anything failed, was skipped or did not run.
+# anything failed, was skipped or did not run (then "container-suite: FAILED: <why>" where nothing ran).
 #
-#   run-in-container.sh [JUnit console selectors...]      default: the selection below
+#   run-in-container.sh [--test-class CLASS | --test-method METHOD]...      default: the selection below
 #
 # Environment: CONTAINER_SUITE_TIMEOUT (seconds for the container's suite, default 900), DOCKERD_WAIT (seconds for
 # dockerd to answer, default 180).
@@ -17,21 +17,21 @@ start=$SECONDS
 say() { printf 'container-suite: %s\n' "$*"; }
 
 t=org.panamardma.testbed.RdmaTestDevice
-selectors=(
-  --select-class org.panamardma.verbs.DeviceListDeviceTest
-  --select-class org.panamardma.verbs.DeviceQueryDeviceTest
-  --select-method org.panamardma.verbs.RoceOperationsDeviceTest#writeChangesRemoteMemory
-  --select-method org.panamardma.verbs.RoceOperationsDeviceTest#readFetchesRemoteMemory
-  --select-method org.panamardma.verbs.RoceOperationsDeviceTest#fetchAddReturnsTheOldValueAndAddsRemotely
-  --select-method org.panamardma.verbs.RoceOperationsDeviceTest#compareSwapSwapsOnlyOnMatch
-  --select-method "org.panamardma.verbs.cm.CmRoceDeviceTest#connectsOverIpv4WithPrivateDataThenWriteFlushAtomicWriteFetchAddAndDisconnect($t)"
-  --select-method "org.panamardma.verbs.cm.CmIwarpDeviceTest#connectsWithPrivateDataBothWaysAndMovesBytes($t)"
-  --select-method "org.panamardma.verbs.connection.RoceConnectionDeviceTest#writeThenReadThroughFutures($t)"
-  --select-method "org.panamardma.verbs.connection.IwarpConnectionDeviceTest#writeThenReadThroughFutures($t)"
-  --select-method "org.panamardma.rpcrdma.server.RoceJavaClientServerDeviceTest#nullAndSmallEchoInline($t)"
-  --select-method "org.panamardma.rpcrdma.server.IwarpJavaClientServerDeviceTest#nullAndSmallEchoInline($t)"
+tests=(
+  --test-class org.panamardma.verbs.DeviceListDeviceTest
+  --test-class org.panamardma.verbs.DeviceQueryDeviceTest
+  --test-method org.panamardma.verbs.RoceOperationsDeviceTest#writeChangesRemoteMemory
+  --test-method org.panamardma.verbs.RoceOperationsDeviceTest#readFetchesRemoteMemory
+  --test-method org.panamardma.verbs.RoceOperationsDeviceTest#fetchAddReturnsTheOldValueAndAddsRemotely
+  --test-method org.panamardma.verbs.RoceOperationsDeviceTest#compareSwapSwapsOnlyOnMatch
+  --test-method "org.panamardma.verbs.cm.CmRoceDeviceTest#connectsOverIpv4WithPrivateDataThenWriteFlushAtomicWriteFetchAddAndDisconnect($t)"
+  --test-method "org.panamardma.verbs.cm.CmIwarpDeviceTest#connectsWithPrivateDataBothWaysAndMovesBytes($t)"
+  --test-method "org.panamardma.verbs.connection.RoceConnectionDeviceTest#writeThenReadThroughFutures($t)"
+  --test-method "org.panamardma.verbs.connection.IwarpConnectionDeviceTest#writeThenReadThroughFutures($t)"
+  --test-method "org.panamardma.rpcrdma.server.RoceJavaClientServerDeviceTest#nullAndSmallEchoInline($t)"
+  --test-method "org.panamardma.rpcrdma.server.IwarpJavaClientServerDeviceTest#nullAndSmallEchoInline($t)"
 )
-(($#)) && selectors=("$@")
+(($#)) && tests=("$@")
 
 # --- Docker in the guest: no bridge and no iptables (the container uses the guest's network namespace), a bounded
 # wait, and the daemon's log when it does not come up
@@ -70,33 +70,29 @@ stop_dockerd() {
 trap stop_dockerd EXIT
 
 if ! { start_dockerd overlay2 || start_dockerd vfs; }; then
-  say "0 passed, 0 failed, 0 skipped: Docker did not start in the guest"
+  say "FAILED: Docker did not start in the guest"
   exit 1
 fi
 phase_docker=$((SECONDS - start))
 
 rootfs=/var/lib/testbed/container-rootfs.tar
 if [[ ! -f $rootfs ]]; then
-  say "0 passed, 0 failed, 0 skipped: no $rootfs in this image (suite conf: container_rootfs=yes)"
+  say "FAILED: no $rootfs in this image (suite conf: container_rootfs=yes)"
   exit 1
 fi
 if ! ../container/import-image.sh "$rootfs"; then
-  say "0 passed, 0 failed, 0 skipped: docker import of $rootfs failed"
+  say "FAILED: docker import of $rootfs failed"
   exit 1
 fi
 phase_import=$((SECONDS - start - phase_docker))
 
-reports=$PWD/target/container-reports
-rm -rf "$reports"
-printf -v suite 'REPORTS_DIR=%q ./run-suite.sh target/lib' "$reports"
-printf -v quoted ' %q' "${selectors[@]}"
 out=/tmp/container-run.log
-../container/run.sh --timeout "${CONTAINER_SUITE_TIMEOUT:-900}" -- "$suite$quoted" 2>&1 | tee "$out"
+../container/run.sh --timeout "${CONTAINER_SUITE_TIMEOUT:-900}" "${tests[@]}" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
 summary=$(grep -hE '^\[container\] device-suite: [0-9]+ passed' "$out" | tail -n 1 | sed 's/^\[container\] device-suite: //')
 echo "container-suite: phases: dockerd $phase_docker s, image import $phase_import s, container run $((SECONDS - start - phase_docker - phase_import)) s"
 if [[ -z $summary ]]; then
-  say "0 passed, 0 failed, 0 skipped: the suite did not run in the container (exit $rc)"
+  say "FAILED: the suite did not run in the container (exit $rc)"
   exit 1
 fi
 say "$summary, through the container on rxe8/rxe9 and siw8/siw9 (exit $rc, $((SECONDS - start)) s)"

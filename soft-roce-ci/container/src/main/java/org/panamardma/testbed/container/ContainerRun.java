@@ -2,8 +2,10 @@ package org.panamardma.testbed.container;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.ToIntFunction;
 
 /**
  * Command line of the privileged-container testbed, the container's counterpart of {@code bin/testbed run}:
@@ -13,7 +15,11 @@ import java.util.List;
  *
  * <pre>
  * java -cp ... org.panamardma.testbed.container.ContainerRun [--work DIR] [--timeout SECONDS] -- COMMAND
+ * java -cp ... org.panamardma.testbed.container.ContainerRun [--work DIR] [--timeout SECONDS] --test-class CLASS...
+ *     [--test-method CLASS#METHOD(PARAMETER TYPES)...]
  * </pre>
+ *
+ * The second form runs device tests ({@link RdmaContainer#runDeviceTests}) instead of a command.
  *
  * Settings: {@link ContainerSettings#fromSystemProperties}. Run by {@code soft-roce-ci/container/run.sh}, which
  * also disables testcontainers' resource reaper.
@@ -26,6 +32,7 @@ public final class ContainerRun {
         Path work = Path.of("").toAbsolutePath();
         long timeout = 3600;
         int i = 0;
+        List<String> tests = new ArrayList<>();
         for (; i < args.length && !args[i].equals("--"); i += 2) {
             if (i + 1 >= args.length) {
                 usage("option " + args[i] + " needs a value");
@@ -33,17 +40,30 @@ public final class ContainerRun {
             switch (args[i]) {
                 case "--work" -> work = Path.of(args[i + 1]).toAbsolutePath();
                 case "--timeout" -> timeout = Long.parseLong(args[i + 1]);
+                case "--test-class" -> tests.addAll(List.of("--select-class", args[i + 1]));
+                case "--test-method" -> tests.addAll(List.of("--select-method", args[i + 1]));
                 default -> usage("unknown option " + args[i]);
             }
+        }
+        ContainerSettings settings = ContainerSettings.fromSystemProperties(work);
+        Duration limit = Duration.ofSeconds(timeout);
+        if (!tests.isEmpty()) {
+            System.exit(run(settings, container -> container.runDeviceTests(tests, limit, ContainerRun::print)));
         }
         if (i + 1 >= args.length) {
             usage("no command given");
         }
         String command = String.join(" ", Arrays.asList(args).subList(i + 1, args.length));
-        System.exit(run(ContainerSettings.fromSystemProperties(work), command, Duration.ofSeconds(timeout)));
+        Path cwd = Path.of("").toAbsolutePath();
+        System.exit(run(settings, container -> container.exec(List.of("bash", "-c", command), cwd, limit,
+                ContainerRun::print)));
     }
 
-    static int run(ContainerSettings settings, String command, Duration limit) {
+    private static void print(String line) {
+        System.out.println("[container] " + line);
+    }
+
+    static int run(ContainerSettings settings, ToIntFunction<RdmaContainer> task) {
         Path cwd = Path.of("").toAbsolutePath();
         if (!cwd.startsWith(settings.work())) {
             System.out.println("[container] the current folder " + cwd + " is not inside the shared work tree "
@@ -67,8 +87,7 @@ public final class ContainerRun {
         try (container) {
             System.out.printf("[container] ready in %.1f s: container %s%n", (ready - start) / 1e9,
                     container.id().substring(0, 12));
-            rc = container.exec(List.of("bash", "-c", command), cwd, limit,
-                    line -> System.out.println("[container] " + line));
+            rc = task.applyAsInt(container);
         }
         System.out.printf("container-run: exit %d, %.1f s for the command, %.1f s in all%n", rc,
                 (System.nanoTime() - ready) / 1e9, (System.nanoTime() - start) / 1e9);
@@ -77,7 +96,7 @@ public final class ContainerRun {
 
     private static void usage(String problem) {
         System.err.println("ContainerRun: " + problem
-                + "\nusage: ContainerRun [--work DIR] [--timeout SECONDS] -- COMMAND");
+                + "\nusage: ContainerRun [--work DIR] [--timeout SECONDS] (-- COMMAND | --test-class CLASS... --test-method METHOD...)");
         System.exit(125);
     }
 }

@@ -161,6 +161,22 @@ public final class RdmaContainer implements AutoCloseable {
         return code.intValue();
     }
 
+    /**
+     * Runs device tests in the container: the device suite's runner ({@code soft-roce-ci/device-suite/run-suite.sh},
+     * on the module path, a missing device a failure) with JUnit console selectors such as
+     * {@code --select-class org.panamardma.verbs.DeviceListDeviceTest}; its JUnit XML reports go to
+     * {@code device-suite/target/container-reports}. Needs {@code ./mvnw -Ptestbed package} first.
+     *
+     * @return the runner's exit code: 0 only if every selected test ran and passed, none skipped
+     */
+    public int runDeviceTests(List<String> selectors, Duration limit, Consumer<String> output) {
+        Path suite = settings.work().resolve("soft-roce-ci/device-suite");
+        List<String> command = new ArrayList<>(List.of("env", "SUITE_TAGS=rdma-device",
+                "REPORTS_DIR=" + suite.resolve("target/container-reports"), "./run-suite.sh", "target/lib"));
+        command.addAll(selectors);
+        return exec(command, suite, limit, output);
+    }
+
     /** Removes the container's devices, then the container. */
     @Override
     public synchronized void close() {
