@@ -102,6 +102,9 @@ up() {
   # /dev/infiniband/uverbsN is missing (and rdma_cm then finds no device for the address: ENODEV)
   local uverbs node
   mkdir -p /dev/infiniband
+  # and so is rdma_cm's node where this setup loaded rdma_ucm (on a Docker host without it)
+  [[ -e /dev/infiniband/rdma_cm ]] || mknod -m 0666 /dev/infiniband/rdma_cm c \
+    "$(cut -d: -f1 /sys/class/misc/rdma_cm/dev)" "$(cut -d: -f2 /sys/class/misc/rdma_cm/dev)"
   for uverbs in /sys/class/infiniband_verbs/uverbs*; do
     node=/dev/infiniband/$(basename "$uverbs")
     [[ -e $node ]] || mknod -m 0666 "$node" c "$(cut -d: -f1 "$uverbs/dev")" "$(cut -d: -f2 "$uverbs/dev")"

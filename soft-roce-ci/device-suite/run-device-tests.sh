@@ -8,8 +8,9 @@
 # TESTBED_PROVIDER (host, container or vm; the pom's -Dtestbed.provider) overrides the choice.
 #   host       run-suite.sh right here, on this machine's devices (-Ptestbed keeps device tests out of surefire)
 #   container  soft-roce-ci/container: the image is built if missing (root, debootstrap), then every device test
-#              except those that need the VM's kernel NFS server and client, or its emulated persistent memory, and
-#              the ABI probe (it needs a compiler the image lacks) runs inside the container
+#              except those that need the VM's kernel NFS server and client, or its emulated persistent memory, the
+#              README's verbs example on rxe (it names rxe0), and the ABI probe (it needs a compiler the image lacks)
+#              runs inside the container
 #   vm         run-in-vms.sh: the whole suite in the VM of each image (and the container phase in the trixie one)
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -25,7 +26,9 @@ case $provider in
     ;;
   container)
     ../container/import-image.sh || { echo "run-device-tests: the container image could not be built"; exit 125; }
-    vm_only='.*\.(KernelNfsOverRdma|RoceKnfsdRdma|IwarpKnfsdRdma|KnfsdTcp|RoceKernelClientJavaServer|IwarpKernelClientJavaServer|PersistentFlush)DeviceTest'
+    # the VM's kernel NFS server and client, its persistent memory, and the README's verbs example, which names the
+    # VM's rxe0 (the container's devices are rxe8/rxe9 and siw8/siw9, apart from a VM's)
+    vm_only='.*\.(KernelNfsOverRdma|RoceKnfsdRdma|IwarpKnfsdRdma|KnfsdTcp|RoceKernelClientJavaServer|IwarpKernelClientJavaServer|PersistentFlush|RoceReadmeExamples)DeviceTest'
     exec ../container/run.sh --timeout "${1:-3000}" -- \
       "SUITE_TAGS=rdma-device SUITE_EXCLUDE_CLASSNAME='$vm_only' REPORTS_DIR=$PWD/target/container-reports ./run-suite.sh target/lib"
     ;;
