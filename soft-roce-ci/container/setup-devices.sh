@@ -125,6 +125,10 @@ up() {
     echo "$dev: $s"
     [[ $s == *ACTIVE* ]] || { echo "device $dev did not become ACTIVE (state: $s)"; exit 1; }
   done
+  # what rdma-core's own devinfo sees from inside the container (libibverbs through the nodes made above)
+  for dev in "${links[@]}"; do
+    ibv_devinfo -d "$dev" | grep -E 'hca_id|transport|state|active_mtu' | tr -s ' \t' ' ' | paste -sd ' '
+  done
   {
     echo "testbed.image=container"
     echo "testbed.kernel=$(uname -r)"
