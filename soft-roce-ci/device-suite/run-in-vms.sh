@@ -5,6 +5,8 @@
 #
 #   run-in-vms.sh TIMEOUT_SECONDS MODE IMAGE...       MODE: parallel (all VMs at once) or sequential; IMAGEs may
 #                                                     also come as one comma-separated argument (trixie,bookworm)
+#   TESTBED_CONTAINER_IMAGES (default trixie; comma-separated, empty for none): the images whose VM then also runs
+#   a part of the suite through the privileged container (run-in-container.sh), in the same boot
 #
 # Under single-threaded TCG one VM keeps about one host core busy, so on 2 cores the two images' VMs run side by
 # side for little more than the longer one's time (README, "The testbed", has the figures). Every line of a VM's
@@ -19,6 +21,9 @@ shift 2
 set -- $(echo "$*" | tr ',' ' ')
 (($#)) || { echo "run-in-vms: no image given" >&2; exit 125; }
 case $mode in parallel|sequential) ;; *) echo "run-in-vms: mode parallel or sequential, not $mode" >&2; exit 125 ;; esac
+# the images whose VM also runs the privileged-container phase (run-in-container.sh) after the suite: they need
+# Docker and the container's root file system in the image (suite-<image>.conf: container_rootfs=yes)
+container_images=$(echo "${TESTBED_CONTAINER_IMAGES-trixie}" | tr ',' ' ')
 
 # Where both images run side by side, the longest tests (those whose subject is mostly our own Java code) run in one
 # image each, so that the two VMs finish together instead of each running all of them: the iWARP ones in the Debian 13
@@ -50,8 +55,14 @@ run_one() {
     return
   fi
   [[ -z $exclude ]] || echo "[$image] run-in-vms: left to the other image: $exclude"
+  local command="SUITE_EXCLUDE_CLASSNAME='$exclude' ./run-suite.sh target/lib"
+  if [[ " $container_images " == *" $image "* ]]; then
+    # then the privileged-container path, in the same boot: its exit code counts as much as the suite's
+    command="$command; suite=\$?; ./run-in-container.sh; container=\$?; exit \$(( suite ? suite : container ))"
+    echo "[$image] run-in-vms: then the container phase (run-in-container.sh)"
+  fi
   ../bin/testbed --image "$image" run --timeout "$timeout" --keep-job "target/vm-job-$image" -- \
-    "SUITE_EXCLUDE_CLASSNAME='$exclude' ./run-suite.sh target/lib" 2>&1 | sed -u "s/^/[$image] /"
+    "$command" 2>&1 | sed -u "s/^/[$image] /"
   rc=${PIPESTATUS[0]}
   echo "$rc" >"target/vm-job-$image.rc"
   echo "[$image] device suite VM exit $rc after $((SECONDS - start)) s"

@@ -37,6 +37,8 @@ if (($#)); then selectors=("$@"); fi
 # SUITE_JAVA_OPTS: more JVM options, e.g. '-Dpanama.nfs.fioMiB=64' for the NFS server tests' full sizes.
 # SUITE_EXCLUDE_CLASSNAME: a regular expression of test classes left out (run-in-vms.sh splits the longest ones
 # between the images it runs side by side)
+# SUITE_TAGS: the JUnit tag expression of the tests run (default 'rdma-device | rdma-abi'; the privileged container,
+# which has no compiler for the ABI probe, runs 'rdma-device')
 if [[ -n ${SUITE_EXCLUDE_CLASSNAME:-} ]]; then selectors+=(--exclude-classname "$SUITE_EXCLUDE_CLASSNAME"); fi
 
 echo "device-suite: java $(java -version 2>&1 | head -n 1); module path $lib, tests patched into ${modules[*]}"
@@ -48,7 +50,7 @@ java --module-path "$modulepath" --add-modules ALL-MODULE-PATH,jdk.management "$
   -m org.junit.platform.console/org.junit.platform.console.ConsoleLauncher execute \
   --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
   "${selectors[@]}" \
-  --include-tag 'rdma-device | rdma-abi' --fail-if-no-tests \
+  --include-tag "${SUITE_TAGS:-rdma-device | rdma-abi}" --fail-if-no-tests \
   --reports-dir "$reports"
 rc=$?
 seconds=$(( $(date +%s) - start ))

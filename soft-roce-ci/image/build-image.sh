@@ -17,7 +17,7 @@ out=${1:?usage: build-image.sh OUT_DIR [SUITE]}
 suite=${2:-trixie}
 here=$(cd "$(dirname "$0")" && pwd)
 [[ -f $here/suite-$suite.conf ]] || { echo "[image] unknown suite $suite (no $here/suite-$suite.conf)" >&2; exit 1; }
-packages=() guest_jdk=""
+packages=() guest_jdk="" container_rootfs=""
 # shellcheck source=/dev/null
 source "$here/suite-$suite.conf"
 mkdir -p "$out/logs"
@@ -195,6 +195,16 @@ step_initramfs() {
   cp "$root/boot/vmlinuz-$kver" "$out/vmlinuz"
 }
 
+# The privileged-container testbed's root file system (soft-roce-ci/container), as a tar the guest hands to
+# `docker import`: built here on the host, so that the emulated guest only imports it. Only for images whose conf
+# says container_rootfs=yes (trixie: its docker.io runs the container phase of CI).
+step_container() {
+  [[ $container_rootfs == yes ]] || { echo "not in this image"; return 0; }
+  mkdir -p "$root/var/lib/testbed"
+  "$here/../container/build-rootfs.sh" "$root/var/lib/testbed/container-rootfs.tar" "$(mirror)"
+  echo "container rootfs: $(du -m "$root/var/lib/testbed/container-rootfs.tar" | cut -f1) MB" >>"$out/manifest.txt"
+}
+
 step_rootfs_image() {
   local size_mb
   size_mb=$(( $(du -sm "$root" | cut -f1) * 13 / 10 + 512 ))
@@ -210,6 +220,7 @@ run_step siw step_siw
 run_step jdk step_jdk
 run_step configure step_configure
 run_step initramfs step_initramfs
+run_step container step_container
 cleanup; mounted=()
 run_step rootfs-image step_rootfs_image
 rm -rf "$root"

@@ -1,6 +1,7 @@
 package org.panamardma.testbed;
 
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -20,9 +21,27 @@ public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEach
     public RdmaDeviceExtension() {
     }
 
-    /** How to get a device on a machine without one; part of every skip and failure message. */
+    /** How to get a device in the VM; part of every skip and failure message. */
     static final String HOW_TO_RUN = "Run the device tests in the soft-RoCE/soft-iWARP VM with ./run-tests.sh "
             + "(or ./mvnw verify -Ptestbed), or one command with soft-roce-ci/bin/testbed run -- <command>.";
+
+    private static final AtomicBoolean CHOICE_PRINTED = new AtomicBoolean();
+
+    /**
+     * How to get a device on this machine, by the provider {@link ProviderChoice#choose()} picks (host, privileged
+     * container, VM); the first device test of a JVM also prints that choice.
+     */
+    static String howToRun() {
+        ProviderChoice choice = ProviderChoice.choose();
+        if (CHOICE_PRINTED.compareAndSet(false, true)) {
+            System.err.println("[testbed] " + choice);
+        }
+        return switch (choice.provider()) {
+            case CONTAINER -> choice + ": ./mvnw verify -Ptestbed runs the device tests in the privileged container "
+                    + "(soft-roce-ci/container/run.sh -- <command> runs one command there).";
+            case HOST, VM -> choice + ". " + HOW_TO_RUN;
+        };
+    }
 
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
@@ -37,7 +56,7 @@ public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEach
             return ConditionEvaluationResult.enabled("no " + wanted + " device, and rdma.require is set");
         }
         return ConditionEvaluationResult.disabled("needs an ACTIVE RDMA device of transport " + wanted
-                + "; found " + devices.describe() + ". " + HOW_TO_RUN);
+                + "; found " + devices.describe() + ". " + howToRun());
     }
 
     @Override
@@ -50,7 +69,7 @@ public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEach
             context.publishReportEntry("rdma.device", device.get().toString());
         } else {
             throw new MissingRdmaDeviceException("rdma.require is set and this test needs an ACTIVE RDMA device of "
-                    + "transport " + wanted + "; found " + devices.describe() + ". " + HOW_TO_RUN);
+                    + "transport " + wanted + "; found " + devices.describe() + ". " + howToRun());
         }
     }
 
@@ -66,11 +85,11 @@ public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEach
         if (parameterContext.getParameter().getType() == PmemDevice.class) {
             return devices.pmem().orElseThrow(() -> new ParameterResolutionException(
                     "this test needs persistent memory (a device-DAX /dev/daxN.M); the testbed VM provides one "
-                            + "on an emulated NVDIMM. " + HOW_TO_RUN));
+                            + "on an emulated NVDIMM. " + howToRun()));
         }
         Transport wanted = wanted(context);
         return devices.find(wanted).orElseThrow(() -> new ParameterResolutionException(
-                "no ACTIVE RDMA device of transport " + wanted + "; found " + devices.describe() + ". " + HOW_TO_RUN));
+                "no ACTIVE RDMA device of transport " + wanted + "; found " + devices.describe() + ". " + howToRun()));
     }
 
     /** The nearest annotation wins: method over class (and over enclosing classes). */
