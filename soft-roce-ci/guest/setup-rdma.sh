@@ -30,30 +30,8 @@ ip -4 rule del pref 0 lookup local
 ip -6 rule add pref 1000 lookup local
 ip -6 rule del pref 0 lookup local
 
-# pair A B DEV_A DEV_B V4_A V4_B V6_A V6_B TABLE_A TABLE_B
-pair() {
-  local a=$1 b=$2 v4a=$3 v4b=$4 v6a=$5 v6b=$6 ta=$7 tb=$8
-  step "veth $a <-> $b"
-  ip link add "$a" type veth peer name "$b"
-  for d in "$a" "$b"; do
-    sysctl -q -w "net.ipv4.conf.$d.accept_local=1" "net.ipv4.conf.$d.rp_filter=0" "net.ipv6.conf.$d.accept_dad=0"
-    # jumbo frames give rxe an active MTU of 4096
-    ip link set "$d" mtu 9000 up
-  done
-  ip -4 addr add "$v4a/24" dev "$a"
-  ip -4 addr add "$v4b/24" dev "$b"
-  ip -6 addr add "$v6a/64" dev "$a" nodad
-  ip -6 addr add "$v6b/64" dev "$b" nodad
-  # traffic from this host to B's address leaves through A (and arrives on B), and the other way round
-  ip -4 route add "$v4b/32" dev "$a" src "$v4a" table "$ta"
-  ip -4 route add "$v4a/32" dev "$b" src "$v4b" table "$tb"
-  ip -4 rule add pref 100 to "$v4b" iif lo lookup "$ta"
-  ip -4 rule add pref 100 to "$v4a" iif lo lookup "$tb"
-  ip -6 route add "$v6b/128" dev "$a" src "$v6a" table "$ta"
-  ip -6 route add "$v6a/128" dev "$b" src "$v6b" table "$tb"
-  ip -6 rule add pref 100 to "$v6b" iif lo lookup "$ta"
-  ip -6 rule add pref 100 to "$v6a" iif lo lookup "$tb"
-}
+# shellcheck source=veth-pairs.sh
+source "$(dirname "$0")/veth-pairs.sh"
 
 pair veth0 veth1 10.77.0.1 10.77.0.2 fd77:0::1 fd77:0::2 100 101
 pair veth2 veth3 10.77.1.1 10.77.1.2 fd77:1::1 fd77:1::2 102 103
@@ -64,16 +42,6 @@ rdma link add rxe1 type rxe netdev veth1
 rdma link add siw0 type siw netdev veth2
 rdma link add siw1 type siw netdev veth3
 
-# describe DEV TRANSPORT NETDEV V4 V6 PEER
-describe() {
-  {
-    echo "device.$1.transport=$2"
-    echo "device.$1.netdev=$3"
-    echo "device.$1.ipv4=$4"
-    echo "device.$1.ipv6=$5"
-    echo "device.$1.peer=$6"
-  } >>"$props"
-}
 describe rxe0 ROCE veth0 10.77.0.1 fd77:0::1 rxe1
 describe rxe1 ROCE veth1 10.77.0.2 fd77:0::2 rxe0
 describe siw0 IWARP veth2 10.77.1.1 fd77:1::1 siw1
