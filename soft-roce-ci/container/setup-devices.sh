@@ -82,16 +82,8 @@ up() {
   describe siw8 IWARP vethc2 10.77.9.1 fd77:9::1 siw9
   describe siw9 IWARP vethc3 10.77.9.2 fd77:9::2 siw8
   step "wait for ACTIVE ports"
-  local dev s
-  for dev in "${links[@]}"; do
-    for _ in $(seq 100); do
-      grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null && break
-      sleep 0.1
-    done
-    s=$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null || echo missing)
-    echo "$dev: $s"
-    [[ $s == *ACTIVE* ]] || { echo "device $dev did not become ACTIVE (state: $s)"; exit 1; }
-  done
+  wait_active "${links[@]}"
+  local dev
   # what rdma-core's own devinfo sees from inside the container (libibverbs through the nodes made above)
   for dev in "${links[@]}"; do
     ibv_devinfo -d "$dev" | grep -E 'hca_id|transport|state|active_mtu' | tr -s ' \t' ' ' | paste -sd ' '

@@ -48,15 +48,7 @@ describe siw0 IWARP veth2 10.77.1.1 fd77:1::1 siw1
 describe siw1 IWARP veth3 10.77.1.2 fd77:1::2 siw0
 
 step "wait for ACTIVE ports"
-for dev in rxe0 rxe1 siw0 siw1; do
-  for _ in $(seq 100); do
-    grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null && break
-    sleep 0.1
-  done
-  state=$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null || echo missing)
-  echo "$dev: $state"
-  [[ $state == *ACTIVE* ]] || { echo "device $dev did not become ACTIVE (state: $state)"; exit 1; }
-done
+wait_active rxe0 rxe1 siw0 siw1
 
 # Emulated NVDIMM -> device-DAX, so that memory mapped from /dev/daxN.M is persistent memory, which is what rxe
 # requires before it grants IBV_ACCESS_FLUSH_PERSISTENT (kernel commit "RDMA/rxe: Allow registering persistent

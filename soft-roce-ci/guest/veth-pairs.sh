@@ -42,3 +42,17 @@ pair() {
 describe() {
   printf 'device.%s.%s\n' "$1" "transport=$2" "$1" "netdev=$3" "$1" "ipv4=$4" "$1" "ipv6=$5" "$1" "peer=$6" >>"$props"
 }
+
+# wait_active DEV...: each RDMA device's port 1 ACTIVE within 10 s, or the setup fails naming the device
+wait_active() {
+  local dev state
+  for dev in "$@"; do
+    for _ in $(seq 100); do
+      grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null && break
+      sleep 0.1
+    done
+    state=$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null || echo missing)
+    echo "$dev: $state"
+    [[ $state == *ACTIVE* ]] || { echo "device $dev did not become ACTIVE (state: $state)"; exit 1; }
+  done
+}
