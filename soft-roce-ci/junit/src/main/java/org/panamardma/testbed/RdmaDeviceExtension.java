@@ -1,7 +1,6 @@
 package org.panamardma.testbed;
 
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -25,17 +24,24 @@ public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEach
     static final String HOW_TO_RUN = "Run the device tests in the soft-RoCE/soft-iWARP VM with ./run-tests.sh "
             + "(or ./mvnw verify -Ptestbed), or one command with soft-roce-ci/bin/testbed run -- <command>.";
 
-    private static final AtomicBoolean CHOICE_PRINTED = new AtomicBoolean();
-
     /**
-     * How to get a device on this machine, by the provider {@link ProviderChoice#choose()} picks (host, privileged
-     * container, VM); the first device test of a JVM also prints that choice.
+     * The provider {@link ProviderChoice#choose()} picked for this JVM, chosen and printed once: it does not change
+     * while the JVM runs, and every skipped device test would otherwise scan the devices and the kernel's module
+     * list again for its message. A choice that fails (a bad override) is not kept, so each test reports it.
      */
-    static String howToRun() {
-        ProviderChoice choice = ProviderChoice.choose();
-        if (CHOICE_PRINTED.compareAndSet(false, true)) {
+    private static ProviderChoice choice; // guarded by the class
+
+    private static synchronized ProviderChoice choice() {
+        if (choice == null) {
+            choice = ProviderChoice.choose();
             System.err.println("[testbed] " + choice);
         }
+        return choice;
+    }
+
+    /** How to get a device on this machine, by the provider chosen for it (host, privileged container, VM). */
+    static String howToRun() {
+        ProviderChoice choice = choice();
         return switch (choice.provider()) {
             case CONTAINER -> choice + ": ./mvnw verify -Ptestbed runs the device tests in the privileged container "
                     + "(soft-roce-ci/container/run.sh -- <command> runs one command there).";
