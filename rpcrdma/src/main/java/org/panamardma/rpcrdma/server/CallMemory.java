@@ -1,5 +1,6 @@
 package org.panamardma.rpcrdma.server;
 
+import org.panamardma.oncrpc.limits.MemoryBudget;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

@@ -1,5 +1,6 @@
 package org.panamardma.rpcrdma.server;
 
+import org.panamardma.oncrpc.limits.MemoryBudget;
 import java.util.Objects;
 
 /**

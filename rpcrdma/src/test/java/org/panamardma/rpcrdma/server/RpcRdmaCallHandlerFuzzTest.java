@@ -1,5 +1,6 @@
 package org.panamardma.rpcrdma.server;
 
+import org.panamardma.oncrpc.limits.MemoryBudget;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
