@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A WARN line at most once per interval for one kind of event, the others at DEBUG: what a server logs when clients
@@ -21,9 +22,9 @@ public final class RateLimitedLog {
     private boolean warnedOnce;
     private long suppressed;
 
-    /** At most one WARN line per {@code interval} through {@code log}. */
-    public RateLimitedLog(Logger log, Duration interval) {
-        this(log, interval, System::nanoTime);
+    /** At most one WARN line per {@code interval} through the SLF4J logger of {@code owner}. */
+    public RateLimitedLog(Class<?> owner, Duration interval) {
+        this(LoggerFactory.getLogger(owner), interval, System::nanoTime);
     }
 
     RateLimitedLog(Logger log, Duration interval, LongSupplier clock) {
