@@ -163,10 +163,10 @@ final class TcpConnection {
             how = End.PROTOCOL_ERROR;
             statistics.refusalLog().warn(() -> name + ": closing, bad record stream: " + e.getMessage());
         } catch (EOFException e) {
-            LOG.info(name + ": " + e.getMessage());
+            LOG.atLevel(connectionLogLevel).log(() -> name + ": " + e.getMessage());
         } catch (IOException e) {
             if (!closed.get()) {
-                LOG.info(name + ": connection lost: " + e);
+                LOG.atLevel(connectionLogLevel).log(() -> name + ": connection lost: " + e);
             }
         } catch (InterruptedException e) {
             // close() interrupts a reader waiting for a call slot or for memory: it gave the reason
@@ -232,8 +232,8 @@ final class TcpConnection {
             });
         } catch (IOException e) {
             if (!closed.get()) {
-                LOG.info(name + ": closing, writing the reply to xid " + Integer.toHexString(call.xid())
-                        + " failed: " + e);
+                LOG.atLevel(connectionLogLevel).log(() -> name + ": closing, writing the reply to xid "
+                        + Integer.toHexString(call.xid()) + " failed: " + e);
             }
             close(End.LOST);
         } catch (RuntimeException e) {
