@@ -3,8 +3,6 @@ package org.panamardma.rpcrdma.server;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Phaser;
@@ -47,7 +45,7 @@ final class ServerConnection {
     private final RdmaConnection connection;
     private final RpcRdmaCallHandler handler;
     private final MemoryRegion sendBuffers;
-    private final BlockingQueue<Integer> freeSendBuffers;
+    private final SendSlots sendSlots;
     private final int sendBufferSize;
     private final Phaser calls = new Phaser(1);
     /** Free call slots: the credits granted; a message is taken only with one. */
@@ -74,10 +72,7 @@ final class ServerConnection {
         int count = settings.maxCredits();
         this.sendBuffers = connection.protectionDomain().allocate((long) count * sendBufferSize,
                 Set.of(Access.LOCAL_WRITE));
-        this.freeSendBuffers = new ArrayBlockingQueue<>(count);
-        for (int i = 0; i < count; i++) {
-            freeSendBuffers.add(i);
-        }
+        this.sendSlots = new SendSlots(count);
         this.handler = new RpcRdmaCallHandler(service, decoder, settings,
                 new VerbsChunkTransfers(connection, timeoutMillis), statistics, ConfigRdmaProgram.INSTANCE, memory,
                 connection.name(), connection.localAddress(), connection.peerAddress());
@@ -127,18 +122,18 @@ final class ServerConnection {
     }
 
     private void serve(Received message) {
-        Integer buffer = null;
+        int buffer = -1;
         statistics.callsInProgress(inProgress.incrementAndGet());
         try {
-            buffer = freeSendBuffers.poll();
-            if (buffer == null) {
-                throw new IllegalStateException("no free send buffer for a call slot");
-            }
+            buffer = sendSlots.take();
             long offset = (long) buffer * sendBufferSize;
             MemorySegment out = sendBuffers.segment().asSlice(offset, sendBufferSize);
             RpcRdmaCallHandler.Outcome outcome = handler.handle(MemorySegment.ofArray(message.data()), out);
             if (outcome.sendLength() > 0) {
-                connection.send(sendBuffers, offset, outcome.sendLength()).get(timeoutMillis, TimeUnit.MILLISECONDS);
+                CompletableFuture<Void> sent = connection.send(sendBuffers, offset, outcome.sendLength());
+                sendSlots.giveBackWhenDone(buffer, sent); // not before the device is done with it
+                buffer = -1;
+                sent.get(timeoutMillis, TimeUnit.MILLISECONDS);
             }
             answered.incrementAndGet();
         } catch (IOException | ExecutionException | TimeoutException e) {
@@ -155,8 +150,8 @@ final class ServerConnection {
                     .log(connection.name() + ": handling a message");
             Thread.ofVirtual().start(this::close);
         } finally {
-            if (buffer != null) {
-                freeSendBuffers.add(buffer);
+            if (buffer >= 0) {
+                sendSlots.giveBack(buffer);
             }
             inProgress.decrementAndGet();
             callSlots.release();

@@ -55,17 +55,28 @@ final class VerbsChunkTransfers implements ChunkTransfers {
         if (source.byteSize() == 0) {
             return;
         }
+        long room = 0;
+        for (RdmaSegment s : segments) {
+            room += s.length();
+        }
+        if (room < source.byteSize()) { // the caller's contract; checked before anything is posted
+            throw new IllegalArgumentException(source.byteSize() + " bytes for segments of " + room);
+        }
         try (MemoryRegion mr = sourceRegion(source)) {
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
             long at = 0;
             for (RdmaSegment s : segments) {
                 long n = Math.min(s.length(), source.byteSize() - at);
-                if (n <= 0) {
-                    break;
+                if (n == 0) {
+                    // a zero-length segment takes nothing and the ones after it take the rest, as the reply's
+                    // Write list reports them (WriteListPlacement.filled): stopping here would report bytes never
+                    // written
+                    continue;
                 }
                 posted.add(connection.write(mr, at, (int) n, s.offset(), s.handle()));
                 at += n;
             }
+
             // Waiting is what lets the region go; it also orders the data before the reply's Send.
             await(posted, "RDMA Write");
         }

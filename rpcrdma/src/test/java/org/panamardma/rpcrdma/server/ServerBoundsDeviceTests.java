@@ -283,6 +283,37 @@ abstract class ServerBoundsDeviceTests {
         assertNullAnswered(hostile); // refused calls did not end its connection
     }
 
+    /**
+     * Issue 25 item 7: a Write chunk whose first segment has length 0. At 5c5f9a1 the Write loop stopped at that
+     * segment while the reply reported the whole item written into the next one: the client read a buffer the
+     * server never wrote. Now the data is in the second segment, byte for byte, as the reply says.
+     */
+    @Test
+    void aZeroLengthSegmentInAWriteChunkIsSkippedAndTheDataGoesToTheNextOne(RdmaTestDevice device)
+            throws Exception {
+        RpcRdmaServer s = start(builder(device, 4));
+        RawPeer p = peer(s);
+        byte[] payload = EchoProgram.pattern(64 << 10, 7);
+        int xid = XIDS.incrementAndGet();
+        byte[] reduced = rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO,
+                RpcRdmaServerDeviceTests.words(payload.length));
+        RdmaSegment data = p.register(payload);
+        RdmaSegment empty = p.registerEmpty(16);
+        RdmaSegment zeroLength = new RdmaSegment(empty.handle(), 0, empty.offset());
+        RdmaSegment target = p.registerEmpty(payload.length);
+        byte[] reply = p.call(xid, concat(header(new RdmaMsg(xid, 4, new ChunkLists(
+                List.of(new ReadSegment(reduced.length, data)), List.of(new WriteChunk(List.of(zeroLength, target))),
+                Optional.empty()))), reduced)).get(120, TimeUnit.SECONDS);
+        DecodedHeader d = decode(reply);
+        RdmaMsg msg = assertInstanceOf(RdmaMsg.class, d.header(), d.header().toString());
+        assertEquals(List.of(new WriteChunk(List.of(zeroLength, new RdmaSegment(target.handle(), payload.length,
+                target.offset())))), msg.chunks().writeList(), "the reply reports the data in the second segment");
+        XdrDecoder in = RpcRdmaServerDeviceTests.results(xid, d.rpcMessage(MemorySegment.ofArray(reply)));
+        assertEquals(payload.length, in.getInt());
+        assertArrayEquals(payload, p.contents(target, payload.length), "and it is there");
+        assertNullAnswered(p);
+    }
+
     @Test
     void connectionsBeyondTheMaximumAreRefusedAndTheOthersGoOn(RdmaTestDevice device) throws Exception {
         RpcRdmaServer s = start(builder(device, 4).maxConnections(2));
