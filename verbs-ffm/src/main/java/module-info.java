@@ -3,7 +3,9 @@
  *
  * <p>The API is {@code org.panamardma.verbs} (devices, contexts, protection domains, memory regions, completion
  * queues, queue pairs), {@code .cm} (rdma_cm), {@code .connection} (listen/connect by address, futures) and
- * {@code .extensions} (RFC 7306 masked atomics, FLUSH, ATOMIC WRITE, VERIFY). Not exported: {@code .ffi} (the raw
+ * {@code .extensions} (RFC 7306 masked atomics, FLUSH, ATOMIC WRITE, VERIFY). Exported to {@code org.panamardma.rpcrdma}
+ * only: {@code .trusted} (spans of caller memory for a registration cache, which FFM would restrict). Not exported:
+ * {@code .ffi} (the raw
  * bindings: layouts, downcall handles, native pointers) and {@code .internal} (what the cm package needs of the verbs
  * objects' insides). The command-line tool is an application of this module, in a module of its own
  * ({@code org.panamardma.rdmatool}, the {@code rdma-tool} artifact).
@@ -18,4 +20,7 @@ module org.panamardma.verbs {
     exports org.panamardma.verbs.cm;
     exports org.panamardma.verbs.connection;
     exports org.panamardma.verbs.extensions;
+    // Spans makes segments larger (a restricted operation of FFM) on this module's native access: only for the
+    // project's own modules, never for code that was not itself granted native access
+    exports org.panamardma.verbs.trusted to org.panamardma.rpcrdma;
 }

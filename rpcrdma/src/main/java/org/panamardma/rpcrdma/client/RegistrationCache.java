@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.RdmaException;
-import org.panamardma.verbs.Spans;
+import org.panamardma.verbs.trusted.Spans;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

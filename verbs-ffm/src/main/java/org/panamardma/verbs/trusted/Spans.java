@@ -1,14 +1,18 @@
-package org.panamardma.verbs;
+package org.panamardma.verbs.trusted;
 
 import java.lang.foreign.MemorySegment;
 
 /**
  * Spans of caller memory for registration: one segment covering pieces the caller handed over separately, so that
  * one {@code ibv_reg_mr} serves them all (a registration cache that merges overlapping registrations, as UCX's
- * rcache does). Making a segment larger than the ones given is a restricted operation of FFM; it lives here, in
- * the module that is granted native access, and is safe because it only ever covers memory the caller's own
- * segments already cover: the two segments must belong to the same arena (one scope, alive) and overlap or touch,
- * so the span has no gap of memory nobody vouched for.
+ * rcache does). Making a segment larger than the ones given is a restricted operation of FFM
+ * ({@code MemorySegment.reinterpret}); it lives here, in the module that is granted native access, and only ever
+ * covers memory the caller's own segments already cover: the two segments must belong to the same arena (one scope,
+ * alive) and overlap or touch, so the span has no gap of memory nobody vouched for.
+ *
+ * <p>Because it performs a restricted operation on this module's behalf, its package is exported to
+ * {@code org.panamardma.rpcrdma} (whose registration cache uses it) and to no one else: code that was not granted
+ * native access must not get, through this module, what FFM refuses it (issue 25, item 7).
  */
 public final class Spans {
     private Spans() {

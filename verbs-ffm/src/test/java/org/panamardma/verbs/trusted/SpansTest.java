@@ -1,4 +1,4 @@
-package org.panamardma.verbs;
+package org.panamardma.verbs.trusted;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
