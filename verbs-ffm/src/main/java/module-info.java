@@ -13,6 +13,8 @@
  * <p>The module calls restricted FFM methods (it loads libibverbs and librdmacm): grant it native access with
  * {@code --enable-native-access=org.panamardma.verbs} (on the class path: {@code ALL-UNNAMED}).
  */
+// "module": the qualified export names org.panamardma.rpcrdma, which is not on the path when this module compiles
+@SuppressWarnings("module")
 module org.panamardma.verbs {
     // logging API only: the application binds it
     requires org.slf4j;

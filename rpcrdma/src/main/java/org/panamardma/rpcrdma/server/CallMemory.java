@@ -1,9 +1,9 @@
 package org.panamardma.rpcrdma.server;
 
-import org.panamardma.oncrpc.limits.MemoryBudget;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.rpcrdma.RdmaSegment;
 
 /**

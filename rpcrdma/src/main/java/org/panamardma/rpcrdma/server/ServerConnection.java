@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.oncrpc.RpcService;
+import org.panamardma.oncrpc.limits.RateLimitedLog;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
@@ -58,10 +59,13 @@ final class ServerConnection {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClosed;
     private final long timeoutMillis;
+    /** When a call was last taken or ended: what the idle timeout counts from. */
+    private volatile long lastActivity = System.nanoTime();
 
     ServerConnection(RdmaConnection connection, RpcService service, RpcRdmaHeaderDecoder decoder,
                      ConnectionSettings settings, ServerStatistics statistics, long timeoutMillis,
-                     ConnectionMemory memory, Runnable onClosed) throws RdmaException {
+                     TransferDeadline transferDeadline, ConnectionMemory memory, RateLimitedLog refusalLog,
+                     Runnable onClosed) throws RdmaException {
         this.connection = connection;
         this.callSlots = new Semaphore(settings.maxCredits());
         this.statistics = statistics;
@@ -74,8 +78,8 @@ final class ServerConnection {
                 Set.of(Access.LOCAL_WRITE));
         this.sendSlots = new SendSlots(count);
         this.handler = new RpcRdmaCallHandler(service, decoder, settings,
-                new VerbsChunkTransfers(connection, timeoutMillis), statistics, ConfigRdmaProgram.INSTANCE, memory,
-                connection.name(), connection.localAddress(), connection.peerAddress());
+                new VerbsChunkTransfers(connection, transferDeadline), statistics, ConfigRdmaProgram.INSTANCE, memory,
+                connection.name(), connection.localAddress(), connection.peerAddress(), refusalLog);
     }
 
     ConnectionSettings settings() {
@@ -105,6 +109,7 @@ final class ServerConnection {
                     return; // close(), in finally, tells how the connection ended
                 }
                 taken.incrementAndGet();
+                lastActivity = System.nanoTime();
                 calls.register();
                 try {
                     Thread.ofVirtual().name("rpcrdma-call " + connection.name()).start(() -> serve(message));
@@ -137,7 +142,11 @@ final class ServerConnection {
             }
             answered.incrementAndGet();
         } catch (IOException | ExecutionException | TimeoutException e) {
-            if (!closed.get() && !connection.isFailed()) {
+            if (e.getCause() instanceof TimeoutException && !closed.get()) {
+                // a chunk's RDMA Reads or Writes did not complete within their deadline: the peer does not answer
+                statistics.transferTimeout();
+                LOG.warn(connection.name() + ": closing: " + e.getMessage());
+            } else if (!closed.get() && !connection.isFailed()) {
                 LOG.warn(connection.name() + ": a call failed, closing", e);
             }
             Thread.ofVirtual().start(this::close);
@@ -154,9 +163,18 @@ final class ServerConnection {
                 sendSlots.giveBack(buffer);
             }
             inProgress.decrementAndGet();
+            lastActivity = System.nanoTime();
             callSlots.release();
             calls.arriveAndDeregister();
         }
+    }
+
+    /**
+     * @return whether no call has been taken or run on this connection for longer than {@code idleNanos} before
+     *         {@code now} (calls waiting for a slot count as activity: a slot is only free when none runs)
+     */
+    boolean idleLongerThan(long now, long idleNanos) {
+        return !closed.get() && inProgress.get() == 0 && now - lastActivity > idleNanos;
     }
 
     /**

@@ -23,11 +23,11 @@ import org.panamardma.verbs.connection.RdmaConnection;
  */
 final class VerbsChunkTransfers implements ChunkTransfers {
     private final RdmaConnection connection;
-    private final long timeoutMillis;
+    private final TransferDeadline deadline;
 
-    VerbsChunkTransfers(RdmaConnection connection, long timeoutMillis) {
+    VerbsChunkTransfers(RdmaConnection connection, TransferDeadline deadline) {
         this.connection = connection;
-        this.timeoutMillis = timeoutMillis;
+        this.deadline = deadline;
     }
 
     @Override
@@ -45,7 +45,7 @@ final class VerbsChunkTransfers implements ChunkTransfers {
                 }
                 at += s.length();
             }
-            await(posted, "RDMA Read");
+            await(posted, "RDMA Read", destination.byteSize());
             MemorySegment.copy(mr.segment(), 0, destination, 0, destination.byteSize());
         }
     }
@@ -78,7 +78,7 @@ final class VerbsChunkTransfers implements ChunkTransfers {
             }
 
             // Waiting is what lets the region go; it also orders the data before the reply's Send.
-            await(posted, "RDMA Write");
+            await(posted, "RDMA Write", source.byteSize());
         }
     }
 
@@ -97,7 +97,13 @@ final class VerbsChunkTransfers implements ChunkTransfers {
         return mr;
     }
 
-    private void await(List<CompletableFuture<Void>> posted, String what) throws IOException {
+    /**
+     * Waits for the transfers of one chunk, no longer than their {@link TransferDeadline}: a timeout is an
+     * {@link IOException} caused by a {@link TimeoutException}, and the connection is closed (which flushes what is
+     * still posted before the region goes).
+     */
+    private void await(List<CompletableFuture<Void>> posted, String what, long bytes) throws IOException {
+        long timeoutMillis = deadline.millisFor(bytes);
         try {
             CompletableFuture.allOf(posted.toArray(CompletableFuture[]::new)).get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

@@ -1,6 +1,5 @@
 package org.panamardma.rpcrdma.server;
 
-import org.panamardma.oncrpc.limits.MemoryBudget;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -24,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.HeaderLimits;

@@ -36,6 +36,7 @@ import org.panamardma.verbs.WorkCompletions;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
+import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.QueuePairOptions;
 import org.slf4j.Logger;
@@ -179,6 +180,7 @@ public final class RdmaConnection implements AutoCloseable {
     private volatile ConnectionClosedException failure;
     private volatile Runnable onClose = () -> {};
     private volatile byte[] peerPrivateData = new byte[0];
+    private volatile Optional<ConnectionParameters> peerParameters = Optional.empty();
 
     RdmaConnection(CmId id, Resources res, EventChannel ownedEvents, Thread eventThread) {
         this.id = id;
@@ -268,6 +270,20 @@ public final class RdmaConnection implements AutoCloseable {
 
     void peerPrivateData(byte[] data) {
         peerPrivateData = data == null ? new byte[0] : data.clone();
+    }
+
+    /**
+     * On a connection accepted by {@link RdmaServer}: the client's connection parameters from its CONNECT_REQUEST,
+     * as this side sees them (rdma_cm swaps them): {@code initiatorDepth} is how many RDMA Reads this side may have
+     * outstanding at the client (the client's responder resources; 0: none, the client's device will answer no
+     * RDMA Read), {@code responderResources} how many the client may have at this side. Empty on a client.
+     */
+    public Optional<ConnectionParameters> peerParameters() {
+        return peerParameters;
+    }
+
+    void peerParameters(ConnectionParameters parameters) {
+        peerParameters = Optional.ofNullable(parameters);
     }
 
     /** The queue pair, for what the futures do not cover (posting on it directly bypasses the futures). */
