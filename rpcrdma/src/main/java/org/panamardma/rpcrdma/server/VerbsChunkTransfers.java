@@ -45,7 +45,7 @@ final class VerbsChunkTransfers implements ChunkTransfers {
                 }
                 at += s.length();
             }
-            await(posted, "RDMA Read", destination.byteSize());
+            await(posted, "RDMA Read", deadline.millisFor(destination.byteSize()));
             MemorySegment.copy(mr.segment(), 0, destination, 0, destination.byteSize());
         }
     }
@@ -78,7 +78,7 @@ final class VerbsChunkTransfers implements ChunkTransfers {
             }
 
             // Waiting is what lets the region go; it also orders the data before the reply's Send.
-            await(posted, "RDMA Write", source.byteSize());
+            await(posted, "RDMA Write", deadline.millisFor(source.byteSize()));
         }
     }
 
@@ -98,12 +98,11 @@ final class VerbsChunkTransfers implements ChunkTransfers {
     }
 
     /**
-     * Waits for the transfers of one chunk, no longer than their {@link TransferDeadline}: a timeout is an
-     * {@link IOException} caused by a {@link TimeoutException}, and the connection is closed (which flushes what is
-     * still posted before the region goes).
+     * Waits for the transfers of one chunk, no longer than {@code timeoutMillis} (their {@link TransferDeadline}): a
+     * timeout is an {@link IOException} caused by a {@link TimeoutException}, and the connection is then closed
+     * (which flushes what is still posted before the region goes).
      */
-    private void await(List<CompletableFuture<Void>> posted, String what, long bytes) throws IOException {
-        long timeoutMillis = deadline.millisFor(bytes);
+    static void await(List<CompletableFuture<Void>> posted, String what, long timeoutMillis) throws IOException {
         try {
             CompletableFuture.allOf(posted.toArray(CompletableFuture[]::new)).get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

@@ -284,6 +284,70 @@ abstract class ServerBoundsDeviceTests {
     }
 
     /**
+     * Issue 25 item 5: a client offering no RDMA Read resources is refused at connect, before anything is allocated
+     * for it, as Linux's svcrdma refuses it. At 5c5f9a1 it was accepted with an initiator depth of 0, and a call with
+     * a Read chunk then held its memory until the 30 s timeout (on rxe the RDMA Read waits for a read credit that
+     * never comes).
+     */
+    @Test
+    void aClientOfferingNoRdmaReadResourcesIsRefusedAndTheOthersGoOn(RdmaTestDevice device) throws Exception {
+        RpcRdmaServer s = start(builder(device, 4));
+        RawPeer good = peer(s);
+        Exception refused = null;
+        long t0 = System.nanoTime();
+        try (RawPeer noReads = RawPeer.connect(s.address(), TIMEOUT,
+                org.panamardma.verbs.cm.ConnectionParameters.DEFAULTS.withResources(0, 16))) {
+            assertNullAnswered(noReads);
+        } catch (Exception e) {
+            refused = e;
+        }
+        System.out.println("a client offering responder resources 0: " + refused + " after "
+                + (System.nanoTime() - t0) / 1_000_000 + " ms; refused for it " + s.refusedForNoReadResources());
+        assertTrue(refused != null, "accepted a client whose Read chunks could never be pulled");
+        assertEquals(1, s.refusedForNoReadResources());
+        assertEquals(0, s.pinnedBudget().peak(), "nothing was pinned for it");
+        assertNullAnswered(good);
+    }
+
+    /**
+     * Issue 25 item 5: one host cannot take every connection (the probe of 5c5f9a1 held 127 of 200 from one
+     * address), and connections it leaves idle are closed after the idle timeout, giving their places back.
+     */
+    @Test
+    void oneAddressIsCappedAndItsIdleConnectionsAreClosed(RdmaTestDevice device) throws Exception {
+        Duration idle = Duration.ofSeconds(2);
+        RpcRdmaServer s = start(builder(device, 4).maxConnections(8).maxConnectionsPerAddress(3).idleTimeout(idle));
+        List<RawPeer> squatters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            squatters.add(peer(s));
+        }
+        Exception refused = null;
+        try (RawPeer fourth = RawPeer.connect(s.address(), TIMEOUT)) {
+            assertNullAnswered(fourth);
+        } catch (Exception e) {
+            refused = e;
+        }
+        assertTrue(refused != null, "a fourth connection from one address was accepted beyond the cap of 3");
+        assertEquals(1, s.admission().refused(org.panamardma.oncrpc.limits.ConnectionAdmission.Refusal.ADDRESS_FULL));
+        assertNullAnswered(squatters.get(0)); // activity: its idle time starts again
+        long t0 = System.nanoTime();
+        long deadline = t0 + TimeUnit.SECONDS.toNanos(120);
+        while (s.connectionCount() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        long closedAfter = (System.nanoTime() - t0) / 1_000_000;
+        for (RawPeer p : squatters) {
+            assertTrue(p.rdma.disconnected().isDone() || p.rdma.isFailed(), "the server disconnected it");
+        }
+        System.out.printf("3 idle connections from one address (cap 3, a fourth refused) closed by the server %d ms"
+                + " after the last call (idle timeout %d ms); %s%n", closedAfter, idle.toMillis(), s.statistics());
+        assertEquals(0, s.connectionCount());
+        assertEquals(3, s.statistics().idleTimeouts());
+        assertTrue(closedAfter >= idle.toMillis() - 600, "not before the idle timeout: " + closedAfter);
+        assertNullAnswered(peer(s)); // the places are free again
+    }
+
+    /**
      * Issue 25 item 7: a Write chunk whose first segment has length 0. At 5c5f9a1 the Write loop stopped at that
      * segment while the reply reported the whole item written into the next one: the client read a buffer the
      * server never wrote. Now the data is in the second segment, byte for byte, as the reply says.
