@@ -184,11 +184,17 @@ final class ExportFs implements AutoCloseable {
     }
 
     /**
-     * Opens the file a handle names.
+     * Opens the file a handle names. The server does this as itself ({@link CallerThreads#asServer}): a handle
+     * gives access to its file whatever the directories above it allow (knfsd's {@code no_subtree_check}, the
+     * default), and the walk after a restart lists directories the caller may not read.
      *
      * @throws NfsError BADHANDLE for a handle this server did not issue, STALE for a file no longer in the export
      */
     Node resolve(FileHandle3 fh) throws NfsError {
+        return CallerThreads.asServer(() -> resolveAsServer(fh));
+    }
+
+    private Node resolveAsServer(FileHandle3 fh) throws NfsError {
         FileHandles.Decoded d = handles.decode(fh);
         if (d.depth() == 0) {
             if (d.ino() != rootStat.ino() || d.generation() != rootStat.generation()) {
@@ -396,29 +402,42 @@ final class ExportFs implements AutoCloseable {
             if (dir.isRoot()) {
                 return reopen(dir);
             }
-            String parentRel = parent(dir.rel());
-            int depth = dir.handle().depth() - 1;
-            int fd;
-            try {
-                fd = Posix.openat2(rootFd, openable(parentRel), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
-                        Posix.RESOLVE_CONFINED);
-            } catch (PosixException e) {
-                throw new NfsError(NfsStat3.NFS3ERR_STALE, "the parent of " + display(dir.rel()) + ": "
-                        + e.getMessage());
-            }
-            try {
-                Stat stat = Posix.fstat(fd);
-                FileHandles.Decoded d = new FileHandles.Decoded(depth, stat.ino(), stat.generation(),
-                        dir.handle().parentHints());
-                Node node = new Node(fd, parentRel, stat, d);
-                fd = -1;
-                return node;
-            } catch (PosixException e) {
-                throw NfsError.of(e);
-            } finally {
-                Posix.close(fd);
-            }
+            return CallerThreads.asServer(() -> parentOf(dir));
         }
+        return child(dir, name);
+    }
+
+    /** The parent of {@code dir} (not the root), opened by its path from the root, as the server. */
+    private Node parentOf(Node dir) throws NfsError {
+        String parentRel = parent(dir.rel());
+        int depth = dir.handle().depth() - 1;
+        int fd;
+        try {
+            fd = Posix.openat2(rootFd, openable(parentRel), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
+                    Posix.RESOLVE_CONFINED);
+        } catch (PosixException e) {
+            throw new NfsError(NfsStat3.NFS3ERR_STALE, "the parent of " + display(dir.rel()) + ": "
+                    + e.getMessage());
+        }
+        try {
+            Stat stat = Posix.fstat(fd);
+            FileHandles.Decoded d = new FileHandles.Decoded(depth, stat.ino(), stat.generation(),
+                    dir.handle().parentHints());
+            Node node = new Node(fd, parentRel, stat, d);
+            fd = -1;
+            return node;
+        } catch (PosixException e) {
+            throw NfsError.of(e);
+        } finally {
+            Posix.close(fd);
+        }
+    }
+
+    /**
+     * The entry {@code name} of {@code dir}, opened as the acting identity: the kernel requires search permission
+     * on {@code dir}, as for a local lookup.
+     */
+    private Node child(Node dir, String name) throws NfsError {
         Names.check(name);
         checkPathLength(dir, name); // its handle could not be resolved again (openat2 takes at most PATH_MAX)
         int fd;
@@ -466,8 +485,12 @@ final class ExportFs implements AutoCloseable {
         return n == hints.length ? hints : java.util.Arrays.copyOf(hints, n);
     }
 
-    /** A second descriptor of the same file (the caller closes both). */
+    /** A second descriptor of the same file (the caller closes both), opened by the server. */
     Node reopen(Node node) throws NfsError {
+        return CallerThreads.asServer(() -> reopenAsServer(node));
+    }
+
+    private Node reopenAsServer(Node node) throws NfsError {
         try {
             int fd = Posix.openat2(rootFd, openable(node.rel()), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
                     Posix.RESOLVE_CONFINED);
@@ -493,12 +516,15 @@ final class ExportFs implements AutoCloseable {
     }
 
     /**
-     * Opens {@code node}'s file for I/O (through {@code /proc/self/fd}, so exactly that file).
+     * Opens {@code node}'s file for I/O (through {@code /proc/self/fd}, so exactly that file), as the server: only
+     * once the server has decided the caller may (knfsd opens without the kernel's check likewise, so that its owner
+     * allowance works: {@link Permissions}). Reads and writes through the descriptor then run as the caller.
      *
      * @param flags {@link Posix#O_RDONLY}, {@link Posix#O_WRONLY} or {@link Posix#O_RDWR}, plus others
      */
     int openForIo(Node node, int flags) throws PosixException {
-        return Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()), flags | Posix.O_NOCTTY, 0);
+        return CallerThreads.asServer(() -> Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()),
+                flags | Posix.O_NOCTTY, 0));
     }
 
     boolean sameFileSystem(Stat stat) {
