@@ -212,6 +212,7 @@ final class CallerThreads implements AutoCloseable {
         private final Op<T> op;
         private final Runnable onAbandon;
         private int state = QUEUED;
+        private long startedAt;
         private T result;
         private Throwable failure;
 
@@ -227,6 +228,8 @@ final class CallerThreads implements AutoCloseable {
                 return false;
             }
             state = RUNNING;
+            startedAt = System.nanoTime();
+            notifyAll(); // the waiter's deadline is now the running one
             return true;
         }
 
@@ -254,9 +257,7 @@ final class CallerThreads implements AutoCloseable {
         }
 
         T await(Duration wait, Duration limit) throws Exception {
-            long now = System.nanoTime();
-            long startBy = now + wait.toNanos();
-            long doneBy = startBy + limit.toNanos();
+            long startBy = System.nanoTime() + wait.toNanos();
             synchronized (this) {
                 while (true) {
                     if (state == DONE) {
@@ -265,14 +266,14 @@ final class CallerThreads implements AutoCloseable {
                     if (state == CANCELLED) {
                         throw new Busy("the server is closing", false);
                     }
-                    long left = (state == QUEUED ? startBy : doneBy) - System.nanoTime();
+                    long left = (state == QUEUED ? startBy : startedAt + limit.toNanos()) - System.nanoTime();
                     if (left <= 0) {
                         if (state == QUEUED) {
                             state = CANCELLED;
                             throw new Busy("no thread free within " + wait.toMillis() + " ms", false);
                         }
                         state = ABANDONED;
-                        throw new Busy("still running after " + (wait.plus(limit)).toMillis() + " ms", true);
+                        throw new Busy("still running after " + limit.toMillis() + " ms", true);
                     }
                     try {
                         TimeUnit.NANOSECONDS.timedWait(this, left);
