@@ -47,10 +47,19 @@ public final class TcpRpcTransport implements RpcTransport {
      */
     public static TcpRpcTransport connectFromReservedPort(InetSocketAddress server, int maxRecordSize)
             throws IOException {
+        return connectFromReservedPort(server, null, maxRecordSize);
+    }
+
+    /**
+     * {@link #connectFromReservedPort(InetSocketAddress, int)} from a given local address ({@code null}: any).
+     */
+    public static TcpRpcTransport connectFromReservedPort(InetSocketAddress server, java.net.InetAddress local,
+                                                          int maxRecordSize) throws IOException {
         IOException last = null;
         for (int port = RESERVED_HIGH; port >= RESERVED_LOW; port--) {
             try {
-                return new TcpRpcTransport(TcpRpcClient.connect(server, new InetSocketAddress(port), maxRecordSize));
+                return new TcpRpcTransport(TcpRpcClient.connect(server, new InetSocketAddress(local, port),
+                        maxRecordSize));
             } catch (java.net.BindException e) {
                 last = e;
                 if (e.getMessage() != null && e.getMessage().contains("ermission")) {
