@@ -195,6 +195,11 @@ public final class NfsServer implements AutoCloseable {
         return rdma;
     }
 
+    /** The READ/WRITE buffer pool (for tests: what is lent out). */
+    IoBuffers ioBuffers() {
+        return buffers;
+    }
+
     /** @return the exported directory, absolute */
     public String exportPath() {
         return fs.path();
