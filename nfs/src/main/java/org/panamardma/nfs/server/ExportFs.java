@@ -11,8 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.NfsStat3;
 
@@ -25,18 +23,26 @@ import org.panamardma.nfs.NfsStat3;
  * <p>Names and paths are byte strings: a Java {@code String} here holds one byte per {@code char} (ISO-8859-1), so
  * that names that are not UTF-8 go to the disk and back unchanged.
  *
- * <p>File handles ({@link FileHandles}) are resolved through a cache of inode to path, checked on every use against
- * the inode number and generation of what the path leads to; a miss (after a restart, a RENAME of a directory above)
- * walks down from the root, first along the handle's hints, then, if that fails (the file's directory was moved),
- * through the whole tree, within a budget of {@value #WALK_BUDGET} directory entries.
+ * <p>File handles ({@link FileHandles}) are resolved through a cache of inode to path ({@link PathCache}, least
+ * recently used out first), checked on every use against the inode number and generation of what the path leads to;
+ * a miss (after a restart, a RENAME of a directory above) walks down from the root, first along the handle's hints,
+ * then, if that fails (the file's directory was moved), through the whole tree, within a budget of
+ * {@value #WALK_BUDGET} directory entries. What a handle costs is bounded: at most {@value #WALKERS} walks run at
+ * once (a call waits at most the walk wait for one, then NFS3ERR_JUKEBOX), and a handle searched for in vain is
+ * answered NFS3ERR_STALE without a walk for a while ({@link StaleHandles}).
  */
 final class ExportFs implements AutoCloseable {
     /** Directory entries a handle resolution may list before answering NFS3ERR_STALE. */
     static final int WALK_BUDGET = 100_000;
-    /** The most paths remembered; beyond, the cache starts again empty (resolution still works, by walking). */
+    /** The most paths remembered; beyond, the least recently used go (resolution still works, by walking). */
     static final int MAX_CACHED = 100_000;
     /** The most characters of paths remembered, likewise (bounds the cache's memory whatever the names' lengths). */
     static final long MAX_CACHED_CHARS = 16L << 20;
+    /** Walks of the tree running at once, at most (each lists up to {@value #WALK_BUDGET} entries). */
+    static final int WALKERS = 2;
+    /** Handles searched for in vain that are remembered, and for how long. */
+    static final int MAX_STALE = 10_000;
+    static final java.time.Duration STALE_TTL = java.time.Duration.ofSeconds(60);
     /** The longest path from the export's root the server opens: PATH_MAX - 1 (a longer one is NAMETOOLONG). */
     static final int MAX_PATH = 4095;
 
@@ -46,11 +52,12 @@ final class ExportFs implements AutoCloseable {
     private final FileHandles handles;
     private final long fsid;
     private final FileHandle3 rootHandle;
-    private final Map<Key, String> paths = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong cachedChars = new java.util.concurrent.atomic.AtomicLong();
-
-    private record Key(long ino, int generation) {
-    }
+    private final PathCache paths;
+    private final StaleHandles stale = new StaleHandles(MAX_STALE, STALE_TTL);
+    private final java.util.concurrent.Semaphore walkers = new java.util.concurrent.Semaphore(WALKERS, true);
+    private volatile java.time.Duration walkWait = java.time.Duration.ofSeconds(5);
+    /** Directory entries listed by walks so far (what stale and moved handles cost). */
+    private final java.util.concurrent.atomic.LongAdder walked = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * A file of the export, held open ({@code O_PATH}) while a procedure uses it; close it after.
@@ -71,7 +78,8 @@ final class ExportFs implements AutoCloseable {
         }
     }
 
-    private ExportFs(String displayPath, int rootFd, Stat rootStat, FileHandles handles) {
+    private ExportFs(String displayPath, int rootFd, Stat rootStat, FileHandles handles, int maxCached) {
+        this.paths = new PathCache(maxCached, MAX_CACHED_CHARS);
         this.displayPath = displayPath;
         this.rootFd = rootFd;
         this.rootStat = rootStat;
@@ -88,11 +96,16 @@ final class ExportFs implements AutoCloseable {
      * @throws PosixException if {@code root} is not an accessible directory
      */
     static ExportFs open(Path root, byte[] secret) throws PosixException {
+        return open(root, secret, MAX_CACHED);
+    }
+
+    /** {@link #open(Path, byte[])} remembering at most {@code maxCached} paths. */
+    static ExportFs open(Path root, byte[] secret, int maxCached) throws PosixException {
         String absolute = root.toAbsolutePath().normalize().toString();
         int fd = Posix.openat(Posix.AT_FDCWD, bytes(absolute), Posix.O_PATH | Posix.O_DIRECTORY, 0);
         try {
             Stat stat = Posix.fstat(fd);
-            return new ExportFs(absolute, fd, stat, new FileHandles(secret, absolute));
+            return new ExportFs(absolute, fd, stat, new FileHandles(secret, absolute), maxCached);
         } catch (PosixException | RuntimeException e) {
             Posix.close(fd);
             throw e;
@@ -167,20 +180,32 @@ final class ExportFs implements AutoCloseable {
     }
 
     private void remember(Stat stat, String rel) {
-        remember(new Key(stat.ino(), stat.generation()), rel);
+        remember(new PathCache.Key(stat.ino(), stat.generation()), rel);
     }
 
-    private void remember(Key key, String rel) {
-        if (paths.size() >= MAX_CACHED || cachedChars.addAndGet(rel.length()) > MAX_CACHED_CHARS) {
-            paths.clear();
-            cachedChars.set(rel.length());
-        }
+    private void remember(PathCache.Key key, String rel) {
         paths.put(key, rel);
+        stale.seen(key);
     }
 
     /** Forgets the path of a file that was removed or renamed. */
     void forget(Stat stat) {
-        paths.remove(new Key(stat.ino(), stat.generation()));
+        paths.remove(new PathCache.Key(stat.ino(), stat.generation()));
+    }
+
+    /** How long a call waits for one of the {@value #WALKERS} walks before it is answered NFS3ERR_JUKEBOX. */
+    void walkWait(java.time.Duration wait) {
+        this.walkWait = wait;
+    }
+
+    /** @return directory entries listed by walks so far */
+    long walkedEntries() {
+        return walked.sum();
+    }
+
+    /** @return paths remembered now */
+    int cachedPaths() {
+        return paths.size();
     }
 
     /**
@@ -206,7 +231,7 @@ final class ExportFs implements AutoCloseable {
             }
             return root;
         }
-        Key key = new Key(d.ino(), d.generation());
+        PathCache.Key key = new PathCache.Key(d.ino(), d.generation());
         String rel = paths.get(key);
         if (rel != null) {
             Node node = open(rel, d);
@@ -215,10 +240,29 @@ final class ExportFs implements AutoCloseable {
             }
             paths.remove(key, rel);
         }
+        if (stale.isStale(key)) {
+            throw new NfsError(NfsStat3.NFS3ERR_STALE, "no file of inode " + d.ino() + " in the export (searched"
+                    + " lately)");
+        }
+        boolean permitted;
+        try {
+            permitted = walkers.tryAcquire(walkWait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            permitted = false;
+        }
+        if (!permitted) {
+            throw new NfsError(NfsStat3.NFS3ERR_JUKEBOX, "every walk of the tree is taken");
+        }
         int[] budget = {WALK_BUDGET};
-        rel = walk("", 0, d, budget);
-        if (rel == null) {
-            rel = search(d, budget);
+        try {
+            rel = walk("", 0, d, budget);
+            if (rel == null) {
+                rel = search(d, budget);
+            }
+        } finally {
+            walkers.release();
+            walked.add(WALK_BUDGET - Math.max(0, budget[0]));
         }
         if (rel != null) {
             Node node = open(rel, d);
@@ -227,6 +271,7 @@ final class ExportFs implements AutoCloseable {
                 return node;
             }
         }
+        stale.add(key);
         throw new NfsError(NfsStat3.NFS3ERR_STALE, "no file of inode " + d.ino() + " in the export");
     }
 

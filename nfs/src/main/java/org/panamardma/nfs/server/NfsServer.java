@@ -68,6 +68,7 @@ public final class NfsServer implements AutoCloseable {
         checkAnonymousIds(clients);
         byte[] secret = secret(b.state, b.export);
         ExportFs opened = ExportFs.open(b.export, secret);
+        opened.walkWait(b.resourceWait);
         IoBuffers pool = null;
         CallerThreads workers = null;
         Nfs3Server program;
@@ -193,6 +194,11 @@ public final class NfsServer implements AutoCloseable {
     /** @return the RPC-over-RDMA servers, one per listener */
     public List<RpcRdmaServer> rdmaServers() {
         return rdma;
+    }
+
+    /** The exported tree (for tests: what handle resolution cost). */
+    ExportFs exportFs() {
+        return fs;
     }
 
     /** The READ/WRITE buffer pool (for tests: what is lent out). */
