@@ -56,6 +56,7 @@ final class ExportFs implements AutoCloseable {
     private final StaleHandles stale = new StaleHandles(MAX_STALE, STALE_TTL);
     private final java.util.concurrent.Semaphore walkers = new java.util.concurrent.Semaphore(WALKERS, true);
     private volatile java.time.Duration walkWait = java.time.Duration.ofSeconds(5);
+    private final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
     /** Directory entries listed by walks so far (what stale and moved handles cost). */
     private final java.util.concurrent.atomic.LongAdder walked = new java.util.concurrent.atomic.LongAdder();
 
@@ -570,6 +571,40 @@ final class ExportFs implements AutoCloseable {
     int openForIo(Node node, int flags) throws PosixException {
         return CallerThreads.asServer(() -> Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()),
                 flags | Posix.O_NOCTTY, 0));
+    }
+
+    /**
+     * Commits {@code node}'s metadata to stable storage, as knfsd's {@code commit_metadata} for a {@code sync}
+     * export: {@code fsync} of a regular file or directory (opened by the server: the caller may not read it);
+     * a symbolic link or special file cannot be opened for that, so the file system is synced ({@code syncfs}).
+     */
+    void commit(Node node) throws PosixException {
+        commits.increment();
+        Stat s = node.stat();
+        CallerThreads.asServer(() -> {
+            int fd;
+            if (s.isRegular() || s.isDirectory()) {
+                fd = Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()), Posix.O_RDONLY | Posix.O_NOCTTY
+                        | (s.isDirectory() ? Posix.O_DIRECTORY : Posix.O_NONBLOCK), 0);
+            } else {
+                fd = Posix.openat(Posix.AT_FDCWD, Posix.procPath(rootFd), Posix.O_RDONLY | Posix.O_DIRECTORY, 0);
+            }
+            try {
+                if (s.isRegular() || s.isDirectory()) {
+                    Posix.fsync(fd);
+                } else {
+                    Posix.syncfs(fd);
+                }
+            } finally {
+                Posix.close(fd);
+            }
+            return null;
+        });
+    }
+
+    /** @return metadata commits so far */
+    long commits() {
+        return commits.sum();
     }
 
     boolean sameFileSystem(Stat stat) {

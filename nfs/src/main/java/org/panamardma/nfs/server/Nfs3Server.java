@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -71,7 +70,7 @@ public final class Nfs3Server {
     private final Squashing squashing;
     private final Waits waits;
     private final RateLimitedLog refusals;
-    private final byte[] writeVerifier = new byte[8];
+    private final WriteVerifier verifier = new WriteVerifier();
     private final LongAdder[] calls = new LongAdder[22];
     private final LongAdder bytesRead = new LongAdder();
     private final LongAdder bytesWritten = new LongAdder();
@@ -95,17 +94,19 @@ public final class Nfs3Server {
         this.squashing = squashing;
         this.waits = waits;
         this.refusals = refusals;
-        // RFC 1813 section 3.3.7: the verifier changes when the server restarts, so that clients send again what
-        // they wrote UNSTABLE and had not committed
-        new SecureRandom().nextBytes(writeVerifier);
         for (int i = 0; i < calls.length; i++) {
             calls[i] = new LongAdder();
         }
     }
 
-    /** @return the write verifier of this instance (big-endian) */
+    /** @return the write verifier now (big-endian) */
     long writeVerifier() {
-        return ByteBuffer.wrap(writeVerifier).getLong();
+        return verifier.current();
+    }
+
+    /** {@code writeverf3}: the verifier's 8 bytes, big-endian. */
+    private byte[] writeVerifierBytes() {
+        return ByteBuffer.allocate(8).putLong(verifier.current()).array();
     }
 
     /** @return calls per procedure so far, and the data moved, for log lines */
@@ -308,6 +309,26 @@ public final class Nfs3Server {
         }
     }
 
+    /**
+     * For a {@code sync} export (the default), commits the metadata the procedure changed before it replies, as
+     * knfsd's {@code commit_metadata} after a create, remove, rename, link or setattr: a reply tells the client the
+     * change is durable (a server crash after it must not lose a file the client was told exists).
+     */
+    private void commitMetadata(Caller c, ExportFs.Node... changed) throws PosixException {
+        if (!c.options().sync()) {
+            return;
+        }
+        for (int i = 0; i < changed.length; i++) {
+            boolean again = false;
+            for (int j = 0; j < i; j++) {
+                again |= changed[j].stat().ino() == changed[i].stat().ino();
+            }
+            if (!again) {
+                fs.commit(changed[i]);
+            }
+        }
+    }
+
     /** The sticky bit: in such a directory only the owner of an entry, of the directory, or root removes it. */
     private static void requireStickyAllows(Caller c, Stat dir, Stat entry) throws NfsError {
         if ((dir.mode() & 01000) != 0 && !c.isRoot() && !c.owns(entry) && !c.owns(dir)) {
@@ -478,6 +499,7 @@ public final class Nfs3Server {
             requireWritable(c);
             checkSetattr(c, n, before, a.attributes());
             applyAttributes(c, n, before, a.attributes());
+            commitMetadata(c, n);
             WccData w = wcc(before, attributes(n));
             return out -> {
                 ok(out);
@@ -733,14 +755,19 @@ public final class Nfs3Server {
                     MemorySegment.copy(data, 0, lease.segment(), 0, count);
                     data = lease.segment().asSlice(0, count);
                 }
-                long done = 0;
-                while (done < count) {
-                    done += Posix.pwrite(fd, data.asSlice(done), a.offset() + done);
-                }
-                if (a.stable() == StableHow.FILE_SYNC) {
-                    Posix.fsync(fd);
-                } else if (a.stable() == StableHow.DATA_SYNC) {
-                    Posix.fdatasync(fd);
+                try {
+                    long done = 0;
+                    while (done < count) {
+                        done += Posix.pwrite(fd, data.asSlice(done), a.offset() + done);
+                    }
+                    if (a.stable() == StableHow.FILE_SYNC) {
+                        Posix.fsync(fd);
+                    } else if (a.stable() == StableHow.DATA_SYNC) {
+                        Posix.fdatasync(fd);
+                    }
+                } catch (PosixException e) {
+                    verifier.failed(e); // data acknowledged UNSTABLE before may be lost: clients must resend it
+                    throw e;
                 }
                 after = Posix.fstat(fd);
                 bytesWritten.add(count);
@@ -749,10 +776,11 @@ public final class Nfs3Server {
             }
             WccData w = wcc(before, attributes(after));
             StableHow committed = a.stable();
+            byte[] verf = writeVerifierBytes();
             return out -> {
                 ok(out);
                 w.encodeTo(out);
-                out.putInt(count).putEnum(committed.code()).putFixedOpaque(writeVerifier);
+                out.putInt(count).putEnum(committed.code()).putFixedOpaque(verf);
             };
         }
     }
@@ -823,6 +851,7 @@ public final class Nfs3Server {
                 } else {
                     initialize(c, child, a.attributes());
                 }
+                commitMetadata(c, child, dir);
                 return created(dir, dirBefore, child);
             }
         }
@@ -848,6 +877,7 @@ public final class Nfs3Server {
                 Sattr3 size = Sattr3.NONE.withSize(a.attributes().size());
                 checkSetattr(c, existing, s, size);
                 applyAttributes(c, existing, s, size);
+                commitMetadata(c, existing);
             }
             return created(dir, dirBefore, existing);
         }
@@ -869,6 +899,7 @@ public final class Nfs3Server {
             Posix.mkdirat(dir.fd(), name, mode == null ? 0755 : c.permittedMode(mode) & 07777);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
                 initialize(c, child, a.attributes());
+                commitMetadata(c, child, dir);
                 return created(dir, dirBefore, child);
             }
         }
@@ -893,6 +924,7 @@ public final class Nfs3Server {
             Posix.symlinkat(a.target(), dir.fd(), name);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
                 initialize(c, child, Sattr3.NONE.withOwner(a.attributes().uid(), a.attributes().gid()));
+                commitMetadata(c, dir); // the directory's fsync commits the new link's inode with it (journal)
                 return created(dir, dirBefore, child);
             }
         }
@@ -923,6 +955,7 @@ public final class Nfs3Server {
             Posix.mknodat(dir.fd(), name, type | (c.permittedMode(mode == null ? 0644 : mode) & 07777), dev);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
                 initialize(c, child, a.attributes());
+                commitMetadata(c, dir);
                 return created(dir, dirBefore, child);
             }
         }
@@ -957,6 +990,7 @@ public final class Nfs3Server {
             }
             Posix.unlinkat(dir.fd(), name, directory ? Posix.AT_REMOVEDIR : 0);
             fs.forget(target);
+            commitMetadata(c, dir);
             WccData w = wcc(dirBefore, attributes(dir));
             return out -> {
                 ok(out);
@@ -1004,6 +1038,7 @@ public final class Nfs3Server {
             if (target != null) {
                 fs.forget(target);
             }
+            commitMetadata(c, from, to);
             WccData fromWcc = wcc(fromBefore, attributes(from));
             WccData toWcc = wcc(toBefore, attributes(to));
             return out -> {
@@ -1040,6 +1075,11 @@ public final class Nfs3Server {
                 });
             } else {
                 Posix.linkat(Posix.AT_FDCWD, Posix.procPath(file.fd()), dir.fd(), name, Posix.AT_SYMLINK_FOLLOW);
+            }
+            if (s.isRegular()) {
+                commitMetadata(c, file, dir); // its link count
+            } else {
+                commitMetadata(c, dir);
             }
             Fattr3 attrs = attributes(file);
             WccData w = wcc(dirBefore, attributes(dir));
@@ -1257,16 +1297,22 @@ public final class Nfs3Server {
             int fd = fs.openForIo(n, Posix.O_RDONLY);
             Stat after;
             try {
-                Posix.fsync(fd);
+                try {
+                    Posix.fsync(fd);
+                } catch (PosixException e) {
+                    verifier.failed(e); // a writeback error: what was written UNSTABLE may be lost
+                    throw e;
+                }
                 after = Posix.fstat(fd);
             } finally {
                 Posix.close(fd);
             }
             WccData w = wcc(before, attributes(after));
+            byte[] verf = writeVerifierBytes();
             return out -> {
                 ok(out);
                 w.encodeTo(out);
-                out.putFixedOpaque(writeVerifier);
+                out.putFixedOpaque(verf);
             };
         }
     }

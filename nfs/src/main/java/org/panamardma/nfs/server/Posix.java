@@ -114,6 +114,7 @@ final class Posix {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle FSYNC = downcall("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle FDATASYNC = downcall("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle SYNCFS = downcall("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle FTRUNCATE = downcall("ftruncate64",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
     private static final MethodHandle LSEEK = downcall("lseek64",
@@ -342,6 +343,11 @@ final class Posix {
 
     static void fdatasync(int fd) throws PosixException {
         simple(FDATASYNC, "fdatasync", fd);
+    }
+
+    /** {@code syncfs(2)}: the whole file system {@code fd} is on. */
+    static void syncfs(int fd) throws PosixException {
+        simple(SYNCFS, "syncfs", fd);
     }
 
     private static void simple(MethodHandle handle, String op, int fd) throws PosixException {
