@@ -53,6 +53,7 @@ final class ExportFs implements AutoCloseable {
     private final long fsid;
     private final FileHandle3 rootHandle;
     private final PathCache paths;
+    private final GenerationSource generations;
     private final StaleHandles stale = new StaleHandles(MAX_STALE, STALE_TTL);
     private final java.util.concurrent.Semaphore walkers = new java.util.concurrent.Semaphore(WALKERS, true);
     private volatile java.time.Duration walkWait = java.time.Duration.ofSeconds(5);
@@ -79,8 +80,10 @@ final class ExportFs implements AutoCloseable {
         }
     }
 
-    private ExportFs(String displayPath, int rootFd, Stat rootStat, FileHandles handles, int maxCached) {
+    private ExportFs(String displayPath, int rootFd, Stat rootStat, FileHandles handles, int maxCached,
+                     GenerationSource generations) {
         this.paths = new PathCache(maxCached, MAX_CACHED_CHARS);
+        this.generations = generations;
         this.displayPath = displayPath;
         this.rootFd = rootFd;
         this.rootStat = rootStat;
@@ -95,21 +98,59 @@ final class ExportFs implements AutoCloseable {
      * @param root the directory to export
      * @param secret the server's secret, for the handles' MAC
      * @throws PosixException if {@code root} is not an accessible directory
+     * @throws GenerationSource.Unsuitable if its file system gives no way to tell a reused inode number apart
      */
-    static ExportFs open(Path root, byte[] secret) throws PosixException {
-        return open(root, secret, MAX_CACHED);
+    static ExportFs open(Path root, byte[] secret) throws PosixException, GenerationSource.Unsuitable {
+        return open(root, secret, MAX_CACHED, null);
     }
 
-    /** {@link #open(Path, byte[])} remembering at most {@code maxCached} paths. */
-    static ExportFs open(Path root, byte[] secret, int maxCached) throws PosixException {
+    /**
+     * {@link #open(Path, byte[])} remembering at most {@code maxCached} paths, with the generations from
+     * {@code source} (null: the best the file system offers).
+     */
+    static ExportFs open(Path root, byte[] secret, int maxCached, GenerationSource source)
+            throws PosixException, GenerationSource.Unsuitable {
         String absolute = root.toAbsolutePath().normalize().toString();
         int fd = Posix.openat(Posix.AT_FDCWD, bytes(absolute), Posix.O_PATH | Posix.O_DIRECTORY, 0);
         try {
             Stat stat = Posix.fstat(fd);
-            return new ExportFs(absolute, fd, stat, new FileHandles(secret, absolute), maxCached);
-        } catch (PosixException | RuntimeException e) {
+            GenerationSource chosen = source != null ? source : GenerationSource.choose(absolute, fd, stat);
+            Stat identified = chosen.identify(fd, stat);
+            return new ExportFs(absolute, fd, identified, new FileHandles(secret, absolute), maxCached, chosen);
+        } catch (PosixException | GenerationSource.Unsuitable | RuntimeException e) {
             Posix.close(fd);
             throw e;
+        }
+    }
+
+    /** @return where the generations in this export's handles come from */
+    GenerationSource generationSource() {
+        return generations;
+    }
+
+    /** Status of the file {@code fd} refers to, with its generation. */
+    private Stat identify(int fd) throws PosixException {
+        return generations.identify(fd, Posix.fstat(fd));
+    }
+
+    /**
+     * Status of the entry {@code name} of directory {@code dirfd} (not following a symbolic link), with its
+     * generation; where that needs the file itself, it is opened ({@code O_PATH}) for the moment.
+     */
+    Stat identifyAt(int dirfd, String name) throws PosixException {
+        Stat s = Posix.statx(dirfd, name, Posix.AT_SYMLINK_NOFOLLOW);
+        if (!generations.needsTheFile(s)) {
+            return s;
+        }
+        int fd = Posix.openat2(dirfd, name, Posix.O_PATH | Posix.O_NOFOLLOW, 0, Posix.RESOLVE_CONFINED);
+        try {
+            Stat again = Posix.fstat(fd);
+            if (again.ino() != s.ino()) {
+                throw new PosixException(PosixException.ENOENT, "statx", ExportFs.display(name) + " changed");
+            }
+            return generations.identify(fd, again);
+        } finally {
+            Posix.close(fd);
         }
     }
 
@@ -290,7 +331,7 @@ final class ExportFs implements AutoCloseable {
             return null;
         }
         try {
-            Stat stat = Posix.fstat(fd);
+            Stat stat = identify(fd);
             if (stat.ino() == d.ino() && stat.generation() == d.generation() && stat.sameDevice(rootStat)) {
                 int keep = fd;
                 fd = -1;
@@ -466,7 +507,7 @@ final class ExportFs implements AutoCloseable {
                     + e.getMessage());
         }
         try {
-            Stat stat = Posix.fstat(fd);
+            Stat stat = identify(fd);
             FileHandles.Decoded d = new FileHandles.Decoded(depth, stat.ino(), stat.generation(),
                     dir.handle().parentHints());
             Node node = new Node(fd, parentRel, stat, d);
@@ -496,7 +537,7 @@ final class ExportFs implements AutoCloseable {
             throw NfsError.of(e);
         }
         try {
-            Stat stat = Posix.fstat(fd);
+            Stat stat = identify(fd);
             int depth = dir.handle().depth() + 1;
             if (depth > FileHandles.MAX_DEPTH) {
                 throw new NfsError(NfsStat3.NFS3ERR_NAMETOOLONG, "deeper than " + FileHandles.MAX_DEPTH);
@@ -540,7 +581,7 @@ final class ExportFs implements AutoCloseable {
         try {
             int fd = Posix.openat2(rootFd, openable(node.rel()), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
                     Posix.RESOLVE_CONFINED);
-            Stat stat = Posix.fstat(fd);
+            Stat stat = identify(fd);
             if (stat.ino() != node.stat().ino()) {
                 Posix.close(fd);
                 throw new NfsError(NfsStat3.NFS3ERR_STALE, display(node.rel()) + " changed");
@@ -551,9 +592,9 @@ final class ExportFs implements AutoCloseable {
         }
     }
 
-    /** Status of the entry {@code name} of {@code dir} (not following a symbolic link). */
+    /** Status of the entry {@code name} of {@code dir} (not following a symbolic link), with its generation. */
     Stat statAt(Node dir, String name) throws PosixException {
-        return Posix.statx(dir.fd(), name, Posix.AT_SYMLINK_NOFOLLOW);
+        return identifyAt(dir.fd(), name);
     }
 
     /** Fresh status of {@code node}. */

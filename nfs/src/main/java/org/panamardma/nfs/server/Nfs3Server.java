@@ -1220,7 +1220,7 @@ public final class Nfs3Server {
             if (name.equals("..") && dir.isRoot()) {
                 return dir.stat();
             }
-            Stat s = Posix.statx(dfd, name, Posix.AT_SYMLINK_NOFOLLOW);
+            Stat s = fs.identifyAt(dfd, name);
             return fs.sameFileSystem(s) ? s : null;
         } catch (PosixException e) {
             return null;

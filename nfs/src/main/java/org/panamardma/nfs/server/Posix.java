@@ -115,6 +115,10 @@ final class Posix {
     private static final MethodHandle FSYNC = downcall("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle FDATASYNC = downcall("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle SYNCFS = downcall("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle IOCTL = downcall("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG,
+            ADDRESS), Linker.Option.firstVariadicArg(2));
+    /** {@code FS_IOC_GETVERSION} ({@code _IOR('v', 1, long)}, linux/fs.h): the inode's generation. */
+    static final long FS_IOC_GETVERSION = 0x80087601L;
     private static final MethodHandle FTRUNCATE = downcall("ftruncate64",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
     private static final MethodHandle LSEEK = downcall("lseek64",
@@ -343,6 +347,26 @@ final class Posix {
 
     static void fdatasync(int fd) throws PosixException {
         simple(FDATASYNC, "fdatasync", fd);
+    }
+
+    /**
+     * {@code ioctl(fd, FS_IOC_GETVERSION)}: the generation the file system gave the inode when it made it (ext2/3/4,
+     * xfs, btrfs keep one; it tells apart the files that had the same inode number at different times).
+     *
+     * @throws PosixException ENOTTY where the file system has none
+     */
+    static int inodeVersion(int fd) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment out = arena.allocate(8, 8);
+            check((int) IOCTL.invokeExact(state, fd, FS_IOC_GETVERSION, out), state, "ioctl(FS_IOC_GETVERSION)",
+                    "fd " + fd);
+            return out.get(JAVA_INT, 0); // the kernel writes an int (ext4_ioctl: put_user(i_generation, (int *)))
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
     }
 
     /** {@code syncfs(2)}: the whole file system {@code fd} is on. */

@@ -110,7 +110,7 @@ class HandleResolutionCostTest {
         for (int i = 0; i < 200; i++) {
             Files.writeString(export.resolve("f" + i), "x");
         }
-        try (ExportFs fs = ExportFs.open(export, new byte[32], 50)) {
+        try (ExportFs fs = ExportFs.open(export, new byte[32], 50, null)) {
             try (ExportFs.Node root = fs.root()) {
                 FileHandle3 first;
                 try (ExportFs.Node n = fs.lookup(root, "f0")) {
