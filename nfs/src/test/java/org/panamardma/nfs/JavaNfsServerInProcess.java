@@ -52,9 +52,18 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
         }
     };
     private NfsServer server;
+    private final java.util.function.Consumer<NfsServer.Builder> settings;
 
     JavaNfsServerInProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort)
             throws IOException, InterruptedException {
+        this(name, address, tcpPort, mountPort, rdmaPort, b -> { });
+    }
+
+    /** A server whose export options (client list, squashing, ro) {@code settings} sets. */
+    JavaNfsServerInProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort,
+                           java.util.function.Consumer<NfsServer.Builder> settings)
+            throws IOException, InterruptedException {
+        this.settings = settings;
         this.name = name;
         this.address = address;
         this.tcpPort = tcpPort;
@@ -71,8 +80,11 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
     public void start() throws IOException {
         Logger.getLogger("").addHandler(handler);
         InetAddress ip = InetAddress.getByName(address);
-        server = NfsServer.builder(export).state(state).rpcbind(false).tcp(new InetSocketAddress(ip, tcpPort))
-                .mount(new InetSocketAddress(ip, mountPort)).rdma(new InetSocketAddress(ip, rdmaPort)).start();
+        NfsServer.Builder b = NfsServer.builder(export).state(state).rpcbind(false)
+                .tcp(new InetSocketAddress(ip, tcpPort)).mount(new InetSocketAddress(ip, mountPort))
+                .rdma(new InetSocketAddress(ip, rdmaPort));
+        settings.accept(b);
+        server = b.start();
     }
 
     @Override
