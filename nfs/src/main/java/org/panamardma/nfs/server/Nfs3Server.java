@@ -24,8 +24,6 @@ import org.panamardma.xdr.XdrEncodable;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 import org.panamardma.xdr.XdrReader;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The NFS version 3 program (RFC 1813 section 3) over one {@link ExportFs}: every procedure, as an
@@ -55,8 +53,6 @@ import org.slf4j.LoggerFactory;
  * decode are GARBAGE_ARGS (the dispatcher's). The failure results carry no attributes (they are optional).
  */
 public final class Nfs3Server {
-    private static final Logger LOG = LoggerFactory.getLogger(Nfs3Server.class);
-
     /** FSINFO rtmax and wtmax, rtpref and wtpref: 1 MiB, the largest READ and WRITE. */
     public static final int MAX_IO = 1 << 20;
     /** FSINFO dtpref, and the largest READDIR / READDIRPLUS reply this server builds. */
@@ -65,35 +61,15 @@ public final class Nfs3Server {
     static final int MAX_PATH = 4095;
 
     private final ExportFs fs;
-    private final IoBuffers buffers;
-    private final CallerThreads threads;
-    private final Squashing squashing;
-    private final Waits waits;
-    private final RateLimitedLog refusals;
+    private final CallRunner runner;
     private final WriteVerifier verifier = new WriteVerifier();
     private final LongAdder[] calls = new LongAdder[22];
     private final LongAdder bytesRead = new LongAdder();
     private final LongAdder bytesWritten = new LongAdder();
 
-    /**
-     * How long a call waits for what the server has a fixed number of, before it is answered NFS3ERR_JUKEBOX (the
-     * client tries again later): a thread to run on, a buffer for its data; and how long its transport waits for a
-     * procedure that runs (a file system that hangs) before giving it up.
-     *
-     * @param resource the longest wait for a thread or a buffer
-     * @param running the longest wait for a running procedure
-     */
-    record Waits(java.time.Duration resource, java.time.Duration running) {
-    }
-
-    Nfs3Server(ExportFs fs, IoBuffers buffers, CallerThreads threads, Squashing squashing, Waits waits,
-               RateLimitedLog refusals) {
+    Nfs3Server(ExportFs fs, CallRunner runner) {
         this.fs = fs;
-        this.buffers = buffers;
-        this.threads = threads;
-        this.squashing = squashing;
-        this.waits = waits;
-        this.refusals = refusals;
+        this.runner = runner;
         for (int i = 0; i < calls.length; i++) {
             calls[i] = new LongAdder();
         }
@@ -178,69 +154,15 @@ public final class Nfs3Server {
     }
 
     /**
-     * Registers a procedure that runs on a {@link CallerThreads} thread as its caller, after the export's checks of
-     * its client; {@code bufferBytes} says how large a data buffer it needs ({@link CallScope#lease()}), taken before
-     * it takes a thread so that no thread waits for a buffer. Waiting too long for either is NFS3ERR_JUKEBOX.
+     * Registers a procedure, run by the {@link CallRunner} (the client's checks, its caller, the thread acting as
+     * it); {@code bufferBytes} says how large a data buffer it needs ({@link CallScope#lease()}).
      */
     private <A> void procedure(RpcDispatcher.Builder builder, int number, XdrReader<A> arguments, Shape failure,
                                java.util.function.ToLongFunction<A> bufferBytes, Body<A> body) {
         builder.register(Nfs3.PROGRAM, Nfs3.VERSION, number, arguments, (A args, org.panamardma.oncrpc.RpcCall call)
                 -> {
             calls[number].increment();
-            java.util.Optional<ExportGate.Client> client = ExportGate.current();
-            if (client.isEmpty()) {
-                return failure(NfsStat3.NFS3ERR_PERM, failure); // not behind the export's gate: no client list
-            }
-            if (!client.get().portAllowed()) {
-                refusals.warn(() -> "NFS: refused a call from " + client.get().describe()
-                        + ": not a reserved port, and the export is secure (insecure lifts it)");
-                return failure(NfsStat3.NFS3ERR_PERM, failure);
-            }
-            Caller caller = squashing.map(call, client.get().options());
-            long need = bufferBytes.applyAsLong(args);
-            IoBuffers.Lease lease;
-            try {
-                // a client's share of the buffers is by address: it cannot take more by opening connections
-                lease = need <= 0 ? null : buffers.take(need, client.get().address().<Object>map(a -> a.getAddress())
-                        .orElse("unknown"), waits.resource());
-            } catch (IoBuffers.Exhausted e) {
-                LOG.debug("procedure " + number + " answered JUKEBOX: " + e.getMessage());
-                return failure(NfsStat3.NFS3ERR_JUKEBOX, failure);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return failure(NfsStat3.NFS3ERR_JUKEBOX, failure);
-            }
-            CallScope scope = new CallScope(lease);
-            boolean released = false;
-            try {
-                XdrEncodable results = threads.run(caller, waits.resource(), waits.running(),
-                        () -> scope.during(() -> body.run(args, caller)), scope::release);
-                scope.handOver();
-                released = true;
-                return results;
-            } catch (CallerThreads.Busy e) {
-                // an abandoned call's thread releases its scope when the procedure is over, not now
-                released = e.abandoned();
-                LOG.debug("procedure " + number + " answered JUKEBOX: " + e.getMessage());
-                return failure(NfsStat3.NFS3ERR_JUKEBOX, failure);
-            } catch (NfsError e) {
-                return failure(e.status(), failure);
-            } catch (PosixException e) {
-                return failure(e.status(), failure);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return failure(NfsStat3.NFS3ERR_JUKEBOX, failure);
-            } catch (RuntimeException e) {
-                LOG.error("procedure " + number + " failed", e);
-                return failure(NfsStat3.NFS3ERR_SERVERFAULT, failure);
-            } catch (Exception e) {
-                LOG.error("procedure " + number + " failed", e);
-                return failure(NfsStat3.NFS3ERR_SERVERFAULT, failure);
-            } finally {
-                if (!released) {
-                    scope.release();
-                }
-            }
+            return runner.run(number, args, call, bufferBytes, body::run, status -> failure(status, failure));
         });
     }
 

@@ -79,8 +79,8 @@ public final class NfsServer implements AutoCloseable {
         try {
             pool = new IoBuffers(Nfs3Server.MAX_IO, b.smallBuffers, b.largeBuffers);
             workers = new CallerThreads(identity, b.threads, b.threads * 64, "nfs-caller");
-            program = new Nfs3Server(opened, pool, workers, squashing, new Nfs3Server.Waits(b.resourceWait,
-                    b.runningWait), refusals);
+            program = new Nfs3Server(opened, new CallRunner(pool, workers, squashing,
+                    new CallRunner.Waits(b.resourceWait, b.runningWait), refusals));
             RpcDispatcher.Builder nfsDispatcher = RpcDispatcher.builder();
             program.register(nfsDispatcher);
             RpcDispatcher dispatcher = nfsDispatcher.build();
