@@ -22,9 +22,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcClient;
-import org.panamardma.rpcrdma.client.RpcClients;
 import org.panamardma.nfs.server.ExportOptions;
 import org.panamardma.nfs.server.NfsServer;
+import org.panamardma.rpcrdma.client.RpcClients;
 import org.panamardma.testbed.RdmaTestDevice;
 
 /**

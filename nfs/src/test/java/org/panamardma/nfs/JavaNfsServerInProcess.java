@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -52,7 +53,7 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
         }
     };
     private NfsServer server;
-    private final java.util.function.Consumer<NfsServer.Builder> settings;
+    private final Consumer<NfsServer.Builder> settings;
 
     JavaNfsServerInProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort)
             throws IOException, InterruptedException {
@@ -61,7 +62,7 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
 
     /** A server whose export options (client list, squashing, ro) {@code settings} sets. */
     JavaNfsServerInProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort,
-                           java.util.function.Consumer<NfsServer.Builder> settings)
+                           Consumer<NfsServer.Builder> settings)
             throws IOException, InterruptedException {
         this.settings = settings;
         this.name = name;
