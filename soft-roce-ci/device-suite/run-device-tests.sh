@@ -30,7 +30,7 @@ case $provider in
     # VM's rxe0 (the container's devices are rxe8/rxe9 and siw8/siw9, apart from a VM's)
     vm_only='.*\.(KernelNfsOverRdma|RoceKnfsdRdma|IwarpKnfsdRdma|KnfsdTcp|RoceKernelClientJavaServer|IwarpKernelClientJavaServer|RoceKernelClientExportOptions|IwarpKernelClientExportOptions|PersistentFlush|RoceReadmeExamples)DeviceTest'
     exec ../container/run.sh --timeout "${1:-3000}" -- \
-      "SUITE_TAGS=rdma-device SUITE_EXCLUDE_CLASSNAME='$vm_only' REPORTS_DIR=$PWD/target/container-reports ./run-suite.sh target/lib"
+      "SUITE_TAGS=rdma-device SUITE_EXCLUDE_CLASSNAME='$vm_only' SUITE_ORDER='${SUITE_ORDER:-default}' SUITE_ORDER_SEED='${SUITE_ORDER_SEED:-}' REPORTS_DIR=$PWD/target/container-reports ./run-suite.sh target/lib"
     ;;
   vm)
     exec ./run-in-vms.sh "$@"
