@@ -2,7 +2,8 @@
  * Typed, allocation-free verbs and rdma_cm over libibverbs and librdmacm, bound with FFM.
  *
  * <p>The API is {@code org.panamardma.verbs} (devices, contexts, protection domains, memory regions, completion
- * queues, queue pairs), {@code .cm} (rdma_cm), {@code .connection} (listen/connect by address, futures) and
+ * queues, queue pairs), {@code .cm} (rdma_cm), {@code .connection} (listen/connect by address, futures; {@code .connection.agent}: RFC 7306's atomics and
+ * immediate data over SENDs where the device lacks them) and
  * {@code .extensions} (RFC 7306 masked atomics, FLUSH, ATOMIC WRITE, VERIFY). Not exported: {@code .ffi} (the raw
  * bindings: layouts, downcall handles, native pointers) and {@code .internal} (what the cm package needs of the verbs
  * objects' insides). The command-line tool is an application of this module, in a module of its own
@@ -17,5 +18,6 @@ module org.panamardma.verbs {
     exports org.panamardma.verbs;
     exports org.panamardma.verbs.cm;
     exports org.panamardma.verbs.connection;
+    exports org.panamardma.verbs.connection.agent;
     exports org.panamardma.verbs.extensions;
 }
