@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes one decoder of rpcrdma with Jazzer for a number of executions (FUZZING.md).
+# Fuzzes one decoder of rpcrdma (or verbs-ffm's: the RFC 7306 agent's) with Jazzer for a number of executions
+# (FUZZING.md).
 #
 #   rpcrdma/fuzz.sh TARGET [EXECUTIONS]   fuzz TARGET (default 10000000 executions), niced, keeping the corpus
 #   rpcrdma/fuzz.sh list                  the targets
@@ -21,8 +22,11 @@ declare -A targets=(
   [rpc]=org.panamardma.oncrpc.RpcMessageFuzzTest#decode
   [record]=org.panamardma.oncrpc.RecordMarkingFuzzTest#feed
   [private-data]=org.panamardma.rpcrdma.ConnectPrivateDataFuzzTest#decode
+  [agent]=org.panamardma.verbs.connection.agent.AgentFuzzTest#receive
 )
-order=(header handler assembler reply xdr rpc record private-data)
+order=(header handler assembler reply xdr rpc record private-data agent)
+# the module of a target whose test is not rpcrdma's
+declare -A modules=([agent]=verbs-ffm)
 
 if [[ -z "${JAVA_HOME:-}" || ! -x "$JAVA_HOME/bin/java" ]] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q '"2[5-9]'; then
   for candidate in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*25*; do
@@ -54,16 +58,17 @@ test="${targets[$1]:-}"
 [[ -n "$test" ]] || usage
 executions="${2:-10000000}"
 [[ "$executions" =~ ^[0-9]+$ ]] || usage
+module="${modules[$1]:-rpcrdma}"
 mkdir -p "$here/target/fuzz-logs"
 log="$here/target/fuzz-logs/$1.log"
 cd "$root"
 echo "fuzzing $test for $executions executions; log: $log" >&2
 set +e
 JAZZER_FUZZ=1 JAZZER_MAX_EXECUTIONS="$executions" JAZZER_MAX_DURATION="${JAZZER_MAX_DURATION:-24h}" \
-  nice -n 10 ./mvnw -B -pl rpcrdma -am test -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+  nice -n 10 ./mvnw -B -pl "$module" -am test -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
   -Djacoco.skip=true 2>&1 | tee "$log" | grep -E '^(#[0-9]+\s+(DONE|pulse)|Done [0-9]+ runs|==|\[(ERROR|INFO)\] (Tests run|BUILD))'
 status=${PIPESTATUS[0]}
 set -e
-corpus="$here/.cifuzz-corpus/${test%#*}/${test#*#}"
+corpus="$root/$module/.cifuzz-corpus/${test%#*}/${test#*#}"
 echo "corpus: $(find "$corpus" -type f 2>/dev/null | wc -l) files in $corpus" >&2
 exit "$status"

@@ -31,7 +31,7 @@ class ModuleTest {
         assertEquals("org.panamardma.verbs", module.getName());
         ModuleDescriptor descriptor = module.getDescriptor();
         assertEquals(Set.of("org.panamardma.verbs", "org.panamardma.verbs.cm", "org.panamardma.verbs.connection",
-                        "org.panamardma.verbs.extensions"),
+                        "org.panamardma.verbs.connection.agent", "org.panamardma.verbs.extensions"),
                 descriptor.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
         assertTrue(descriptor.exports().stream().noneMatch(ModuleDescriptor.Exports::isQualified));
         assertTrue(descriptor.opens().isEmpty(), "nothing is open for deep reflection");

@@ -13,7 +13,7 @@ import org.panamardma.verbs.SendFlags;
  * The RFC 7306 agent of one connection, both halves: as requester it sends Atomic Requests and Immediate Data for
  * the connection's application; as responder it executes the peer's Atomic Requests on this end's registered
  * memory and answers them. The connection layer ({@code RdmaConnection}) creates it when the handshake made the
- * agent active, frames every SEND with the control word ({@link AgentWire}) and hands it every received message.
+ * agent active, frames every SEND with the control word (the package-private {@code AgentWire} has the format) and hands it every received message.
  * Not for applications: they use the connection's {@code fetchAdd}, {@code compareSwap}, masked and immediate
  * variants, which come here when the agent provides them.
  *
@@ -259,7 +259,7 @@ public final class ConnectionAgent {
     }
 
     /**
-     * An RDMA READ ordered after the agent atomics posted before it ({@link Requester}): {@code read} posts it, at
+     * An RDMA READ ordered after the agent atomics posted before it (see {@code Requester}): {@code read} posts it, at
      * once if none is outstanding. Where atomics are the device's, {@code read} is called at once.
      */
     public CompletableFuture<Void> orderedRead(Supplier<CompletableFuture<Void>> read) {
@@ -274,7 +274,8 @@ public final class ConnectionAgent {
             try {
                 int length = AgentWire.encodeRequest(memory, offset, template.withRequestId(id));
                 // FENCE: after every READ posted before it (Requester, "Order")
-                qp.postSend(wrId, slots, offset, length, SendFlags.SIGNALED | SendFlags.FENCE);
+                qp.postSend(wrId, slots, offset, length,
+                        SendFlags.SIGNALED | (requester.fenceNeeded() ? SendFlags.FENCE : 0));
             } catch (RuntimeException | Error | org.panamardma.verbs.RdmaException e) {
                 assignment.notPosted();
                 throw e;

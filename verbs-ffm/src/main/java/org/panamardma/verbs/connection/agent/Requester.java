@@ -17,9 +17,9 @@ import java.util.function.Supplier;
  *
  * <p><b>Order.</b> Requests are numbered in the order they are posted (under the connection's post order: the
  * responder checks the sequence) and answered in that order (section 5.2.2, semantics 8): a response that is not
- * for the oldest outstanding request is a protocol error. Each request is posted with the FENCE flag, so it starts
- * only after every RDMA READ posted before it has completed: a READ followed by an atomic reads the value before
- * the atomic (section 7, "RDMA Read | Atomic"). The other way round, an RDMA READ posted while agent atomics are
+ * for the oldest outstanding request is a protocol error. A request posted while a READ of this connection is in
+ * flight carries the FENCE flag, so it starts only after that READ has completed: a READ followed by an atomic
+ * reads the value before the atomic (section 7, "RDMA Read | Atomic"). The other way round, an RDMA READ posted while agent atomics are
  * outstanding is held back (in the same queue) until their responses have come: the peer's device serves READs
  * without the agent, and "RDMA Read Response Message will not be generated until Atomic Response Message has been
  * generated" (section 7, "Atomic | RDMA Read"). WRITEs and SENDs need neither (they may be placed before an earlier
@@ -83,6 +83,8 @@ final class Requester {
     private long received;
     private boolean draining;
     private Throwable failure;
+    /** READs this requester let go whose completion has not come yet (see {@link #fenceNeeded()}). */
+    private final java.util.concurrent.atomic.AtomicInteger readsInFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     Requester(Poster poster, int ord) {
         this.poster = poster;
@@ -170,15 +172,18 @@ final class Requester {
         return h instanceof HeldAtomic ? inFlight < ord : awaitingResponse.isEmpty();
     }
 
-    private static void start(HeldRead r) {
+    private void start(HeldRead r) {
         CompletableFuture<Void> read;
+        readsInFlight.incrementAndGet(); // before the post: a request posted after it must see it
         try {
             read = r.read().get();
         } catch (RuntimeException e) {
+            readsInFlight.decrementAndGet();
             r.future().completeExceptionally(e);
             return;
         }
         read.whenComplete((v, t) -> {
+            readsInFlight.decrementAndGet();
             if (t != null) {
                 r.future().completeExceptionally(t);
             } else {
@@ -322,5 +327,14 @@ final class Requester {
 
     int ord() {
         return ord;
+    }
+
+    /**
+     * Whether a request posted now must carry the FENCE flag: only while a READ posted before it may still be in
+     * flight (a fenced request waits for the READs and atomics before it to complete; with none in flight the flag
+     * would only cost the device a check). Read under the connection's post order, where the READs are posted too.
+     */
+    boolean fenceNeeded() {
+        return readsInFlight.get() > 0;
     }
 }
