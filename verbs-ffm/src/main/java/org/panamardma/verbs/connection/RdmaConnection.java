@@ -1033,7 +1033,9 @@ public final class RdmaConnection implements AutoCloseable {
         }
         res.close();
         if (framed != null) {
-            framed.close();
+            synchronized (postOrder) { // not under a post that is using it (posts see the failure and stop)
+                framed.close();
+            }
         }
         if (ownedEvents != null) {
             ownedEvents.close();

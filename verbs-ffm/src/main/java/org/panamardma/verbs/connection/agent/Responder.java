@@ -32,10 +32,13 @@ final class Responder {
     private final long[] results;
     /** The next Request Identifier to execute (32 bits). */
     private long expected;
-    /** How many requests have executed (so how many of {@link #done} are valid, up to ird). */
-    private long executed;
-    private long replayed;
-    private int highWater;
+    /**
+     * How many requests have executed (so how many of {@link #done} are valid, up to ird). The counters are written
+     * by the poller thread alone and volatile for {@link ConnectionAgent#statistics()}, read from any thread.
+     */
+    private volatile long executed;
+    private volatile long replayed;
+    private volatile int highWater;
 
     Responder(AtomicTargets targets, int ird) {
         if (ird < 1) {

@@ -57,6 +57,19 @@ class AgentWireTest {
         assertEquals(9, r.request().requestId());
     }
 
+    /**
+     * RFC 5040 section 4.3: the Rsv bits of the RDMAP Control Field are set to zero on transmit and not checked on
+     * receive (the fuzz target's first finding, crash-7352ab74..., was its own stricter expectation).
+     */
+    @Test
+    void theControlFieldsRsvBitsAreNotChecked() throws Exception {
+        byte[] buf = new byte[56];
+        AgentWire.encodeRequest(of(buf), 0, AtomicRequest.fetchAdd(3, 1, 8, 1, 0));
+        buf[0] |= 0x30;
+        assertEquals(AtomicRequest.fetchAdd(3, 1, 8, 1, 0),
+                assertInstanceOf(AgentWire.Request.class, AgentWire.decode(of(buf))).request());
+    }
+
     @Test
     void responseIsFigure6() throws Exception {
         byte[] buf = new byte[16];
