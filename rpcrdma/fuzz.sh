@@ -66,7 +66,7 @@ echo "fuzzing $test for $executions executions; log: $log" >&2
 set +e
 JAZZER_FUZZ=1 JAZZER_MAX_EXECUTIONS="$executions" JAZZER_MAX_DURATION="${JAZZER_MAX_DURATION:-24h}" \
   nice -n 10 ./mvnw -B -pl "$module" -am test -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
-  -Djacoco.skip=true 2>&1 | tee "$log" | grep -E '^(#[0-9]+\s+(DONE|pulse)|Done [0-9]+ runs|==|\[(ERROR|INFO)\] (Tests run|BUILD))'
+  -Djacoco.skip=true -DstubProvider.skip=true 2>&1 | tee "$log" | grep -E '^(#[0-9]+\s+(DONE|pulse)|Done [0-9]+ runs|==|\[(ERROR|INFO)\] (Tests run|BUILD))'
 status=${PIPESTATUS[0]}
 set -e
 corpus="$root/$module/.cifuzz-corpus/${test%#*}/${test#*#}"

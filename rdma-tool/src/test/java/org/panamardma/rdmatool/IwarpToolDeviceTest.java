@@ -29,6 +29,17 @@ class IwarpToolDeviceTest extends ToolDeviceTests {
         }
     }
 
+    @Test
+    void devinfoSaysSiwsAtomicsAndImmediateDataAreTheAgents(RdmaTestDevice device) throws Exception {
+        Capture out = new Capture();
+        Capture err = new Capture();
+        assertEquals(0, RdmaTool.run(new String[] {"devinfo"}, out.stream, err.stream), err.text());
+        String text = out.text();
+        String siw = text.substring(text.indexOf(device.name() + ": "));
+        assertTrue(siw.contains("RFC 7306: atomics by agent (ConnectionOptions.withAgent on both ends), immediate "
+                + "data by agent"), siw);
+    }
+
     /**
      * The demo on siw: bytes moved, the shared counter and the CmpSwap by the RFC 7306 agent (4 clients x 25 =
      * 100, every old value distinct), and only the commit pipeline skipped, with its reason.
