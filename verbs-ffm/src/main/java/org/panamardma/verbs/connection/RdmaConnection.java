@@ -1088,7 +1088,20 @@ public final class RdmaConnection implements AutoCloseable {
             CompletableFuture<Void> sent = RdmaConnection.this.postReserved(terminate);
             markFailed(new ConnectionClosedException(name + ": the RFC 7306 agent terminated the connection: "
                     + cause.getMessage(), cause));
-            sent.orTimeout(options.timeout().toNanos(), TimeUnit.NANOSECONDS).whenComplete((v, t) -> endStream());
+            sent.orTimeout(options.timeout().toNanos(), TimeUnit.NANOSECONDS).whenComplete((v, t) -> {
+                failAllPending();
+                // The peer closes the stream once it has read the Terminate (its agent does, peerTerminated). A
+                // disconnect from this side right after the send completes can overtake the Terminate (siw tears
+                // the connection down while the message still waits in the peer's socket, and a peer handling
+                // DISCONNECTED first fails its request without the RFC's error): disconnect only if the peer has
+                // not within TERMINATE_LINGER.
+                CompletableFuture.delayedExecutor(Math.min(TERMINATE_LINGER.toNanos(), options.timeout().toNanos()),
+                        TimeUnit.NANOSECONDS).execute(() -> {
+                            if (!disconnected.isDone() && !closeCalled.get()) {
+                                endStream();
+                            }
+                        });
+            });
         }
 
         @Override
@@ -1103,6 +1116,9 @@ public final class RdmaConnection implements AutoCloseable {
             return name;
         }
     }
+
+    /** How long a connection that sent a Terminate waits for the peer to disconnect before it does. */
+    static final Duration TERMINATE_LINGER = Duration.ofSeconds(2);
 
     /** After a Terminate: fail what is pending and disconnect (the peer's DISCONNECTED follows). */
     private void endStream() {
