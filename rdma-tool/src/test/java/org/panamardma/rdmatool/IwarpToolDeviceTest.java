@@ -41,17 +41,19 @@ class IwarpToolDeviceTest extends ToolDeviceTests {
     }
 
     /**
-     * The demo on siw: bytes moved, the shared counter and the CmpSwap by the RFC 7306 agent (4 clients x 25 =
-     * 100, every old value distinct), and only the commit pipeline skipped, with its reason.
+     * The demo on siw: bytes moved, the shared counter and the CmpSwap by the RFC 7306 agent (2 clients x 25 = 50,
+     * every old value distinct), and only the commit pipeline skipped, with its reason. Two clients, as before the
+     * agent: each fresh siw connection is another exposure to siw's first-message race (issue 24), and the agent's
+     * 4 x 25 runs in AgentDeviceTests.
      */
     @Test
     void demoRunsTheCounterByTheAgentAndSkipsOnlyWhatNoOneProvides(RdmaTestDevice device) throws Exception {
         Capture out = new Capture();
-        Demo.Report r = Demo.run(serverAddress(device), 4, 25, TIMEOUT, out.stream);
+        Demo.Report r = Demo.run(serverAddress(device), 2, 25, TIMEOUT, out.stream);
         assertEquals(device.name(), r.clientDevice());
         assertTrue(r.bytesVerified(), "SEND echo, WRITE placement and READ back all verified");
         assertEquals(ConnectionCapabilities.Provider.AGENT, r.atomics());
-        assertEquals(100L, r.counter());
+        assertEquals(50L, r.counter());
         assertTrue(r.distinctOldValues());
         assertTrue(r.casWon() && r.casLost());
         assertNull(r.committed());
