@@ -26,6 +26,7 @@ import org.panamardma.verbs.Context;
 import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.MemoryWindow;
 import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
@@ -110,8 +111,12 @@ public final class RdmaConnection implements AutoCloseable {
     /** A SEND posted unsignaled: done when a later signaled request of the send queue completes. */
     private record Unsignaled(long seq, long wrId) {}
 
-    /** A message taken from receive buffer {@code index}: {@code length} bytes from {@code payloadOffset}. */
-    private record Arrived(int index, int payloadOffset, int length, boolean hasImmediate, int immediate) {}
+    /**
+     * A message taken from receive buffer {@code index}: {@code length} bytes from {@code payloadOffset}, with its
+     * immediate value and the rkey a SEND with invalidate invalidated, where it had them.
+     */
+    private record Arrived(int index, int payloadOffset, int length, boolean hasImmediate, int immediate,
+                           boolean hasInvalidated, int invalidatedRkey) {}
 
     /** What the connection owns, made on the id's context before connect/accept (receives posted). */
     static final class Resources {
@@ -612,6 +617,26 @@ public final class RdmaConnection implements AutoCloseable {
         };
     }
 
+    /**
+     * Binds the type 2 window {@code mw} under {@code newRkey} to {@code length} bytes of {@code mr} at
+     * {@code offset} with {@code access} ({@link QueuePair#postBindMemoryWindow}): completes when the bind has
+     * executed; requests made after this call execute after it. The window's key is {@code newRkey} once this
+     * returns (unless the future failed at once).
+     */
+    public CompletableFuture<Void> bindMemoryWindow(MemoryWindow mw, int newRkey, MemoryRegion mr, long offset,
+                                                    long length, Set<Access> access) {
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postBindMemoryWindow(wr, mw, newRkey, mr, offset, length,
+                access, SendFlags.SIGNALED));
+    }
+
+    /**
+     * Invalidates the bound window {@code mw} ({@link QueuePair#postInvalidate}): completes when the invalidation has
+     * executed, after which the peer's accesses with the window's key fail.
+     */
+    public CompletableFuture<Void> invalidate(MemoryWindow mw) {
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postInvalidate(wr, mw, SendFlags.SIGNALED));
+    }
+
     /** RDMA FLUSH (draft-talpey-rdma-commit) of the peer's range or whole region. */
     public CompletableFuture<Void> flush(long remoteAddress, int rkey, long length, FlushType type, FlushScope scope) {
         return submit(Kind.VOID, (wr, slot, flags) -> qp.postFlush(wr, remoteAddress, rkey, length, type, scope,
@@ -818,7 +843,8 @@ public final class RdmaConnection implements AutoCloseable {
         if ((wrId & RECEIVE_BIT) != 0) {
             int index = (int) (wrId & Integer.MAX_VALUE);
             if (ok) {
-                receivedMessage(index, wc.opcode(i), wc.byteLength(i), wc.hasImmediate(i), wc.immediate(i));
+                receivedMessage(index, wc.opcode(i), wc.byteLength(i), wc.hasImmediate(i), wc.immediate(i),
+                        wc.hasInvalidated(i), wc.hasInvalidated(i) ? wc.invalidatedRkey(i) : 0);
             } else {
                 WorkCompletionException e = new WorkCompletionException(wrId, wc.status(i), wc.vendorError(i),
                         name + " receive buffer " + index);
@@ -870,13 +896,15 @@ public final class RdmaConnection implements AutoCloseable {
      * value); with the agent active the message is framed, and the agent's own are handled and their buffers
      * posted again at once.
      */
-    private void receivedMessage(int index, WcOpcode opcode, int length, boolean hasImmediate, int immediate) {
+    private void receivedMessage(int index, WcOpcode opcode, int length, boolean hasImmediate, int immediate,
+                                 boolean hasInvalidated, int invalidatedRkey) {
         if (opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
-            received(new Arrived(index, 0, 0, true, immediate));
+            received(new Arrived(index, 0, 0, true, immediate, false, 0));
             return;
         }
         if (agent == null) {
-            received(new Arrived(index, 0, length, hasImmediate, hasImmediate ? immediate : 0));
+            received(new Arrived(index, 0, length, hasImmediate, hasImmediate ? immediate : 0, hasInvalidated,
+                    invalidatedRkey));
             return;
         }
         long offset = (long) index * res.receiveStride;
@@ -885,7 +913,8 @@ public final class RdmaConnection implements AutoCloseable {
             repost(index, offset);
             return;
         }
-        received(new Arrived(index, d.payloadOffset(), length - d.payloadOffset(), d.hasImmediate(), d.immediate()));
+        received(new Arrived(index, d.payloadOffset(), length - d.payloadOffset(), d.hasImmediate(), d.immediate(),
+                hasInvalidated, invalidatedRkey));
     }
 
     private void received(Arrived a) {
@@ -905,7 +934,7 @@ public final class RdmaConnection implements AutoCloseable {
         long offset = (long) a.index * res.receiveStride;
         byte[] data = res.receiveBuffers.segment().asSlice(offset + a.payloadOffset, a.length).toArray(JAVA_BYTE);
         repost(a.index, offset);
-        f.complete(new Received(data, a.hasImmediate, a.immediate));
+        f.complete(new Received(data, a.hasImmediate, a.immediate, a.hasInvalidated, a.invalidatedRkey));
     }
 
     /** Queues a taken receive buffer to be posted again; posts the queue once it holds a batch. */
