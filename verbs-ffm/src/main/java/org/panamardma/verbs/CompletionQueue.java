@@ -116,6 +116,7 @@ public final class CompletionQueue extends NativeResource {
      * ({@link WorkCompletions#count()} too). Allocates nothing.
      */
     public int poll(WorkCompletions completions) throws RdmaException {
+        completions.checkOpen(); // before the provider hands over anything: a refused poll consumes nothing
         int n;
         synchronized (this) {
             checkOpen();
@@ -163,19 +164,29 @@ public final class CompletionQueue extends NativeResource {
         int n = 0;
         MemorySegment array = completions.array;
         long wcSize = ibv_wc.layout().byteSize();
-        while (true) {
-            readCurrent(array, n * wcSize);
-            n++;
-            if (n == completions.capacity()) {
-                break;
+        try {
+            while (true) {
+                readCurrent(array, n * wcSize);
+                n++;
+                if (n == completions.capacity()) {
+                    break;
+                }
+                rc = (int) VerbsOps.CQ_INT.invokeExact(nextPollFn, cqx);
+                if (rc != 0) {
+                    break;
+                }
             }
-            rc = (int) VerbsOps.CQ_INT.invokeExact(nextPollFn, cqx);
-            if (rc != 0) {
-                break;
-            }
+        } finally {
+            // the backstop (nothing in the loop is expected to throw: the array cannot be freed under it, see
+            // WorkCompletions): ibv_end_poll closes the batch whatever happened, else rxe's CQ lock, taken by
+            // ibv_start_poll, stays held and the next poll of this CQ spins for ever (issue 25 item 4)
+            endPoll();
         }
-        VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx);
         return rc != 0 && rc != Errno.ENOENT ? -rc : n;
+    }
+
+    private void endPoll() throws Throwable {
+        VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx);
     }
 
     /**
@@ -195,8 +206,11 @@ public final class CompletionQueue extends NativeResource {
             if (rc != 0) {
                 return n > 0 ? n : -rc;
             }
-            readCurrent(array, n * wcSize);
-            VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx);
+            try {
+                readCurrent(array, n * wcSize);
+            } finally {
+                endPoll(); // as in pollExtended
+            }
             n++;
         }
         return n;

@@ -14,17 +14,29 @@ import org.panamardma.verbs.ffi.verbs_h;
  * ({@code ibv_wr_send}, {@code ibv_wr_rdma_write}, ...), the data ({@code ibv_wr_set_sge}, {@code _sge_list},
  * {@code _inline_data}), {@code ibv_wr_complete}, each through the function pointer the provider put in its
  * {@code struct ibv_qp_ex}. The only way to FLUSH and ATOMIC WRITE. See {@link SendPath} for the calling contract.
+ *
+ * <p><b>Abort safety.</b> {@code ibv_wr_start} opens a critical region that only {@code ibv_wr_complete} or
+ * {@code ibv_wr_abort} closes; rxe takes its send queue's spinlock there (rdma-core providers/rxe/rxe.c,
+ * {@code wr_start}), and a request left open keeps it, so that the next post on the QP, and its destroy, spin for ever
+ * (issue 25 item 4). So nothing that can throw runs inside the region: everything the request reads from the
+ * caller (inline bytes, a scatter/gather list) is copied into the QP's scratch before {@code ibv_wr_start}, where a
+ * closed arena or list throws with nothing started; inside, only the QP's own scratch and the provider's struct are
+ * touched. And should anything throw there all the same (a linkage error of a first call, a stack overflow),
+ * {@code ibv_wr_abort} discards the request and releases the region before the exception leaves
+ * (ibv_wr_post(3): "ibv_wr_abort() will discard all work prepared since ibv_wr_start()").
  */
 final class ExtendedSendPath extends SendPath {
     /** The provider's ibv_qp_ex, viewed at the installed rdma-core's size (RdmaCore.qpExView). */
     private final MemorySegment qpx;
-    private final MemorySegment wrStart, wrComplete, wrSend, wrSendImm, wrRdmaWrite, wrRdmaWriteImm, wrRdmaRead,
+    private final MemorySegment wrStart, wrComplete, wrAbort, wrSend, wrSendImm, wrRdmaWrite, wrRdmaWriteImm, wrRdmaRead,
             wrCmpSwp, wrFetchAdd, wrAtomicWrite, wrFlush, wrSetSge, wrSetSgeList, wrSetInlineData;
     private final boolean atomics;
     private final boolean flush;
     private final boolean atomicWrite;
     /** ATOMIC WRITE's 8-byte value, passed by address: QP scratch. */
     private final MemorySegment atomicValue;
+    /** Where a gathering request's elements are copied before ibv_wr_start: QP scratch of max_send_sge entries. */
+    private final MemorySegment sgeScratch;
 
     /**
      * @param qpx          the view of the provider's ibv_qp_ex
@@ -32,12 +44,15 @@ final class ExtendedSendPath extends SendPath {
      * @param deviceAtomics whether the device has atomics at all (atomic_cap)
      */
     ExtendedSendPath(MemorySegment qpx, long grantedOps, boolean deviceAtomics, String qpDescription,
-                     int sendQueueDepth, MemorySegment inlineScratch, MemorySegment atomicValue) {
+                     int sendQueueDepth, MemorySegment inlineScratch, MemorySegment atomicValue,
+                     MemorySegment sgeScratch) {
         super(qpDescription, sendQueueDepth, inlineScratch);
         this.qpx = qpx;
         this.atomicValue = atomicValue;
+        this.sgeScratch = sgeScratch;
         this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
         this.wrComplete = fn(ibv_qp_ex.wr_complete$OFFSET);
+        this.wrAbort = fn(ibv_qp_ex.wr_abort$OFFSET);
         this.wrSend = fn(ibv_qp_ex.wr_send$OFFSET);
         this.wrSendImm = fn(ibv_qp_ex.wr_send_imm$OFFSET);
         this.wrRdmaWrite = fn(ibv_qp_ex.wr_rdma_write$OFFSET);
@@ -100,12 +115,13 @@ final class ExtendedSendPath extends SendPath {
     @Override
     void post(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, long compareAdd, long swap,
               long addr, int length, int lkey) throws RdmaException {
-        begin(wrId, flags);
+        begin();
         try {
+            setIdAndFlags(wrId, flags);
             build(op, remoteAddress, rkey, immediate, compareAdd, swap);
             VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpx, lkey, addr, length);
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
@@ -113,12 +129,15 @@ final class ExtendedSendPath extends SendPath {
     @Override
     void postList(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, MemorySegment sges,
                   int count) throws RdmaException {
-        begin(wrId, flags);
+        // the caller's list, copied before the region opens: a list closed meanwhile throws here, nothing started
+        MemorySegment.copy(sges, 0, sgeScratch, 0, count * ScatterGatherList.SGE_SIZE);
+        begin();
         try {
+            setIdAndFlags(wrId, flags);
             build(op, remoteAddress, rkey, immediate, 0L, 0L);
-            VerbsOps.WR_SET_SGE_LIST.invokeExact(wrSetSgeList, qpx, (long) count, sges);
+            VerbsOps.WR_SET_SGE_LIST.invokeExact(wrSetSgeList, qpx, (long) count, sgeScratch);
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
@@ -126,25 +145,13 @@ final class ExtendedSendPath extends SendPath {
     @Override
     void postInlineScratch(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, long length)
             throws RdmaException {
-        postInline(op, wrId, flags, remoteAddress, rkey, immediate, inlineScratch, length);
-    }
-
-    @Override
-    void postInlineData(Op op, long wrId, int flags, long remoteAddress, int rkey, MemorySegment data)
-            throws RdmaException {
-        // data goes to the downcall as a MemorySegment: the FFM runtime keeps its arena from closing until the call
-        // returns (a concurrent close throws there) and throws here if it is closed already. No copy needed.
-        postInline(op, wrId, flags, remoteAddress, rkey, 0, data, data.byteSize());
-    }
-
-    private void postInline(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate,
-                            MemorySegment bytes, long length) throws RdmaException {
-        begin(wrId, flags);
+        begin();
         try {
+            setIdAndFlags(wrId, flags);
             build(op, remoteAddress, rkey, immediate, 0L, 0L);
-            VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, bytes, length);
+            VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, inlineScratch, length);
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
@@ -152,11 +159,12 @@ final class ExtendedSendPath extends SendPath {
     /** RDMA FLUSH (draft-talpey-rdma-commit section 4.1); the caller checked {@link #flush()}. */
     void postFlush(long wrId, int flags, long remoteAddress, int rkey, long length, byte type, byte scope)
             throws RdmaException {
-        begin(wrId, flags);
+        begin();
         try {
+            setIdAndFlags(wrId, flags);
             VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpx, rkey, remoteAddress, length, type, scope);
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
@@ -164,24 +172,43 @@ final class ExtendedSendPath extends SendPath {
     /** RDMA ATOMIC WRITE (draft-talpey-rdma-commit section 4.2); the caller checked {@link #atomicWrite()}. */
     void postAtomicWrite(long wrId, int flags, long remoteAddress, int rkey, long value) throws RdmaException {
         atomicValue.set(JAVA_LONG, 0, value);
-        begin(wrId, flags);
+        begin();
         try {
+            setIdAndFlags(wrId, flags);
             VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpx, rkey, remoteAddress, atomicValue);
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
 
-    /** ibv_wr_start and the request's id and flags. */
-    private void begin(long wrId, int flags) {
+    /** ibv_wr_start: opens the region (on rxe, takes the send queue's lock). */
+    private void begin() {
         try {
             VerbsOps.WR_VOID.invokeExact(wrStart, qpx);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }
+    }
+
+    /** The request's id and flags, which the builder that follows takes from the ibv_qp_ex. */
+    private void setIdAndFlags(long wrId, int flags) {
         qpx.set(JAVA_LONG, ibv_qp_ex.wr_id$OFFSET, wrId);
         qpx.set(JAVA_INT, ibv_qp_ex.wr_flags$OFFSET, flags);
+    }
+
+    /**
+     * The backstop: {@code t} was thrown inside the region; ibv_wr_abort discards what was built since ibv_wr_start
+     * and closes the region (rxe: releases the lock), then {@code t} goes on. A failure of the abort itself is added
+     * to {@code t} as suppressed.
+     */
+    private RuntimeException abort(Throwable t) {
+        try {
+            VerbsOps.WR_VOID.invokeExact(wrAbort, qpx);
+        } catch (Throwable a) {
+            t.addSuppressed(a);
+        }
+        return CompletionQueue.verbsError(t);
     }
 
     private void build(Op op, long remoteAddress, int rkey, int immediate, long compareAdd, long swap)

@@ -54,16 +54,6 @@ final class LegacySendPath extends SendPath {
         postSend(op, wrId, 1, remoteAddress, rkey, immediate, 0L, 0L, flags);
     }
 
-    @Override
-    void postInlineData(Op op, long wrId, int flags, long remoteAddress, int rkey, MemorySegment data)
-            throws RdmaException {
-        // ibv_post_send reads the bytes from an address inside the work request, where the FFM runtime cannot keep
-        // data's arena alive: copy them into the QP's scratch first (MemorySegment.copy either has the bytes or
-        // throws if data's arena is closed; a concurrent close cannot free it in mid-copy)
-        MemorySegment.copy(data, 0, inlineScratch, 0, data.byteSize());
-        postInlineScratch(op, wrId, flags, remoteAddress, rkey, 0, data.byteSize());
-    }
-
     private void sge(long addr, int length, int lkey) {
         sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, addr);
         sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, length);

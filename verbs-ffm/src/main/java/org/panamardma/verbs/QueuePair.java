@@ -123,7 +123,8 @@ public final class QueuePair extends NativeResource {
         if (extended) {
             // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
             this.extendedPath = new ExtendedSendPath(RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)), ops,
-                    attrs.supportsAtomics(), description, maxSendWr, inlineBuf, unscoped(scratch.allocate(JAVA_LONG)));
+                    attrs.supportsAtomics(), description, maxSendWr, inlineBuf, unscoped(scratch.allocate(JAVA_LONG)),
+                    unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxSendSge), 8)));
             this.sendPath = extendedPath;
             this.atomics = extendedPath.atomics();
             this.flush = extendedPath.flush();
