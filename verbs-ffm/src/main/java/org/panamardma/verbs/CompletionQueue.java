@@ -18,6 +18,13 @@ import org.panamardma.verbs.ffi.verbs_h;
  * A completion queue. {@link #poll(WorkCompletions)} is the data path: one call through the provider's
  * {@code poll_cq}, nothing allocated. With a {@link CompletionChannel}, {@link #requestNotification(boolean)} arms
  * it for one event.
+ *
+ * <p>A CQ made with {@code ibv_create_cq_ex} ({@link #isExtended()}) is polled with {@code ibv_poll_cq} too where
+ * the provider serves such CQs with it (rxe, mlx5: {@link ProviderTraits}): one call per batch where the extended
+ * poll takes seven or eight per completion. Elsewhere it is polled with {@code ibv_start_poll} /
+ * {@code ibv_next_poll} / {@code ibv_end_poll}, each completion read into the same {@code ibv_wc} array.
+ *
+ * <p>Polls pass the CQ's {@link CallGate} (one at a time, none after close) rather than its monitor.
  */
 public final class CompletionQueue extends NativeResource {
     final Context context;
@@ -29,6 +36,11 @@ public final class CompletionQueue extends NativeResource {
 
     // extended polling (ibv_cq_ex): the function pointers, or NULL when the CQ is a legacy one
     private final boolean extended;
+    /** Whether polls go through ibv_start_poll (an extended CQ of a provider not known to serve it with poll_cq). */
+    private boolean extendedPolling;
+    /** Whether poll_cq stays in user space on this provider (ProviderTraits): then its downcall is critical. */
+    private final boolean criticalPoll;
+    private final CallGate gate = new CallGate();
     private final MemorySegment cqx;
     private final MemorySegment startPollFn, nextPollFn, endPollFn, readOpcodeFn, readVendorErrFn, readByteLenFn,
             readImmDataFn, readQpNumFn, readWcFlagsFn;
@@ -45,6 +57,8 @@ public final class CompletionQueue extends NativeResource {
         this.pollCqFn = context.pollCqFn;
         this.reqNotifyCqFn = context.reqNotifyCqFn;
         this.extended = extended;
+        this.extendedPolling = extended && !context.providerTraits.pollsExtendedCqWithPollCq();
+        this.criticalPoll = context.providerTraits.pollCritical();
         if (extended) {
             this.cqx = handle.reinterpret(ibv_cq_ex.layout().byteSize());
             this.startPollFn = cqx.get(ADDRESS, ibv_cq_ex.start_poll$OFFSET);
@@ -118,14 +132,22 @@ public final class CompletionQueue extends NativeResource {
     public int poll(WorkCompletions completions) throws RdmaException {
         completions.checkOpen(); // before the provider hands over anything: a refused poll consumes nothing
         int n;
-        synchronized (this) {
-            checkOpen();
-            try {
-                n = extended ? pollExtended(completions)
-                        : (int) VerbsOps.POLL_CQ.invokeExact(pollCqFn, handle, completions.capacity(), completions.array);
-            } catch (Throwable t) {
-                throw verbsError(t);
+        if (!gate.enter()) {
+            throw new IllegalStateException(describe() + " is closed");
+        }
+        try {
+            if (extendedPolling) {
+                n = pollExtended(completions);
+            } else if (criticalPoll) {
+                n = (int) VerbsOps.POLL_CQ_CRITICAL.invokeExact(pollCqFn, handle, completions.capacity(),
+                        completions.array);
+            } else {
+                n = (int) VerbsOps.POLL_CQ.invokeExact(pollCqFn, handle, completions.capacity(), completions.array);
             }
+        } catch (Throwable t) {
+            throw verbsError(t);
+        } finally {
+            gate.leave();
         }
         if (n < 0) {
             completions.count(0);
@@ -135,9 +157,26 @@ public final class CompletionQueue extends NativeResource {
         return n;
     }
 
-    /** Whether this CQ is polled with the extended API ({@code ibv_start_poll} / {@code ibv_next_poll}). */
+    /**
+     * Whether this CQ was made with {@code ibv_create_cq_ex} (an {@code ibv_cq_ex}); it is then polled with
+     * {@code ibv_start_poll} / {@code ibv_next_poll} unless the provider serves it with {@code ibv_poll_cq}.
+     */
     public boolean isExtended() {
         return extended;
+    }
+
+    /** Whether polls go through {@code ibv_start_poll} / {@code ibv_next_poll} / {@code ibv_end_poll}; for tests. */
+    boolean pollsWithExtendedApi() {
+        return extendedPolling;
+    }
+
+    /** Makes an extended CQ polled with ibv_start_poll even where ibv_poll_cq serves it, to test that path. */
+    CompletionQueue pollWithExtendedApiForTest() {
+        if (!extended) {
+            throw new IllegalStateException(describe() + " is not an extended CQ");
+        }
+        extendedPolling = true;
+        return this;
     }
 
     /** Whether extended polling takes one completion per batch (RdmaCore.Quirk.RXE_END_POLL_OVERRUN); for tests. */
@@ -245,13 +284,15 @@ public final class CompletionQueue extends NativeResource {
             throw new IllegalStateException(describe() + " has no completion channel");
         }
         int rc;
-        synchronized (this) {
-            checkOpen();
-            try {
-                rc = (int) VerbsOps.REQ_NOTIFY_CQ.invokeExact(reqNotifyCqFn, handle, solicitedOnly ? 1 : 0);
-            } catch (Throwable t) {
-                throw verbsError(t);
-            }
+        if (!gate.enter()) {
+            throw new IllegalStateException(describe() + " is closed");
+        }
+        try {
+            rc = (int) VerbsOps.REQ_NOTIFY_CQ.invokeExact(reqNotifyCqFn, handle, solicitedOnly ? 1 : 0);
+        } catch (Throwable t) {
+            throw verbsError(t);
+        } finally {
+            gate.leave();
         }
         if (rc != 0) {
             throw new RdmaException("ibv_req_notify_cq on " + context.deviceName(), rc);
@@ -274,6 +315,12 @@ public final class CompletionQueue extends NativeResource {
 
     @Override
     protected void destroy() {
+        // no poll in progress, and none after this
+        if (!gate.close(CallGate.CLOSE_TIMEOUT_NANOS)) {
+            throw new IllegalStateException(describe() + ": a poll did not return within "
+                    + CallGate.CLOSE_TIMEOUT_NANOS / 1_000_000_000 + " s; the CQ is left allocated rather than "
+                    + "destroyed under it");
+        }
         context.untrack(handle);
         if (channel != null) {
             channel.detach(this);

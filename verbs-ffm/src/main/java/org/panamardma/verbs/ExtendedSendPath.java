@@ -37,6 +37,8 @@ final class ExtendedSendPath extends SendPath {
     private final MemorySegment atomicValue;
     /** Where a gathering request's elements are copied before ibv_wr_start: QP scratch of max_send_sge entries. */
     private final MemorySegment sgeScratch;
+    /** Whether wr_complete (the doorbell) stays in user space on this provider (ProviderTraits). */
+    private final boolean criticalComplete;
 
     /**
      * @param qpx          the view of the provider's ibv_qp_ex
@@ -45,8 +47,9 @@ final class ExtendedSendPath extends SendPath {
      */
     ExtendedSendPath(MemorySegment qpx, long grantedOps, boolean deviceAtomics, String qpDescription,
                      int sendQueueDepth, MemorySegment inlineScratch, MemorySegment atomicValue,
-                     MemorySegment sgeScratch) {
+                     MemorySegment sgeScratch, boolean criticalComplete) {
         super(qpDescription, sendQueueDepth, inlineScratch);
+        this.criticalComplete = criticalComplete;
         this.qpx = qpx;
         this.atomicValue = atomicValue;
         this.sgeScratch = sgeScratch;
@@ -231,7 +234,8 @@ final class ExtendedSendPath extends SendPath {
     private void complete() throws RdmaException {
         int rc;
         try {
-            rc = (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpx);
+            rc = criticalComplete ? (int) VerbsOps.WR_COMPLETE_CRITICAL.invokeExact(wrComplete, qpx)
+                    : (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpx);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }

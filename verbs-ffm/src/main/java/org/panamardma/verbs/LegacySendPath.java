@@ -20,11 +20,15 @@ final class LegacySendPath extends SendPath {
     private final MemorySegment sendWr;
     private final MemorySegment sendSge;
     private final MemorySegment badWr;
+    /** Whether post_send stays in user space on this provider (ProviderTraits): then the downcall is critical. */
+    private final boolean critical;
 
     /** The scratch segments are the QP's (global-scope views, see QueuePair.unscoped). */
     LegacySendPath(MemorySegment postSendFn, MemorySegment qp, String qpDescription, int sendQueueDepth,
-                   MemorySegment inlineScratch, MemorySegment sendWr, MemorySegment sendSge, MemorySegment badWr) {
+                   MemorySegment inlineScratch, MemorySegment sendWr, MemorySegment sendSge, MemorySegment badWr,
+                   boolean critical) {
         super(qpDescription, sendQueueDepth, inlineScratch);
+        this.critical = critical;
         this.postSendFn = postSendFn;
         this.qp = qp;
         this.sendWr = sendWr;
@@ -79,7 +83,8 @@ final class LegacySendPath extends SendPath {
         }
         int rc;
         try {
-            rc = (int) VerbsOps.POST_WR.invokeExact(postSendFn, qp, sendWr, badWr);
+            rc = critical ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postSendFn, qp, sendWr, badWr)
+                    : (int) VerbsOps.POST_WR.invokeExact(postSendFn, qp, sendWr, badWr);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }

@@ -23,8 +23,9 @@ import org.panamardma.verbs.ffi.StubProvider;
  * reach the thread: the whole JVM stops and only SIGKILL ends it. Hence a child JVM, which the test kills at its
  * deadline.
  *
- * <p>For each send path (extended: ibv_wr_* and an extended CQ where the device has them; legacy: ibv_post_send and
- * a plain CQ), misuses that fail with {@link IllegalStateException}, each followed by a valid request that must go
+ * <p>For each send path ({@link StubLoopback.Path}: "wr", every request through ibv_wr_* and polled with
+ * ibv_start_poll; "ext", an extended QP and CQ as the library uses them; "legacy", ibv_post_send and a plain CQ),
+ * misuses that fail with {@link IllegalStateException}, each followed by a valid request that must go
  * through: an inline SEND of a segment whose arena is closed, a SEND of a closed scatter/gather list, a poll into
  * closed {@link WorkCompletions} while a completion waits (which must still be there for the next poll). On a real
  * device the valid requests move real data to the peer, checked there. Prints {@code <path>.<step>=begin} before and
@@ -61,7 +62,7 @@ final class AbortSafetyProbe {
                     + "killed with SIGKILL: a provider lock left held by a failed post or poll\n" + r.output());
         }
         assertEquals(0, r.exitCode(), r.output());
-        for (String path : List.of("ext", "legacy")) {
+        for (String path : List.of("wr", "ext", "legacy")) {
             for (Map.Entry<String, String> e : EXPECTED) {
                 String outcome = v.get(path + "." + e.getKey());
                 assertTrue(outcome != null && outcome.startsWith(e.getValue()), path + "." + e.getKey() + ": "
@@ -76,8 +77,8 @@ final class AbortSafetyProbe {
         if (stub) {
             StubProvider.load(); // before anything touches libibverbs: the stub becomes this JVM's
         }
-        for (boolean extended : new boolean[] {true, false}) {
-            try (Setup s = stub ? Setup.stub(extended) : Setup.devices(args[0], args[1], extended)) {
+        for (StubLoopback.Path path : StubLoopback.Path.values()) {
+            try (Setup s = stub ? Setup.stub(path) : Setup.devices(args[0], args[1], path)) {
                 run(s);
             }
         }
@@ -155,9 +156,14 @@ final class AbortSafetyProbe {
         final WorkCompletions wc = WorkCompletions.allocate(4);
         private final AutoCloseable[] owned;
 
-        private Setup(QueuePair qp, CompletionQueue cq, MemoryRegion local, QueuePair peer, CompletionQueue peerCq,
-                      MemoryRegion peerMemory, MemoryRegion writeTarget, AutoCloseable... owned) {
-            this.path = qp.usesExtendedSendPath() ? "ext" : "legacy";
+        private Setup(StubLoopback.Path path, QueuePair qp, CompletionQueue cq, MemoryRegion local, QueuePair peer,
+                      CompletionQueue peerCq, MemoryRegion peerMemory, MemoryRegion writeTarget,
+                      AutoCloseable... owned) {
+            this.path = switch (path) {
+                case WORK_REQUESTS -> "wr";
+                case EXTENDED -> "ext";
+                case LEGACY -> "legacy";
+            };
             this.qp = qp;
             this.cq = cq;
             this.local = local;
@@ -169,22 +175,27 @@ final class AbortSafetyProbe {
             this.owned = owned;
         }
 
-        static Setup stub(boolean extended) throws Exception {
-            StubLoopback l = StubLoopback.open(extended, 64);
-            return new Setup(l.qp, l.cq, l.local, null, null, null, l.remote, l);
+        static Setup stub(StubLoopback.Path path) throws Exception {
+            StubLoopback l = StubLoopback.open(path, 64);
+            return new Setup(path, l.qp, l.cq, l.local, null, null, null, l.remote, l);
         }
 
-        static Setup devices(String device, String peerDevice, boolean extended) throws Exception {
+        static Setup devices(String device, String peerDevice, StubLoopback.Path path) throws Exception {
+            boolean extended = path != StubLoopback.Path.LEGACY;
             Context a = Context.open(device);
             Context b = Context.open(peerDevice);
             ProtectionDomain pdA = a.allocateProtectionDomain();
             ProtectionDomain pdB = b.allocateProtectionDomain();
             CompletionQueue cqA = a.createCompletionQueue(64, null, extended);
+            if (path == StubLoopback.Path.WORK_REQUESTS) {
+                cqA.pollWithExtendedApiForTest();
+            }
             CompletionQueue cqB = b.createCompletionQueue(64);
             MemoryRegion local = pdA.allocate(4096, Set.of(Access.LOCAL_WRITE));
             MemoryRegion remote = pdB.allocate(4096, TestAccess.ALL_REMOTE);
             PreparedQueuePair pa = pdA.queuePair().completionQueue(cqA).maxSendSge(2).maxInlineData(64)
-                    .legacySendPath(!extended).prepare();
+                    .legacySendPath(!extended).workRequestsForEveryOpcode(path == StubLoopback.Path.WORK_REQUESTS)
+                    .prepare();
             PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
             for (int i = 0; i < 4; i++) {
                 pb.postReceive(100 + i, remote, i * 256L, 256);
@@ -194,7 +205,7 @@ final class AbortSafetyProbe {
             if (qa.usesExtendedSendPath() != extended || cqA.isExtended() != extended) {
                 throw new IllegalStateException(device + " has no extended QP or CQ: " + qa + ", " + cqA);
             }
-            return new Setup(qa, cqA, local, qb, cqB, remote, remote, a, b);
+            return new Setup(path, qa, cqA, local, qb, cqB, remote, remote, a, b);
         }
 
         /** A valid signaled SEND of {@value #LENGTH} bytes of {@code fill}: completes, and arrives at the peer. */

@@ -18,9 +18,16 @@ import java.util.Map;
  * extended polling (via {@code struct ibv_cq_ex}).
  *
  * <p>Each handle takes the function's address as its first argument; callers read the pointer from the struct
- * once (when the object is created) and keep it, so a data-path call is one {@code invokeExact}. The data-path
- * handles are {@linkplain Linker.Option#critical(boolean) critical}: these provider functions are short, never
- * block and never call back into Java, so the thread-state transition can be skipped.
+ * once (when the object is created) and keep it, so a data-path call is one {@code invokeExact}.
+ *
+ * <p><b>Critical or not.</b> A {@linkplain Linker.Option#critical(boolean) critical} downcall skips the thread's
+ * transition out of Java, about 1 ns, but no safepoint (no garbage collection anywhere in the JVM) completes while it
+ * runs: right for a call that stays in user space for a few hundred nanoseconds, wrong for one that makes a system
+ * call. The calls some providers make into the kernel ({@code post_send}, {@code post_recv}, {@code poll_cq},
+ * {@code wr_complete}: rxe's and siw's doorbells are {@code write()}s) have two handles, a plain one and a
+ * {@code _CRITICAL} twin, and the caller picks per provider ({@code ProviderTraits} in the typed API);
+ * {@code req_notify_cq} (rxe's is a system call) is never critical; the {@code ibv_wr_*} builders and setters and
+ * the extended poll's calls, which only fill or read queue entries in user memory, always are.
  */
 public final class VerbsOps {
     private VerbsOps() {}
@@ -37,6 +44,11 @@ public final class VerbsOps {
         return h;
     }
 
+    /** The critical twin of {@code plain}: the same descriptor (so the same ABI check), no thread transition. */
+    private static MethodHandle criticalTwin(MethodHandle plain) {
+        return fast(DESCRIPTORS.get(plain));
+    }
+
     private static MethodHandle slow(FunctionDescriptor fd, Linker.Option... options) {
         MethodHandle h = L.downcallHandle(fd, options);
         DESCRIPTORS.put(h, fd);
@@ -46,14 +58,20 @@ public final class VerbsOps {
     // ibv_context_ops
     /** {@code int poll_cq(struct ibv_cq *, int num_entries, struct ibv_wc *)} */
     @CallsThrough("ibv_context_ops.poll_cq")
-    public static final MethodHandle POLL_CQ = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    /** {@code int req_notify_cq(struct ibv_cq *, int solicited_only)} */
+    public static final MethodHandle POLL_CQ = slow(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    /** {@link #POLL_CQ}, critical: for providers whose poll_cq stays in user space. */
+    @CallsThrough("ibv_context_ops.poll_cq")
+    public static final MethodHandle POLL_CQ_CRITICAL = criticalTwin(POLL_CQ);
+    /** {@code int req_notify_cq(struct ibv_cq *, int solicited_only)}: rxe's is a system call. */
     @CallsThrough("ibv_context_ops.req_notify_cq")
-    public static final MethodHandle REQ_NOTIFY_CQ = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    public static final MethodHandle REQ_NOTIFY_CQ = slow(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     /** {@code int post_send(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **bad)}; same shape for
      *  post_recv and post_srq_recv. Returns an errno value (not -1/errno). */
     @CallsThrough({"ibv_context_ops.post_send", "ibv_context_ops.post_recv", "ibv_context_ops.post_srq_recv"})
-    public static final MethodHandle POST_WR = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    public static final MethodHandle POST_WR = slow(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /** {@link #POST_WR}, critical: for providers that ring no doorbell through the kernel. */
+    @CallsThrough({"ibv_context_ops.post_send", "ibv_context_ops.post_recv", "ibv_context_ops.post_srq_recv"})
+    public static final MethodHandle POST_WR_CRITICAL = criticalTwin(POST_WR);
 
     // verbs_context
     /** {@code struct ibv_qp *create_qp_ex(struct ibv_context *, struct ibv_qp_init_attr_ex *)} */
@@ -79,7 +97,10 @@ public final class VerbsOps {
     public static final MethodHandle WR_VOID = fast(FunctionDescriptor.ofVoid(ADDRESS));
     /** {@code int wr_complete(struct ibv_qp_ex *)} */
     @CallsThrough("ibv_qp_ex.wr_complete")
-    public static final MethodHandle WR_COMPLETE = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    public static final MethodHandle WR_COMPLETE = slow(FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    /** {@link #WR_COMPLETE}, critical: for providers whose doorbell is not a system call. */
+    @CallsThrough("ibv_qp_ex.wr_complete")
+    public static final MethodHandle WR_COMPLETE_CRITICAL = criticalTwin(WR_COMPLETE);
     /** {@code void wr_send_imm(struct ibv_qp_ex *, __be32 imm)} */
     @CallsThrough("ibv_qp_ex.wr_send_imm")
     public static final MethodHandle WR_SEND_IMM = fast(FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
