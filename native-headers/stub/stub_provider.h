@@ -70,4 +70,9 @@ int64_t stub_bench_post_poll(uint32_t qp_num, int path, int op, uint32_t lkey, u
 int64_t stub_bench_message_rate(uint32_t qp_num, int path, uint32_t lkey, uint64_t addr, uint64_t remote_addr,
 				uint32_t rkey, struct ibv_wc *wc, int capacity, int batch, int64_t n);
 
+/* Callgrind's CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT(why); 0 where the stub was built without valgrind's
+ * headers (then they do nothing). */
+int stub_callgrind_zero(void);
+int stub_callgrind_dump(const char *why);
+
 #endif

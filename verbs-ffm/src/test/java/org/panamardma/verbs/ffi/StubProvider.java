@@ -144,6 +144,30 @@ public final class StubProvider {
     }
 
     /**
+     * Callgrind's CALLGRIND_ZERO_STATS (stub_callgrind_zero): false where the stub was built without valgrind's
+     * headers. Does nothing unless the JVM runs under callgrind.
+     */
+    public static boolean callgrindZero() throws UnavailableException, IOException, InterruptedException {
+        MemorySegment fn = load().find("stub_callgrind_zero").orElseThrow();
+        try {
+            return (int) Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_INT)).invokeExact() != 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Callgrind's CALLGRIND_DUMP_STATS_AT(why) (stub_callgrind_dump): a profile part named {@code why}. */
+    public static void callgrindDump(String why) throws UnavailableException, IOException, InterruptedException {
+        MemorySegment fn = load().find("stub_callgrind_dump").orElseThrow();
+        try (Arena arena = Arena.ofConfined()) {
+            int ignored = (int) Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_INT, ADDRESS))
+                    .invokeExact(arena.allocateFrom(why));
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
      * How often the stub's post_send, ibv_wr_start, poll_cq and ibv_start_poll have been called in this process, in
      * that order (stub_call_counts): which calls the library makes.
      */
