@@ -62,7 +62,9 @@ if [[ ${1:-} != --table ]]; then
     run rate "$rate" 'MessageRateBenchmark' -p path="${rate%/*}" -p batch="${rate#*/}"
   done
   echo "$((SECONDS - start))" >"$out/seconds"
+  echo "$jmh_args" >"$out/jmh-args"
 fi
+[[ -f $out/jmh-args ]] && jmh_args=$(cat "$out/jmh-args")
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 jdk=$("$java" -version 2>&1 | head -1)
@@ -133,9 +135,10 @@ jdk=$("$java" -version 2>&1 | head -1)
           j = p0 "java"; c = p0 "c"; split(r, p, "/");
           ratio = best[c] / best[j];
           cxns = 1000 / cx; javacx = 1000 / (cxns + best[j] - best[c]);
-          printf "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %.2f M/s (%.2fx) |\n", p[1] == "ext" ? "extended" : p[1],
-            p[2], best[j], best[c], 1000 / best[j], 1000 / best[c], ratio, ratio >= target_rate ? "met" : "missed",
-            javacx, javacx / cx;
+          name = p[1] == "ext" ? "extended" : p[1];
+          verdict = ratio >= target_rate ? "met" : "missed";
+          printf "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %.2f M/s (%.2fx) |\n", name, p[2], best[j], best[c],
+            1000 / best[j], 1000 / best[c], ratio, verdict, javacx, javacx / cx;
         }
       }
     }' "$out/jmh.log"

@@ -78,7 +78,10 @@ final class AbortSafetyProbe {
             StubProvider.load(); // before anything touches libibverbs: the stub becomes this JVM's
         }
         for (StubLoopback.Path path : StubLoopback.Path.values()) {
+            System.out.println(path + ".setup=begin");
+            System.out.flush();
             try (Setup s = stub ? Setup.stub(path) : Setup.devices(args[0], args[1], path)) {
+                System.out.println(path + ".setup=ok");
                 run(s);
             }
         }
