@@ -70,6 +70,11 @@ int64_t stub_bench_post_poll(uint32_t qp_num, int path, int op, uint32_t lkey, u
 int64_t stub_bench_message_rate(uint32_t qp_num, int path, uint32_t lkey, uint64_t addr, uint64_t remote_addr,
 				uint32_t rkey, struct ibv_wc *wc, int capacity, int batch, int64_t n);
 
+/* A call that does nothing, of post_send's shape, and n indirect calls of fn from C (returns n): what a call into the
+ * provider costs by itself, from C and, through FFM, from Java (BindingCostBenchmark's CALL request). */
+int stub_nop(void *a, void *b, void *c);
+int64_t stub_bench_calls(int (*fn)(void *, void *, void *), void *a, void *b, void *c, int64_t n);
+
 /* Callgrind's CALLGRIND_ZERO_STATS and CALLGRIND_DUMP_STATS_AT(why); 0 where the stub was built without valgrind's
  * headers (then they do nothing). */
 int stub_callgrind_zero(void);

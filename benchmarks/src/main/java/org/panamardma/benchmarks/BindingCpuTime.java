@@ -12,7 +12,8 @@ import java.util.Locale;
  * Each side (Java, C) runs {@code samples} samples of {@code calls} benchmark calls, alternating; the least CPU time
  * per operation of the samples is printed beside the least wall-clock time, so that the two can be compared.
  *
- * <p>Arguments: requests as {@link BindingInstructionCount}'s ({@code WRITE/ext}, {@code rate/ext/16}). Prints one
+ * <p>Arguments: requests as {@link BindingInstructionCount}'s ({@code WRITE/ext}, {@code rate/ext/16}), or
+ * {@code call/critical} and {@code call/plain} ({@link DowncallBenchmark}). Prints one
  * line per request: {@code cpu REQUEST java=NS c=NS wall java=NS c=NS}.
  */
 public final class BindingCpuTime {
@@ -33,7 +34,15 @@ public final class BindingCpuTime {
             Body c;
             Runnable close;
             int perCall;
-            if (request.startsWith("rate/")) {
+            if (request.startsWith("call/")) {
+                DowncallBenchmark b = new DowncallBenchmark();
+                b.critical = request.equals("call/critical");
+                b.open();
+                java = b::java;
+                c = b::c;
+                close = () -> { };
+                perCall = DowncallBenchmark.BATCH;
+            } else if (request.startsWith("rate/")) {
                 String[] p = request.split("/");
                 MessageRateBenchmark b = new MessageRateBenchmark();
                 b.path = p[1];

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.VerbsOps;
 import org.panamardma.verbs.ffi.ibv_cq;
@@ -139,15 +140,18 @@ public final class CompletionQueue extends NativeResource {
             if (extendedPolling) {
                 n = pollExtended(completions);
             } else if (criticalPoll) {
-                n = (int) VerbsOps.POLL_CQ_CRITICAL.invokeExact(pollCqFn, handle, completions.capacity(),
-                        completions.array);
+                n = (int) VerbsOps.POLL_CQ_CRITICAL.invokeExact(pollCqFn, handle.address(), completions.capacity(),
+                        completions.array.address());
             } else {
-                n = (int) VerbsOps.POLL_CQ.invokeExact(pollCqFn, handle, completions.capacity(), completions.array);
+                n = (int) VerbsOps.POLL_CQ.invokeExact(pollCqFn, handle.address(), completions.capacity(),
+                        completions.array.address());
             }
         } catch (Throwable t) {
             throw verbsError(t);
         } finally {
             gate.leave();
+            // the array went to the provider as an address: its automatic arena must not be collected meanwhile
+            Reference.reachabilityFence(completions);
         }
         if (n < 0) {
             completions.count(0);
@@ -193,7 +197,7 @@ public final class CompletionQueue extends NativeResource {
         if (oneCompletionPerBatch) {
             return pollExtendedOneByOne(completions);
         }
-        int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx, MemorySegment.NULL);
+        int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx.address(), 0L);
         if (rc == Errno.ENOENT) {
             return 0;
         }
@@ -210,7 +214,7 @@ public final class CompletionQueue extends NativeResource {
                 if (n == completions.capacity()) {
                     break;
                 }
-                rc = (int) VerbsOps.CQ_INT.invokeExact(nextPollFn, cqx);
+                rc = (int) VerbsOps.CQ_INT.invokeExact(nextPollFn, cqx.address());
                 if (rc != 0) {
                     break;
                 }
@@ -225,7 +229,7 @@ public final class CompletionQueue extends NativeResource {
     }
 
     private void endPoll() throws Throwable {
-        VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx);
+        VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx.address());
     }
 
     /**
@@ -238,7 +242,7 @@ public final class CompletionQueue extends NativeResource {
         long wcSize = ibv_wc.layout().byteSize();
         int n = 0;
         while (n < completions.capacity()) {
-            int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx, MemorySegment.NULL);
+            int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx.address(), 0L);
             if (rc == Errno.ENOENT) {
                 break;
             }
@@ -260,16 +264,16 @@ public final class CompletionQueue extends NativeResource {
         int status = cqx.get(JAVA_INT, ibv_cq_ex.status$OFFSET);
         array.set(JAVA_LONG, base + ibv_wc.wr_id$OFFSET, cqx.get(JAVA_LONG, ibv_cq_ex.wr_id$OFFSET));
         array.set(JAVA_INT, base + ibv_wc.status$OFFSET, status);
-        array.set(JAVA_INT, base + ibv_wc.vendor_err$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readVendorErrFn, cqx));
-        array.set(JAVA_INT, base + ibv_wc.qp_num$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readQpNumFn, cqx));
+        array.set(JAVA_INT, base + ibv_wc.vendor_err$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readVendorErrFn, cqx.address()));
+        array.set(JAVA_INT, base + ibv_wc.qp_num$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readQpNumFn, cqx.address()));
         if (status == verbs_h.IBV_WC_SUCCESS) {
             // opcode, length, flags and immediate data are defined only for successful completions
-            int flags = (int) VerbsOps.CQ_INT.invokeExact(readWcFlagsFn, cqx);
-            array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx));
-            array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx));
+            int flags = (int) VerbsOps.CQ_INT.invokeExact(readWcFlagsFn, cqx.address());
+            array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx.address()));
+            array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx.address()));
             array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, flags);
             array.set(JAVA_INT, base + ibv_wc.$anon0$imm_data$OFFSET, (flags & verbs_h.IBV_WC_WITH_IMM) != 0
-                    ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx) : 0);
+                    ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx.address()) : 0);
         } else {
             array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, 0);
         }
@@ -288,7 +292,7 @@ public final class CompletionQueue extends NativeResource {
             throw new IllegalStateException(describe() + " is closed");
         }
         try {
-            rc = (int) VerbsOps.REQ_NOTIFY_CQ.invokeExact(reqNotifyCqFn, handle, solicitedOnly ? 1 : 0);
+            rc = (int) VerbsOps.REQ_NOTIFY_CQ.invokeExact(reqNotifyCqFn, handle.address(), solicitedOnly ? 1 : 0);
         } catch (Throwable t) {
             throw verbsError(t);
         } finally {

@@ -26,8 +26,9 @@ import org.panamardma.verbs.ffi.verbs_h;
  * (ibv_wr_post(3): "ibv_wr_abort() will discard all work prepared since ibv_wr_start()").
  */
 final class ExtendedSendPath extends SendPath {
-    /** The provider's ibv_qp_ex, viewed at the installed rdma-core's size (RdmaCore.qpExView). */
+    /** The provider's ibv_qp_ex, viewed at the installed rdma-core's size (RdmaCore.qpExView), and its address. */
     private final MemorySegment qpx;
+    private final long qpxAddress;
     private final MemorySegment wrStart, wrComplete, wrAbort, wrSend, wrSendImm, wrRdmaWrite, wrRdmaWriteImm, wrRdmaRead,
             wrCmpSwp, wrFetchAdd, wrAtomicWrite, wrFlush, wrSetSge, wrSetSgeList, wrSetInlineData;
     private final boolean atomics;
@@ -51,6 +52,7 @@ final class ExtendedSendPath extends SendPath {
         super(qpDescription, sendQueueDepth, inlineScratch);
         this.criticalComplete = criticalComplete;
         this.qpx = qpx;
+        this.qpxAddress = qpx.address();
         this.atomicValue = atomicValue;
         this.sgeScratch = sgeScratch;
         this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
@@ -122,7 +124,7 @@ final class ExtendedSendPath extends SendPath {
         try {
             setIdAndFlags(wrId, flags);
             build(op, remoteAddress, rkey, immediate, compareAdd, swap);
-            VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpx, lkey, addr, length);
+            VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpxAddress, lkey, addr, length);
         } catch (Throwable t) {
             throw abort(t);
         }
@@ -138,7 +140,7 @@ final class ExtendedSendPath extends SendPath {
         try {
             setIdAndFlags(wrId, flags);
             build(op, remoteAddress, rkey, immediate, 0L, 0L);
-            VerbsOps.WR_SET_SGE_LIST.invokeExact(wrSetSgeList, qpx, (long) count, sgeScratch);
+            VerbsOps.WR_SET_SGE_LIST.invokeExact(wrSetSgeList, qpxAddress, (long) count, sgeScratch.address());
         } catch (Throwable t) {
             throw abort(t);
         }
@@ -152,7 +154,7 @@ final class ExtendedSendPath extends SendPath {
         try {
             setIdAndFlags(wrId, flags);
             build(op, remoteAddress, rkey, immediate, 0L, 0L);
-            VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, inlineScratch, length);
+            VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpxAddress, inlineScratch.address(), length);
         } catch (Throwable t) {
             throw abort(t);
         }
@@ -165,7 +167,7 @@ final class ExtendedSendPath extends SendPath {
         begin();
         try {
             setIdAndFlags(wrId, flags);
-            VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpx, rkey, remoteAddress, length, type, scope);
+            VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpxAddress, rkey, remoteAddress, length, type, scope);
         } catch (Throwable t) {
             throw abort(t);
         }
@@ -178,7 +180,7 @@ final class ExtendedSendPath extends SendPath {
         begin();
         try {
             setIdAndFlags(wrId, flags);
-            VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpx, rkey, remoteAddress, atomicValue);
+            VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpxAddress, rkey, remoteAddress, atomicValue.address());
         } catch (Throwable t) {
             throw abort(t);
         }
@@ -188,7 +190,7 @@ final class ExtendedSendPath extends SendPath {
     /** ibv_wr_start: opens the region (on rxe, takes the send queue's lock). */
     private void begin() {
         try {
-            VerbsOps.WR_VOID.invokeExact(wrStart, qpx);
+            VerbsOps.WR_VOID.invokeExact(wrStart, qpxAddress);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }
@@ -196,8 +198,8 @@ final class ExtendedSendPath extends SendPath {
 
     /** The request's id and flags, which the builder that follows takes from the ibv_qp_ex. */
     private void setIdAndFlags(long wrId, int flags) {
-        qpx.set(JAVA_LONG, ibv_qp_ex.wr_id$OFFSET, wrId);
-        qpx.set(JAVA_INT, ibv_qp_ex.wr_flags$OFFSET, flags);
+        AllMemory.EVERYWHERE.set(JAVA_LONG, qpxAddress + ibv_qp_ex.wr_id$OFFSET, wrId);
+        AllMemory.EVERYWHERE.set(JAVA_INT, qpxAddress + ibv_qp_ex.wr_flags$OFFSET, flags);
     }
 
     /**
@@ -207,7 +209,7 @@ final class ExtendedSendPath extends SendPath {
      */
     private RuntimeException abort(Throwable t) {
         try {
-            VerbsOps.WR_VOID.invokeExact(wrAbort, qpx);
+            VerbsOps.WR_VOID.invokeExact(wrAbort, qpxAddress);
         } catch (Throwable a) {
             t.addSuppressed(a);
         }
@@ -217,15 +219,15 @@ final class ExtendedSendPath extends SendPath {
     private void build(Op op, long remoteAddress, int rkey, int immediate, long compareAdd, long swap)
             throws Throwable {
         switch (op) {
-            case SEND -> VerbsOps.WR_VOID.invokeExact(wrSend, qpx);
-            case SEND_WITH_IMM -> VerbsOps.WR_SEND_IMM.invokeExact(wrSendImm, qpx, Integer.reverseBytes(immediate));
-            case WRITE -> VerbsOps.WR_RDMA.invokeExact(wrRdmaWrite, qpx, rkey, remoteAddress);
-            case WRITE_WITH_IMM -> VerbsOps.WR_RDMA_WRITE_IMM.invokeExact(wrRdmaWriteImm, qpx, rkey, remoteAddress,
+            case SEND -> VerbsOps.WR_VOID.invokeExact(wrSend, qpxAddress);
+            case SEND_WITH_IMM -> VerbsOps.WR_SEND_IMM.invokeExact(wrSendImm, qpxAddress, Integer.reverseBytes(immediate));
+            case WRITE -> VerbsOps.WR_RDMA.invokeExact(wrRdmaWrite, qpxAddress, rkey, remoteAddress);
+            case WRITE_WITH_IMM -> VerbsOps.WR_RDMA_WRITE_IMM.invokeExact(wrRdmaWriteImm, qpxAddress, rkey, remoteAddress,
                     Integer.reverseBytes(immediate));
-            case READ -> VerbsOps.WR_RDMA.invokeExact(wrRdmaRead, qpx, rkey, remoteAddress);
-            case COMPARE_SWAP -> VerbsOps.WR_ATOMIC_CMP_SWP.invokeExact(wrCmpSwp, qpx, rkey, remoteAddress,
+            case READ -> VerbsOps.WR_RDMA.invokeExact(wrRdmaRead, qpxAddress, rkey, remoteAddress);
+            case COMPARE_SWAP -> VerbsOps.WR_ATOMIC_CMP_SWP.invokeExact(wrCmpSwp, qpxAddress, rkey, remoteAddress,
                     compareAdd, swap);
-            case FETCH_ADD -> VerbsOps.WR_ATOMIC_FETCH_ADD.invokeExact(wrFetchAdd, qpx, rkey, remoteAddress,
+            case FETCH_ADD -> VerbsOps.WR_ATOMIC_FETCH_ADD.invokeExact(wrFetchAdd, qpxAddress, rkey, remoteAddress,
                     compareAdd);
         }
     }
@@ -234,8 +236,8 @@ final class ExtendedSendPath extends SendPath {
     private void complete() throws RdmaException {
         int rc;
         try {
-            rc = criticalComplete ? (int) VerbsOps.WR_COMPLETE_CRITICAL.invokeExact(wrComplete, qpx)
-                    : (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpx);
+            rc = criticalComplete ? (int) VerbsOps.WR_COMPLETE_CRITICAL.invokeExact(wrComplete, qpxAddress)
+                    : (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpxAddress);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }

@@ -451,8 +451,11 @@ public final class QueuePair extends NativeResource {
     /** ibv_post_recv of the list at {@code wrs}: critical where the provider's post_recv stays in user space. */
     private int postRecv(MemorySegment wrs) {
         try {
-            return criticalRecv ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postRecvFn, qp, wrs, badRecvWr)
-                    : (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp, wrs, badRecvWr);
+            // the QP and its scratch: kept alive by the CallGate around this call (VerbsOps: addresses as longs)
+            return criticalRecv
+                    ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postRecvFn, qp.address(), wrs.address(),
+                            badRecvWr.address())
+                    : (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp.address(), wrs.address(), badRecvWr.address());
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }

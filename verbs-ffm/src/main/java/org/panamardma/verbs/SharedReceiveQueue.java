@@ -89,8 +89,10 @@ public final class SharedReceiveQueue extends NativeResource {
             try {
                 // critical where the provider's receive posts stay in user space (ProviderTraits)
                 rc = pd.context.providerTraits.postRecvCritical()
-                        ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postSrqRecvFn, handle, recvWr, badWr)
-                        : (int) VerbsOps.POST_WR.invokeExact(postSrqRecvFn, handle, recvWr, badWr);
+                        ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postSrqRecvFn, handle.address(),
+                                recvWr.address(), badWr.address())
+                        : (int) VerbsOps.POST_WR.invokeExact(postSrqRecvFn, handle.address(), recvWr.address(),
+                                badWr.address());
             } catch (Throwable t) {
                 throw CompletionQueue.verbsError(t);
             }
