@@ -17,6 +17,8 @@
 #   MVN_ARGS="-Dmaven.repo.local=..." benchmarks/binding-cost.sh
 #   REQUESTS="WRITE/ext WRITE/legacy" RATES="ext/16" CRITICAL_REQUESTS="" benchmarks/binding-cost.sh   # some only
 #   benchmarks/binding-cost.sh --table          # only writes the tables again from the last run's log
+#   benchmarks/binding-cost.sh --cpu            # the same figures by thread CPU time (~4 minutes; a loaded host)
+#   benchmarks/binding-cost.sh --cpu-table      # only writes that table again from the last --cpu run
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,6 +41,39 @@ run() { # kind label benchmark [jmh options...]
   # shellcheck disable=SC2086 # jmh_args is a list of options
   "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" "$benchmark" "$@" $jmh_args | tee -a "$out/jmh.log"
 }
+
+# --cpu: the same requests timed by thread CPU time (BindingCpuTime: least of 400 samples of 10 calls, Java and C
+# alternating), which a loaded host moves by a few ns where it moves JMH's wall-clock figures by tens or hundreds
+if [[ ${1:-} == --cpu* ]]; then
+  if [[ $1 == --cpu ]]; then
+    # shellcheck disable=SC2086 # MVN_ARGS is a list of options
+    [[ -f $jar ]] || (cd "$root" && ./mvnw -B -q ${MVN_ARGS:-} -pl benchmarks -am package -DskipTests)
+    mkdir -p "$out"
+    all="SEND/ext SEND/legacy WRITE/ext WRITE/legacy READ/ext READ/legacy FETCH_ADD/ext FETCH_ADD/legacy FLUSH/ext
+      ATOMIC_WRITE/ext WRITE/wr"
+    rates=${RATES:-ext/1 ext/16 legacy/1 legacy/16}
+    # shellcheck disable=SC2086 # lists of words
+    "$java" --enable-native-access=ALL-UNNAMED -cp "$jar" org.panamardma.benchmarks.BindingCpuTime ${REQUESTS:-$all} \
+      $(for r in $rates; do echo "rate/$r"; done) call/critical call/plain | tee "$out/cpu.log"
+    echo
+  fi
+  awk -v target="$target_ns" -v target_rate="$target_rate" -v cx="$connectx_mops" '
+    $1 != "cpu" { next }
+    { split($2, p, "/"); j = substr($3, 6) + 0; c = substr($4, 3) + 0 }
+    p[1] == "call" { printf "one call into a no-op, %s: Java %.1f ns, C %.1f ns\n", p[2], j, c; next }
+    p[1] == "rate" {
+      if (!rh++) { print "| message rate | batch | Java ns/WRITE | C ns/WRITE | Java / C (ops/s) | target >= " target_rate " | on a ConnectX (C " cx " M/s) |"
+                   print "|---|---:|---:|---:|---:|---|---:|" }
+      cxj = 1000 / (1000 / cx + j - c)
+      printf "| %s | %d | %.1f | %.1f | %.2f | %s | %.2f M/s (%.2fx) |\n", p[2], p[3], j, c, c / j,
+        (c / j >= target_rate) ? "met" : "missed", cxj, cxj / cx
+      next }
+    { if (!h++) { print "| request | path | Java ns | C ns | Java - C | target <= " target " ns |"; print "|---|---|---:|---:|---:|---|" }
+      d = j - c
+      printf "| %s | %s | %.1f | %.1f | %.1f | %s |\n", p[1], p[2], j, c, d, (p[2] == "wr") ? "(ibv_wr_* for comparison)" : (d <= target) ? "met" : sprintf("missed by %.1f ns", d - target) }
+  ' "$out/cpu.log" | tee "$out/binding-cost-cpu.md"
+  exit 0
+fi
 
 if [[ ${1:-} != --table ]]; then
   if [[ ! -f $jar ]]; then
