@@ -39,7 +39,9 @@ run() { # kind label benchmark [jmh options...]
   shift 3
   echo "### run $kind $label" >>"$out/jmh.log"
   # shellcheck disable=SC2086 # jmh_args is a list of options
-  "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" "$benchmark" "$@" $jmh_args | tee -a "$out/jmh.log"
+  # JMH 1.37 calls sun.misc.Unsafe (org.openjdk.jmh.util.Utils): allowed, or JDK 25 warns here and in every fork
+  "$java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -jar "$jar" "$benchmark" "$@" \
+    $jmh_args | tee -a "$out/jmh.log"
 }
 
 # --cpu: the same requests timed by thread CPU time (BindingCpuTime: least of 400 samples of 10 calls, Java and C
@@ -84,7 +86,7 @@ if [[ ${1:-} != --table ]]; then
   start=$SECONDS
   : >"$out/jmh.log"
   # the benchmark's requests, as JMH lists them: param "request" = {SEND/ext, SEND/legacy, ...}
-  requests=$("$java" -jar "$jar" -lp 'BindingCostBenchmark.java$' | grep -m1 'param "request"' \
+  requests=$("$java" --sun-misc-unsafe-memory-access=allow -jar "$jar" -lp 'BindingCostBenchmark.java$' | grep -m1 'param "request"' \
     | sed 's/.*{\(.*\)}.*/\1/; s/,/ /g')
   for request in ${REQUESTS:-$requests}; do
     run cost "$request" 'BindingCostBenchmark' -p request="$request"

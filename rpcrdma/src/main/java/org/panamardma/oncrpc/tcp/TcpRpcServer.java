@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -24,6 +25,7 @@ import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.oncrpc.RpcService;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrException;
 import org.slf4j.Logger;
@@ -31,7 +33,8 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * Serves an {@link RpcDispatcher} over TCP with record marking (RFC 5531 section 11).
+ * Serves an {@link RpcService} (an {@link RpcDispatcher}, for one) over TCP with record marking (RFC 5531 section
+ * 11); each call reaches the service with the connection's local and remote addresses.
  *
  * <p>Each connection has a virtual thread reading records (at most {@link Builder#maxRecordSize} bytes each) and
  * each call runs on a virtual thread of its own, at most {@link Builder#maxCallsPerConnection} at once per connection
@@ -55,7 +58,7 @@ public final class TcpRpcServer implements AutoCloseable {
     /** Default number of calls running at once on one connection. */
     public static final int DEFAULT_MAX_CALLS_PER_CONNECTION = 64;
 
-    private final RpcDispatcher dispatcher;
+    private final RpcService service;
     private final ServerSocket listener;
     private final int maxRecordSize;
     private final int replyBufferSize;
@@ -67,7 +70,7 @@ public final class TcpRpcServer implements AutoCloseable {
     private final Thread acceptor;
 
     private TcpRpcServer(Builder b) throws IOException {
-        this.dispatcher = b.dispatcher;
+        this.service = b.service;
         this.maxRecordSize = b.maxRecordSize;
         this.replyBufferSize = b.replyBufferSize;
         this.maxCallsPerConnection = b.maxCallsPerConnection;
@@ -86,6 +89,11 @@ public final class TcpRpcServer implements AutoCloseable {
     /** @return a builder for a server running {@code dispatcher} */
     public static Builder builder(RpcDispatcher dispatcher) {
         return new Builder(dispatcher);
+    }
+
+    /** @return a builder for a server running {@code service} (which sees each call's addresses) */
+    public static Builder builder(RpcService service) {
+        return new Builder(service);
     }
 
     /** @return the address the server listens on, with the port actually bound */
@@ -176,6 +184,8 @@ public final class TcpRpcServer implements AutoCloseable {
     /** One accepted connection: a reader thread and the calls it started. */
     private final class Connection {
         private final Socket socket;
+        private final Optional<InetSocketAddress> local;
+        private final Optional<InetSocketAddress> remote;
         private final String name;
         private final OutputStream out;
         private final ReentrantLock writeLock = new ReentrantLock();
@@ -185,6 +195,8 @@ public final class TcpRpcServer implements AutoCloseable {
 
         Connection(Socket socket) throws IOException {
             this.socket = socket;
+            this.local = Optional.ofNullable((InetSocketAddress) socket.getLocalSocketAddress());
+            this.remote = Optional.ofNullable((InetSocketAddress) socket.getRemoteSocketAddress());
             this.name = "oncrpc-tcp " + socket.getRemoteSocketAddress() + " -> " + socket.getLocalPort();
             this.out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
         }
@@ -261,7 +273,8 @@ public final class TcpRpcServer implements AutoCloseable {
                 // the procedure's results may point into memory it holds until the reply is written (ReplyResources)
                 ReplyResources.during(() -> {
                     OutgoingRecord reply = new OutgoingRecord(buffer);
-                    dispatcher.dispatch(call, in, reply.encoder());
+                    service.serve(new RpcService.Incoming(call, MemorySegment.ofArray(message), in, local, remote),
+                            reply.encoder());
                     writeLock.lock();
                     try {
                         reply.writeTo(out);
@@ -306,7 +319,7 @@ public final class TcpRpcServer implements AutoCloseable {
 
     /** Settings of a server; {@link #start()} binds and starts it. */
     public static final class Builder {
-        private final RpcDispatcher dispatcher;
+        private final RpcService service;
         private InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         private int backlog = 128;
         private int maxRecordSize = DEFAULT_MAX_RECORD_SIZE;
@@ -314,8 +327,8 @@ public final class TcpRpcServer implements AutoCloseable {
         private int maxCallsPerConnection = DEFAULT_MAX_CALLS_PER_CONNECTION;
         private boolean logConnections;
 
-        private Builder(RpcDispatcher dispatcher) {
-            this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        private Builder(RpcService service) {
+            this.service = Objects.requireNonNull(service, "service");
         }
 
         /** Where to listen; the loopback address and a system-chosen port (0) by default. */
