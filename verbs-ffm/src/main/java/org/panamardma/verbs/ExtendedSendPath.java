@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.ffi.VerbsOps;
+import org.panamardma.verbs.ffi.ibv_mw_bind_info;
 import org.panamardma.verbs.ffi.ibv_qp_ex;
 import org.panamardma.verbs.ffi.verbs_h;
 
@@ -40,21 +41,31 @@ final class ExtendedSendPath extends SendPath {
     private final MemorySegment sgeScratch;
     /** Whether wr_complete (the doorbell) stays in user space on this provider (ProviderTraits). */
     private final boolean criticalComplete;
+    /** ibv_wr_bind_mw and ibv_wr_local_inv, NULL unless granted (IBV_QP_EX_WITH_BIND_MW, _LOCAL_INV). */
+    private final MemorySegment wrBindMw, wrLocalInv;
+    /** The struct ibv_mw_bind_info ibv_wr_bind_mw reads during the call: QP scratch, and its address. */
+    private final MemorySegment bindInfo;
 
     /**
      * @param qpx          the view of the provider's ibv_qp_ex
      * @param grantedOps   the IBV_QP_EX_WITH_* flags the provider granted at creation
      * @param deviceAtomics whether the device has atomics at all (atomic_cap)
+     * @param bindInfo      scratch of {@code sizeof(struct ibv_mw_bind_info)} bytes
      */
     ExtendedSendPath(MemorySegment qpx, long grantedOps, boolean deviceAtomics, String qpDescription,
                      int sendQueueDepth, MemorySegment inlineScratch, MemorySegment atomicValue,
-                     MemorySegment sgeScratch, boolean criticalComplete) {
+                     MemorySegment sgeScratch, MemorySegment bindInfo, boolean criticalComplete) {
         super(qpDescription, sendQueueDepth, inlineScratch);
         this.criticalComplete = criticalComplete;
         this.qpx = qpx;
         this.qpxAddress = qpx.address();
         this.atomicValue = atomicValue;
         this.sgeScratch = sgeScratch;
+        this.bindInfo = bindInfo;
+        this.wrBindMw = (grantedOps & verbs_h.IBV_QP_EX_WITH_BIND_MW) != 0 ? fn(ibv_qp_ex.wr_bind_mw$OFFSET)
+                : MemorySegment.NULL;
+        this.wrLocalInv = (grantedOps & verbs_h.IBV_QP_EX_WITH_LOCAL_INV) != 0 ? fn(ibv_qp_ex.wr_local_inv$OFFSET)
+                : MemorySegment.NULL;
         this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
         this.wrComplete = fn(ibv_qp_ex.wr_complete$OFFSET);
         this.wrAbort = fn(ibv_qp_ex.wr_abort$OFFSET);
@@ -111,6 +122,11 @@ final class ExtendedSendPath extends SendPath {
 
     boolean atomicWrite() {
         return atomicWrite;
+    }
+
+    /** Whether windows can be bound and invalidated: both slots granted and filled by the provider. */
+    boolean memoryWindows() {
+        return !isNull(wrBindMw) && !isNull(wrLocalInv);
     }
 
     long viewSize() {
@@ -181,6 +197,37 @@ final class ExtendedSendPath extends SendPath {
         try {
             setIdAndFlags(wrId, flags);
             VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpxAddress, rkey, remoteAddress, atomicValue.address());
+        } catch (Throwable t) {
+            throw abort(t);
+        }
+        complete();
+    }
+
+    @Override
+    void postBindWindow(long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr,
+                        long length, int access) throws RdmaException {
+        // the bind's description goes into the QP's scratch before the region opens, like every other input
+        bindInfo.set(ADDRESS, ibv_mw_bind_info.mr$OFFSET, mr);
+        bindInfo.set(JAVA_LONG, ibv_mw_bind_info.addr$OFFSET, addr);
+        bindInfo.set(JAVA_LONG, ibv_mw_bind_info.length$OFFSET, length);
+        bindInfo.set(JAVA_INT, ibv_mw_bind_info.mw_access_flags$OFFSET, access);
+        begin();
+        try {
+            setIdAndFlags(wrId, flags);
+            // the window's struct is held open by the caller (its monitor, QueuePair.postBindMemoryWindow)
+            VerbsOps.WR_BIND_MW.invokeExact(wrBindMw, qpxAddress, mw.address(), newRkey, bindInfo.address());
+        } catch (Throwable t) {
+            throw abort(t);
+        }
+        complete();
+    }
+
+    @Override
+    void postLocalInvalidate(long wrId, int flags, int rkey) throws RdmaException {
+        begin();
+        try {
+            setIdAndFlags(wrId, flags);
+            VerbsOps.WR_LOCAL_INV.invokeExact(wrLocalInv, qpxAddress, rkey);
         } catch (Throwable t) {
             throw abort(t);
         }

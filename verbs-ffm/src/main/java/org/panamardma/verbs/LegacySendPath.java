@@ -6,8 +6,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.ffi.VerbsOps;
+import org.panamardma.verbs.ffi.ibv_mw_bind_info;
 import org.panamardma.verbs.ffi.ibv_send_wr;
 import org.panamardma.verbs.ffi.ibv_sge;
+import org.panamardma.verbs.ffi.verbs_h;
 
 /**
  * The send backend of a QP without the extended API (siw): one {@code struct ibv_send_wr} and its scatter/gather
@@ -43,6 +45,7 @@ final class LegacySendPath extends SendPath {
     private int numSge;
     private int opcode;
     private int flags;
+    /** imm_data as stored (big-endian), or a local invalidation's key: the two share a union. */
     private int immediate;
     /** Which member of the request's union ({@code wr.rdma} or {@code wr.atomic}) the four below describe. */
     private boolean atomicUnion;
@@ -93,6 +96,31 @@ final class LegacySendPath extends SendPath {
         postSend(op, wrId, 1, remoteAddress, rkey, immediate, 0L, 0L, flags);
     }
 
+    @Override
+    void postBindWindow(long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr,
+                        long length, int access) throws RdmaException {
+        // bind_mw is a union of its own (with tso), apart from wr.rdma and wr.atomic: their shadows stay true
+        long info = ibv_send_wr.$anon1$bind_mw$bind_info$OFFSET;
+        sendWr.set(ADDRESS, ibv_send_wr.$anon1$bind_mw$mw$OFFSET, mw);
+        sendWr.set(JAVA_INT, ibv_send_wr.$anon1$bind_mw$rkey$OFFSET, newRkey);
+        sendWr.set(ADDRESS, info + ibv_mw_bind_info.mr$OFFSET, mr);
+        sendWr.set(JAVA_LONG, info + ibv_mw_bind_info.addr$OFFSET, addr);
+        sendWr.set(JAVA_LONG, info + ibv_mw_bind_info.length$OFFSET, length);
+        sendWr.set(JAVA_INT, info + ibv_mw_bind_info.mw_access_flags$OFFSET, access);
+        // a bind carries no data and no immediate: rxe's validate_send_wr refuses either with EINVAL, and the
+        // imm_data union still holds what the previous request left there (an invalidated key, say)
+        header(wrId, 0, verbs_h.IBV_WR_BIND_MW, flags, 0);
+        invoke();
+    }
+
+    @Override
+    void postLocalInvalidate(long wrId, int flags, int rkey) throws RdmaException {
+        // invalidate_rkey shares its union with imm_data, in host byte order: through the immediate's shadow, so
+        // that the next SEND_WITH_IMM stores its own immediate over the key instead of carrying the key
+        header(wrId, 0, verbs_h.IBV_WR_LOCAL_INV, flags, rkey);
+        invoke();
+    }
+
     private void sge(long addr, int length, int lkey) {
         if (addr != sgeAddress || length != sgeLength || lkey != sgeLkey) {
             AllMemory.EVERYWHERE.set(JAVA_LONG, sgeAt + ibv_sge.addr$OFFSET, addr);
@@ -106,24 +134,7 @@ final class LegacySendPath extends SendPath {
 
     private void postSend(Op op, long wrId, int numSge, long remoteAddress, int rkey, int immediate,
                           long compareAdd, long swap, int flags) throws RdmaException {
-        AllMemory.EVERYWHERE.set(JAVA_LONG, wrAt + ibv_send_wr.wr_id$OFFSET, wrId);
-        if (numSge != this.numSge) {
-            AllMemory.EVERYWHERE.set(JAVA_INT, wrAt + ibv_send_wr.num_sge$OFFSET, numSge);
-            this.numSge = numSge;
-        }
-        if (op.wrOpcode != opcode) {
-            AllMemory.EVERYWHERE.set(JAVA_INT, wrAt + ibv_send_wr.opcode$OFFSET, op.wrOpcode);
-            opcode = op.wrOpcode;
-        }
-        if (flags != this.flags) {
-            AllMemory.EVERYWHERE.set(JAVA_INT, wrAt + ibv_send_wr.send_flags$OFFSET, flags);
-            this.flags = flags;
-        }
-        int immBigEndian = Integer.reverseBytes(immediate);
-        if (immBigEndian != this.immediate) {
-            AllMemory.EVERYWHERE.set(JAVA_INT, wrAt + ibv_send_wr.$anon0$imm_data$OFFSET, immBigEndian);
-            this.immediate = immBigEndian;
-        }
+        header(wrId, numSge, op.wrOpcode, flags, Integer.reverseBytes(immediate));
         boolean atomic = op.atomic();
         boolean switched = atomic != atomicUnion; // the other member overlaps: write all of it
         atomicUnion = atomic;
@@ -149,6 +160,37 @@ final class LegacySendPath extends SendPath {
             AllMemory.EVERYWHERE.set(JAVA_INT, wrAt + ibv_send_wr.wr$rdma$rkey$OFFSET, rkey);
             this.rkey = rkey;
         }
+        invoke();
+    }
+
+    /**
+     * The request's first fields, each stored only if it differs from what the struct holds. Every request that
+     * writes them goes through here, the bind and the invalidation too: a field one of those stored behind the
+     * shadows' back would stay in the struct for the next post that believes it unchanged.
+     *
+     * @param immOrKey imm_data as it goes into the struct (big-endian), or the local invalidation's key (its union)
+     */
+    private void header(long wrId, int numSge, int opcode, int flags, int immOrKey) {
+        AllMemory.EVERYWHERE.set(JAVA_LONG, wrAt + ibv_send_wr.wr_id$OFFSET, wrId);
+        if (numSge != this.numSge) {
+            AllMemory.EVERYWHERE.set(JAVA_INT, wrAt + ibv_send_wr.num_sge$OFFSET, numSge);
+            this.numSge = numSge;
+        }
+        if (opcode != this.opcode) {
+            AllMemory.EVERYWHERE.set(JAVA_INT, wrAt + ibv_send_wr.opcode$OFFSET, opcode);
+            this.opcode = opcode;
+        }
+        if (flags != this.flags) {
+            AllMemory.EVERYWHERE.set(JAVA_INT, wrAt + ibv_send_wr.send_flags$OFFSET, flags);
+            this.flags = flags;
+        }
+        if (immOrKey != this.immediate) {
+            AllMemory.EVERYWHERE.set(JAVA_INT, wrAt + ibv_send_wr.$anon0$imm_data$OFFSET, immOrKey);
+            this.immediate = immOrKey;
+        }
+    }
+
+    private void invoke() throws RdmaException {
         int rc;
         try {
             // the QP, its scratch: kept alive by the QP's CallGate around this call (VerbsOps: addresses as longs)
