@@ -73,6 +73,11 @@ public final class QueuePair extends NativeResource {
     private final CallGate gate = new CallGate();
     /** Whether post_recv stays in user space on this provider (ProviderTraits): then its downcall is critical. */
     private final boolean criticalRecv;
+    /**
+     * Where an extended QP's provider builds gathered requests wrong (RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH) and
+     * {@link #sendPath} is the ibv_wr_* one: the ibv_post_send path, for lists of more than one element; else null.
+     */
+    private final SendPath listPath;
 
     /** The most receives {@link #postReceives} posts in one call. */
     public static final int MAX_RECEIVE_BATCH = 64;
@@ -155,6 +160,10 @@ public final class QueuePair extends NativeResource {
             // IBV_WR_BIND_MW and IBV_WR_LOCAL_INV on a QP made by ibv_create_qp_ex as well (rxe's post_send and
             // the wr_* functions fill one send queue; rdma-core providers/rxe/rxe.c validate_send_wr, convert_send_wr)
             this.sendPath = c.workRequestsForEveryOpcode() ? extendedPath : postSend;
+            // gathers avoid rxe's ibv_wr_set_sge_list where ibv_wr_* posts them: the one ibv_post_send path takes
+            // them (its remembered fields stay its own; the gate serializes both paths' posts)
+            this.listPath = sendPath == extendedPath && RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH.affects(ctx)
+                    ? postSend : null;
             // the provider was asked for the atomics' and windows' IBV_QP_EX_WITH_* flags at creation: as granted there
             this.atomics = extendedPath.atomics();
             this.flush = extendedPath.flush();
@@ -163,6 +172,7 @@ public final class QueuePair extends NativeResource {
         } else {
             this.extendedPath = null;
             this.sendPath = postSend;
+            this.listPath = null;
             this.atomics = attrs.supportsAtomics();
             this.flush = false;
             this.atomicWrite = false;
@@ -795,7 +805,8 @@ public final class QueuePair extends NativeResource {
             // the list holds raw addresses and lkeys: refuse a region closed since add() (see postReceive for why
             // a close after this check is harmless without inline data)
             sgl.checkRegionsOpen();
-            sendPath.postList(op, wrId, flags, remoteAddress, rkey, immediate, sgl.array, sgl.count());
+            (listPath != null && sgl.count() > 1 ? listPath : sendPath)
+                    .postList(op, wrId, flags, remoteAddress, rkey, immediate, sgl.array, sgl.count());
         } finally {
             gate.leave();
         }
