@@ -11,7 +11,7 @@ import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.MountClient;
 import org.panamardma.nfs.MountStat3;
 import org.panamardma.nfs.Nfs3;
-import org.panamardma.nfs.fuzz.AllocationBudget;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.oncrpc.AuthFlavor;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;

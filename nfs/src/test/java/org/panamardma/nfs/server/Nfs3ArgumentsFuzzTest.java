@@ -11,7 +11,7 @@ import java.util.Arrays;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.Sattr3;
-import org.panamardma.nfs.fuzz.AllocationBudget;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
