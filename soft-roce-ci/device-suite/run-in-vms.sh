@@ -11,7 +11,7 @@
 #   order the suite's classes and methods run in, in every image (run-suite.sh); each VM prints its seed
 #
 # Under single-threaded TCG one VM keeps about one host core busy, so on 2 cores the two images' VMs run side by
-# side for little more than the longer one's time (README, "The testbed", has the figures). Every line of a VM's
+# side for little more than the longer one's time (soft-roce-ci/README.md, "Device tests", has the figures). Every line of a VM's
 # output is prefixed with its image name. Exit code: 0 only if the suite passed in every image; otherwise the first
 # failing image's exit code (124 a VM timed out, 125 a testbed failure).
 set -uo pipefail
