@@ -11,9 +11,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The dependency rule of DESIGN.md: the header codec and the transports' protocol logic need no device. Checked on
- * the sources, since the module as a whole does depend on verbs-ffm. ({@code xdr} and {@code oncrpc} are a module of
- * their own with no verbs at all: oncrpc's {@code OncRpcIndependenceTest}.)
+ * The dependency rule (docs/architecture.md, "The dependency rule"): the header codec and the transports' protocol
+ * logic need no device. Checked on the sources, since the module as a whole does depend on verbs-ffm. ({@code xdr}
+ * and {@code oncrpc} are a module of their own with no verbs at all: oncrpc's {@code OncRpcIndependenceTest}.)
  */
 class PackageIndependenceTest {
     private static final Path MAIN = Path.of("src/main/java/org/panamardma");
