@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_pd;
 import org.panamardma.verbs.ffi.verbs_h;
@@ -12,6 +13,9 @@ import org.panamardma.verbs.ffi.verbs_h;
 public final class ProtectionDomain extends NativeResource {
     final Context context;
     final MemorySegment handle;
+    /** ibv_reg_mr calls that succeeded in this PD, and ibv_dereg_mr calls made for its regions. */
+    private final LongAdder registrations = new LongAdder();
+    private final LongAdder deregistrations = new LongAdder();
 
     private ProtectionDomain(Context context, MemorySegment handle) {
         super("protection domain", context);
@@ -54,7 +58,9 @@ public final class ProtectionDomain extends NativeResource {
         }
         synchronized (this) {
             checkOpen();
-            return MemoryRegion.register(this, segment, copy(access), null);
+            MemoryRegion mr = MemoryRegion.register(this, segment, copy(access), null);
+            registrations.increment();
+            return mr;
         }
     }
 
@@ -68,12 +74,31 @@ public final class ProtectionDomain extends NativeResource {
             MemorySegment memory = arena.allocate(size, 4096);
             synchronized (this) {
                 checkOpen();
-                return MemoryRegion.register(this, memory, copy(access), arena);
+                MemoryRegion mr = MemoryRegion.register(this, memory, copy(access), arena);
+                registrations.increment();
+                return mr;
             }
         } catch (RdmaException | RuntimeException | Error e) {
             arena.close();
             throw e;
         }
+    }
+
+    /**
+     * @return the memory regions registered in this PD so far ({@code ibv_reg_mr} calls that succeeded): what a
+     *         transport that claims to register nothing per call in steady state is checked against
+     */
+    public long registrations() {
+        return registrations.sum();
+    }
+
+    /** @return the {@code ibv_dereg_mr} calls made for this PD's regions so far (failed ones included) */
+    public long deregistrations() {
+        return deregistrations.sum();
+    }
+
+    void countDeregistration() {
+        deregistrations.increment();
     }
 
     /** An empty set is a valid request (local read only, e.g. a buffer that is only sent from). */

@@ -171,7 +171,14 @@ public final class RpcRdmaCallHandler {
      * @param sendLength the bytes of the Send buffer to send; 0 for {@link ReplyPath#DROPPED}
      * @param xid the transport header's XID, if it could be read
      */
-    public record Outcome(ReplyPath path, int sendLength, int xid) {
+    public record Outcome(ReplyPath path, int sendLength, int xid, StagedWrites writes) {
+        Outcome(ReplyPath path, int sendLength, int xid) {
+            this(path, sendLength, xid, StagedWrites.NONE);
+        }
+
+        Outcome withWrites(StagedWrites staged) {
+            return staged.isEmpty() ? this : new Outcome(path, sendLength, xid, staged);
+        }
     }
 
     /**
@@ -208,11 +215,17 @@ public final class RpcRdmaCallHandler {
         int grant = settings.grant(header.credits());
         lastGrant = grant;
         int xid = header.xid();
-        try (CallMemory callMemory = new CallMemory(memory)) {
+        try (CallMemory callMemory = new CallMemory(memory);
+             CallTransfers staging = transfers instanceof VerbsChunkTransfers device ? device.forCall(callMemory)
+                     : null) {
+            // a device's transfers stage the reply's writes (posted with its Send); others move data at once
+            ChunkTransfers callTransfers = staging != null ? staging : callMemory.pinning(transfers);
             try {
                 // the results may point into memory the procedure holds until its data has been RDMA-written
-                // (ReplyResources): released when this call's chunks have moved, before the reply's Send
-                return ReplyResources.during(() -> call(header, inline, out, grant, callMemory));
+                // (ReplyResources): released when this call's chunks are staged (copied into registered memory)
+                Outcome outcome = ReplyResources.during(() -> call(header, inline, out, grant, callMemory,
+                        callTransfers));
+                return staging == null ? outcome : outcome.withWrites(staging.handOver(outcome.path()));
             } catch (MemoryRefused refused) {
                 return refusedForMemory(xid, grant, refused, out);
             }
@@ -220,9 +233,8 @@ public final class RpcRdmaCallHandler {
     }
 
     private Outcome call(RpcRdmaHeader.WithChunks header, MemorySegment inline, MemorySegment out, int grant,
-                         CallMemory callMemory) throws IOException {
+                         CallMemory callMemory, ChunkTransfers pinned) throws IOException {
         int xid = header.xid();
-        ChunkTransfers pinned = callMemory.pinning(transfers);
         CallAssembler.Assembled assembled;
         try {
             ReadListPositions.validate(header, inline.byteSize());

@@ -5,7 +5,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -334,6 +336,151 @@ public final class RdmaConnection implements AutoCloseable {
     public CompletableFuture<Void> sendWithImmediate(MemoryRegion mr, long offset, int length, int immediate) {
         return submit(Kind.VOID, (wr, slot, flags) ->
                 qp.postSendWithImmediate(wr, mr, offset, length, immediate, SendFlags.SIGNALED));
+    }
+
+    /** One RDMA WRITE of a reply ({@link #writesThenSend}): {@code length} bytes of {@code mr} at {@code offset}. */
+    public record ChainedWrite(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
+        public ChainedWrite {
+            Objects.requireNonNull(mr, "mr");
+            if (length <= 0) {
+                throw new IllegalArgumentException("a chained WRITE moves at least one byte: " + length);
+            }
+        }
+    }
+
+    /**
+     * RDMA WRITEs and then a SEND, as an RPC-over-RDMA server answers a call whose results go into the client's
+     * Write and Reply chunks (the kernel's svc_rdma_sendto: the Write WRs chained before the reply's Send). The
+     * WRITEs are posted unsignaled, back to back with the SEND under one posting order, so their completions cost
+     * nothing: the SEND's completion tells that they are done too (a reliable connection completes a send queue in
+     * order), and the peer sees their data before the SEND's message (RC ordering).
+     *
+     * <p>The returned future completes when the SEND completes, or fails with the first failure of any request of
+     * the chain (a WRITE in error ends the connection and flushes the SEND), or when the connection ends: either way
+     * the device no longer reads the chain's memory once it is done. A chain longer than the send queue goes in
+     * parts, the last WRITE of every part but the final one signaled, so that its permits come back.
+     */
+    public CompletableFuture<Void> writesThenSend(List<ChainedWrite> writes, MemoryRegion mr, long offset,
+                                                  int length) {
+        if (writes.isEmpty()) {
+            return send(mr, offset, length);
+        }
+        CompletableFuture<Void> chain = new CompletableFuture<>();
+        if (poller.isPollerThread()) {
+            // the poller must not wait for permits: every request goes through the ordered deferred queue
+            for (ChainedWrite w : writes) {
+                failChainOn(write(w.mr(), w.offset(), w.length(), w.remoteAddress(), w.rkey()), chain);
+            }
+            relay(send(mr, offset, length), chain);
+            return chain;
+        }
+        int part = Math.max(1, options.sendQueueDepth());
+        int from = 0;
+        while (from < writes.size()) {
+            int to = Math.min(writes.size(), from + part);
+            boolean last = writes.size() - from < part; // room for the SEND after the remaining WRITEs
+            int requests = last ? to - from + 1 : to - from;
+            ConnectionClosedException c = acquire(requests);
+            if (c != null) {
+                chain.completeExceptionally(c);
+                return chain;
+            }
+            synchronized (postOrder) {
+                for (int i = from; i < to; i++) {
+                    ChainedWrite w = writes.get(i);
+                    boolean signaled = !last && i == to - 1;
+                    CompletableFuture<Object> f = new CompletableFuture<>();
+                    failChainOn(f, chain);
+                    postChained(chain, f, Kind.VOID, signaled, (wr, slot, flags) -> qp.postWrite(wr, w.mr(), w.offset(),
+                            w.length(), w.remoteAddress(), w.rkey(), flags));
+                }
+                if (last) {
+                    CompletableFuture<Object> f = new CompletableFuture<>();
+                    relay(f, chain);
+                    postChained(chain, f, Kind.SEND, true, (wr, slot, flags) -> qp.postSend(wr, mr, offset, length, flags));
+                }
+            }
+            if (last) {
+                return chain;
+            }
+            from = to;
+        }
+        // every part was full: the SEND goes alone
+        relay(send(mr, offset, length), chain);
+        return chain;
+    }
+
+    private static void failChainOn(CompletableFuture<?> request, CompletableFuture<Void> chain) {
+        request.whenComplete((v, t) -> {
+            if (t != null) {
+                chain.completeExceptionally(t);
+            }
+        });
+    }
+
+    private static void relay(CompletableFuture<?> request, CompletableFuture<Void> chain) {
+        request.whenComplete((v, t) -> {
+            if (t != null) {
+                chain.completeExceptionally(t);
+            } else {
+                chain.complete(null);
+            }
+        });
+    }
+
+    /**
+     * Waits for {@code n} permits at once (a chain's requests take theirs together, so that two chains cannot each
+     * hold part of the send queue and wait for the rest), but not past the connection's end.
+     *
+     * @return null with the permits held, or why the connection cannot take requests
+     */
+    private ConnectionClosedException acquire(int n) {
+        try {
+            while (!permits.tryAcquire(n, WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) {
+                ConnectionClosedException c = failure;
+                if (c != null) {
+                    return c;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new ConnectionClosedException(name + ": interrupted waiting for the send queue");
+        }
+        ConnectionClosedException c = failure;
+        if (c != null) {
+            permits.release(n);
+        }
+        return c;
+    }
+
+    /**
+     * Posts one request of a chain, holding {@link #postOrder} and the request's permit: as {@link #postAcquired},
+     * but signaled or not as the chain says (an unsignaled one is done when a later signaled one completes).
+     */
+    private void postChained(CompletableFuture<Void> chain, CompletableFuture<Object> f, Kind kind,
+                             boolean signaled, Post post) {
+        long wrId = nextWrId.incrementAndGet();
+        long seq = ++postSeq;
+        pending.put(wrId, new Pending(f, kind, -1, seq));
+        if (!signaled) {
+            unsignaled.add(new Unsignaled(seq, wrId));
+        }
+        ConnectionClosedException c = failure;
+        if (c != null) {
+            fail(wrId, c);
+            return;
+        }
+        if (chain.isCompletedExceptionally()) {
+            // an earlier request of the chain failed to post: the rest is not posted (its permit comes back)
+            fail(wrId, new IllegalStateException(name + ": an earlier request of the chain failed"));
+            return;
+        }
+        try {
+            post.post(wrId, -1, signaled ? SendFlags.SIGNALED : 0);
+            unsignaledRun = signaled ? 0 : unsignaledRun + 1;
+        } catch (Throwable t) {
+            fail(wrId, t);
+        }
     }
 
     /**
