@@ -149,6 +149,11 @@ public final class RpcRdmaServer implements AutoCloseable {
         return (long) receiveDepth(config.credits) * receiveSize + (long) config.credits * config.sendInline;
     }
 
+    /** @return the connections open now (for tests in this package: their registrations and chunk pools) */
+    Set<ServerConnection> openConnections() {
+        return Set.copyOf(connections);
+    }
+
     /** @return the server's heap budget for calls (its {@link MemoryBudget#used()} and peak, for monitoring) */
     public MemoryBudget heapBudget() {
         return heap;

@@ -96,6 +96,11 @@ final class ServerConnection {
         return connection;
     }
 
+    /** @return the connection's pool of chunk buffers */
+    LocalBufferPool<?> chunkPool() {
+        return transfers.pool();
+    }
+
     void start() {
         Thread.ofVirtual().name("rpcrdma-server " + connection.name()).start(this::receiveLoop);
     }
