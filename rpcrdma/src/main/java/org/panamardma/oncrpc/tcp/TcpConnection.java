@@ -291,11 +291,12 @@ final class TcpConnection {
             return;
         }
         end = how;
-        abort.run();
+        // counted before the socket closes: whoever sees the connection end (a client, a test) sees it counted
         statistics.ended(how);
+        abort.run();
         switch (how) {
             case IDLE_TIMEOUT -> LOG.atLevel(connectionLogLevel).log(() -> name + ": closed, idle for "
-                    + settings.idleTimeout().toSeconds() + " s");
+                    + settings.idleTimeout().toMillis() + " ms");
             case READ_TIMEOUT -> statistics.refusalLog().warn(() -> name + ": closed, a record did not arrive"
                     + " whole within the read timeout of " + settings.readTimeout().toMillis() + " ms");
             case WRITE_TIMEOUT -> statistics.refusalLog().warn(() -> name + ": closed, a reply could not be written"

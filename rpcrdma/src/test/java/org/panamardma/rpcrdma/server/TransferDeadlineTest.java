@@ -1,9 +1,15 @@
 package org.panamardma.rpcrdma.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,15 +19,15 @@ import org.junit.jupiter.api.Test;
 class TransferDeadlineTest {
     @Test
     void aTransferThatNeverCompletesFailsTheCallAtItsDeadline() {
-        java.util.concurrent.CompletableFuture<Void> never = new java.util.concurrent.CompletableFuture<>();
-        java.util.concurrent.CompletableFuture<Void> done = java.util.concurrent.CompletableFuture.completedFuture(null);
+        CompletableFuture<Void> never = new CompletableFuture<>();
+        CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
         long t0 = System.nanoTime();
-        java.io.IOException e = assertThrows(java.io.IOException.class, () -> VerbsChunkTransfers.await(
-                java.util.List.of(done, never), "RDMA Read", 200));
+        IOException e = assertThrows(IOException.class,
+                () -> VerbsChunkTransfers.await(List.of(done, never), "RDMA Read", 200));
         long waited = (System.nanoTime() - t0) / 1_000_000;
-        org.junit.jupiter.api.Assertions.assertInstanceOf(java.util.concurrent.TimeoutException.class, e.getCause(),
+        assertInstanceOf(TimeoutException.class, e.getCause(),
                 "what ServerConnection counts as a transfer timeout and closes the connection for");
-        org.junit.jupiter.api.Assertions.assertTrue(waited >= 200, "waited " + waited + " ms");
+        assertTrue(waited >= 200, "waited " + waited + " ms");
     }
 
     @Test
