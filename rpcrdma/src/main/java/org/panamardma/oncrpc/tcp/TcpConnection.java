@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,9 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.panamardma.oncrpc.ReplyResources;
 import org.panamardma.oncrpc.RpcCall;
-import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrException;
@@ -59,7 +61,9 @@ final class TcpConnection {
     private final String name;
     private final OutputStream out;
     private final Runnable abort;
-    private final RpcDispatcher dispatcher;
+    private final RpcService service;
+    private final Optional<InetSocketAddress> local;
+    private final Optional<InetSocketAddress> remote;
     private final TcpSettings settings;
     private final MemoryBudget memory;
     private final ReplyBuffers replyBuffers;
@@ -83,7 +87,9 @@ final class TcpConnection {
      * @param in the connection's input (buffered by the caller)
      * @param out the connection's output (buffered by the caller)
      * @param abort closes the underlying connection, so that a blocked read or write fails at once
-     * @param dispatcher runs the calls
+     * @param service runs the calls
+     * @param local the address the connection came in on, if known (for the service)
+     * @param remote the client's address, if known (for the service)
      * @param settings the limits
      * @param memory the connection's budget, a child of the server's
      * @param replyBuffers where reply buffers come from
@@ -91,13 +97,16 @@ final class TcpConnection {
      * @param statistics the server's counters
      * @param connectionLogLevel the level of the connected/closed lines
      */
-    TcpConnection(String name, InputStream in, OutputStream out, Runnable abort, RpcDispatcher dispatcher,
+    TcpConnection(String name, InputStream in, OutputStream out, Runnable abort, RpcService service,
+                  Optional<InetSocketAddress> local, Optional<InetSocketAddress> remote,
                   TcpSettings settings, MemoryBudget memory, ReplyBuffers replyBuffers, Executor calls,
                   TcpServerStatistics statistics, Level connectionLogLevel) {
         this.name = name;
         this.out = out;
         this.abort = abort;
-        this.dispatcher = dispatcher;
+        this.service = service;
+        this.local = local;
+        this.remote = remote;
         this.settings = settings;
         this.memory = memory;
         this.replyBuffers = replyBuffers;
@@ -199,7 +208,8 @@ final class TcpConnection {
             if (closed.get()) {
                 return; // the connection ended while the call waited to start: nobody would read its reply
             }
-            XdrDecoder in = new XdrDecoder(MemorySegment.ofArray(record.data()).asSlice(0, record.length()));
+            MemorySegment message = MemorySegment.ofArray(record.data()).asSlice(0, record.length());
+            XdrDecoder in = new XdrDecoder(message);
             RpcMessage header;
             try {
                 header = RpcMessageCodec.decode(in);
@@ -214,19 +224,19 @@ final class TcpConnection {
                 close(End.PROTOCOL_ERROR);
                 return;
             }
-            reply(call, in);
+            reply(call, message, in);
         } finally {
             ended(record);
         }
     }
 
-    private void reply(RpcCall call, XdrDecoder in) {
+    private void reply(RpcCall call, MemorySegment message, XdrDecoder in) {
         byte[] buffer = replyBuffers.borrow();
         try {
             // the procedure's results may point into memory it holds until the reply is written (ReplyResources)
             ReplyResources.during(() -> {
                 OutgoingRecord reply = new OutgoingRecord(buffer);
-                dispatcher.dispatch(call, in, reply.encoder());
+                service.serve(new RpcService.Incoming(call, message, in, local, remote), reply.encoder());
                 write(reply);
                 return null;
             });

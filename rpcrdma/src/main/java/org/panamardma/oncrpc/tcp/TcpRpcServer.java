@@ -9,10 +9,12 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.panamardma.oncrpc.RpcDispatcher;
+import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.limits.ConnectionAdmission;
 import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.oncrpc.limits.RateLimitedLog;
@@ -21,7 +23,8 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * Serves an {@link RpcDispatcher} over TCP with record marking (RFC 5531 section 11).
+ * Serves an {@link RpcService} (an {@link RpcDispatcher}, for one) over TCP with record marking (RFC 5531 section
+ * 11); each call reaches the service with the connection's local and remote addresses.
  *
  * <p>Each connection has a virtual thread reading records (at most {@link Builder#maxRecordSize} bytes each) and
  * each call runs on a virtual thread of its own, at most {@link Builder#maxCallsPerConnection} at once per connection
@@ -79,7 +82,7 @@ public final class TcpRpcServer implements AutoCloseable {
     /** Default time a reply may take to be written. */
     public static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(30);
 
-    private final RpcDispatcher dispatcher;
+    private final RpcService service;
     private final ServerSocket listener;
     private final TcpSettings settings;
     private final Level connectionLogLevel;
@@ -95,7 +98,7 @@ public final class TcpRpcServer implements AutoCloseable {
     private final Thread watchdog;
 
     private TcpRpcServer(Builder b) throws IOException {
-        this.dispatcher = b.dispatcher;
+        this.service = b.service;
         this.settings = new TcpSettings(b.maxRecordSize, b.replyBufferSize, b.maxCallsPerConnection, b.memoryWait,
                 b.idleTimeout, b.readTimeout, b.writeTimeout);
         this.connectionLogLevel = b.logConnections ? Level.INFO : Level.DEBUG;
@@ -117,6 +120,11 @@ public final class TcpRpcServer implements AutoCloseable {
     /** @return a builder for a server running {@code dispatcher} */
     public static Builder builder(RpcDispatcher dispatcher) {
         return new Builder(dispatcher);
+    }
+
+    /** @return a builder for a server running {@code service} (which sees each call's addresses) */
+    public static Builder builder(RpcService service) {
+        return new Builder(service);
     }
 
     /** @return the address the server listens on, with the port actually bound */
@@ -202,7 +210,8 @@ public final class TcpRpcServer implements AutoCloseable {
             TcpConnection connection = new TcpConnection(name,
                     new BufferedInputStream(socket.getInputStream(), 64 << 10),
                     new BufferedOutputStream(socket.getOutputStream(), 64 << 10), () -> closeQuietly(socket),
-                    dispatcher, settings, memory.child(socket.getRemoteSocketAddress() + " memory",
+                    service, Optional.ofNullable((InetSocketAddress) socket.getLocalSocketAddress()),
+                    Optional.ofNullable((InetSocketAddress) socket.getRemoteSocketAddress()), settings, memory.child(socket.getRemoteSocketAddress() + " memory",
                     connectionMemory), replyBuffers,
                     task -> Thread.ofVirtual().name(name + " call").start(task), statistics, connectionLogLevel);
             connection.onClosed(() -> {
@@ -268,7 +277,7 @@ public final class TcpRpcServer implements AutoCloseable {
 
     /** Settings of a server; {@link #start()} binds and starts it. */
     public static final class Builder {
-        private final RpcDispatcher dispatcher;
+        private final RpcService service;
         private InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         private int backlog = 128;
         private int maxRecordSize = DEFAULT_MAX_RECORD_SIZE;
@@ -284,8 +293,8 @@ public final class TcpRpcServer implements AutoCloseable {
         private Duration writeTimeout = DEFAULT_WRITE_TIMEOUT;
         private boolean logConnections;
 
-        private Builder(RpcDispatcher dispatcher) {
-            this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        private Builder(RpcService service) {
+            this.service = Objects.requireNonNull(service, "service");
         }
 
         /** Where to listen; the loopback address and a system-chosen port (0) by default. */

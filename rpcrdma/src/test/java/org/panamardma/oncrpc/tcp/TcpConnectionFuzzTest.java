@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.panamardma.fuzz.AllocationBudget;
 import org.panamardma.oncrpc.RecordMarkingDecoder;
 import org.panamardma.oncrpc.RpcCall;
@@ -79,7 +80,7 @@ class TcpConnectionFuzzTest {
             out.reset();
             MemoryBudget memory = server.child("connection", CONNECTION_MEMORY);
             TcpConnection c = new TcpConnection("fuzz", new ByteArrayInputStream(input), out, () -> { },
-                    DISPATCHER, SETTINGS, memory, REPLY_BUFFERS, Runnable::run, STATISTICS, Level.DEBUG);
+                    DISPATCHER, Optional.empty(), Optional.empty(), SETTINGS, memory, REPLY_BUFFERS, Runnable::run, STATISTICS, Level.DEBUG);
             c.run();
             ran[0] = c;
         });

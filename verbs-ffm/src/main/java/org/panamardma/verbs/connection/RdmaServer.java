@@ -212,6 +212,7 @@ public final class RdmaServer implements AutoCloseable {
                 } else {
                     onAccept.accept(c);
                 }
+                watchStreamStart(c, e);
             }
             case DISCONNECTED, DEVICE_REMOVAL -> c.handleCmEvent(e);
             case REJECTED, CONNECT_ERROR, UNREACHABLE -> {
@@ -220,6 +221,21 @@ public final class RdmaServer implements AutoCloseable {
                 c.close();
             }
             default -> { }
+        }
+    }
+
+    /**
+     * On Soft-iWARP, a client's first message may be left unread in the kernel's socket until the client sends more:
+     * {@link ServerStreamStart} looks (on a virtual thread, once the connection is handed over, so that it delays no
+     * connection) and, if so, makes the client's device send more.
+     */
+    private void watchStreamStart(RdmaConnection c, CmEvent established) {
+        try {
+            if (ServerStreamStart.needed(c)) {
+                ServerStreamStart.watch(c, established, options.timeout());
+            }
+        } catch (RdmaException | RuntimeException ex) {
+            LOG.debug("{}: the stream start check of {} failed", thread.getName(), c, ex);
         }
     }
 
