@@ -101,6 +101,19 @@ public final class ProtectionDomain extends NativeResource {
         deregistrations.increment();
     }
 
+    /**
+     * Allocates a type 2 memory window ({@code ibv_alloc_mw(pd, IBV_MW_TYPE_2)}), free until a queue pair of this PD
+     * binds it ({@link QueuePair#postBindMemoryWindow}).
+     *
+     * @throws UnsupportedOperationException if the device has no type 2 memory windows (siw), naming the device
+     */
+    public MemoryWindow allocateMemoryWindow() throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            return MemoryWindow.allocate(this);
+        }
+    }
+
     /** An empty set is a valid request (local read only, e.g. a buffer that is only sent from). */
     private static Set<Access> copy(Set<Access> access) {
         return access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access);

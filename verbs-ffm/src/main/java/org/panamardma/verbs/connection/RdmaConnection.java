@@ -27,6 +27,7 @@ import org.panamardma.verbs.Context;
 import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.MemoryWindow;
 import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
@@ -91,7 +92,8 @@ public final class RdmaConnection implements AutoCloseable {
     /** A SEND posted unsignaled: done when a later signaled request of the send queue completes. */
     private record Unsignaled(long seq, long wrId) {}
 
-    private record Arrived(int index, int length, boolean hasImmediate, int immediate) {}
+    private record Arrived(int index, int length, boolean hasImmediate, int immediate, boolean hasInvalidated,
+                           int invalidatedRkey) {}
 
     /** What the connection owns, made on the id's context before connect/accept (receives posted). */
     static final class Resources {
@@ -564,6 +566,26 @@ public final class RdmaConnection implements AutoCloseable {
                 rkey, compare, swap, SendFlags.SIGNALED));
     }
 
+    /**
+     * Binds the type 2 window {@code mw} under {@code newRkey} to {@code length} bytes of {@code mr} at
+     * {@code offset} with {@code access} ({@link QueuePair#postBindMemoryWindow}): completes when the bind has
+     * executed; requests made after this call execute after it. The window's key is {@code newRkey} once this
+     * returns (unless the future failed at once).
+     */
+    public CompletableFuture<Void> bindMemoryWindow(MemoryWindow mw, int newRkey, MemoryRegion mr, long offset,
+                                                    long length, Set<Access> access) {
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postBindMemoryWindow(wr, mw, newRkey, mr, offset, length,
+                access, SendFlags.SIGNALED));
+    }
+
+    /**
+     * Invalidates the bound window {@code mw} ({@link QueuePair#postInvalidate}): completes when the invalidation has
+     * executed, after which the peer's accesses with the window's key fail.
+     */
+    public CompletableFuture<Void> invalidate(MemoryWindow mw) {
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postInvalidate(wr, mw, SendFlags.SIGNALED));
+    }
+
     /** RDMA FLUSH (draft-talpey-rdma-commit) of the peer's range or whole region. */
     public CompletableFuture<Void> flush(long remoteAddress, int rkey, long length, FlushType type, FlushScope scope) {
         return submit(Kind.VOID, (wr, slot, flags) -> qp.postFlush(wr, remoteAddress, rkey, length, type, scope,
@@ -745,7 +767,7 @@ public final class RdmaConnection implements AutoCloseable {
             int index = (int) (wrId & Integer.MAX_VALUE);
             if (ok) {
                 received(new Arrived(index, wc.byteLength(i), wc.hasImmediate(i), wc.hasImmediate(i)
-                        ? wc.immediate(i) : 0));
+                        ? wc.immediate(i) : 0, wc.hasInvalidated(i), wc.hasInvalidated(i) ? wc.invalidatedRkey(i) : 0));
             } else {
                 WorkCompletionException e = new WorkCompletionException(wrId, wc.status(i), wc.vendorError(i),
                         name + " receive buffer " + index);
@@ -803,7 +825,7 @@ public final class RdmaConnection implements AutoCloseable {
         long offset = (long) a.index * options.receiveBufferSize();
         byte[] data = res.receiveBuffers.segment().asSlice(offset, a.length).toArray(JAVA_BYTE);
         repost(a.index, offset);
-        f.complete(new Received(data, a.hasImmediate, a.immediate));
+        f.complete(new Received(data, a.hasImmediate, a.immediate, a.hasInvalidated, a.invalidatedRkey));
     }
 
     /** Queues a taken receive buffer to be posted again; posts the queue once it holds a batch. */
