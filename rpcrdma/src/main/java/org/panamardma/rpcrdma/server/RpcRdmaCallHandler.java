@@ -167,19 +167,55 @@ public final class RpcRdmaCallHandler {
     }
 
     /**
-     * What to send back for one message.
-     *
-     * @param path how it was answered
-     * @param sendLength the bytes of the Send buffer to send; 0 for {@link ReplyPath#DROPPED}
-     * @param xid the transport header's XID, if it could be read
+     * What to send back for one message: how it was answered, the bytes of the Send buffer to send (0 for
+     * {@link ReplyPath#DROPPED}) and the transport header's XID (if it could be read). On a device it also carries
+     * the reply's staged RDMA Writes, posted before the Send.
      */
-    public record Outcome(ReplyPath path, int sendLength, int xid, StagedWrites writes) {
+    public static final class Outcome {
+        private final ReplyPath path;
+        private final int sendLength;
+        private final int xid;
+        private final StagedWrites writes;
+
         Outcome(ReplyPath path, int sendLength, int xid) {
             this(path, sendLength, xid, StagedWrites.NONE);
         }
 
+        private Outcome(ReplyPath path, int sendLength, int xid, StagedWrites writes) {
+            this.path = path;
+            this.sendLength = sendLength;
+            this.xid = xid;
+            this.writes = writes;
+        }
+
+        /** @return how it was answered */
+        public ReplyPath path() {
+            return path;
+        }
+
+        /** @return the bytes of the Send buffer to send; 0 for {@link ReplyPath#DROPPED} */
+        public int sendLength() {
+            return sendLength;
+        }
+
+        /** @return the transport header's XID, if it could be read */
+        public int xid() {
+            return xid;
+        }
+
+        /** @return the reply's RDMA Writes, to be posted before its Send (none off a device) */
+        StagedWrites writes() {
+            return writes;
+        }
+
         Outcome withWrites(StagedWrites staged) {
             return staged.isEmpty() ? this : new Outcome(path, sendLength, xid, staged);
+        }
+
+        @Override
+        public String toString() {
+            return "Outcome[path=" + path + ", sendLength=" + sendLength + ", xid=" + xid
+                    + (writes.isEmpty() ? "" : ", writes=" + writes.writes().size()) + "]";
         }
     }
 
