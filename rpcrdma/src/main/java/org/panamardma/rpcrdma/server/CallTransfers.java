@@ -54,7 +54,7 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
         staged.onRelease(charge);
         staged.onRelease(from::release);
         MemorySegment.copy(source, 0, from.segment(), 0, source.byteSize());
-        for (ChainedWrite w : writes(from.registration(), source.byteSize(), segments)) {
+        for (ChainedWrite w : writes(from.registration(), from.offset(), source.byteSize(), segments)) {
             staged.add(w);
         }
     }
@@ -71,11 +71,11 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
     }
 
     /**
-     * The WRITEs that put {@code bytes} of {@code from} (at its start) into {@code segments}, filling them in order.
+     * The WRITEs that put {@code bytes} of {@code from} at {@code start} into {@code segments}, filling them in order.
      * A zero-length segment takes nothing and the ones after it take the rest, as the reply's Write list reports
      * them ({@link WriteListPlacement#filled}): stopping there would report bytes never written.
      */
-    static List<ChainedWrite> writes(MemoryRegion from, long bytes, List<RdmaSegment> segments) {
+    static List<ChainedWrite> writes(MemoryRegion from, long start, long bytes, List<RdmaSegment> segments) {
         List<ChainedWrite> writes = new ArrayList<>(segments.size());
         long at = 0;
         for (RdmaSegment s : segments) {
@@ -83,7 +83,7 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
             if (n == 0) {
                 continue;
             }
-            writes.add(new ChainedWrite(from, at, (int) n, s.offset(), s.handle()));
+            writes.add(new ChainedWrite(from, start + at, (int) n, s.offset(), s.handle()));
             at += n;
         }
         return writes;

@@ -85,7 +85,8 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
             long at = 0;
             for (RdmaSegment s : segments) {
                 if (s.length() > 0) {
-                    posted.add(connection.read(sink.registration(), at, s.length(), s.offset(), s.handle()));
+                    posted.add(connection.read(sink.registration(), sink.offset() + at, s.length(), s.offset(),
+                            s.handle()));
                 }
                 at += s.length();
             }
@@ -116,8 +117,8 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         try {
             MemorySegment.copy(source, 0, from.segment(), 0, source.byteSize());
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
-            for (RdmaConnection.ChainedWrite w : CallTransfers.writes(from.registration(), source.byteSize(),
-                    segments)) {
+            for (RdmaConnection.ChainedWrite w : CallTransfers.writes(from.registration(), from.offset(),
+                    source.byteSize(), segments)) {
                 posted.add(connection.write(w.mr(), w.offset(), w.length(), w.remoteAddress(), w.rkey()));
             }
             await(posted, "RDMA Write", deadline.millisFor(source.byteSize()));

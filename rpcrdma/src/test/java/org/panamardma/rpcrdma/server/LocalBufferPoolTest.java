@@ -69,8 +69,8 @@ class LocalBufferPoolTest {
             assertTrue(read.release());
             assertTrue(small.release());
         }
-        assertEquals(2, pool.registrations(), "one 1 MiB and one 4 KiB buffer, registered once");
-        assertEquals(List.of(1L << 20, 4096L), r.allocated);
+        assertEquals(2, pool.registrations(), "the 1 MiB and the 4 KiB class, registered once each");
+        assertEquals(List.of(2L << 20, 8192L), r.allocated, "two buffers of a class per registration");
         assertEquals(0, pool.deregistrations());
         assertEquals(0, pool.leased());
     }
@@ -86,20 +86,40 @@ class LocalBufferPoolTest {
         LocalBufferPool<Reg>.Lease b = pool.lease(5000);
         LocalBufferPool<Reg>.Lease c = pool.lease(5000);
         assertSame(a.registration(), b.registration(), "the buffer given back serves the next lease");
-        assertFalse(b.registration() == c.registration(), "never one buffer to two leases");
-        assertEquals(2, pool.registrations());
+        assertEquals(a.offset(), b.offset());
+        assertSame(b.registration(), c.registration(), "the second buffer of the class's registration");
+        assertFalse(b.offset() == c.offset(), "never one buffer to two leases");
+        assertEquals(1, pool.registrations());
+    }
+
+    /**
+     * A reply's buffer comes back when its Send's completion is polled, maybe after the next call leased: two of a
+     * class at once, one call at a time. That costs one registration per class, at its first use.
+     */
+    @Test
+    void aReplyStillHeldAndTheNextCallShareOneRegistration() throws Exception {
+        CountingRegistrar r = new CountingRegistrar();
+        LocalBufferPool<Reg> pool = new LocalBufferPool<>(r, 1 << 20, 0);
+        for (int i = 0; i < 100; i++) {
+            LocalBufferPool<Reg>.Lease reply = pool.lease(65536);
+            LocalBufferPool<Reg>.Lease next = pool.lease(65536); // before the reply's Send completion was polled
+            reply.release();
+            next.release();
+        }
+        assertEquals(1, pool.registrations());
+        assertEquals(0, pool.deregistrations(), "paired classes are kept whatever the idle bound");
     }
 
     @Test
     void memoryBeyondTheIdleBoundIsDeregisteredWhenGivenBack() throws Exception {
         CountingRegistrar r = new CountingRegistrar();
-        LocalBufferPool<Reg> pool = new LocalBufferPool<>(r, 1 << 20, 1 << 20);
+        LocalBufferPool<Reg> pool = new LocalBufferPool<>(r, 4 << 20, 4 << 20);
         List<LocalBufferPool<Reg>.Lease> leases = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            leases.add(pool.lease(1 << 20)); // a burst of three calls in flight
+            leases.add(pool.lease(4 << 20)); // a burst of three calls in flight, above the paired classes
         }
         leases.forEach(LocalBufferPool.Lease::release);
-        assertEquals(1 << 20, pool.idleBytes(), "one kept for later calls");
+        assertEquals(4 << 20, pool.idleBytes(), "one kept for later calls");
         assertEquals(2, r.deregistered, "the rest deregistered");
         assertThrows(IllegalStateException.class, () -> r.segment(leases.get(1).registration()).get(
                 java.lang.foreign.ValueLayout.JAVA_BYTE, 0), "deregistered memory is gone, not reused");
@@ -108,11 +128,11 @@ class LocalBufferPoolTest {
     @Test
     void aPoolOfNoIdleBytesRegistersPerLease() throws Exception {
         CountingRegistrar r = new CountingRegistrar();
-        LocalBufferPool<Reg> pool = new LocalBufferPool<>(r, 1 << 20, 0);
+        LocalBufferPool<Reg> pool = new LocalBufferPool<>(r, 4 << 20, 0);
         for (int i = 0; i < 3; i++) {
-            pool.lease(4096).release();
+            pool.lease(3 << 20).release();
         }
-        assertEquals(3, pool.registrations());
+        assertEquals(3, pool.registrations(), "a class above the paired ones, kept by no idle bound");
         assertEquals(3, pool.deregistrations());
     }
 

@@ -50,11 +50,11 @@ abstract class SteadyStateRegistrationDeviceTests {
     static final int READ = 1;
     static final int WRITE = 2;
     static final int MAX = 1 << 20;
-    /** NFS-sized transfers: most 4 KiB and 64 KiB, every tenth 256 KiB, every hundredth 1 MiB. */
-    static final int[] WARM_UP_SIZES = {4096, 65536, 262144, 1 << 20};
+    /** NFS-sized transfers: most 4 KiB and 32 KiB, every twentieth 256 KiB, every 250th 1 MiB (32 MiB each way). */
+    static final int[] WARM_UP_SIZES = {4096, 32768, 262144, 1 << 20};
 
     static int size(int i) {
-        return i % 100 == 99 ? 1 << 20 : i % 10 == 9 ? 262144 : i % 2 == 0 ? 4096 : 65536;
+        return i % 250 == 249 ? 1 << 20 : i % 20 == 19 ? 262144 : i % 2 == 0 ? 4096 : 32768;
     }
 
     private final List<AutoCloseable> open = new ArrayList<>();
