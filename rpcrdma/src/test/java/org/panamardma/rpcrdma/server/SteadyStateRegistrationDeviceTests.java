@@ -38,8 +38,10 @@ import org.panamardma.verbs.ProtectionDomain;
  * Issue 26: the server's steady state registers nothing. After a warm-up of one call of each size, 1,000 READ-shaped
  * calls (a small call, the data RDMA-written into the client's Write chunk) and 1,000 WRITE-shaped calls (the data
  * RDMA-read from the client's Read chunk, a small reply) of NFS sizes make no {@code ibv_reg_mr} and no
- * {@code ibv_dereg_mr} in the server connection's protection domain (counted by verbs-ffm at the verb), nor in the
- * client's chunk memory; every byte is checked at the far side. Beside it, the hostile case: a client whose Write
+ * {@code ibv_dereg_mr} in the server connection's protection domain (counted by verbs-ffm at the verb); every byte
+ * is checked at the far side. (The client's count is printed, not asserted: the client registers each chunk per call
+ * on the testbed's devices by design, {@link org.panamardma.rpcrdma.client.ChunkExposure#PER_CALL_REGISTRATION}, so
+ * that a server reaches a call's memory only during that call.) Beside it, the hostile case: a client whose Write
  * chunk the server cannot write (a key it never registered) loses its connection, and everything the reply held
  * (its pooled buffer, its pinned budget) comes back, once.
  */
@@ -136,7 +138,6 @@ abstract class SteadyStateRegistrationDeviceTests {
                     "every READ's data went by the Write list");
             assertEquals(0, pd.registrations() - serverRegistrations, "ibv_reg_mr by the server in steady state");
             assertEquals(0, pd.deregistrations() - serverDeregistrations, "ibv_dereg_mr by the server in steady state");
-            assertEquals(0, c.registrations() - clientRegistrations, "chunk registrations by the client");
             assertEquals(0, connection.chunkPool().leased(), "every reply's buffer back after its Send completed");
             assertEquals(0, s.pinnedBudget().used(), "and its pinned budget");
         }
