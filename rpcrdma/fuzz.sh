@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes one decoder of rpcrdma with Jazzer for a number of executions (FUZZING.md).
+# Fuzzes one decoder of rpcrdma (or verbs-ffm's: the RFC 7306 agent's) with Jazzer for a number of executions
+# (FUZZING.md).
 #
 #   rpcrdma/fuzz.sh TARGET [EXECUTIONS]   fuzz TARGET (default 10000000 executions), niced, keeping the corpus
-#                                         (bounded-xdr is in oncrpc4j-rdma: its corpus and log are there)
+#                                         (bounded-xdr is in oncrpc4j-rdma, agent in verbs-ffm: corpus and log there)
 #   rpcrdma/fuzz.sh list                  the targets
 #   rpcrdma/fuzz.sh seeds                 regenerate the committed seed corpus (FuzzSeeds)
 #
@@ -24,12 +25,14 @@ declare -A targets=(
   [private-data]=org.panamardma.rpcrdma.ConnectPrivateDataFuzzTest#decode
   [tcp-connection]=org.panamardma.oncrpc.tcp.TcpConnectionFuzzTest#stream
   [bounded-xdr]=org.panamardma.oncrpc4j.BoundedXdrFuzzTest#getters
+  [agent]=org.panamardma.verbs.connection.agent.AgentFuzzTest#receive
 )
 # the module of each target that is not in rpcrdma
 declare -A modules=(
   [bounded-xdr]=oncrpc4j-rdma
+  [agent]=verbs-ffm
 )
-order=(header handler assembler reply xdr rpc record private-data tcp-connection bounded-xdr)
+order=(header handler assembler reply xdr rpc record private-data tcp-connection bounded-xdr agent)
 
 if [[ -z "${JAVA_HOME:-}" || ! -x "$JAVA_HOME/bin/java" ]] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q '"2[5-9]'; then
   for candidate in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*25*; do
@@ -70,7 +73,7 @@ echo "fuzzing $test for $executions executions; log: $log" >&2
 set +e
 JAZZER_FUZZ=1 JAZZER_MAX_EXECUTIONS="$executions" JAZZER_MAX_DURATION="${JAZZER_MAX_DURATION:-24h}" \
   nice -n 10 ./mvnw -B -pl "$module" -am test -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
-  -Djacoco.skip=true 2>&1 | tee "$log" | grep -E '^(#[0-9]+\s+(DONE|pulse)|Done [0-9]+ runs|==|\[(ERROR|INFO)\] (Tests run|BUILD))'
+  -Djacoco.skip=true -DstubProvider.skip=true 2>&1 | tee "$log" | grep -E '^(#[0-9]+\s+(DONE|pulse)|Done [0-9]+ runs|==|\[(ERROR|INFO)\] (Tests run|BUILD))'
 status=${PIPESTATUS[0]}
 set -e
 corpus="$moduledir/.cifuzz-corpus/${test%#*}/${test#*#}"

@@ -2,7 +2,8 @@
  * Typed, allocation-free verbs and rdma_cm over libibverbs and librdmacm, bound with FFM.
  *
  * <p>The API is {@code org.panamardma.verbs} (devices, contexts, protection domains, memory regions, completion
- * queues, queue pairs), {@code .cm} (rdma_cm), {@code .connection} (listen/connect by address, futures) and
+ * queues, queue pairs), {@code .cm} (rdma_cm), {@code .connection} (listen/connect by address, futures; {@code
+ * .connection.agent}: RFC 7306's atomics and immediate data over SENDs where the device lacks them) and
  * {@code .extensions} (RFC 7306 masked atomics, FLUSH, ATOMIC WRITE, VERIFY). Exported to {@code org.panamardma.rpcrdma}
  * only: {@code .trusted} (spans of caller memory for a registration cache, which FFM would restrict). Not exported:
  * {@code .ffi} (the raw
@@ -21,6 +22,7 @@ module org.panamardma.verbs {
     exports org.panamardma.verbs;
     exports org.panamardma.verbs.cm;
     exports org.panamardma.verbs.connection;
+    exports org.panamardma.verbs.connection.agent;
     exports org.panamardma.verbs.extensions;
     // Spans makes segments larger (a restricted operation of FFM) on this module's native access: only for the
     // project's own modules, never for code that was not itself granted native access

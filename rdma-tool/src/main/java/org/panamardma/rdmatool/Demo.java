@@ -38,11 +38,13 @@ import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.QueuePairOptions;
+import org.panamardma.verbs.connection.ConnectionCapabilities;
 import org.panamardma.verbs.connection.ConnectionOptions;
 import org.panamardma.verbs.connection.RdmaClient;
 import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.RdmaServer;
 import org.panamardma.verbs.connection.Received;
+import org.panamardma.verbs.connection.agent.AgentMode;
 import org.panamardma.verbs.extensions.CommitPipeline;
 import org.panamardma.verbs.extensions.EmulatedVerify;
 import org.panamardma.verbs.extensions.VerifyHash;
@@ -52,8 +54,9 @@ import org.panamardma.verbs.extensions.VerifyHash;
  * in this one process, connected through rdma_cm (the server on the peer device's address, the clients on the
  * device the route picks): SEND / RDMA WRITE / RDMA READ; a counter in the server's memory incremented by every
  * client with FetchAdd and then a CmpSwap (RFC 7306); and draft-talpey-rdma-commit's WRITE -> FLUSH -> VERIFY ->
- * ATOMIC WRITE through {@link CommitPipeline}. What the device lacks (siw: atomics, FLUSH, ATOMIC WRITE) is skipped
- * with the reason printed.
+ * ATOMIC WRITE through {@link CommitPipeline}. Every connection runs the RFC 7306 agent where the device lacks atomics
+ * ({@link AgentMode#WHERE_DEVICE_LACKS}): on siw the counter and the CmpSwap go through it, and the demo says so.
+ * What no one provides (siw: FLUSH, ATOMIC WRITE) is skipped with the reason printed.
  */
 public final class Demo {
     public static final int DEFAULT_PORT = 7500;
@@ -69,11 +72,11 @@ public final class Demo {
 
     /**
      * What happened. {@code counter}/{@code casWon}/{@code committed} are null when skipped; {@code skipped} holds
-     * the printed reasons.
+     * the printed reasons; {@code atomics} says who executed the atomics (by device, by agent, not available).
      */
     public record Report(String clientDevice, String serverDevice, boolean bytesVerified, Long counter,
                          long expectedCounter, boolean distinctOldValues, Boolean casWon, Boolean casLost,
-                         Boolean committed, List<String> skipped) {
+                         Boolean committed, List<String> skipped, ConnectionCapabilities.Provider atomics) {
         public boolean ok() {
             return bytesVerified && (counter == null || (counter == expectedCounter && distinctOldValues))
                     && (casWon == null || (casWon && casLost)) && (committed == null || committed);
@@ -104,8 +107,8 @@ public final class Demo {
             try {
                 QueuePair qp = conn.queuePair();
                 Set<Access> access = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
-                if (qp.supportsAtomics()) {
-                    access.add(Access.REMOTE_ATOMIC);
+                if (qp.supportsAtomics() || conn.capabilities().agentActive()) {
+                    access.add(Access.REMOTE_ATOMIC); // the agent checks the same right as the device
                 }
                 if (qp.supportsFlush()) {
                     access.add(Access.FLUSH_GLOBAL);
@@ -215,7 +218,8 @@ public final class Demo {
      */
     public static Report run(InetSocketAddress serverAddress, int clientCount, int increments, Duration timeout,
                              PrintStream out) throws Exception {
-        ConnectionOptions options = ConnectionOptions.DEFAULTS.withTimeout(timeout);
+        ConnectionOptions options = ConnectionOptions.DEFAULTS.withTimeout(timeout)
+                .withAgent(AgentMode.WHERE_DEVICE_LACKS);
         String host = serverAddress.getAddress().getHostAddress();
         List<String> skipped = new ArrayList<>();
         List<RdmaConnection> clients = new ArrayList<>();
@@ -246,16 +250,26 @@ public final class Demo {
             Boolean casLost = null;
             long expected = (long) clientCount * increments;
             out.println("2. A shared counter updated by every client at once (RFC 7306 remote atomics)");
-            if (!first.queuePair().supportsAtomics()) {
+            ConnectionCapabilities.Provider atomics = first.capabilities().atomics();
+            if (atomics == ConnectionCapabilities.Provider.NONE) {
                 String why = clientDevice + " has no remote atomics (its atomic_cap is NONE, as on every Soft-iWARP "
-                        + "device):\n   FetchAdd and CmpSwap are skipped.";
+                        + "device)\n   and the server did not accept the RFC 7306 agent: FetchAdd and CmpSwap are "
+                        + "skipped.";
                 skipped.add(why);
                 out.println("   Skipped: " + why);
             } else {
+                if (atomics == ConnectionCapabilities.Provider.AGENT) {
+                    out.printf("   %s has no remote atomics of its own (atomic_cap NONE, as on every Soft-iWARP device),%n"
+                            + "   so they run BY THE RFC 7306 AGENT: each FetchAdd and CmpSwap travels as an Atomic%n"
+                            + "   Request (RFC 7306 section 5) in a SEND; the server's agent checks the key, range and%n"
+                            + "   rights as a device would, executes it atomically on its memory and answers with the%n"
+                            + "   original value.%n", clientDevice);
+                }
                 server.memory.set(JAVA_LONG, COUNTER, 0L);
                 out.printf("   The counter in the server's memory starts at 0. Each of the %d clients adds 1 to it%n"
-                        + "   %d times with FetchAdd, all at the same time, without asking the server's CPU.%n",
-                        clientCount, increments);
+                        + "   %d times with FetchAdd, all at the same time, %s.%n", clientCount, increments,
+                        atomics == ConnectionCapabilities.Provider.DEVICE ? "without asking the server's CPU"
+                                : "by the agent (the server's program does nothing)");
                 List<CompletableFuture<Long>> olds = new ArrayList<>();
                 for (int k = 0; k < increments; k++) {
                     for (int c = 0; c < clientCount; c++) {
@@ -313,7 +327,7 @@ public final class Demo {
             }
             out.println();
             Report report = new Report(clientDevice, serverDevice, bytes, counter, expected, distinct, casWon, casLost,
-                    committed, List.copyOf(skipped));
+                    committed, List.copyOf(skipped), atomics);
             out.println(report.ok() ? "Everything the device supports worked, and every byte and value was checked."
                     : "SOMETHING WENT WRONG: see above.");
             return report;

@@ -127,6 +127,7 @@ public final class MemoryRegion extends NativeResource {
     @Override
     protected void destroy() {
         String what = describe();
+        pd.forget(this);
         int rc = verbs_h.ibv_dereg_mr(handle);
         pd.countDeregistration();
         if (rc != 0) {

@@ -3,7 +3,10 @@ package org.panamardma.verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_pd;
@@ -16,6 +19,12 @@ public final class ProtectionDomain extends NativeResource {
     /** ibv_reg_mr calls that succeeded in this PD, and ibv_dereg_mr calls made for its regions. */
     private final LongAdder registrations = new LongAdder();
     private final LongAdder deregistrations = new LongAdder();
+    /**
+     * The open regions by rkey, for {@link #regionByRkey}: a responder that checks a peer's STag itself (the RFC 7306
+     * agent of the connection layer) finds the region the device would. Keys are unique among a device's live
+     * regions; a region leaves the map when it is deregistered.
+     */
+    private final Map<Integer, MemoryRegion> regionsByRkey = new ConcurrentHashMap<>();
 
     private ProtectionDomain(Context context, MemorySegment handle) {
         super("protection domain", context);
@@ -58,9 +67,7 @@ public final class ProtectionDomain extends NativeResource {
         }
         synchronized (this) {
             checkOpen();
-            MemoryRegion mr = MemoryRegion.register(this, segment, copy(access), null);
-            registrations.increment();
-            return mr;
+            return remember(MemoryRegion.register(this, segment, copy(access), null));
         }
     }
 
@@ -74,14 +81,34 @@ public final class ProtectionDomain extends NativeResource {
             MemorySegment memory = arena.allocate(size, 4096);
             synchronized (this) {
                 checkOpen();
-                MemoryRegion mr = MemoryRegion.register(this, memory, copy(access), arena);
-                registrations.increment();
-                return mr;
+                return remember(MemoryRegion.register(this, memory, copy(access), arena));
             }
         } catch (RdmaException | RuntimeException | Error e) {
             arena.close();
             throw e;
         }
+    }
+
+    /** Every region registered here passes through here: counted, and found by its rkey while open. */
+    private MemoryRegion remember(MemoryRegion mr) {
+        registrations.increment();
+        regionsByRkey.put(mr.rkey(), mr);
+        return mr;
+    }
+
+    /** Called by a region being deregistered. */
+    void forget(MemoryRegion mr) {
+        regionsByRkey.remove(mr.rkey(), mr);
+    }
+
+    /**
+     * The open memory region of this protection domain whose {@link MemoryRegion#rkey() rkey} is {@code rkey}, as
+     * the device resolves a peer's STag against its registrations; empty if there is none (never registered here,
+     * or deregistered since). The region may be closed by its owner right after: hold its monitor (as every native
+     * call on it does) to keep it open while using it.
+     */
+    public Optional<MemoryRegion> regionByRkey(int rkey) {
+        return Optional.ofNullable(regionsByRkey.get(rkey));
     }
 
     /**

@@ -64,6 +64,11 @@ public final class QueuePair extends NativeResource {
     /** How sends reach the provider: ibv_wr_* or ibv_post_send (SendPath); the other is null. */
     private final ExtendedSendPath extendedPath;
     private final SendPath sendPath;
+    /**
+     * Where an extended QP's provider builds gathered requests wrong (RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH): the
+     * legacy path, for lists of more than one element; else null.
+     */
+    private final SendPath listPath;
 
     /** The most receives {@link #postReceives} posts in one call. */
     public static final int MAX_RECEIVE_BATCH = 64;
@@ -128,16 +133,15 @@ public final class QueuePair extends NativeResource {
                     attrs.supportsAtomics(), description, maxSendWr, inlineBuf, unscoped(scratch.allocate(JAVA_LONG)),
                     unscoped(scratch.allocate(ibv_mw_bind_info.layout())));
             this.sendPath = extendedPath;
+            this.listPath = RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH.affects(ctx) ? legacyPath(ctx, description) : null;
             this.atomics = extendedPath.atomics();
             this.flush = extendedPath.flush();
             this.atomicWrite = extendedPath.atomicWrite();
             this.memoryWindows = attrs.supportsMemoryWindows() && extendedPath.memoryWindows();
         } else {
             this.extendedPath = null;
-            this.sendPath = new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
-                    unscoped(scratch.allocate(ibv_send_wr.layout())),
-                    unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxSendSge), 8)),
-                    unscoped(scratch.allocate(ADDRESS)));
+            this.sendPath = legacyPath(ctx, description);
+            this.listPath = null;
             this.atomics = attrs.supportsAtomics();
             this.flush = false;
             this.atomicWrite = false;
@@ -162,6 +166,14 @@ public final class QueuePair extends NativeResource {
             batchWrs.set(JAVA_LONG, wr + ibv_recv_wr.sg_list$OFFSET, batchSges.address() + i * sgeSize);
             batchWrs.set(JAVA_INT, wr + ibv_recv_wr.num_sge$OFFSET, 1);
         }
+    }
+
+    /** An {@code ibv_post_send} backend with its own scratch in the QP's arena. */
+    private LegacySendPath legacyPath(Context ctx, String description) {
+        return new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
+                unscoped(scratch.allocate(ibv_send_wr.layout())),
+                unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxSendSge), 8)),
+                unscoped(scratch.allocate(ADDRESS)));
     }
 
     private static NativeResource[] dependencies(ProtectionDomain pd, CompletionQueue s, CompletionQueue r,
@@ -722,7 +734,8 @@ public final class QueuePair extends NativeResource {
             // the list holds raw addresses and lkeys: refuse a region closed since add() (see postReceive for why
             // a close after this check is harmless without inline data)
             sgl.checkRegionsOpen();
-            sendPath.postList(op, wrId, flags, remoteAddress, rkey, immediate, sgl.array, sgl.count());
+            (listPath != null && sgl.count() > 1 ? listPath : sendPath)
+                    .postList(op, wrId, flags, remoteAddress, rkey, immediate, sgl.array, sgl.count());
         }
     }
 

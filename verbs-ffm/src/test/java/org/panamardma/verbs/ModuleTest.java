@@ -31,7 +31,7 @@ class ModuleTest {
         assertEquals("org.panamardma.verbs", module.getName());
         ModuleDescriptor descriptor = module.getDescriptor();
         assertEquals(Set.of("org.panamardma.verbs", "org.panamardma.verbs.cm", "org.panamardma.verbs.connection",
-                        "org.panamardma.verbs.extensions"),
+                        "org.panamardma.verbs.connection.agent", "org.panamardma.verbs.extensions"),
                 descriptor.exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source)
                         .collect(Collectors.toSet()));
         // Spans makes segments larger on this module's native access: for the RPC module's registration cache only

@@ -58,6 +58,9 @@ final class CallerThreads implements AutoCloseable {
     private final ServerIdentity server;
     private final BlockingQueue<Task<?>> queue;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Guards {@link #running} and the moment {@link #closed} is set: no call starts once close() has begun. */
+    private final Object idle = new Object();
+    private int running;
     private final AtomicInteger names = new AtomicInteger();
     private final String prefix;
 
@@ -122,7 +125,23 @@ final class CallerThreads implements AutoCloseable {
             if (task == null) {
                 continue;
             }
-            if (!w.run(task)) {
+            synchronized (idle) {
+                if (closed.get()) { // taken from the queue as close() emptied it: it never runs
+                    task.cancelQueued();
+                    return;
+                }
+                running++;
+            }
+            boolean restored;
+            try {
+                restored = w.run(task);
+            } finally {
+                synchronized (idle) {
+                    running--;
+                    idle.notifyAll();
+                }
+            }
+            if (!restored) {
                 LOG.error(Thread.currentThread().getName() + ": the server's identity could not be restored after"
                         + " a call; the thread is retired");
                 try {
@@ -192,11 +211,36 @@ final class CallerThreads implements AutoCloseable {
 
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
+        boolean first;
+        synchronized (idle) {
+            first = closed.compareAndSet(false, true);
+        }
+        if (first) {
             Task<?> t;
             while ((t = queue.poll()) != null) {
                 t.cancelQueued();
             }
+        }
+    }
+
+    /**
+     * Waits, after {@link #close()}, until no procedure runs any more, at most {@code timeout}: what a running
+     * procedure holds (a data buffer a system call is reading into, which keeps the pool's arena acquired) may be
+     * freed only then.
+     *
+     * @return whether none runs; false if one still did at the deadline (a file system that hangs)
+     */
+    boolean awaitIdle(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (idle) {
+            while (running > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(idle, left);
+            }
+            return true;
         }
     }
 

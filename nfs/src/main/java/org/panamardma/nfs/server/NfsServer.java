@@ -47,6 +47,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class NfsServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NfsServer.class);
+    /** How long {@link #close()} waits for running procedures before it frees their data buffers. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
     /** MOUNT's port by default: the one Linux's rpc.mountd is usually given (Debian's MOUNTD_PORT examples). */
     public static final int DEFAULT_MOUNT_PORT = 20048;
 
@@ -254,7 +256,21 @@ public final class NfsServer implements AutoCloseable {
         // DEBUG: at JVM exit the logging system may be shut down already; the command prints its own last line
         LOG.atDebug().log(() -> "stopped; " + statistics());
         threads.close();
-        buffers.close();
+        // a procedure still running (its caller gave up on it, or a transport was closed under it) may be inside a
+        // system call on a pooled buffer, which keeps the pool's arena acquired: free the pool once none runs
+        boolean idle;
+        try {
+            idle = threads.awaitIdle(CLOSE_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            idle = false;
+        }
+        if (idle) {
+            buffers.close();
+        } else {
+            LOG.warn("a procedure still runs " + CLOSE_WAIT.toSeconds() + " s after the server closed (a file system"
+                    + " that hangs?): its data buffers are left allocated");
+        }
         fs.close();
     }
 

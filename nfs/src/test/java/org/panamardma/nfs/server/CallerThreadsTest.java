@@ -149,4 +149,37 @@ class CallerThreadsTest {
         assertTrue(abandonedRanAfter.get(), "the abandoned call's resources are released after it is over");
         assertEquals(42, (int) threads.run(caller(1, 1), LONG, LONG, () -> 42, () -> { }), "the thread serves on");
     }
+
+    /**
+     * The server frees its data buffers only once no procedure runs (one inside a system call on a pooled buffer
+     * keeps the pool's arena acquired: on the branch before this, NfsServer.close() then threw "Session is acquired"
+     * in NfsServerDeadlinesTest under load); the wait has a deadline, and no queued call starts after close.
+     */
+    @Test
+    void closeWaitsForTheRunningProcedureWithinADeadline() throws Exception {
+        threads = new CallerThreads(ServerIdentity.ofThisProcess(), 1, 4, "test-caller");
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean queuedRan = new AtomicBoolean();
+        Thread running = Thread.ofVirtual().start(() -> {
+            try {
+                threads.run(caller(1, 1), LONG, LONG, () -> {
+                    started.countDown();
+                    return release.await(30, TimeUnit.SECONDS);
+                }, () -> { });
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertTrue(started.await(20, TimeUnit.SECONDS));
+        Thread queued = Thread.ofVirtual().start(() -> assertThrows(CallerThreads.Busy.class,
+                () -> threads.run(caller(1, 1), LONG, LONG, () -> queuedRan.getAndSet(true), () -> { })));
+        Thread.sleep(100); // let it queue behind the running one
+        threads.close();
+        assertFalse(threads.awaitIdle(Duration.ofMillis(200)), "a procedure still runs: its buffers are in use");
+        release.countDown();
+        assertTrue(threads.awaitIdle(Duration.ofSeconds(20)), "idle once it is over");
+        assertTrue(running.join(Duration.ofSeconds(20)) && queued.join(Duration.ofSeconds(20)));
+        assertFalse(queuedRan.get(), "a call still queued at close never runs");
+    }
 }

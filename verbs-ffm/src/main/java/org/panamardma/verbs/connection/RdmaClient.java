@@ -16,6 +16,8 @@ import org.panamardma.verbs.cm.CmEventException;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.StreamStartProbe;
+import org.panamardma.verbs.connection.agent.AgentMode;
+import org.panamardma.verbs.connection.agent.Handshake;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,11 +100,17 @@ public final class RdmaClient {
         RdmaConnection connection;
         boolean probe;
         try {
-            CmConnector.Connection c = CmConnector.connect(events, server, options.parameters(), res::create,
-                    options.timeout());
+            boolean offer = options.agent() != AgentMode.OFF;
+            CmConnector.Connection c = CmConnector.connect(events, server, offer
+                    ? options.parameters().withPrivateData(Handshake.append(options.parameters().privateData(),
+                            options.agentDepth(), options.agentDepth()))
+                    : options.parameters(), res::create, options.timeout());
             probe = StreamStartProbe.needed(c.id().context()) && StreamStartProbe.possible(c.established());
-            connection = new RdmaConnection(c.id(), res, events, null);
-            connection.peerPrivateData(c.peerPrivateData());
+            // the server's answer to the offer (Handshake): the agent runs where it answered with its own trailer
+            Handshake.Parsed accepted = offer ? Handshake.parse(c.peerPrivateData()) : null;
+            connection = new RdmaConnection(c.id(), res, events, null, accepted == null ? null
+                    : Handshake.negotiate(options.agentDepth(), accepted.offer()));
+            connection.peerPrivateData(accepted == null ? c.peerPrivateData() : accepted.applicationData());
             connection.start();
         } catch (RdmaException | RuntimeException | Error e) {
             events.close();

@@ -15,11 +15,13 @@ import java.util.function.Consumer;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
+import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
-import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.EventChannel;
+import org.panamardma.verbs.connection.agent.AgentMode;
+import org.panamardma.verbs.connection.agent.Handshake;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -295,8 +297,22 @@ public final class RdmaServer implements AutoCloseable {
         RdmaConnection.Resources res = new RdmaConnection.Resources(options);
         try {
             res.create(id);
-            RdmaConnection c = new RdmaConnection(id, res, null, thread);
-            c.peerPrivateData(request.privateData()); // the client's CONNECT_REQUEST data (RFC 8797 for RPC-over-RDMA)
+            // the client's CONNECT_REQUEST data (RFC 8797 for RPC-over-RDMA), and its RFC 7306 agent offer, which
+            // this server answers in its accept where it runs the agent too (Handshake)
+            byte[] clientData = request.privateData();
+            ConnectionParameters accept = options.parameters();
+            Handshake.Negotiated agentTerms = null;
+            if (options.agent() != AgentMode.OFF) {
+                Handshake.Parsed offered = Handshake.parse(clientData);
+                clientData = offered.applicationData();
+                agentTerms = Handshake.negotiate(options.agentDepth(), offered.offer());
+                if (agentTerms != null) {
+                    accept = accept.withPrivateData(Handshake.append(accept.privateData(), options.agentDepth(),
+                            options.agentDepth()));
+                }
+            }
+            RdmaConnection c = new RdmaConnection(id, res, null, thread, agentTerms);
+            c.peerPrivateData(clientData);
             c.peerParameters(request.parameters());
             c.onClose(() -> {
                 connections.remove(id);
@@ -311,7 +327,7 @@ public final class RdmaServer implements AutoCloseable {
                 connections.put(id, c);
                 settingUp.decrementAndGet();
             }
-            id.accept(options.parameters());
+            id.accept(accept);
         } catch (RdmaException | RuntimeException ex) {
             if (connections.remove(id) == null) {
                 settingUp.decrementAndGet();
