@@ -79,7 +79,7 @@ if [[ ${PERF_RPC:-1} == 1 && ${PERF_KNFS:-1} == 1 ]]; then
 fi
 # The binding's own cost on the host CPU (no device, the stub provider): after the VM, so neither disturbs the other
 if [[ ${PERF_BINDING:-1} == 1 ]]; then
-  echo "[perftest-compare] the binding's own cost on the host CPU (benchmarks/binding-cost.sh, about 4 minutes) ..." >&2
+  echo "[perftest-compare] the binding's own cost on the host CPU (benchmarks/binding-cost.sh, about 10 minutes) ..." >&2
   if benchmarks/binding-cost.sh >benchmarks/target/binding-cost.log 2>&1; then
     { echo; cat benchmarks/target/binding-cost/binding-cost.md; } >>benchmarks/target/perftest-compare.md
   else

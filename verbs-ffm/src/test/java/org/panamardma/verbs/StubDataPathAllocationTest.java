@@ -47,6 +47,7 @@ class StubDataPathAllocationTest {
 
     private static StubLoopback extended;
     private static StubLoopback legacy;
+    private static StubLoopback workRequests;
     private static WorkCompletions wc;
 
     @BeforeAll
@@ -54,11 +55,13 @@ class StubDataPathAllocationTest {
         StubProviderAssumption.load();
         extended = StubLoopback.open(true, 64);
         legacy = StubLoopback.open(false, 64);
+        workRequests = StubLoopback.open(StubLoopback.Path.WORK_REQUESTS, 64);
         wc = WorkCompletions.allocate(16);
         // every call site once on every path, before any is measured: each links its method handles on first use
         // (one-time allocation on this thread), and the JIT compiles the shared code with all operations profiled
         for (StubOperation op : StubOperation.values()) {
             rounds(extended, op, WARMUP / 4);
+            rounds(workRequests, op, WARMUP / 4);
             if (op.onLegacyPath()) {
                 rounds(legacy, op, WARMUP / 4);
             }
@@ -76,6 +79,9 @@ class StubDataPathAllocationTest {
         if (legacy != null) {
             legacy.close();
         }
+        if (workRequests != null) {
+            workRequests.close();
+        }
     }
 
     @Test
@@ -90,7 +96,10 @@ class StubDataPathAllocationTest {
     Stream<DynamicTest> aMillionPostsAndPollsAllocateNothing() {
         List<DynamicTest> tests = new ArrayList<>();
         for (StubOperation op : StubOperation.values()) {
-            tests.add(DynamicTest.dynamicTest(op + " extended (ibv_wr_*, ibv_start_poll)", () -> check(extended, op)));
+            tests.add(DynamicTest.dynamicTest(op + " extended (ibv_post_send or ibv_wr_*, ibv_poll_cq)",
+                    () -> check(extended, op)));
+            tests.add(DynamicTest.dynamicTest(op + " work requests (ibv_wr_*, ibv_start_poll)",
+                    () -> check(workRequests, op)));
             if (op.onLegacyPath()) {
                 tests.add(DynamicTest.dynamicTest(op + " legacy (ibv_post_send, ibv_poll_cq)", () -> check(legacy, op)));
             }
@@ -106,7 +115,7 @@ class StubDataPathAllocationTest {
         long after = THREADS.getCurrentThreadAllocatedBytes();
         long allocated = after - before;
         System.out.printf("[allocation] %s on the %s path: %d B over %,d post+poll rounds (warm-up: %d B over %,d)%n",
-                op, l.qp.usesExtendedSendPath() ? "extended" : "legacy", allocated, ROUNDS, before - w0, WARMUP);
+                op, l.path, allocated, ROUNDS, before - w0, WARMUP);
         assertTrue(allocated <= HARNESS_BOUND, op + " allocated " + allocated + " bytes over " + ROUNDS
                 + " post+poll rounds (" + (double) allocated / ROUNDS + " B per round; the harness may take "
                 + HARNESS_BOUND + ")");
