@@ -35,9 +35,9 @@ import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.verbs.ProtectionDomain;
 
 /**
- * Issue 26: the server's steady state registers nothing. After a warm-up of one call of each size, 1,000 READ-shaped
- * calls (a small call, the data RDMA-written into the client's Write chunk) and 1,000 WRITE-shaped calls (the data
- * RDMA-read from the client's Read chunk, a small reply) of NFS sizes make no {@code ibv_reg_mr} and no
+ * Issue 26: the server's steady state registers nothing. After a warm-up of one call of each size, {@link #CALLS}
+ * READ-shaped calls (a small call, the data RDMA-written into the client's Write chunk) and as many WRITE-shaped calls
+ * (the data RDMA-read from the client's Read chunk, a small reply) of NFS sizes make no {@code ibv_reg_mr} and no
  * {@code ibv_dereg_mr} in the server connection's protection domain (counted by verbs-ffm at the verb); every byte
  * is checked at the far side. (The client's count is printed, not asserted: the client registers each chunk per call
  * on the testbed's devices by design, {@link org.panamardma.rpcrdma.client.ChunkExposure#PER_CALL_REGISTRATION}, so
@@ -52,11 +52,17 @@ abstract class SteadyStateRegistrationDeviceTests {
     static final int READ = 1;
     static final int WRITE = 2;
     static final int MAX = 1 << 20;
-    /** NFS-sized transfers: most 4 KiB and 32 KiB, every twentieth 256 KiB, every 250th 1 MiB (32 MiB each way). */
+    /**
+     * READs and WRITEs of the steady state: 200 each in the suite (every size many times over, a minute or two under
+     * emulation), {@code -Drpcrdma.steady.calls=1000} (through SUITE_JAVA_OPTS) for the issue's 1,000, which took
+     * 262 s on rxe and 187 s on siw on a loaded host.
+     */
+    static final int CALLS = Integer.getInteger("rpcrdma.steady.calls", 200);
     static final int[] WARM_UP_SIZES = {4096, 32768, 262144, 1 << 20};
 
+    /** NFS-sized transfers: most 4 KiB and 32 KiB, every twentieth 256 KiB, every fiftieth 1 MiB. */
     static int size(int i) {
-        return i % 250 == 249 ? 1 << 20 : i % 20 == 19 ? 262144 : i % 2 == 0 ? 4096 : 32768;
+        return i % 50 == 49 ? 1 << 20 : i % 20 == 19 ? 262144 : i % 2 == 0 ? 4096 : 32768;
     }
 
     private final List<AutoCloseable> open = new ArrayList<>();
@@ -102,7 +108,7 @@ abstract class SteadyStateRegistrationDeviceTests {
     }
 
     @Test
-    void aThousandReadsAndWritesRegisterNothing(RdmaTestDevice device) throws Exception {
+    void readsAndWritesInSteadyStateRegisterNothing(RdmaTestDevice device) throws Exception {
         RpcRdmaServer s = server(device, bulkProgram());
         RpcRdmaClient c = RpcRdmaClient.connect(s.address(), RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT,
                 TIMEOUT));
@@ -124,17 +130,17 @@ abstract class SteadyStateRegistrationDeviceTests {
             long writeListReplies = s.statistics().replies(ReplyPath.WRITE_LIST);
             long t0 = System.nanoTime();
             long bytes = 0;
-            for (int i = 0; i < 1000; i++) {
+            for (int i = 0; i < CALLS; i++) {
                 bytes += read(c, target.segment(), size(i), expected);
                 bytes += write(c, payload.segment(), size(i));
             }
             long millis = (System.nanoTime() - t0) / 1_000_000;
-            System.out.println(device.name() + ": 1000 READs and 1000 WRITEs, " + (bytes >> 20) + " MiB in " + millis
+            System.out.println(device.name() + ": " + CALLS + " READs and " + CALLS + " WRITEs, " + (bytes >> 20) + " MiB in " + millis
                     + " ms; server registrations " + (pd.registrations() - serverRegistrations) + ", deregistrations "
                     + (pd.deregistrations() - serverDeregistrations) + "; client chunk registrations "
                     + (c.registrations() - clientRegistrations) + "; server pool " + connection.chunkPool().registrations()
                     + " buffers registered, " + connection.chunkPool().idleBytes() + " bytes idle");
-            assertEquals(1000, s.statistics().replies(ReplyPath.WRITE_LIST) - writeListReplies,
+            assertEquals(CALLS, s.statistics().replies(ReplyPath.WRITE_LIST) - writeListReplies,
                     "every READ's data went by the Write list");
             assertEquals(0, pd.registrations() - serverRegistrations, "ibv_reg_mr by the server in steady state");
             assertEquals(0, pd.deregistrations() - serverDeregistrations, "ibv_dereg_mr by the server in steady state");
