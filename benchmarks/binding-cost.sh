@@ -10,7 +10,7 @@
 #   - MessageRateBenchmark: 1-byte RDMA WRITEs on one QP in batches of 1 and 16 (the last of a batch signaled), Java
 #     and C. Target: Java >= 0.9 x C's operations per second; and what Java would reach on a ConnectX where C posts
 #     2.6 M single WRITEs per second per QP, given what Java adds per WRITE here.
-# Writes benchmarks/target/binding-cost/binding-cost.md (the README's tables) beside JMH's log.
+# Writes benchmarks/target/binding-cost/binding-cost.md (the tables of benchmarks/README.md) beside JMH's log.
 #
 #   benchmarks/binding-cost.sh                  # builds benchmarks.jar if missing, then runs (about 8 minutes)
 #   JMH_ARGS="-f 1 -wi 5 -i 10" benchmarks/binding-cost.sh

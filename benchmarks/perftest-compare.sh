@@ -6,7 +6,7 @@
 #
 #   benchmarks/target/perftest-compare.md    the table, with the date, the machine and the settings
 #   benchmarks/target/perftest-compare.svg   the same figures as bars, side by side, each pair with its ratio
-#                                            (ComparePlot, plain Java; the README shows benchmarks/results/'s)
+#                                            (ComparePlot, plain Java; benchmarks/README.md shows results/'s)
 #   benchmarks/target/perftest-compare.csv   test,size,iters,c_p50_us,java_p50_us,p50_ratio,c_p99_us,...
 #   benchmarks/target/perftest-raw.csv       every figure of both, as measured
 #   benchmarks/target/perftest-compare-rpc.csv  NFSv3 against the guest's knfsd with the same Java client over TCP

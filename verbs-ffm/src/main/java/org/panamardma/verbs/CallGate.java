@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  * admits one call at a time, and none once the object is closed, so that {@code close()} never destroys the object
  * under a call and two posts never share the QP's scratch at once. It replaces the object's monitor on the data path
  * because it costs half as much: one compare-and-swap to enter and a plain release store to leave, where a monitor
- * takes a compare-and-swap for each (README, "The binding's own cost on the host CPU").
+ * takes a compare-and-swap for each (benchmarks/README.md, "The binding's own cost on the host CPU").
  *
  * <p>Leaving with a plain store means the leaver cannot see a waiter without a fence, so a waiter is never parked
  * for longer than a bounded slice: it spins briefly (the holder is in a call of a few hundred nanoseconds on real

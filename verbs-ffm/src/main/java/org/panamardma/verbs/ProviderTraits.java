@@ -28,7 +28,7 @@ package org.panamardma.verbs;
  * {@code wr_complete}'s, which follows {@link #postSendCritical}. {@code req_notify_cq} is never critical: it is
  * called once per sleep, and rxe's enters the kernel. {@code -Dpanama.rdma.criticalDowncalls=false} makes
  * {@code post_send}, {@code wr_complete}, {@code post_recv} and {@code poll_cq} non-critical on every provider (to
- * measure what the choice saves: README, "The binding's own cost on the host CPU").
+ * measure what the choice saves: benchmarks/README.md, "The binding's own cost on the host CPU").
  *
  * <p><b>ibv_poll_cq on an extended CQ.</b> Reading a completion field by field through {@code ibv_cq_ex} takes
  * seven or eight calls where {@code ibv_poll_cq} takes one for a whole batch. The standard fields are all the

@@ -216,8 +216,8 @@ public final class QueuePair extends NativeResource {
     /**
      * A view of the QP's scratch memory {@code s} in the global scope, for the data path. Why: a segment of a shared
      * arena handed to a downcall is acquired and released around the call (two compare-and-swaps on the arena's
-     * counter: 2.6 ns more per call on the host, README "The binding's own cost on the host CPU"), which guards
-     * against a concurrent close of the arena. Here the QP's {@link CallGate} already does: the scratch is used
+     * counter: 2.6 ns more per call on the host, benchmarks/README.md "The binding's own cost on the host CPU"),
+     * which guards against a concurrent close of the arena. Here the QP's {@link CallGate} already does: the scratch is used
      * only by a call the gate admitted, and it is freed only by {@link #destroy()}, after the gate is closed, so no
      * call can be in progress or start on freed scratch. (Reads and writes through the view skip the arena's
      * liveness check for the same reason.)

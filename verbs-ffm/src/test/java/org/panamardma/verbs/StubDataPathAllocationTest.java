@@ -15,12 +15,13 @@ import org.junit.jupiter.api.TestFactory;
 import org.panamardma.verbs.ffi.StubProviderAssumption;
 
 /**
- * The data path allocates nothing (DESIGN.md, "Typed verbs": "The data path (post send, post receive, poll) allocates
- * nothing per operation"), checked rather than reported: for every send operation on both send paths, a million
- * post+poll rounds through the stub provider's device (a completion at once for every request), and the bytes this
- * thread allocated meanwhile ({@code com.sun.management.ThreadMXBean#getCurrentThreadAllocatedBytes}) must stay
- * within {@value #HARNESS_BOUND} bytes, the harness's own bound. One object on the data path every thousand rounds
- * would be 16 kB.
+ * The data path allocates nothing (docs/architecture.md, "The data path allocates nothing": posting a send, posting
+ * a receive and polling allocate no Java object per operation), checked rather than reported: for every send
+ * operation on both send paths, a million post+poll rounds through the stub provider's device (a completion at once
+ * for every request), and the bytes this thread allocated meanwhile
+ * ({@code com.sun.management.ThreadMXBean#getCurrentThreadAllocatedBytes}) must stay within
+ * {@value #HARNESS_BOUND} bytes, the harness's own bound. One object on the data path every thousand rounds would
+ * be 16 kB.
  *
  * <p>After a warm-up of every operation on both paths and then of {@value #WARMUP} rounds of the one measured: the
  * first call at each {@code invokeExact} call site links its method handle (lambda forms spun and loaded once per JVM,
