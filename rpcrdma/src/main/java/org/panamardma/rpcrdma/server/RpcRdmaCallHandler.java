@@ -212,6 +212,18 @@ public final class RpcRdmaCallHandler {
             return staged.isEmpty() ? this : new Outcome(path, sendLength, xid, staged);
         }
 
+        /** Equal as the record it was: the same path, Send length, XID and staged Writes (tests compare answers). */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Outcome other && path == other.path && sendLength == other.sendLength
+                    && xid == other.xid && java.util.Objects.equals(writes, other.writes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(path, sendLength, xid, writes);
+        }
+
         @Override
         public String toString() {
             return "Outcome[path=" + path + ", sendLength=" + sendLength + ", xid=" + xid
