@@ -129,6 +129,7 @@ public final class MemoryRegion extends NativeResource {
         String what = describe();
         pd.forget(this);
         int rc = verbs_h.ibv_dereg_mr(handle);
+        pd.countDeregistration();
         if (rc != 0) {
             deregistrationFailed = true;
         }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_pd;
 import org.panamardma.verbs.ffi.verbs_h;
@@ -15,6 +16,9 @@ import org.panamardma.verbs.ffi.verbs_h;
 public final class ProtectionDomain extends NativeResource {
     final Context context;
     final MemorySegment handle;
+    /** ibv_reg_mr calls that succeeded in this PD, and ibv_dereg_mr calls made for its regions. */
+    private final LongAdder registrations = new LongAdder();
+    private final LongAdder deregistrations = new LongAdder();
     /**
      * The open regions by rkey, for {@link #regionByRkey}: a responder that checks a peer's STag itself (the RFC 7306
      * agent of the connection layer) finds the region the device would. Keys are unique among a device's live
@@ -85,7 +89,9 @@ public final class ProtectionDomain extends NativeResource {
         }
     }
 
+    /** Every region registered here passes through here: counted, and found by its rkey while open. */
     private MemoryRegion remember(MemoryRegion mr) {
+        registrations.increment();
         regionsByRkey.put(mr.rkey(), mr);
         return mr;
     }
@@ -103,6 +109,23 @@ public final class ProtectionDomain extends NativeResource {
      */
     public Optional<MemoryRegion> regionByRkey(int rkey) {
         return Optional.ofNullable(regionsByRkey.get(rkey));
+    }
+
+    /**
+     * @return the memory regions registered in this PD so far ({@code ibv_reg_mr} calls that succeeded): what a
+     *         transport that claims to register nothing per call in steady state is checked against
+     */
+    public long registrations() {
+        return registrations.sum();
+    }
+
+    /** @return the {@code ibv_dereg_mr} calls made for this PD's regions so far (failed ones included) */
+    public long deregistrations() {
+        return deregistrations.sum();
+    }
+
+    void countDeregistration() {
+        deregistrations.increment();
     }
 
     /**

@@ -149,7 +149,9 @@ public final class QueuePair extends NativeResource {
         long sgeArray = ibv_sge.layout().byteSize() * Math.max(1, maxSendSge);
         LegacySendPath postSend = new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
                 unscoped(scratch.allocate(ibv_send_wr.layout())), unscoped(scratch.allocate(sgeArray, 8)),
-                unscoped(scratch.allocate(ADDRESS)), traits.postSendCritical());
+                unscoped(scratch.allocate(ADDRESS)),
+                unscoped(scratch.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS)),
+                unscoped(scratch.allocate(ibv_sge.layout(), SendChain.MAX_REQUESTS)), traits.postSendCritical());
         if (extended) {
             // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
             this.extendedPath = new ExtendedSendPath(RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)), ops,
@@ -715,6 +717,43 @@ public final class QueuePair extends NativeResource {
                 sendPath.postLocalInvalidate(wrId, flags, mw.rkey());
                 mw.invalidated();
             }
+        } finally {
+            gate.leave();
+        }
+    }
+
+    /**
+     * Posts the requests of {@code chain}, in order, in one post: one {@code ibv_post_send} of a linked list of
+     * requests (one {@code ibv_wr_start} ... {@code ibv_wr_complete} region where every opcode goes through the
+     * {@code ibv_wr_*} verbs), hence one call into the provider and one doorbell where posting them one by one makes
+     * one each. The chain is copied: it may be cleared and reused when this returns. Allocation-free.
+     *
+     * @throws IllegalArgumentException if the chain is empty or longer than the send queue
+     * @throws UnsupportedOperationException if a request's opcode is one the QP cannot post (immediate data on iWARP)
+     * @throws IllegalStateException if the QP or a region of the chain is closed, or the QP is not connected
+     * @throws ChainPostException if the provider refused a request: which one, and that those before it were posted
+     *     and none after it
+     */
+    public void postChain(SendChain chain) throws RdmaException {
+        int n = chain.count;
+        if (n == 0) {
+            throw new IllegalArgumentException("an empty chain: nothing to post");
+        }
+        if (n > maxSendWr) {
+            throw new IllegalArgumentException("a chain of " + n + " requests exceeds " + describe()
+                    + "'s send queue of " + maxSendWr + ": post it in parts");
+        }
+        for (int i = 0; i < n; i++) {
+            checkOp(chain.ops[i]);
+        }
+        enter();
+        try {
+            checkConnected();
+            // lkeys only, as in postReceive: a region closed after this check cannot crash the provider
+            for (int i = 0; i < n; i++) {
+                chain.regions[i].checkOpen();
+            }
+            sendPath.postChain(chain, n);
         } finally {
             gate.leave();
         }
