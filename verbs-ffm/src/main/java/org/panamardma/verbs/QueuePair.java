@@ -241,26 +241,32 @@ public final class QueuePair extends NativeResource {
 
     // ---------------------------------------------------------------------------------------------------- info
 
+    /** The QP number the device gave it ({@code qp_num}): what the peer names as its destination QP. */
     public int qpNumber() {
         return qpNumber;
     }
 
+    /** The name of the device the QP is on ({@code mlx5_0}, {@code rxe0}...). */
     public String deviceName() {
         return deviceName;
     }
 
+    /** The device port the QP uses (numbered from 1). */
     public int port() {
         return port;
     }
 
+    /** The CQ its send requests complete on. */
     public CompletionQueue sendCompletionQueue() {
         return sendCq;
     }
 
+    /** The CQ its receives complete on. */
     public CompletionQueue receiveCompletionQueue() {
         return recvCq;
     }
 
+    /** The protection domain it was created in: the regions it posts must be registered there. */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
@@ -273,10 +279,15 @@ public final class QueuePair extends NativeResource {
         return extended;
     }
 
+    /**
+     * Whether {@link #postCompareSwap} and {@link #postFetchAdd} can post: on the extended path, as the provider
+     * granted at creation; otherwise as the device's attributes say.
+     */
     public boolean supportsAtomics() {
         return atomics;
     }
 
+    /** Whether SEND and WRITE with immediate data can post: not on iWARP, which has no immediate data. */
     public boolean supportsImmediateData() {
         return immediateData;
     }
@@ -303,14 +314,17 @@ public final class QueuePair extends NativeResource {
         return memoryWindows;
     }
 
+    /** The largest inline payload the provider granted ({@link #postSendInline}, {@link #postWriteInline}). */
     public int maxInlineData() {
         return maxInlineData;
     }
 
+    /** The send queue's depth the provider granted: at most this many send requests outstanding. */
     public int sendQueueDepth() {
         return maxSendWr;
     }
 
+    /** The receive queue's depth the provider granted: at most this many receives posted. */
     public int receiveQueueDepth() {
         return maxRecvWr;
     }
