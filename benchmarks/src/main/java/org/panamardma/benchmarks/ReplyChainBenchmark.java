@@ -18,7 +18,6 @@ import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.SendChain;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.StubLoopback;
-import org.panamardma.verbs.WorkCompletions;
 
 /**
  * What posting a reply as one chain saves on the host CPU (issue 26: "the reply's Write WRs and its Send go to the
@@ -44,15 +43,15 @@ public class ReplyChainBenchmark {
     @Param({"ext", "legacy"})
     public String path;
 
+    private StubBench bench;
     private StubLoopback loop;
-    private WorkCompletions wc;
     private SendChain chain;
     private long wrId;
 
     @Setup(Level.Trial)
     public void open() throws Exception {
-        loop = StubLoopback.open(BindingCostBenchmark.path(path), 64);
-        wc = WorkCompletions.allocate(BindingCostBenchmark.POLL_CAPACITY);
+        bench = StubBench.open(path);
+        loop = bench.loop;
         chain = new SendChain(writes + 1);
         if (separate() != wrId || chain() != wrId) {
             throw new IllegalStateException("a reply did not complete with its SEND alone");
@@ -61,11 +60,8 @@ public class ReplyChainBenchmark {
 
     @TearDown(Level.Trial)
     public void close() {
-        if (wc != null) {
-            wc.close();
-        }
-        if (loop != null) {
-            loop.close();
+        if (bench != null) {
+            bench.close();
         }
     }
 
@@ -94,9 +90,6 @@ public class ReplyChainBenchmark {
     }
 
     private long poll() throws RdmaException {
-        if (loop.cq.poll(wc) != 1) {
-            throw new IllegalStateException("no completion for reply " + wrId);
-        }
-        return wc.wrId(0);
+        return bench.pollOne(wrId);
     }
 }
