@@ -1,21 +1,12 @@
 package org.panamardma.benchmarks;
 
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.StubLoopback;
 import org.panamardma.verbs.StubOperation;
@@ -44,13 +35,7 @@ import org.panamardma.verbs.ffi.StubProvider;
  * {@link StubProvider}). {@code java --enable-native-access=ALL-UNNAMED -jar benchmarks/target/benchmarks.jar
  * BindingCost -f 1 -wi 3 -i 5 -w 1s -r 1s}, or {@code benchmarks/binding-cost.sh}, which also prints the table.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class BindingCostBenchmark {
+public class BindingCostBenchmark extends StubBenchmarkSettings {
     /** Post+poll rounds per benchmark call; the C side makes one downcall per batch. */
     static final int BATCH = 1000;
 

@@ -1,21 +1,12 @@
 package org.panamardma.benchmarks;
 
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
@@ -35,13 +26,7 @@ import org.panamardma.verbs.ffi.StubProvider;
  * ibv_poll_cq), or {@code legacy}, a plain QP and CQ (siw). Run by {@code benchmarks/binding-cost.sh}, which prints
  * the rates and Java / C beside the target (at least 0.9).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class MessageRateBenchmark {
+public class MessageRateBenchmark extends StubBenchmarkSettings {
     /** WRITEs per benchmark call: a multiple of every batch. */
     static final int WRITES = 1600;
 

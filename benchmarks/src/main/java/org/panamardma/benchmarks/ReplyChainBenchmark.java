@@ -1,19 +1,10 @@
 package org.panamardma.benchmarks;
 
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.SendChain;
 import org.panamardma.verbs.SendFlags;
@@ -29,13 +20,7 @@ import org.panamardma.verbs.StubLoopback;
  * {@code writes} times per reply on top of this. Run with {@code java -jar benchmarks/target/benchmarks.jar
  * ReplyChainBenchmark}.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class ReplyChainBenchmark {
+public class ReplyChainBenchmark extends StubBenchmarkSettings {
     /** WRITEs per reply: an NFS READ reply of 1 MiB in 256 KiB segments is 4 (svcrdma's per-segment Write WRs). */
     @Param({"1", "4"})
     public int writes;
