@@ -16,7 +16,7 @@
 #   benchmarks/issue-figures.sh            # about 45 minutes; writes benchmarks/target/issue-figures/figures.md
 #   benchmarks/issue-figures.sh --quick    # one run of 16 MiB files, 200 calls per device, three requests: ~15 min
 #   benchmarks/issue-figures.sh --readme   # and puts the table into benchmarks/README.md's generated section
-#   benchmarks/issue-figures.sh --table    # only prints the table again from the last run's files
+#   benchmarks/issue-figures.sh --table    # only prints the table again from the last run's files (--readme too)
 # Environment: FIGURES_RUNS (3), FIGURES_VM (1; 0 skips the VM part), FIGURES_HOST (1; 0 skips the host part),
 # FIGURES_BUILD (1; 0 uses the jars already built), TESTBED_TIMEOUT (s, 5400), TESTBED_MEM_MB (as testbed's),
 # TESTBED_IMAGE (as testbed's), REQUESTS and RATES (binding-cost.sh's).
@@ -53,7 +53,16 @@ table() {
   cat "$out/figures.md"
 }
 
-if ((table_only)); then table; exit 0; fi
+# benchmarks/README.md's generated section: between the two marker lines, replaced whole
+readme_section() {
+  awk -v table="$out/figures.md" '
+    /^<!-- issue-figures: begin/ { print; while ((getline l < table) > 0) print l; skip = 1; next }
+    /^<!-- issue-figures: end/ { skip = 0 }
+    !skip' benchmarks/README.md >"$out/README.md.new" && mv "$out/README.md.new" benchmarks/README.md
+  echo "[issue-figures] benchmarks/README.md's generated section updated" >&2
+}
+
+if ((table_only)); then table; ((readme)) && readme_section; exit 0; fi
 
 runs=${FIGURES_RUNS:-3} steady=1000 mib=64
 host_env=()
@@ -93,15 +102,8 @@ if [[ -n $vm_pid ]]; then
   wait "$vm_pid" || { echo "[issue-figures] the VM part exited $? ($vm/vm.log)" >&2; rc=1; }
   benchmarks/perftest/write-guard.sh "$vm/raw-1.csv" >&2 || true # per run; the table's (e) row is the median
 fi
-echo "$runs run(s) of the VM part in one boot ($(( ${TESTBED_MEM_MB:-4096} )) MiB, image ${TESTBED_IMAGE:-trixie}), ${mib} MiB files, ${steady} steady-state calls per device; $((SECONDS - start)) s in all" \
+echo "VM part: $runs run(s) planned in one boot ($(( ${TESTBED_MEM_MB:-4096} )) MiB, image ${TESTBED_IMAGE:-trixie}), ${mib} MiB files, ${steady} steady-state calls per device; $((SECONDS - start)) s in all" \
   >"$out/conditions"
 table
-if ((readme)); then
-  # benchmarks/README.md's generated section: between the two marker lines, replaced whole
-  awk -v table="$out/figures.md" '
-    /^<!-- issue-figures: begin/ { print; while ((getline l < table) > 0) print l; skip = 1; next }
-    /^<!-- issue-figures: end/ { skip = 0 }
-    !skip' benchmarks/README.md >"$out/README.md.new" && mv "$out/README.md.new" benchmarks/README.md
-  echo "[issue-figures] benchmarks/README.md's generated section updated" >&2
-fi
+((readme)) && readme_section
 exit $rc

@@ -72,7 +72,7 @@ awk -v cpu_log="$cpu_log" -v regs="$regs" -v floor="$floor" -v target_ns=15 -v t
       row(sprintf("(b) message rate, 1-byte WRITEs, batch %d, %s (Java / C ops/s, stub)", p[2], p[1] == "ext" ? "extended" : "legacy"),
           sprintf("%.2fx (Java %.1f, C %.1f ns/WRITE)", r, rj[k], rc[k]), ">= " target_rate "x", r >= target_rate ? "met" : sprintf("missed by %.2f", target_rate - r))
       cxj = 1000 / (1000 / cx + rj[k] - rc[k])
-      row(sprintf("(b) the same on a ConnectX, projected (C %s M posts/s + what Java adds here)", cx),
+      row(sprintf("(b) batch %d, %s, projected on a ConnectX (C %s M posts/s + what Java adds here)", p[2], p[1] == "ext" ? "extended" : "legacy", cx),
           sprintf("%.2f M/s (%.2fx C)", cxj, cxj / cx), ">= " target_rate "x", cxj / cx >= target_rate ? "met" : sprintf("missed by %.2f", target_rate - cxj / cx))
     }
     if (!nrate) row("(b) message rate (binding-cost.sh --cpu)", "no figures", ">= " target_rate "x", "not measured")
