@@ -102,7 +102,8 @@ if [[ -n $vm_pid ]]; then
   wait "$vm_pid" || { echo "[issue-figures] the VM part exited $? ($vm/vm.log)" >&2; rc=1; }
   benchmarks/perftest/write-guard.sh "$vm/raw-1.csv" >&2 || true # per run; the table's (e) row is the median
 fi
-echo "VM part: $runs run(s) planned in one boot ($(( ${TESTBED_MEM_MB:-4096} )) MiB, image ${TESTBED_IMAGE:-trixie}), ${mib} MiB files, ${steady} steady-state calls per device; $((SECONDS - start)) s in all" \
+# the conditions of the VM part's figures (a host-only run keeps those of the last VM run, whose figures it shows)
+[[ ${FIGURES_VM:-1} == 1 ]] && echo "VM part: $runs run(s) planned in one boot ($(( ${TESTBED_MEM_MB:-4096} )) MiB, image ${TESTBED_IMAGE:-trixie}), ${mib} MiB files, ${steady} steady-state calls per device; $((SECONDS - start)) s in all" \
   >"$out/conditions"
 table
 ((readme)) && readme_section
