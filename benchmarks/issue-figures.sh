@@ -13,8 +13,9 @@
 # The VM part starts first and the host part (a, b) runs while it does: the VM spends most of its time waiting on
 # emulated devices, and the host figures are CPU time, not wall-clock time.
 #
-#   benchmarks/issue-figures.sh            # about 45 minutes; writes benchmarks/target/issue-figures/figures.md
-#   benchmarks/issue-figures.sh --quick    # one run of 16 MiB files, 200 calls per device, three requests: ~15 min
+#   benchmarks/issue-figures.sh            # writes benchmarks/target/issue-figures/figures.md; one VM run took 57 min
+#                                          # at host load 20 (2026-11-26), the registration count ~25 min more
+#   benchmarks/issue-figures.sh --quick    # one run of 16 MiB files, 200 calls per device, three requests
 #   benchmarks/issue-figures.sh --readme   # and puts the table into benchmarks/README.md's generated section
 #   benchmarks/issue-figures.sh --table    # only prints the table again from the last run's files (--readme too)
 # Environment: FIGURES_RUNS (3), FIGURES_VM (1; 0 skips the VM part), FIGURES_HOST (1; 0 skips the host part),
