@@ -53,4 +53,16 @@ class PackageIndependenceTest {
             assertFalse(source.contains("org.panamardma.verbs"), pure + " imports verbs");
         }
     }
+
+    /**
+     * Issue 26: the server registers nothing for remote access. Its chunk memory comes from the memory package
+     * through a {@code LocalRegistrar} (local rights only, by type); no server source reaches the only kinds of remote
+     * exposure there are (a client call's {@code CallRegistrar}, {@code MemoryWindows}, {@code ChunkAccess}) or
+     * names a remote right.
+     */
+    @Test
+    void serverRegistersNothingForRemoteAccess() throws IOException {
+        assertEquals(List.of(), offenders("rpcrdma/server", 1, "CallRegistrar", "MemoryWindows", "ChunkAccess",
+                "Exposure", "REMOTE_READ", "REMOTE_WRITE", "REMOTE_ATOMIC", "MW_BIND", "WINDOW_BASE"));
+    }
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.WriteChunk;
+import org.panamardma.rpcrdma.memory.ChunkAccess;
 import org.panamardma.verbs.RdmaException;
 
 /**

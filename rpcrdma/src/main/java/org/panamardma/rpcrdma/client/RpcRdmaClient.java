@@ -33,6 +33,10 @@ import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderEncoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
+import org.panamardma.rpcrdma.memory.CallRegistrar;
+import org.panamardma.rpcrdma.memory.MemoryWindows;
+import org.panamardma.rpcrdma.memory.RegistrationCache;
+import org.panamardma.rpcrdma.memory.WindowBinder;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.ConnectionParameters;
@@ -162,7 +166,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         for (int i = 0; i < slots; i++) {
             freeSendSlots.add(i);
         }
-        this.memory = new ChunkMemory(name, ChunkRegistrar.of(connection.protectionDomain()),
+        this.memory = new ChunkMemory(name, CallRegistrar.of(connection.protectionDomain()),
                 exposure == ChunkExposure.MEMORY_WINDOWS ? new MemoryWindows(name, WindowBinder.of(connection)) : null,
                 RegisteredBufferPool.DEFAULT_CLASSES, RegisteredBufferPool.DEFAULT_SLAB_BYTES,
                 options.bufferPoolBytes(), options.registrationCacheBytes());
@@ -282,7 +286,7 @@ public final class RpcRdmaClient implements AutoCloseable {
      * registers nothing for it. The pool belongs to this client's protection domain and closes with the client.
      */
     public RegisteredBufferPool buffers() {
-        return memory.pool;
+        return memory.buffers;
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.limits.RateLimitedLog;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
+import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
@@ -97,7 +98,7 @@ final class ServerConnection {
     }
 
     /** @return the connection's pool of chunk buffers */
-    LocalBufferPool<?> chunkPool() {
+    BufferPool chunkPool() {
         return transfers.pool();
     }
 
