@@ -117,12 +117,12 @@ final class CallChunks {
         chunks.clear();
     }
 
-    /** @return how many chunks the call holds (for tests) */
+    /** {@return how many chunks the call holds (for tests)} */
     synchronized int held() {
         return chunks.size();
     }
 
-    /** @return the handles of the chunks the call holds (for tests) */
+    /** {@return the handles of the chunks the call holds (for tests)} */
     synchronized List<Integer> rkeys() {
         return chunks.stream().map(c -> c.exposure.rkey()).toList();
     }

@@ -53,7 +53,7 @@ final class ChunkMemory implements AutoCloseable {
         this.cache = new RegistrationCache(name + " registration cache", registrar, cacheBytes);
     }
 
-    /** @return how chunks are exposed: windows or registrations per call (never {@link ChunkExposure#AUTO}) */
+    /** {@return how chunks are exposed: windows or registrations per call (never {@link ChunkExposure#AUTO})} */
     ChunkExposure exposure() {
         return windows != null ? ChunkExposure.MEMORY_WINDOWS : ChunkExposure.PER_CALL_REGISTRATION;
     }
@@ -82,7 +82,7 @@ final class ChunkMemory implements AutoCloseable {
             this.own = own;
         }
 
-        /** @return the chunk as the transport header describes it (RFC 8166 section 3.4.3: handle, length, offset) */
+        /** {@return the chunk as the transport header describes it (RFC 8166 section 3.4.3: handle, length, offset)} */
         RdmaSegment rdmaSegment() {
             return new RdmaSegment(exposure.rkey(), Math.toIntExact(segment.byteSize()), segment.address());
         }
@@ -198,22 +198,22 @@ final class ChunkMemory implements AutoCloseable {
         }
     }
 
-    /** @return every {@code ibv_reg_mr} made for chunks: pool buffers' regions, cache misses, calls' own */
+    /** {@return every {@code ibv_reg_mr} made for chunks: pool buffers' regions, cache misses, calls' own} */
     long registrations() {
         return pool.registrations() + cache.registrations() + ownRegistrations.get();
     }
 
-    /** @return every {@code ibv_dereg_mr} of chunk memory so far */
+    /** {@return every {@code ibv_dereg_mr} of chunk memory so far} */
     long deregistrations() {
         return pool.deregistrations() + cache.deregistrations() + ownDeregistrations.get();
     }
 
-    /** @return windows bound so far (0 without windows) */
+    /** {@return windows bound so far (0 without windows)} */
     long windowBinds() {
         return windows == null ? 0 : windows.binds();
     }
 
-    /** @return windows allocated so far (0 without windows) */
+    /** {@return windows allocated so far (0 without windows)} */
     long windowsAllocated() {
         return windows == null ? 0 : windows.allocated();
     }

@@ -23,14 +23,15 @@ public final class RegisteredBuffer implements AutoCloseable {
     }
 
     /**
-     * @return the buffer's memory, as large as was asked for (its {@link #capacity()} may be more)
+     * {@return the buffer's memory, as large as was asked for (its {@link #capacity()} may be more)}
+     *
      * @throws IllegalStateException if the buffer was released, or its pool closed
      */
     public MemorySegment segment() {
         return lease.segment();
     }
 
-    /** @return the size of the buffer's size class: how much memory it holds */
+    /** {@return the size of the buffer's size class: how much memory it holds} */
     public long capacity() {
         return lease.capacity();
     }

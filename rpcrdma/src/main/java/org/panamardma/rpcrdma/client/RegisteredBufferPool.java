@@ -55,7 +55,7 @@ public final class RegisteredBufferPool implements AutoCloseable {
         this.pool = BufferPool.forCalls(name, registrar, classSizes, slabBytes, maxPinnedBytes);
     }
 
-    /** @return the pool behind this face, which the client's calls look their segments up in */
+    /** {@return the pool behind this face, which the client's calls look their segments up in} */
     BufferPool pool() {
         return pool;
     }
@@ -99,32 +99,32 @@ public final class RegisteredBufferPool implements AutoCloseable {
         }
     }
 
-    /** @return bytes the pool holds (its slabs) */
+    /** {@return bytes the pool holds (its slabs)} */
     public long pinnedBytes() {
         return pool.pinnedBytes();
     }
 
-    /** @return the most bytes the pool may hold */
+    /** {@return the most bytes the pool may hold} */
     public long maxPinnedBytes() {
         return pool.maxPinnedBytes();
     }
 
-    /** @return buffers leased and not yet returned */
+    /** {@return buffers leased and not yet returned} */
     public int leased() {
         return pool.leased();
     }
 
-    /** @return the registrations the pool has made: one per buffer that a window was bound to */
+    /** {@return the registrations the pool has made: one per buffer that a window was bound to} */
     public long registrations() {
         return pool.registrations();
     }
 
-    /** @return the registrations the pool has dropped (at close, or after losing a race for a buffer's first use) */
+    /** {@return the registrations the pool has dropped (at close, or after losing a race for a buffer's first use)} */
     public long deregistrations() {
         return pool.deregistrations();
     }
 
-    /** @return the buffer sizes, ascending */
+    /** {@return the buffer sizes, ascending} */
     public long[] classSizes() {
         return pool.classSizes();
     }

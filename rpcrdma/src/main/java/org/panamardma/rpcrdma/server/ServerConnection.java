@@ -97,7 +97,7 @@ final class ServerConnection {
         return connection;
     }
 
-    /** @return the connection's pool of chunk buffers */
+    /** {@return the connection's pool of chunk buffers} */
     BufferPool chunkPool() {
         return transfers.pool();
     }
@@ -201,8 +201,8 @@ final class ServerConnection {
     }
 
     /**
-     * @return whether no call has been taken or run on this connection for longer than {@code idleNanos} before
-     *         {@code now} (calls waiting for a slot count as activity: a slot is only free when none runs)
+     * {@return whether no call has been taken or run on this connection for longer than {@code idleNanos} before
+     *         {@code now} (calls waiting for a slot count as activity: a slot is only free when none runs)}
      */
     boolean idleLongerThan(long now, long idleNanos) {
         return !closed.get() && inProgress.get() == 0 && now - lastActivity > idleNanos;

@@ -150,7 +150,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         }
     }
 
-    /** @return the device region a lease's transfers are posted from (its slab's, registered when made) */
+    /** {@return the device region a lease's transfers are posted from (its slab's, registered when made)} */
     static MemoryRegion regionOf(BufferPool.Lease lease) throws IOException {
         try {
             return Registration.region(lease.region());
