@@ -9,9 +9,11 @@ import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.rpcrdma.memory.CallRegistrar;
 import org.panamardma.rpcrdma.memory.ChunkAccess;
 import org.panamardma.rpcrdma.memory.Exposure;
+import org.panamardma.rpcrdma.memory.Lease;
 import org.panamardma.rpcrdma.memory.MemoryWindows;
 import org.panamardma.rpcrdma.memory.PoolExhaustedException;
 import org.panamardma.rpcrdma.memory.RegistrationCache;
+import org.panamardma.rpcrdma.memory.Slot;
 import org.panamardma.verbs.RdmaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,16 +66,16 @@ final class ChunkMemory implements AutoCloseable {
         final MemorySegment segment;
         final Exposure exposure;
         /** Pool memory the caller leased and handed to the call. */
-        final BufferPool.Slot slot;
+        final Slot slot;
         /** Pool memory the client leased for the call. */
-        final BufferPool.Lease internal;
+        final Lease internal;
         /** The caller's memory registered through the cache (windows). */
         final RegistrationCache.Entry entry;
         /** Memory of the call's own (the pool had nothing to give). */
         final Arena own;
 
-        private Chunk(MemorySegment segment, Exposure exposure, BufferPool.Slot slot,
-                      BufferPool.Lease internal, RegistrationCache.Entry entry, Arena own) {
+        private Chunk(MemorySegment segment, Exposure exposure, Slot slot,
+                      Lease internal, RegistrationCache.Entry entry, Arena own) {
             this.segment = segment;
             this.exposure = exposure;
             this.slot = slot;
@@ -100,7 +102,7 @@ final class ChunkMemory implements AutoCloseable {
             }
             return c;
         }
-        BufferPool.Slot slot = pool.acquireUse(data);
+        Slot slot = pool.acquireUse(data);
         if (slot != null) {
             try {
                 return new Chunk(data, exposeIn(slot, data, access), slot, null, null, null);
@@ -124,7 +126,7 @@ final class ChunkMemory implements AutoCloseable {
     /** {@code size} bytes of memory for the client's own use in one call, exposed with {@code access}. */
     Chunk scratch(long size, ChunkAccess access) throws RdmaException {
         if (pool.fits(size)) {
-            BufferPool.Lease b = null;
+            Lease b = null;
             try {
                 b = pool.lease(size);
                 return new Chunk(b.segment(), exposeIn(b.slot(), b.segment(), access), null, b, null, null);
@@ -150,7 +152,7 @@ final class ChunkMemory implements AutoCloseable {
     }
 
     /** A pool buffer's segment: a window over the buffer's region, or a registration of the segment. */
-    private Exposure exposeIn(BufferPool.Slot slot, MemorySegment segment, ChunkAccess access)
+    private Exposure exposeIn(Slot slot, MemorySegment segment, ChunkAccess access)
             throws RdmaException {
         return windows != null ? windows.bind(pool.region(slot), segment, access) : register(segment, access);
     }

@@ -2,6 +2,7 @@ package org.panamardma.rpcrdma.client;
 
 import java.lang.foreign.MemorySegment;
 import org.panamardma.rpcrdma.memory.BufferPool;
+import org.panamardma.rpcrdma.memory.Lease;
 
 /**
  * A buffer leased from a {@link RegisteredBufferPool}: native memory of the client's. Hand {@link #segment()} (or a
@@ -16,9 +17,9 @@ import org.panamardma.rpcrdma.memory.BufferPool;
  * still access it. Not thread-safe as a handle: release it from one thread.
  */
 public final class RegisteredBuffer implements AutoCloseable {
-    final BufferPool.Lease lease;
+    final Lease lease;
 
-    RegisteredBuffer(BufferPool.Lease lease) {
+    RegisteredBuffer(Lease lease) {
         this.lease = lease;
     }
 

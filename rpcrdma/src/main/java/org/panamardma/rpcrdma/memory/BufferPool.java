@@ -2,14 +2,12 @@ package org.panamardma.rpcrdma.memory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.panamardma.rpcrdma.memory.Slab.SizeClass;
 import org.panamardma.verbs.RdmaException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Native buffers in size classes, cut from slabs, leased and given back so that steady-state traffic allocates and
@@ -47,7 +45,6 @@ import org.slf4j.LoggerFactory;
  * registered outside it.
  */
 public final class BufferPool implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(BufferPool.class);
     /** The smallest class of a server pool: a page. */
     public static final long SMALLEST_CLASS = 4096;
     /** A server pool's classes up to this size are slabs of two buffers, kept until close. */
@@ -63,8 +60,8 @@ public final class BufferPool implements AutoCloseable {
     private final SizeClass[] classes;
     private final long idleBytes;
     private final long maxPinnedBytes;
-    /** By base address, for {@link #acquireUse}; replaced (copy on write) when a slab comes or goes. */
-    private volatile Slab[] slabs = new Slab[0];
+    /** By base address, for {@link #acquireUse}. */
+    private final SlabIndex slabs = new SlabIndex();
     // guarded by this
     private long pinnedBytes;
     private long idle;
@@ -95,21 +92,11 @@ public final class BufferPool implements AutoCloseable {
      * @return the pool
      */
     public static BufferPool forReplies(String name, LocalRegistrar registrar, long largest, long idleBytes) {
-        if (largest <= 0 || idleBytes < 0) {
-            throw new IllegalArgumentException("largest " + largest + ", idle bytes " + idleBytes);
-        }
-        List<SizeClass> sizes = new ArrayList<>();
-        long size = SMALLEST_CLASS;
-        while (true) {
-            boolean kept = size <= PAIRED_UP_TO;
-            sizes.add(new SizeClass(size, kept ? 2 : 1, kept));
-            if (size >= largest) {
-                break;
-            }
-            size = Math.min(size * 4, (largest + SMALLEST_CLASS - 1) / SMALLEST_CLASS * SMALLEST_CLASS);
+        if (idleBytes < 0) {
+            throw new IllegalArgumentException("idle bytes " + idleBytes);
         }
         return new BufferPool(name, registrar, LocalRights.LOCAL_WRITE, true, false,
-                sizes.toArray(SizeClass[]::new), idleBytes, Long.MAX_VALUE);
+                SizeClass.byFours(SMALLEST_CLASS, largest, PAIRED_UP_TO), idleBytes, Long.MAX_VALUE);
     }
 
     /**
@@ -124,23 +111,11 @@ public final class BufferPool implements AutoCloseable {
      */
     public static BufferPool forCalls(String name, LocalRegistrar registrar, long[] classSizes, long slabBytes,
                                       long maxPinnedBytes) {
-        if (classSizes.length == 0) {
-            throw new IllegalArgumentException("a pool needs at least one size class");
+        if (maxPinnedBytes < 0) {
+            throw new IllegalArgumentException("max pinned bytes " + maxPinnedBytes);
         }
-        for (int i = 0; i < classSizes.length; i++) {
-            if (classSizes[i] <= 0 || classSizes[i] % 64 != 0 || (i > 0 && classSizes[i] <= classSizes[i - 1])) {
-                throw new IllegalArgumentException("size classes must be positive multiples of 64, strictly "
-                        + "ascending: " + Arrays.toString(classSizes));
-            }
-        }
-        if (slabBytes <= 0 || maxPinnedBytes < 0) {
-            throw new IllegalArgumentException("slab bytes " + slabBytes + ", max pinned bytes " + maxPinnedBytes);
-        }
-        SizeClass[] classes = new SizeClass[classSizes.length];
-        for (int i = 0; i < classSizes.length; i++) {
-            classes[i] = new SizeClass(classSizes[i], (int) Math.max(1, slabBytes / classSizes[i]), true);
-        }
-        return new BufferPool(name, registrar, LocalRights.WINDOW_BASE, false, true, classes, 0, maxPinnedBytes);
+        return new BufferPool(name, registrar, LocalRights.WINDOW_BASE, false, true,
+                SizeClass.of(classSizes, slabBytes), 0, maxPinnedBytes);
     }
 
     /**
@@ -230,10 +205,7 @@ public final class BufferPool implements AutoCloseable {
                 registrations++;
             }
             if (!closed) {
-                Slab[] grown = Arrays.copyOf(slabs, slabs.length + 1);
-                grown[grown.length - 1] = slab;
-                Arrays.sort(grown, (a, b) -> Long.compareUnsigned(a.base, b.base));
-                slabs = grown;
+                slabs.add(slab);
                 for (int i = 1; i < slab.slots.length; i++) {
                     c.free.addLast(slab.slots[i]);
                 }
@@ -249,7 +221,7 @@ public final class BufferPool implements AutoCloseable {
 
     // guarded by this
     private Lease leaseOf(Slot slot, long size) {
-        Lease l = new Lease(slot, slot.buffer().asSlice(0, size));
+        Lease l = new Lease(this, slot, slot.buffer().asSlice(0, size));
         slot.lease = l;
         slot.slab.leased++;
         leased++;
@@ -278,17 +250,17 @@ public final class BufferPool implements AutoCloseable {
     }
 
     /** @return whether this call gave the lease back (false: it was given back before) */
-    private boolean release(Lease l) {
+    boolean release(Lease l) {
         Slab gone;
         synchronized (this) {
             if (l.released) {
                 return false;
             }
             l.released = true;
-            if (l.slot.uses > 0) {
+            if (l.slot().uses > 0) {
                 return true; // goes back when the last call using it lets go (endUse)
             }
-            gone = giveBack(l.slot);
+            gone = giveBack(l.slot());
         }
         free(gone);
         return true;
@@ -320,52 +292,18 @@ public final class BufferPool implements AutoCloseable {
     private void remove(Slab slab) {
         slab.dropped = true;
         pinnedBytes -= slab.bytes;
-        Slab[] s = slabs;
-        for (int i = 0; i < s.length; i++) {
-            if (s[i] == slab) {
-                Slab[] left = Arrays.copyOf(s, s.length - 1);
-                System.arraycopy(s, i + 1, left, i, s.length - i - 1);
-                slabs = left;
-                return;
-            }
-        }
+        slabs.remove(slab);
     }
 
-    /** Deregisters {@code slab}'s registrations and frees its memory, unless a deregistration failed. */
+    /** Deregisters {@code slab}'s registrations (counted) and frees its memory, unless a deregistration failed. */
     private void free(Slab slab) {
-        if (slab == null) {
-            return;
-        }
-        boolean clean = deregister(slab.whole);
-        for (Slot slot : slab.slots) {
-            Registration r;
-            synchronized (this) {
-                r = slot.region;
-                slot.region = null;
-            }
-            clean &= deregister(r);
-        }
-        if (clean) {
-            slab.owner.close();
+        if (slab != null) {
+            slab.free(this, this::deregistered, name);
         }
     }
 
-    /** @return whether the region is gone (ibv_dereg_mr succeeded, or there was none) */
-    private boolean deregister(Registration r) {
-        if (r == null) {
-            return true;
-        }
-        try {
-            r.deregister();
-            synchronized (this) {
-                deregistrations++;
-            }
-            return true;
-        } catch (RuntimeException e) {
-            // the device may still reach the buffer: its slab's memory is left allocated
-            LOG.warn(name + ": deregistering pool memory; its slab is left allocated", e);
-            return false;
-        }
+    private synchronized void deregistered() {
+        deregistrations++;
     }
 
     /**
@@ -396,7 +334,7 @@ public final class BufferPool implements AutoCloseable {
                 return r;
             }
         }
-        deregister(r); // raced with another call's first use, or the close
+        Slab.deregister(r, this::deregistered, name); // raced with another call's first use, or the close
         synchronized (this) {
             checkOpen();
             return slot.region;
@@ -416,7 +354,7 @@ public final class BufferPool implements AutoCloseable {
         if (!segment.isNative()) {
             return null;
         }
-        Slab slab = slabAt(segment.address());
+        Slab slab = slabs.at(segment.address());
         // the scope check keeps memory that merely has a pool address (say, MemorySegment.ofAddress) out
         if (slab == null || !slab.memory.scope().equals(segment.scope())) {
             return null;
@@ -462,26 +400,18 @@ public final class BufferPool implements AutoCloseable {
      * @return the buffer {@code address} lies in, or null (for tests and diagnostics: no lease is checked)
      */
     public Slot slotAt(long address) {
-        Slab slab = slabAt(address);
+        Slab slab = slabs.at(address);
         return slab == null ? null : slab.slots[(int) ((address - slab.base) / slab.sizeClass.size)];
     }
 
-    private Slab slabAt(long address) {
-        Slab[] s = slabs;
-        int lo = 0;
-        int hi = s.length - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            Slab m = s[mid];
-            if (Long.compareUnsigned(address, m.base) < 0) {
-                hi = mid - 1;
-            } else if (Long.compareUnsigned(address, m.base + m.bytes) >= 0) {
-                lo = mid + 1;
-            } else {
-                return m;
-            }
+    /** Throws unless {@code l} is leased and its memory still the pool's; see {@link Lease#segment()}. */
+    synchronized void checkLeased(Lease l) {
+        if (l.released) {
+            throw new IllegalStateException(name + ": " + l + " was released");
         }
-        return null;
+        if (l.slot().slab.dropped) {
+            throw new IllegalStateException(name + " is closed");
+        }
     }
 
     private void checkOpen() {
@@ -527,7 +457,7 @@ public final class BufferPool implements AutoCloseable {
 
     /** @return the slabs now (for tests) */
     List<Slab> slabs() {
-        return List.of(slabs);
+        return slabs.all();
     }
 
     /**
@@ -546,7 +476,7 @@ public final class BufferPool implements AutoCloseable {
                 c.free.clear();
             }
             idle = 0;
-            for (Slab s : slabs) {
+            for (Slab s : slabs.all()) {
                 if (freeLeasedAtClose || s.leased == 0) {
                     gone.add(s);
                 }
@@ -562,149 +492,5 @@ public final class BufferPool implements AutoCloseable {
     @Override
     public String toString() {
         return name;
-    }
-
-    /** One buffer leased for one use; given back by {@link #release()}, once, from any thread. */
-    public final class Lease {
-        private final Slot slot;
-        private final MemorySegment segment;
-        /** Guarded by the pool. */
-        private boolean released;
-
-        private Lease(Slot slot, MemorySegment segment) {
-            this.slot = slot;
-            this.segment = segment;
-        }
-
-        /**
-         * @return the leased bytes, as many as asked for
-         * @throws IllegalStateException if the lease was given back, or its pool freed it at close
-         */
-        public MemorySegment segment() {
-            synchronized (BufferPool.this) {
-                if (released) {
-                    throw new IllegalStateException(name + ": " + this + " was released");
-                }
-                if (slot.slab.dropped) {
-                    throw new IllegalStateException(name + " is closed");
-                }
-            }
-            return segment;
-        }
-
-        /** @return the buffer's slot: what {@link #region(Slot)} and {@link #acquireUse} name */
-        public Slot slot() {
-            return slot;
-        }
-
-        /** @return the size of the buffer's class: how much memory it holds */
-        public long capacity() {
-            return slot.size();
-        }
-
-        /**
-         * @return the registration to post from or bind a window to (see {@link BufferPool#region})
-         * @throws RdmaException if registering failed
-         */
-        public Registration region() throws RdmaException {
-            return BufferPool.this.region(slot);
-        }
-
-        /** @return where {@link #segment()} starts in {@link #region()} */
-        public long regionOffset() {
-            return slot.slab.whole != null ? slot.offset : 0;
-        }
-
-        /**
-         * Gives the buffer back (when no call uses it any more); later calls do nothing.
-         *
-         * @return whether this call gave it back
-         */
-        public boolean release() {
-            return BufferPool.this.release(this);
-        }
-
-        @Override
-        public String toString() {
-            return "pool buffer of " + segment.byteSize() + " bytes (class " + slot.size() + ") at 0x"
-                    + Long.toHexString(segment.address());
-        }
-    }
-
-    /** One buffer size and its free buffers. */
-    private static final class SizeClass {
-        final long size;
-        final long slabBytes;
-        /** Kept free until close whatever {@code idleBytes} says. */
-        final boolean kept;
-        /** Guarded by the pool. */
-        final ArrayDeque<Slot> free = new ArrayDeque<>();
-
-        SizeClass(long size, int buffersPerSlab, boolean kept) {
-            this.size = size;
-            this.slabBytes = size * buffersPerSlab;
-            this.kept = kept;
-        }
-    }
-
-    /** One allocation, cut into buffers of one class. */
-    static final class Slab {
-        final Arena owner;
-        final MemorySegment memory;
-        final SizeClass sizeClass;
-        final long base;
-        final long bytes;
-        final Slot[] slots;
-        /** The slab's registration ({@link #forReplies}), or null. */
-        final Registration whole;
-        /** Guarded by the pool. */
-        int leased;
-        /** Guarded by the pool: out of the pool, deregistered or about to be. */
-        boolean dropped;
-
-        Slab(Arena owner, MemorySegment memory, SizeClass sizeClass, Registration whole) {
-            this.owner = owner;
-            this.memory = memory;
-            this.sizeClass = sizeClass;
-            this.whole = whole;
-            this.base = memory.address();
-            this.bytes = memory.byteSize();
-            this.slots = new Slot[(int) (bytes / sizeClass.size)];
-            for (int i = 0; i < slots.length; i++) {
-                slots[i] = new Slot(this, i * sizeClass.size);
-            }
-        }
-    }
-
-    /** One buffer of a slab. */
-    public static final class Slot {
-        final Slab slab;
-        final long offset;
-        /** Guarded by the pool: the current lease, null while free. */
-        Lease lease;
-        /** Guarded by the pool: calls using the buffer now. */
-        int uses;
-        /** Guarded by the pool: the buffer's own region ({@link #forCalls}), once registered. */
-        Registration region;
-
-        Slot(Slab slab, long offset) {
-            this.slab = slab;
-            this.offset = offset;
-        }
-
-        /** @return the size of the buffer */
-        public long size() {
-            return slab.sizeClass.size;
-        }
-
-        /** @return the whole buffer */
-        public MemorySegment buffer() {
-            return slab.memory.asSlice(offset, slab.sizeClass.size);
-        }
-
-        /** @return the whole slab the buffer was cut from, its neighbours included (for tests) */
-        public MemorySegment slabMemory() {
-            return slab.memory;
-        }
     }
 }

@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import org.panamardma.rpcrdma.RdmaSegment;
-import org.panamardma.rpcrdma.memory.BufferPool;
+import org.panamardma.rpcrdma.memory.Lease;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.connection.RdmaConnection.ChainedWrite;
 
@@ -45,7 +45,7 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
         }
         checkRoom(source, segments);
         Runnable charge = memory.pinBeyondCall(source.byteSize());
-        BufferPool.Lease from;
+        Lease from;
         try {
             from = connection.lease(source.byteSize());
         } catch (IOException | RuntimeException e) {

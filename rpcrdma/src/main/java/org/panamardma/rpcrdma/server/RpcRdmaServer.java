@@ -85,7 +85,7 @@ public final class RpcRdmaServer implements AutoCloseable {
         this.pinned = MemoryBudget.of("server pinned", b.serverPinned);
         ConnectPrivateData ours = ConnectPrivateData.of(b.sendInline, b.receiveInline, false);
         ConnectionParameters parameters = ConnectionParameters.DEFAULTS.withPrivateData(ours.encode());
-        ConnectionOptions options = new ConnectionOptions(b.sendQueueDepth, receiveDepth(b.credits),
+        ConnectionOptions options = new ConnectionOptions(b.sendQueueDepth, ServerConnection.receiveDepth(b.credits),
                 ours.receiveSize(), parameters, b.timeout);
         this.gate = new ConnectionGate(new ConnectionAdmission(b.maxConnections, b.maxConnectionsPerAddress),
                 refusalLog, "rpcrdma " + b.address);
@@ -94,59 +94,20 @@ public final class RpcRdmaServer implements AutoCloseable {
                 b.logConnections ? Level.INFO : Level.DEBUG);
         long pinnedAtMost = b.serverPinned + b.maxConnections * (fixedPinnedBytesPerConnection()
                 + b.idleRegisteredBytes);
-        long memlock = lockedMemoryLimit();
-        if (memlock < pinnedAtMost) {
-            LOG.warn("listening on " + b.address + ": the process may lock " + memlock
-                    + " bytes (RLIMIT_MEMLOCK), this server may register up to " + pinnedAtMost + " (server pinned "
-                    + b.serverPinned + " + " + b.maxConnections + " connections x (" + fixedPinnedBytesPerConnection()
-                    + " + " + b.idleRegisteredBytes + " idle chunk buffers)"
-                    + "): registrations may fail under load; raise the limit or lower serverMemory/maxConnections");
-        }
+        LockedMemory.warnIfBelow(pinnedAtMost, () -> "listening on " + b.address + ": this server may register up to "
+                + pinnedAtMost + " (server pinned " + b.serverPinned + " + " + b.maxConnections + " connections x ("
+                + fixedPinnedBytesPerConnection() + " + " + b.idleRegisteredBytes + " idle chunk buffers)"
+                + "): registrations may fail under load; raise the limit or lower serverMemory/maxConnections");
         LOG.atDebug().log(() -> "listening on " + b.address + ": at most " + b.maxConnections
                 + " connections of " + b.credits + " credits, " + fixedPinnedBytesPerConnection() + " bytes pinned"
                 + " each; call memory " + heap + ", " + pinned);
     }
 
-    /**
-     * Receives kept posted per connection: twice the credits granted, and four more. A client may overrun its
-     * credits; the kernel's server keeps more receives posted than it grants so that such a client is not cut off
-     * on iWARP, where a Send finding no receive ends the connection.
-     */
-    static int receiveDepth(int credits) {
-        return 2 * credits + 4;
-    }
-
-    /**
-     * How much memory this process may register: its soft RLIMIT_MEMLOCK, from /proc/self/limits ("Max locked
-     * memory"); Long.MAX_VALUE when unlimited, unknown, or when the process has CAP_IPC_LOCK (bit 14 of CapEff in
-     * /proc/self/status), which exempts it from the limit (root, usually).
-     */
-    static long lockedMemoryLimit() {
-        try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
-                if (line.startsWith("CapEff:")) {
-                    long caps = Long.parseUnsignedLong(line.substring("CapEff:".length()).trim(), 16);
-                    if ((caps & (1L << 14)) != 0) {
-                        return Long.MAX_VALUE;
-                    }
-                }
-            }
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/limits"))) {
-                if (line.startsWith("Max locked memory")) {
-                    String soft = line.substring("Max locked memory".length()).trim().split("\\s+")[0];
-                    return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            // not Linux, or not readable: nothing to check against
-        }
-        return Long.MAX_VALUE;
-    }
-
     /** {@return the memory registered for each connection, whatever its calls: receive and send buffers} */
     public long fixedPinnedBytesPerConnection() {
         int receiveSize = ConnectPrivateData.of(config.sendInline, config.receiveInline, false).receiveSize();
-        return (long) receiveDepth(config.credits) * receiveSize + (long) config.credits * config.sendInline;
+        return (long) ServerConnection.receiveDepth(config.credits) * receiveSize
+                + (long) config.credits * config.sendInline;
     }
 
     /** {@return the connections open now (for tests in this package: their registrations and chunk pools)} */

@@ -89,6 +89,15 @@ final class ServerConnection {
                 connection.name(), connection.localAddress(), connection.peerAddress(), refusalLog);
     }
 
+    /**
+     * Receives kept posted per connection: twice the credits granted, and four more. A client may overrun its
+     * credits; the kernel's server keeps more receives posted than it grants so that such a client is not cut off
+     * on iWARP, where a Send finding no receive ends the connection.
+     */
+    static int receiveDepth(int credits) {
+        return 2 * credits + 4;
+    }
+
     ConnectionSettings settings() {
         return handler.settings();
     }
@@ -232,7 +241,7 @@ final class ServerConnection {
         if (outstanding > credits) {
             LOG.warn(connection.name() + ": connection ended with " + outstanding
                     + " calls outstanding, beyond the " + credits + " credits granted ("
-                    + RpcRdmaServer.receiveDepth(credits) + " receives posted)");
+                    + receiveDepth(credits) + " receives posted)");
         } else {
             LOG.debug(connection.name() + ": connection ended, " + outstanding
                     + " calls outstanding");

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.memory.BufferPool;
+import org.panamardma.rpcrdma.memory.Lease;
 import org.panamardma.rpcrdma.memory.LocalRegistrar;
 import org.panamardma.rpcrdma.memory.Registration;
 import org.panamardma.verbs.MemoryRegion;
@@ -18,11 +19,12 @@ import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.connection.RdmaConnection;
 
 /**
- * {@link ChunkTransfers} over an {@link RdmaConnection}, with the connection's {@link BufferPool#forReplies pool}: the receive
- * side's RDMA Reads land in a pooled buffer and are waited for (the call cannot be decoded before its Read chunks
- * arrived: svc_rdma_process_read_list), then copied into the assembled call. The reply side does not write here:
- * each call stages its writes ({@link #forCall}) and they go to the device chained before the reply's Send. Nothing
- * is registered per call once the pool holds buffers of the sizes the traffic uses.
+ * {@link ChunkTransfers} over an {@link RdmaConnection}, with the connection's {@link BufferPool#forReplies pool}
+ * (registered with local rights only): the receive side's RDMA Reads land in a pooled buffer and are waited for (the
+ * call cannot be decoded before its Read chunks arrived: svc_rdma_process_read_list), then copied into the assembled
+ * call. The reply side does not write here: each call stages its writes ({@link #forCall}) and they go to the device
+ * chained before the reply's Send. Nothing is registered per call once the pool holds buffers of the sizes the
+ * traffic uses.
  *
  * <p>A buffer whose transfer failed or timed out may still be written by the device until the queue pair is gone:
  * it is kept out of the pool and given back only by {@link #close()}, after the connection closed.
@@ -31,7 +33,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     private final RdmaConnection connection;
     private final TransferDeadline deadline;
     private final BufferPool pool;
-    private final ConcurrentLinkedQueue<BufferPool.Lease> quarantined =
+    private final ConcurrentLinkedQueue<Lease> quarantined =
             new ConcurrentLinkedQueue<>();
 
     /**
@@ -60,7 +62,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         if (destination.byteSize() == 0) {
             return;
         }
-        BufferPool.Lease sink = lease(destination.byteSize());
+        Lease sink = lease(destination.byteSize());
         boolean done = false;
         try {
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
@@ -94,7 +96,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
             return;
         }
         CallTransfers.checkRoom(source, segments);
-        BufferPool.Lease from = lease(source.byteSize());
+        Lease from = lease(source.byteSize());
         boolean done = false;
         try {
             MemorySegment.copy(source, 0, from.segment(), 0, source.byteSize());
@@ -114,7 +116,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         }
     }
 
-    BufferPool.Lease lease(long bytes) throws IOException {
+    Lease lease(long bytes) throws IOException {
         try {
             return pool.lease(bytes);
         } catch (RdmaException e) {
@@ -125,7 +127,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     /** Gives back what failed transfers held and closes the pool: after the connection (its queue pair) is gone. */
     @Override
     public void close() {
-        BufferPool.Lease l;
+        Lease l;
         while ((l = quarantined.poll()) != null) {
             l.release();
         }
@@ -151,7 +153,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     }
 
     /** {@return the device region a lease's transfers are posted from (its slab's, registered when made)} */
-    static MemoryRegion regionOf(BufferPool.Lease lease) throws IOException {
+    static MemoryRegion regionOf(Lease lease) throws IOException {
         try {
             return Registration.region(lease.region());
         } catch (RdmaException e) {

@@ -16,17 +16,17 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.WriteChunk;
-import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.rpcrdma.memory.FakeRegistrar;
 import org.panamardma.rpcrdma.memory.FakeWindows;
 import org.panamardma.rpcrdma.memory.MemoryWindows;
+import org.panamardma.rpcrdma.memory.Slot;
 import org.panamardma.verbs.Access;
 
 /**
@@ -69,7 +69,7 @@ class CallChunksTest {
         assertTrue(reaches(s, 0, s.length(), right), "the server may " + right + " the segment");
         assertFalse(reaches(s, 0, 1, other), "and nothing else: not " + other);
         assertFalse(reaches(s, -1, 1, right), "not the byte before it");
-        BufferPool.Slot slot = slotOf(memory, s.offset());
+        Slot slot = slotOf(memory, s.offset());
         long end = slot == null ? s.offset() + s.length() : slot.buffer().address() + slot.size();
         assertFalse(reaches(s.handle(), end, 1, right), "not a byte past " + (slot == null ? "the segment"
                 : "its pool buffer"));
@@ -77,7 +77,7 @@ class CallChunksTest {
     }
 
     /** The pool buffer {@code address} lies in, or null. */
-    private static BufferPool.Slot slotOf(ChunkMemory memory, long address) {
+    private static Slot slotOf(ChunkMemory memory, long address) {
         return memory.buffers.pool().slotAt(address);
     }
 
@@ -212,7 +212,7 @@ class CallChunksTest {
                     ReplyExpectation.SMALL);
             CallChunks chunks = new CallChunks(memory);
             RdmaSegment read = chunks.build(plan, ReplyExpectation.SMALL).readList().getFirst().target();
-            BufferPool.Slot slot = slotOf(memory, read.offset());
+            Slot slot = slotOf(memory, read.offset());
             MemorySegment exposed = slot.buffer().asSlice(read.offset() - slot.buffer().address(), read.length());
             assertEquals(-1, exposed.mismatch(heapData), "the server reads the heap data's copy, in a pool buffer");
             chunks.revoke();

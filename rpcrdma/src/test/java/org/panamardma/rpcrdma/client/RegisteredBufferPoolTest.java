@@ -18,9 +18,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.rpcrdma.memory.FakeRegistrar;
 import org.panamardma.rpcrdma.memory.Registration;
+import org.panamardma.rpcrdma.memory.Slot;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.RdmaException;
 
@@ -174,7 +174,7 @@ class RegisteredBufferPoolTest {
     void recognisesItsOwnMemoryOnlyAndRefusesASegmentSpanningTwoBuffers() throws Exception {
         try (RegisteredBufferPool pool = pool(65536); Arena arena = Arena.ofConfined()) {
             RegisteredBuffer b = pool.allocate(4096);
-            BufferPool.Slot slot = pool.pool().acquireUse(b.segment().asSlice(100, 200));
+            Slot slot = pool.pool().acquireUse(b.segment().asSlice(100, 200));
             assertNotNull(slot);
             assertEquals(b.segment().address(), slot.buffer().address());
             pool.pool().endUse(slot);
@@ -194,7 +194,7 @@ class RegisteredBufferPoolTest {
     void aBufferReleasedWhileACallUsesItReturnsOnlyWhenTheCallLetsGo() throws Exception {
         try (RegisteredBufferPool pool = pool(4096)) {
             RegisteredBuffer b = pool.allocate(4096);
-            BufferPool.Slot slot = pool.pool().acquireUse(b.segment());
+            Slot slot = pool.pool().acquireUse(b.segment());
             b.release();
             assertThrows(BufferPoolExhaustedException.class, () -> pool.allocate(4096),
                     "the server may still access it: not handed out");

@@ -39,7 +39,7 @@ class BufferPoolLocalTest {
     void everyRegistrationIsLocalWriteOnlyAndNoLocalRightIsRemote() throws Exception {
         BufferPool pool = pool(4 << 20, 4 << 20);
         for (long size : new long[] {1, 16384, 65536, 1 << 20, 3 << 20}) { // a buffer of five classes
-            BufferPool.Lease l = pool.lease(size);
+            Lease l = pool.lease(size);
             l.region();
             l.release();
         }
@@ -59,8 +59,8 @@ class BufferPoolLocalTest {
     void steadyLeasesRegisterNothingAfterTheFirst() throws Exception {
         BufferPool pool = pool(1 << 20, 4 << 20);
         for (int i = 0; i < 1000; i++) {
-            BufferPool.Lease read = pool.lease(1 << 20);
-            BufferPool.Lease small = pool.lease(100 + i);
+            Lease read = pool.lease(1 << 20);
+            Lease small = pool.lease(100 + i);
             assertEquals(1 << 20, read.segment().byteSize());
             assertEquals(100 + i, small.segment().byteSize(), "exactly the bytes asked for");
             read.segment().set(ValueLayout.JAVA_BYTE, 0, (byte) i);
@@ -76,12 +76,12 @@ class BufferPoolLocalTest {
     @Test
     void aLeaseGoesBackOnceHoweverOftenReleased() throws Exception {
         BufferPool pool = pool(1 << 20, 1 << 20);
-        BufferPool.Lease a = pool.lease(5000);
+        Lease a = pool.lease(5000);
         assertTrue(a.release());
         assertFalse(a.release(), "a second release (a Send's failure after its flush, say) gives nothing back");
         assertEquals(0, pool.leased());
-        BufferPool.Lease b = pool.lease(5000);
-        BufferPool.Lease c = pool.lease(5000);
+        Lease b = pool.lease(5000);
+        Lease c = pool.lease(5000);
         assertSame(a.region(), b.region(), "the buffer given back serves the next lease");
         assertEquals(a.regionOffset(), b.regionOffset());
         assertSame(b.region(), c.region(), "the second buffer of the class's registration");
@@ -97,8 +97,8 @@ class BufferPoolLocalTest {
     void aReplyStillHeldAndTheNextCallShareOneRegistration() throws Exception {
         BufferPool pool = pool(1 << 20, 0);
         for (int i = 0; i < 100; i++) {
-            BufferPool.Lease reply = pool.lease(65536);
-            BufferPool.Lease next = pool.lease(65536); // before the reply's Send completion was polled
+            Lease reply = pool.lease(65536);
+            Lease next = pool.lease(65536); // before the reply's Send completion was polled
             reply.release();
             next.release();
         }
@@ -109,12 +109,12 @@ class BufferPoolLocalTest {
     @Test
     void memoryBeyondTheIdleBoundIsDeregisteredWhenGivenBack() throws Exception {
         BufferPool pool = pool(4 << 20, 4 << 20);
-        List<BufferPool.Lease> leases = new ArrayList<>();
+        List<Lease> leases = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             leases.add(pool.lease(4 << 20)); // a burst of three calls in flight, above the paired classes
         }
         MemorySegment second = leases.get(1).segment();
-        leases.forEach(BufferPool.Lease::release);
+        leases.forEach(Lease::release);
         assertEquals(4 << 20, pool.idleBytes(), "one kept for later calls");
         assertEquals(2, r.deregistrations.get(), "the rest deregistered");
         assertThrows(IllegalStateException.class, () -> second.get(ValueLayout.JAVA_BYTE, 0),
@@ -134,7 +134,7 @@ class BufferPoolLocalTest {
     @Test
     void closeDeregistersTheFreeAndLaterTheLeased() throws Exception {
         BufferPool pool = pool(1 << 20, 8 << 20);
-        BufferPool.Lease held = pool.lease(65536);
+        Lease held = pool.lease(65536);
         pool.lease(4096).release();
         pool.close();
         assertEquals(1, r.deregistrations.get(), "the free buffer at once");
