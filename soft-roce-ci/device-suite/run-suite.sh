@@ -24,6 +24,8 @@ list="$lib/test-modules.txt"
 modulepath=$(ls "$lib"/*.jar | grep -v -e '-tests\.jar$' -e junit-platform-console-standalone | paste -sd:)
 # what test code reads beyond its module's own requires
 reads=org.junit.jupiter.api,org.junit.jupiter.params,org.panamardma.testbed,java.logging,java.management,jdk.management
+# netty-rdma's tests use gRPC and Netty's handlers (test dependencies its module does not require)
+reads=$reads,io.netty.handler,io.netty.codec.http2,io.grpc,io.grpc.stub,io.grpc.netty,io.grpc.internal
 patches=()
 modules=()
 selectors=()
