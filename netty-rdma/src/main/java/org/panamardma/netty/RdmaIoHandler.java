@@ -92,6 +92,8 @@ public final class RdmaIoHandler implements IoHandler {
     private final AtomicBoolean sleeping = new AtomicBoolean();
     private final WorkCompletions wc = WorkCompletions.allocate(BATCH);
     private final Map<Context, DeviceResources> devices = new IdentityHashMap<>();
+    /** The same, as a list: walked by index when a descriptor is ready (no iterator allocated per wake-up). */
+    private final ArrayList<DeviceResources> deviceList = new ArrayList<>();
     private final Map<CompletionQueue, Registration> cqOwners = new IdentityHashMap<>();
     /** rdma_cm ids whose events this handler's event channel delivers, by id: the channels they belong to. */
     private final Map<CmId, RdmaIoHandle> cmOwners = new ConcurrentHashMap<>();
@@ -153,7 +155,8 @@ public final class RdmaIoHandler implements IoHandler {
             }
             return n;
         }
-        for (DeviceResources d : devices.values()) {
+        for (int k = 0; k < deviceList.size(); k++) {
+            DeviceResources d = deviceList.get(k);
             if (d.channel.fd() == fd) {
                 CompletionQueue cq;
                 while ((cq = d.channel.await(0)) != null) {
@@ -172,9 +175,10 @@ public final class RdmaIoHandler implements IoHandler {
 
     private int pollAll() throws RdmaException {
         int n = 0;
-        for (Registration r : registrations) {
-            if (r.cq != null) {
-                n += drain(r.cq);
+        for (int i = 0; i < registrations.size(); i++) {
+            CompletionQueue cq = registrations.get(i).cq;
+            if (cq != null) {
+                n += drain(cq);
             }
         }
         return n;
@@ -255,6 +259,7 @@ public final class RdmaIoHandler implements IoHandler {
             }
         }
         devices.clear();
+        deviceList.clear();
         waiter.close();
         wc.close();
     }
@@ -320,6 +325,7 @@ public final class RdmaIoHandler implements IoHandler {
                 throw e;
             }
             devices.put(context, d);
+            deviceList.add(d);
         }
         return d;
     }

@@ -1,0 +1,51 @@
+package org.panamardma.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
+/**
+ * The peer that {@code RobustnessDeviceTests} SIGKILLs: a process of its own that connects to the given server and
+ * writes a stream for ever (while the channel is writable), printing "connected" once it is.
+ */
+public final class KilledPeer {
+    private KilledPeer() {}
+
+    public static void main(String[] args) throws Exception {
+        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[1]));
+        EventLoopGroup group = DeviceTestSupport.group(1);
+        Channel ch = new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    long written;
+
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        write(ctx);
+                    }
+
+                    @Override
+                    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                        write(ctx);
+                    }
+
+                    private void write(ChannelHandlerContext ctx) {
+                        while (ctx.channel().isWritable()) {
+                            ByteBuf b = ctx.alloc().directBuffer(8192);
+                            for (int i = 0; i < 8192; i++) {
+                                b.writeByte(DeviceTestSupport.pattern(0, written++));
+                            }
+                            ctx.write(b);
+                        }
+                        ctx.flush();
+                    }
+                }).connect(server).sync().channel();
+        System.out.println("connected on " + ((RdmaChannel) ch).deviceName());
+        System.out.flush();
+        ch.closeFuture().sync();
+    }
+}

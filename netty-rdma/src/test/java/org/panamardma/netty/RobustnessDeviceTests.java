@@ -1,0 +1,320 @@
+package org.panamardma.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.util.ResourceLeakDetector;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.RdmaTestDevice;
+
+/**
+ * What Netty users expect when things go wrong or slow: a SIGKILLed peer ends its channel and leaves nothing behind,
+ * a reader that stops reading stops the writer (bounded), and the data path allocates nothing per message.
+ */
+abstract class RobustnessDeviceTests {
+
+    /** The counts {@code rdma resource show} gives for {@code device} (pd, cq, qp, cm_id, mr). */
+    static Map<String, Integer> resources(String device) throws Exception {
+        Process proc = new ProcessBuilder("rdma", "resource", "show").redirectErrorStream(true).start();
+        String out = new String(proc.getInputStream().readAllBytes());
+        proc.waitFor();
+        for (String line : out.split("\n")) {
+            String[] t = line.trim().split("\\s+");
+            if (t.length > 2 && t[1].equals(device + ":")) {
+                Map<String, Integer> counts = new java.util.TreeMap<>();
+                for (int i = 2; i + 1 < t.length; i += 2) {
+                    counts.put(t[i], Integer.parseInt(t[i + 1]));
+                }
+                return counts;
+            }
+        }
+        throw new AssertionError("no line for " + device + " in: " + out);
+    }
+
+    static Map<String, Integer> awaitCounts(String device, Map<String, Integer> wanted, long seconds)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        Map<String, Integer> now = resources(device);
+        while (!now.equals(wanted) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            now = resources(device);
+        }
+        return now;
+    }
+
+    @Test
+    void aSigkilledPeerEndsItsChannelAndNothingLeaks(RdmaTestDevice device) throws Exception {
+        String serverDevice = device.peerName().orElseThrow();
+        Map<String, Integer> serverBaseline = resources(serverDevice);
+        Map<String, Integer> clientBaseline = resources(device.name());
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup boss = DeviceTestSupport.group(1);
+        EventLoopGroup workers = DeviceTestSupport.group(1);
+        CompletableFuture<Long> inactive = new CompletableFuture<>();
+        CompletableFuture<Void> midStream = new CompletableFuture<>();
+        AtomicLong received = new AtomicLong();
+        Process victim = null;
+        try {
+            RdmaServerChannel server = (RdmaServerChannel) new ServerBootstrap().group(boss, workers)
+                    .channel(RdmaServerChannel.class).childHandler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            if (received.addAndGet(((ByteBuf) msg).readableBytes()) > (1 << 20)) {
+                                midStream.complete(null);
+                            }
+                            ((ByteBuf) msg).release();
+                        }
+
+                        @Override
+                        public void channelInactive(ChannelHandlerContext ctx) {
+                            inactive.complete(received.get());
+                        }
+                    }).bind(address).sync().channel();
+            String java = ProcessHandle.current().info().command().orElseThrow();
+            victim = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1", "-cp", testClassPath(), KilledPeer.class.getName(),
+                    address.getAddress().getHostAddress(), String.valueOf(address.getPort()))
+                    .redirectErrorStream(true).start();
+            BufferedReader out = new BufferedReader(new InputStreamReader(victim.getInputStream()));
+            String first = out.readLine();
+            assertTrue(first != null && first.startsWith("connected on " + device.name()),
+                    "the peer process connected: " + first);
+            midStream.get(300, TimeUnit.SECONDS);
+            assertEquals(1, server.connectionCount());
+            victim.destroyForcibly(); // SIGKILL
+            assertTrue(victim.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(137, victim.exitValue(), "killed by SIGKILL");
+            long got = inactive.get(120, TimeUnit.SECONDS);
+            assertTrue(got > (1 << 20), "the server saw channelInactive after the stream had flowed: " + got);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (server.connectionCount() != 0 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(0, server.connectionCount(), "the server counts no connection");
+            Map<String, Integer> live = resources(serverDevice);
+            assertEquals(serverBaseline.get("qp"), live.get("qp"), "no queue pair of the dead connection is left on "
+                    + serverDevice + ": " + live + " (baseline " + serverBaseline + ")");
+            server.close().sync();
+        } finally {
+            if (victim != null) {
+                victim.destroyForcibly();
+            }
+            DeviceTestSupport.shutdown(workers, boss);
+        }
+        assertEquals(serverBaseline, awaitCounts(serverDevice, serverBaseline, 30), "the server's device is back to "
+                + "its baseline: PDs, CQs, QPs, MRs, cm_ids");
+        assertEquals(clientBaseline, awaitCounts(device.name(), clientBaseline, 30), "the killed process's "
+                + "resources are gone too");
+    }
+
+    @Test
+    void aReaderThatStopsStopsTheWriterWithBoundedQueueing(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup boss = DeviceTestSupport.group(1);
+        EventLoopGroup workers = DeviceTestSupport.group(1);
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        CompletableFuture<Channel> accepted = new CompletableFuture<>();
+        AtomicLong received = new AtomicLong();
+        CompletableFuture<Void> allReceived = new CompletableFuture<>();
+        CompletableFuture<Throwable> wrong = new CompletableFuture<>();
+        long total = 16L << 20;
+        int high = 256 * 1024;
+        try {
+            new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class)
+                    .childOption(ChannelOption.AUTO_READ, false)
+                    .childHandler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelActive(ChannelHandlerContext ctx) {
+                            accepted.complete(ctx.channel());
+                        }
+
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            ByteBuf b = (ByteBuf) msg;
+                            long at = received.get();
+                            for (int i = 0; i < b.readableBytes(); i++) {
+                                if (b.getByte(b.readerIndex() + i) != DeviceTestSupport.pattern(3, at + i)) {
+                                    wrong.complete(new AssertionError("byte " + (at + i) + " wrong"));
+                                }
+                            }
+                            if (received.addAndGet(b.readableBytes()) == total) {
+                                allReceived.complete(null);
+                            }
+                            b.release();
+                        }
+
+                        @Override
+                        public void channelReadComplete(ChannelHandlerContext ctx) {
+                            ctx.read(); // once reading has started again, go on
+                        }
+                    }).bind(address).sync();
+            long[] writtenWhenBlocked = {-1};
+            CompletableFuture<Void> blocked = new CompletableFuture<>();
+            CompletableFuture<Void> writableAgain = new CompletableFuture<>();
+            Channel client = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        long written;
+
+                        @Override
+                        public void channelActive(ChannelHandlerContext ctx) {
+                            write(ctx);
+                        }
+
+                        @Override
+                        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                            if (ctx.channel().isWritable()) {
+                                if (blocked.isDone()) {
+                                    writableAgain.complete(null);
+                                }
+                                write(ctx);
+                            } else if (!blocked.isDone()) {
+                                writtenWhenBlocked[0] = written;
+                                // what the channel holds unsent: the outbound buffer, bounded by the water mark
+                                ctx.channel().eventLoop().schedule(() -> blocked.complete(null), 2, TimeUnit.SECONDS);
+                            }
+                        }
+
+                        private void write(ChannelHandlerContext ctx) {
+                            while (written < total && ctx.channel().isWritable()) {
+                                int n = (int) Math.min(4096, total - written);
+                                ByteBuf b = ctx.alloc().directBuffer(n);
+                                for (int i = 0; i < n; i++) {
+                                    b.writeByte(DeviceTestSupport.pattern(3, written + i));
+                                }
+                                written += n;
+                                ctx.write(b);
+                            }
+                            ctx.flush();
+                        }
+                    }).connect(address).sync().channel();
+            blocked.get(300, TimeUnit.SECONDS);
+            RdmaChannelConfig c = ((RdmaChannel) client).config();
+            long inBuffers = (long) c.getReceiveQueueDepth() * c.getBufferSize();
+            assertFalse(client.isWritable(), "the writer is held back while nobody reads");
+            assertEquals(0, received.get(), "nothing was delivered to a pipeline that does not read");
+            long bound = inBuffers + high + 4096 + c.getSendQueueDepth() * (long) c.getBufferSize();
+            assertTrue(writtenWhenBlocked[0] <= bound, "the writer stopped after " + writtenWhenBlocked[0]
+                    + " bytes: the peer's receive buffers, the send buffers and the outbound buffer's high water mark ("
+                    + bound + "), not more");
+            accepted.get(10, TimeUnit.SECONDS).read(); // start reading: the stream resumes
+            allReceived.get(300, TimeUnit.SECONDS);
+            writableAgain.get(10, TimeUnit.SECONDS);
+            assertFalse(wrong.isDone(), () -> "bytes arrived wrong: " + wrong.join());
+            client.close().sync();
+        } finally {
+            DeviceTestSupport.shutdown(clients, workers, boss);
+        }
+    }
+
+    @ChannelHandler.Sharable
+    static final class PingPong extends ChannelInboundHandlerAdapter {
+        final long threadIdSlot[] = new long[1];
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            threadIdSlot[0] = Thread.currentThread().threadId();
+            ctx.writeAndFlush(msg, ctx.voidPromise());
+        }
+    }
+
+    @Test
+    void theDataPathAllocatesNothingPerMessage(RdmaTestDevice device) throws Exception {
+        ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED); // its sampling allocates by design
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup boss = DeviceTestSupport.group(1);
+        EventLoopGroup workers = DeviceTestSupport.group(1);
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try {
+            PingPong echo = new PingPong();
+            new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class).childHandler(echo)
+                    .bind(address).sync();
+            long[] clientThread = new long[1];
+            int[] left = new int[1];
+            CompletableFuture<Void>[] round = new CompletableFuture[1];
+            Channel client = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            clientThread[0] = Thread.currentThread().threadId();
+                            if (--left[0] > 0) {
+                                ctx.writeAndFlush(msg, ctx.voidPromise()); // the same 64 bytes again
+                            } else {
+                                ((ByteBuf) msg).release();
+                                round[0].complete(null);
+                            }
+                        }
+                    }).connect(address).sync().channel();
+            long[] perMessage = new long[2];
+            for (int run = 0; run < 3; run++) { // two warm-ups, then the measured run
+                int messages = run < 2 ? 3000 : 10_000;
+                left[0] = messages;
+                round[0] = new CompletableFuture<>();
+                long serverBefore = echo.threadIdSlot[0] == 0 ? 0 : threads.getThreadAllocatedBytes(echo.threadIdSlot[0]);
+                long clientBefore = clientThread[0] == 0 ? 0 : threads.getThreadAllocatedBytes(clientThread[0]);
+                ByteBuf first = client.alloc().directBuffer(64).writeZero(64);
+                client.writeAndFlush(first, client.voidPromise());
+                round[0].get(600, TimeUnit.SECONDS);
+                if (run == 2) {
+                    perMessage[0] = (threads.getThreadAllocatedBytes(echo.threadIdSlot[0]) - serverBefore) / messages;
+                    perMessage[1] = (threads.getThreadAllocatedBytes(clientThread[0]) - clientBefore) / messages;
+                }
+            }
+            System.out.printf("netty-rdma on %s: bytes allocated per 64-byte round trip: server loop %d, client loop "
+                    + "%d%n", device.name(), perMessage[0], perMessage[1]);
+            assertTrue(perMessage[0] < 8, "the server's event loop allocates nothing per message: "
+                    + perMessage[0] + " bytes each");
+            assertTrue(perMessage[1] < 8, "the client's event loop allocates nothing per message: "
+                    + perMessage[1] + " bytes each");
+            client.close().sync();
+        } finally {
+            ResourceLeakDetector.setLevel(level);
+            DeviceTestSupport.shutdown(clients, workers, boss);
+        }
+    }
+
+    /** The class path of a child JVM running this test code (the suite's module path, as plain jars). */
+    static String testClassPath() {
+        Set<String> entries = new LinkedHashSet<>();
+        try {
+            entries.add(Path.of(RobustnessDeviceTests.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                    .toString());
+        } catch (URISyntaxException | NullPointerException e) {
+            // no code source: the path below has it
+        }
+        for (String e : (System.getProperty("java.class.path") + File.pathSeparator
+                + System.getProperty("jdk.module.path", "")).split(File.pathSeparator)) {
+            if (!e.isEmpty()) {
+                entries.add(e);
+            }
+        }
+        return String.join(File.pathSeparator, List.copyOf(entries));
+    }
+}
