@@ -96,6 +96,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private CreditFlow flow;
     private InetSocketAddress local;
     private InetSocketAddress remote;
+    /** The largest transfer this side grants: the option, within one chunk of the pool and the pool's limit. */
+    private int maxTransfer;
 
     // connecting (client)
     private ChannelPromise connectPromise;
@@ -374,7 +376,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     private ConnectionParameters parameters() {
         return ConnectionParameters.DEFAULTS.withPrivateData(new ConnectPrivateData(config.getReceiveQueueDepth(),
-                config.getBufferSize(), config.getMaxTransfer()).encode());
+                config.getBufferSize(), maxTransfer).encode());
     }
 
     /** Server side, on this channel's loop once registered: resources, then accept; ESTABLISHED follows. */
@@ -382,6 +384,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         peer = ConnectPrivateData.decode(connectRequest.privateData());
         state = State.CONNECTING;
         setUpResources();
+        // the client may SEND as soon as it sees ESTABLISHED, before this side's event: receive from now on
+        startStream();
         id.accept(parameters());
         int millis = config.getConnectTimeoutMillis() > 0 ? config.getConnectTimeoutMillis() : 30_000;
         connectTimeout = eventLoop().schedule(() -> {
@@ -398,7 +402,6 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 if (state != State.CONNECTING) {
                     return;
                 }
-                startStream();
                 connected();
             }
             case DISCONNECTED, DEVICE_REMOVAL, TIMEWAIT_EXIT, CONNECT_ERROR, UNREACHABLE, REJECTED -> peerGone(e);
@@ -411,6 +414,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         res = ConnectionResources.create(device, id, config.getReceiveQueueDepth(), config.getSendQueueDepth(),
                 config.getBufferSize());
         handler.watchCq(io, res.cq);
+        maxTransfer = (int) Math.min(Math.min(config.getMaxTransfer(), SlabPool.MAX_CHUNK),
+                handler.poolLimitBytes() / 2);
         if (!config.userAllocator()) {
             config.installAllocator(device.pool.allocator());
         }
@@ -449,6 +454,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     private void connected() {
         state = State.ACTIVE;
+        LOG.debug("{}: connected", this);
         if (connectTimeout != null) {
             connectTimeout.cancel(false);
         }
@@ -458,7 +464,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         pipeline().fireChannelActive();
         if (!promiseSet) {
             unsafe().close(unsafe().voidPromise()); // cancelled meanwhile
+            return;
         }
+        onCompletionsDrained(); // what arrived before ESTABLISHED was taken: deliver it, return its credits
     }
 
     private void failConnect(Throwable cause) {
@@ -554,7 +562,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private void onReceive(int slot, int byteLength) throws RdmaException {
         MemorySegment seg = res.receives;
         long off = res.receiveOffset(slot);
-        String bad = Frame.check(seg, off, Math.min(byteLength, res.bufferSize), config.getMaxTransfer());
+        String bad = Frame.check(seg, off, Math.min(byteLength, res.bufferSize), maxTransfer);
         if (bad != null) {
             protocolError(bad);
             return;

@@ -163,10 +163,13 @@ public final class RdmaIoHandler implements IoHandler {
                     readyCqs.add(cq);
                 }
                 int n = 0;
-                for (int i = 0; i < readyCqs.size(); i++) {
-                    n += drain(readyCqs.get(i));
+                try {
+                    for (int i = 0; i < readyCqs.size(); i++) {
+                        n += drain(readyCqs.get(i));
+                    }
+                } finally {
+                    readyCqs.clear();
                 }
-                readyCqs.clear();
                 return n;
             }
         }
@@ -191,6 +194,9 @@ public final class RdmaIoHandler implements IoHandler {
             return 0;
         }
         int total = pollDry(r, cq);
+        if (!r.valid || cq.isClosed()) {
+            return total; // its channel closed while handling a completion
+        }
         cq.requestNotification(false);
         total += pollDry(r, cq);
         if (total > 0) {
@@ -288,6 +294,10 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     // ------------------------------------------------------------------------- what the channels use (loop thread)
+
+    long poolLimitBytes() {
+        return config.poolLimitBytes();
+    }
 
     /** This loop's rdma_cm event channel (made on first use, watched by the waiter). */
     EventChannel cmChannel() throws RdmaException {
