@@ -84,6 +84,11 @@ public final class RdmaChannelConfig extends DefaultChannelConfig implements Dup
             maxTransfer = checkRange("RDMA_MAX_TRANSFER", (Integer) value, 0, 1 << 30);
         } else if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
             allowHalfClosure = (Boolean) value;
+        } else if (option == ChannelOption.SO_KEEPALIVE || option == ChannelOption.TCP_NODELAY) {
+            // Accepted so that socket programs (gRPC sets both) configure an RDMA channel without warnings, and
+            // without effect: a SEND leaves at once (nothing like Nagle's delay), and an RC queue pair finds a
+            // vanished peer by its own retries on the next request while rdma_cm reports a disconnect.
+            return true;
         } else {
             return super.setOption(option, value);
         }
