@@ -27,6 +27,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
 
@@ -246,7 +248,7 @@ abstract class RobustnessDeviceTests {
         String out = new String(probe.getInputStream().readAllBytes());
         assertTrue(probe.waitFor(900, TimeUnit.SECONDS), "the probe ends");
         System.out.print(out);
-        java.util.regex.Matcher m = java.util.regex.Pattern
+        Matcher m = Pattern
                 .compile("allocated-per-round-trip server=(\\d+) client=(\\d+) device=(\\S+)").matcher(out);
         assertTrue(m.find(), "the probe measured: " + out);
         assertEquals(device.name(), m.group(3), "measured on the device tested");
