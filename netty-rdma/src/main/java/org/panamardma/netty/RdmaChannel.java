@@ -524,9 +524,17 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                         + status));
                 return;
             }
+            if (status == WcStatus.WR_FLUSH_ERR) {
+                // the queue pair is in the error state, by a disconnect (the peer's or ours): every posted receive
+                // comes back flushed. Not an error of its own: whatever caused it was reported, or is a close
+                if (state == State.ACTIVE) {
+                    deliverInbound(); // what arrived before the disconnect, for a pipeline that reads
+                    unsafe().close(unsafe().voidPromise());
+                }
+                return;
+            }
             fail(new IOException("RDMA " + kindName(kind) + " failed on " + deviceName() + ": " + status
-                    + " (vendor error 0x" + Integer.toHexString(wc.vendorError(i)) + ")"
-                    + (status == WcStatus.WR_FLUSH_ERR ? ": the connection is gone" : "")));
+                    + " (vendor error 0x" + Integer.toHexString(wc.vendorError(i)) + ")"));
             return;
         }
         try {
