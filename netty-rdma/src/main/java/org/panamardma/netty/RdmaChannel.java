@@ -1255,6 +1255,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         }
 
         @Override
+        public void closeNow() {
+            unsafe().closeForcibly();
+        }
+
+        @Override
         public String toString() {
             return RdmaChannel.this.toString();
         }

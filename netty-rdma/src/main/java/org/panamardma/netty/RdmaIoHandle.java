@@ -19,6 +19,14 @@ interface RdmaIoHandle extends IoHandle {
     /** An rdma_cm event of one of the handle's ids; may be called on another loop (the server's). */
     void cmEvent(CmEvent event);
 
+    /**
+     * Closes at once, without pipeline events: the loop is ending and can run no more tasks ({@link #close()} fires
+     * channelInactive through tasks of the loop).
+     */
+    default void closeNow() throws Exception {
+        close();
+    }
+
     /** An rdma_cm event wrapped for {@link IoHandle#handle}. */
     record CmIoEvent(CmEvent event) implements io.netty.channel.IoEvent {}
 }

@@ -249,7 +249,7 @@ public final class RdmaIoHandler implements IoHandler {
     public void destroy() {
         for (Registration r : new ArrayList<>(registrations)) {
             try {
-                r.handle.close();
+                r.handle.closeNow();
             } catch (Exception e) {
                 LOG.debug("closing {}", r.handle, e);
             }

@@ -243,5 +243,10 @@ public final class RdmaServerChannel extends AbstractServerChannel {
         public void close() {
             unsafe().close(unsafe().voidPromise());
         }
+
+        @Override
+        public void closeNow() {
+            unsafe().closeForcibly();
+        }
     }
 }

@@ -79,6 +79,7 @@ abstract class GrpcDeviceTests {
                 .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
     }
 
+    final CompletableFuture<Void> slowStarted = new CompletableFuture<>();
     final CompletableFuture<Void> slowCancelled = new CompletableFuture<>();
     final CompletableFuture<Integer> endlessCancelledAfter = new CompletableFuture<>();
     EventLoopGroup boss;
@@ -140,6 +141,7 @@ abstract class GrpcDeviceTests {
                 .addMethod(SLOW, ServerCalls.asyncUnaryCall((req, out) -> {
                     // never answers: the client's deadline ends the call, and the server must hear of it
                     ((ServerCallStreamObserver<byte[]>) out).setOnCancelHandler(() -> slowCancelled.complete(null));
+                    slowStarted.complete(null);
                 }))
                 .addMethod(ENDLESS, ServerCalls.asyncServerStreamingCall((req, out) -> {
                     ServerCallStreamObserver<byte[]> o = (ServerCallStreamObserver<byte[]>) out;
@@ -276,11 +278,16 @@ abstract class GrpcDeviceTests {
 
     @Test
     void aDeadlineEndsTheCallOnBothSides() throws Exception {
+        // connected first: the channel connects on its first call, which under emulation takes seconds, and a
+        // deadline that expired before the call left would test nothing on the server
+        assertArrayEquals(new byte[] {1}, ClientCalls.blockingUnaryCall(channel, UNARY,
+                CallOptions.DEFAULT.withDeadlineAfter(120, TimeUnit.SECONDS), new byte[] {1}));
         long start = System.nanoTime();
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
-                channel, SLOW, CallOptions.DEFAULT.withDeadlineAfter(1, TimeUnit.SECONDS), new byte[10]));
+                channel, SLOW, CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), new byte[10]));
         assertEquals(Status.Code.DEADLINE_EXCEEDED, e.getStatus().getCode());
-        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(900), "not before the deadline");
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(4900), "not before the deadline");
+        assertTrue(slowStarted.isDone(), "the call reached the server's handler before its deadline");
         slowCancelled.get(60, TimeUnit.SECONDS); // the server's handler learnt that the call is over
         // the connection is still good for the next call
         assertArrayEquals(new byte[] {3, 2, 1}, ClientCalls.blockingUnaryCall(channel, UNARY,

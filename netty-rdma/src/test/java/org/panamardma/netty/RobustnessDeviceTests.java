@@ -101,9 +101,13 @@ abstract class RobustnessDeviceTests {
                     address.getAddress().getHostAddress(), String.valueOf(address.getPort()))
                     .redirectErrorStream(true).start();
             BufferedReader out = new BufferedReader(new InputStreamReader(victim.getInputStream()));
-            String first = out.readLine();
-            assertTrue(first != null && first.startsWith("connected on " + device.name()),
-                    "the peer process connected: " + first);
+            StringBuilder said = new StringBuilder();
+            String line;
+            while ((line = out.readLine()) != null && !line.startsWith("connected on ")) {
+                said.append(line).append('\n'); // its log (the stream start probe on siw...)
+            }
+            assertTrue(line != null && line.equals("connected on " + device.name()),
+                    "the peer process connected: " + line + "; it said: " + said);
             midStream.get(300, TimeUnit.SECONDS);
             assertEquals(1, server.connectionCount());
             victim.destroyForcibly(); // SIGKILL
