@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.ResourceLeakDetector;
 import java.lang.management.ManagementFactory;
@@ -67,7 +68,9 @@ public final class AllocationProbe {
             new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class).childHandler(echo)
                     .bind(server).sync();
             Pinger pinger = new Pinger();
-            Channel ch = new Bootstrap().group(clients).channel(RdmaChannel.class).handler(pinger)
+            Channel ch = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                    .handler(pinger)
                     .localAddress(client).connect(server).sync().channel();
             long bestServer = Long.MAX_VALUE;
             long bestClient = Long.MAX_VALUE;

@@ -22,6 +22,13 @@ final class DeviceTestSupport {
         return new InetSocketAddress(ip, PORTS.getAndIncrement());
     }
 
+    /**
+     * The connect timeout of the tests' clients: the whole rdma_cm connect (address, route, connection) of a
+     * testbed VM under emulation on a loaded machine has taken over 30 s (Netty's default), seen on rxe in the
+     * Debian 12 image with two VMs running.
+     */
+    static final int CONNECT_TIMEOUT_MILLIS = 120_000;
+
     static EventLoopGroup group(int threads) {
         return new MultiThreadIoEventLoopGroup(threads, RdmaIoHandler.newFactory());
     }

@@ -10,6 +10,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -165,7 +166,9 @@ abstract class NettyEchoDeviceTests {
             for (int c = 0; c < CONNECTIONS; c++) {
                 Verifier v = new Verifier(c, perConnection, 1000L + c);
                 verifiers.add(v);
-                channels.add(new Bootstrap().group(clients).channel(RdmaChannel.class).handler(v)
+                channels.add(new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                    .handler(v)
                         .connect(address).sync().channel());
             }
             double connectSeconds = (System.nanoTime() - connectStart) / 1e9;

@@ -181,6 +181,8 @@ abstract class RobustnessDeviceTests {
             CompletableFuture<Void> blocked = new CompletableFuture<>();
             CompletableFuture<Void> writableAgain = new CompletableFuture<>();
             Channel client = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                   
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
                     .handler(new ChannelInboundHandlerAdapter() {
                         long written;
