@@ -36,8 +36,8 @@ shard_exclusions() {
   local image=$1 all=" ${*:2} "
   [[ $all == *" trixie "* && $all == *" bookworm "* ]] || return 0
   case $image in
-    trixie) echo '.*\.(RoceKernelClientJavaServer|RoceSoak|PostCloseRaceRoce|RoceOncrpc4jBridge)DeviceTest' ;;
-    bookworm) echo '.*\.(IwarpKernelClientJavaServer|IwarpSoak|PostCloseRaceIwarp|IwarpOncrpc4jBridge)DeviceTest' ;;
+    trixie) echo '.*\.(RoceKernelClientJavaServer|RoceSoak|PostCloseRaceRoce|RoceOncrpc4jBridge|RoceRobustness|RoceGrpc)DeviceTest' ;;
+    bookworm) echo '.*\.(IwarpKernelClientJavaServer|IwarpSoak|PostCloseRaceIwarp|IwarpOncrpc4jBridge|IwarpRobustness|IwarpGrpc)DeviceTest' ;;
   esac
 }
 
