@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The main job on the embedded default testbed: builds the project (with the runnable rdma-tool/target/rdma-tool.jar),
 # boots the soft-RoCE / soft-iWARP VM and runs rdma-tool in it: the RDMA devices (devinfo), then the demo on
-# Soft-RoCE (clients on rxe0, server on rxe1) and on Soft-iWARP (clients on siw0, server on siw1, skipping with a
-# printed reason what siw lacks); then the guest's kernel mounts the Java NFS server (nfs/target/nfs-server.jar) over
-# RPC-over-RDMA, writes a file through the mount and reads it back, and the server's counters show the chunks it
-# moved. Exits non-zero if any demo found anything wrong.
+# Soft-RoCE (clients on rxe0, server on rxe1) and on Soft-iWARP (clients on siw0, server on siw1, the shared counter
+# and the CmpSwap by the RFC 7306 agent, skipping with a printed reason what no one provides there); then the guest's
+# kernel mounts the Java NFS server (nfs/target/nfs-server.jar) over RPC-over-RDMA, writes a file through the mount
+# and reads it back, and the server's counters show the chunks it moved. Exits non-zero if any demo found anything wrong.
+# On a machine without the testbed's tools (qemu, debootstrap...): run as root, it installs them with apt-get
+# (soft-roce-ci/bin/host-packages.sh, the list .ci/run uses too); otherwise it prints the one command that does and
+# stops (exit 125).
 set -euo pipefail
 cd "$(dirname "$0")"
 source soft-roce-ci/bin/jdk.sh
+source soft-roce-ci/bin/host-packages.sh
 find_jdk25
+ensure_host_packages demo "${host_packages_testbed[@]}" || exit 125
 soft-roce-ci/bin/testbed check
 echo "[demo] building (./mvnw -q package -DskipTests; no javadoc) ..."
 ./mvnw -B -q package -DskipTests -Dmaven.javadoc.skip -Dmaven.source.skip

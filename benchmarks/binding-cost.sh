@@ -31,11 +31,12 @@ if [[ ${1:-} != --table ]]; then
   # One JMH run per request, so that its Java and C figures are measured a few seconds apart, not minutes (JMH runs
   # every parameter of one method before the next method): what else runs on the host drifts over minutes.
   # the benchmark's requests, as JMH lists them: param "request" = {SEND/ext, SEND/legacy, ...}
-  requests=$("$java" -jar "$jar" -lp 'BindingCostBenchmark.java$' | grep -m1 'param "request"' \
+  requests=$("$java" --sun-misc-unsafe-memory-access=allow -jar "$jar" -lp 'BindingCostBenchmark.java$' | grep -m1 'param "request"' \
     | sed 's/.*{\(.*\)}.*/\1/; s/,/ /g')
   for request in ${REQUESTS:-$requests}; do
     # shellcheck disable=SC2086 # JMH_ARGS is a list of options
-    "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" 'BindingCostBenchmark' -p request="$request" \
+    # JMH 1.37 calls sun.misc.Unsafe (org.openjdk.jmh.util.Utils): allowed, or JDK 25 warns here and in every fork
+    "$java" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -jar "$jar" 'BindingCostBenchmark' -p request="$request" \
       ${JMH_ARGS:--f 1 -wi 3 -i 5 -w 1s -r 1s} | tee -a "$out/jmh.log"
   done
   echo "$((SECONDS - start))" > "$out/seconds"

@@ -40,7 +40,6 @@ cd "$root"
 # shellcheck source=../soft-roce-ci/bin/jdk.sh
 source soft-roce-ci/bin/jdk.sh
 find_jdk25
-export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
 
 if [[ ${PERF_SIZES:-} == all ]]; then
   PERF_SIZES="8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536"

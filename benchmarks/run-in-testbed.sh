@@ -29,7 +29,6 @@ if [[ -z ${JAVA_HOME:-} ]]; then
     if [[ -x $j/bin/java ]]; then export JAVA_HOME=$j; break; fi
   done
 fi
-export MAVEN_OPTS="${MAVEN_OPTS:---sun-misc-unsafe-memory-access=allow}"
 
 ./mvnw -B -q -pl benchmarks -am package -DskipTests -Dmaven.javadoc.skip -Dmaven.source.skip
 
@@ -43,7 +42,9 @@ args=("$@")
 ((${#args[@]} > 0)) || args=('org.panamardma.benchmarks.DataPathBenchmark')
 
 # one bash command line for the guest; word-split JMH_OPTS/BENCH_JVM_OPTS on purpose, quote the rest
-guest_cmd="java --enable-native-access=ALL-UNNAMED ${BENCH_JVM_OPTS:-} -jar $jar $jmh_opts"
+# --sun-misc-unsafe-memory-access=allow: JMH 1.37 itself calls sun.misc.Unsafe (org.openjdk.jmh.util.Utils), which
+# JDK 25 warns about in the launcher and in every fork (forks inherit the launching JVM's options)
+guest_cmd="java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow ${BENCH_JVM_OPTS:-} -jar $jar $jmh_opts"
 for a in "${args[@]}"; do guest_cmd+=" $(printf '%q' "$a")"; done
 # -prof gc: JMH's gc.alloc.rate.norm (all threads of the JVM); WorkerAllocationProfiler: the benchmark thread alone
 guest_cmd+=" -prof gc -prof org.panamardma.benchmarks.WorkerAllocationProfiler -rf csv -rff $csv"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes one decoder of rpcrdma with Jazzer for a number of executions (FUZZING.md).
+# Fuzzes one decoder of rpcrdma (or verbs-ffm's: the RFC 7306 agent's) with Jazzer for a number of executions
+# (FUZZING.md).
 #
 #   rpcrdma/fuzz.sh TARGET [EXECUTIONS]   fuzz TARGET (default 10000000 executions), niced, keeping the corpus
+#                                         (bounded-xdr is in oncrpc4j-rdma, agent in verbs-ffm: corpus and log there)
 #   rpcrdma/fuzz.sh list                  the targets
 #   rpcrdma/fuzz.sh seeds                 regenerate the committed seed corpus (FuzzSeeds)
 #
@@ -21,8 +23,16 @@ declare -A targets=(
   [rpc]=org.panamardma.oncrpc.RpcMessageFuzzTest#decode
   [record]=org.panamardma.oncrpc.RecordMarkingFuzzTest#feed
   [private-data]=org.panamardma.rpcrdma.ConnectPrivateDataFuzzTest#decode
+  [tcp-connection]=org.panamardma.oncrpc.tcp.TcpConnectionFuzzTest#stream
+  [bounded-xdr]=org.panamardma.oncrpc4j.BoundedXdrFuzzTest#getters
+  [agent]=org.panamardma.verbs.connection.agent.AgentFuzzTest#receive
 )
-order=(header handler assembler reply xdr rpc record private-data)
+# the module of each target that is not in rpcrdma
+declare -A modules=(
+  [bounded-xdr]=oncrpc4j-rdma
+  [agent]=verbs-ffm
+)
+order=(header handler assembler reply xdr rpc record private-data tcp-connection bounded-xdr agent)
 
 if [[ -z "${JAVA_HOME:-}" || ! -x "$JAVA_HOME/bin/java" ]] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -q '"2[5-9]'; then
   for candidate in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*25*; do
@@ -52,18 +62,20 @@ esac
 
 test="${targets[$1]:-}"
 [[ -n "$test" ]] || usage
+module="${modules[$1]:-rpcrdma}"
+moduledir="$root/$module"
 executions="${2:-10000000}"
 [[ "$executions" =~ ^[0-9]+$ ]] || usage
-mkdir -p "$here/target/fuzz-logs"
-log="$here/target/fuzz-logs/$1.log"
+mkdir -p "$moduledir/target/fuzz-logs"
+log="$moduledir/target/fuzz-logs/$1.log"
 cd "$root"
 echo "fuzzing $test for $executions executions; log: $log" >&2
 set +e
 JAZZER_FUZZ=1 JAZZER_MAX_EXECUTIONS="$executions" JAZZER_MAX_DURATION="${JAZZER_MAX_DURATION:-24h}" \
-  nice -n 10 ./mvnw -B -pl rpcrdma -am test -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
-  -Djacoco.skip=true 2>&1 | tee "$log" | grep -E '^(#[0-9]+\s+(DONE|pulse)|Done [0-9]+ runs|==|\[(ERROR|INFO)\] (Tests run|BUILD))'
+  nice -n 10 ./mvnw -B -pl "$module" -am test -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
+  -Djacoco.skip=true -DstubProvider.skip=true 2>&1 | tee "$log" | grep -E '^(#[0-9]+\s+(DONE|pulse)|Done [0-9]+ runs|==|\[(ERROR|INFO)\] (Tests run|BUILD))'
 status=${PIPESTATUS[0]}
 set -e
-corpus="$here/.cifuzz-corpus/${test%#*}/${test#*#}"
+corpus="$moduledir/.cifuzz-corpus/${test%#*}/${test#*#}"
 echo "corpus: $(find "$corpus" -type f 2>/dev/null | wc -l) files in $corpus" >&2
 exit "$status"

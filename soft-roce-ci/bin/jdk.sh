@@ -27,5 +27,4 @@ find_jdk25() {
   return 1
 }
 
-# Maven on JDK 25 warns about its own use of sun.misc.Unsafe (Guice); this is only noise for our users.
-export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+# (Maven's own sun.misc.Unsafe warnings under JDK 25 are silenced for every ./mvnw by .mvn/jvm.config.)

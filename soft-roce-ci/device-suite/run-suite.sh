@@ -42,6 +42,23 @@ if (($#)); then selectors=("$@"); fi
 # SUITE_TAGS: the JUnit tag expression of the tests run (default 'rdma-device | rdma-abi'; the privileged container,
 # which has no compiler for the ABI probe, runs 'rdma-device')
 if [[ -n ${SUITE_EXCLUDE_CLASSNAME:-} ]]; then selectors+=(--exclude-classname "$SUITE_EXCLUDE_CLASSNAME"); fi
+# SUITE_ORDER=random: the test classes, and the methods of every class that does not order its own
+# (@TestMethodOrder), run in a random order (JUnit's ClassOrderer.Random and MethodOrderer.Random), so that a test
+# that needs another to have run, or not to have run, before it is found out; the seed is printed, and
+# SUITE_ORDER_SEED=<seed> runs that order again (-Dtestbed.order.seed through Maven). Default: JUnit's own order.
+order=()
+order_note="JUnit's default order"
+if [[ ${SUITE_ORDER:-default} == random ]]; then
+  seed=${SUITE_ORDER_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+  [[ $seed =~ ^-?[0-9]+$ ]] || { echo "device-suite: SUITE_ORDER_SEED must be a number, not '$seed'"; exit 1; }
+  order=(--config 'junit.jupiter.testclass.order.default=org.junit.jupiter.api.ClassOrderer$Random'
+    --config 'junit.jupiter.testmethod.order.default=org.junit.jupiter.api.MethodOrderer$Random'
+    --config "junit.jupiter.execution.order.random.seed=$seed")
+  order_note="random order, seed $seed"
+  echo "device-suite: classes and methods in a random order, seed $seed (the same order again: SUITE_ORDER=random SUITE_ORDER_SEED=$seed, or -Dtestbed.order.seed=$seed)"
+elif [[ ${SUITE_ORDER:-default} != default ]]; then
+  echo "device-suite: SUITE_ORDER is random or default, not '$SUITE_ORDER'"; exit 1
+fi
 
 echo "device-suite: java $(java -version 2>&1 | head -n 1); module path $lib, tests patched into ${modules[*]}"
 start=$(date +%s)
@@ -51,7 +68,7 @@ java --module-path "$modulepath" --add-modules ALL-MODULE-PATH,jdk.management "$
   -Drdma.require=true -XX:+UseSerialGC -XX:TieredStopAtLevel=1 ${SUITE_JAVA_OPTS:-} \
   -m org.junit.platform.console/org.junit.platform.console.ConsoleLauncher execute \
   --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
-  "${selectors[@]}" \
+  "${selectors[@]}" "${order[@]}" \
   --include-tag "${SUITE_TAGS:-rdma-device | rdma-abi}" --fail-if-no-tests \
   --reports-dir "$reports"
 rc=$?
@@ -65,7 +82,7 @@ fi
 attr() { grep -o -m1 "<testsuite [^>]*" "$xml" | grep -o "$1=\"[0-9]*\"" | grep -o '[0-9]*'; }
 tests=$(attr tests); failures=$(attr failures); errors=$(attr errors); skipped=$(attr skipped)
 failed=$((failures + errors)); passed=$((tests - failed - skipped))
-echo "device-suite: $passed passed, $failed failed, $skipped skipped ($seconds s)"
+echo "device-suite: $passed passed, $failed failed, $skipped skipped ($seconds s; $order_note)"
 if ((rc != 0 || failed > 0)); then
   # what the kernel said about the devices: the cause of a failure may be only there (siw's MPA exchange, rxe)
   echo "device-suite: the guest kernel's last messages about RDMA:"

@@ -13,11 +13,45 @@ export HOME=/root LANG=C.UTF-8
 # CAP_IPC_LOCK. Without this, siw tests registering more than 8 MiB at once fail with ENOMEM in the bookworm image.
 ulimit -l unlimited
 
+# Whether any process but this one (PID 1) and the kernel's threads is left; zombies (empty cmdline) do not count.
+other_processes() {
+  local d
+  for d in /proc/[0-9]*; do
+    [[ ${d#/proc/} != 1 && -s $d/cmdline ]] && return 0
+  done
+  return 1
+}
+
+# Powers the VM off with its root file system clean. The root is ext4 on the virtual disk, mounted read-write;
+# what the command left running (rpcbind and rpc.mountd of the NFS tests, dockerd, a server of the demo) may hold
+# files there open for writing, which makes a read-only remount fail, and the disk then went away under a file
+# system that was still writing: "EXT4-fs error (device vda) ... I/O error while writing superblock" at power-off
+# (issue 24). So every other process ends first (TERM; KILL after two seconds), then everything but the root is
+# unmounted (NFS forced and lazily: its server may be one of the processes just ended), the root is remounted
+# read-only, and only then the kernel powers off. While it does, this script must not touch the disk, which goes
+# away first: an external `sleep` read its inode from it ("EXT4-fs error ... comm testbed-init.sh: unable to read
+# itable block" after "sysrq: Power Off"), so it waits with bash's own `read` on a FIFO in /dev (devtmpfs: memory;
+# the guest has no /dev/fd for a process substitution, and a failed one under set -u ended PID 1, which panics the
+# kernel), or spins on builtins if that cannot be made.
 power_off() {
+  kill -TERM -1 2>/dev/null
+  local i
+  for i in $(seq 1 20); do other_processes || break; sleep 0.1; done
+  kill -KILL -1 2>/dev/null
+  for i in $(seq 1 20); do other_processes || break; sleep 0.1; done
   sync
-  umount -a -r 2>/dev/null
+  umount -a -f -l -t nfs,nfs4 2>/dev/null
+  umount -a 2>/dev/null # the root and the file systems the kernel holds (proc, sys, dev) stay
+  mount -o remount,ro / 2>/dev/null || log "the root file system stays read-write (still busy)"
+  local fifo=/dev/testbed-power-off fd=
+  mkfifo "$fifo" 2>/dev/null && exec {fd}<>"$fifo" 2>/dev/null || fd=
   echo o >/proc/sysrq-trigger
-  sleep 30
+  if [[ -n $fd ]]; then
+    read -r -t 30 -u "$fd" _
+  else
+    local until=$((SECONDS + 30))
+    while ((SECONDS < until)); do :; done
+  fi
 }
 
 log() { printf '[guest %6s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*" >/dev/console; }

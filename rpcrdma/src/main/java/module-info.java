@@ -14,6 +14,7 @@ module org.panamardma.rpcrdma {
 
     exports org.panamardma.xdr;
     exports org.panamardma.oncrpc;
+    exports org.panamardma.oncrpc.limits;
     exports org.panamardma.oncrpc.tcp;
     exports org.panamardma.rpcrdma;
     exports org.panamardma.rpcrdma.client;

@@ -26,6 +26,7 @@ import org.panamardma.nfs.rpc.RdmaRpcTransport;
 import org.panamardma.nfs.rpc.RpcTransport;
 import org.panamardma.nfs.rpc.TcpRpcTransport;
 import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.rpcrdma.client.ChunkExposure;
 import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
 
 /**
@@ -53,7 +54,9 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * <p>Usage: {@code NfsRpcBench --transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N]
  * [--io-iters N] [--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS]}.
  * {@code --busy-poll} (RDMA only) runs the client's poller in the latency mode
- * ({@code RpcRdmaClientOptions.busyPoll}); its rows are named {@code RPC-RDMA-BUSY}.
+ * ({@code RpcRdmaClientOptions.busyPoll}); its rows are named {@code RPC-RDMA-BUSY}. {@code --exposure
+ * windows|per-call} (RDMA only) chooses how the client exposes chunks ({@code RpcRdmaClientOptions.exposure}, default
+ * {@code auto}); its rows are named {@code RPC-RDMA-MW} and {@code RPC-RDMA-REG}.
  */
 public final class NfsRpcBench {
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
@@ -77,6 +80,7 @@ public final class NfsRpcBench {
         long fileSize = DEFAULT_FILE_SIZE;
         boolean nullCalls = true;
         Duration busyPoll = Duration.ZERO;
+        ChunkExposure exposure = ChunkExposure.AUTO;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -91,9 +95,16 @@ public final class NfsRpcBench {
                 case "--in-flight" -> inFlight = Integer.parseInt(args[++i]);
                 case "--no-null" -> nullCalls = false;
                 case "--busy-poll" -> busyPoll = Duration.ofNanos(1000L * Long.parseLong(args[++i]));
+                case "--exposure" -> exposure = switch (args[++i]) {
+                    case "auto" -> ChunkExposure.AUTO;
+                    case "windows" -> ChunkExposure.MEMORY_WINDOWS;
+                    case "per-call" -> ChunkExposure.PER_CALL_REGISTRATION;
+                    default -> throw new IllegalArgumentException("--exposure auto|windows|per-call, not " + args[i]);
+                };
                 default -> throw new IllegalArgumentException("unknown argument " + a + "; usage: "
                         + "--transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N] [--io-iters N] "
-                        + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS]");
+                        + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS] "
+                        + "[--exposure auto|windows|per-call]");
             }
         }
         if (transport == null || server == null) {
@@ -111,21 +122,28 @@ public final class NfsRpcBench {
                     maxIo + 64 * 1024);
             case "rdma" -> {
                 Duration poll = busyPoll;
-                yield (host, maxIo) -> openRdma(host, poll);
+                ChunkExposure e = exposure;
+                yield (host, maxIo) -> openRdma(host, poll, e);
             }
             default -> throw new IllegalArgumentException("transport must be tcp or rdma, not " + transport);
         };
-        if (!busyPoll.isZero() && !transport.equals("rdma")) {
-            throw new IllegalArgumentException("--busy-poll is a mode of the RDMA transport");
+        if ((!busyPoll.isZero() || exposure != ChunkExposure.AUTO) && !transport.equals("rdma")) {
+            throw new IllegalArgumentException("--busy-poll and --exposure are modes of the RDMA transport");
         }
-        String impl = "RPC-" + transport.toUpperCase(Locale.ROOT) + (busyPoll.isZero() ? "" : "-BUSY");
+        String impl = "RPC-" + transport.toUpperCase(Locale.ROOT) + (busyPoll.isZero() ? "" : "-BUSY")
+                + switch (exposure) {
+                    case AUTO -> "";
+                    case MEMORY_WINDOWS -> "-MW";
+                    case PER_CALL_REGISTRATION -> "-REG";
+                };
         run(System.out, impl, factory, server, export, nullCalls ? iters : 0, warmup, ioIters, ioSize, fileSize,
                 inFlight);
     }
 
-    static RpcTransport openRdma(String host, Duration busyPoll) throws IOException, InterruptedException {
+    static RpcTransport openRdma(String host, Duration busyPoll, ChunkExposure exposure)
+            throws IOException, InterruptedException {
         return RdmaRpcTransport.connect(new InetSocketAddress(host, Nfs3.RDMA_PORT), RpcRdmaClientOptions.DEFAULTS
-                .withTimeouts(TIMEOUT, TIMEOUT).withBusyPoll(busyPoll));
+                .withTimeouts(TIMEOUT, TIMEOUT).withBusyPoll(busyPoll).withExposure(exposure));
     }
 
     static void run(PrintStream out, String impl, TransportFactory factory, String server, String export, int iters,

@@ -22,8 +22,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcClient;
-import org.panamardma.rpcrdma.client.RpcClients;
+import org.panamardma.nfs.server.ExportOptions;
 import org.panamardma.nfs.server.NfsServer;
+import org.panamardma.rpcrdma.client.RpcClients;
 import org.panamardma.testbed.RdmaTestDevice;
 
 /**
@@ -148,7 +149,10 @@ abstract class ReadmeExamplesDeviceTests {
         int nfsPort = PORTS.getAndIncrement();
         int mountPort = PORTS.getAndIncrement();
         int rdmaPort = PORTS.getAndIncrement();
+        // insecure: the example's JVM connects over TCP from an ordinary port (as to knfsd's test export); the
+        // server's default, secure, takes only the reserved ports Linux's client binds
         try (NfsServer server = NfsServer.builder(export).state(state).rpcbind(false)
+                .options(ExportOptions.DEFAULTS.withSecure(false))
                 .tcp(new InetSocketAddress(host, nfsPort)).mount(new InetSocketAddress(host, mountPort))
                 .rdma(new InetSocketAddress(host, rdmaPort)).start()) {
             NfsClients examples = new NfsClients(host, server.exportPath(), mountPort, nfsPort, rdmaPort);

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -52,9 +53,18 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
         }
     };
     private NfsServer server;
+    private final Consumer<NfsServer.Builder> settings;
 
     JavaNfsServerInProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort)
             throws IOException, InterruptedException {
+        this(name, address, tcpPort, mountPort, rdmaPort, b -> { });
+    }
+
+    /** A server whose export options (client list, squashing, ro) {@code settings} sets. */
+    JavaNfsServerInProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort,
+                           Consumer<NfsServer.Builder> settings)
+            throws IOException, InterruptedException {
+        this.settings = settings;
         this.name = name;
         this.address = address;
         this.tcpPort = tcpPort;
@@ -71,8 +81,11 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
     public void start() throws IOException {
         Logger.getLogger("").addHandler(handler);
         InetAddress ip = InetAddress.getByName(address);
-        server = NfsServer.builder(export).state(state).rpcbind(false).tcp(new InetSocketAddress(ip, tcpPort))
-                .mount(new InetSocketAddress(ip, mountPort)).rdma(new InetSocketAddress(ip, rdmaPort)).start();
+        NfsServer.Builder b = NfsServer.builder(export).state(state).rpcbind(false)
+                .tcp(new InetSocketAddress(ip, tcpPort)).mount(new InetSocketAddress(ip, mountPort))
+                .rdma(new InetSocketAddress(ip, rdmaPort));
+        settings.accept(b);
+        server = b.start();
     }
 
     @Override

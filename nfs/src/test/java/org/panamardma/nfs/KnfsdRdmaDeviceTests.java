@@ -38,6 +38,7 @@ import org.panamardma.nfs.rpc.TcpRpcTransport;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.rpcrdma.RdmaProcedure;
 import org.panamardma.rpcrdma.client.CallPlan;
+import org.panamardma.rpcrdma.client.ChunkExposure;
 import org.panamardma.rpcrdma.client.Negotiated;
 import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
 import org.panamardma.rpcrdma.client.RpcRdmaReply;
@@ -469,6 +470,70 @@ abstract class KnfsdRdmaDeviceTests {
         assertEquals(List.of(Nfs3.PROC_LOOKUP, Nfs3.PROC_FSINFO), counting.procedures, "no WRITE was sent");
         assertArrayEquals(before, Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)));
         fresh.ping(); // and the connection is fine
+    }
+
+    /**
+     * Issue 25: the client with {@code ChunkExposure.MEMORY_WINDOWS} against knfsd on rxe - READ data placed through
+     * windows bound over the caller's buffer, WRITE data read by knfsd through a window over the caller's source,
+     * READDIR's Reply chunk through a window over a pool buffer; every byte checked, a window per chunk, and a second
+     * round registers nothing. On siw, which has no windows, the mode is refused at connect, naming the device.
+     */
+    @Test
+    @Order(10)
+    void withMemoryWindowsKnfsdReadsWritesAndRepliesThroughThemOnRxe(RdmaTestDevice device) throws Exception {
+        Nfs3Client c = nfs(device);
+        InetSocketAddress at = new InetSocketAddress(serverIp, Nfs3.RDMA_PORT);
+        RpcRdmaClientOptions windows = OPTIONS.withExposure(ChunkExposure.MEMORY_WINDOWS);
+        if (device.transport() != org.panamardma.testbed.Transport.ROCE) {
+            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                    () -> RdmaRpcTransport.connect(at, windows));
+            assertTrue(e.getMessage().contains(device.name()), e.getMessage());
+            return;
+        }
+        FileHandle3 file = c.lookup(root, KnfsdServer.PATTERN_FILE).handle();
+        FileHandle3 target = c.lookup(root, KnfsdServer.WRITE_TARGET).handle();
+        FileHandle3 dir = c.lookup(root, KnfsdServer.BIG_DIRECTORY).handle();
+        try (RdmaRpcTransport w = RdmaRpcTransport.connect(at, windows); Arena arena = Arena.ofShared()) {
+            var client = w.client();
+            assertEquals(ChunkExposure.MEMORY_WINDOWS, client.exposure());
+            MemorySegment buffer = arena.allocate(KnfsdServer.PATTERN_SIZE);
+            byte[] data = new byte[WRITE_SIZE];
+            new Random(11).nextBytes(data);
+            MemorySegment source = arena.allocate(WRITE_SIZE);
+            MemorySegment.copy(data, 0, source, ValueLayout.JAVA_BYTE, 0, data.length);
+            long registrations = 0;
+            long binds = 0;
+            for (int round = 0; round < 2; round++) {
+                if (round == 1) {
+                    registrations = client.registrations();
+                    binds = client.windowBinds();
+                }
+                buffer.fill((byte) 0);
+                for (long done = 0; done < KnfsdServer.PATTERN_SIZE; ) {
+                    MemorySegment part = buffer.asSlice(done, Math.min(512 << 10, KnfsdServer.PATTERN_SIZE - done));
+                    ReadResult r = call(w, Nfs3.PROC_READ, Nfs3Xdr.read(file, done, (int) part.byteSize()),
+                            Nfs3Xdr.readResults(part)).value().orThrow("READ");
+                    assertEquals(part.address(), r.data().address(), "placed in the caller's memory");
+                    done += r.count();
+                }
+                assertPattern(buffer, 0);
+                Called<Nfs3Result<WriteResult>> wr = call(w, Nfs3.PROC_WRITE,
+                        Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, source), ReplyReader.of(Nfs3Xdr::writeResults));
+                assertEquals(WRITE_SIZE, wr.value().orThrow("WRITE").count());
+                assertEquals(CallPlan.Kind.READ_CHUNKS, wr.reply().callKind());
+                assertArrayEquals(data, java.util.Arrays.copyOf(
+                        Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)), WRITE_SIZE));
+                int count = 64 << 10;
+                Called<Nfs3Result<DirList3>> all = call(w, Nfs3.PROC_READDIR, Nfs3Xdr.readdir(dir, 0, 0, count),
+                        readdirReader(count, false));
+                assertEquals(RdmaProcedure.RDMA_NOMSG, all.reply().replyProcedure());
+                assertEquals(KnfsdServer.BIG_DIRECTORY_ENTRIES + 2, all.value().orThrow("READDIR").entries().size());
+            }
+            System.out.printf("%s: with memory windows, %d registrations, %d window binds%n", device,
+                    client.registrations(), client.windowBinds());
+            assertEquals(registrations, client.registrations(), "the second round registered nothing");
+            assertEquals(4, client.windowBinds() - binds, "a window per chunk: 2 READs, a WRITE, a READDIR");
+        }
     }
 
     @Test

@@ -41,7 +41,11 @@ final class KnfsdServer {
         return (byte) (i % 251);
     }
 
-    /** Starts knfsd once per JVM (the script itself also does nothing the second time). */
+    /**
+     * Starts knfsd once per JVM until {@link #stop}: the script starts what is not running and returns only when
+     * knfsd verifiably serves (mountd registered for TCP and answering, NFS v3 answering a NULL call, svcrdma
+     * listening on 20049), else fails naming the part that is missing, which this method's exception carries.
+     */
     static synchronized KnfsdServer start() throws IOException, InterruptedException {
         if (started != null) {
             return started;
@@ -64,8 +68,9 @@ final class KnfsdServer {
     }
 
     /**
-     * Stops knfsd and mountd (the script's {@code stop}), so that later device tests in the same VM find the ports
-     * free; a later {@link #start} starts them again.
+     * Stops knfsd and mountd (the script's {@code stop}, which returns only once they are gone and mountd is no longer
+     * registered), so that later device tests in the same VM find the ports free; a later {@link #start} starts
+     * them again.
      */
     static synchronized void stop() throws IOException, InterruptedException {
         if (started == null) {
@@ -86,19 +91,36 @@ final class KnfsdServer {
         return script;
     }
 
-    /** Runs a command, returning stdout and stderr; fails on a non-zero exit or after {@code seconds}. */
+    /**
+     * Runs a command, returning stdout and stderr; fails on a non-zero exit or after {@code seconds}. The output
+     * goes to a file while the command runs, so that the deadline holds even for a command that keeps its output
+     * open (a daemon it starts inherits it).
+     */
     static String run(List<String> command, long seconds) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException(command + " did not finish in " + seconds + " s");
+        Path out = Files.createTempFile("knfsd-run", ".log");
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            boolean finished;
+            try {
+                finished = p.waitFor(seconds, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                // the test's own time limit: a start left running would race the next one
+                p.destroyForcibly();
+                throw e;
+            }
+            if (!finished) {
+                p.destroyForcibly();
+                throw new IOException(command + " did not finish in " + seconds + " s; its output so far:\n"
+                        + Files.readString(out, StandardCharsets.UTF_8));
+            }
+            String text = Files.readString(out, StandardCharsets.UTF_8);
+            if (p.exitValue() != 0) {
+                throw new IOException(command + " exited with " + p.exitValue() + ":\n" + text);
+            }
+            return text;
+        } finally {
+            Files.deleteIfExists(out);
         }
-        String text = new String(out, StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) {
-            throw new IOException(command + " exited with " + p.exitValue() + ":\n" + text);
-        }
-        return text;
     }
 
     /** @return the kernel log, one entry per line */

@@ -87,6 +87,17 @@ final class BoundedXdr extends Xdr {
         return super.xdrDecodeString();
     }
 
+    /**
+     * oncrpc4j checks that the length and its padding are in the call, but adds them as ints: a length of 2^31 - 2
+     * with its 2 bytes of padding wraps negative, passes, and the slice's {@code limit} then throws
+     * IllegalArgumentException (found by the fuzz target); refused here before that sum.
+     */
+    @Override
+    public java.nio.ByteBuffer xdrDecodeByteBuffer() throws BadXdrOncRpcException {
+        countedFits(1, "byte buffer");
+        return super.xdrDecodeByteBuffer();
+    }
+
     @Override
     public byte[] xdrDecodeOpaque(int len) throws BadXdrOncRpcException {
         fits(len, 1, 0, "opaque");

@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Objects;
 import org.panamardma.oncrpc.ReplyResources;
-import org.panamardma.rpcrdma.server.MemoryBudget;
+import org.panamardma.oncrpc.limits.MemoryBudget;
 
 /**
  * The memory a reply's file chunk ({@code Xdr#xdrEncodeFileChunk}) is read into before it goes out: over TCP

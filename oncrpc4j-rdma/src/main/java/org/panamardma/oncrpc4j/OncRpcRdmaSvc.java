@@ -6,7 +6,7 @@ import java.util.Objects;
 import java.util.function.Supplier;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
-import org.panamardma.rpcrdma.server.MemoryBudget;
+import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.rpcrdma.server.RpcRdmaServer;
 import org.panamardma.rpcrdma.server.ServerStatistics;
 

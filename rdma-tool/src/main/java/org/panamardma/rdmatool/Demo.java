@@ -38,12 +38,13 @@ import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.QueuePairOptions;
-import org.panamardma.verbs.cm.StreamStartProbe;
+import org.panamardma.verbs.connection.ConnectionCapabilities;
 import org.panamardma.verbs.connection.ConnectionOptions;
 import org.panamardma.verbs.connection.RdmaClient;
 import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.RdmaServer;
 import org.panamardma.verbs.connection.Received;
+import org.panamardma.verbs.connection.agent.AgentMode;
 import org.panamardma.verbs.extensions.CommitPipeline;
 import org.panamardma.verbs.extensions.EmulatedVerify;
 import org.panamardma.verbs.extensions.VerifyHash;
@@ -53,8 +54,9 @@ import org.panamardma.verbs.extensions.VerifyHash;
  * in this one process, connected through rdma_cm (the server on the peer device's address, the clients on the
  * device the route picks): SEND / RDMA WRITE / RDMA READ; a counter in the server's memory incremented by every
  * client with FetchAdd and then a CmpSwap (RFC 7306); and draft-talpey-rdma-commit's WRITE -> FLUSH -> VERIFY ->
- * ATOMIC WRITE through {@link CommitPipeline}. What the device lacks (siw: atomics, FLUSH, ATOMIC WRITE) is skipped
- * with the reason printed.
+ * ATOMIC WRITE through {@link CommitPipeline}. Every connection runs the RFC 7306 agent where the device lacks atomics
+ * ({@link AgentMode#WHERE_DEVICE_LACKS}): on siw the counter and the CmpSwap go through it, and the demo says so.
+ * What no one provides (siw: FLUSH, ATOMIC WRITE) is skipped with the reason printed.
  */
 public final class Demo {
     public static final int DEFAULT_PORT = 7500;
@@ -70,18 +72,26 @@ public final class Demo {
 
     /**
      * What happened. {@code counter}/{@code casWon}/{@code committed} are null when skipped; {@code skipped} holds
-     * the printed reasons.
+     * the printed reasons; {@code atomics} says who executed the atomics (by device, by agent, not available).
      */
     public record Report(String clientDevice, String serverDevice, boolean bytesVerified, Long counter,
                          long expectedCounter, boolean distinctOldValues, Boolean casWon, Boolean casLost,
-                         Boolean committed, List<String> skipped) {
+                         Boolean committed, List<String> skipped, ConnectionCapabilities.Provider atomics) {
         public boolean ok() {
             return bytesVerified && (counter == null || (counter == expectedCounter && distinctOldValues))
                     && (casWon == null || (casWon && casLost)) && (committed == null || committed);
         }
     }
 
-    /** The server: one shared memory, registered in each connection's PD, described to each client first thing. */
+    /**
+     * The server: one shared memory, registered in each connection's PD. A client's first message asks where it is;
+     * the server answers with its address and key, then sends back whatever else the client sends (the SEND part of
+     * the demo). The server never speaks first: a message a Soft-iWARP client receives together with the MPA reply
+     * fails its connect (siw_cm.c, siw_recv_mpa_rr), and a server cannot know when its client has read that reply
+     * until the client sends. The client's first message itself may be left unread by siw until the client sends
+     * more; {@link RdmaServer} sees to that on its side (a zero-length READ when it finds the client's bytes
+     * unread), so that any client's first message is answered, ours or not.
+     */
     static final class DemoServer implements AutoCloseable {
         final Arena arena = Arena.ofShared();
         final MemorySegment memory = arena.allocate(MEMORY, 4096);
@@ -97,26 +107,35 @@ public final class Demo {
             try {
                 QueuePair qp = conn.queuePair();
                 Set<Access> access = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
-                if (qp.supportsAtomics()) {
-                    access.add(Access.REMOTE_ATOMIC);
+                if (qp.supportsAtomics() || conn.capabilities().agentActive()) {
+                    access.add(Access.REMOTE_ATOMIC); // the agent checks the same right as the device
                 }
                 if (qp.supportsFlush()) {
                     access.add(Access.FLUSH_GLOBAL);
                 }
                 MemoryRegion mr = conn.protectionDomain().register(memory, access);
-                MemoryRegion advert = conn.protectionDomain().allocate(16, Set.of(Access.LOCAL_WRITE));
+                MemoryRegion advert = conn.protectionDomain().allocate(DESCRIPTION, Set.of(Access.LOCAL_WRITE));
                 advert.segment().asByteBuffer().putLong(mr.address()).putInt(mr.rkey());
-                conn.send(advert, 0, 16);
-                // everything else it receives, it sends back (the SEND part of the demo)
-                Thread.ofVirtual().name("demo-echo").start(() -> echo(conn));
+                Thread.ofVirtual().name("demo-serve").start(() -> {
+                    serve(conn, advert);
+                    // the client went away (or the server closes): free the connection now, not at the end
+                    connections.remove(conn);
+                    conn.close();
+                });
             } catch (RdmaException | RuntimeException e) {
                 System.err.println("demo server: cannot serve " + conn + ": " + e);
                 conn.close();
             }
         }
 
-        private static void echo(RdmaConnection conn) {
+        /**
+         * Answers the client's first message with the memory's description, and echoes every later one; returns
+         * when the connection ends.
+         */
+        private static void serve(RdmaConnection conn, MemoryRegion advert) {
             try {
+                conn.receive().get();
+                conn.send(advert, 0, DESCRIPTION).get();
                 MemoryRegion buf = conn.protectionDomain().allocate(conn.receiveBufferSize(),
                         Set.of(Access.LOCAL_WRITE));
                 while (true) {
@@ -138,47 +157,52 @@ public final class Demo {
         }
     }
 
-    /** A client's view of the server's memory, from the server's first message. */
+    /** A client's first message: where is the memory? (Any bytes would do; these say what they are for.) */
+    static final byte[] ASK = "where is your memory?".getBytes(StandardCharsets.US_ASCII);
+    /** The server's answer: the memory's address (8 bytes) and key (4 bytes), padded. */
+    static final int DESCRIPTION = 16;
+
+    /** Asks the server where its memory is, on a connection-layer connection: the answer's address and key. */
+    static Remote ask(RdmaConnection c, Duration timeout) throws Exception {
+        try (MemoryRegion question = c.protectionDomain().allocate(ASK.length, Set.of(Access.LOCAL_WRITE))) {
+            MemorySegment.copy(ASK, 0, question.segment(), JAVA_BYTE, 0, ASK.length);
+            CompletableFuture<Received> answer = c.receive();
+            await(c.send(question, 0, ASK.length), timeout);
+            return Remote.of(await(answer, timeout).data());
+        }
+    }
+
     /**
-     * Waits for the server's memory description on the bare-verbs connection {@code c}; on Soft-iWARP with
-     * {@link StreamStartProbe}'s zero-length READs alongside (the server speaks first, and siw may leave its
-     * message unread in our socket until the server sends more: a probe's answer is more), and until every probe
-     * posted has completed, so that nothing of them is left in the CQ for what follows.
+     * Asks the server where its memory is, on the bare-verbs connection {@code c} whose receive of the answer into
+     * {@code mr} at 0 is posted: SENDs the question from {@code mr} at {@code questionOffset} and waits for both
+     * completions.
      */
-    static void awaitDescription(CmConnector.Connection c, CompletionQueue cq, MemoryRegion mr, WorkCompletions wc,
-                                 Duration timeout) throws Exception {
-        final long probeId = 1L << 61;
-        boolean probe = StreamStartProbe.needed(c.id().context()) && StreamStartProbe.possible(c.established());
+    static Remote ask(CmConnector.Connection c, CompletionQueue cq, MemoryRegion mr, long questionOffset,
+                      WorkCompletions wc, Duration timeout) throws Exception {
+        final long questionId = 1L << 61;
+        MemorySegment.copy(ASK, 0, mr.segment(), JAVA_BYTE, questionOffset, ASK.length);
+        c.queuePair().postSend(questionId, mr, questionOffset, ASK.length, SendFlags.SIGNALED);
         long deadline = System.nanoTime() + timeout.toNanos();
-        long wait = StreamStartProbe.FIRST_WAIT_NANOS;
-        long nextProbe = System.nanoTime();
-        int posted = 0;
-        int answered = 0;
-        boolean described = false;
-        while (!described || answered < posted) {
-            if (probe && answered == 0 && posted < StreamStartProbe.MAX_PROBES && System.nanoTime() - nextProbe >= 0) {
-                c.queuePair().postRead(probeId, mr, 0, 0, 0L, 0, SendFlags.SIGNALED);
-                posted++;
-                nextProbe = System.nanoTime() + wait;
-                wait = StreamStartProbe.nextWaitNanos(wait);
-            }
+        boolean sent = false;
+        boolean answered = false;
+        while (!sent || !answered) {
             int n = cq.poll(wc);
             for (int i = 0; i < n; i++) {
                 wc.check(i);
-                if (wc.wrId(i) == probeId) {
-                    answered++;
+                if (wc.wrId(i) == questionId) {
+                    sent = true;
                 } else {
-                    described = true;
+                    answered = true;
                 }
             }
             if (n == 0) {
                 if (System.nanoTime() > deadline) {
-                    throw new TimeoutException(described ? "the server's device did not answer a zero-length READ"
-                            : "the server did not describe its memory");
+                    throw new TimeoutException("the server did not say where its memory is");
                 }
                 Thread.onSpinWait();
             }
         }
+        return Remote.of(mr.segment().asSlice(0, 16).toArray(JAVA_BYTE));
     }
 
     record Remote(long address, int rkey) {
@@ -194,7 +218,8 @@ public final class Demo {
      */
     public static Report run(InetSocketAddress serverAddress, int clientCount, int increments, Duration timeout,
                              PrintStream out) throws Exception {
-        ConnectionOptions options = ConnectionOptions.DEFAULTS.withTimeout(timeout);
+        ConnectionOptions options = ConnectionOptions.DEFAULTS.withTimeout(timeout)
+                .withAgent(AgentMode.WHERE_DEVICE_LACKS);
         String host = serverAddress.getAddress().getHostAddress();
         List<String> skipped = new ArrayList<>();
         List<RdmaConnection> clients = new ArrayList<>();
@@ -207,14 +232,14 @@ public final class Demo {
             }
             List<Remote> remotes = new ArrayList<>();
             for (RdmaConnection c : clients) {
-                remotes.add(Remote.of(await(c.receive(), timeout).data()));
+                remotes.add(ask(c, timeout));
             }
             RdmaConnection first = clients.get(0);
             String clientDevice = first.deviceName();
             String serverDevice = server.connections.isEmpty() ? "?" : server.connections.get(0).deviceName();
             out.printf("%d clients connect to it through the RDMA connection manager (rdma_cm): the clients on %s,%n"
-                    + "the server on %s. Each client's first message from the server says where that memory is%n"
-                    + "(its address and the key that grants access).%n%n", clientCount, clientDevice, serverDevice);
+                    + "the server on %s. Each client asks where that memory is, and the server's answer gives%n"
+                    + "its address and the key that grants access.%n%n", clientCount, clientDevice, serverDevice);
 
             boolean bytes = moveBytes(first, clients.get(Math.min(1, clientCount - 1)), remotes.get(0),
                     remotes.get(Math.min(1, clientCount - 1)), server.memory, timeout, out);
@@ -225,16 +250,26 @@ public final class Demo {
             Boolean casLost = null;
             long expected = (long) clientCount * increments;
             out.println("2. A shared counter updated by every client at once (RFC 7306 remote atomics)");
-            if (!first.queuePair().supportsAtomics()) {
+            ConnectionCapabilities.Provider atomics = first.capabilities().atomics();
+            if (atomics == ConnectionCapabilities.Provider.NONE) {
                 String why = clientDevice + " has no remote atomics (its atomic_cap is NONE, as on every Soft-iWARP "
-                        + "device):\n   FetchAdd and CmpSwap are skipped.";
+                        + "device)\n   and the server did not accept the RFC 7306 agent: FetchAdd and CmpSwap are "
+                        + "skipped.";
                 skipped.add(why);
                 out.println("   Skipped: " + why);
             } else {
+                if (atomics == ConnectionCapabilities.Provider.AGENT) {
+                    out.printf("   %s has no remote atomics of its own (atomic_cap NONE, as on every Soft-iWARP device),%n"
+                            + "   so they run BY THE RFC 7306 AGENT: each FetchAdd and CmpSwap travels as an Atomic%n"
+                            + "   Request (RFC 7306 section 5) in a SEND; the server's agent checks the key, range and%n"
+                            + "   rights as a device would, executes it atomically on its memory and answers with the%n"
+                            + "   original value.%n", clientDevice);
+                }
                 server.memory.set(JAVA_LONG, COUNTER, 0L);
                 out.printf("   The counter in the server's memory starts at 0. Each of the %d clients adds 1 to it%n"
-                        + "   %d times with FetchAdd, all at the same time, without asking the server's CPU.%n",
-                        clientCount, increments);
+                        + "   %d times with FetchAdd, all at the same time, %s.%n", clientCount, increments,
+                        atomics == ConnectionCapabilities.Provider.DEVICE ? "without asking the server's CPU"
+                                : "by the agent (the server's program does nothing)");
                 List<CompletableFuture<Long>> olds = new ArrayList<>();
                 for (int k = 0; k < increments; k++) {
                     for (int c = 0; c < clientCount; c++) {
@@ -292,7 +327,7 @@ public final class Demo {
             }
             out.println();
             Report report = new Report(clientDevice, serverDevice, bytes, counter, expected, distinct, casWon, casLost,
-                    committed, List.copyOf(skipped));
+                    committed, List.copyOf(skipped), atomics);
             out.println(report.ok() ? "Everything the device supports worked, and every byte and value was checked."
                     : "SOMETHING WENT WRONG: see above.");
             return report;
@@ -354,7 +389,8 @@ public final class Demo {
                         Context ctx = id.context();
                         pd[0] = ctx.allocateProtectionDomain();
                         cq[0] = ctx.createCompletionQueue(64);
-                        // the server's memory description is received into it; the record is written from it
+                        // the server's memory description is received into it, the question sent from it; the record
+                        // is written from it
                         mr[0] = pd[0].allocate(DATA + DATA_LENGTH, Set.of(Access.LOCAL_WRITE));
                         QueuePair q = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
                         q.postReceive(1L << 62, mr[0], 0, 64); // the server's memory description
@@ -362,9 +398,7 @@ public final class Demo {
                     }, timeout);
             try (c; EmulatedVerify verify = new EmulatedVerify(c.queuePair(), DATA_LENGTH, VerifyHash.CRC32C,
                     timeout)) {
-                awaitDescription(c, cq[0], mr[0], wc, timeout);
-                byte[] first = mr[0].segment().asSlice(0, 16).toArray(JAVA_BYTE);
-                Remote r = Remote.of(first);
+                Remote r = ask(c, cq[0], mr[0], 64, wc, timeout);
                 MemorySegment source = mr[0].segment().asSlice(DATA, DATA_LENGTH);
                 byte[] text = "A record that must be durable before it counts. ".getBytes(StandardCharsets.US_ASCII);
                 for (int i = 0; i < DATA_LENGTH; i++) {

@@ -256,6 +256,11 @@ public final class RdmaTool {
                     out.printf("  atomics %-6s  FLUSH global %-3s persistent %-3s  ATOMIC WRITE %-3s  (cap_flags_ex 0x%x)%n",
                             a.atomicCapability(), yes(a.supportsFlushGlobal()), yes(a.supportsFlushPersistent()),
                             yes(a.supportsAtomicWrite()), a.deviceCapFlagsEx());
+                    // what the connection layer offers on top: RFC 7306's agent where the device has nothing
+                    out.printf("  RFC 7306: atomics %s, immediate data %s%n", a.supportsAtomics() ? "by device"
+                            : "by agent (ConnectionOptions.withAgent on both ends)",
+                            d.transportType() != org.panamardma.verbs.TransportType.IWARP ? "by device"
+                                    : "by agent (ConnectionOptions.withAgent on both ends)");
                     out.printf("  limits: %d QPs x %d WRs, %d SGEs (%d for READ), %d CQEs, %d MRs, %d rd_atom%n",
                             a.maxQp(), a.maxQpWr(), a.maxSge(), a.maxSgeRd(), a.maxCqe(), a.maxMr(), a.maxQpRdAtomic());
                     for (int port = 1; port <= a.physicalPortCount(); port++) {

@@ -53,6 +53,7 @@ public final class FuzzSeeds {
         write(resources, "org.panamardma.oncrpc.RpcMessageFuzzTest", "decode", rpcSeeds());
         write(resources, "org.panamardma.oncrpc.RecordMarkingFuzzTest", "feed", recordSeeds());
         write(resources, "org.panamardma.xdr.XdrDecoderFuzzTest", "getters", xdrSeeds());
+        write(resources, "org.panamardma.oncrpc.tcp.TcpConnectionFuzzTest", "stream", tcpSeeds());
     }
 
     private static void write(Path resources, String testClass, String method, Map<String, byte[]> seeds) {
@@ -219,6 +220,44 @@ public final class FuzzSeeds {
         seeds.put("opaque-auth-sys", auth);
         seeds.put("opaque-auth-short", rpc(RpcCall.of(XID, 1, 1, 1, new OpaqueAuth(AuthFlavor.AUTH_SYS,
                 new byte[] {1, 2, 3, 4, 5}), OpaqueAuth.NONE)));
+        return seeds;
+    }
+
+    /** One record of a single fragment. */
+    static byte[] record(byte[] body) {
+        return concat(words(RecordMarking.header(true, body.length)), body);
+    }
+
+    /**
+     * Streams a client sends on one TCP connection (TcpConnectionFuzzTest: program 400126, procedures NULL, ECHO,
+     * ECHO_INLINE, FAIL; records up to 64 KiB; a connection budget of 16 KiB besides the 4 KiB reply buffer).
+     */
+    static Map<String, byte[]> tcpSeeds() {
+        Map<String, byte[]> seeds = new LinkedHashMap<>();
+        int prog = 400_126;
+        byte[] nullCall = record(rpc(RpcCall.of(XID, prog, 1, 0, OpaqueAuth.NONE, OpaqueAuth.NONE)));
+        byte[] echo = record(rpc(RpcCall.of(XID + 1, prog, 1, 1, OpaqueAuth.NONE, OpaqueAuth.NONE), 8, 0x01020304,
+                0x05060708));
+        byte[] echoInline = record(rpc(RpcCall.of(XID + 2, prog, 1, 2, OpaqueAuth.NONE, OpaqueAuth.NONE), 4, 7));
+        byte[] fail = record(rpc(RpcCall.of(XID + 3, prog, 1, 3, OpaqueAuth.NONE, OpaqueAuth.NONE)));
+        AuthSysParms parms = new AuthSysParms(0x1234, "client.example", 1000, 100, List.of(4, 24));
+        byte[] authSys = record(rpc(RpcCall.of(XID + 4, prog, 1, 0, parms.toOpaqueAuth(), OpaqueAuth.NONE)));
+        seeds.put("null", nullCall);
+        seeds.put("calls-of-every-procedure", concat(nullCall, echo, echoInline, fail, authSys));
+        byte[] call = rpc(RpcCall.of(XID + 5, prog, 1, 0, OpaqueAuth.NONE, OpaqueAuth.NONE));
+        seeds.put("two-fragments", concat(words(RecordMarking.header(false, 12)), java.util.Arrays.copyOf(call, 12),
+                words(RecordMarking.header(true, call.length - 12)),
+                java.util.Arrays.copyOfRange(call, 12, call.length)));
+        byte[] big = new byte[20 << 10];
+        seeds.put("echo-beyond-the-connection-budget-then-null", concat(record(concat(
+                rpc(RpcCall.of(XID + 6, prog, 1, 1, OpaqueAuth.NONE, OpaqueAuth.NONE), big.length), big)), nullCall));
+        seeds.put("echo-inline-beyond-the-reply-buffer", record(concat(
+                rpc(RpcCall.of(XID + 7, prog, 1, 2, OpaqueAuth.NONE, OpaqueAuth.NONE), 8192), new byte[8192])));
+        seeds.put("record-over-the-limit", concat(nullCall, words(RecordMarking.header(true, (64 << 10) + 1))));
+        seeds.put("a-reply-for-a-call", concat(record(rpc(AcceptedReply.success(XID, OpaqueAuth.NONE))), nullCall));
+        seeds.put("garbage-record", concat(record(words(1, 2, 3)), nullCall));
+        seeds.put("ends-mid-record", concat(nullCall, words(RecordMarking.header(true, 40)), words(1, 2)));
+        seeds.put("unknown-program", record(rpc(RpcCall.of(XID, 99, 1, 0, OpaqueAuth.NONE, OpaqueAuth.NONE))));
         return seeds;
     }
 

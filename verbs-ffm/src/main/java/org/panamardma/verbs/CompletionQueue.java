@@ -215,7 +215,9 @@ public final class CompletionQueue extends NativeResource {
             array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx));
             array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx));
             array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, flags);
-            array.set(JAVA_INT, base + ibv_wc.$anon0$imm_data$OFFSET, (flags & verbs_h.IBV_WC_WITH_IMM) != 0
+            // ibv_wc_read_invalidated_rkey is read_imm_data too: the two share the union
+            array.set(JAVA_INT, base + ibv_wc.$anon0$imm_data$OFFSET,
+                    (flags & (verbs_h.IBV_WC_WITH_IMM | verbs_h.IBV_WC_WITH_INV)) != 0
                     ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx) : 0);
         } else {
             array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, 0);

@@ -45,6 +45,9 @@ public final class Context extends NativeResource {
     final MemorySegment postSendFn;
     final MemorySegment postRecvFn;
     final MemorySegment postSrqRecvFn;
+    /** ibv_context_ops.alloc_mw / dealloc_mw: libibverbs fills them with EOPNOTSUPP stubs where the provider has none. */
+    final MemorySegment allocMwFn;
+    final MemorySegment deallocMwFn;
     final MemorySegment createQpExFn;
     final MemorySegment createCqExFn;
     private final MemorySegment queryPortFn;
@@ -66,6 +69,8 @@ public final class Context extends NativeResource {
         this.postSendFn = handle.get(ADDRESS, ibv_context.ops$post_send$OFFSET);
         this.postRecvFn = handle.get(ADDRESS, ibv_context.ops$post_recv$OFFSET);
         this.postSrqRecvFn = handle.get(ADDRESS, ibv_context.ops$post_srq_recv$OFFSET);
+        this.allocMwFn = handle.get(ADDRESS, ibv_context.ops$alloc_mw$OFFSET);
+        this.deallocMwFn = handle.get(ADDRESS, ibv_context.ops$dealloc_mw$OFFSET);
         this.createQpExFn = extendedOp(verbs_context.create_qp_ex$OFFSET);
         this.createCqExFn = extendedOp(verbs_context.create_cq_ex$OFFSET);
         this.queryPortFn = extendedOp(verbs_context.query_port$OFFSET);

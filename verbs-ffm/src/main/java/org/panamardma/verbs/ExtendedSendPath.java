@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.ffi.VerbsOps;
+import org.panamardma.verbs.ffi.ibv_mw_bind_info;
 import org.panamardma.verbs.ffi.ibv_qp_ex;
 import org.panamardma.verbs.ffi.verbs_h;
 
@@ -25,17 +26,28 @@ final class ExtendedSendPath extends SendPath {
     private final boolean atomicWrite;
     /** ATOMIC WRITE's 8-byte value, passed by address: QP scratch. */
     private final MemorySegment atomicValue;
+    /** ibv_wr_bind_mw and ibv_wr_local_inv, NULL unless granted (IBV_QP_EX_WITH_BIND_MW, _LOCAL_INV). */
+    private final MemorySegment wrBindMw, wrLocalInv;
+    /** The struct ibv_mw_bind_info ibv_wr_bind_mw reads during the call: QP scratch. */
+    private final MemorySegment bindInfo;
 
     /**
      * @param qpx          the view of the provider's ibv_qp_ex
      * @param grantedOps   the IBV_QP_EX_WITH_* flags the provider granted at creation
      * @param deviceAtomics whether the device has atomics at all (atomic_cap)
+     * @param bindInfo      scratch of {@code sizeof(struct ibv_mw_bind_info)} bytes
      */
     ExtendedSendPath(MemorySegment qpx, long grantedOps, boolean deviceAtomics, String qpDescription,
-                     int sendQueueDepth, MemorySegment inlineScratch, MemorySegment atomicValue) {
+                     int sendQueueDepth, MemorySegment inlineScratch, MemorySegment atomicValue,
+                     MemorySegment bindInfo) {
         super(qpDescription, sendQueueDepth, inlineScratch);
         this.qpx = qpx;
         this.atomicValue = atomicValue;
+        this.bindInfo = bindInfo;
+        this.wrBindMw = (grantedOps & verbs_h.IBV_QP_EX_WITH_BIND_MW) != 0 ? fn(ibv_qp_ex.wr_bind_mw$OFFSET)
+                : MemorySegment.NULL;
+        this.wrLocalInv = (grantedOps & verbs_h.IBV_QP_EX_WITH_LOCAL_INV) != 0 ? fn(ibv_qp_ex.wr_local_inv$OFFSET)
+                : MemorySegment.NULL;
         this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
         this.wrComplete = fn(ibv_qp_ex.wr_complete$OFFSET);
         this.wrSend = fn(ibv_qp_ex.wr_send$OFFSET);
@@ -91,6 +103,11 @@ final class ExtendedSendPath extends SendPath {
 
     boolean atomicWrite() {
         return atomicWrite;
+    }
+
+    /** Whether windows can be bound and invalidated: both slots granted and filled by the provider. */
+    boolean memoryWindows() {
+        return !isNull(wrBindMw) && !isNull(wrLocalInv);
     }
 
     long viewSize() {
@@ -167,6 +184,33 @@ final class ExtendedSendPath extends SendPath {
         begin(wrId, flags);
         try {
             VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpx, rkey, remoteAddress, atomicValue);
+        } catch (Throwable t) {
+            throw CompletionQueue.verbsError(t);
+        }
+        complete();
+    }
+
+    @Override
+    void postBindWindow(long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr,
+                        long length, int access) throws RdmaException {
+        bindInfo.set(ADDRESS, ibv_mw_bind_info.mr$OFFSET, mr);
+        bindInfo.set(JAVA_LONG, ibv_mw_bind_info.addr$OFFSET, addr);
+        bindInfo.set(JAVA_LONG, ibv_mw_bind_info.length$OFFSET, length);
+        bindInfo.set(JAVA_INT, ibv_mw_bind_info.mw_access_flags$OFFSET, access);
+        begin(wrId, flags);
+        try {
+            VerbsOps.WR_BIND_MW.invokeExact(wrBindMw, qpx, mw, newRkey, bindInfo);
+        } catch (Throwable t) {
+            throw CompletionQueue.verbsError(t);
+        }
+        complete();
+    }
+
+    @Override
+    void postLocalInvalidate(long wrId, int flags, int rkey) throws RdmaException {
+        begin(wrId, flags);
+        try {
+            VerbsOps.WR_LOCAL_INV.invokeExact(wrLocalInv, qpx, rkey);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }

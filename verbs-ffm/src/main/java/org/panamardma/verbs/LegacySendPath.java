@@ -6,8 +6,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.ffi.VerbsOps;
+import org.panamardma.verbs.ffi.ibv_mw_bind_info;
 import org.panamardma.verbs.ffi.ibv_send_wr;
 import org.panamardma.verbs.ffi.ibv_sge;
+import org.panamardma.verbs.ffi.verbs_h;
 
 /**
  * The send backend of a QP without the extended API (siw): one {@code struct ibv_send_wr} and its scatter/gather
@@ -64,6 +66,39 @@ final class LegacySendPath extends SendPath {
         postInlineScratch(op, wrId, flags, remoteAddress, rkey, 0, data.byteSize());
     }
 
+    @Override
+    void postBindWindow(long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr,
+                        long length, int access) throws RdmaException {
+        long info = ibv_send_wr.$anon1$bind_mw$bind_info$OFFSET;
+        sendWr.set(ADDRESS, ibv_send_wr.$anon1$bind_mw$mw$OFFSET, mw);
+        sendWr.set(JAVA_INT, ibv_send_wr.$anon1$bind_mw$rkey$OFFSET, newRkey);
+        sendWr.set(ADDRESS, info + ibv_mw_bind_info.mr$OFFSET, mr);
+        sendWr.set(JAVA_LONG, info + ibv_mw_bind_info.addr$OFFSET, addr);
+        sendWr.set(JAVA_LONG, info + ibv_mw_bind_info.length$OFFSET, length);
+        sendWr.set(JAVA_INT, info + ibv_mw_bind_info.mw_access_flags$OFFSET, access);
+        // a bind carries no immediate data: rxe's validate_send_wr refuses one with EINVAL, and the union still
+        // holds whatever the previous request left there (an invalidated key, say)
+        sendWr.set(JAVA_INT, ibv_send_wr.$anon0$imm_data$OFFSET, 0);
+        postOpcodeOnly(wrId, verbs_h.IBV_WR_BIND_MW, flags);
+    }
+
+    @Override
+    void postLocalInvalidate(long wrId, int flags, int rkey) throws RdmaException {
+        // invalidate_rkey shares its union with imm_data, in host byte order
+        sendWr.set(JAVA_INT, ibv_send_wr.$anon0$invalidate_rkey$OFFSET, rkey);
+        postOpcodeOnly(wrId, verbs_h.IBV_WR_LOCAL_INV, flags);
+    }
+
+    /** A request without data: the fields of its opcode are set already. */
+    private void postOpcodeOnly(long wrId, int opcode, int flags) throws RdmaException {
+        sendWr.set(JAVA_LONG, ibv_send_wr.wr_id$OFFSET, wrId);
+        sendWr.set(JAVA_LONG, ibv_send_wr.next$OFFSET, 0L);
+        sendWr.set(JAVA_INT, ibv_send_wr.num_sge$OFFSET, 0);
+        sendWr.set(JAVA_INT, ibv_send_wr.opcode$OFFSET, opcode);
+        sendWr.set(JAVA_INT, ibv_send_wr.send_flags$OFFSET, flags);
+        invoke();
+    }
+
     private void sge(long addr, int length, int lkey) {
         sendSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, addr);
         sendSge.set(JAVA_INT, ibv_sge.length$OFFSET, length);
@@ -87,6 +122,10 @@ final class LegacySendPath extends SendPath {
             sendWr.set(JAVA_LONG, ibv_send_wr.wr$rdma$remote_addr$OFFSET, remoteAddress);
             sendWr.set(JAVA_INT, ibv_send_wr.wr$rdma$rkey$OFFSET, rkey);
         }
+        invoke();
+    }
+
+    private void invoke() throws RdmaException {
         int rc;
         try {
             rc = (int) VerbsOps.POST_WR.invokeExact(postSendFn, qp, sendWr, badWr);

@@ -20,7 +20,8 @@ public final class MemoryRegion extends NativeResource {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryRegion.class);
 
     private final ProtectionDomain pd;
-    private final MemorySegment handle;
+    /** The provider's ibv_mr: a window bind hands it to the provider, which reads its lkey during the post. */
+    final MemorySegment handle;
     private final MemorySegment segment;
     private final Set<Access> access;
     private final Arena ownedMemory;
@@ -126,6 +127,7 @@ public final class MemoryRegion extends NativeResource {
     @Override
     protected void destroy() {
         String what = describe();
+        pd.forget(this);
         int rc = verbs_h.ibv_dereg_mr(handle);
         if (rc != 0) {
             deregistrationFailed = true;
@@ -143,12 +145,14 @@ public final class MemoryRegion extends NativeResource {
      */
     static void releaseAfterDeregistration(int rc, Arena ownedMemory, String region) {
         if (rc != 0) {
+            String why = rc == Errno.EINVAL || rc == Errno.EBUSY
+                    ? " (is a memory window still bound to it? invalidate or close windows before their region)" : "";
             String memory = ownedMemory != null ? "its memory is deliberately leaked (not freed)"
                     : "the memory it was registered over must not be freed by its owner";
             LOG.warn("ibv_dereg_mr failed (" + Errno.name(rc) + ") for " + region
-                    + ": the device may still access it, so " + memory);
+                    + ": the device may still access it, so " + memory + why);
             throw new IllegalStateException("ibv_dereg_mr failed for " + region + ": " + Errno.name(rc) + "; "
-                    + memory);
+                    + memory + why);
         }
         if (ownedMemory != null) {
             ownedMemory.close();

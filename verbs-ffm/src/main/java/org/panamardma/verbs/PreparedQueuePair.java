@@ -77,6 +77,9 @@ public final class PreparedQueuePair implements AutoCloseable {
         if (attrs.supportsAtomicWrite() && RdmaCore.Feature.ATOMIC_WRITE.isAvailable()) {
             ops |= verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE;
         }
+        if (attrs.supportsMemoryWindows()) {
+            ops |= verbs_h.IBV_QP_EX_WITH_BIND_MW | verbs_h.IBV_QP_EX_WITH_LOCAL_INV;
+        }
         return ops;
     }
 

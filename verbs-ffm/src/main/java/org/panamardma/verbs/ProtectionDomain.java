@@ -3,7 +3,10 @@ package org.panamardma.verbs;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_pd;
 import org.panamardma.verbs.ffi.verbs_h;
@@ -12,6 +15,12 @@ import org.panamardma.verbs.ffi.verbs_h;
 public final class ProtectionDomain extends NativeResource {
     final Context context;
     final MemorySegment handle;
+    /**
+     * The open regions by rkey, for {@link #regionByRkey}: a responder that checks a peer's STag itself (the RFC 7306
+     * agent of the connection layer) finds the region the device would. Keys are unique among a device's live
+     * regions; a region leaves the map when it is deregistered.
+     */
+    private final Map<Integer, MemoryRegion> regionsByRkey = new ConcurrentHashMap<>();
 
     private ProtectionDomain(Context context, MemorySegment handle) {
         super("protection domain", context);
@@ -54,7 +63,7 @@ public final class ProtectionDomain extends NativeResource {
         }
         synchronized (this) {
             checkOpen();
-            return MemoryRegion.register(this, segment, copy(access), null);
+            return remember(MemoryRegion.register(this, segment, copy(access), null));
         }
     }
 
@@ -68,11 +77,44 @@ public final class ProtectionDomain extends NativeResource {
             MemorySegment memory = arena.allocate(size, 4096);
             synchronized (this) {
                 checkOpen();
-                return MemoryRegion.register(this, memory, copy(access), arena);
+                return remember(MemoryRegion.register(this, memory, copy(access), arena));
             }
         } catch (RdmaException | RuntimeException | Error e) {
             arena.close();
             throw e;
+        }
+    }
+
+    private MemoryRegion remember(MemoryRegion mr) {
+        regionsByRkey.put(mr.rkey(), mr);
+        return mr;
+    }
+
+    /** Called by a region being deregistered. */
+    void forget(MemoryRegion mr) {
+        regionsByRkey.remove(mr.rkey(), mr);
+    }
+
+    /**
+     * The open memory region of this protection domain whose {@link MemoryRegion#rkey() rkey} is {@code rkey}, as
+     * the device resolves a peer's STag against its registrations; empty if there is none (never registered here,
+     * or deregistered since). The region may be closed by its owner right after: hold its monitor (as every native
+     * call on it does) to keep it open while using it.
+     */
+    public Optional<MemoryRegion> regionByRkey(int rkey) {
+        return Optional.ofNullable(regionsByRkey.get(rkey));
+    }
+
+    /**
+     * Allocates a type 2 memory window ({@code ibv_alloc_mw(pd, IBV_MW_TYPE_2)}), free until a queue pair of this PD
+     * binds it ({@link QueuePair#postBindMemoryWindow}).
+     *
+     * @throws UnsupportedOperationException if the device has no type 2 memory windows (siw), naming the device
+     */
+    public MemoryWindow allocateMemoryWindow() throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            return MemoryWindow.allocate(this);
         }
     }
 

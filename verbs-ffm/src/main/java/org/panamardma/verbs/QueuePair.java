@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.SendPath.Op;
 import org.panamardma.verbs.ffi.VerbsOps;
+import org.panamardma.verbs.ffi.ibv_mw_bind_info;
 import org.panamardma.verbs.ffi.ibv_qp;
 import org.panamardma.verbs.ffi.ibv_qp_attr;
 import org.panamardma.verbs.ffi.ibv_qp_init_attr;
@@ -53,6 +54,7 @@ public final class QueuePair extends NativeResource {
     private final boolean immediateData;
     private final boolean flush;
     private final boolean atomicWrite;
+    private final boolean memoryWindows;
     private final int maxSendSge;
     private final int maxRecvSge;
     private final int maxInlineData;
@@ -62,6 +64,11 @@ public final class QueuePair extends NativeResource {
     /** How sends reach the provider: ibv_wr_* or ibv_post_send (SendPath); the other is null. */
     private final ExtendedSendPath extendedPath;
     private final SendPath sendPath;
+    /**
+     * Where an extended QP's provider builds gathered requests wrong (RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH): the
+     * legacy path, for lists of more than one element; else null.
+     */
+    private final SendPath listPath;
 
     /** The most receives {@link #postReceives} posts in one call. */
     public static final int MAX_RECEIVE_BATCH = 64;
@@ -123,20 +130,24 @@ public final class QueuePair extends NativeResource {
         if (extended) {
             // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
             this.extendedPath = new ExtendedSendPath(RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)), ops,
-                    attrs.supportsAtomics(), description, maxSendWr, inlineBuf, unscoped(scratch.allocate(JAVA_LONG)));
+                    attrs.supportsAtomics(), description, maxSendWr, inlineBuf, unscoped(scratch.allocate(JAVA_LONG)),
+                    unscoped(scratch.allocate(ibv_mw_bind_info.layout())));
             this.sendPath = extendedPath;
+            this.listPath = RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH.affects(ctx) ? legacyPath(ctx, description) : null;
             this.atomics = extendedPath.atomics();
             this.flush = extendedPath.flush();
             this.atomicWrite = extendedPath.atomicWrite();
+            this.memoryWindows = attrs.supportsMemoryWindows() && extendedPath.memoryWindows();
         } else {
             this.extendedPath = null;
-            this.sendPath = new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
-                    unscoped(scratch.allocate(ibv_send_wr.layout())),
-                    unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxSendSge), 8)),
-                    unscoped(scratch.allocate(ADDRESS)));
+            this.sendPath = legacyPath(ctx, description);
+            this.listPath = null;
             this.atomics = attrs.supportsAtomics();
             this.flush = false;
             this.atomicWrite = false;
+            // IBV_WR_BIND_MW and IBV_WR_LOCAL_INV through ibv_post_send: where the device has windows at all (siw,
+            // the one device without the extended API here, has none and refuses both opcodes)
+            this.memoryWindows = attrs.supportsMemoryWindows();
         }
         this.postRecvFn = ctx.postRecvFn;
         this.recvWr = unscoped(scratch.allocate(ibv_recv_wr.layout()));
@@ -155,6 +166,14 @@ public final class QueuePair extends NativeResource {
             batchWrs.set(JAVA_LONG, wr + ibv_recv_wr.sg_list$OFFSET, batchSges.address() + i * sgeSize);
             batchWrs.set(JAVA_INT, wr + ibv_recv_wr.num_sge$OFFSET, 1);
         }
+    }
+
+    /** An {@code ibv_post_send} backend with its own scratch in the QP's arena. */
+    private LegacySendPath legacyPath(Context ctx, String description) {
+        return new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
+                unscoped(scratch.allocate(ibv_send_wr.layout())),
+                unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxSendSge), 8)),
+                unscoped(scratch.allocate(ADDRESS)));
     }
 
     private static NativeResource[] dependencies(ProtectionDomain pd, CompletionQueue s, CompletionQueue r,
@@ -241,6 +260,15 @@ public final class QueuePair extends NativeResource {
     /** Whether {@link #postAtomicWrite} can post: library ({@link RdmaCore.Feature#ATOMIC_WRITE}), device, provider. */
     public boolean supportsAtomicWrite() {
         return atomicWrite;
+    }
+
+    /**
+     * Whether {@link #postBindMemoryWindow} and {@link #postInvalidate} can post: the device has type 2 windows
+     * ({@link DeviceAttributes#supportsMemoryWindows()}) and, on the extended path, the provider granted
+     * {@code IBV_QP_EX_WITH_BIND_MW} and {@code IBV_QP_EX_WITH_LOCAL_INV}.
+     */
+    public boolean supportsMemoryWindows() {
+        return memoryWindows;
     }
 
     public int maxInlineData() {
@@ -528,6 +556,96 @@ public final class QueuePair extends NativeResource {
         }
     }
 
+    /**
+     * Binds the type 2 window {@code mw} to {@code length} bytes of {@code mr} at {@code offset} under the key
+     * {@code newRkey} ({@code IBV_WR_BIND_MW}; {@code ibv_wr_bind_mw} on the extended path): from when the request
+     * executes, the peer of this queue pair (and only it) may access that range with {@code access}, addressing
+     * it by its virtual address and {@code newRkey}, until the window is invalidated ({@link #postInvalidate}, or
+     * the peer's Send With Invalidate) or closed. Requests posted after the bind on this queue pair execute after
+     * it. The window's {@link MemoryWindow#rkey()} is {@code newRkey} when this returns.
+     *
+     * @param newRkey the window's next key, usually {@link MemoryWindow#nextRkey()} (only the low byte may change)
+     * @param access  a non-empty subset of {@link Access#REMOTE_READ}, {@link Access#REMOTE_WRITE},
+     *                {@link Access#REMOTE_ATOMIC}
+     * @throws UnsupportedOperationException if the queue pair cannot bind windows ({@link #supportsMemoryWindows()})
+     * @throws IllegalArgumentException if window or region is of another protection domain, the region lacks
+     *         {@link Access#MW_BIND} (C10-73) or, for remote write or atomic rights, {@link Access#LOCAL_WRITE}
+     *         (C10-74), the range is empty or outside the region, {@code access} is not remote rights only, or the key
+     *         is not one of the window's
+     * @throws IllegalStateException if the window is bound already (o10-37.2.30), or anything is closed
+     */
+    public void postBindMemoryWindow(long wrId, MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length,
+                                     java.util.Set<Access> access, int flags) throws RdmaException {
+        if (!memoryWindows) {
+            throw unsupported("memory windows", "type 2 memory windows (device_cap_flags IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B"
+                    + (extended ? " and IBV_QP_EX_WITH_BIND_MW/_LOCAL_INV of the extended QP API)" : ")"));
+        }
+        checkFlags(flags);
+        if ((flags & SendFlags.INLINE) != 0) {
+            throw new IllegalArgumentException("INLINE applies to SEND and RDMA WRITE, not to a window bind");
+        }
+        if (mw.protectionDomain() != pd || mr.protectionDomain() != pd) {
+            throw new IllegalArgumentException("window, region and queue pair must share one protection domain "
+                    + "(InfiniBand C10-72)");
+        }
+        if (access.isEmpty() || !java.util.EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC)
+                .containsAll(access)) {
+            throw new IllegalArgumentException("a window grants remote rights only (REMOTE_READ, REMOTE_WRITE, "
+                    + "REMOTE_ATOMIC), not " + access);
+        }
+        if (!mr.access().contains(Access.MW_BIND)) {
+            throw new IllegalArgumentException("windows bind only to a region registered with MW_BIND (C10-73): "
+                    + mr.access());
+        }
+        if ((access.contains(Access.REMOTE_WRITE) || access.contains(Access.REMOTE_ATOMIC))
+                && !mr.access().contains(Access.LOCAL_WRITE)) {
+            throw new IllegalArgumentException("a writable window needs a region with LOCAL_WRITE (C10-74)");
+        }
+        if (length <= 0) {
+            throw new IllegalArgumentException("a window binds a non-empty range (o10-37.2.40), not " + length
+                    + " bytes");
+        }
+        int bits = Access.bits(access);
+        synchronized (this) {
+            checkPostable();
+            // the provider reads both structs during the call: hold them open (lock order QP, window, region)
+            synchronized (mw) {
+                mw.checkBindable(newRkey);
+                synchronized (mr) {
+                    mr.checkRange(offset, length);
+                    sendPath.postBindWindow(wrId, flags, mw.handle, newRkey, mr.handle, mr.address() + offset, length,
+                            bits);
+                }
+                mw.bound(newRkey);
+            }
+        }
+    }
+
+    /**
+     * Invalidates the bound window {@code mw} ({@code IBV_WR_LOCAL_INV} of its current key; {@code ibv_wr_local_inv}):
+     * once the request completes, the peer's accesses with that key fail. Post it on the queue pair the window was
+     * bound through.
+     *
+     * @throws IllegalStateException if the window is not bound ({@link MemoryWindow#isBound()}), or is closed
+     */
+    public void postInvalidate(long wrId, MemoryWindow mw, int flags) throws RdmaException {
+        if (!memoryWindows) {
+            throw unsupported("memory window invalidation", "type 2 memory windows");
+        }
+        checkFlags(flags);
+        if ((flags & SendFlags.INLINE) != 0) {
+            throw new IllegalArgumentException("INLINE applies to SEND and RDMA WRITE, not to an invalidation");
+        }
+        synchronized (this) {
+            checkPostable();
+            synchronized (mw) {
+                mw.checkInvalidatable();
+                sendPath.postLocalInvalidate(wrId, flags, mw.rkey());
+                mw.invalidated();
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ implementation
 
     private void checkOp(Op op) {
@@ -616,7 +734,8 @@ public final class QueuePair extends NativeResource {
             // the list holds raw addresses and lkeys: refuse a region closed since add() (see postReceive for why
             // a close after this check is harmless without inline data)
             sgl.checkRegionsOpen();
-            sendPath.postList(op, wrId, flags, remoteAddress, rkey, immediate, sgl.array, sgl.count());
+            (listPath != null && sgl.count() > 1 ? listPath : sendPath)
+                    .postList(op, wrId, flags, remoteAddress, rkey, immediate, sgl.array, sgl.count());
         }
     }
 

@@ -144,7 +144,18 @@ public final class RdmaCore {
          * 0). Fixed by commit b78b414e0 "rxe: fix completion queue consumer index overrun", first in v55.0. The
          * workaround polls one completion per start/end batch and never calls {@code ibv_next_poll}.
          */
-        RXE_END_POLL_OVERRUN(55);
+        RXE_END_POLL_OVERRUN(55),
+        /**
+         * rxe's {@code ibv_wr_set_sge_list} (the extended QP API) sums the first element's length once per element
+         * ({@code while (num_sge--) tot_length += sg_list->length;}) instead of every element's: a SEND or WRITE
+         * gathering elements of different lengths is posted with a wrong total, and rxe's copy runs past the list's
+         * end (the request completes with {@code IBV_WC_LOC_PROT_ERR}, the queue pair goes to the error state); equal
+         * lengths happen to work. Fixed by rdma-core pull request 1744 ("Providers/rxe: fix wr_set_sge_list total
+         * length"), in no release yet (56 has the bug, so has 44): every release counts as affected. The workaround
+         * posts lists of more than one element through {@code ibv_post_send}, whose rxe path sums correctly, on the
+         * same queue pair (both hold the provider's send-queue lock; the library serializes its posts).
+         */
+        RXE_WR_SET_SGE_LIST_LENGTH(Integer.MAX_VALUE);
 
         /** rxe's {@code vendor_id} in ibv_query_device (Linux drivers/infiniband/sw/rxe/rxe_param.h). */
         static final int RXE_VENDOR_ID = 0xFFFFFF;

@@ -69,6 +69,17 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
     abstract void postInlineData(Op op, long wrId, int flags, long remoteAddress, int rkey, MemorySegment data)
             throws RdmaException;
 
+    /**
+     * {@code IBV_WR_BIND_MW}: binds the type 2 window {@code mw} under {@code newRkey} to {@code [addr, addr + length)}
+     * of the region {@code mr} with {@code access} (ibv_access_flags bits). Both are the provider's structs; it reads
+     * them during the call (rxe: the window's current key and the region's lkey), so the caller keeps them open.
+     */
+    abstract void postBindWindow(long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr,
+                                 long length, int access) throws RdmaException;
+
+    /** {@code IBV_WR_LOCAL_INV}: invalidates the window (or fast-registered region) of {@code rkey}. */
+    abstract void postLocalInvalidate(long wrId, int flags, int rkey) throws RdmaException;
+
     final RdmaException postFailure(String verb, int rc) {
         return postFailure(verb, qpDescription, rc, sendQueueDepth, "send");
     }

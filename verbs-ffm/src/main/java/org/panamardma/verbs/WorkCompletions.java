@@ -84,6 +84,16 @@ public final class WorkCompletions implements AutoCloseable {
         return Integer.reverseBytes(array.get(JAVA_INT, base(i) + ibv_wc.$anon0$imm_data$OFFSET));
     }
 
+    /** Whether the peer's Send With Invalidate invalidated one of our keys ({@code IBV_WC_WITH_INV}, receives only). */
+    public boolean hasInvalidated(int i) {
+        return (array.get(JAVA_INT, base(i) + ibv_wc.wc_flags$OFFSET) & verbs_h.IBV_WC_WITH_INV) != 0;
+    }
+
+    /** The key the peer invalidated, where {@link #hasInvalidated} (host byte order, unlike immediate data). */
+    public int invalidatedRkey(int i) {
+        return array.get(JAVA_INT, base(i) + ibv_wc.$anon0$invalidated_rkey$OFFSET);
+    }
+
     public int qpNumber(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.qp_num$OFFSET);
     }

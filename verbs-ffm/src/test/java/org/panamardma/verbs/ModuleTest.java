@@ -31,9 +31,14 @@ class ModuleTest {
         assertEquals("org.panamardma.verbs", module.getName());
         ModuleDescriptor descriptor = module.getDescriptor();
         assertEquals(Set.of("org.panamardma.verbs", "org.panamardma.verbs.cm", "org.panamardma.verbs.connection",
-                        "org.panamardma.verbs.extensions"),
-                descriptor.exports().stream().map(ModuleDescriptor.Exports::source).collect(Collectors.toSet()));
-        assertTrue(descriptor.exports().stream().noneMatch(ModuleDescriptor.Exports::isQualified));
+                        "org.panamardma.verbs.connection.agent", "org.panamardma.verbs.extensions"),
+                descriptor.exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source)
+                        .collect(Collectors.toSet()));
+        // Spans makes segments larger on this module's native access: for the RPC module's registration cache only
+        // (issue 25 item 7; at 5c5f9a1 it was in org.panamardma.verbs, exported to every module)
+        assertEquals(Set.of("org.panamardma.verbs.trusted -> [org.panamardma.rpcrdma]"),
+                descriptor.exports().stream().filter(ModuleDescriptor.Exports::isQualified)
+                        .map(e -> e.source() + " -> " + e.targets()).collect(Collectors.toSet()));
         assertTrue(descriptor.opens().isEmpty(), "nothing is open for deep reflection");
         for (String hidden : new String[] {"org.panamardma.verbs.ffi", "org.panamardma.verbs.internal"}) {
             assertTrue(descriptor.packages().contains(hidden), hidden);

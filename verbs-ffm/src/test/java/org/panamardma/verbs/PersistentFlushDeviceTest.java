@@ -18,6 +18,16 @@ import org.panamardma.testbed.Transport;
 @RdmaDeviceTest(transport = Transport.ROCE)
 class PersistentFlushDeviceTest {
 
+    /** Issue 25 item 7: at 5c5f9a1 a mapping beyond the device's end was made, its last pages raising SIGBUS. */
+    @Test
+    void aLengthBeyondTheDeviceOrOffItsAlignmentIsRefused(RdmaTestDevice device, PmemDevice pmem) {
+        long beyond = pmem.size() > 0 ? pmem.size() + pmem.align() : 1L << 40; // a multiple of any alignment
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> PersistentMemory.map(pmem.path(), beyond));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> PersistentMemory.map(pmem.path(), pmem.align() + 4096));
+    }
+
     @Test
     void writeThenFlushToPersistenceOnPmem(RdmaTestDevice device, PmemDevice pmem) throws RdmaException {
         long length = pmem.align();

@@ -215,6 +215,31 @@ class RoceOperationsDeviceTest {
         assertArrayEquals("def".getBytes(), bytes(remote, 500, 3), "rest in the second");
     }
 
+    /**
+     * Elements of different lengths, as a header and a payload are (the RFC 7306 agent's framed SENDs): rxe's
+     * {@code ibv_wr_set_sge_list} gets the total wrong (RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH: 4 + 1 bytes taken
+     * for 2 x 4) and failed both requests with IBV_WC_LOC_PROT_ERR before the workaround; the equal lengths above
+     * hide it.
+     */
+    @Test
+    void sendAndWriteGatherElementsOfDifferentLengths() throws RdmaException {
+        local.segment().setString(0, "head");
+        local.segment().setString(1000, "!");
+        local.segment().setString(2000, "0123456789");
+        try (ScatterGatherList out = new ScatterGatherList(4)) {
+            pair.b.postReceive(32, remote, 0, 64);
+            pair.a.postSend(33, out.add(local, 0, 4).add(local, 1000, 1), SendFlags.SIGNALED);
+            pair.expectSuccess(pair.cqA, 33, WcOpcode.SEND);
+            pair.expectSuccess(pair.cqB, 32, WcOpcode.RECV);
+            assertEquals(5, pair.wc.byteLength(0));
+            assertArrayEquals("head!".getBytes(), bytes(remote, 0, 5));
+            pair.a.postWrite(34, out.clear().add(local, 1000, 1).add(local, 2000, 10).add(local, 0, 2),
+                    remote.address() + 100, remote.rkey(), SendFlags.SIGNALED);
+            pair.expectSuccess(pair.cqA, 34, WcOpcode.RDMA_WRITE);
+            assertArrayEquals("!0123456789he".getBytes(), bytes(remote, 100, 13));
+        }
+    }
+
     @Test
     void inlineSendFromUnregisteredMemory() throws RdmaException {
         try (Arena arena = Arena.ofConfined()) {

@@ -33,6 +33,44 @@ public final class TcpRpcTransport implements RpcTransport {
         return new TcpRpcTransport(TcpRpcClient.connect(server, maxRecordSize));
     }
 
+    /** The reserved ports Linux's client binds ({@code xprt_min_resvport} .. {@code xprt_max_resvport}). */
+    private static final int RESERVED_LOW = 665;
+    private static final int RESERVED_HIGH = 1023;
+
+    /**
+     * Connects from a reserved port (below 1024), as Linux's client does by default ({@code resvport}): servers
+     * exporting with the {@code secure} option (the default of knfsd and of this project's server) take calls only
+     * from such ports. Tries the ports from 1023 down to 665, as the kernel does, skipping those in use. Needs root
+     * or CAP_NET_BIND_SERVICE.
+     *
+     * @throws java.net.BindException if no reserved port could be bound (no privilege, or all in use)
+     */
+    public static TcpRpcTransport connectFromReservedPort(InetSocketAddress server, int maxRecordSize)
+            throws IOException {
+        return connectFromReservedPort(server, null, maxRecordSize);
+    }
+
+    /**
+     * {@link #connectFromReservedPort(InetSocketAddress, int)} from a given local address ({@code null}: any).
+     */
+    public static TcpRpcTransport connectFromReservedPort(InetSocketAddress server, java.net.InetAddress local,
+                                                          int maxRecordSize) throws IOException {
+        IOException last = null;
+        for (int port = RESERVED_HIGH; port >= RESERVED_LOW; port--) {
+            try {
+                return new TcpRpcTransport(TcpRpcClient.connect(server, new InetSocketAddress(local, port),
+                        maxRecordSize));
+            } catch (java.net.BindException e) {
+                last = e;
+                if (e.getMessage() != null && e.getMessage().contains("ermission")) {
+                    throw e; // not allowed to bind any of them
+                }
+            }
+        }
+        throw new java.net.BindException("no reserved port free from " + RESERVED_LOW + " to " + RESERVED_HIGH
+                + (last == null ? "" : ": " + last.getMessage()));
+    }
+
     /** Connects with {@link TcpRpcClient#DEFAULT_MAX_RECORD_SIZE} (4 MiB). */
     public static TcpRpcTransport connect(String host, int port) throws IOException {
         return connect(new InetSocketAddress(host, port), TcpRpcClient.DEFAULT_MAX_RECORD_SIZE);

@@ -1,51 +1,23 @@
 package org.panamardma.nfs.server;
 
 import java.util.Arrays;
-import org.panamardma.oncrpc.AuthFlavor;
-import org.panamardma.oncrpc.AuthSysParms;
-import org.panamardma.oncrpc.RpcCall;
-import org.panamardma.xdr.XdrException;
 
 /**
- * Who a call acts as, after squashing: the AUTH_SYS user, group and supplementary groups (RFC 5531 section 10.2),
- * with root mapped to the anonymous ids when the export squashes root (as knfsd's {@code root_squash}, the default:
- * uid 0 becomes {@code anonuid}, gid 0 {@code anongid}, also among the supplementary groups), and AUTH_NONE mapped
- * to the anonymous ids always.
+ * Who a call acts as, after {@link Squashing}: the user, group and supplementary groups the server takes on for it
+ * ({@link CallerThreads}), so that the kernel checks its permissions and makes its files.
  *
- * @param uid the effective user
- * @param gid the effective group
+ * @param uid the file-system user id
+ * @param gid the file-system group id
  * @param groups the supplementary groups
  * @param machine the client's name from the credential, for log lines
+ * @param sharedIdentity whether this identity stands for more than one caller (the anonymous user, or the server's
+ *                       own user when it cannot act as others): such a caller may not make set-id files, which
+ *                       would let anyone who runs them become that user
+ * @param options how the export is served to the caller's client (read-only, sync)
  */
-record Caller(int uid, int gid, int[] groups, String machine) {
-    static Caller of(RpcCall call, ExportOptions options) {
-        if (call.credential().flavor() != AuthFlavor.AUTH_SYS) {
-            return new Caller(options.anonUid(), options.anonGid(), new int[0], "");
-        }
-        AuthSysParms p;
-        try {
-            p = AuthSysParms.from(call.credential());
-        } catch (XdrException e) {
-            // the dispatcher's authenticator refuses malformed AUTH_SYS before any procedure runs
-            return new Caller(options.anonUid(), options.anonGid(), new int[0], "");
-        }
-        int uid = p.uid();
-        int gid = p.gid();
-        int[] groups = p.gids().stream().mapToInt(Integer::intValue).toArray();
-        if (options.rootSquash()) {
-            if (uid == 0) {
-                uid = options.anonUid();
-            }
-            if (gid == 0) {
-                gid = options.anonGid();
-            }
-            for (int i = 0; i < groups.length; i++) {
-                if (groups[i] == 0) {
-                    groups[i] = options.anonGid();
-                }
-            }
-        }
-        return new Caller(uid, gid, groups, p.machineName());
+record Caller(int uid, int gid, int[] groups, String machine, boolean sharedIdentity, ExportOptions options) {
+    Caller {
+        groups = groups.clone();
     }
 
     boolean isRoot() {
@@ -64,33 +36,21 @@ record Caller(int uid, int gid, int[] groups, String machine) {
         return false;
     }
 
-    static final int READ = 4;
-    static final int WRITE = 2;
-    static final int EXECUTE = 1;
-
-    /**
-     * POSIX permission check of {@code want} ({@link #READ} | {@link #WRITE} | {@link #EXECUTE}) on a file: the
-     * owner's bits if the caller owns it, else the group's if it is in the file's group, else the others'. Root may
-     * do anything, except execute a file no one may execute.
-     */
-    boolean may(Stat s, int want) {
-        int mode = s.mode();
-        if (isRoot()) {
-            return (want & EXECUTE) == 0 || s.isDirectory() || (mode & 0111) != 0;
-        }
-        int bits;
-        if (uid == s.uid()) {
-            bits = (mode >> 6) & 7;
-        } else if (inGroup(s.gid())) {
-            bits = (mode >> 3) & 7;
-        } else {
-            bits = mode & 7;
-        }
-        return (bits & want) == want;
-    }
-
     boolean owns(Stat s) {
         return uid == s.uid();
+    }
+
+    /**
+     * A mode the caller asked for, as the server applies it: without the set-user-id and set-group-id bits when
+     * the identity is shared.
+     */
+    int permittedMode(int mode) {
+        return sharedIdentity ? mode & ~06000 : mode;
+    }
+
+    @Override
+    public int[] groups() {
+        return groups.clone();
     }
 
     @Override
@@ -102,7 +62,7 @@ record Caller(int uid, int gid, int[] groups, String machine) {
     @Override
     public boolean equals(Object o) {
         return o instanceof Caller c && c.uid == uid && c.gid == gid && Arrays.equals(c.groups, groups)
-                && c.machine.equals(machine);
+                && c.machine.equals(machine) && c.sharedIdentity == sharedIdentity && c.options.equals(options);
     }
 
     @Override

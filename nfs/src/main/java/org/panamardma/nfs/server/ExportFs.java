@@ -11,8 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.NfsStat3;
 
@@ -25,18 +23,26 @@ import org.panamardma.nfs.NfsStat3;
  * <p>Names and paths are byte strings: a Java {@code String} here holds one byte per {@code char} (ISO-8859-1), so
  * that names that are not UTF-8 go to the disk and back unchanged.
  *
- * <p>File handles ({@link FileHandles}) are resolved through a cache of inode to path, checked on every use against
- * the inode number and generation of what the path leads to; a miss (after a restart, a RENAME of a directory above)
- * walks down from the root, first along the handle's hints, then, if that fails (the file's directory was moved),
- * through the whole tree, within a budget of {@value #WALK_BUDGET} directory entries.
+ * <p>File handles ({@link FileHandles}) are resolved through a cache of inode to path ({@link PathCache}, least
+ * recently used out first), checked on every use against the inode number and generation of what the path leads to;
+ * a miss (after a restart, a RENAME of a directory above) walks down from the root, first along the handle's hints,
+ * then, if that fails (the file's directory was moved), through the whole tree, within a budget of
+ * {@value #WALK_BUDGET} directory entries. What a handle costs is bounded: at most {@value #WALKERS} walks run at
+ * once (a call waits at most the walk wait for one, then NFS3ERR_JUKEBOX), and a handle searched for in vain is
+ * answered NFS3ERR_STALE without a walk for a while ({@link StaleHandles}).
  */
 final class ExportFs implements AutoCloseable {
     /** Directory entries a handle resolution may list before answering NFS3ERR_STALE. */
     static final int WALK_BUDGET = 100_000;
-    /** The most paths remembered; beyond, the cache starts again empty (resolution still works, by walking). */
+    /** The most paths remembered; beyond, the least recently used go (resolution still works, by walking). */
     static final int MAX_CACHED = 100_000;
     /** The most characters of paths remembered, likewise (bounds the cache's memory whatever the names' lengths). */
     static final long MAX_CACHED_CHARS = 16L << 20;
+    /** Walks of the tree running at once, at most (each lists up to {@value #WALK_BUDGET} entries). */
+    static final int WALKERS = 2;
+    /** Handles searched for in vain that are remembered, and for how long. */
+    static final int MAX_STALE = 10_000;
+    static final java.time.Duration STALE_TTL = java.time.Duration.ofSeconds(60);
     /** The longest path from the export's root the server opens: PATH_MAX - 1 (a longer one is NAMETOOLONG). */
     static final int MAX_PATH = 4095;
 
@@ -46,11 +52,14 @@ final class ExportFs implements AutoCloseable {
     private final FileHandles handles;
     private final long fsid;
     private final FileHandle3 rootHandle;
-    private final Map<Key, String> paths = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong cachedChars = new java.util.concurrent.atomic.AtomicLong();
-
-    private record Key(long ino, int generation) {
-    }
+    private final PathCache paths;
+    private final GenerationSource generations;
+    private final StaleHandles stale = new StaleHandles(MAX_STALE, STALE_TTL);
+    private final java.util.concurrent.Semaphore walkers = new java.util.concurrent.Semaphore(WALKERS, true);
+    private volatile java.time.Duration walkWait = java.time.Duration.ofSeconds(5);
+    private final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
+    /** Directory entries listed by walks so far (what stale and moved handles cost). */
+    private final java.util.concurrent.atomic.LongAdder walked = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * A file of the export, held open ({@code O_PATH}) while a procedure uses it; close it after.
@@ -71,7 +80,10 @@ final class ExportFs implements AutoCloseable {
         }
     }
 
-    private ExportFs(String displayPath, int rootFd, Stat rootStat, FileHandles handles) {
+    private ExportFs(String displayPath, int rootFd, Stat rootStat, FileHandles handles, int maxCached,
+                     GenerationSource generations) {
+        this.paths = new PathCache(maxCached, MAX_CACHED_CHARS);
+        this.generations = generations;
         this.displayPath = displayPath;
         this.rootFd = rootFd;
         this.rootStat = rootStat;
@@ -86,16 +98,59 @@ final class ExportFs implements AutoCloseable {
      * @param root the directory to export
      * @param secret the server's secret, for the handles' MAC
      * @throws PosixException if {@code root} is not an accessible directory
+     * @throws GenerationSource.Unsuitable if its file system gives no way to tell a reused inode number apart
      */
-    static ExportFs open(Path root, byte[] secret) throws PosixException {
+    static ExportFs open(Path root, byte[] secret) throws PosixException, GenerationSource.Unsuitable {
+        return open(root, secret, MAX_CACHED, null);
+    }
+
+    /**
+     * {@link #open(Path, byte[])} remembering at most {@code maxCached} paths, with the generations from
+     * {@code source} (null: the best the file system offers).
+     */
+    static ExportFs open(Path root, byte[] secret, int maxCached, GenerationSource source)
+            throws PosixException, GenerationSource.Unsuitable {
         String absolute = root.toAbsolutePath().normalize().toString();
         int fd = Posix.openat(Posix.AT_FDCWD, bytes(absolute), Posix.O_PATH | Posix.O_DIRECTORY, 0);
         try {
             Stat stat = Posix.fstat(fd);
-            return new ExportFs(absolute, fd, stat, new FileHandles(secret, absolute));
-        } catch (PosixException | RuntimeException e) {
+            GenerationSource chosen = source != null ? source : GenerationSource.choose(absolute, fd, stat);
+            Stat identified = chosen.identify(fd, stat);
+            return new ExportFs(absolute, fd, identified, new FileHandles(secret, absolute), maxCached, chosen);
+        } catch (PosixException | GenerationSource.Unsuitable | RuntimeException e) {
             Posix.close(fd);
             throw e;
+        }
+    }
+
+    /** @return where the generations in this export's handles come from */
+    GenerationSource generationSource() {
+        return generations;
+    }
+
+    /** Status of the file {@code fd} refers to, with its generation. */
+    private Stat identify(int fd) throws PosixException {
+        return generations.identify(fd, Posix.fstat(fd));
+    }
+
+    /**
+     * Status of the entry {@code name} of directory {@code dirfd} (not following a symbolic link), with its
+     * generation; where that needs the file itself, it is opened ({@code O_PATH}) for the moment.
+     */
+    Stat identifyAt(int dirfd, String name) throws PosixException {
+        Stat s = Posix.statx(dirfd, name, Posix.AT_SYMLINK_NOFOLLOW);
+        if (!generations.needsTheFile(s)) {
+            return s;
+        }
+        int fd = Posix.openat2(dirfd, name, Posix.O_PATH | Posix.O_NOFOLLOW, 0, Posix.RESOLVE_CONFINED);
+        try {
+            Stat again = Posix.fstat(fd);
+            if (again.ino() != s.ino()) {
+                throw new PosixException(PosixException.ENOENT, "statx", ExportFs.display(name) + " changed");
+            }
+            return generations.identify(fd, again);
+        } finally {
+            Posix.close(fd);
         }
     }
 
@@ -167,28 +222,46 @@ final class ExportFs implements AutoCloseable {
     }
 
     private void remember(Stat stat, String rel) {
-        remember(new Key(stat.ino(), stat.generation()), rel);
+        remember(new PathCache.Key(stat.ino(), stat.generation()), rel);
     }
 
-    private void remember(Key key, String rel) {
-        if (paths.size() >= MAX_CACHED || cachedChars.addAndGet(rel.length()) > MAX_CACHED_CHARS) {
-            paths.clear();
-            cachedChars.set(rel.length());
-        }
+    private void remember(PathCache.Key key, String rel) {
         paths.put(key, rel);
+        stale.seen(key);
     }
 
     /** Forgets the path of a file that was removed or renamed. */
     void forget(Stat stat) {
-        paths.remove(new Key(stat.ino(), stat.generation()));
+        paths.remove(new PathCache.Key(stat.ino(), stat.generation()));
+    }
+
+    /** How long a call waits for one of the {@value #WALKERS} walks before it is answered NFS3ERR_JUKEBOX. */
+    void walkWait(java.time.Duration wait) {
+        this.walkWait = wait;
+    }
+
+    /** @return directory entries listed by walks so far */
+    long walkedEntries() {
+        return walked.sum();
+    }
+
+    /** @return paths remembered now */
+    int cachedPaths() {
+        return paths.size();
     }
 
     /**
-     * Opens the file a handle names.
+     * Opens the file a handle names. The server does this as itself ({@link CallerThreads#asServer}): a handle
+     * gives access to its file whatever the directories above it allow (knfsd's {@code no_subtree_check}, the
+     * default), and the walk after a restart lists directories the caller may not read.
      *
      * @throws NfsError BADHANDLE for a handle this server did not issue, STALE for a file no longer in the export
      */
     Node resolve(FileHandle3 fh) throws NfsError {
+        return CallerThreads.asServer(() -> resolveAsServer(fh));
+    }
+
+    private Node resolveAsServer(FileHandle3 fh) throws NfsError {
         FileHandles.Decoded d = handles.decode(fh);
         if (d.depth() == 0) {
             if (d.ino() != rootStat.ino() || d.generation() != rootStat.generation()) {
@@ -200,7 +273,7 @@ final class ExportFs implements AutoCloseable {
             }
             return root;
         }
-        Key key = new Key(d.ino(), d.generation());
+        PathCache.Key key = new PathCache.Key(d.ino(), d.generation());
         String rel = paths.get(key);
         if (rel != null) {
             Node node = open(rel, d);
@@ -209,10 +282,29 @@ final class ExportFs implements AutoCloseable {
             }
             paths.remove(key, rel);
         }
+        if (stale.isStale(key)) {
+            throw new NfsError(NfsStat3.NFS3ERR_STALE, "no file of inode " + d.ino() + " in the export (searched"
+                    + " lately)");
+        }
+        boolean permitted;
+        try {
+            permitted = walkers.tryAcquire(walkWait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            permitted = false;
+        }
+        if (!permitted) {
+            throw new NfsError(NfsStat3.NFS3ERR_JUKEBOX, "every walk of the tree is taken");
+        }
         int[] budget = {WALK_BUDGET};
-        rel = walk("", 0, d, budget);
-        if (rel == null) {
-            rel = search(d, budget);
+        try {
+            rel = walk("", 0, d, budget);
+            if (rel == null) {
+                rel = search(d, budget);
+            }
+        } finally {
+            walkers.release();
+            walked.add(WALK_BUDGET - Math.max(0, budget[0]));
         }
         if (rel != null) {
             Node node = open(rel, d);
@@ -221,6 +313,7 @@ final class ExportFs implements AutoCloseable {
                 return node;
             }
         }
+        stale.add(key);
         throw new NfsError(NfsStat3.NFS3ERR_STALE, "no file of inode " + d.ino() + " in the export");
     }
 
@@ -238,7 +331,7 @@ final class ExportFs implements AutoCloseable {
             return null;
         }
         try {
-            Stat stat = Posix.fstat(fd);
+            Stat stat = identify(fd);
             if (stat.ino() == d.ino() && stat.generation() == d.generation() && stat.sameDevice(rootStat)) {
                 int keep = fd;
                 fd = -1;
@@ -396,29 +489,42 @@ final class ExportFs implements AutoCloseable {
             if (dir.isRoot()) {
                 return reopen(dir);
             }
-            String parentRel = parent(dir.rel());
-            int depth = dir.handle().depth() - 1;
-            int fd;
-            try {
-                fd = Posix.openat2(rootFd, openable(parentRel), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
-                        Posix.RESOLVE_CONFINED);
-            } catch (PosixException e) {
-                throw new NfsError(NfsStat3.NFS3ERR_STALE, "the parent of " + display(dir.rel()) + ": "
-                        + e.getMessage());
-            }
-            try {
-                Stat stat = Posix.fstat(fd);
-                FileHandles.Decoded d = new FileHandles.Decoded(depth, stat.ino(), stat.generation(),
-                        dir.handle().parentHints());
-                Node node = new Node(fd, parentRel, stat, d);
-                fd = -1;
-                return node;
-            } catch (PosixException e) {
-                throw NfsError.of(e);
-            } finally {
-                Posix.close(fd);
-            }
+            return CallerThreads.asServer(() -> parentOf(dir));
         }
+        return child(dir, name);
+    }
+
+    /** The parent of {@code dir} (not the root), opened by its path from the root, as the server. */
+    private Node parentOf(Node dir) throws NfsError {
+        String parentRel = parent(dir.rel());
+        int depth = dir.handle().depth() - 1;
+        int fd;
+        try {
+            fd = Posix.openat2(rootFd, openable(parentRel), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
+                    Posix.RESOLVE_CONFINED);
+        } catch (PosixException e) {
+            throw new NfsError(NfsStat3.NFS3ERR_STALE, "the parent of " + display(dir.rel()) + ": "
+                    + e.getMessage());
+        }
+        try {
+            Stat stat = identify(fd);
+            FileHandles.Decoded d = new FileHandles.Decoded(depth, stat.ino(), stat.generation(),
+                    dir.handle().parentHints());
+            Node node = new Node(fd, parentRel, stat, d);
+            fd = -1;
+            return node;
+        } catch (PosixException e) {
+            throw NfsError.of(e);
+        } finally {
+            Posix.close(fd);
+        }
+    }
+
+    /**
+     * The entry {@code name} of {@code dir}, opened as the acting identity: the kernel requires search permission
+     * on {@code dir}, as for a local lookup.
+     */
+    private Node child(Node dir, String name) throws NfsError {
         Names.check(name);
         checkPathLength(dir, name); // its handle could not be resolved again (openat2 takes at most PATH_MAX)
         int fd;
@@ -431,7 +537,7 @@ final class ExportFs implements AutoCloseable {
             throw NfsError.of(e);
         }
         try {
-            Stat stat = Posix.fstat(fd);
+            Stat stat = identify(fd);
             int depth = dir.handle().depth() + 1;
             if (depth > FileHandles.MAX_DEPTH) {
                 throw new NfsError(NfsStat3.NFS3ERR_NAMETOOLONG, "deeper than " + FileHandles.MAX_DEPTH);
@@ -466,12 +572,16 @@ final class ExportFs implements AutoCloseable {
         return n == hints.length ? hints : java.util.Arrays.copyOf(hints, n);
     }
 
-    /** A second descriptor of the same file (the caller closes both). */
+    /** A second descriptor of the same file (the caller closes both), opened by the server. */
     Node reopen(Node node) throws NfsError {
+        return CallerThreads.asServer(() -> reopenAsServer(node));
+    }
+
+    private Node reopenAsServer(Node node) throws NfsError {
         try {
             int fd = Posix.openat2(rootFd, openable(node.rel()), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
                     Posix.RESOLVE_CONFINED);
-            Stat stat = Posix.fstat(fd);
+            Stat stat = identify(fd);
             if (stat.ino() != node.stat().ino()) {
                 Posix.close(fd);
                 throw new NfsError(NfsStat3.NFS3ERR_STALE, display(node.rel()) + " changed");
@@ -482,9 +592,9 @@ final class ExportFs implements AutoCloseable {
         }
     }
 
-    /** Status of the entry {@code name} of {@code dir} (not following a symbolic link). */
+    /** Status of the entry {@code name} of {@code dir} (not following a symbolic link), with its generation. */
     Stat statAt(Node dir, String name) throws PosixException {
-        return Posix.statx(dir.fd(), name, Posix.AT_SYMLINK_NOFOLLOW);
+        return identifyAt(dir.fd(), name);
     }
 
     /** Fresh status of {@code node}. */
@@ -493,12 +603,49 @@ final class ExportFs implements AutoCloseable {
     }
 
     /**
-     * Opens {@code node}'s file for I/O (through {@code /proc/self/fd}, so exactly that file).
+     * Opens {@code node}'s file for I/O (through {@code /proc/self/fd}, so exactly that file), as the server: only
+     * once the server has decided the caller may (knfsd opens without the kernel's check likewise, so that its owner
+     * allowance works: {@link Permissions}). Reads and writes through the descriptor then run as the caller.
      *
      * @param flags {@link Posix#O_RDONLY}, {@link Posix#O_WRONLY} or {@link Posix#O_RDWR}, plus others
      */
     int openForIo(Node node, int flags) throws PosixException {
-        return Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()), flags | Posix.O_NOCTTY, 0);
+        return CallerThreads.asServer(() -> Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()),
+                flags | Posix.O_NOCTTY, 0));
+    }
+
+    /**
+     * Commits {@code node}'s metadata to stable storage, as knfsd's {@code commit_metadata} for a {@code sync}
+     * export: {@code fsync} of a regular file or directory (opened by the server: the caller may not read it);
+     * a symbolic link or special file cannot be opened for that, so the file system is synced ({@code syncfs}).
+     */
+    void commit(Node node) throws PosixException {
+        commits.increment();
+        Stat s = node.stat();
+        CallerThreads.asServer(() -> {
+            int fd;
+            if (s.isRegular() || s.isDirectory()) {
+                fd = Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()), Posix.O_RDONLY | Posix.O_NOCTTY
+                        | (s.isDirectory() ? Posix.O_DIRECTORY : Posix.O_NONBLOCK), 0);
+            } else {
+                fd = Posix.openat(Posix.AT_FDCWD, Posix.procPath(rootFd), Posix.O_RDONLY | Posix.O_DIRECTORY, 0);
+            }
+            try {
+                if (s.isRegular() || s.isDirectory()) {
+                    Posix.fsync(fd);
+                } else {
+                    Posix.syncfs(fd);
+                }
+            } finally {
+                Posix.close(fd);
+            }
+            return null;
+        });
+    }
+
+    /** @return metadata commits so far */
+    long commits() {
+        return commits.sum();
     }
 
     boolean sameFileSystem(Stat stat) {

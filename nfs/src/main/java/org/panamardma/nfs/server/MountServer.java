@@ -2,9 +2,10 @@ package org.panamardma.nfs.server;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Map;
+import java.util.Optional;
 import org.panamardma.nfs.MountClient;
 import org.panamardma.nfs.MountStat3;
 import org.panamardma.oncrpc.AuthFlavor;
@@ -15,27 +16,42 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The MOUNT protocol, version 3 (RFC 1813 appendix I), for one export: MNT answers the root handle and the
- * flavor AUTH_SYS, UMNT and UMNTALL forget a client's mounts, DUMP lists them, EXPORT names the export. Each MNT
- * and UMNT is logged at INFO. Clients are told apart by the machine name of their AUTH_SYS credential (MOUNT has
- * nothing better: RFC 1813 appendix I, section 5.2.2).
+ * flavor AUTH_SYS, UMNT and UMNTALL forget a client's mounts, DUMP lists them, EXPORT names the export and its
+ * client list. Each MNT and UMNT is logged at INFO.
+ *
+ * <p>MNT is where a client learns the root handle, so it is where rpc.mountd checks the client: an address not in
+ * the export's client list, or a source port above 1023 under {@code secure}, is MNT3ERR_ACCES (mount(8) says
+ * "access denied by server"), logged at WARN at a bounded rate. The other procedures but NULL are refused to an
+ * address not listed before they get here ({@link ExportGate}).
+ *
+ * <p>The mount list (DUMP) is what clients said about themselves (MOUNT has nothing better: RFC 1813 appendix I,
+ * section 5.2.2), so it is bounded: at most {@value #MAX_MOUNTS} entries, the oldest forgotten first.
  */
 final class MountServer {
     private static final Logger LOG = LoggerFactory.getLogger(MountServer.class);
+    /** The most entries the mount list keeps. */
+    static final int MAX_MOUNTS = 1024;
 
     private final ExportFs fs;
-    private final ExportOptions options;
+    private final ExportClients clients;
+    private final Squashing squashing;
+    private final RateLimitedLog refusals;
     private final Runnable onUnmount;
-    private final Set<Entry> mounts = ConcurrentHashMap.newKeySet();
+    /** The mount list, oldest first; guarded by itself. */
+    private final Map<Entry, Boolean> mounts = new LinkedHashMap<>();
 
-    private record Entry(String host, String path) {
+    private record Entry(String host, String address, String path) {
     }
 
     /**
      * @param onUnmount run after each UMNT (the server logs its statistics then)
      */
-    MountServer(ExportFs fs, ExportOptions options, Runnable onUnmount) {
+    MountServer(ExportFs fs, ExportClients clients, Squashing squashing, RateLimitedLog refusals,
+                Runnable onUnmount) {
         this.fs = fs;
-        this.options = options;
+        this.clients = clients;
+        this.squashing = squashing;
+        this.refusals = refusals;
         this.onUnmount = onUnmount;
     }
 
@@ -45,6 +61,27 @@ final class MountServer {
         return p.equals(fs.path());
     }
 
+    /** @return the number of entries in the mount list */
+    int mountCount() {
+        synchronized (mounts) {
+            return mounts.size();
+        }
+    }
+
+    private void remember(Entry e) {
+        synchronized (mounts) {
+            mounts.remove(e);
+            mounts.put(e, Boolean.TRUE);
+            while (mounts.size() > MAX_MOUNTS) {
+                mounts.remove(mounts.keySet().iterator().next());
+            }
+        }
+    }
+
+    private static String address(Optional<ExportGate.Client> client) {
+        return client.flatMap(ExportGate.Client::address).map(a -> a.getAddress().getHostAddress()).orElse("");
+    }
+
     void register(RpcDispatcher.Builder builder) {
         int prog = MountClient.PROGRAM;
         int vers = MountClient.VERSION;
@@ -52,14 +89,26 @@ final class MountServer {
         builder.register(prog, vers, MountClient.PROC_MNT, in -> in.getOpaqueBytes(MountClient.MNTPATHLEN),
                 (byte[] raw, org.panamardma.oncrpc.RpcCall call) -> {
                     String path = new String(raw, StandardCharsets.UTF_8);
-                    Caller caller = Caller.of(call, options);
+                    Optional<ExportGate.Client> client = ExportGate.current();
+                    String from = client.map(ExportGate.Client::describe).orElse("an unknown address");
+                    if (client.isEmpty() || !client.get().listed()) {
+                        refusals.warn(() -> "MOUNT: refused MNT " + path + " from " + from
+                                + ": not in the export's client list (--allow)");
+                        return out -> out.putEnum(MountStat3.MNT3ERR_ACCES.code());
+                    }
+                    if (!client.get().portAllowed()) {
+                        refusals.warn(() -> "MOUNT: refused MNT " + path + " from " + from
+                                + ": not a reserved port, and the export is secure (insecure lifts it)");
+                        return out -> out.putEnum(MountStat3.MNT3ERR_ACCES.code());
+                    }
+                    ExportOptions options = client.get().options();
+                    Caller caller = squashing.map(call, options);
                     if (!isExport(path)) {
-                        LOG.info("MNT " + path + " by " + caller + ": not exported");
+                        LOG.info("MNT " + path + " by " + caller + " at " + from + ": not exported");
                         return out -> out.putEnum(MountStat3.MNT3ERR_NOENT.code());
                     }
-                    mounts.add(new Entry(caller.machine(), fs.path()));
-                    LOG.info("MNT " + path + " by " + caller + (options.rootSquash()
-                            ? " (root squashed)" : "") + (options.readOnly() ? ", read-only" : ""));
+                    remember(new Entry(caller.machine(), address(client), fs.path()));
+                    LOG.info("MNT " + path + " by " + caller + " at " + from + " (" + options + ")");
                     return out -> {
                         out.putEnum(MountStat3.MNT3_OK.code());
                         fs.rootHandle().encodeTo(out);
@@ -67,11 +116,14 @@ final class MountServer {
                     };
                 });
         builder.register(prog, vers, 2 /* DUMP */, in -> Boolean.TRUE, (a, call) -> {
-            List<Entry> list = new ArrayList<>(mounts);
+            List<Entry> list;
+            synchronized (mounts) {
+                list = new ArrayList<>(mounts.keySet());
+            }
             return out -> {
                 for (Entry e : list) {
-                    out.putBoolean(true).putString(e.host(), MountClient.MNTNAMLEN)
-                            .putString(e.path(), MountClient.MNTPATHLEN);
+                    out.putBoolean(true).putString(e.host().isEmpty() ? e.address() : e.host(),
+                            MountClient.MNTNAMLEN).putString(e.path(), MountClient.MNTPATHLEN);
                 }
                 out.putBoolean(false);
             };
@@ -79,21 +131,37 @@ final class MountServer {
         builder.register(prog, vers, MountClient.PROC_UMNT, in -> in.getOpaqueBytes(MountClient.MNTPATHLEN),
                 (byte[] raw, org.panamardma.oncrpc.RpcCall call) -> {
                     String path = new String(raw, StandardCharsets.UTF_8);
-                    Caller caller = Caller.of(call, options);
-                    mounts.remove(new Entry(caller.machine(), fs.path()));
+                    Optional<ExportGate.Client> client = ExportGate.current();
+                    Caller caller = squashing.map(call, client.map(ExportGate.Client::options)
+                            .orElse(clients.defaults()));
+                    synchronized (mounts) {
+                        mounts.remove(new Entry(caller.machine(), address(client), fs.path()));
+                    }
                     LOG.info("UMNT " + path + " by " + caller);
                     onUnmount.run();
                     return XdrEncodable.VOID;
                 });
         builder.register(prog, vers, 4 /* UMNTALL */, in -> Boolean.TRUE, (a, call) -> {
-            Caller caller = Caller.of(call, options);
-            mounts.removeIf(e -> e.host().equals(caller.machine()));
+            Optional<ExportGate.Client> client = ExportGate.current();
+            Caller caller = squashing.map(call, client.map(ExportGate.Client::options).orElse(clients.defaults()));
+            String address = address(client);
+            synchronized (mounts) {
+                mounts.keySet().removeIf(e -> e.host().equals(caller.machine()) && e.address().equals(address));
+            }
             LOG.info("UMNTALL by " + caller);
             return XdrEncodable.VOID;
         });
         builder.register(prog, vers, MountClient.PROC_EXPORT, in -> Boolean.TRUE, (a, call) -> out -> {
+            // exportnode: the directory and its groups (the client list; "*" for every address)
             out.putBoolean(true).putString(fs.path(), MountClient.MNTPATHLEN);
-            out.putBoolean(true).putString("*", MountClient.MNTNAMLEN).putBoolean(false);
+            if (clients.everyAddress()) {
+                out.putBoolean(true).putString("*", MountClient.MNTNAMLEN);
+            } else {
+                for (ExportClients.Rule r : clients.rules()) {
+                    out.putBoolean(true).putString(r.block().toString(), MountClient.MNTNAMLEN);
+                }
+            }
+            out.putBoolean(false);
             out.putBoolean(false);
         });
     }

@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -18,7 +17,6 @@ import org.panamardma.nfs.NfsTime3;
 import org.panamardma.nfs.Sattr3;
 import org.panamardma.nfs.StableHow;
 import org.panamardma.nfs.WccData;
-import org.panamardma.oncrpc.ReplyResources;
 import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.xdr.Xdr;
 import org.panamardma.xdr.XdrDecoder;
@@ -26,8 +24,6 @@ import org.panamardma.xdr.XdrEncodable;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 import org.panamardma.xdr.XdrReader;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The NFS version 3 program (RFC 1813 section 3) over one {@link ExportFs}: every procedure, as an
@@ -35,11 +31,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What it enforces, as knfsd does:
  * <ul>
- *   <li>AUTH_SYS permissions checked by the server itself against the file's owner, group and mode bits (the server
- *       usually runs as root, so the kernel checks nothing for it): {@link Caller#may}, with knfsd's two allowances:
- *       the owner may READ and WRITE its file whatever the mode (a file created read-only is still written by its
- *       creator, which open(O_CREAT, 0444) needs), and READ is allowed with execute permission (exec over NFS);
- *       root squashed by default ({@link ExportOptions});
+ *   <li>each procedure runs on an OS thread acting as its caller ({@link CallerThreads}: the caller's file-system
+ *       ids and groups, after {@link Squashing}, and no CAP_FSETID unless root), so files are made by the caller,
+ *       and the kernel checks its permissions ({@link Permissions}: ACLs included, with knfsd's two allowances:
+ *       the owner may READ and WRITE its file whatever the mode, READ is allowed with execute permission) and
+ *       clears set-id bits on its writes; what the server does for itself (finding a file from its handle, opening
+ *       a file once it has decided the caller may) it does as itself;
+ *   <li>the export's client list and options per client ({@link ExportGate}, {@link ExportClients}): a call from a
+ *       port above 1023 under {@code secure} is NFS3ERR_PERM, as knfsd's {@code nfsd_setuser_and_check_port};
  *   <li>{@code sattr3} changes: mode by the owner, owner by root, group by the owner to a group it is in, times to
  *       the server's clock by anyone who may write, to a given time by the owner; the sticky bit on REMOVE and
  *       RENAME;
@@ -54,8 +53,6 @@ import org.slf4j.LoggerFactory;
  * decode are GARBAGE_ARGS (the dispatcher's). The failure results carry no attributes (they are optional).
  */
 public final class Nfs3Server {
-    private static final Logger LOG = LoggerFactory.getLogger(Nfs3Server.class);
-
     /** FSINFO rtmax and wtmax, rtpref and wtpref: 1 MiB, the largest READ and WRITE. */
     public static final int MAX_IO = 1 << 20;
     /** FSINFO dtpref, and the largest READDIR / READDIRPLUS reply this server builds. */
@@ -64,29 +61,28 @@ public final class Nfs3Server {
     static final int MAX_PATH = 4095;
 
     private final ExportFs fs;
-    private final ExportOptions options;
-    private final IoBuffers buffers;
-    private final byte[] writeVerifier = new byte[8];
-    private final boolean serverIsRoot = Posix.geteuid() == 0;
+    private final CallRunner runner;
+    private final WriteVerifier verifier = new WriteVerifier();
     private final LongAdder[] calls = new LongAdder[22];
     private final LongAdder bytesRead = new LongAdder();
     private final LongAdder bytesWritten = new LongAdder();
 
-    Nfs3Server(ExportFs fs, ExportOptions options, IoBuffers buffers) {
+    Nfs3Server(ExportFs fs, CallRunner runner) {
         this.fs = fs;
-        this.options = options;
-        this.buffers = buffers;
-        // RFC 1813 section 3.3.7: the verifier changes when the server restarts, so that clients send again what
-        // they wrote UNSTABLE and had not committed
-        new SecureRandom().nextBytes(writeVerifier);
+        this.runner = runner;
         for (int i = 0; i < calls.length; i++) {
             calls[i] = new LongAdder();
         }
     }
 
-    /** @return the write verifier of this instance (big-endian) */
+    /** @return the write verifier now (big-endian) */
     long writeVerifier() {
-        return ByteBuffer.wrap(writeVerifier).getLong();
+        return verifier.current();
+    }
+
+    /** {@code writeverf3}: the verifier's 8 bytes, big-endian. */
+    private byte[] writeVerifierBytes() {
+        return ByteBuffer.allocate(8).putLong(verifier.current()).array();
     }
 
     /** @return calls per procedure so far, and the data moved, for log lines */
@@ -134,8 +130,8 @@ public final class Nfs3Server {
         procedure(builder, Nfs3.PROC_LOOKUP, DirOp::decode, Shape.ATTR, this::lookup);
         procedure(builder, Nfs3.PROC_ACCESS, AccessArgs::decode, Shape.ATTR, this::access);
         procedure(builder, Nfs3.PROC_READLINK, FileHandle3::decode, Shape.ATTR, this::readlink);
-        procedure(builder, Nfs3.PROC_READ, ReadArgs::decode, Shape.ATTR, this::read);
-        procedure(builder, Nfs3.PROC_WRITE, WriteArgs::decode, Shape.WCC, this::write);
+        procedure(builder, Nfs3.PROC_READ, ReadArgs::decode, Shape.ATTR, ReadArgs::bufferBytes, this::read);
+        procedure(builder, Nfs3.PROC_WRITE, WriteArgs::decode, Shape.WCC, WriteArgs::bufferBytes, this::write);
         procedure(builder, Nfs3.PROC_CREATE, CreateArgs::decode, Shape.WCC, this::create);
         procedure(builder, Nfs3.PROC_MKDIR, MkdirArgs::decode, Shape.WCC, this::mkdir);
         procedure(builder, Nfs3.PROC_SYMLINK, SymlinkArgs::decode, Shape.WCC, this::symlink);
@@ -154,23 +150,19 @@ public final class Nfs3Server {
 
     private <A> void procedure(RpcDispatcher.Builder builder, int number, XdrReader<A> arguments, Shape failure,
                                Body<A> body) {
+        procedure(builder, number, arguments, failure, a -> 0, body);
+    }
+
+    /**
+     * Registers a procedure, run by the {@link CallRunner} (the client's checks, its caller, the thread acting as
+     * it); {@code bufferBytes} says how large a data buffer it needs ({@link CallScope#lease()}).
+     */
+    private <A> void procedure(RpcDispatcher.Builder builder, int number, XdrReader<A> arguments, Shape failure,
+                               java.util.function.ToLongFunction<A> bufferBytes, Body<A> body) {
         builder.register(Nfs3.PROGRAM, Nfs3.VERSION, number, arguments, (A args, org.panamardma.oncrpc.RpcCall call)
                 -> {
             calls[number].increment();
-            Caller caller = Caller.of(call, options);
-            try {
-                return body.run(args, caller);
-            } catch (NfsError e) {
-                return failure(e.status(), failure);
-            } catch (PosixException e) {
-                return failure(e.status(), failure);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return failure(NfsStat3.NFS3ERR_JUKEBOX, failure);
-            } catch (RuntimeException e) {
-                LOG.error("procedure " + number + " failed", e);
-                return failure(NfsStat3.NFS3ERR_SERVERFAULT, failure);
-            }
+            return runner.run(number, args, call, bufferBytes, body::run, status -> failure(status, failure));
         });
     }
 
@@ -204,8 +196,8 @@ public final class Nfs3Server {
         return new WccData(before == null ? null : before.toWccAttr(), after);
     }
 
-    private void requireWritable() throws NfsError {
-        if (options.readOnly()) {
+    private static void requireWritable(Caller c) throws NfsError {
+        if (c.options().readOnly()) {
             throw new NfsError(NfsStat3.NFS3ERR_ROFS, "read-only export");
         }
     }
@@ -226,9 +218,36 @@ public final class Nfs3Server {
     }
 
     /** Write and search permission on a directory, to change its entries. */
-    private static void requireModifiable(Caller c, ExportFs.Node dir) throws NfsError {
-        if (!c.may(dir.stat(), Caller.WRITE | Caller.EXECUTE)) {
+    private static void requireModifiable(Caller c, ExportFs.Node dir) throws NfsError, PosixException {
+        if (!Permissions.mayModifyEntries(dir)) {
             throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not change the entries of the directory");
+        }
+    }
+
+    /** Whether the acting identity may write the entry {@code name} of {@code dir}. */
+    private boolean mayWriteEntry(ExportFs.Node dir, String name) throws NfsError, PosixException {
+        try (ExportFs.Node entry = fs.lookup(dir, name)) {
+            return Permissions.may(entry, Permissions.WRITE);
+        }
+    }
+
+    /**
+     * For a {@code sync} export (the default), commits the metadata the procedure changed before it replies, as
+     * knfsd's {@code commit_metadata} after a create, remove, rename, link or setattr: a reply tells the client the
+     * change is durable (a server crash after it must not lose a file the client was told exists).
+     */
+    private void commitMetadata(Caller c, ExportFs.Node... changed) throws PosixException {
+        if (!c.options().sync()) {
+            return;
+        }
+        for (int i = 0; i < changed.length; i++) {
+            boolean again = false;
+            for (int j = 0; j < i; j++) {
+                again |= changed[j].stat().ino() == changed[i].stat().ino();
+            }
+            if (!again) {
+                fs.commit(changed[i]);
+            }
         }
     }
 
@@ -274,6 +293,11 @@ public final class Nfs3Server {
         static ReadArgs decode(XdrDecoder in) {
             return new ReadArgs(FileHandle3.decode(in), in.getUnsignedHyper(), in.getUnsignedInt("count"));
         }
+
+        /** The buffer the data is read into: at most rtmax; none for a READ that reads nothing. */
+        long bufferBytes() {
+            return offset < 0 || count == 0 ? 0 : Math.min(count, MAX_IO);
+        }
     }
 
     /** WRITE3args; {@code data} is a view of the call's memory, never a copy. */
@@ -284,6 +308,14 @@ public final class Nfs3Server {
             long count = in.getUnsignedInt("count");
             StableHow stable = in.getEnum(StableHow::of, "stable_how");
             return new WriteArgs(fh, offset, count, stable, in.getOpaque(Integer.MAX_VALUE));
+        }
+
+        /**
+         * The buffer data arriving in heap memory (over TCP) is copied into for the system call; none for data in
+         * native memory (over RDMA, written from where it arrived) or a WRITE that is refused anyway.
+         */
+        long bufferBytes() {
+            return data.isNative() || count == 0 || count > MAX_IO || count > data.byteSize() ? 0 : count;
         }
     }
 
@@ -386,9 +418,10 @@ public final class Nfs3Server {
                     w.encodeTo(out);
                 };
             }
-            requireWritable();
-            checkSetattr(c, before, a.attributes());
-            applyAttributes(n, before, a.attributes());
+            requireWritable(c);
+            checkSetattr(c, n, before, a.attributes());
+            applyAttributes(c, n, before, a.attributes());
+            commitMetadata(c, n);
             WccData w = wcc(before, attributes(n));
             return out -> {
                 ok(out);
@@ -397,12 +430,16 @@ public final class Nfs3Server {
         }
     }
 
-    /** Who may change what (see the class comment); throws before anything is changed. */
-    private static void checkSetattr(Caller c, Stat s, Sattr3 a) throws NfsError {
+    /**
+     * Who may change what (see the class comment); throws before anything is changed. The kernel checks each change
+     * again as it makes it (the thread acts as the caller); checking first keeps a refused SETATTR from applying
+     * half of its attributes, and answers knfsd's status codes.
+     */
+    private static void checkSetattr(Caller c, ExportFs.Node n, Stat s, Sattr3 a) throws NfsError, PosixException {
         boolean ownerOrRoot = c.isRoot() || c.owns(s);
         if (a.size() != null) {
             requireRegular(s);
-            if (!c.owns(s) && !c.may(s, Caller.WRITE)) {
+            if (!Permissions.mayWrite(c, n)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not truncate");
             }
         }
@@ -421,7 +458,8 @@ public final class Nfs3Server {
             throw new NfsError(NfsStat3.NFS3ERR_PERM, c + " may not change the group to " + a.gid());
         }
         for (Sattr3.SetTime t : List.of(a.atime(), a.mtime())) {
-            if (t.how() == Sattr3.SetTime.SET_TO_SERVER_TIME && !ownerOrRoot && !c.may(s, Caller.WRITE)) {
+            if (t.how() == Sattr3.SetTime.SET_TO_SERVER_TIME && !ownerOrRoot
+                    && !Permissions.may(n, Permissions.WRITE)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not touch the file");
             }
             if (t.how() == Sattr3.SetTime.SET_TO_CLIENT_TIME && !ownerOrRoot) {
@@ -430,8 +468,13 @@ public final class Nfs3Server {
         }
     }
 
-    /** Applies {@code a} to {@code n}: size, then owner (which clears set-id bits), then mode, then times. */
-    private void applyAttributes(ExportFs.Node n, Stat s, Sattr3 a) throws PosixException {
+    /**
+     * Applies {@code a} to {@code n} as the caller: size, then owner (which clears set-id bits), then mode (without
+     * set-id bits for a shared identity; the kernel drops set-group-id for a caller outside the file's group), then
+     * times. The file is opened for the truncate by the server (it has checked the caller may, knfsd's owner
+     * allowance included); the truncate itself runs as the caller, so the kernel clears set-id bits.
+     */
+    private void applyAttributes(Caller c, ExportFs.Node n, Stat s, Sattr3 a) throws PosixException {
         if (a.size() != null) {
             if (a.size() < 0) {
                 throw new PosixException(PosixException.EFBIG, "ftruncate", "size beyond 2^63");
@@ -448,7 +491,7 @@ public final class Nfs3Server {
                     Posix.AT_EMPTY_PATH);
         }
         if (a.mode() != null) {
-            Posix.fchmodat(Posix.AT_FDCWD, Posix.procPath(n.fd()), a.mode() & 07777, 0);
+            Posix.fchmodat(Posix.AT_FDCWD, Posix.procPath(n.fd()), c.permittedMode(a.mode()) & 07777, 0);
         }
         if (a.atime().how() != Sattr3.SetTime.HOW_DONT_CHANGE || a.mtime().how() != Sattr3.SetTime.HOW_DONT_CHANGE) {
             long[] at = utime(a.atime());
@@ -472,7 +515,7 @@ public final class Nfs3Server {
     private XdrEncodable lookup(DirOp a, Caller c) throws NfsError, PosixException {
         try (ExportFs.Node dir = fs.resolve(a.dir())) {
             requireDirectory(dir);
-            if (!c.may(dir.stat(), Caller.EXECUTE)) {
+            if (!Permissions.may(dir, Permissions.EXECUTE)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not search the directory");
             }
             try (ExportFs.Node child = fs.lookup(dir, a.name())) {
@@ -489,30 +532,33 @@ public final class Nfs3Server {
         }
     }
 
-    /** ACCESS (section 3.3.4): the asked-for bits the caller has. */
+    /**
+     * ACCESS (section 3.3.4): the asked-for bits the caller has, as the kernel decides them for it (knfsd's
+     * {@code nfsd_access}: no owner allowance here, so that the client sees the file's real permissions).
+     */
     private XdrEncodable access(AccessArgs a, Caller c) throws NfsError, PosixException {
         try (ExportFs.Node n = fs.resolve(a.object())) {
             Stat s = fs.stat(n);
             int granted = 0;
-            boolean writable = !options.readOnly();
+            boolean writable = !c.options().readOnly();
             if (s.isDirectory()) {
-                if (c.may(s, Caller.READ)) {
+                if (Permissions.may(n, Permissions.READ)) {
                     granted |= Nfs3.ACCESS_READ;
                 }
-                if (c.may(s, Caller.EXECUTE)) {
+                if (Permissions.may(n, Permissions.EXECUTE)) {
                     granted |= Nfs3.ACCESS_LOOKUP;
                 }
-                if (writable && c.may(s, Caller.WRITE | Caller.EXECUTE)) {
+                if (writable && Permissions.mayModifyEntries(n)) {
                     granted |= Nfs3.ACCESS_MODIFY | Nfs3.ACCESS_EXTEND | Nfs3.ACCESS_DELETE;
                 }
             } else {
-                if (c.may(s, Caller.READ)) {
+                if (Permissions.may(n, Permissions.READ)) {
                     granted |= Nfs3.ACCESS_READ;
                 }
-                if (writable && c.may(s, Caller.WRITE)) {
+                if (writable && Permissions.may(n, Permissions.WRITE)) {
                     granted |= Nfs3.ACCESS_MODIFY | Nfs3.ACCESS_EXTEND;
                 }
-                if (c.may(s, Caller.EXECUTE)) {
+                if (Permissions.may(n, Permissions.EXECUTE)) {
                     granted |= Nfs3.ACCESS_EXECUTE;
                 }
             }
@@ -547,11 +593,11 @@ public final class Nfs3Server {
      * from there; the data item is DDP-eligible (RFC 8267 section 4.1), so over RPC-over-RDMA it leaves by RDMA
      * Write from that buffer.
      */
-    private XdrEncodable read(ReadArgs a, Caller c) throws NfsError, PosixException, InterruptedException {
+    private XdrEncodable read(ReadArgs a, Caller c) throws NfsError, PosixException {
         try (ExportFs.Node n = fs.resolve(a.file())) {
             Stat s = n.stat();
             requireRegular(s);
-            if (!c.owns(s) && !c.may(s, Caller.READ) && !c.may(s, Caller.EXECUTE)) {
+            if (!Permissions.mayRead(c, n)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not read");
             }
             int count = (int) Math.min(a.count(), MAX_IO);
@@ -566,9 +612,8 @@ public final class Nfs3Server {
                 };
             }
             int fd = fs.openForIo(n, Posix.O_RDONLY);
-            IoBuffers.Lease lease = null;
             try {
-                lease = buffers.take(count);
+                IoBuffers.Lease lease = CallScope.lease();
                 MemorySegment buffer = lease.segment();
                 long done = 0;
                 while (done < count) {
@@ -582,14 +627,12 @@ public final class Nfs3Server {
                 boolean eof = a.offset() + done >= after.size();
                 bytesRead.add(done);
                 MemorySegment data;
-                if (ReplyResources.available()) {
-                    ReplyResources.holdUntilSent(lease);
+                if (CallScope.zeroCopy()) {
+                    CallScope.holdUntilSent(lease); // sent from the buffer, which the transport gives back after
                     data = buffer.asSlice(0, done);
                 } else {
                     data = MemorySegment.ofArray(buffer.asSlice(0, done).toArray(ValueLayout.JAVA_BYTE));
-                    lease.close();
                 }
-                lease = null;
                 Fattr3 attrs = attributes(after);
                 int n32 = (int) done;
                 return out -> {
@@ -599,17 +642,14 @@ public final class Nfs3Server {
                     out.putEligibleOpaque(data, MAX_IO);
                 };
             } finally {
-                if (lease != null) {
-                    lease.close();
-                }
                 Posix.close(fd);
             }
         }
     }
 
     /** WRITE (section 3.3.7): UNSTABLE goes to the page cache, DATA_SYNC and FILE_SYNC to the disk first. */
-    private XdrEncodable write(WriteArgs a, Caller c) throws NfsError, PosixException, InterruptedException {
-        requireWritable();
+    private XdrEncodable write(WriteArgs a, Caller c) throws NfsError, PosixException {
+        requireWritable(c);
         if (a.count() > a.data().byteSize()) {
             throw new NfsError(NfsStat3.NFS3ERR_INVAL, "count " + a.count() + " but " + a.data().byteSize()
                     + " bytes of data");
@@ -623,43 +663,46 @@ public final class Nfs3Server {
         try (ExportFs.Node n = fs.resolve(a.file())) {
             Stat before = n.stat();
             requireRegular(before);
-            if (!c.owns(before) && !c.may(before, Caller.WRITE)) {
+            if (!Permissions.mayWrite(c, n)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not write");
             }
             int count = (int) a.count();
             int fd = fs.openForIo(n, Posix.O_WRONLY);
-            IoBuffers.Lease lease = null;
             Stat after;
             try {
                 MemorySegment data = a.data().asSlice(0, count);
-                if (!data.isNative() && count > 0) {
-                    lease = buffers.take(count);
+                if (a.bufferBytes() > 0) {
+                    // heap data (TCP) into native memory the system call can take
+                    IoBuffers.Lease lease = CallScope.lease();
                     MemorySegment.copy(data, 0, lease.segment(), 0, count);
                     data = lease.segment().asSlice(0, count);
                 }
-                long done = 0;
-                while (done < count) {
-                    done += Posix.pwrite(fd, data.asSlice(done), a.offset() + done);
-                }
-                if (a.stable() == StableHow.FILE_SYNC) {
-                    Posix.fsync(fd);
-                } else if (a.stable() == StableHow.DATA_SYNC) {
-                    Posix.fdatasync(fd);
+                try {
+                    long done = 0;
+                    while (done < count) {
+                        done += Posix.pwrite(fd, data.asSlice(done), a.offset() + done);
+                    }
+                    if (a.stable() == StableHow.FILE_SYNC) {
+                        Posix.fsync(fd);
+                    } else if (a.stable() == StableHow.DATA_SYNC) {
+                        Posix.fdatasync(fd);
+                    }
+                } catch (PosixException e) {
+                    verifier.failed(e); // data acknowledged UNSTABLE before may be lost: clients must resend it
+                    throw e;
                 }
                 after = Posix.fstat(fd);
                 bytesWritten.add(count);
             } finally {
-                if (lease != null) {
-                    lease.close();
-                }
                 Posix.close(fd);
             }
             WccData w = wcc(before, attributes(after));
             StableHow committed = a.stable();
+            byte[] verf = writeVerifierBytes();
             return out -> {
                 ok(out);
                 w.encodeTo(out);
-                out.putInt(count).putEnum(committed.code()).putFixedOpaque(writeVerifier);
+                out.putInt(count).putEnum(committed.code()).putFixedOpaque(verf);
             };
         }
     }
@@ -679,38 +722,28 @@ public final class Nfs3Server {
     }
 
     /**
-     * Gives a new file to its creator (when this server can: it runs as root), the group being the directory's
-     * when the directory is set-group-id (as the kernel does for a local creator), then sets the mode exactly as the
-     * client gave it (the server's umask must not apply; the client applied its own), and the rest of {@code a}.
+     * Sets what CREATE, MKDIR, SYMLINK and MKNOD were given besides the mode, which the creation itself applied (the
+     * thread's umask is 0; the client applied its own): the owner and group only for root, as knfsd's
+     * {@code nfsd_create_setattr} (a caller other than root made the file its own, in the group the kernel chose:
+     * its own, or the directory's when that is set-group-id, and may not give it away), then size and times.
      */
-    private void initialize(ExportFs.Node dir, ExportFs.Node child, Caller c, Sattr3 a, Integer mode)
-            throws PosixException {
-        if (serverIsRoot) {
-            int gid = (dir.stat().mode() & 02000) != 0 ? dir.stat().gid() : c.gid();
-            int uid = c.uid();
-            if (a.uid() != null && c.isRoot()) {
-                uid = a.uid();
-            }
-            if (a.gid() != null && (c.isRoot() || c.inGroup(a.gid()))) {
-                gid = a.gid();
-            }
-            Posix.fchownat(child.fd(), "", uid, gid, Posix.AT_EMPTY_PATH);
-        }
-        if (mode != null && !child.stat().isSymlink()) {
-            Posix.fchmodat(Posix.AT_FDCWD, Posix.procPath(child.fd()), mode & 07777, 0);
+    private void initialize(Caller c, ExportFs.Node child, Sattr3 a) throws PosixException {
+        if (c.isRoot() && (a.uid() != null || a.gid() != null)) {
+            Posix.fchownat(child.fd(), "", a.uid() == null ? -1 : a.uid(), a.gid() == null ? -1 : a.gid(),
+                    Posix.AT_EMPTY_PATH);
         }
         Sattr3 rest = new Sattr3(null, null, null, a.size(), a.atime(), a.mtime());
         if (rest.size() != null || rest.atime().how() != 0 || rest.mtime().how() != 0) {
             if (child.stat().isSymlink()) {
                 return;
             }
-            applyAttributes(child, child.stat(), rest);
+            applyAttributes(c, child, child.stat(), rest);
         }
     }
 
     /** CREATE (section 3.3.8): UNCHECKED, GUARDED, and EXCLUSIVE with the verifier kept in atime and mtime. */
     private XdrEncodable create(CreateArgs a, Caller c) throws NfsError, PosixException {
-        requireWritable();
+        requireWritable(c);
         try (ExportFs.Node dir = fs.resolve(a.where().dir())) {
             requireDirectory(dir);
             String name = a.where().name();
@@ -719,7 +752,8 @@ public final class Nfs3Server {
             requireModifiable(c, dir);
             Stat dirBefore = fs.stat(dir);
             Integer mode = a.attributes().mode();
-            int initial = a.mode() == Nfs3.CREATE_EXCLUSIVE ? 0600 : (mode == null ? 0644 : mode & 0777);
+            int initial = a.mode() == Nfs3.CREATE_EXCLUSIVE ? 0600
+                    : (mode == null ? 0644 : c.permittedMode(mode) & 07777);
             int fd;
             try {
                 fd = Posix.openat2(dir.fd(), name, Posix.O_CREAT | Posix.O_EXCL | Posix.O_RDONLY | Posix.O_NOFOLLOW,
@@ -733,13 +767,13 @@ public final class Nfs3Server {
             Posix.close(fd);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
                 if (a.mode() == Nfs3.CREATE_EXCLUSIVE) {
-                    initialize(dir, child, c, Sattr3.NONE, null);
                     ByteBuffer v = ByteBuffer.wrap(a.verifier());
                     Posix.utimensat(Posix.AT_FDCWD, Posix.procPath(child.fd()), Integer.toUnsignedLong(v.getInt()), 0,
                             Integer.toUnsignedLong(v.getInt()), 0, 0);
                 } else {
-                    initialize(dir, child, c, a.attributes(), mode);
+                    initialize(c, child, a.attributes());
                 }
+                commitMetadata(c, child, dir);
                 return created(dir, dirBefore, child);
             }
         }
@@ -763,8 +797,9 @@ public final class Nfs3Server {
             }
             if (a.attributes().size() != null) {
                 Sattr3 size = Sattr3.NONE.withSize(a.attributes().size());
-                checkSetattr(c, s, size);
-                applyAttributes(existing, s, size);
+                checkSetattr(c, existing, s, size);
+                applyAttributes(c, existing, s, size);
+                commitMetadata(c, existing);
             }
             return created(dir, dirBefore, existing);
         }
@@ -772,7 +807,7 @@ public final class Nfs3Server {
 
     /** MKDIR (section 3.3.9). */
     private XdrEncodable mkdir(MkdirArgs a, Caller c) throws NfsError, PosixException {
-        requireWritable();
+        requireWritable(c);
         try (ExportFs.Node dir = fs.resolve(a.where().dir())) {
             requireDirectory(dir);
             String name = a.where().name();
@@ -781,13 +816,12 @@ public final class Nfs3Server {
             requireModifiable(c, dir);
             Stat dirBefore = fs.stat(dir);
             Integer mode = a.attributes().mode();
-            int m = mode == null ? 0755 : mode & 07777;
-            if ((dir.stat().mode() & 02000) != 0) {
-                m |= 02000; // a directory below a set-group-id directory is set-group-id too
-            }
-            Posix.mkdirat(dir.fd(), name, 0700);
+            // mkdir(2) keeps the permission and sticky bits; a directory below a set-group-id directory becomes
+            // set-group-id by the kernel (and takes its group)
+            Posix.mkdirat(dir.fd(), name, mode == null ? 0755 : c.permittedMode(mode) & 07777);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
-                initialize(dir, child, c, a.attributes(), m);
+                initialize(c, child, a.attributes());
+                commitMetadata(c, child, dir);
                 return created(dir, dirBefore, child);
             }
         }
@@ -795,7 +829,7 @@ public final class Nfs3Server {
 
     /** SYMLINK (section 3.3.10); the target is stored as given: the server never follows it, clients do. */
     private XdrEncodable symlink(SymlinkArgs a, Caller c) throws NfsError, PosixException {
-        requireWritable();
+        requireWritable(c);
         if (a.target().isEmpty() || a.target().indexOf('\0') >= 0) {
             throw new NfsError(NfsStat3.NFS3ERR_INVAL, "symbolic link target empty or holding a NUL");
         }
@@ -811,7 +845,8 @@ public final class Nfs3Server {
             Stat dirBefore = fs.stat(dir);
             Posix.symlinkat(a.target(), dir.fd(), name);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
-                initialize(dir, child, c, Sattr3.NONE.withOwner(a.attributes().uid(), a.attributes().gid()), null);
+                initialize(c, child, Sattr3.NONE.withOwner(a.attributes().uid(), a.attributes().gid()));
+                commitMetadata(c, dir); // the directory's fsync commits the new link's inode with it (journal)
                 return created(dir, dirBefore, child);
             }
         }
@@ -819,7 +854,7 @@ public final class Nfs3Server {
 
     /** MKNOD (section 3.3.11): FIFOs and sockets for anyone who may create; devices for root only. */
     private XdrEncodable mknod(MknodArgs a, Caller c) throws NfsError, PosixException {
-        requireWritable();
+        requireWritable(c);
         int type = switch (a.type()) {
             case NF3FIFO -> Posix.S_IFIFO;
             case NF3SOCK -> Posix.S_IFSOCK;
@@ -839,9 +874,10 @@ public final class Nfs3Server {
             Stat dirBefore = fs.stat(dir);
             Integer mode = a.attributes().mode();
             long dev = makedev(a.major(), a.minor());
-            Posix.mknodat(dir.fd(), name, type | 0600, dev);
+            Posix.mknodat(dir.fd(), name, type | (c.permittedMode(mode == null ? 0644 : mode) & 07777), dev);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
-                initialize(dir, child, c, a.attributes(), mode == null ? 0644 : mode);
+                initialize(c, child, a.attributes());
+                commitMetadata(c, dir);
                 return created(dir, dirBefore, child);
             }
         }
@@ -856,7 +892,7 @@ public final class Nfs3Server {
 
     /** REMOVE (section 3.3.12) and RMDIR (section 3.3.13). */
     private XdrEncodable remove(DirOp a, Caller c, boolean directory) throws NfsError, PosixException {
-        requireWritable();
+        requireWritable(c);
         try (ExportFs.Node dir = fs.resolve(a.dir())) {
             requireDirectory(dir);
             String name = a.name();
@@ -876,6 +912,7 @@ public final class Nfs3Server {
             }
             Posix.unlinkat(dir.fd(), name, directory ? Posix.AT_REMOVEDIR : 0);
             fs.forget(target);
+            commitMetadata(c, dir);
             WccData w = wcc(dirBefore, attributes(dir));
             return out -> {
                 ok(out);
@@ -886,7 +923,7 @@ public final class Nfs3Server {
 
     /** RENAME (section 3.3.14). */
     private XdrEncodable rename(RenameArgs a, Caller c) throws NfsError, PosixException {
-        requireWritable();
+        requireWritable(c);
         try (ExportFs.Node from = fs.resolve(a.from().dir()); ExportFs.Node to = fs.resolve(a.to().dir())) {
             requireDirectory(from);
             requireDirectory(to);
@@ -914,7 +951,7 @@ public final class Nfs3Server {
             if (target != null) {
                 requireStickyAllows(c, toBefore, target);
             }
-            if (source.isDirectory() && fromBefore.ino() != toBefore.ino() && !c.may(source, Caller.WRITE)) {
+            if (source.isDirectory() && fromBefore.ino() != toBefore.ino() && !mayWriteEntry(from, a.from().name())) {
                 // moving a directory elsewhere rewrites its ".." entry
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not move the directory");
             }
@@ -923,6 +960,7 @@ public final class Nfs3Server {
             if (target != null) {
                 fs.forget(target);
             }
+            commitMetadata(c, from, to);
             WccData fromWcc = wcc(fromBefore, attributes(from));
             WccData toWcc = wcc(toBefore, attributes(to));
             return out -> {
@@ -935,7 +973,7 @@ public final class Nfs3Server {
 
     /** LINK (section 3.3.15): a hard link; like Linux's protected_hardlinks, only to a file one owns or may read and write. */
     private XdrEncodable link(LinkArgs a, Caller c) throws NfsError, PosixException {
-        requireWritable();
+        requireWritable(c);
         try (ExportFs.Node file = fs.resolve(a.file()); ExportFs.Node dir = fs.resolve(a.link().dir())) {
             requireDirectory(dir);
             String name = a.link().name();
@@ -946,14 +984,24 @@ public final class Nfs3Server {
             if (s.isDirectory()) {
                 throw new NfsError(NfsStat3.NFS3ERR_ISDIR, "hard link to a directory");
             }
-            if (!c.isRoot() && !c.owns(s) && !(s.isRegular() && c.may(s, Caller.READ | Caller.WRITE))) {
+            if (!c.isRoot() && !c.owns(s) && !(s.isRegular() && Permissions.may(file, Permissions.READ
+                    | Permissions.WRITE))) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not link to a file it cannot read and write");
             }
             Stat dirBefore = fs.stat(dir);
             if (s.isSymlink()) {
-                Posix.linkat(file.fd(), "", dir.fd(), name, Posix.AT_EMPTY_PATH);
+                // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH: the server links, having checked the caller may
+                CallerThreads.asServer(() -> {
+                    Posix.linkat(file.fd(), "", dir.fd(), name, Posix.AT_EMPTY_PATH);
+                    return null;
+                });
             } else {
                 Posix.linkat(Posix.AT_FDCWD, Posix.procPath(file.fd()), dir.fd(), name, Posix.AT_SYMLINK_FOLLOW);
+            }
+            if (s.isRegular()) {
+                commitMetadata(c, file, dir); // its link count
+            } else {
+                commitMetadata(c, dir);
             }
             Fattr3 attrs = attributes(file);
             WccData w = wcc(dirBefore, attributes(dir));
@@ -992,7 +1040,7 @@ public final class Nfs3Server {
     private XdrEncodable readdir(ReaddirArgs a, Caller c) throws NfsError, PosixException {
         try (ExportFs.Node dir = fs.resolve(a.dir())) {
             requireDirectory(dir);
-            if (!c.may(dir.stat(), Caller.READ)) {
+            if (!Permissions.may(dir, Permissions.READ)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not list the directory");
             }
             Stat dirStat = dir.stat();
@@ -1094,7 +1142,7 @@ public final class Nfs3Server {
             if (name.equals("..") && dir.isRoot()) {
                 return dir.stat();
             }
-            Stat s = Posix.statx(dfd, name, Posix.AT_SYMLINK_NOFOLLOW);
+            Stat s = fs.identifyAt(dfd, name);
             return fs.sameFileSystem(s) ? s : null;
         } catch (PosixException e) {
             return null;
@@ -1165,22 +1213,28 @@ public final class Nfs3Server {
         try (ExportFs.Node n = fs.resolve(a.file())) {
             Stat before = n.stat();
             requireRegular(before);
-            if (!c.owns(before) && !c.may(before, Caller.WRITE) && !c.may(before, Caller.READ)) {
+            if (!c.owns(before) && !Permissions.may(n, Permissions.WRITE) && !Permissions.may(n, Permissions.READ)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not commit");
             }
             int fd = fs.openForIo(n, Posix.O_RDONLY);
             Stat after;
             try {
-                Posix.fsync(fd);
+                try {
+                    Posix.fsync(fd);
+                } catch (PosixException e) {
+                    verifier.failed(e); // a writeback error: what was written UNSTABLE may be lost
+                    throw e;
+                }
                 after = Posix.fstat(fd);
             } finally {
                 Posix.close(fd);
             }
             WccData w = wcc(before, attributes(after));
+            byte[] verf = writeVerifierBytes();
             return out -> {
                 ok(out);
                 w.encodeTo(out);
-                out.putFixedOpaque(writeVerifier);
+                out.putFixedOpaque(verf);
             };
         }
     }

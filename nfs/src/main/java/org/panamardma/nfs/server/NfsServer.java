@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import org.panamardma.nfs.MountClient;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.PortmapClient;
@@ -46,11 +47,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class NfsServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NfsServer.class);
+    /** How long {@link #close()} waits for running procedures before it frees their data buffers. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
     /** MOUNT's port by default: the one Linux's rpc.mountd is usually given (Debian's MOUNTD_PORT examples). */
     public static final int DEFAULT_MOUNT_PORT = 20048;
 
     private final ExportFs fs;
     private final IoBuffers buffers;
+    private final CallerThreads threads;
     private final Nfs3Server nfs;
     private final TcpRpcServer tcp;
     private final TcpRpcServer mount;
@@ -60,40 +64,58 @@ public final class NfsServer implements AutoCloseable {
     private boolean closed;
 
     private NfsServer(Builder b) throws IOException {
+        ExportClients clients = ExportClients.of(b.allowed, b.options);
+        ServerIdentity identity = ServerIdentity.ofThisProcess();
+        Squashing squashing = Squashing.forThisProcess(identity);
+        checkAnonymousIds(clients);
         byte[] secret = secret(b.state, b.export);
         ExportFs opened = ExportFs.open(b.export, secret);
+        opened.walkWait(b.resourceWait);
         IoBuffers pool = null;
+        CallerThreads workers = null;
         Nfs3Server program;
         List<RpcRdmaServer> rdmaServers = new ArrayList<>();
         TcpRpcServer tcpServer = null;
         TcpRpcServer mountServer = null;
+        RateLimitedLog refusals = ExportGate.refusalLog();
         try {
             pool = new IoBuffers(Nfs3Server.MAX_IO, b.smallBuffers, b.largeBuffers);
-            program = new Nfs3Server(opened, b.options, pool);
+            workers = new CallerThreads(identity, b.threads, b.threads * 64, "nfs-caller");
+            program = new Nfs3Server(opened, new CallRunner(pool, workers, squashing,
+                    new CallRunner.Waits(b.resourceWait, b.runningWait), refusals));
             RpcDispatcher.Builder nfsDispatcher = RpcDispatcher.builder();
             program.register(nfsDispatcher);
             RpcDispatcher dispatcher = nfsDispatcher.build();
             RpcDispatcher.Builder mountDispatcher = RpcDispatcher.builder();
             Nfs3Server p = program;
-            new MountServer(opened, b.options, () -> LOG.atInfo().log(() -> statistics(p,
+            new MountServer(opened, clients, squashing, refusals, () -> LOG.atInfo().log(() -> statistics(p,
                     rdmaServers))).register(mountDispatcher);
+            RpcDispatcher mountPrograms = mountDispatcher.build();
             if (b.tcp != null) {
-                tcpServer = TcpRpcServer.builder(dispatcher).bind(b.tcp).logConnections(true)
+                tcpServer = TcpRpcServer.builder(new ExportGate(dispatcher, Set.of(), clients, true, "NFS over TCP",
+                                refusals)).bind(b.tcp).logConnections(true)
                         .maxRecordSize(Nfs3Server.MAX_IO + (64 << 10))
                         .replyBufferSize(Nfs3Server.MAX_DIR_REPLY + (16 << 10)).start();
             }
             for (InetSocketAddress address : b.rdma) {
-                rdmaServers.add(RpcRdmaServer.builder(dispatcher).bind(address).logConnections(true)
+                // over RDMA the client's port proves nothing (the Linux client's RDMA CM port is ephemeral): the
+                // client list applies, secure does not, as with knfsd
+                rdmaServers.add(RpcRdmaServer.builder(new ExportGate(dispatcher, Set.of(), clients, false,
+                                "NFS over RDMA", refusals)).bind(address).logConnections(true)
                         .maxMessageSizes(Nfs3Server.MAX_IO + (64 << 10), Nfs3Server.MAX_IO + (64 << 10))
                         .credits(b.credits).timeout(b.rdmaTimeout).start());
             }
-            mountServer = TcpRpcServer.builder(mountDispatcher.build()).bind(b.mount).logConnections(true).start();
+            mountServer = TcpRpcServer.builder(new ExportGate(mountPrograms, Set.of(MountClient.PROC_MNT), clients,
+                    true, "MOUNT", refusals)).bind(b.mount).logConnections(true).start();
         } catch (IOException | RuntimeException e) {
             for (RpcRdmaServer r : rdmaServers) {
                 r.close();
             }
             if (tcpServer != null) {
                 tcpServer.close();
+            }
+            if (workers != null) {
+                workers.close();
             }
             if (pool != null) {
                 pool.close();
@@ -103,16 +125,24 @@ public final class NfsServer implements AutoCloseable {
         }
         this.fs = opened;
         this.buffers = pool;
+        this.threads = workers;
         this.nfs = program;
         this.tcp = tcpServer;
         this.rdma = List.copyOf(rdmaServers);
         this.mount = mountServer;
-        LOG.info("exporting " + fs.path() + (b.options.readOnly() ? " read-only" : "")
-                + (b.options.rootSquash() ? ", root squashed to " + Integer.toUnsignedString(b.options.anonUid())
-                + ":" + Integer.toUnsignedString(b.options.anonGid()) : ", no root squash") + "; NFSv3"
+        LOG.info("exporting " + fs.path() + " to " + (clients.everyAddress()
+                ? "every address (no --allow given: any host that can reach the server may mount it) with "
+                + clients.defaults() : clients) + "; NFSv3"
                 + (tcp != null ? " over TCP " + tcp.address() : "")
                 + rdma.stream().map(r -> " over RDMA " + r.address()).reduce("", String::concat)
-                + "; MOUNT v3 over TCP " + mount.address() + "; state " + b.state);
+                + "; MOUNT v3 over TCP " + mount.address() + "; state " + b.state + "; acting as each caller on "
+                + b.threads + " threads");
+        if (!identity.privileged()) {
+            LOG.warn("the server runs as " + identity + " without CAP_SETUID and CAP_SETGID: it cannot act as its"
+                    + " callers, so every caller acts as " + Integer.toUnsignedString(identity.uid()) + ":"
+                    + Integer.toUnsignedString(identity.gid()) + " (files are made by that user, the kernel checks"
+                    + " that user's permissions, and no client may make set-id files)");
+        }
         if (b.rpcbind) {
             registerWithRpcbind();
         }
@@ -168,6 +198,16 @@ public final class NfsServer implements AutoCloseable {
         return rdma;
     }
 
+    /** The exported tree (for tests: what handle resolution cost). */
+    ExportFs exportFs() {
+        return fs;
+    }
+
+    /** The READ/WRITE buffer pool (for tests: what is lent out). */
+    IoBuffers ioBuffers() {
+        return buffers;
+    }
+
     /** @return the exported directory, absolute */
     public String exportPath() {
         return fs.path();
@@ -215,8 +255,38 @@ public final class NfsServer implements AutoCloseable {
         }
         // DEBUG: at JVM exit the logging system may be shut down already; the command prints its own last line
         LOG.atDebug().log(() -> "stopped; " + statistics());
-        buffers.close();
+        threads.close();
+        // a procedure still running (its caller gave up on it, or a transport was closed under it) may be inside a
+        // system call on a pooled buffer, which keeps the pool's arena acquired: free the pool once none runs
+        boolean idle;
+        try {
+            idle = threads.awaitIdle(CLOSE_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            idle = false;
+        }
+        if (idle) {
+            buffers.close();
+        } else {
+            LOG.warn("a procedure still runs " + CLOSE_WAIT.toSeconds() + " s after the server closed (a file system"
+                    + " that hangs?): its data buffers are left allocated");
+        }
         fs.close();
+    }
+
+    /** Refuses anonymous ids the kernel cannot represent here (outside the user namespace's map). */
+    private static void checkAnonymousIds(ExportClients clients) {
+        IdRanges uids = IdRanges.users();
+        IdRanges gids = IdRanges.groups();
+        List<ExportOptions> all = new ArrayList<>();
+        all.add(clients.defaults());
+        clients.rules().forEach(r -> all.add(r.options()));
+        for (ExportOptions o : all) {
+            if (!uids.isValid(o.anonUid()) || !gids.isValid(o.anonGid())) {
+                throw new IllegalArgumentException("anonymous ids " + Integer.toUnsignedString(o.anonUid()) + ":"
+                        + Integer.toUnsignedString(o.anonGid()) + " are not ids of this user namespace");
+            }
+        }
     }
 
     // ---- rpcbind ----------------------------------------------------------------------------------------------
@@ -326,6 +396,10 @@ public final class NfsServer implements AutoCloseable {
         private Duration rdmaTimeout = Duration.ofSeconds(30);
         private int smallBuffers = 256;
         private int largeBuffers = 32;
+        private final List<String> allowed = new ArrayList<>();
+        private int threads = 16;
+        private Duration resourceWait = Duration.ofSeconds(5);
+        private Duration runningWait = Duration.ofSeconds(60);
 
         private Builder(Path export) {
             this.export = Objects.requireNonNull(export, "export");
@@ -337,9 +411,48 @@ public final class NfsServer implements AutoCloseable {
             return this;
         }
 
-        /** Read-only, root squash and the anonymous ids; {@link ExportOptions#DEFAULTS} by default. */
+        /**
+         * How the export is served: to every address when no {@link #allow} is given, else the base each client
+         * block's own options change; {@link ExportOptions#DEFAULTS} by default.
+         */
         public Builder options(ExportOptions options) {
             this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /**
+         * Adds a client block to the export's client list: {@code CIDR} or {@code CIDR(option,...)} with exports(5)
+         * option names ({@link ExportOptions#with}), e.g. {@code 10.77.0.0/16} or {@code 10.77.0.9(ro)}. With none,
+         * every address may mount. The most specific block holding a client's address decides.
+         *
+         * @throws IllegalArgumentException (at {@link #start}) for a malformed entry
+         */
+        public Builder allow(String entry) {
+            this.allowed.add(Objects.requireNonNull(entry, "entry"));
+            return this;
+        }
+
+        /**
+         * The OS threads procedures run on, each acting as its caller; 16 by default (knfsd starts 8 or 16). At most
+         * 64 calls per thread wait for one; a call beyond is answered NFS3ERR_JUKEBOX at once.
+         */
+        public Builder threads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("at least one thread, not " + threads);
+            }
+            this.threads = threads;
+            return this;
+        }
+
+        /**
+         * How long a call waits for a thread or a data buffer before it is answered NFS3ERR_JUKEBOX (5 s by default,
+         * as long as Linux's client waits before it tries again after a JUKEBOX), and how long its transport waits
+         * for a procedure that runs (a hung file system) before it gives it up and answers NFS3ERR_JUKEBOX (60 s by
+         * default).
+         */
+        public Builder waits(Duration resource, Duration running) {
+            this.resourceWait = Objects.requireNonNull(resource, "resource");
+            this.runningWait = Objects.requireNonNull(running, "running");
             return this;
         }
 

@@ -38,9 +38,19 @@ public final class NfsServerMain {
               --mount ADDR:PORT     MOUNT v3 over TCP (default 0.0.0.0:20048)
               --state DIR           where the file handle secret is kept (default $XDG_STATE_HOME/panama-nfs or
                                     ~/.local/state/panama-nfs); never inside the export
-              --read-only           refuse every change (NFS3ERR_ROFS)
-              --no-root-squash      let AUTH_SYS uid 0 act as root (default: squashed to the anonymous ids)
-              --anon UID:GID        the anonymous ids (default 65534:65534)
+              --allow CIDR[(OPTS)]  a client block that may mount and use the export (repeatable), with its own
+                                    exports(5) options, e.g. 10.77.0.0/16 or 10.77.0.9(ro,all_squash); the most
+                                    specific block holding a client's address decides. Without any, every address
+                                    may (the server says so when it starts)
+              the options of every client (and the base of each --allow block's own):
+              --read-only           refuse every change (NFS3ERR_ROFS)                        [ro]
+              --no-root-squash      let AUTH_SYS uid 0 act as root (default: squashed)        [no_root_squash]
+              --all-squash          every caller acts as the anonymous ids                    [all_squash]
+              --anon UID:GID        the anonymous ids (default 65534:65534)               [anonuid, anongid]
+              --insecure            take calls from ports above 1023 over TCP (default: only
+                                    reserved ports, as the Linux client uses; RDMA: not checked) [insecure]
+              --async               reply before metadata changes are on disk                [async]
+              --threads N           the threads procedures run on, each acting as its caller (default 16)
               --no-rpcbind          do not register with the local rpcbind
               --credits N           RPC-over-RDMA credits per connection (default 32)
               --debug               log at DEBUG too
@@ -56,13 +66,15 @@ public final class NfsServerMain {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--read-only", "--no-root-squash", "--no-rpcbind" -> pending.add(new String[] {a});
+                case "--read-only", "--no-root-squash", "--no-rpcbind", "--all-squash", "--insecure", "--async" ->
+                        pending.add(new String[] {a});
                 case "--debug" -> debug = true;
                 case "-h", "--help" -> {
                     System.out.print(USAGE);
                     return;
                 }
-                case "--export", "--tcp", "--rdma", "--mount", "--state", "--anon", "--credits" -> {
+                case "--export", "--tcp", "--rdma", "--mount", "--state", "--anon", "--credits", "--allow",
+                     "--threads" -> {
                     if (i + 1 >= args.length) {
                         fail(a + " needs a value");
                     }
@@ -80,30 +92,19 @@ public final class NfsServerMain {
             fail("--export DIR is required");
         }
         configureLogging(debug);
-        builder = NfsServer.builder(export);
-        ExportOptions options = ExportOptions.DEFAULTS;
-        for (String[] p : pending) {
-            switch (p[0]) {
-                case "--read-only" -> options = options.withReadOnly(true);
-                case "--no-root-squash" -> options = options.withRootSquash(false);
-                case "--no-rpcbind" -> builder.rpcbind(false);
-                case "--tcp" -> builder.tcp(p[1].equals("none") ? null : address(p[1]));
-                case "--rdma" -> builder.rdma(address(p[1]));
-                case "--mount" -> builder.mount(address(p[1]));
-                case "--state" -> builder.state(Path.of(p[1]));
-                case "--credits" -> builder.credits(Integer.parseInt(p[1]));
-                case "--anon" -> {
-                    String[] ids = p[1].split(":");
-                    if (ids.length != 2) {
-                        fail("--anon UID:GID");
-                    }
-                    options = options.withAnonymous(Integer.parseUnsignedInt(ids[0]), Integer.parseUnsignedInt(ids[1]));
-                }
-                default -> throw new IllegalStateException(p[0]);
-            }
+        try {
+            builder = configure(export, pending);
+        } catch (IllegalArgumentException e) {
+            fail(e.getMessage());
+            return;
         }
-        builder.options(options);
-        NfsServer server = builder.start();
+        NfsServer server;
+        try {
+            server = builder.start();
+        } catch (IllegalArgumentException e) {
+            fail(e.getMessage()); // a bad --allow entry or anonymous id
+            return;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
             // written directly: java.util.logging has its own shutdown hook, which may have closed the handlers
@@ -114,6 +115,42 @@ public final class NfsServerMain {
         }, "nfs-server-shutdown"));
         System.err.println("nfs-server: ready");
         server.awaitClose();
+    }
+
+    /**
+     * The server the options ({@code --name} or {@code --name value}, in order) describe.
+     *
+     * @throws IllegalArgumentException for a bad value
+     */
+    static NfsServer.Builder configure(Path export, List<String[]> pending) throws UnknownHostException {
+        NfsServer.Builder builder = NfsServer.builder(export);
+        ExportOptions options = ExportOptions.DEFAULTS;
+        for (String[] p : pending) {
+            switch (p[0]) {
+                case "--read-only" -> options = options.withReadOnly(true);
+                case "--no-root-squash" -> options = options.withRootSquash(false);
+                case "--all-squash" -> options = options.withAllSquash(true);
+                case "--insecure" -> options = options.withSecure(false);
+                case "--async" -> options = options.withSync(false);
+                case "--allow" -> builder.allow(p[1]);
+                case "--threads" -> builder.threads(Integer.parseInt(p[1]));
+                case "--no-rpcbind" -> builder.rpcbind(false);
+                case "--tcp" -> builder.tcp(p[1].equals("none") ? null : address(p[1]));
+                case "--rdma" -> builder.rdma(address(p[1]));
+                case "--mount" -> builder.mount(address(p[1]));
+                case "--state" -> builder.state(Path.of(p[1]));
+                case "--credits" -> builder.credits(Integer.parseInt(p[1]));
+                case "--anon" -> {
+                    String[] ids = p[1].split(":");
+                    if (ids.length != 2) {
+                        throw new IllegalArgumentException("--anon UID:GID");
+                    }
+                    options = options.withAnonymous(Integer.parseUnsignedInt(ids[0]), Integer.parseUnsignedInt(ids[1]));
+                }
+                default -> throw new IllegalStateException(p[0]);
+            }
+        }
+        return builder.options(options);
     }
 
     /** {@code ADDR:PORT}, {@code [IPv6]:PORT}, or {@code :PORT} / {@code PORT} for every address. */

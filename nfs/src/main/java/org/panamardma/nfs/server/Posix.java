@@ -80,6 +80,16 @@ final class Posix {
 
     /** The {@code openat2} system call number: 437 on every architecture (the generic table). */
     private static final long SYS_OPENAT2 = 437;
+    /**
+     * The {@code faccessat2} system call number: 439 on every architecture. Called directly: glibc's
+     * {@code faccessat} falls back to its own st_mode arithmetic where the kernel lacks it, which knows no ACLs.
+     */
+    private static final long SYS_FACCESSAT2 = 439;
+
+    static final int R_OK = 4;
+    static final int W_OK = 2;
+    static final int X_OK = 1;
+    static final int AT_EACCESS = 0x200;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
@@ -89,6 +99,9 @@ final class Posix {
 
     private static final MethodHandle OPENAT2 = downcall("syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle FACCESSAT2 = downcall("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
             Linker.Option.firstVariadicArg(1));
     private static final MethodHandle OPENAT = downcall("openat",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(3));
@@ -101,6 +114,11 @@ final class Posix {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
     private static final MethodHandle FSYNC = downcall("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle FDATASYNC = downcall("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle SYNCFS = downcall("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle IOCTL = downcall("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG,
+            ADDRESS), Linker.Option.firstVariadicArg(2));
+    /** {@code FS_IOC_GETVERSION} ({@code _IOR('v', 1, long)}, linux/fs.h): the inode's generation. */
+    static final long FS_IOC_GETVERSION = 0x80087601L;
     private static final MethodHandle FTRUNCATE = downcall("ftruncate64",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
     private static final MethodHandle LSEEK = downcall("lseek64",
@@ -211,6 +229,35 @@ final class Posix {
         }
     }
 
+    /**
+     * {@code faccessat2(2)} of the file {@code fd} refers to, with {@code AT_EMPTY_PATH | AT_EACCESS}: whether the
+     * calling thread's file-system ids, groups and capabilities allow {@code mode} ({@link #R_OK} | {@link #W_OK} |
+     * {@link #X_OK}), decided by the kernel as for an open or exec: mode bits, POSIX ACLs, capabilities, a
+     * read-only mount (Linux 5.8).
+     *
+     * @return 0 if allowed, else the errno (EACCES, EPERM, EROFS, ETXTBSY)
+     */
+    static int faccess(int fd, int mode) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            long r = (long) FACCESSAT2.invokeExact(state, SYS_FACCESSAT2, fd, path(arena, ""), mode,
+                    AT_EMPTY_PATH | AT_EACCESS);
+            if (r == 0) {
+                return 0;
+            }
+            int errno = errno(state);
+            return switch (errno) {
+                case PosixException.EACCES, PosixException.EPERM, PosixException.EROFS, PosixException.ETXTBSY ->
+                        errno;
+                default -> throw new PosixException(errno, "faccessat2", "fd " + fd);
+            };
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
     /** {@code openat(2)} (close-on-exec added); used only to reopen {@code /proc/self/fd/N}. */
     static int openat(int dirfd, String path, int flags, int mode) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
@@ -300,6 +347,31 @@ final class Posix {
 
     static void fdatasync(int fd) throws PosixException {
         simple(FDATASYNC, "fdatasync", fd);
+    }
+
+    /**
+     * {@code ioctl(fd, FS_IOC_GETVERSION)}: the generation the file system gave the inode when it made it (ext2/3/4,
+     * xfs, btrfs keep one; it tells apart the files that had the same inode number at different times).
+     *
+     * @throws PosixException ENOTTY where the file system has none
+     */
+    static int inodeVersion(int fd) throws PosixException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment out = arena.allocate(8, 8);
+            check((int) IOCTL.invokeExact(state, fd, FS_IOC_GETVERSION, out), state, "ioctl(FS_IOC_GETVERSION)",
+                    "fd " + fd);
+            return out.get(JAVA_INT, 0); // the kernel writes an int (ext4_ioctl: put_user(i_generation, (int *)))
+        } catch (PosixException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code syncfs(2)}: the whole file system {@code fd} is on. */
+    static void syncfs(int fd) throws PosixException {
+        simple(SYNCFS, "syncfs", fd);
     }
 
     private static void simple(MethodHandle handle, String op, int fd) throws PosixException {

@@ -33,10 +33,14 @@ import org.panamardma.nfs.WccData;
  * @param btimeSec birth, seconds; valid only if {@code hasBtime}
  * @param btimeNsec birth, nanoseconds
  * @param hasBtime whether the file system reported a birth time
+ * @param inodeVersion the generation the file system keeps in the inode ({@code FS_IOC_GETVERSION}), where the
+ *                     export has no birth times ({@link ExportFs} fills it in); valid only if {@code hasInodeVersion}
+ * @param hasInodeVersion whether {@code inodeVersion} was filled in
  */
 record Stat(int mode, long nlink, int uid, int gid, long size, long blocks, long ino, int devMajor, int devMinor,
             int rdevMajor, int rdevMinor, long atimeSec, int atimeNsec, long mtimeSec, int mtimeNsec,
-            long ctimeSec, int ctimeNsec, long btimeSec, int btimeNsec, boolean hasBtime) {
+            long ctimeSec, int ctimeNsec, long btimeSec, int btimeNsec, boolean hasBtime, int inodeVersion,
+            boolean hasInodeVersion) {
 
     /** Reads a filled {@code struct statx} (linux/stat.h). */
     static Stat of(MemorySegment b) {
@@ -46,7 +50,13 @@ record Stat(int mode, long nlink, int uid, int gid, long size, long blocks, long
                 b.get(JAVA_LONG, 32), b.get(JAVA_INT, 136), b.get(JAVA_INT, 140), b.get(JAVA_INT, 128),
                 b.get(JAVA_INT, 132), b.get(JAVA_LONG, 64), b.get(JAVA_INT, 72), b.get(JAVA_LONG, 112),
                 b.get(JAVA_INT, 120), b.get(JAVA_LONG, 96), b.get(JAVA_INT, 104), b.get(JAVA_LONG, 80),
-                b.get(JAVA_INT, 88), (mask & Posix.STATX_BTIME) != 0);
+                b.get(JAVA_INT, 88), (mask & Posix.STATX_BTIME) != 0, 0, false);
+    }
+
+    /** This status with the inode's own generation, for an export without birth times. */
+    Stat withInodeVersion(int version) {
+        return new Stat(mode, nlink, uid, gid, size, blocks, ino, devMajor, devMinor, rdevMajor, rdevMinor, atimeSec,
+                atimeNsec, mtimeSec, mtimeNsec, ctimeSec, ctimeNsec, btimeSec, btimeNsec, hasBtime, version, true);
     }
 
     int type() {
@@ -76,13 +86,19 @@ record Stat(int mode, long nlink, int uid, int gid, long size, long blocks, long
 
     /**
      * A generation number telling apart two files that had the same inode number at different times: the birth
-     * time, where the file system keeps one (ext4, xfs, btrfs, tmpfs), else 0.
+     * time, where the file system keeps one (ext4, xfs, btrfs, tmpfs); else the generation the export filled in
+     * ({@link #withInodeVersion}); 0 only for a status the export has not identified (never one it makes a handle
+     * of or compares with one: it refuses a file system offering neither).
      */
     int generation() {
-        if (!hasBtime) {
+        long x;
+        if (hasBtime) {
+            x = btimeSec * 1_000_000_007L + btimeNsec;
+        } else if (hasInodeVersion) {
+            x = 0x6765_6e00_0000_0000L ^ Integer.toUnsignedLong(inodeVersion);
+        } else {
             return 0;
         }
-        long x = btimeSec * 1_000_000_007L + btimeNsec;
         x ^= x >>> 33;
         x *= 0xff51afd7ed558ccdL;
         x ^= x >>> 33;

@@ -90,4 +90,32 @@ class NfsServerMainTest {
     static final class JavaNfsServerProcessPattern {
         static final java.util.regex.Pattern PROBLEM = java.util.regex.Pattern.compile("^\\S+ (WARN|ERROR) ");
     }
+
+    /** The command's export options reach the server: a client list with options of its own, and the global ones. */
+    @Test
+    void exportOptionsFromTheCommandLine(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path export = java.nio.file.Files.createDirectories(dir.resolve("export"));
+        List<String[]> options = List.of(new String[] {"--allow", "127.0.0.1(rw,no_root_squash,no_all_squash)"},
+                new String[] {"--allow", "10.0.0.0/8"}, new String[] {"--insecure"}, new String[] {"--all-squash"},
+                new String[] {"--anon", "7:8"}, new String[] {"--threads", "2"}, new String[] {"--no-rpcbind"},
+                new String[] {"--state", dir.resolve("state").toString()}, new String[] {"--tcp", "127.0.0.1:0"},
+                new String[] {"--mount", "127.0.0.1:0"});
+        try (NfsServer server = NfsServerMain.configure(export, options).start();
+             org.panamardma.nfs.rpc.TcpRpcTransport m = org.panamardma.nfs.rpc.TcpRpcTransport.connect(
+                     server.mountAddress(), 1 << 16)) {
+            // from an unprivileged port (insecure), as root not squashed (127.0.0.1's own options)
+            var root = new org.panamardma.nfs.MountClient(m, org.panamardma.nfs.Nfs3Client.authSys("t", 0, 0),
+                    java.time.Duration.ofSeconds(30)).mount(server.exportPath()).root();
+            try (org.panamardma.nfs.rpc.TcpRpcTransport t = org.panamardma.nfs.rpc.TcpRpcTransport.connect(
+                    server.tcpAddress(), 1 << 20)) {
+                new org.panamardma.nfs.Nfs3Client(t, org.panamardma.nfs.Nfs3Client.authSys("t", 0, 0),
+                        java.time.Duration.ofSeconds(30)).create(root, "f", 0644);
+            }
+            assertEquals(0, java.nio.file.Files.getAttribute(export.resolve("f"), "unix:uid"));
+        }
+        assertThrows(IllegalArgumentException.class, () -> NfsServerMain.configure(export,
+                List.<String[]>of(new String[] {"--anon", "7"})));
+        assertThrows(IllegalArgumentException.class, () -> NfsServerMain.configure(export,
+                List.<String[]>of(new String[] {"--threads", "many"})));
+    }
 }

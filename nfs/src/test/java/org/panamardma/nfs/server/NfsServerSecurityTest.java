@@ -138,7 +138,7 @@ class NfsServerSecurityTest {
         try (NfsServer second = NfsServer.builder(other).state(fx.state).rpcbind(false)
                 .tcp(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
                 .mount(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)).start();
-             TcpRpcTransport t = TcpRpcTransport.connect(second.tcpAddress(), 1 << 20)) {
+             TcpRpcTransport t = TcpRpcTransport.connectFromReservedPort(second.tcpAddress(), 1 << 20)) {
             Nfs3Client nfs2 = new Nfs3Client(t, Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER),
                     ServerFixture.TIMEOUT);
             assertEquals(NfsStat3.NFS3ERR_STALE, status(() -> nfs2.getattr(new FileHandle3(good))));

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.Consumer;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.MountClient;
 import org.panamardma.nfs.Nfs3Client;
@@ -46,12 +47,29 @@ final class ServerFixture implements AutoCloseable {
         return restart(export, dir.resolve("state"), options);
     }
 
+    /** Creates the export under {@code dir} and starts a server on it, with settings changed by {@code settings}. */
+    static ServerFixture start(Path dir, ExportOptions options, Consumer<NfsServer.Builder> settings)
+            throws Exception {
+        Path export = Files.createDirectories(dir.resolve("export"));
+        Files.setAttribute(export, "unix:uid", USER);
+        Files.setAttribute(export, "unix:gid", USER);
+        return restart(export, dir.resolve("state"), options, settings);
+    }
+
     /** Starts a server on an existing export and state. */
     static ServerFixture restart(Path export, Path state, ExportOptions options) throws Exception {
+        return restart(export, state, options, b -> { });
+    }
+
+    /** Starts a server on an existing export and state, with settings changed by {@code settings}. */
+    static ServerFixture restart(Path export, Path state, ExportOptions options,
+                                 Consumer<NfsServer.Builder> settings) throws Exception {
         InetAddress lo = InetAddress.getLoopbackAddress();
-        NfsServer server = NfsServer.builder(export).state(state).options(options).rpcbind(false)
-                .tcp(new InetSocketAddress(lo, 0)).mount(new InetSocketAddress(lo, 0)).buffers(8, 4).start();
-        try (TcpRpcTransport m = TcpRpcTransport.connect(server.mountAddress(), 1 << 16)) {
+        NfsServer.Builder builder = NfsServer.builder(export).state(state).options(options).rpcbind(false)
+                .tcp(new InetSocketAddress(lo, 0)).mount(new InetSocketAddress(lo, 0)).buffers(8, 4);
+        settings.accept(builder);
+        NfsServer server = builder.start();
+        try (TcpRpcTransport m = TcpRpcTransport.connectFromReservedPort(server.mountAddress(), 1 << 16)) {
             FileHandle3 root = new MountClient(m, Nfs3Client.authSys("fixture", USER, USER), TIMEOUT)
                     .mount(server.exportPath()).root();
             return new ServerFixture(export, state, server, root);
@@ -61,14 +79,20 @@ final class ServerFixture implements AutoCloseable {
         }
     }
 
-    /** A client acting as {@code uid}/{@code gid}. */
+    /** A client acting as {@code uid}/{@code gid}, from a reserved port (as Linux's client: the export is secure). */
     Nfs3Client client(int uid, int gid) throws IOException {
-        TcpRpcTransport t = TcpRpcTransport.connect(server.tcpAddress(), 4 << 20);
-        transports.add(t);
-        return new Nfs3Client(t, Nfs3Client.authSys("test", uid, gid), TIMEOUT);
+        return new Nfs3Client(transport(), Nfs3Client.authSys("test", uid, gid), TIMEOUT);
     }
 
+    /** A connection from a reserved port. */
     TcpRpcTransport transport() throws IOException {
+        TcpRpcTransport t = TcpRpcTransport.connectFromReservedPort(server.tcpAddress(), 4 << 20);
+        transports.add(t);
+        return t;
+    }
+
+    /** A connection from an ordinary (unprivileged) port. */
+    TcpRpcTransport unprivilegedTransport() throws IOException {
         TcpRpcTransport t = TcpRpcTransport.connect(server.tcpAddress(), 4 << 20);
         transports.add(t);
         return t;

@@ -150,12 +150,30 @@ public final class TcpRpcClient implements RpcClient {
      * @throws IOException if the connection cannot be made
      */
     public static TcpRpcClient connect(InetSocketAddress address, int maxRecordSize) throws IOException {
+        return connect(address, null, maxRecordSize);
+    }
+
+    /**
+     * Connects to a server from a given local address and port (a port below 1024, which servers with the
+     * {@code secure} export option require, needs root or CAP_NET_BIND_SERVICE).
+     *
+     * @param address the server
+     * @param local where to bind the socket before connecting; null for any
+     * @param maxRecordSize the largest call sent and reply accepted
+     * @throws IOException if the socket cannot be bound there, or the connection cannot be made
+     */
+    public static TcpRpcClient connect(InetSocketAddress address, InetSocketAddress local, int maxRecordSize)
+            throws IOException {
         if (maxRecordSize < 64) {
             throw new IllegalArgumentException("maximum record size " + maxRecordSize + " cannot hold a header");
         }
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
+            if (local != null) {
+                socket.setReuseAddress(true); // a port whose last connection is in TIME_WAIT may serve another peer
+                socket.bind(local);
+            }
             socket.connect(address);
             return new TcpRpcClient(socket, maxRecordSize);
         } catch (IOException | RuntimeException e) {

@@ -1,37 +1,30 @@
 package org.panamardma.oncrpc.tcp;
 
+import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
-import org.panamardma.oncrpc.RecordMarkingDecoder;
-import org.panamardma.oncrpc.ReplyResources;
-import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.oncrpc.RpcDispatcher;
-import org.panamardma.oncrpc.RpcMessage;
-import org.panamardma.oncrpc.RpcMessageCodec;
-import org.panamardma.xdr.XdrDecoder;
-import org.panamardma.xdr.XdrException;
+import org.panamardma.oncrpc.RpcService;
+import org.panamardma.oncrpc.limits.ConnectionAdmission;
+import org.panamardma.oncrpc.limits.MemoryBudget;
+import org.panamardma.oncrpc.limits.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * Serves an {@link RpcDispatcher} over TCP with record marking (RFC 5531 section 11).
+ * Serves an {@link RpcService} (an {@link RpcDispatcher}, for one) over TCP with record marking (RFC 5531 section
+ * 11); each call reaches the service with the connection's local and remote addresses.
  *
  * <p>Each connection has a virtual thread reading records (at most {@link Builder#maxRecordSize} bytes each) and
  * each call runs on a virtual thread of its own, at most {@link Builder#maxCallsPerConnection} at once per connection
@@ -42,8 +35,26 @@ import org.slf4j.event.Level;
  * procedure writes with {@code putEligibleOpaque} are written from the procedure's own memory and do not count
  * against it. Results that do not fit are answered with SYSTEM_ERR by the dispatcher.
  *
+ * <p>What clients can make the server hold is bounded by its configuration, as for the RPC-over-RDMA server (the
+ * anchors are Linux's sunrpc: {@code svc_check_conn_limits} and {@code svc_age_temp_xprts} in
+ * {@code net/sunrpc/svc_xprt.c}):
+ * <ul>
+ *   <li>at most {@link Builder#maxConnections} connections, and {@link Builder#maxConnectionsPerAddress} from one
+ *       client address: a connection beyond either is reset at once (counted by {@link #admission()}, logged at a
+ *       bounded rate);
+ *   <li>per call in progress, its record and a reply buffer, counted against a per-connection budget within a
+ *       per-server one ({@link Builder#connectionMemory}, {@link Builder#serverMemory}), shared fairly between
+ *       connections ({@link MemoryBudget}); a record waits up to {@link Builder#memoryWait} for its memory (the
+ *       connection is not read meanwhile), then is read, thrown away and its call dropped, as sunrpc drops a request
+ *       it cannot take (the client retransmits);
+ *   <li>a reply not written within {@link Builder#writeTimeout} (a client that does not read its socket), a record
+ *       not arrived whole within {@link Builder#readTimeout} from its first byte (half-open, or trickling), and a
+ *       connection with nothing in progress for {@link Builder#idleTimeout} end the connection: its calls still
+ *       running fail at their write and give their memory back, and those not yet started are not run.
+ * </ul>
+ *
  * <p>A connection that breaks the protocol (a record over the limit, a message that is not a decodable call, a peer
- * that closes in the middle of a record) is logged and closed; the server goes on serving the others.
+ * that closes in the middle of a record) is closed; the server goes on serving the others.
  */
 public final class TcpRpcServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TcpRpcServer.class);
@@ -54,25 +65,47 @@ public final class TcpRpcServer implements AutoCloseable {
     public static final int DEFAULT_REPLY_BUFFER_SIZE = 64 << 10;
     /** Default number of calls running at once on one connection. */
     public static final int DEFAULT_MAX_CALLS_PER_CONNECTION = 64;
+    /** Default most connections at once, as the RPC-over-RDMA server's. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 128;
+    /** Default most connections at once from one client address (Linux's nconnect goes up to 16). */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 16;
+    /** Default memory the calls of one connection may hold: 64 MiB. */
+    public static final long DEFAULT_CONNECTION_MEMORY = 64L << 20;
+    /** Default memory the calls of all connections may hold: 512 MiB. */
+    public static final long DEFAULT_SERVER_MEMORY = 512L << 20;
+    /** Default wait of a record for memory before its call is dropped. */
+    public static final Duration DEFAULT_MEMORY_WAIT = Duration.ofSeconds(10);
+    /** Default idle timeout: 6 minutes, sunrpc's {@code svc_conn_age_period}. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(6);
+    /** Default time a record may take to arrive, from its first byte. */
+    public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(30);
+    /** Default time a reply may take to be written. */
+    public static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(30);
 
-    private final RpcDispatcher dispatcher;
+    private final RpcService service;
     private final ServerSocket listener;
-    private final int maxRecordSize;
-    private final int replyBufferSize;
-    private final int maxCallsPerConnection;
+    private final TcpSettings settings;
     private final Level connectionLogLevel;
-    private final BlockingQueue<byte[]> replyBuffers;
-    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final ReplyBuffers replyBuffers;
+    private final ConnectionAdmission admission;
+    private final MemoryBudget memory;
+    private final long connectionMemory;
+    private final RateLimitedLog refusalLog = new RateLimitedLog(TcpRpcServer.class, Duration.ofSeconds(10));
+    private final TcpServerStatistics statistics = new TcpServerStatistics(refusalLog);
+    private final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread acceptor;
+    private final Thread watchdog;
 
     private TcpRpcServer(Builder b) throws IOException {
-        this.dispatcher = b.dispatcher;
-        this.maxRecordSize = b.maxRecordSize;
-        this.replyBufferSize = b.replyBufferSize;
-        this.maxCallsPerConnection = b.maxCallsPerConnection;
+        this.service = b.service;
+        this.settings = new TcpSettings(b.maxRecordSize, b.replyBufferSize, b.maxCallsPerConnection, b.memoryWait,
+                b.idleTimeout, b.readTimeout, b.writeTimeout);
         this.connectionLogLevel = b.logConnections ? Level.INFO : Level.DEBUG;
-        this.replyBuffers = new ArrayBlockingQueue<>(Math.max(1, Math.min(256, (64 << 20) / replyBufferSize)));
+        this.replyBuffers = new ReplyBuffers(b.replyBufferSize);
+        this.admission = new ConnectionAdmission(b.maxConnections, b.maxConnectionsPerAddress);
+        this.memory = MemoryBudget.of("server memory", b.serverMemory);
+        this.connectionMemory = b.connectionMemory;
         this.listener = new ServerSocket();
         try {
             listener.bind(b.address, b.backlog);
@@ -81,11 +114,17 @@ public final class TcpRpcServer implements AutoCloseable {
             throw e;
         }
         this.acceptor = Thread.ofVirtual().name("oncrpc-tcp-accept-" + port()).start(this::acceptLoop);
+        this.watchdog = Thread.ofVirtual().name("oncrpc-tcp-watchdog-" + port()).start(this::watch);
     }
 
     /** @return a builder for a server running {@code dispatcher} */
     public static Builder builder(RpcDispatcher dispatcher) {
         return new Builder(dispatcher);
+    }
+
+    /** @return a builder for a server running {@code service} (which sees each call's addresses) */
+    public static Builder builder(RpcService service) {
+        return new Builder(service);
     }
 
     /** @return the address the server listens on, with the port actually bound */
@@ -103,6 +142,21 @@ public final class TcpRpcServer implements AutoCloseable {
         return connections.size();
     }
 
+    /** @return which connections the server takes: open now, admitted, refused by reason */
+    public ConnectionAdmission admission() {
+        return admission;
+    }
+
+    /** @return the memory the calls of all connections hold (used, peak, refusals) */
+    public MemoryBudget memoryBudget() {
+        return memory;
+    }
+
+    /** @return what the limits did: connections ended by each timeout, calls dropped */
+    public TcpServerStatistics statistics() {
+        return statistics;
+    }
+
     /** Stops listening and closes every connection; calls still running finish but their replies are dropped. */
     @Override
     public void close() {
@@ -114,10 +168,11 @@ public final class TcpRpcServer implements AutoCloseable {
         } catch (IOException e) {
             LOG.debug("closing the listener", e);
         }
-        for (Connection c : connections) {
-            c.close();
+        for (TcpConnection c : connections) {
+            c.close(TcpConnection.End.SERVER_CLOSED);
         }
         acceptor.interrupt();
+        watchdog.interrupt();
     }
 
     private void acceptLoop() {
@@ -132,18 +187,65 @@ public final class TcpRpcServer implements AutoCloseable {
                 }
                 continue;
             }
+            admit(socket);
+        }
+    }
+
+    /** Takes a connection if the caps allow; else resets it at once (no TIME_WAIT, nothing allocated for it). */
+    private void admit(Socket socket) {
+        ConnectionAdmission.Decision decision = admission.admit(socket.getInetAddress());
+        if (decision instanceof ConnectionAdmission.Refused refused) {
+            refusalLog.warn(() -> "port " + port() + ": refusing a connection from " + socket.getRemoteSocketAddress()
+                    + ": " + (refused.reason() == ConnectionAdmission.Refusal.SERVER_FULL ? "the server has"
+                    : "its address has") + " its most connections (" + refused.limit() + "); "
+                    + admission.refused() + " refused so far");
+            reset(socket);
+            return;
+        }
+        ConnectionAdmission.Ticket ticket = (ConnectionAdmission.Ticket) decision;
+        try {
+            socket.setTcpNoDelay(true);
+            socket.setKeepAlive(true);
+            String name = "oncrpc-tcp " + socket.getRemoteSocketAddress() + " -> " + socket.getLocalPort();
+            TcpConnection connection = new TcpConnection(name,
+                    new BufferedInputStream(socket.getInputStream(), 64 << 10),
+                    new BufferedOutputStream(socket.getOutputStream(), 64 << 10), () -> closeQuietly(socket),
+                    service, Optional.ofNullable((InetSocketAddress) socket.getLocalSocketAddress()),
+                    Optional.ofNullable((InetSocketAddress) socket.getRemoteSocketAddress()), settings, memory.child(socket.getRemoteSocketAddress() + " memory",
+                    connectionMemory), replyBuffers,
+                    task -> Thread.ofVirtual().name(name + " call").start(task), statistics, connectionLogLevel);
+            connection.onClosed(() -> {
+                connections.remove(connection);
+                ticket.close();
+            });
+            connections.add(connection);
+            if (closed.get()) {
+                connection.close(TcpConnection.End.SERVER_CLOSED);
+                return;
+            }
+            Thread.ofVirtual().name(name).start(connection::run);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("setting up a connection from " + socket.getRemoteSocketAddress(), e);
+            closeQuietly(socket);
+            ticket.close();
+        }
+    }
+
+    /** The watchdog: every so often, ends the connections whose write, read or idle deadline has passed. */
+    private void watch() {
+        long period = settings.watchPeriod().toMillis();
+        while (!closed.get()) {
             try {
-                socket.setTcpNoDelay(true);
-                Connection connection = new Connection(socket);
-                connections.add(connection);
-                if (closed.get()) {
-                    connection.close();
-                } else {
-                    connection.start();
+                Thread.sleep(period);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (TcpConnection c : connections) {
+                TcpConnection.End expired = c.expired(now);
+                if (expired != null) {
+                    c.close(expired);
                 }
-            } catch (IOException e) {
-                LOG.warn("setting up a connection from " + socket.getRemoteSocketAddress(), e);
-                closeQuietly(socket);
             }
         }
     }
@@ -156,6 +258,15 @@ public final class TcpRpcServer implements AutoCloseable {
         }
     }
 
+    private static void reset(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0);
+        } catch (IOException ignored) {
+            // closed anyway
+        }
+        closeQuietly(socket);
+    }
+
     private static void closeQuietly(Socket socket) {
         try {
             socket.close();
@@ -164,158 +275,26 @@ public final class TcpRpcServer implements AutoCloseable {
         }
     }
 
-    private byte[] borrowBuffer() {
-        byte[] buffer = replyBuffers.poll();
-        return buffer != null ? buffer : new byte[replyBufferSize];
-    }
-
-    private void returnBuffer(byte[] buffer) {
-        replyBuffers.offer(buffer);
-    }
-
-    /** One accepted connection: a reader thread and the calls it started. */
-    private final class Connection {
-        private final Socket socket;
-        private final String name;
-        private final OutputStream out;
-        private final ReentrantLock writeLock = new ReentrantLock();
-        private final Semaphore calls = new Semaphore(maxCallsPerConnection);
-        private final AtomicBoolean closed = new AtomicBoolean();
-        private volatile Thread reader;
-
-        Connection(Socket socket) throws IOException {
-            this.socket = socket;
-            this.name = "oncrpc-tcp " + socket.getRemoteSocketAddress() + " -> " + socket.getLocalPort();
-            this.out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
-        }
-
-        void start() {
-            LOG.atLevel(connectionLogLevel).log(() -> name + ": connected");
-            reader = Thread.ofVirtual().name(name).start(this::read);
-        }
-
-        private void read() {
-            RecordMarkingDecoder records = new RecordMarkingDecoder(maxRecordSize);
-            byte[] chunk = new byte[64 << 10];
-            try {
-                InputStream in = socket.getInputStream();
-                int n;
-                while ((n = in.read(chunk)) >= 0) {
-                    records.feed(MemorySegment.ofArray(chunk).asSlice(0, n), this::received);
-                }
-                if (records.hasPartialRecord()) {
-                    LOG.warn(name + ": peer closed the connection in the middle of a record");
-                }
-            } catch (XdrException e) {
-                LOG.warn(name + ": closing, bad record stream: " + e.getMessage());
-            } catch (IOException e) {
-                if (!closed.get()) {
-                    LOG.info(name + ": connection lost: " + e);
-                }
-            } catch (ClosedWhileWaiting e) {
-                // closed while waiting for a call slot
-            } finally {
-                close();
-            }
-        }
-
-        private void received(MemorySegment record) {
-            byte[] message = record.toArray(ValueLayout.JAVA_BYTE); // the decoder reuses its buffer
-            try {
-                calls.acquire();
-            } catch (InterruptedException e) {
-                throw new ClosedWhileWaiting();
-            }
-            try {
-                Thread.ofVirtual().name(name + " call").start(() -> {
-                    try {
-                        serve(message);
-                    } finally {
-                        calls.release();
-                    }
-                });
-            } catch (RuntimeException e) {
-                calls.release();
-                throw e;
-            }
-        }
-
-        private void serve(byte[] message) {
-            XdrDecoder in = new XdrDecoder(MemorySegment.ofArray(message));
-            RpcMessage header;
-            try {
-                header = RpcMessageCodec.decode(in);
-            } catch (XdrException e) {
-                LOG.warn(name + ": closing, undecodable call header: " + e.getMessage());
-                close();
-                return;
-            }
-            if (!(header instanceof RpcCall call)) {
-                LOG.warn(name + ": closing, a reply where a call was expected (xid "
-                        + Integer.toHexString(header.xid()) + ")");
-                close();
-                return;
-            }
-            byte[] buffer = borrowBuffer();
-            try {
-                // the procedure's results may point into memory it holds until the reply is written (ReplyResources)
-                ReplyResources.during(() -> {
-                    OutgoingRecord reply = new OutgoingRecord(buffer);
-                    dispatcher.dispatch(call, in, reply.encoder());
-                    writeLock.lock();
-                    try {
-                        reply.writeTo(out);
-                        out.flush();
-                    } finally {
-                        writeLock.unlock();
-                    }
-                    return null;
-                });
-            } catch (IOException | RuntimeException e) {
-                if (!closed.get()) {
-                    LOG.warn(name + ": closing, replying to xid "
-                            + Integer.toHexString(call.xid()) + " failed", e);
-                }
-                close();
-            } finally {
-                returnBuffer(buffer);
-            }
-        }
-
-        void close() {
-            if (!closed.compareAndSet(false, true)) {
-                return;
-            }
-            closeQuietly(socket);
-            connections.remove(this);
-            LOG.atLevel(connectionLogLevel).log(() -> name + ": closed");
-            Thread r = reader;
-            if (r != null && r != Thread.currentThread()) {
-                r.interrupt();
-            }
-        }
-    }
-
-    private static final class ClosedWhileWaiting extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        ClosedWhileWaiting() { // interrupted by close() while waiting for a call slot
-            super(null, null, false, false);
-        }
-    }
-
     /** Settings of a server; {@link #start()} binds and starts it. */
     public static final class Builder {
-        private final RpcDispatcher dispatcher;
+        private final RpcService service;
         private InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         private int backlog = 128;
         private int maxRecordSize = DEFAULT_MAX_RECORD_SIZE;
         private int replyBufferSize = DEFAULT_REPLY_BUFFER_SIZE;
         private int maxCallsPerConnection = DEFAULT_MAX_CALLS_PER_CONNECTION;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private long connectionMemory = DEFAULT_CONNECTION_MEMORY;
+        private long serverMemory = DEFAULT_SERVER_MEMORY;
+        private Duration memoryWait = DEFAULT_MEMORY_WAIT;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private Duration readTimeout = DEFAULT_READ_TIMEOUT;
+        private Duration writeTimeout = DEFAULT_WRITE_TIMEOUT;
         private boolean logConnections;
 
-        private Builder(RpcDispatcher dispatcher) {
-            this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
+        private Builder(RpcService service) {
+            this.service = Objects.requireNonNull(service, "service");
         }
 
         /** Where to listen; the loopback address and a system-chosen port (0) by default. */
@@ -358,6 +337,71 @@ public final class TcpRpcServer implements AutoCloseable {
         }
 
         /**
+         * The most connections at once ({@value #DEFAULT_MAX_CONNECTIONS} by default) and from one client address
+         * ({@value #DEFAULT_MAX_CONNECTIONS_PER_ADDRESS}); a connection beyond either is reset at once.
+         */
+        public Builder maxConnections(int total, int perAddress) {
+            if (total < 1 || perAddress < 1) {
+                throw new IllegalArgumentException("at least one connection in all and per address, not " + total
+                        + " and " + perAddress);
+            }
+            this.maxConnections = total;
+            this.maxConnectionsPerAddress = perAddress;
+            return this;
+        }
+
+        /**
+         * What the calls of one connection (64 MiB by default) and of all connections (512 MiB) may hold at once: each
+         * call in progress holds its record and a reply buffer. A connection's budget must hold the largest record
+         * and a reply buffer, the server's the connection's.
+         */
+        public Builder memory(long perConnection, long perServer) {
+            this.connectionMemory = perConnection;
+            this.serverMemory = perServer;
+            return this;
+        }
+
+        /**
+         * How long a record waits for memory held by other calls (10 s by default) before it is read, thrown away and
+         * its call dropped, unanswered (the client retransmits). The connection is not read while it waits.
+         */
+        public Builder memoryWait(Duration wait) {
+            this.memoryWait = positive(wait, "memory wait");
+            return this;
+        }
+
+        /** How long a connection with no call, record or write in progress stays open: 6 minutes by default. */
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = positive(timeout, "idle timeout");
+            return this;
+        }
+
+        /**
+         * How long a record may take to arrive whole, from its first byte (30 s by default); a half-open connection
+         * or a client trickling a record is closed after it. Time the record waits for memory does not count.
+         */
+        public Builder readTimeout(Duration timeout) {
+            this.readTimeout = positive(timeout, "read timeout");
+            return this;
+        }
+
+        /**
+         * How long a reply may take to be written (30 s by default): a client that does not read its socket is
+         * closed after it, and the memory its calls held is given back. Other clients' replies wait for it no longer.
+         */
+        public Builder writeTimeout(Duration timeout) {
+            this.writeTimeout = positive(timeout, "write timeout");
+            return this;
+        }
+
+        private static Duration positive(Duration d, String what) {
+            if (Objects.requireNonNull(d, what).isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive: " + d);
+            }
+            return d;
+        }
+
+        /**
          * Whether each connection's start and end is logged at INFO (a server's operator wants to see its clients
          * come and go); at DEBUG otherwise, the default.
          */
@@ -370,8 +414,15 @@ public final class TcpRpcServer implements AutoCloseable {
          * Binds and starts accepting connections.
          *
          * @throws IOException if the address cannot be bound
+         * @throws IllegalArgumentException if the memory budgets cannot hold the largest record
          */
         public TcpRpcServer start() throws IOException {
+            long perCall = (long) maxRecordSize + replyBufferSize;
+            if (connectionMemory < perCall || serverMemory < connectionMemory) {
+                throw new IllegalArgumentException("memory budgets must hold the largest record and a reply buffer ("
+                        + perCall + " bytes), a connection's within the server's: connection " + connectionMemory
+                        + ", server " + serverMemory);
+            }
             return new TcpRpcServer(this);
         }
     }

@@ -4,41 +4,40 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.WriteChunk;
-import org.panamardma.rpcrdma.client.RegistrationCache.ChunkAccess;
 import org.panamardma.verbs.RdmaException;
 
 /**
  * The chunk memory of one call: what {@link #build} exposes for the plan's Read list, Write list and Reply chunk,
- * held until the call lets go of it.
- *
- * <p>Letting go comes in two forms. {@link #release()}: the call ended with a reply (the server has finished its
- * RDMA Reads and Writes before it replies, RFC 8166 section 3.5.2), an RDMA_ERROR, before it was sent, or with the
- * connection (a queue pair in the error state makes no further access). {@link #abandon()}: the call timed out after
- * it was sent, so the server may still read or write its chunks: the caller's memory registered in place is
- * invalidated (deregistered once no other call uses it, so the caller may free it), and pool memory, which other
- * calls would reuse, stays held until {@link #releaseHeld()} when the late reply comes or the connection ends.
+ * held until the call ends. The call ends in two steps: {@link #revoke()} makes every segment unreachable for the
+ * server (RFC 8166 section 3.4.3 gives it the handles for the call only), and once that has completed,
+ * {@link #release()} lets the memory go; only then is the caller's future completed, so that a caller may free or
+ * reuse its memory as soon as it has the reply (or the error, or the timeout) in hand. The reply is read from the
+ * Reply chunk and the bounce buffers between the two steps, when the server can no longer change them.
  */
 final class CallChunks {
-    private enum State { ACTIVE, HELD, HELD_RELEASE_REQUESTED, RELEASED }
-
     private final ChunkMemory memory;
     private final List<ChunkMemory.Chunk> chunks = new ArrayList<>(2);
     /** Per placement target: the pool memory the server writes instead of a heap target, or null. */
     final List<MemorySegment> bounces = new ArrayList<>();
     /** The Reply chunk's memory, or null. */
     MemorySegment replyChunk;
-    private State state = State.ACTIVE;
+    /** Guarded by this: the revocation under way or done, or null. */
+    private CompletableFuture<Void> revoked;
+    /** Guarded by this. */
+    private boolean released;
 
     CallChunks(ChunkMemory memory) {
         this.memory = memory;
     }
 
     /**
-     * Exposes the plan's chunk memory with the least rights needed (REMOTE_READ for Read chunks, LOCAL_WRITE and
-     * REMOTE_WRITE for Write and Reply chunks) and returns the chunk lists of the call's transport header.
+     * Exposes the plan's chunk memory with one right each (RDMA Read of Read chunks, RDMA Write of Write and Reply
+     * chunks) and returns the chunk lists of the call's transport header. If it throws, the chunks exposed so far
+     * are held: {@link #revoke()} and {@link #release()} them.
      */
     ChunkLists build(CallPlan plan, ReplyExpectation expectation) throws RdmaException {
         List<ReadSegment> readList = new ArrayList<>();
@@ -78,58 +77,52 @@ final class CallChunks {
     }
 
     private synchronized ChunkMemory.Chunk hold(ChunkMemory.Chunk c) {
-        if (state != State.ACTIVE) { // cannot happen: build runs before the call is visible to anyone else
-            memory.release(c, false);
-            throw new IllegalStateException("chunk memory of a call already let go");
+        if (revoked != null) { // cannot happen: build runs before the call is visible to anyone else
+            c.exposure.revoke().whenComplete((v, t) -> memory.release(c));
+            throw new IllegalStateException("chunk memory of a call already revoked");
         }
         chunks.add(c);
         return c;
     }
 
-    /** Lets go of everything; idempotent. */
+    /**
+     * Revokes every chunk's exposure; the future completes (normally) when the server can reach none of them.
+     * Idempotent.
+     */
+    synchronized CompletableFuture<Void> revoke() {
+        if (revoked == null) {
+            CompletableFuture<?>[] all = new CompletableFuture<?>[chunks.size()];
+            for (int i = 0; i < all.length; i++) {
+                // a revocation the device refused completes exceptionally: release() then keeps that memory
+                all[i] = chunks.get(i).exposure.revoke().exceptionally(t -> null);
+            }
+            revoked = CompletableFuture.allOf(all);
+        }
+        return revoked;
+    }
+
+    /** Lets the memory go, after {@link #revoke()} completed; idempotent. */
     synchronized void release() {
-        if (state == State.RELEASED) {
+        if (released) {
             return;
         }
+        if (revoked == null || !revoked.isDone()) {
+            throw new IllegalStateException("chunk memory released before its revocation completed");
+        }
+        released = true;
         for (ChunkMemory.Chunk c : chunks) {
-            if (state != State.HELD || c.pooled()) { // HELD: only the pool memory is left
-                memory.release(c, false);
-            }
+            memory.release(c);
         }
         chunks.clear();
-        state = State.RELEASED;
-    }
-
-    /** The call timed out after it was sent: see the class comment. */
-    synchronized void abandon() {
-        if (state == State.HELD_RELEASE_REQUESTED) { // the late reply came first: the server is done
-            state = State.ACTIVE;
-            release();
-            return;
-        }
-        if (state != State.ACTIVE) {
-            return;
-        }
-        for (ChunkMemory.Chunk c : chunks) {
-            if (!c.pooled()) {
-                memory.release(c, true);
-            }
-        }
-        state = State.HELD;
-    }
-
-    /** The server is done with an abandoned call's memory (its late reply came, or the connection ended). */
-    synchronized void releaseHeld() {
-        switch (state) {
-            case HELD -> release();
-            case ACTIVE -> state = State.HELD_RELEASE_REQUESTED;
-            default -> {
-            }
-        }
     }
 
     /** @return how many chunks the call holds (for tests) */
     synchronized int held() {
         return chunks.size();
+    }
+
+    /** @return the handles of the chunks the call holds (for tests) */
+    synchronized List<Integer> rkeys() {
+        return chunks.stream().map(c -> c.exposure.rkey()).toList();
     }
 }

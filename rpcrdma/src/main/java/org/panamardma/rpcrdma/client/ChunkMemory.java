@@ -1,57 +1,70 @@
 package org.panamardma.rpcrdma.client;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.rpcrdma.RdmaSegment;
-import org.panamardma.rpcrdma.client.RegistrationCache.ChunkAccess;
 import org.panamardma.verbs.RdmaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where a client's chunk memory comes from, so that calls in steady state make no {@code ibv_reg_mr}: memory of
- * the {@link RegisteredBufferPool} is used as it is (registered once), other native memory of the caller through
- * the {@link RegistrationCache}, and memory the client needs for itself (Reply chunks, copies of heap data, the
- * whole call of a Long Call) is leased from the pool. Only when the pool is exhausted, or a size exceeds its largest
- * class, does a call register memory of its own ({@code ibv_reg_mr} and {@code ibv_dereg_mr} per call, as before the
- * pool); {@link #registrations()} counts every registration, so that tests and operators see when that happens.
+ * Where a call's chunk memory comes from and how the server is let at it ({@link ChunkExposure}). The memory: a
+ * buffer of the {@link RegisteredBufferPool} the caller leased and handed to the call, as it is; other native memory
+ * of the caller, in place; for heap data and for what the client needs itself (Reply chunks, the whole call of a
+ * Long Call) a buffer of the pool, or, when the pool is exhausted or a size exceeds its largest class, native memory
+ * of the call's own. The exposure, over exactly the chunk's segment with its one right: a memory window bound for
+ * the call ({@link MemoryWindows}; bound to the pool buffer's region, or to the caller's segment registered through
+ * the {@link RegistrationCache}) or a registration for the call alone. Each {@link Chunk} is revoked
+ * ({@link Exposure#revoke()}) before its memory is let go ({@link #release}).
  */
 final class ChunkMemory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChunkMemory.class);
 
     private final String name;
     private final ChunkRegistrar registrar;
+    /** Null: every chunk is registered for its call ({@link ChunkExposure#PER_CALL_REGISTRATION}). */
+    private final MemoryWindows windows;
     final RegisteredBufferPool pool;
     final RegistrationCache cache;
     private final AtomicLong ownRegistrations = new AtomicLong();
     private final AtomicLong ownDeregistrations = new AtomicLong();
 
-    ChunkMemory(String name, ChunkRegistrar registrar, long[] classSizes, long slabBytes, long poolBytes,
-                long cacheBytes) {
+    /**
+     * @param windows the client's memory windows, or null to register every chunk for its call
+     */
+    ChunkMemory(String name, ChunkRegistrar registrar, MemoryWindows windows, long[] classSizes, long slabBytes,
+                long poolBytes, long cacheBytes) {
         this.name = name;
         this.registrar = registrar;
+        this.windows = windows;
         this.pool = new RegisteredBufferPool(name + " buffer pool", registrar, classSizes, slabBytes, poolBytes);
         this.cache = new RegistrationCache(name + " registration cache", registrar, cacheBytes);
     }
 
-    /** Registered memory one call holds for one chunk: exactly one of the four sources is set. */
+    /** @return how chunks are exposed: windows or registrations per call (never {@link ChunkExposure#AUTO}) */
+    ChunkExposure exposure() {
+        return windows != null ? ChunkExposure.MEMORY_WINDOWS : ChunkExposure.PER_CALL_REGISTRATION;
+    }
+
+    /** The memory and the exposure of one chunk of one call: exactly one of the four memory sources is set. */
     static final class Chunk {
         /** The bytes the chunk advertises. */
         final MemorySegment segment;
-        final int rkey;
+        final Exposure exposure;
         /** Pool memory the caller leased and handed to the call. */
         final RegisteredBufferPool.Slot slot;
         /** Pool memory the client leased for the call. */
         final RegisteredBuffer internal;
-        /** Caller memory registered through the cache. */
+        /** The caller's memory registered through the cache (windows). */
         final RegistrationCache.Entry entry;
-        /** The call's own registration (the pool had nothing to give). */
-        final ChunkRegistrar.Registration own;
+        /** Memory of the call's own (the pool had nothing to give). */
+        final Arena own;
 
-        private Chunk(MemorySegment segment, int rkey, RegisteredBufferPool.Slot slot, RegisteredBuffer internal,
-                      RegistrationCache.Entry entry, ChunkRegistrar.Registration own) {
+        private Chunk(MemorySegment segment, Exposure exposure, RegisteredBufferPool.Slot slot,
+                      RegisteredBuffer internal, RegistrationCache.Entry entry, Arena own) {
             this.segment = segment;
-            this.rkey = rkey;
+            this.exposure = exposure;
             this.slot = slot;
             this.internal = internal;
             this.entry = entry;
@@ -60,88 +73,144 @@ final class ChunkMemory implements AutoCloseable {
 
         /** @return the chunk as the transport header describes it (RFC 8166 section 3.4.3: handle, length, offset) */
         RdmaSegment rdmaSegment() {
-            return new RdmaSegment(rkey, Math.toIntExact(segment.byteSize()), segment.address());
-        }
-
-        /** @return whether the memory is the pool's (reused by later calls; the caller's own memory otherwise) */
-        boolean pooled() {
-            return slot != null || internal != null;
+            return new RdmaSegment(exposure.rkey(), Math.toIntExact(segment.byteSize()), segment.address());
         }
     }
 
     /**
-     * The registered memory for {@code data}: pool memory as it is, other native memory through the cache, heap
-     * memory (which the device cannot address) copied, for a {@link ChunkAccess#SOURCE}, into memory of the pool.
+     * Exposes {@code data} for one call: pool memory and other native memory in place, heap memory (which the device
+     * cannot address) in a buffer of the pool, filled with {@code data} for a {@link ChunkAccess#SOURCE}.
      */
     Chunk expose(MemorySegment data, ChunkAccess access) throws RdmaException {
-        if (data.isNative()) {
-            RegisteredBufferPool.Slot slot = pool.acquireUse(data);
-            if (slot != null) {
-                return new Chunk(data, slot.rkey(), slot, null, null, null);
+        if (!data.isNative()) {
+            Chunk c = scratch(data.byteSize(), access);
+            if (access == ChunkAccess.SOURCE) {
+                MemorySegment.copy(data, 0, c.segment, 0, data.byteSize());
             }
-            RegistrationCache.Entry entry = cache.acquire(data, access);
-            return new Chunk(data, entry.rkey(), null, null, entry, null);
+            return c;
         }
-        Chunk c = scratch(data.byteSize(), access);
-        if (access == ChunkAccess.SOURCE) {
-            MemorySegment.copy(data, 0, c.segment, 0, data.byteSize());
+        RegisteredBufferPool.Slot slot = pool.acquireUse(data);
+        if (slot != null) {
+            try {
+                return new Chunk(data, exposeIn(slot, data, access), slot, null, null, null);
+            } catch (RdmaException | RuntimeException | Error e) {
+                pool.endUse(slot);
+                throw e;
+            }
         }
-        return c;
+        if (windows != null && cache.maxBytes() > 0) {
+            RegistrationCache.Entry entry = cache.acquire(data);
+            try {
+                return new Chunk(data, windows.bind(entry.registration, data, access), null, null, entry, null);
+            } catch (RdmaException | RuntimeException | Error e) {
+                cache.release(entry);
+                throw e;
+            }
+        }
+        return new Chunk(data, register(data, access), null, null, null, null);
     }
 
-    /** {@code size} bytes of registered memory for the client's own use in one call. */
+    /** {@code size} bytes of memory for the client's own use in one call, exposed with {@code access}. */
     Chunk scratch(long size, ChunkAccess access) throws RdmaException {
         if (pool.fits(size)) {
+            RegisteredBuffer b = null;
             try {
-                RegisteredBuffer b = pool.allocate(size);
-                return new Chunk(b.segment(), b.slot.rkey(), null, b, null, null);
+                b = pool.allocate(size);
+                return new Chunk(b.segment(), exposeIn(b.slot, b.segment(), access), null, b, null, null);
             } catch (BufferPoolExhaustedException e) {
                 // a call does not wait for the pool (its caller may be the one holding the buffers): it pays a
                 // registration of its own instead, which registrations() shows
-                LOG.atDebug().log(() -> name + ": " + e.getMessage() + "; registering " + size + " bytes for one call");
+                LOG.atDebug().log(() -> name + ": " + e.getMessage() + "; " + size + " bytes of the call's own");
+            } catch (RdmaException | RuntimeException | Error e) {
+                if (b != null) {
+                    b.release();
+                }
+                throw e;
             }
         }
-        ChunkRegistrar.Registration r = registrar.allocate(size, access.rights);
+        Arena own = Arena.ofShared();
+        try {
+            MemorySegment m = own.allocate(size, 4096);
+            return new Chunk(m, register(m, access), null, null, null, own);
+        } catch (RdmaException | RuntimeException | Error e) {
+            own.close();
+            throw e;
+        }
+    }
+
+    /** A pool buffer's segment: a window over the buffer's region, or a registration of the segment. */
+    private Exposure exposeIn(RegisteredBufferPool.Slot slot, MemorySegment segment, ChunkAccess access)
+            throws RdmaException {
+        return windows != null ? windows.bind(pool.region(slot), segment, access) : register(segment, access);
+    }
+
+    /** A registration of exactly {@code segment} with {@code access}'s rights, for one call. */
+    private Exposure register(MemorySegment segment, ChunkAccess access) throws RdmaException {
+        ChunkRegistrar.Registration r = registrar.register(segment, access.registrationRights);
         ownRegistrations.incrementAndGet();
-        return new Chunk(r.segment(), r.rkey(), null, null, null, r);
+        return Exposure.registered(r, ownDeregistrations::incrementAndGet);
     }
 
     /**
-     * The call lets go of {@code c}.
-     *
-     * @param invalidate the call timed out after it was sent (see {@link RegistrationCache#release}); pool memory
-     *     must not be released that way: the caller of this method keeps it until the server is done with it
+     * The call lets go of {@code c}, whose exposure is revoked: the memory goes back (pool buffers to the pool,
+     * the caller's registration to the cache, the call's own memory freed). If the revocation failed (a
+     * deregistration the device refused), the memory stays as it is: the device may still reach it.
      */
-    void release(Chunk c, boolean invalidate) {
+    void release(Chunk c) {
+        java.util.concurrent.CompletableFuture<Void> revoked = c.exposure.revoke();
+        if (!revoked.isDone() || revoked.isCompletedExceptionally()) {
+            LOG.warn("{}: a chunk of {} bytes could not be revoked; its memory is kept", name, c.segment.byteSize());
+            return;
+        }
         if (c.slot != null) {
             pool.endUse(c.slot);
         } else if (c.internal != null) {
             c.internal.release();
         } else if (c.entry != null) {
-            cache.release(c.entry, invalidate);
-        } else {
-            try {
-                c.own.deregister();
-            } catch (RuntimeException e) {
-                LOG.warn(name + ": deregistering a call's own chunk memory", e);
-            }
-            ownDeregistrations.incrementAndGet();
+            cache.release(c.entry);
+        } else if (c.own != null) {
+            c.own.close();
         }
     }
 
-    /** @return every {@code ibv_reg_mr} made for chunks: pool slabs, cache misses, calls' own */
+    /** The server's Send With Invalidate named {@code rkey} (see {@link MemoryWindows#invalidatedByPeer}). */
+    void invalidatedByPeer(int rkey) {
+        if (windows != null) {
+            windows.invalidatedByPeer(rkey);
+        }
+    }
+
+    /** The connection is lost or closing: every window is deallocated, so every window exposure is revoked. */
+    void revokeAllWindows() {
+        if (windows != null) {
+            windows.closeAll();
+        }
+    }
+
+    /** @return every {@code ibv_reg_mr} made for chunks: pool buffers' regions, cache misses, calls' own */
     long registrations() {
         return pool.registrations() + cache.registrations() + ownRegistrations.get();
     }
 
-    /** @return {@code ibv_dereg_mr} made for chunks so far (pool slabs go only at close) */
+    /** @return every {@code ibv_dereg_mr} of chunk memory so far */
     long deregistrations() {
-        return cache.deregistrations() + ownDeregistrations.get();
+        return pool.deregistrations() + cache.deregistrations() + ownDeregistrations.get();
     }
 
-    /** Closes the cache (deregistering what no call uses) and the pool. */
+    /** @return windows bound so far (0 without windows) */
+    long windowBinds() {
+        return windows == null ? 0 : windows.binds();
+    }
+
+    /** @return windows allocated so far (0 without windows) */
+    long windowsAllocated() {
+        return windows == null ? 0 : windows.allocated();
+    }
+
+    /** Revokes every window, then closes the cache (deregistering what no call uses) and the pool. */
     @Override
     public void close() {
+        revokeAllWindows();
         cache.close();
         pool.close();
     }

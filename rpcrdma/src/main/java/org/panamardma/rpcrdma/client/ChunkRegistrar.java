@@ -11,6 +11,7 @@ import org.panamardma.verbs.RdmaException;
  * What the client's chunk memory ({@link RegisteredBufferPool}, {@link RegistrationCache}, {@link ChunkMemory})
  * needs from a protection domain: {@code ibv_reg_mr} and {@code ibv_dereg_mr}. Kept behind this interface so that
  * the pool, the cache and the per-call path are tested on the host, counting registrations, without a device.
+ * (Memory windows are {@link WindowBinder}'s.)
  */
 interface ChunkRegistrar {
     /**
@@ -18,9 +19,6 @@ interface ChunkRegistrar {
      * registration is deregistered.
      */
     Registration register(MemorySegment segment, Set<Access> access) throws RdmaException;
-
-    /** Allocates {@code size} bytes of native memory owned by the registration (freed by its deregistration). */
-    Registration allocate(long size, Set<Access> access) throws RdmaException;
 
     /** One registered memory region. */
     interface Registration {
@@ -31,10 +29,10 @@ interface ChunkRegistrar {
         int rkey();
 
         /**
-         * Deregisters ({@code ibv_dereg_mr}); memory owned by the registration is freed with it. Idempotent.
+         * Deregisters ({@code ibv_dereg_mr}): when it returns, the key reaches nothing. Idempotent.
          *
-         * @throws IllegalStateException if the deregistration failed: the device may still access the memory, so
-         *     owned memory was leaked on purpose and caller memory must not be freed either
+         * @throws IllegalStateException if the deregistration failed: the device may still access the memory, so it
+         *     must not be freed
          */
         void deregister();
     }
@@ -47,10 +45,6 @@ interface ChunkRegistrar {
                 return new VerbsRegistration(pd.register(segment, access));
             }
 
-            @Override
-            public Registration allocate(long size, Set<Access> access) throws RdmaException {
-                return new VerbsRegistration(pd.allocate(size, access));
-            }
         };
     }
 

@@ -3,10 +3,10 @@ package org.panamardma.rpcrdma.client;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A buffer leased from a {@link RegisteredBufferPool}: native memory already registered with the client's
- * protection domain. Hand {@link #segment()} (or a slice of it) to a call as DDP-eligible argument data
- * ({@link org.panamardma.xdr.XdrEncoder#putEligibleOpaque}) or as a placement target
- * ({@link ReplyExpectation#placementTargets()}): the call recognises it and registers nothing for it.
+ * A buffer leased from a {@link RegisteredBufferPool}: native memory of the client's. Hand {@link #segment()} (or a
+ * slice of it) to a call as DDP-eligible argument data ({@link org.panamardma.xdr.XdrEncoder#putEligibleOpaque}) or
+ * as a placement target ({@link ReplyExpectation#placementTargets()}): the call exposes exactly that slice to the
+ * server, for the call only, without a copy (and, with memory windows, without a registration per call).
  *
  * <p>Release it once ({@link #release()} or {@link #close()}); a second release, and {@link #segment()} after the
  * release, throw {@link IllegalStateException}, as does a call given a segment of a released buffer. A release while
@@ -36,7 +36,7 @@ public final class RegisteredBuffer implements AutoCloseable {
         return segment;
     }
 
-    /** @return the size of the buffer's size class: how much of its memory is registered for it */
+    /** @return the size of the buffer's size class: how much memory it holds */
     public long capacity() {
         return slot.size();
     }
@@ -58,7 +58,7 @@ public final class RegisteredBuffer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "registered buffer of " + segment.byteSize() + " bytes (class " + slot.size() + ") at 0x"
+        return "pool buffer of " + segment.byteSize() + " bytes (class " + slot.size() + ") at 0x"
                 + Long.toHexString(segment.address());
     }
 }

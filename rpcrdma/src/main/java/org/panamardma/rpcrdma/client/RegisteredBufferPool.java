@@ -1,52 +1,49 @@
 package org.panamardma.rpcrdma.client;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.EnumSet;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.panamardma.verbs.Access;
 import org.panamardma.verbs.RdmaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Native buffers registered once with a client's protection domain, leased by the caller and by the client itself
- * (Reply chunks, bounce buffers for heap data), so that calls in steady state make no {@code ibv_reg_mr} /
- * {@code ibv_dereg_mr}.
+ * Native buffers of a client, leased by the caller and by the client itself (Reply chunks, bounce buffers for heap
+ * data), so that calls in steady state allocate nothing: DDP-eligible data and placement targets a caller keeps here
+ * are exposed to the server as they are, without a copy.
  *
  * <p><b>Size classes.</b> A request is served from the smallest class at least as large; more than the largest
- * class is refused ({@link IllegalArgumentException}). Each class grows by slabs: one registration of
- * {@code slabBytes} (or of one buffer, when the class is larger), cut into buffers of the class size. A slab stays
- * registered until the pool closes: memory is registered at warm-up, never again per call.
+ * class is refused ({@link IllegalArgumentException}). Each class grows by slabs: one allocation of
+ * {@code slabBytes} (or of one buffer, when the class is larger), cut into buffers of the class size, kept until the
+ * pool closes.
  *
- * <p><b>Bounded.</b> The pool never pins more than {@code maxPinnedBytes}: an allocation finding its class empty
+ * <p><b>Bounded.</b> The pool never holds more than {@code maxPinnedBytes}: an allocation finding its class empty
  * and no room for another slab fails at once ({@link #allocate(long)}) or waits for a release until its deadline
  * ({@link #allocate(long, Duration)}), then throws {@link BufferPoolExhaustedException}.
  *
- * <p><b>Rights.</b> The buffers are registered LOCAL_WRITE, REMOTE_READ and REMOTE_WRITE, so one buffer can be a
- * Read chunk source (RFC 8166 section 3.4.5) or a Write or Reply chunk sink (section 3.4.6). Unlike a per-call
- * registration, the rkey outlives the call that advertised it: a server that used a handle after the call ended
- * (which RFC 8166 section 3.4.3 gives it no right to) would reach the pool buffer, never memory the JVM freed or
- * reused, since a slab's memory is owned by its registration and freed only after {@code ibv_dereg_mr}.
+ * <p><b>What the server reaches.</b> Nothing of the pool is exposed by itself. A call exposes the segments of its
+ * chunks only (see {@link ChunkExposure}): with memory windows, each buffer is registered on its first use as a
+ * region of its own, without any remote right, and a window bound for the call over the segment; with per-call
+ * registration, the segment is registered for the call. Either way the key dies before the call completes, and a
+ * neighbouring buffer (another call's, or free) is outside every key the server was given: a server writing beyond
+ * its segment fails with a remote access error. (On rxe a window reaches its whole region, here one buffer.)
  *
  * <p><b>Safety.</b> Leases are handles ({@link RegisteredBuffer}): a double release and a use of a released
  * buffer throw {@link IllegalStateException}. A buffer still used by a call is returned to its class only once that
  * call lets go of it. After {@link #close()} leased segments are closed too (their memory is freed with the
- * registration): touching one throws {@link IllegalStateException}, it cannot crash the JVM.
+ * pool): touching one throws {@link IllegalStateException}, it cannot crash the JVM.
  *
- * <p>Thread-safe: one monitor guards the classes, taken once per allocation, release and lookup; the registration
- * of a new slab happens outside it.
+ * <p>Thread-safe: one monitor guards the classes, taken once per allocation, release and lookup; a new slab is
+ * allocated and a buffer registered outside it.
  */
 public final class RegisteredBufferPool implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RegisteredBufferPool.class);
-    /** A pool buffer may be a Read chunk source and a Write or Reply chunk sink. */
-    static final Set<Access> ACCESS = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE);
     /** 4 KiB (a Reply chunk of the default inline size) to 1 MiB (the largest NFS rsize/wsize), by fours. */
     public static final long[] DEFAULT_CLASSES = {4096, 16384, 65536, 262144, 1048576};
-    /** The default slab: 1 MiB per registration. */
+    /** The default slab: 1 MiB per allocation. */
     public static final long DEFAULT_SLAB_BYTES = 1 << 20;
 
     private final String name;
@@ -59,15 +56,16 @@ public final class RegisteredBufferPool implements AutoCloseable {
     // guarded by this
     private long pinnedBytes;
     private long registrations;
+    private long deregistrations;
     private int leased;
     private boolean closed;
 
     /**
      * @param name names the pool in messages
-     * @param registrar registers the slabs
+     * @param registrar registers buffers as regions of their own, for memory windows ({@link #region})
      * @param classSizes the buffer sizes, strictly ascending, each positive and a multiple of 64
-     * @param slabBytes bytes per registration of a class smaller than this
-     * @param maxPinnedBytes the most bytes the pool registers, 0 for a pool that hands out nothing
+     * @param slabBytes bytes per allocation of a class smaller than this
+     * @param maxPinnedBytes the most bytes the pool holds, 0 for a pool that hands out nothing
      */
     RegisteredBufferPool(String name, ChunkRegistrar registrar, long[] classSizes, long slabBytes,
                          long maxPinnedBytes) {
@@ -97,8 +95,7 @@ public final class RegisteredBufferPool implements AutoCloseable {
      * Leases a buffer of at least {@code size} bytes without waiting.
      *
      * @throws IllegalArgumentException if {@code size} is not positive or above the largest class
-     * @throws BufferPoolExhaustedException if no buffer is free and the pool may not pin more
-     * @throws RdmaException if registering a new slab failed (e.g. ENOMEM: RLIMIT_MEMLOCK)
+     * @throws BufferPoolExhaustedException if no buffer is free and the pool may not hold more
      * @throws IllegalStateException if the pool is closed
      */
     public RegisteredBuffer allocate(long size) throws RdmaException {
@@ -160,12 +157,16 @@ public final class RegisteredBufferPool implements AutoCloseable {
         }
     }
 
-    /** Registers a slab of {@code bytes} (already counted in {@link #pinnedBytes}) for class {@code c}. */
-    private void grow(SizeClass c, long bytes) throws RdmaException {
-        ChunkRegistrar.Registration r;
+    /** Allocates a slab of {@code bytes} (already counted in {@link #pinnedBytes}) for class {@code c}. */
+    private void grow(SizeClass c, long bytes) {
+        Arena memory = Arena.ofShared();
+        MemorySegment m;
         try {
-            r = registrar.allocate(bytes, ACCESS);
-        } catch (RdmaException | RuntimeException | Error e) {
+            // page-aligned: a buffer of 4 KiB or more starts on a page of its own, and registering it pins no page
+            // of a neighbour's
+            m = memory.allocate(bytes, 4096);
+        } catch (RuntimeException | Error e) {
+            memory.close();
             synchronized (this) {
                 pinnedBytes -= bytes;
                 notifyAll();
@@ -175,17 +176,42 @@ public final class RegisteredBufferPool implements AutoCloseable {
         synchronized (this) {
             if (closed) {
                 pinnedBytes -= bytes;
-                deregister(r);
+                memory.close();
                 checkOpen();
             }
-            registrations++;
-            Slab slab = new Slab(r, c);
+            Slab slab = new Slab(memory, m, c);
             Slab[] grown = Arrays.copyOf(slabs, slabs.length + 1);
             grown[grown.length - 1] = slab;
             Arrays.sort(grown, (a, b) -> Long.compareUnsigned(a.base, b.base));
             slabs = grown;
             c.free.addAll(Arrays.asList(slab.slots));
             notifyAll();
+        }
+    }
+
+    /**
+     * The region of {@code slot}'s buffer that windows are bound to: registered on first use with
+     * {@link RegistrationCache#RIGHTS} (no remote right), exactly the buffer, and kept until the pool closes.
+     */
+    ChunkRegistrar.Registration region(Slot slot) throws RdmaException {
+        synchronized (this) {
+            checkOpen();
+            if (slot.region != null) {
+                return slot.region;
+            }
+        }
+        ChunkRegistrar.Registration r = registrar.register(slot.memory(), RegistrationCache.RIGHTS);
+        synchronized (this) {
+            registrations++;
+            if (slot.region == null && !closed) {
+                slot.region = r;
+                return r;
+            }
+        }
+        deregister(r); // raced with another call's first use, or the close
+        synchronized (this) {
+            checkOpen();
+            return slot.region;
         }
     }
 
@@ -209,8 +235,7 @@ public final class RegisteredBufferPool implements AutoCloseable {
 
     // guarded by this
     private RegisteredBuffer lease(Slot slot, long size) {
-        RegisteredBuffer b = new RegisteredBuffer(this, slot, slot.slab.registration.segment()
-                .asSlice(slot.offset, size));
+        RegisteredBuffer b = new RegisteredBuffer(this, slot, slot.memory().asSlice(0, size));
         slot.lease = b;
         leased++;
         return b;
@@ -259,7 +284,7 @@ public final class RegisteredBufferPool implements AutoCloseable {
         }
         Slab slab = slabAt(segment.address());
         // the scope check keeps memory that merely has a pool address (say, MemorySegment.ofAddress) out
-        if (slab == null || !slab.registration.segment().scope().equals(segment.scope())) {
+        if (slab == null || !slab.memory.scope().equals(segment.scope())) {
             return null;
         }
         long offset = segment.address() - slab.base;
@@ -291,6 +316,11 @@ public final class RegisteredBufferPool implements AutoCloseable {
         }
     }
 
+    /** @return the slabs now (for tests) */
+    Slab[] slabsForTests() {
+        return slabs.clone();
+    }
+
     private Slab slabAt(long address) {
         Slab[] s = slabs;
         int lo = 0;
@@ -315,12 +345,12 @@ public final class RegisteredBufferPool implements AutoCloseable {
         }
     }
 
-    /** @return bytes registered by the pool */
+    /** @return bytes the pool holds (its slabs) */
     public synchronized long pinnedBytes() {
         return pinnedBytes;
     }
 
-    /** @return the most bytes the pool may register */
+    /** @return the most bytes the pool may hold */
     public long maxPinnedBytes() {
         return maxPinnedBytes;
     }
@@ -330,9 +360,14 @@ public final class RegisteredBufferPool implements AutoCloseable {
         return leased;
     }
 
-    /** @return the registrations the pool has made (one per slab) */
+    /** @return the registrations the pool has made: one per buffer that a window was bound to */
     public synchronized long registrations() {
         return registrations;
+    }
+
+    /** @return the registrations the pool has dropped (at close, or after losing a race for a buffer's first use) */
+    public synchronized long deregistrations() {
+        return deregistrations;
     }
 
     /** @return the buffer sizes, ascending */
@@ -341,8 +376,10 @@ public final class RegisteredBufferPool implements AutoCloseable {
     }
 
     /**
-     * Deregisters every slab and frees its memory. Leased buffers become unusable ({@link IllegalStateException}
-     * on access); the client closes its pool after its calls have ended. Idempotent.
+     * Deregisters every buffer's region and frees the slabs. Leased buffers become unusable
+     * ({@link IllegalStateException} on access); the client closes its pool after its calls have ended (their windows
+     * revoked). A slab with a buffer whose deregistration failed stays allocated: the device may still reach it.
+     * Idempotent.
      */
     @Override
     public void close() {
@@ -360,16 +397,35 @@ public final class RegisteredBufferPool implements AutoCloseable {
             notifyAll();
         }
         for (Slab s : all) {
-            deregister(s.registration);
+            boolean clean = true;
+            for (Slot slot : s.slots) {
+                ChunkRegistrar.Registration r;
+                synchronized (this) {
+                    r = slot.region;
+                    slot.region = null;
+                }
+                if (r != null && !deregister(r)) {
+                    clean = false;
+                }
+            }
+            if (clean) {
+                s.owner.close();
+            }
         }
     }
 
-    private void deregister(ChunkRegistrar.Registration r) {
+    /** @return whether the region is gone (ibv_dereg_mr succeeded) */
+    private boolean deregister(ChunkRegistrar.Registration r) {
         try {
             r.deregister();
+            synchronized (this) {
+                deregistrations++;
+            }
+            return true;
         } catch (RuntimeException e) {
-            // MemoryRegion leaves the slab's memory allocated when ibv_dereg_mr fails: nothing else to do
-            LOG.warn(name + ": deregistering a pool slab", e);
+            // the device may still reach the buffer: its slab's memory is left allocated
+            LOG.warn(name + ": deregistering a pool buffer; its slab is left allocated", e);
+            return false;
         }
     }
 
@@ -391,19 +447,21 @@ public final class RegisteredBufferPool implements AutoCloseable {
         }
     }
 
-    /** One registration, cut into buffers of one class. */
+    /** One allocation, cut into buffers of one class. */
     static final class Slab {
-        final ChunkRegistrar.Registration registration;
+        final Arena owner;
+        final MemorySegment memory;
         final SizeClass sizeClass;
         final long base;
         final long bytes;
         final Slot[] slots;
 
-        Slab(ChunkRegistrar.Registration registration, SizeClass sizeClass) {
-            this.registration = registration;
+        Slab(Arena owner, MemorySegment memory, SizeClass sizeClass) {
+            this.owner = owner;
+            this.memory = memory;
             this.sizeClass = sizeClass;
-            this.base = registration.segment().address();
-            this.bytes = registration.segment().byteSize();
+            this.base = memory.address();
+            this.bytes = memory.byteSize();
             this.slots = new Slot[(int) (bytes / sizeClass.size)];
             for (int i = 0; i < slots.length; i++) {
                 slots[i] = new Slot(this, i * sizeClass.size);
@@ -420,6 +478,8 @@ public final class RegisteredBufferPool implements AutoCloseable {
         RegisteredBuffer lease;
         /** Guarded by the pool: calls using the buffer now. */
         int uses;
+        /** Guarded by the pool: the buffer's own region for windows, once registered ({@link #region}). */
+        ChunkRegistrar.Registration region;
 
         Slot(Slab slab, long offset) {
             this.slab = slab;
@@ -431,9 +491,9 @@ public final class RegisteredBufferPool implements AutoCloseable {
             return sizeClass.size;
         }
 
-        /** @return the key the server addresses this buffer with */
-        int rkey() {
-            return slab.registration.rkey();
+        /** @return the whole buffer */
+        MemorySegment memory() {
+            return slab.memory.asSlice(offset, sizeClass.size);
         }
     }
 }

@@ -8,45 +8,38 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.RdmaException;
-import org.panamardma.verbs.Spans;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Registrations of caller memory (native segments handed to calls as DDP-eligible data or placement targets),
- * kept after the call so that the next call over the same memory makes no {@code ibv_reg_mr}.
+ * Registrations of the caller's own native memory (segments handed to calls as DDP-eligible data or placement
+ * targets) that memory windows are bound to ({@link ChunkExposure#MEMORY_WINDOWS}), kept after the call so that the
+ * next call over the same segment makes no {@code ibv_reg_mr}.
  *
- * <p><b>By range, merged.</b> A call's segment is served by any cached registration of the same arena and rights
- * that covers it, not only by one of the same address and size: a client reading into, or sending from, slices of
- * one large buffer at changing offsets and lengths registers that buffer once, not once per slice. On a miss the
- * new registration spans the request together with the cached registrations it overlaps or touches (of the same
- * arena and rights: the span is memory the caller's own segments cover, {@link Spans#union}), as UCX's
- * registration cache merges regions; the registrations it replaces leave the cache at once and are deregistered
- * when no call uses them. The cached ranges of one arena and rights never overlap, so a lookup is one
- * {@link TreeMap#floorEntry}. A merge never makes a registration larger than the cache's bound; beyond it the
- * request is registered alone. The price: an rkey a server learned for one call also reaches the neighbouring
- * memory the caller gave to earlier calls with the same rights (RFC 8166 section 3.4.3 gives it no right to use
- * a handle after its call, and every cached registration shares that exposure; callers that cannot accept it run
- * with a cache of 0 bytes, and every call then registers and deregisters exactly its own memory).
+ * <p><b>Nothing for the server.</b> A cached registration has no remote right ({@link #RIGHTS}: local write and
+ * window binding only): its key gives the server nothing, and the server reaches the memory only through a window
+ * bound for one call and invalidated before that call completes.
  *
- * <p><b>Arena lifetimes.</b> An entry belongs to the segment's owning scope ({@link MemorySegment#scope()}) and
- * rights ({@link ChunkAccess}), and is returned only while that scope is alive: memory of a closed arena may be
- * handed out again by the allocator at the same address, and a registration made over the old memory would pin
- * and expose stale pages. Entries of a closed scope are dropped and deregistered, never returned: lazily when
- * looked up, by {@link #sweep(int)} (the client sweeps a few on every miss and all of them once a second), and at
- * once by {@link #forget(MemorySegment.Scope)}, which a caller closing an arena whose memory went to calls may use
- * first. Until then the registration stays: a closed arena's memory remains registered (the device's pages stay
- * pinned) for up to the sweep period. (Memory of an automatic arena, {@code Arena.ofAuto()}, stays reachable
- * through its cached scope, so the garbage collector does not free it under its registration; it goes when the
- * entry is evicted.)
+ * <p><b>Exactly the segment.</b> An entry covers exactly one segment (its arena, address and size) and serves only
+ * a segment with the same three: it is never grown over neighbouring memory, since some devices check a window's
+ * accesses against its region rather than the window (rxe: {@code check_rkey}), and a window over a larger region
+ * would then reach memory of other calls or none. A caller that reads or writes the same buffers call after call
+ * (the usual case: an I/O buffer per thread, slices at fixed offsets) registers each once.
  *
- * <p><b>Bounded.</b> At most {@code maxBytes} of cached registrations; to make room the least recently used
- * entries no call is using are deregistered. Entries in use by a call are never evicted; when the cache cannot
- * make room, or a segment is larger than the whole cache, the call gets a registration of its own, deregistered
- * when it lets go (what every call did before the cache).
+ * <p><b>Arena lifetimes.</b> An entry belongs to the segment's scope ({@link MemorySegment#scope()}) and is returned
+ * only while that scope is alive: memory of a closed arena may be handed out again at the same address. Entries of
+ * a closed scope are dropped and deregistered, never returned: when looked up, by {@link #sweep(int)} (a few on
+ * every miss, all of them once a second by the client's timer), and at once by {@link #forget(MemorySegment.Scope)}.
+ * Until then a closed arena's pages stay pinned (no peer can touch them: no window is bound to them once their calls
+ * ended). Memory of an automatic arena stays reachable through the cached scope, so the garbage collector does not
+ * free it under its registration; it goes when the entry is evicted.
+ *
+ * <p><b>Bounded.</b> At most {@code maxBytes} of cached registrations; to make room the least recently used entries
+ * no call is using are deregistered. Entries in use by a call are never evicted; when the cache cannot make room,
+ * or a segment is larger than the whole cache, the call gets a registration of its own, deregistered when it lets
+ * go.
  *
  * <p>Thread-safe: one monitor guards the maps; {@code ibv_reg_mr} and {@code ibv_dereg_mr} run outside it.
  */
@@ -54,47 +47,34 @@ final class RegistrationCache {
     private static final Logger LOG = LoggerFactory.getLogger(RegistrationCache.class);
     /** Entries a miss checks for closed scopes before registering. */
     static final int SWEEP_ON_MISS = 8;
+    /** What a cached registration grants: windows may be bound to it, writable ones too (C10-73, C10-74). */
+    static final Set<Access> RIGHTS = Set.of(Access.LOCAL_WRITE, Access.MW_BIND);
 
     private final String name;
     private final ChunkRegistrar registrar;
     private final long maxBytes;
-    /** The cached entries of each arena and rights by start address; their ranges never overlap. Guarded by this. */
-    private final Map<Group, TreeMap<Long, Entry>> groups = new HashMap<>();
+    /** The cached entries by their segment. Guarded by this. */
+    private final Map<Key, Entry> entries = new HashMap<>();
     /** The same entries in access order: the eldest is the least recently used. Guarded by this. */
     private final LinkedHashMap<Entry, Entry> lru = new LinkedHashMap<>(16, 0.75f, true);
     // guarded by this
     private long cachedBytes;
     private long hits;
     private long misses;
-    private long merges;
     private long registrations;
     private long deregistrations;
     private boolean closed;
 
-    /** What a chunk lets the server do with the memory (least rights, as per call before). */
-    enum ChunkAccess {
-        /** A Read chunk: the server reads it (RFC 8166 section 3.4.5). */
-        SOURCE(Set.of(Access.REMOTE_READ)),
-        /** A Write or Reply chunk: the server writes it (RFC 8166 section 3.4.6). */
-        SINK(Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-
-        final Set<Access> rights;
-
-        ChunkAccess(Set<Access> rights) {
-            this.rights = rights;
+    /** A segment: the arena it belongs to, its address and size. */
+    record Key(MemorySegment.Scope scope, long address, long size) {
+        static Key of(MemorySegment s) {
+            return new Key(s.scope(), s.address(), s.byteSize());
         }
-    }
-
-    /** The memory of one arena registered with one set of rights: only such registrations merge or serve. */
-    record Group(MemorySegment.Scope scope, ChunkAccess access) {
     }
 
     /** One registration, held by the calls using it ({@link #uses}); identity is its equality. */
     static final class Entry {
-        final Group group;
-        /** The registered range: {@code [start, start + size)}. */
-        final long start;
-        final long size;
+        final Key key;
         final ChunkRegistrar.Registration registration;
         /** Guarded by the cache. */
         int uses;
@@ -103,23 +83,9 @@ final class RegistrationCache {
         /** Guarded by the cache: counted in {@link #cachedBytes}. */
         boolean counted;
 
-        Entry(Group group, ChunkRegistrar.Registration registration) {
-            this.group = group;
-            this.start = registration.segment().address();
-            this.size = registration.segment().byteSize();
+        Entry(Key key, ChunkRegistrar.Registration registration) {
+            this.key = key;
             this.registration = registration;
-        }
-
-        int rkey() {
-            return registration.rkey();
-        }
-
-        long end() {
-            return start + size;
-        }
-
-        boolean covers(long address, long bytes) {
-            return address >= start && address + bytes <= end();
         }
     }
 
@@ -133,15 +99,14 @@ final class RegistrationCache {
     }
 
     /**
-     * A registration covering {@code segment} with {@code access}, from the cache or new; held until
-     * {@link #release(Entry, boolean)}. Its range may be larger than the segment: a call advertises the segment's
-     * own address and length under the entry's rkey.
+     * A registration of exactly {@code segment} ({@link #RIGHTS}), from the cache or new; held until
+     * {@link #release(Entry)}.
      *
      * @throws IllegalArgumentException for a heap or empty segment
      * @throws IllegalStateException if the segment's arena is closed, or the cache is
      * @throws RdmaException if {@code ibv_reg_mr} failed
      */
-    Entry acquire(MemorySegment segment, ChunkAccess access) throws RdmaException {
+    Entry acquire(MemorySegment segment) throws RdmaException {
         if (!segment.isNative() || segment.byteSize() == 0) {
             throw new IllegalArgumentException(name + ": only non-empty native memory is registered in place");
         }
@@ -149,15 +114,12 @@ final class RegistrationCache {
         if (!scope.isAlive()) {
             throw new IllegalStateException(name + ": a call was given memory whose arena is closed");
         }
-        Group group = new Group(scope, access);
-        long address = segment.address();
-        long bytes = segment.byteSize();
-        MemorySegment span;
+        Key key = Key.of(segment);
         List<Entry> dead = new ArrayList<>();
         try {
             synchronized (this) {
                 checkOpen();
-                Entry e = covering(group, address, bytes);
+                Entry e = entries.get(key);
                 if (e != null && scope.isAlive()) {
                     e.uses++;
                     hits++;
@@ -166,13 +128,11 @@ final class RegistrationCache {
                 }
                 misses++;
                 sweep(SWEEP_ON_MISS, dead);
-                span = spanWithNeighbours(group, segment);
             }
         } finally {
             deregisterAll(dead);
         }
-        ChunkRegistrar.Registration r = registrar.register(span, access.rights);
-        Entry mine = new Entry(group, r);
+        Entry mine = new Entry(key, registrar.register(segment, RIGHTS));
         mine.uses = 1;
         List<Entry> evicted = new ArrayList<>();
         try {
@@ -180,11 +140,12 @@ final class RegistrationCache {
                 registrations++;
                 if (closed) {
                     mine.retired = true;
+                    mine.uses = 0;
                     evicted.add(mine);
                     checkOpen();
                 }
-                Entry raced = covering(group, address, bytes);
-                if (raced != null) { // another call registered memory covering this meanwhile
+                Entry raced = entries.get(key);
+                if (raced != null) { // another call registered the same segment meanwhile
                     raced.uses++;
                     lru.get(raced);
                     mine.retired = true;
@@ -196,23 +157,11 @@ final class RegistrationCache {
                     mine.retired = true; // the caller closed the arena during the call: never cached
                     return mine;
                 }
-                // the new registration replaces the cached ones it overlaps (those it merged, or raced in)
-                boolean merged = false;
-                for (Entry old : overlapping(group, mine.start, mine.end())) {
-                    drop(old);
-                    merged = true;
-                    if (old.uses == 0) {
-                        evicted.add(old);
-                    }
-                }
-                if (merged) {
-                    merges++;
-                }
-                if (makeRoom(mine.size, evicted)) {
-                    groups.computeIfAbsent(group, g -> new TreeMap<>()).put(mine.start, mine);
+                if (makeRoom(key.size(), evicted)) {
+                    entries.put(key, mine);
                     lru.put(mine, mine);
                     mine.counted = true;
-                    cachedBytes += mine.size;
+                    cachedBytes += key.size();
                 } else {
                     mine.retired = true; // one call's own registration, deregistered when it lets go
                 }
@@ -223,78 +172,15 @@ final class RegistrationCache {
         }
     }
 
-    /** The cached entry of {@code group} covering {@code [address, address + bytes)}, or null; guarded by this. */
-    private Entry covering(Group group, long address, long bytes) {
-        TreeMap<Long, Entry> ranges = groups.get(group);
-        if (ranges == null) {
-            return null;
-        }
-        Map.Entry<Long, Entry> floor = ranges.floorEntry(address);
-        return floor != null && floor.getValue().covers(address, bytes) ? floor.getValue() : null;
-    }
-
-    /** The cached entries of {@code group} overlapping {@code [start, end)}, in address order; guarded by this. */
-    private List<Entry> overlapping(Group group, long start, long end) {
-        TreeMap<Long, Entry> ranges = groups.get(group);
-        if (ranges == null) {
-            return List.of();
-        }
-        Long from = ranges.floorKey(start);
-        List<Entry> found = new ArrayList<>();
-        for (Entry e : ranges.tailMap(from != null ? from : start, true).values()) {
-            if (e.start >= end) {
-                break;
-            }
-            if (e.end() > start) {
-                found.add(e);
-            }
-        }
-        return found;
-    }
-
-    /**
-     * {@code segment} grown over the cached registrations of {@code group} it overlaps or touches, as long as the
-     * span stays within the cache's bound; guarded by this.
-     */
-    private MemorySegment spanWithNeighbours(Group group, MemorySegment segment) {
-        TreeMap<Long, Entry> ranges = groups.get(group);
-        if (ranges == null || segment.byteSize() >= maxBytes) {
-            return segment;
-        }
-        MemorySegment span = segment;
-        Long from = ranges.floorKey(segment.address());
-        for (Entry e : ranges.tailMap(from != null ? from : segment.address(), true).values()) {
-            if (e.start > span.address() + span.byteSize()) {
-                break; // disjoint ranges in address order: none further touches the span
-            }
-            if (e.end() < span.address()) {
-                continue;
-            }
-            MemorySegment grown = Spans.union(span, e.registration.segment());
-            if (grown.byteSize() > maxBytes) {
-                break;
-            }
-            span = grown;
-        }
-        return span;
-    }
-
-    /**
-     * The call that acquired {@code e} lets go of it.
-     *
-     * @param invalidate whether the entry must not be reused: the call timed out after it was sent, so the server
-     *     may still access the memory, and the caller may free it now that the call has failed; the registration
-     *     goes as soon as no other call uses it (before the cache, every timed-out call's memory was deregistered
-     *     at once, so a late RDMA access fails on the rkey instead of reaching freed memory)
-     */
-    void release(Entry e, boolean invalidate) {
+    /** The call that acquired {@code e} lets go of it (its window is revoked). */
+    void release(Entry e) {
         boolean deregister = false;
         synchronized (this) {
             if (e.uses <= 0) {
                 throw new IllegalStateException(name + ": a registration released more often than acquired");
             }
             e.uses--;
-            if ((invalidate || !e.group.scope().isAlive()) && !e.retired) {
+            if (!e.key.scope().isAlive() && !e.retired) {
                 drop(e);
             }
             if (e.retired && e.uses == 0) {
@@ -307,7 +193,7 @@ final class RegistrationCache {
     }
 
     /**
-     * Drops every entry whose scope is closed, or up to {@code limit} entries examined from the least recently
+     * Drops every entry whose scope is closed among up to {@code limit} entries examined from the least recently
      * used; those no call uses are deregistered.
      *
      * @return how many entries were dropped
@@ -328,9 +214,9 @@ final class RegistrationCache {
         int seen = 0;
         for (Iterator<Entry> it = lru.keySet().iterator(); it.hasNext() && seen < limit; seen++) {
             Entry e = it.next();
-            if (!e.group.scope().isAlive()) {
+            if (!e.key.scope().isAlive()) {
                 it.remove();
-                dropFromRanges(e);
+                unmap(e);
                 dropped++;
                 if (e.uses == 0) {
                     dead.add(e);
@@ -348,12 +234,14 @@ final class RegistrationCache {
      */
     int forget(MemorySegment.Scope scope) {
         List<Entry> dead = new ArrayList<>();
+        int dropped = 0;
         synchronized (this) {
             for (Iterator<Entry> it = lru.keySet().iterator(); it.hasNext(); ) {
                 Entry e = it.next();
-                if (e.group.scope().equals(scope)) {
+                if (e.key.scope().equals(scope)) {
                     it.remove();
-                    dropFromRanges(e);
+                    unmap(e);
+                    dropped++;
                     if (e.uses == 0) {
                         dead.add(e);
                     }
@@ -361,7 +249,7 @@ final class RegistrationCache {
             }
         }
         deregisterAll(dead);
-        return dead.size();
+        return dropped;
     }
 
     /**
@@ -382,7 +270,7 @@ final class RegistrationCache {
             Entry e = it.next();
             if (e.uses == 0) {
                 it.remove();
-                dropFromRanges(e);
+                unmap(e);
                 evicted.add(e);
             }
         }
@@ -392,21 +280,15 @@ final class RegistrationCache {
     /** Takes a cached entry out of the cache for good (deregistered when no call uses it); guarded by this. */
     private void drop(Entry e) {
         lru.remove(e);
-        dropFromRanges(e);
+        unmap(e);
     }
 
     /** {@link #drop} but for the access-order map, which the caller's iterator leaves; guarded by this. */
-    private void dropFromRanges(Entry e) {
-        TreeMap<Long, Entry> ranges = groups.get(e.group);
-        if (ranges != null && ranges.get(e.start) == e) {
-            ranges.remove(e.start);
-            if (ranges.isEmpty()) {
-                groups.remove(e.group);
-            }
-        }
+    private void unmap(Entry e) {
+        entries.remove(e.key, e);
         if (e.counted) {
             e.counted = false;
-            cachedBytes -= e.size;
+            cachedBytes -= e.key.size();
         }
         e.retired = true;
     }
@@ -446,10 +328,7 @@ final class RegistrationCache {
         clear();
     }
 
-    /**
-     * Drops every entry: those no call uses are deregistered, those in use go when their call lets go (a client
-     * whose connection is lost lets the caller's memory go at once rather than at close).
-     */
+    /** Drops every entry: those no call uses are deregistered, those in use go when their call lets go. */
     void clear() {
         List<Entry> dead = new ArrayList<>();
         synchronized (this) {
@@ -461,7 +340,7 @@ final class RegistrationCache {
                 }
             }
             lru.clear();
-            groups.clear();
+            entries.clear();
             cachedBytes = 0;
         }
         deregisterAll(dead);
@@ -474,11 +353,6 @@ final class RegistrationCache {
 
     synchronized int size() {
         return lru.size();
-    }
-
-    /** @return misses whose registration replaced cached ones it overlapped (merged with them) */
-    synchronized long merges() {
-        return merges;
     }
 
     synchronized long hits() {

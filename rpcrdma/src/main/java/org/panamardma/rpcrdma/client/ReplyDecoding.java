@@ -13,6 +13,7 @@ import org.panamardma.rpcrdma.RdmaError;
 import org.panamardma.rpcrdma.RdmaMsg;
 import org.panamardma.rpcrdma.RdmaNoMsg;
 import org.panamardma.rpcrdma.RdmaProcedure;
+import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.xdr.XdrDecoder;
@@ -40,12 +41,26 @@ final class ReplyDecoding {
     static RpcRdmaReply decode(String what, RpcRdmaHeader header, MemorySegment inlineMessage, CallPlan plan,
                                ReplyExpectation expectation, MemorySegment replyChunk, List<MemorySegment> bounces)
             throws RpcRdmaException {
+        return decode(what, header, inlineMessage, plan, expectation, replyChunk, bounces, null);
+    }
+
+    /**
+     * {@link #decode(String, RpcRdmaHeader, MemorySegment, CallPlan, ReplyExpectation, MemorySegment, List)}, also
+     * checking that the chunks the reply returns are those the call offered ({@code offered}, the call's own chunk
+     * lists; null skips the check): the same segments, handles and offsets, lengths no larger (RFC 8166 section
+     * 3.4.6: the responder returns the Write list and the Reply chunk with the lengths it wrote). A server claiming
+     * to have written elsewhere, or more than it was given, is a bad reply, not a smaller one.
+     */
+    static RpcRdmaReply decode(String what, RpcRdmaHeader header, MemorySegment inlineMessage, CallPlan plan,
+                               ReplyExpectation expectation, MemorySegment replyChunk, List<MemorySegment> bounces,
+                               ChunkLists offered) throws RpcRdmaException {
         try {
             return switch (header) {
-                case RdmaMsg msg -> reply(msg.chunks(), copy(inlineMessage), plan, expectation, bounces,
-                        RdmaProcedure.RDMA_MSG, replyChunk != null);
-                case RdmaNoMsg noMsg -> reply(noMsg.chunks(), replyChunkContents(noMsg.chunks(), replyChunk), plan,
-                        expectation, bounces, RdmaProcedure.RDMA_NOMSG, true);
+                case RdmaMsg msg -> reply(checked(msg.chunks(), offered), copy(inlineMessage), plan, expectation,
+                        bounces, RdmaProcedure.RDMA_MSG, replyChunk != null);
+                case RdmaNoMsg noMsg -> reply(checked(noMsg.chunks(), offered),
+                        replyChunkContents(noMsg.chunks(), replyChunk), plan, expectation, bounces,
+                        RdmaProcedure.RDMA_NOMSG, true);
                 case RdmaError.VersionMismatch v -> throw new RpcRdmaException.VersionError(what
                         + ": the server refused the call with ERR_VERS (it speaks versions " + v.low() + " to "
                         + v.high() + ")", v.low(), v.high());
@@ -79,6 +94,46 @@ final class ReplyDecoding {
             return Optional.empty();
         }
         return Optional.of(new RdmaError.VersionMismatch(xid, credits, in.getInt(), in.getInt()));
+    }
+
+    /** {@code returned} if it carries no Read list and echoes the chunks of {@code offered}; else it throws. */
+    private static ChunkLists checked(ChunkLists returned, ChunkLists offered) {
+        if (!returned.readList().isEmpty()) {
+            // the draft's Read chunks in replies (acknowledged with RDMA_DONE) are retired: RFC 8166 section 4.6.2
+            throw new IllegalStateException("the reply carries a Read list (" + returned.readList().size()
+                    + " segments): a requester takes no Read chunks from a reply");
+        }
+        if (offered == null) {
+            return returned;
+        }
+        if (returned.writeList().size() > offered.writeList().size()) {
+            throw new IllegalStateException("the reply returns " + returned.writeList().size() + " Write chunks, the "
+                    + "call offered " + offered.writeList().size());
+        }
+        for (int i = 0; i < returned.writeList().size(); i++) {
+            echoes(returned.writeList().get(i), offered.writeList().get(i), "Write chunk " + i);
+        }
+        if (returned.replyChunk().isPresent()) {
+            echoes(returned.replyChunk().get(), offered.replyChunk().orElseThrow(() -> new IllegalStateException(
+                    "the reply returns a Reply chunk the call did not offer")), "the Reply chunk");
+        }
+        return returned;
+    }
+
+    private static void echoes(WriteChunk returned, WriteChunk offered, String which) {
+        if (returned.segments().size() != offered.segments().size()) {
+            throw new IllegalStateException(which + " comes back with " + returned.segments().size()
+                    + " segments, " + offered.segments().size() + " were offered");
+        }
+        for (int s = 0; s < returned.segments().size(); s++) {
+            RdmaSegment r = returned.segments().get(s);
+            RdmaSegment o = offered.segments().get(s);
+            if (r.handle() != o.handle() || r.offset() != o.offset()
+                    || Integer.toUnsignedLong(r.length()) > Integer.toUnsignedLong(o.length())) {
+                throw new IllegalStateException(which + " segment " + s + " comes back as " + r + ", the call offered "
+                        + o + ": the same handle and offset, at most its length");
+            }
+        }
     }
 
     private static MemorySegment copy(MemorySegment bytes) {

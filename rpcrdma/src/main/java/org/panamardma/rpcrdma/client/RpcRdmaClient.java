@@ -62,30 +62,34 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Calls.</b> {@link #call} plans the call with {@link ChunkPlanner}, exposes the chunk memory of that call
  * and sends it when the {@link CreditWindow} has a credit; calls beyond the server's grant queue. Replies are matched
- * by XID. Every chunk is one contiguous registered segment (no FRWR, no remote invalidation; we announce none): siw
- * allows one SGE per RDMA Read (max_sge_rd 1).
+ * by XID. Every chunk is one contiguous segment (siw allows one SGE per RDMA Read, max_sge_rd 1).
  *
- * <p><b>Chunk memory</b> ({@link ChunkMemory}): in steady state a call makes no ibv_reg_mr/ibv_dereg_mr. Memory
- * leased from {@link #buffers()} (registered once, LOCAL_WRITE, REMOTE_READ and REMOTE_WRITE) is used as it is, so
- * DDP-eligible data and placement targets the caller allocates there cost nothing to expose. Other native memory of
- * the caller is registered in place with the least rights needed (REMOTE_READ for Read chunks; LOCAL_WRITE and
- * REMOTE_WRITE for Write chunks) through a registration cache tied to the memory's arena: an entry is reused only
- * while its arena is alive ({@link RegistrationCache}; {@link #forgetRegistrations} drops an arena's entries at
- * once). Heap memory, Reply chunks and the whole call of a Long Call use buffers of the pool (copies for heap data,
- * READ data copied back). Only when the pool is exhausted or an item is larger than its largest class does a call
- * register memory of its own, as every call did before; {@link #registrations()} counts them all. Options
- * {@link RpcRdmaClientOptions#bufferPoolBytes()} and {@link RpcRdmaClientOptions#registrationCacheBytes()} bound
- * what stays pinned; a cache of 0 bytes registers caller memory per call.
+ * <p><b>What the server may touch</b> ({@link ChunkExposure}, {@link ChunkMemory}): a call's own segments, each
+ * with one right (RDMA Read of a Read chunk, RDMA Write of a Write or Reply chunk), under a key made for the call,
+ * from when the call is sent until its reply, error or timeout; RFC 8166 section 3.4.3 allows no more. Before a
+ * call's future completes, the keys are revoked (memory windows invalidated with {@code IBV_WR_LOCAL_INV}, or
+ * per-call registrations deregistered), so a caller may free its memory as soon as it has the result, and an access
+ * the server makes later, or beyond a segment, fails with a remote access error at the server (which ends the
+ * connection: pending calls then fail with {@link RpcRdmaException.ConnectionLost}). The reply is read from the
+ * Reply chunk and copied out of bounce buffers only after the revocation, when the server can no longer change it.
+ * Memory leased from {@link #buffers()} is exposed in place, without a copy; other native memory of the caller in
+ * place too; heap memory, Reply chunks and the whole call of a Long Call use buffers of the pool (copies for heap
+ * data, READ data copied back). With memory windows a call makes no {@code ibv_reg_mr} in steady state: pool buffers
+ * and the caller's segments are registered once, without remote rights, the caller's through a cache tied to their
+ * arena ({@link RegistrationCache}; {@link #forgetRegistrations} drops an arena's entries at once); with per-call
+ * registration each chunk costs an {@code ibv_reg_mr} and an {@code ibv_dereg_mr}. {@link #registrations()} counts
+ * them all. Options {@link RpcRdmaClientOptions#bufferPoolBytes()} and
+ * {@link RpcRdmaClientOptions#registrationCacheBytes()} bound what the client holds.
  *
  * <p><b>Replies.</b> RDMA_MSG (the reply inline), RDMA_NOMSG (the reply in our Reply chunk), RDMA_ERROR
- * ({@link RpcRdmaException.VersionError}, {@link RpcRdmaException.ChunkError}). A lost connection fails every
- * pending and queued call with {@link RpcRdmaException.ConnectionLost}. A timed-out call's caller memory is
- * deregistered at once (as soon as no other call uses the same registration), so a late RDMA access by the server
- * to it fails on the rkey and ends the connection (pending calls then fail with ConnectionLost) rather than touch
- * memory the caller freed; its pool buffers stay out of the pool until the late reply comes or the connection ends,
- * so a late access never reaches another call's memory. A late inline reply is dropped
- * ({@link #droppedReplies()}). A timed-out call that was sent keeps its credit until its late reply comes (the
- * server still counts it), so a server that never answers shrinks the window.
+ * ({@link RpcRdmaException.VersionError}, {@link RpcRdmaException.ChunkError}); a reply whose chunks do not match
+ * the call's is {@link RpcRdmaException.BadReply}. A lost connection fails every pending and queued call with
+ * {@link RpcRdmaException.ConnectionLost}, after every window is deallocated. A timed-out call fails with
+ * {@link RpcRdmaException.Timeout} once its keys are revoked; if a memory window's invalidation does not complete
+ * within {@link RpcRdmaClientOptions#connectTimeout()} (the send queue is stuck behind the server), the client ends
+ * the connection instead. A late inline reply is dropped ({@link #droppedReplies()}). A timed-out call that was sent
+ * keeps its credit until its late reply comes (the server still counts it), so a server that never answers shrinks
+ * the window.
  *
  * <p>Thread-safe. Replies are decoded and futures completed on the connection's poller thread, where the reply's
  * receive completed (no hand-off to another thread per reply). Do not block in dependent actions: a blocking call
@@ -134,11 +138,13 @@ public final class RpcRdmaClient implements AutoCloseable {
      * (or the connection ends).
      */
     private final Map<Integer, Call> timedOutHoldingCredit = new ConcurrentHashMap<>();
+    /** Set when the client ends the connection itself (a revocation that did not complete): the calls' error. */
+    private final AtomicBoolean aborting = new AtomicBoolean();
     private final String name;
     private volatile RpcRdmaException failure;
 
-    private RpcRdmaClient(RdmaConnection connection, RpcRdmaClientOptions options, ConnectPrivateData peers)
-            throws RdmaException {
+    private RpcRdmaClient(RdmaConnection connection, RpcRdmaClientOptions options, ConnectPrivateData peers,
+                          ChunkExposure exposure) throws RdmaException {
         this.connection = connection;
         this.options = options;
         ConnectPrivateData ours = options.privateData();
@@ -157,6 +163,7 @@ public final class RpcRdmaClient implements AutoCloseable {
             freeSendSlots.add(i);
         }
         this.memory = new ChunkMemory(name, ChunkRegistrar.of(connection.protectionDomain()),
+                exposure == ChunkExposure.MEMORY_WINDOWS ? new MemoryWindows(name, WindowBinder.of(connection)) : null,
                 RegisteredBufferPool.DEFAULT_CLASSES, RegisteredBufferPool.DEFAULT_SLAB_BYTES,
                 options.bufferPoolBytes(), options.registrationCacheBytes());
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon(true)
@@ -174,7 +181,9 @@ public final class RpcRdmaClient implements AutoCloseable {
     public static RpcRdmaClient connect(InetSocketAddress server, RpcRdmaClientOptions options) throws RdmaException {
         ConnectionParameters parameters = ConnectionParameters.DEFAULTS.withRetries(7, 7)
                 .withPrivateData(options.privateData().encode());
-        ConnectionOptions connectionOptions = new ConnectionOptions(2 * options.maxRequests(),
+        // Sends, and with memory windows a bind before and an invalidation after each chunk of a call: the
+        // connection's permits hold requests beyond the depth back
+        ConnectionOptions connectionOptions = new ConnectionOptions(4 * options.maxRequests(),
                 options.maxRequests() + SPARE_RECEIVES, options.receiveBufferSize(), parameters,
                 options.connectTimeout(), RECEIVE_BATCH, Math.min(SEND_SIGNAL_INTERVAL, options.maxRequests()),
                 options.busyPoll());
@@ -182,7 +191,8 @@ public final class RpcRdmaClient implements AutoCloseable {
         RpcRdmaClient made = null;
         try {
             ConnectPrivateData peers = ConnectPrivateData.decode(connection.peerPrivateData());
-            RpcRdmaClient client = new RpcRdmaClient(connection, options, peers);
+            ChunkExposure exposure = exposure(options.exposure(), connection);
+            RpcRdmaClient client = new RpcRdmaClient(connection, options, peers, exposure);
             made = client;
             Negotiated n = client.negotiatedAtConnect;
             LOG.atInfo().log(() -> client.name + " on " + connection.deviceName()
@@ -191,7 +201,9 @@ public final class RpcRdmaClient implements AutoCloseable {
                     : "absent (peer not RFC 8797-aware): defaults 1024/1024")
                     + "; ours: send " + n.ours().sendSize() + ", receive " + n.ours().receiveSize()
                     + "; inline thresholds: send " + n.sendThreshold() + ", receive " + n.receiveThreshold()
-                    + "; credits requested " + options.maxRequests());
+                    + "; credits requested " + options.maxRequests() + "; chunks exposed by "
+                    + (exposure == ChunkExposure.MEMORY_WINDOWS ? "memory windows" : "registration per call")
+                    + (options.exposure() == ChunkExposure.AUTO ? " (auto)" : ""));
             client.receiveNext();
             return client;
         } catch (RdmaException | RuntimeException | Error e) {
@@ -202,6 +214,38 @@ public final class RpcRdmaClient implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * What {@code wanted} means on {@code connection}'s device: {@link ChunkExposure#AUTO} takes memory windows where
+     * the queue pair can bind them and the device has no known window defect.
+     *
+     * @throws UnsupportedOperationException if windows are wanted and the queue pair cannot bind them
+     */
+    static ChunkExposure exposure(ChunkExposure wanted, RdmaConnection connection) {
+        boolean windows = connection.queuePair().supportsMemoryWindows();
+        return switch (wanted) {
+            case AUTO -> windows && connection.protectionDomain().context().attributes().memoryWindowDefect()
+                    .isEmpty() ? ChunkExposure.MEMORY_WINDOWS : ChunkExposure.PER_CALL_REGISTRATION;
+            case MEMORY_WINDOWS -> {
+                if (!windows) {
+                    throw new UnsupportedOperationException("ChunkExposure.MEMORY_WINDOWS: " + connection.deviceName()
+                            + " has no type 2 memory windows (use AUTO or PER_CALL_REGISTRATION)");
+                }
+                yield ChunkExposure.MEMORY_WINDOWS;
+            }
+            case PER_CALL_REGISTRATION -> ChunkExposure.PER_CALL_REGISTRATION;
+        };
+    }
+
+    /** @return how this client exposes chunks: memory windows or registrations per call */
+    public ChunkExposure exposure() {
+        return memory.exposure();
+    }
+
+    /** @return the memory windows bound for chunks so far (0 without windows) */
+    public long windowBinds() {
+        return memory.windowBinds();
     }
 
     /** @return the inline thresholds, both sides' private data and the current credit grant */
@@ -242,22 +286,24 @@ public final class RpcRdmaClient implements AutoCloseable {
     }
 
     /**
-     * @return the memory registrations ({@code ibv_reg_mr}) made for calls' chunks so far: pool slabs, cache misses,
-     *     and calls that found the pool exhausted; in steady state this stops growing
+     * @return the memory registrations ({@code ibv_reg_mr}) made for calls' chunks so far: with memory windows, the
+     *     pool buffers' regions and cache misses (in steady state this stops growing); with per-call registration,
+     *     one per chunk per call
      */
     public long registrations() {
         return memory.registrations();
     }
 
-    /** @return the deregistrations ({@code ibv_dereg_mr}) of calls' chunk memory so far (pool slabs go at close) */
+    /** @return the deregistrations ({@code ibv_dereg_mr}) of calls' chunk memory so far */
     public long deregistrations() {
         return memory.deregistrations();
     }
 
     /**
-     * Deregisters at once the cached registrations of memory of {@code scope}: call it before closing an arena
-     * whose memory was given to calls, so that no registration outlives the memory (otherwise they go at the next
-     * lookup or sweep, within about a second). Registrations still used by a call go when it ends.
+     * Deregisters at once the cached registrations of memory of {@code scope} (memory windows only: those are
+     * registrations without any remote right, which the server cannot use): call it before closing an arena whose
+     * memory was given to calls, so that no registration outlives the memory (otherwise they go at the next lookup or
+     * sweep, within about a second). Registrations still used by a call go when it ends.
      *
      * @return how many cached registrations were dropped
      */
@@ -323,8 +369,7 @@ public final class RpcRdmaClient implements AutoCloseable {
             call.plan = planner.plan(header, arguments, expectation);
             call.register(this);
         } catch (Throwable t) {
-            call.chunks.release();
-            future.completeExceptionally(t);
+            end(call, null, t); // what was exposed before the failure is revoked first
             return future;
         }
         pending.put(xid, call);
@@ -333,14 +378,16 @@ public final class RpcRdmaClient implements AutoCloseable {
         try {
             now = window.offer(call);
         } catch (IllegalStateException closedWindow) {
-            finish(call, null, failureOr("client closed"));
+            if (pending.remove(xid, call)) {
+                end(call, null, failureOr("client closed"));
+            }
             return future;
         }
         if (now) {
             send(call);
         }
-        if (failure != null) { // raced a connection loss that drained the window before our offer
-            finish(call, null, failure);
+        if (failure != null && pending.remove(xid, call)) { // raced a loss that drained the window before our offer
+            end(call, null, failure);
         }
         return future;
     }
@@ -353,8 +400,8 @@ public final class RpcRdmaClient implements AutoCloseable {
     // ----------------------------------------------------------------------------------------------- sending
 
     private void send(Call call) {
-        if (call.future.isDone()) {
-            return; // timed out (or failed) while being admitted: its credit is already returned, its memory gone
+        if (call.ended) {
+            return; // timed out (or failed) while being admitted: its credit is already returned, its memory revoked
         }
         Integer slot = freeSendSlots.poll();
         if (slot == null) { // cannot happen: twice as many slots as credits
@@ -399,7 +446,7 @@ public final class RpcRdmaClient implements AutoCloseable {
     private void failAfterCredit(Call call, Throwable t) {
         if (pending.remove(call.xid, call)) {
             sendAll(window.release());
-            finish(call, null, t);
+            end(call, null, t);
         }
     }
 
@@ -413,21 +460,52 @@ public final class RpcRdmaClient implements AutoCloseable {
         if (!pending.remove(call.xid, call)) {
             return;
         }
-        boolean abandoned = false;
+        call.ended = true;
         if (!window.cancelQueued(call)) {
             if (call.sent) {
                 // The server still holds the call, so it still counts against the grant (RFC 8166 section
                 // 3.3.1): the credit comes back with the late reply (onMessage), not now. A server that never
                 // answers thus shrinks the window; calls then wait for a credit and time out saying so. The
-                // server may also still access the call's chunks: its pool buffers are held as long.
+                // server may also still try to access the call's chunks: end() revokes them first.
                 timedOutHoldingCredit.put(call.xid, call);
-                abandoned = true;
             } else {
                 sendAll(window.release()); // admitted but not yet sent: send() will skip it
             }
         }
-        finish(call, null, new RpcRdmaException.Timeout(name + ": no reply to call " + Integer.toHexString(call.xid)
-                + " within " + timeout + (call.sent ? "" : " (still waiting for a credit)")), abandoned);
+        RpcRdmaException.Timeout error = new RpcRdmaException.Timeout(name + ": no reply to call "
+                + Integer.toHexString(call.xid) + " within " + timeout + (call.sent ? "" : " (still waiting for a credit)"));
+        // not on the timer thread: posting the invalidations may wait for room in the send queue, and the timer must
+        // stay free to run the deadline below
+        Thread.ofVirtual().name(name + "-timeout-" + Integer.toHexString(call.xid)).start(() -> end(call, null, error));
+        // A window's invalidation waits behind the send queue, which a server can stall (it never posts receives,
+        // and our Sends retry RNR for ever): past a deadline, ending the connection revokes every window instead.
+        Duration deadline = options.connectTimeout();
+        timer.schedule(() -> {
+            if (!call.future.isDone()) {
+                abort("the memory windows of timed-out call " + Integer.toHexString(call.xid)
+                        + " were not invalidated within " + deadline);
+            }
+        }, deadline.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Ends the connection from the client's side (a revocation that did not complete in time): every window is
+     * deallocated, and pending calls fail with {@link RpcRdmaException.ConnectionLost} naming {@code why}.
+     */
+    private void abort(String why) {
+        if (!aborting.compareAndSet(false, true)) {
+            return;
+        }
+        LOG.warn("{}: {}; ending the connection", name, why);
+        RpcRdmaException.ConnectionLost e = new RpcRdmaException.ConnectionLost(name + ": " + why, null);
+        if (failure == null) {
+            failure = e;
+        }
+        memory.revokeAllWindows();
+        Thread.ofVirtual().name(name + "-abort").start(() -> {
+            connection.close(); // the receive loop then fails every call (failAll)
+            failAll(e);
+        });
     }
 
     // --------------------------------------------------------------------------------------------- receiving
@@ -468,6 +546,11 @@ public final class RpcRdmaClient implements AutoCloseable {
                     t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t));
             return false;
         }
+        if (message.hasInvalidated()) {
+            // the server's Send With Invalidate (we announce no remote invalidation, RFC 8797, but a server may send
+            // it anyway): its key is free now, and must not be invalidated again by us
+            memory.invalidatedByPeer(message.invalidatedRkey());
+        }
         try {
             onMessage(MemorySegment.ofArray(message.data()));
         } catch (RuntimeException e) {
@@ -505,7 +588,6 @@ public final class RpcRdmaClient implements AutoCloseable {
                     + Integer.toHexString(xid) + ": no such call pending (timed out?)");
             Call late = timedOutHoldingCredit.remove(xid);
             if (late != null) {
-                late.chunks.releaseHeld(); // the server replies only once done with the chunks (RFC 8166 3.5.2)
                 sendAll(window.replyReceived(header.credits())); // the credit the timed-out call kept
             } else {
                 sendAll(window.grantUpdated(header.credits()));
@@ -513,17 +595,11 @@ public final class RpcRdmaClient implements AutoCloseable {
             return;
         }
         sendAll(window.replyReceived(header.credits()));
-        RpcRdmaReply reply;
-        try {
-            reply = ReplyDecoding.decode(name + ": call " + Integer.toHexString(call.xid), header,
-                    header instanceof RdmaMsg && decoded != null ? decoded.rpcMessage(message) : null, call.plan,
-                    call.expectation,
-                    call.chunks.replyChunk, call.chunks.bounces);
-        } catch (RpcRdmaException e) {
-            finish(call, null, e);
-            return;
-        }
-        finish(call, reply, null);
+        RpcRdmaHeader h = header;
+        MemorySegment inline = header instanceof RdmaMsg && decoded != null ? decoded.rpcMessage(message) : null;
+        // decoded once the chunks are revoked: the server can no longer change the Reply chunk or the bounces
+        end(call, () -> ReplyDecoding.decode(name + ": call " + Integer.toHexString(call.xid), h, inline, call.plan,
+                call.expectation, call.chunks.replyChunk, call.chunks.bounces, offered(call)), null);
     }
 
     /**
@@ -537,47 +613,72 @@ public final class RpcRdmaClient implements AutoCloseable {
             Call call = pending.remove(e.xid().getAsInt());
             if (call != null) {
                 sendAll(window.release());
-                finish(call, null, new RpcRdmaException.BadReply(name + ": bad reply header: " + e.getMessage(), e));
+                end(call, null, new RpcRdmaException.BadReply(name + ": bad reply header: " + e.getMessage(), e));
             }
         }
     }
 
-    /** Lets go of the call's chunk memory, then completes its future. */
-    private void finish(Call call, RpcRdmaReply reply, Throwable error) {
-        finish(call, reply, error, false);
+    /** @return the chunk lists the call's transport header offered */
+    private static ChunkLists offered(Call call) {
+        return call.header instanceof RpcRdmaHeader.WithChunks w ? w.chunks() : ChunkLists.NONE;
     }
 
-    /** @param abandoned the call timed out after it was sent ({@link CallChunks#abandon()}) */
-    private void finish(Call call, RpcRdmaReply reply, Throwable error, boolean abandoned) {
-        if (call.timeout != null) {
-            call.timeout.cancel(false);
+    /** Decodes a reply once its call's chunks are revoked. */
+    @FunctionalInterface
+    private interface Decoder {
+        RpcRdmaReply decode() throws RpcRdmaException;
+    }
+
+    /**
+     * Ends a call the caller removed from {@link #pending} (or that never got there): revokes its chunks, then
+     * decodes its reply ({@code decoder}, or fails with {@code error}), lets its memory go and completes its future.
+     * The revocation completes at once (registrations per call, windows already gone), or when the windows'
+     * invalidation completes, on the connection's poller thread.
+     */
+    private void end(Call call, Decoder decoder, Throwable error) {
+        call.ended = true;
+        ScheduledFuture<?> t = call.timeout;
+        if (t != null) {
+            t.cancel(false);
         }
-        if (abandoned) {
-            call.chunks.abandon();
-        } else {
-            call.chunks.release();
-        }
-        if (error != null) {
-            call.future.completeExceptionally(error);
-        } else {
-            call.future.complete(reply);
-        }
+        call.chunks.revoke().whenComplete((v, x) -> {
+            RpcRdmaReply reply = null;
+            Throwable failed = error;
+            if (failed == null) {
+                try {
+                    reply = decoder.decode();
+                } catch (RpcRdmaException | RuntimeException e) {
+                    failed = e;
+                }
+            }
+            try {
+                call.chunks.release();
+            } catch (RuntimeException e) {
+                LOG.warn(name + ": releasing the chunk memory of call " + Integer.toHexString(call.xid), e);
+            }
+            if (failed != null) {
+                call.future.completeExceptionally(failed);
+            } else {
+                call.future.complete(reply);
+            }
+        });
     }
 
     private void failAll(RpcRdmaException e) {
         if (failure == null) {
             failure = e;
         }
-        if (!closed.get()) { // the connection is lost: the queue pair makes no further access
-            releaseAbandoned();
-        }
+        // every window goes first, whatever state the queue pair is in: the calls' revocations complete at once
+        memory.revokeAllWindows();
+        timedOutHoldingCredit.clear();
         for (Call queued : window.close()) {
-            pending.remove(queued.xid, queued);
-            finish(queued, null, e);
+            if (pending.remove(queued.xid, queued)) {
+                end(queued, null, e);
+            }
         }
         for (Call call : List.copyOf(pending.values())) {
             if (pending.remove(call.xid, call)) {
-                finish(call, null, e);
+                end(call, null, e);
             }
         }
         if (!closed.get()) {
@@ -603,17 +704,7 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
         timer.shutdownNow();
         connection.close();
-        // only now, with the queue pair gone, may a timed-out call's pool buffers go back
-        releaseAbandoned();
         memory.close();
-    }
-
-    private void releaseAbandoned() {
-        for (Call c : List.copyOf(timedOutHoldingCredit.values())) {
-            if (timedOutHoldingCredit.remove(c.xid, c)) {
-                c.chunks.releaseHeld();
-            }
-        }
     }
 
     @Override
@@ -633,6 +724,8 @@ public final class RpcRdmaClient implements AutoCloseable {
         RpcRdmaHeader header;
         volatile ScheduledFuture<?> timeout;
         volatile boolean sent;
+        /** Set when the call ends (its chunks being revoked): it must not be sent any more. */
+        volatile boolean ended;
         int[] headerPatch;
 
         Call(int xid, CompletableFuture<RpcRdmaReply> future, ReplyExpectation expectation, ChunkMemory memory) {

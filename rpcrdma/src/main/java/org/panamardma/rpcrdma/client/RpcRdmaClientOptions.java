@@ -22,19 +22,26 @@ import org.panamardma.verbs.connection.ConnectionOptions;
  *     Write and sends RDMA_NOMSG (knfsd uses a Reply chunk whenever one is offered)
  * @param connectTimeout for each rdma_cm step and for close
  * @param callTimeout the default per-call timeout
- * @param bufferPoolBytes the most memory the client's {@link RegisteredBufferPool} registers (its buffers, leased
- *     by callers and by the client for Reply chunks and copies of heap data); 0 for none
- * @param registrationCacheBytes the most caller memory kept registered between calls by the registration cache; 0
- *     to register caller memory per call
+ * @param bufferPoolBytes the most memory the client's {@link RegisteredBufferPool} holds (its buffers, leased by
+ *     callers and by the client for Reply chunks and copies of heap data); 0 for none. Exposes nothing by itself:
+ *     the server reaches a pool buffer only through a call's chunk, for that call (see {@code exposure})
+ * @param registrationCacheBytes with memory windows, the most of the caller's own memory kept registered between
+ *     calls (registrations without any remote right, which windows are bound to; an arena's go within a second of
+ *     its close, or at once with {@link RpcRdmaClient#forgetRegistrations}); 0 to register the caller's memory per
+ *     call. Exposes nothing by itself either. Unused with per-call registration
  * @param busyPoll zero (the default): the connection's poller sleeps whenever its CQ is empty, so each reply costs
  *     a wake-up. Positive: the poller keeps polling for up to this long after each completion, so a reply arriving
  *     within it is decoded and its future completed with no wake-up, at the price of a CPU spinning while calls
  *     flow (the latency mode: see {@code ConnectionOptions.busyPoll}). At most one second
+ * @param exposure how the server is let at a call's chunks: with every mode, exactly the call's own segments, each
+ *     with its one right, during the call only (RFC 8166 section 3.4.3), revoked before the call's future completes.
+ *     {@link ChunkExposure#AUTO} (the default) takes memory windows where the device has sound ones, else registers
+ *     each chunk for its call; see {@link ChunkExposure} for what each costs and needs
  */
 public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
                                    int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
                                    Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes,
-                                   Duration busyPoll) {
+                                   Duration busyPoll, ChunkExposure exposure) {
     /** The smallest receive buffer we post (see {@code inlineReceive}). */
     public static final int MIN_RECEIVE_BUFFER = 4096;
 
@@ -43,18 +50,21 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
 
     /**
      * 4 KiB both ways (Linux's default inline threshold, RPCRDMA_DEF_INLINE_THRESH), 64 credits (knfsd's default
-     * grant), chunks for items of 1 KiB and more, 30 s to connect, 60 s per call, at most 64 MiB registered by the
-     * buffer pool and 64 MiB of caller memory kept registered by the cache (both registered as used, not up front).
+     * grant), chunks for items of 1 KiB and more, 30 s to connect, 60 s per call, at most 64 MiB in the buffer pool
+     * and 64 MiB of caller memory kept registered by the cache (both as used, not up front), chunks exposed as
+     * {@link ChunkExposure#AUTO} chooses: the call's own segments, during the call.
      */
     public static final RpcRdmaClientOptions DEFAULTS = new RpcRdmaClientOptions(4096, 4096, 64, 1024, 1024, false,
-            Duration.ofSeconds(30), Duration.ofSeconds(60), DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES, Duration.ZERO);
+            Duration.ofSeconds(30), Duration.ofSeconds(60), DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES, Duration.ZERO,
+            ChunkExposure.AUTO);
 
     /** The options as they were before the buffer pool and the registration cache, with their default bounds. */
     public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
                                 int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
                                 Duration callTimeout) {
         this(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum, alwaysReplyChunk,
-                connectTimeout, callTimeout, DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES, Duration.ZERO);
+                connectTimeout, callTimeout, DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES, Duration.ZERO,
+                ChunkExposure.AUTO);
     }
 
     /** The options as they were before busy polling: the poller sleeps whenever its CQ is empty. */
@@ -62,7 +72,16 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
                                 int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
                                 Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes) {
         this(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum, alwaysReplyChunk,
-                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, Duration.ZERO);
+                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, Duration.ZERO, ChunkExposure.AUTO);
+    }
+
+    /** The options as they were before the choice of exposure: {@link ChunkExposure#AUTO}. */
+    public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
+                                int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
+                                Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes,
+                                Duration busyPoll) {
+        this(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum, alwaysReplyChunk,
+                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, ChunkExposure.AUTO);
     }
 
     public RpcRdmaClientOptions {
@@ -86,45 +105,52 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
             throw new IllegalArgumentException("busy poll " + busyPoll + " not in [0, "
                     + ConnectionOptions.MAX_BUSY_POLL + "]");
         }
+        Objects.requireNonNull(exposure, "exposure");
     }
 
     public RpcRdmaClientOptions withInline(int send, int receive) {
         return new RpcRdmaClientOptions(send, receive, maxRequests, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
-                registrationCacheBytes, busyPoll);
+                registrationCacheBytes, busyPoll, exposure);
     }
 
     public RpcRdmaClientOptions withMaxRequests(int n) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, n, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
-                registrationCacheBytes, busyPoll);
+                registrationCacheBytes, busyPoll, exposure);
     }
 
     public RpcRdmaClientOptions withChunkMinimums(int read, int write) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, read, write, alwaysReplyChunk,
-                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll);
+                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, exposure);
     }
 
     public RpcRdmaClientOptions withAlwaysReplyChunk(boolean always) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                always, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll);
+                always, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, exposure);
     }
 
     public RpcRdmaClientOptions withTimeouts(Duration connect, Duration call) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connect, call, bufferPoolBytes, registrationCacheBytes, busyPoll);
+                alwaysReplyChunk, connect, call, bufferPoolBytes, registrationCacheBytes, busyPoll, exposure);
     }
 
     /** @return these options with the pinned memory bounds of the buffer pool and the registration cache */
     public RpcRdmaClientOptions withPinnedMemory(long bufferPool, long registrationCache) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout, bufferPool, registrationCache, busyPoll);
+                alwaysReplyChunk, connectTimeout, callTimeout, bufferPool, registrationCache, busyPoll, exposure);
     }
 
     /** @return these options with the connection's poller busy-polling for up to {@code d} after each completion */
     public RpcRdmaClientOptions withBusyPoll(Duration d) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, d);
+                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, d, exposure);
+    }
+
+    /** @return these options with chunks exposed as {@code e} says */
+    public RpcRdmaClientOptions withExposure(ChunkExposure e) {
+        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
+                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, e);
     }
 
     /** @return the size of each posted receive buffer */

@@ -3,6 +3,7 @@ package org.panamardma.rpcrdma.server;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.rpcrdma.RdmaSegment;
 
 /**

@@ -1,6 +1,7 @@
 package org.panamardma.rpcrdma.server;
 
 import java.util.Objects;
+import org.panamardma.oncrpc.limits.MemoryBudget;
 
 /**
  * The memory one connection's calls may take while they run: heap bytes (assembled calls, replies that outgrow the

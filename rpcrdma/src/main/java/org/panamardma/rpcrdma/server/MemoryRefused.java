@@ -1,5 +1,7 @@
 package org.panamardma.rpcrdma.server;
 
+import org.panamardma.oncrpc.limits.MemoryBudget;
+
 /**
  * A call needed more memory than its budgets could give within the wait: the call is answered with an error and
  * the connection goes on. Unchecked, so that it passes through the {@link ChunkTransfers} and XDR encoding calls

@@ -3,10 +3,10 @@ package org.panamardma.rpcrdma.server;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
@@ -15,6 +15,7 @@ import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.oncrpc.limits.RateLimitedLog;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaError;
@@ -31,7 +32,6 @@ import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 /**
  * The server side of RPC-over-RDMA version 1 for one connection, without the device: takes one received message,
@@ -69,8 +69,8 @@ public final class RpcRdmaCallHandler {
     private final String peer;
     private final Optional<InetSocketAddress> localAddress;
     private final Optional<InetSocketAddress> remoteAddress;
-    /** Whether a refusal for memory was logged at WARN already: one line per connection, not one per call. */
-    private final AtomicBoolean memoryWarned = new AtomicBoolean();
+    /** Where refusals for memory are logged: at WARN at most once per interval, server-wide when shared. */
+    private final RateLimitedLog refusalLog;
     /** The last credit value granted, for errors answered before a request could be read. */
     private volatile int lastGrant = 1;
 
@@ -123,6 +123,30 @@ public final class RpcRdmaCallHandler {
                               ChunkTransfers transfers, ServerStatistics statistics,
                               TransportProgram transportProgram, ConnectionMemory memory, String peer,
                               Optional<InetSocketAddress> localAddress, Optional<InetSocketAddress> remoteAddress) {
+        this(service, decoder, settings, transfers, statistics, transportProgram, memory, peer, localAddress,
+                remoteAddress, new RateLimitedLog(RpcRdmaCallHandler.class, Duration.ofSeconds(10)));
+    }
+
+    /**
+     * @param service runs the calls
+     * @param decoder decodes headers under its limits
+     * @param settings the connection's thresholds and credit limit
+     * @param transfers the connection's RDMA Read and Write
+     * @param statistics counts paths taken
+     * @param transportProgram answers calls to programs the transport itself serves
+     * @param memory the budgets the connection's calls take their memory from
+     * @param peer names the connection in log lines
+     * @param localAddress the connection's local address, handed to the service with each call
+     * @param remoteAddress the client's address, handed to the service with each call
+     * @param refusalLog where calls refused for memory are logged (a server shares one among its connections, so
+     *                   that clients cannot flood the log)
+     */
+    public RpcRdmaCallHandler(RpcService service, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
+                              ChunkTransfers transfers, ServerStatistics statistics,
+                              TransportProgram transportProgram, ConnectionMemory memory, String peer,
+                              Optional<InetSocketAddress> localAddress, Optional<InetSocketAddress> remoteAddress,
+                              RateLimitedLog refusalLog) {
+        this.refusalLog = Objects.requireNonNull(refusalLog, "refusalLog");
         this.memory = Objects.requireNonNull(memory, "memory");
         this.peer = Objects.requireNonNull(peer, "peer");
         this.localAddress = Objects.requireNonNull(localAddress, "localAddress");
@@ -289,15 +313,14 @@ public final class RpcRdmaCallHandler {
     /**
      * A call that could not have the memory it needs within the wait: answered ERR_CHUNK (the transport could not
      * process the chunks; RFC 8166 section 4.5.2), so the client gets its credit back and the connection goes on.
-     * Logged at WARN once per connection (naming the peer and the budget), then at DEBUG.
+     * Counted ({@link ServerStatistics#memoryRefusals()}); logged at WARN at most once per interval (naming the peer
+     * and the budget), the rest at DEBUG.
      */
     private Outcome refusedForMemory(int xid, int grant, MemoryRefused refused, MemorySegment out) {
         statistics.memoryRefusal();
-        String line = peer + ": call xid " + Integer.toHexString(xid) + " refused: needed " + refused.bytes()
+        refusalLog.warn(() -> peer + ": call xid " + Integer.toHexString(xid) + " refused: needed " + refused.bytes()
                 + " bytes, " + refused.budget().name() + " allows " + refused.budget().limit() + " ("
-                + refused.budget().used() + " in use now)";
-        // the first refusal of a server's life is worth a warning; the rest (a client retrying) only at DEBUG
-        LOG.atLevel(memoryWarned.compareAndSet(false, true) ? Level.WARN : Level.DEBUG).log(line);
+                + refused.budget().used() + " in use now); " + statistics.memoryRefusals() + " refused so far");
         return send(new RdmaError.ChunkError(xid, grant), out);
     }
 

@@ -6,6 +6,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.panamardma.oncrpc.RpcService;
+import org.panamardma.oncrpc.limits.ConnectionAdmission;
+import org.panamardma.oncrpc.limits.MemoryBudget;
+import org.panamardma.oncrpc.limits.RateLimitedLog;
 import org.panamardma.rpcrdma.ConnectPrivateData;
 import org.panamardma.rpcrdma.HeaderLimits;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
@@ -34,14 +37,23 @@ import org.slf4j.event.Level;
  *
  * <p>What clients can make the server hold is bounded by this configuration, never by what they declare:
  * <ul>
- *   <li>at most {@link Builder#maxConnections} connections (more are rejected at once, with a WARN line);
+ *   <li>at most {@link Builder#maxConnections} connections, and {@link Builder#maxConnectionsPerAddress} from one
+ *       client address; a client that offers no RDMA Read resources is refused too, as Linux's svcrdma refuses it
+ *       (more are rejected before anything is allocated, counted, and logged at most once per 10 s:
+ *       {@link ConnectionGate});
+ *   <li>a connection with no call for {@link Builder#idleTimeout} is closed ({@link IdleWatch});
  *   <li>per connection, fixed: the receive and send buffers above ({@link #fixedPinnedBytesPerConnection()});
  *   <li>per call, as the call really needs it: heap for an assembled call (Read chunks, Long Calls) and for a reply
  *       that outgrows the Send buffer (at most the client's Reply chunk and {@link Builder#maxMessageSizes}), pinned
  *       memory for each RDMA Read and Write while it runs; taken from a per-connection budget within a per-server
  *       budget ({@link Builder#connectionMemory}, {@link Builder#serverMemory}), waited for up to
- *       {@link Builder#memoryWait} when spent, then refused: the call is answered ERR_CHUNK (one WARN line per
- *       connection) and the connection goes on.
+ *       {@link Builder#memoryWait} when spent, then refused: the call is answered ERR_CHUNK (counted, logged at
+ *       most once per 10 s) and the connection goes on. The budgets are shared fairly: memory given back goes first
+ *       to the connection holding least ({@link MemoryBudget}), so no connection takes more than its share while
+ *       others wait;
+ *   <li>a chunk's RDMA Reads or Writes must complete within {@link Builder#transferTimeout} plus a second per MiB
+ *       ({@link TransferDeadline}), else the connection is closed and the call's memory given back: a client that
+ *       never completes an RDMA Read holds it no longer.
  * </ul>
  *
  * <p>A bad peer gets its RDMA_ERROR or RPC error and the others are unaffected; a peer that disconnects, even in
@@ -58,6 +70,9 @@ public final class RpcRdmaServer implements AutoCloseable {
     private final Set<ServerConnection> connections = ConcurrentHashMap.newKeySet();
     private final MemoryBudget heap;
     private final MemoryBudget pinned;
+    private final RateLimitedLog refusalLog = new RateLimitedLog(RpcRdmaServer.class, Duration.ofSeconds(10));
+    private final ConnectionGate gate;
+    private final IdleWatch idleWatch;
     private volatile boolean closed;
 
     private RpcRdmaServer(Builder b) throws RdmaException {
@@ -70,7 +85,11 @@ public final class RpcRdmaServer implements AutoCloseable {
         ConnectionParameters parameters = ConnectionParameters.DEFAULTS.withPrivateData(ours.encode());
         ConnectionOptions options = new ConnectionOptions(b.sendQueueDepth, receiveDepth(b.credits),
                 ours.receiveSize(), parameters, b.timeout);
-        this.server = RdmaServer.listen(b.address, options, this::accepted, b.maxConnections);
+        this.gate = new ConnectionGate(new ConnectionAdmission(b.maxConnections, b.maxConnectionsPerAddress),
+                refusalLog, "rpcrdma " + b.address);
+        this.server = RdmaServer.listen(b.address, options, this::accepted, gate);
+        this.idleWatch = new IdleWatch("rpcrdma-idle " + b.address, connections, b.idleTimeout, statistics,
+                b.logConnections ? Level.INFO : Level.DEBUG);
         long pinnedAtMost = b.serverPinned + b.maxConnections * fixedPinnedBytesPerConnection();
         long memlock = lockedMemoryLimit();
         if (memlock < pinnedAtMost) {
@@ -136,9 +155,22 @@ public final class RpcRdmaServer implements AutoCloseable {
         return pinned;
     }
 
-    /** @return connection requests rejected because the server had its most connections */
+    /**
+     * @return connection requests rejected: the server or the client's address had its most connections
+     *         ({@link #admission()} tells which), or the client offered no RDMA Read resources
+     */
     public long refusedConnections() {
         return server.refusedConnections();
+    }
+
+    /** @return the connection caps' counts: open, admitted, refused for each cap */
+    public ConnectionAdmission admission() {
+        return gate.admission();
+    }
+
+    /** @return connection requests refused because the client offered no RDMA Read resources (responder 0) */
+    public long refusedForNoReadResources() {
+        return gate.refusedForNoReadResources();
     }
 
     /**
@@ -187,7 +219,8 @@ public final class RpcRdmaServer implements AutoCloseable {
                     pinned.child(peer + " pinned", config.connectionPinned), config.memoryWait.toNanos());
             Level level = config.logConnections ? Level.INFO : Level.DEBUG;
             ServerConnection c = new ServerConnection(rdma, service, decoder, settings, statistics,
-                    config.timeout.toMillis(), memory, () -> {
+                    config.timeout.toMillis(), new TransferDeadline(config.transferTimeout), memory, refusalLog,
+                    () -> {
                         connections.remove(self[0]);
                         LOG.atLevel(level).log(() -> peer + ": closed");
                     });
@@ -209,6 +242,7 @@ public final class RpcRdmaServer implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        idleWatch.close();
         for (ServerConnection c : connections) {
             c.close();
         }
@@ -229,6 +263,9 @@ public final class RpcRdmaServer implements AutoCloseable {
         private HeaderLimits limits = HeaderLimits.DEFAULT;
         private Duration timeout = Duration.ofSeconds(30);
         private int maxConnections = 128;
+        private int maxConnectionsPerAddress = 16;
+        private Duration idleTimeout = Duration.ofMinutes(6);
+        private Duration transferTimeout = Duration.ofSeconds(5);
         private long connectionHeap = 64L << 20;
         private long connectionPinned = 64L << 20;
         private long serverHeap = 512L << 20;
@@ -290,7 +327,10 @@ public final class RpcRdmaServer implements AutoCloseable {
             return this;
         }
 
-        /** How long an RDMA operation, a Send or a close may take; 30 s by default. */
+        /**
+         * How long a Send or a close may take; 30 s by default. RDMA Reads and Writes of chunks have their own,
+         * shorter deadline ({@link #transferTimeout}).
+         */
         public Builder timeout(Duration timeout) {
             this.timeout = Objects.requireNonNull(timeout, "timeout");
             return this;
@@ -302,6 +342,40 @@ public final class RpcRdmaServer implements AutoCloseable {
                 throw new IllegalArgumentException("at least one connection, not " + connections);
             }
             this.maxConnections = connections;
+            return this;
+        }
+
+        /**
+         * The most connections from one client address at once; 16 by default (Linux's nconnect goes up to 16), so
+         * that one host cannot take every connection and lock the others out.
+         */
+        public Builder maxConnectionsPerAddress(int connections) {
+            if (connections < 1) {
+                throw new IllegalArgumentException("at least one connection per address, not " + connections);
+            }
+            this.maxConnectionsPerAddress = connections;
+            return this;
+        }
+
+        /**
+         * How long a connection with no call taken or in progress stays open; 6 minutes by default (sunrpc's
+         * {@code svc_conn_age_period}).
+         */
+        public Builder idleTimeout(Duration timeout) {
+            if (Objects.requireNonNull(timeout, "timeout").isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("idle timeout must be positive: " + timeout);
+            }
+            this.idleTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * How long a chunk's RDMA Reads or Writes may take, plus a second per MiB they move; 5 s by default. Past it
+         * the connection is closed and the call's memory given back ({@link TransferDeadline}).
+         */
+        public Builder transferTimeout(Duration timeout) {
+            new TransferDeadline(Objects.requireNonNull(timeout, "timeout")); // checks it is positive
+            this.transferTimeout = timeout;
             return this;
         }
 

@@ -3,8 +3,6 @@ package org.panamardma.rpcrdma.server;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Phaser;
@@ -15,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.oncrpc.RpcService;
+import org.panamardma.oncrpc.limits.RateLimitedLog;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
@@ -47,7 +46,7 @@ final class ServerConnection {
     private final RdmaConnection connection;
     private final RpcRdmaCallHandler handler;
     private final MemoryRegion sendBuffers;
-    private final BlockingQueue<Integer> freeSendBuffers;
+    private final SendSlots sendSlots;
     private final int sendBufferSize;
     private final Phaser calls = new Phaser(1);
     /** Free call slots: the credits granted; a message is taken only with one. */
@@ -60,10 +59,13 @@ final class ServerConnection {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClosed;
     private final long timeoutMillis;
+    /** When a call was last taken or ended: what the idle timeout counts from. */
+    private volatile long lastActivity = System.nanoTime();
 
     ServerConnection(RdmaConnection connection, RpcService service, RpcRdmaHeaderDecoder decoder,
                      ConnectionSettings settings, ServerStatistics statistics, long timeoutMillis,
-                     ConnectionMemory memory, Runnable onClosed) throws RdmaException {
+                     TransferDeadline transferDeadline, ConnectionMemory memory, RateLimitedLog refusalLog,
+                     Runnable onClosed) throws RdmaException {
         this.connection = connection;
         this.callSlots = new Semaphore(settings.maxCredits());
         this.statistics = statistics;
@@ -74,13 +76,10 @@ final class ServerConnection {
         int count = settings.maxCredits();
         this.sendBuffers = connection.protectionDomain().allocate((long) count * sendBufferSize,
                 Set.of(Access.LOCAL_WRITE));
-        this.freeSendBuffers = new ArrayBlockingQueue<>(count);
-        for (int i = 0; i < count; i++) {
-            freeSendBuffers.add(i);
-        }
+        this.sendSlots = new SendSlots(count);
         this.handler = new RpcRdmaCallHandler(service, decoder, settings,
-                new VerbsChunkTransfers(connection, timeoutMillis), statistics, ConfigRdmaProgram.INSTANCE, memory,
-                connection.name(), connection.localAddress(), connection.peerAddress());
+                new VerbsChunkTransfers(connection, transferDeadline), statistics, ConfigRdmaProgram.INSTANCE, memory,
+                connection.name(), connection.localAddress(), connection.peerAddress(), refusalLog);
     }
 
     ConnectionSettings settings() {
@@ -110,6 +109,7 @@ final class ServerConnection {
                     return; // close(), in finally, tells how the connection ended
                 }
                 taken.incrementAndGet();
+                lastActivity = System.nanoTime();
                 calls.register();
                 try {
                     Thread.ofVirtual().name("rpcrdma-call " + connection.name()).start(() -> serve(message));
@@ -127,22 +127,26 @@ final class ServerConnection {
     }
 
     private void serve(Received message) {
-        Integer buffer = null;
+        int buffer = -1;
         statistics.callsInProgress(inProgress.incrementAndGet());
         try {
-            buffer = freeSendBuffers.poll();
-            if (buffer == null) {
-                throw new IllegalStateException("no free send buffer for a call slot");
-            }
+            buffer = sendSlots.take();
             long offset = (long) buffer * sendBufferSize;
             MemorySegment out = sendBuffers.segment().asSlice(offset, sendBufferSize);
             RpcRdmaCallHandler.Outcome outcome = handler.handle(MemorySegment.ofArray(message.data()), out);
             if (outcome.sendLength() > 0) {
-                connection.send(sendBuffers, offset, outcome.sendLength()).get(timeoutMillis, TimeUnit.MILLISECONDS);
+                CompletableFuture<Void> sent = connection.send(sendBuffers, offset, outcome.sendLength());
+                sendSlots.giveBackWhenDone(buffer, sent); // not before the device is done with it
+                buffer = -1;
+                sent.get(timeoutMillis, TimeUnit.MILLISECONDS);
             }
             answered.incrementAndGet();
         } catch (IOException | ExecutionException | TimeoutException e) {
-            if (!closed.get() && !connection.isFailed()) {
+            if (e.getCause() instanceof TimeoutException && !closed.get()) {
+                // a chunk's RDMA Reads or Writes did not complete within their deadline: the peer does not answer
+                statistics.transferTimeout();
+                LOG.warn(connection.name() + ": closing: " + e.getMessage());
+            } else if (!closed.get() && !connection.isFailed()) {
                 LOG.warn(connection.name() + ": a call failed, closing", e);
             }
             Thread.ofVirtual().start(this::close);
@@ -155,13 +159,22 @@ final class ServerConnection {
                     .log(connection.name() + ": handling a message");
             Thread.ofVirtual().start(this::close);
         } finally {
-            if (buffer != null) {
-                freeSendBuffers.add(buffer);
+            if (buffer >= 0) {
+                sendSlots.giveBack(buffer);
             }
             inProgress.decrementAndGet();
+            lastActivity = System.nanoTime();
             callSlots.release();
             calls.arriveAndDeregister();
         }
+    }
+
+    /**
+     * @return whether no call has been taken or run on this connection for longer than {@code idleNanos} before
+     *         {@code now} (calls waiting for a slot count as activity: a slot is only free when none runs)
+     */
+    boolean idleLongerThan(long now, long idleNanos) {
+        return !closed.get() && inProgress.get() == 0 && now - lastActivity > idleNanos;
     }
 
     /**

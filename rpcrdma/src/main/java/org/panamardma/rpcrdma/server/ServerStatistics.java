@@ -13,6 +13,8 @@ public final class ServerStatistics {
     private final Map<CallAssembler.CallPath, LongAdder> calls = new EnumMap<>(CallAssembler.CallPath.class);
     private final Map<ReplyPath, LongAdder> replies = new EnumMap<>(ReplyPath.class);
     private final LongAdder memoryRefusals = new LongAdder();
+    private final LongAdder idleTimeouts = new LongAdder();
+    private final LongAdder transferTimeouts = new LongAdder();
     private final AtomicInteger peakCallsInProgress = new AtomicInteger();
 
     public ServerStatistics() {
@@ -34,6 +36,24 @@ public final class ServerStatistics {
 
     void memoryRefusal() {
         memoryRefusals.increment();
+    }
+
+    void idleTimeout() {
+        idleTimeouts.increment();
+    }
+
+    void transferTimeout() {
+        transferTimeouts.increment();
+    }
+
+    /** @return connections closed because no call was taken or in progress on them for the idle timeout */
+    public long idleTimeouts() {
+        return idleTimeouts.sum();
+    }
+
+    /** @return connections closed because a chunk's RDMA Reads or Writes did not complete within their deadline */
+    public long transferTimeouts() {
+        return transferTimeouts.sum();
     }
 
     void callsInProgress(int n) {
@@ -73,6 +93,7 @@ public final class ServerStatistics {
     @Override
     public String toString() {
         return "calls " + calls + ", replies " + replies + ", memory refusals " + memoryRefusals.sum()
-                + ", peak calls in progress " + peakCallsInProgress.get();
+                + ", peak calls in progress " + peakCallsInProgress.get() + ", idle timeouts " + idleTimeouts.sum()
+                + ", transfer timeouts " + transferTimeouts.sum();
     }
 }

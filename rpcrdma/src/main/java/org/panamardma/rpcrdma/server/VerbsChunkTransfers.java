@@ -23,11 +23,11 @@ import org.panamardma.verbs.connection.RdmaConnection;
  */
 final class VerbsChunkTransfers implements ChunkTransfers {
     private final RdmaConnection connection;
-    private final long timeoutMillis;
+    private final TransferDeadline deadline;
 
-    VerbsChunkTransfers(RdmaConnection connection, long timeoutMillis) {
+    VerbsChunkTransfers(RdmaConnection connection, TransferDeadline deadline) {
         this.connection = connection;
-        this.timeoutMillis = timeoutMillis;
+        this.deadline = deadline;
     }
 
     @Override
@@ -45,7 +45,7 @@ final class VerbsChunkTransfers implements ChunkTransfers {
                 }
                 at += s.length();
             }
-            await(posted, "RDMA Read");
+            await(posted, "RDMA Read", deadline.millisFor(destination.byteSize()));
             MemorySegment.copy(mr.segment(), 0, destination, 0, destination.byteSize());
         }
     }
@@ -55,19 +55,30 @@ final class VerbsChunkTransfers implements ChunkTransfers {
         if (source.byteSize() == 0) {
             return;
         }
+        long room = 0;
+        for (RdmaSegment s : segments) {
+            room += s.length();
+        }
+        if (room < source.byteSize()) { // the caller's contract; checked before anything is posted
+            throw new IllegalArgumentException(source.byteSize() + " bytes for segments of " + room);
+        }
         try (MemoryRegion mr = sourceRegion(source)) {
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
             long at = 0;
             for (RdmaSegment s : segments) {
                 long n = Math.min(s.length(), source.byteSize() - at);
-                if (n <= 0) {
-                    break;
+                if (n == 0) {
+                    // a zero-length segment takes nothing and the ones after it take the rest, as the reply's
+                    // Write list reports them (WriteListPlacement.filled): stopping here would report bytes never
+                    // written
+                    continue;
                 }
                 posted.add(connection.write(mr, at, (int) n, s.offset(), s.handle()));
                 at += n;
             }
+
             // Waiting is what lets the region go; it also orders the data before the reply's Send.
-            await(posted, "RDMA Write");
+            await(posted, "RDMA Write", deadline.millisFor(source.byteSize()));
         }
     }
 
@@ -86,7 +97,12 @@ final class VerbsChunkTransfers implements ChunkTransfers {
         return mr;
     }
 
-    private void await(List<CompletableFuture<Void>> posted, String what) throws IOException {
+    /**
+     * Waits for the transfers of one chunk, no longer than {@code timeoutMillis} (their {@link TransferDeadline}): a
+     * timeout is an {@link IOException} caused by a {@link TimeoutException}, and the connection is then closed
+     * (which flushes what is still posted before the region goes).
+     */
+    static void await(List<CompletableFuture<Void>> posted, String what, long timeoutMillis) throws IOException {
         try {
             CompletableFuture.allOf(posted.toArray(CompletableFuture[]::new)).get(timeoutMillis, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

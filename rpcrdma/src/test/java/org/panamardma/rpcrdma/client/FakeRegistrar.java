@@ -1,6 +1,5 @@
 package org.panamardma.rpcrdma.client;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Map;
@@ -14,10 +13,11 @@ import org.panamardma.verbs.RdmaException;
 /**
  * A protection domain played on the host: counts registrations and deregistrations, keeps the live ones by rkey
  * (with their rights), refuses a second deregistration and a registration over freed memory as the verbs layer
- * does, and can be made to fail like an ibv_reg_mr over RLIMIT_MEMLOCK.
+ * does, and can be made to fail like an ibv_reg_mr over RLIMIT_MEMLOCK. {@link #reaches} answers what a server
+ * holding a key could touch.
  */
 final class FakeRegistrar implements ChunkRegistrar {
-    record Live(MemorySegment segment, Set<Access> access, boolean owned) {
+    record Live(MemorySegment segment, Set<Access> access) {
     }
 
     final AtomicLong registrations = new AtomicLong();
@@ -25,6 +25,13 @@ final class FakeRegistrar implements ChunkRegistrar {
     final Map<Integer, Live> live = new ConcurrentHashMap<>();
     private final AtomicInteger nextRkey = new AtomicInteger(0x1000);
     volatile boolean failNext;
+    /** Registrations to let through before the next one fails; negative: none fails. */
+    private final AtomicInteger failAfter = new AtomicInteger(-1);
+
+    /** The registration after the next {@code n} fails. */
+    void failAfter(int n) {
+        failAfter.set(n);
+    }
 
     @Override
     public Registration register(MemorySegment segment, Set<Access> access) throws RdmaException {
@@ -34,26 +41,20 @@ final class FakeRegistrar implements ChunkRegistrar {
         if (!segment.scope().isAlive()) {
             throw new IllegalStateException("cannot register memory whose arena is already closed");
         }
-        return make(segment, access, null);
+        return make(segment, access);
     }
 
-    @Override
-    public Registration allocate(long size, Set<Access> access) throws RdmaException {
-        Arena arena = Arena.ofShared();
-        return make(arena.allocate(size, 4096), access, arena);
-    }
-
-    private Registration make(MemorySegment segment, Set<Access> access, Arena owned) throws RdmaException {
+    private Registration make(MemorySegment segment, Set<Access> access) throws RdmaException {
+        if (failAfter.get() >= 0 && failAfter.getAndDecrement() == 0) {
+            failNext = true;
+        }
         if (failNext) {
             failNext = false;
-            if (owned != null) {
-                owned.close();
-            }
             throw new RdmaException("ibv_reg_mr(" + segment.byteSize() + " bytes, " + access + ")", 12);
         }
         registrations.incrementAndGet();
         int rkey = nextRkey.getAndIncrement();
-        live.put(rkey, new Live(segment, access.isEmpty() ? Set.of() : EnumSet.copyOf(access), owned != null));
+        live.put(rkey, new Live(segment, access.isEmpty() ? Set.of() : EnumSet.copyOf(access)));
         return new Registration() {
             private boolean gone;
 
@@ -77,11 +78,21 @@ final class FakeRegistrar implements ChunkRegistrar {
                     throw new AssertionError("rkey " + rkey + " deregistered twice");
                 }
                 deregistrations.incrementAndGet();
-                if (owned != null) {
-                    owned.close();
-                }
             }
         };
+    }
+
+    /**
+     * Whether a server's access of {@code length} bytes at {@code address} with {@code rkey} and right {@code right}
+     * would succeed: the key is live, has the right, and covers the range.
+     */
+    boolean reaches(int rkey, long address, long length, Access right) {
+        Live l = live.get(rkey);
+        if (l == null || !l.access().contains(right)) {
+            return false;
+        }
+        long base = l.segment().address();
+        return address >= base && address + length <= base + l.segment().byteSize();
     }
 
     /** The live registration covering [address, address + length) with {@code rkey}, or an AssertionError. */

@@ -29,7 +29,7 @@ class RegisteredBufferPoolTest {
     }
 
     @Test
-    void registersOneSlabPerClassThenServesEveryLeaseFromIt() throws Exception {
+    void allocatesOneSlabPerClassThenServesEveryLeaseFromItRegisteringNothing() throws Exception {
         try (RegisteredBufferPool pool = pool(1 << 20)) {
             for (int round = 0; round < 100; round++) {
                 RegisteredBuffer small = pool.allocate(100);
@@ -40,14 +40,34 @@ class RegisteredBufferPoolTest {
                 small.release();
                 large.close();
             }
-            assertEquals(2, registrar.registrations.get(), "one slab for 4 KiB buffers, one for 64 KiB");
-            assertEquals(2, pool.registrations());
-            assertEquals(2 * 65536, pool.pinnedBytes());
+            assertEquals(0, registrar.registrations.get(), "a lease exposes nothing: no registration");
+            assertEquals(0, pool.registrations());
+            assertEquals(2 * 65536, pool.pinnedBytes(), "one slab for 4 KiB buffers, one for 64 KiB");
             assertEquals(0, pool.leased());
-            Set<Access> rights = registrar.live.values().iterator().next().access();
-            assertEquals(Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE), rights);
         }
-        assertEquals(2, registrar.deregistrations.get(), "close deregisters every slab");
+    }
+
+    @Test
+    void aBufferGetsARegionOfItsOwnWithoutRemoteRightsOnItsFirstWindowAndKeepsIt() throws Exception {
+        try (RegisteredBufferPool pool = pool(1 << 20)) {
+            RegisteredBuffer a = pool.allocate(100);
+            RegisteredBuffer b = pool.allocate(100);
+            ChunkRegistrar.Registration ra = pool.region(a.slot);
+            assertSame(ra, pool.region(a.slot), "registered once");
+            ChunkRegistrar.Registration rb = pool.region(b.slot);
+            assertEquals(2, pool.registrations());
+            FakeRegistrar.Live live = registrar.live.get(ra.rkey());
+            assertEquals(Set.of(Access.LOCAL_WRITE, Access.MW_BIND), live.access(), "no remote right of its own");
+            assertEquals(4096, live.segment().byteSize(), "exactly the buffer: a window never reaches a neighbour");
+            assertEquals(a.slot.memory().address(), live.segment().address());
+            assertEquals(4096, Math.abs(ra.segment().address() - rb.segment().address()), "two neighbours");
+            a.release();
+            RegisteredBuffer again = pool.allocate(100);
+            assertSame(ra, pool.region(again.slot), "the buffer's region outlives its lease");
+            again.release();
+            b.release();
+        }
+        assertEquals(2, registrar.deregistrations.get(), "close deregisters every buffer's region");
         assertTrue(registrar.live.isEmpty());
     }
 
@@ -67,7 +87,7 @@ class RegisteredBufferPoolTest {
                 assertEquals((byte) i, s.get(ValueLayout.JAVA_BYTE, 0));
                 assertEquals((byte) i, s.get(ValueLayout.JAVA_BYTE, 4095));
             }
-            assertEquals(1, pool.registrations());
+            assertEquals(65536, pool.pinnedBytes(), "one slab");
         }
     }
 
@@ -158,7 +178,7 @@ class RegisteredBufferPoolTest {
             assertNull(pool.acquireUse(arena.allocate(64)), "foreign native memory");
             assertNull(pool.acquireUse(MemorySegment.ofArray(new byte[64])), "heap memory");
             RegisteredBuffer neighbour = pool.allocate(4096);
-            MemorySegment whole = registrar.live.values().iterator().next().segment();
+            MemorySegment whole = slot.slab.memory;
             MemorySegment spanning = whole.asSlice(4000, 200);
             assertThrows(IllegalArgumentException.class, () -> pool.acquireUse(spanning));
             b.release();
@@ -175,7 +195,7 @@ class RegisteredBufferPoolTest {
             b.release();
             assertThrows(BufferPoolExhaustedException.class, () -> pool.allocate(4096),
                     "the server may still access it: not handed out");
-            assertThrows(IllegalStateException.class, () -> pool.acquireUse(slot.slab.registration.segment()),
+            assertThrows(IllegalStateException.class, () -> pool.acquireUse(slot.slab.memory.asSlice(0, 4096)),
                     "released: no new call may use it");
             pool.endUse(slot);
             RegisteredBuffer next = pool.allocate(4096);
@@ -185,14 +205,16 @@ class RegisteredBufferPoolTest {
     }
 
     @Test
-    void aFailedSlabRegistrationGivesItsReservationBack() throws Exception {
+    void aFailedRegionRegistrationLeavesTheBufferUsableAndIsTriedAgain() throws Exception {
         try (RegisteredBufferPool pool = pool(65536)) {
+            RegisteredBuffer b = pool.allocate(4096);
             registrar.failNext = true;
-            RdmaException e = assertThrows(RdmaException.class, () -> pool.allocate(4096));
+            RdmaException e = assertThrows(RdmaException.class, () -> pool.region(b.slot));
             assertTrue(e.getMessage().contains("ibv_reg_mr"), e.getMessage());
-            assertEquals(0, pool.pinnedBytes());
-            pool.allocate(4096).release();
-            assertEquals(65536, pool.pinnedBytes());
+            assertEquals(0, pool.registrations());
+            assertNotNull(pool.region(b.slot));
+            assertEquals(1, pool.registrations());
+            b.release();
         }
     }
 
@@ -201,10 +223,11 @@ class RegisteredBufferPoolTest {
         RegisteredBufferPool pool = pool(65536);
         RegisteredBuffer b = pool.allocate(64);
         MemorySegment raw = b.segment();
+        pool.region(b.slot);
         pool.close();
         assertThrows(IllegalStateException.class, b::segment);
         assertThrows(IllegalStateException.class, () -> raw.get(ValueLayout.JAVA_BYTE, 0),
-                "the slab's memory is freed with its registration: FFM refuses the access");
+                "the slab's memory is freed after its buffers' regions: FFM refuses the access");
         assertThrows(IllegalStateException.class, () -> pool.allocate(64));
         b.release();
         assertThrows(IllegalStateException.class, b::release);
@@ -236,7 +259,7 @@ class RegisteredBufferPoolTest {
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
             assertEquals(0, pool.leased());
-            assertEquals(1, pool.registrations());
+            assertEquals(8 * 4096, pool.pinnedBytes());
         }
     }
 }

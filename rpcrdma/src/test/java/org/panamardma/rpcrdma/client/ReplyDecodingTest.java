@@ -149,6 +149,46 @@ class ReplyDecodingTest {
                 null, List.of()));
     }
 
+    /**
+     * The chunks a reply returns must be the call's (RFC 8166 section 3.4.6: the Write list and Reply chunk come
+     * back with the lengths written): same segments, handles and offsets, no longer. Anything else is a bad reply,
+     * never a smaller or relocated placement; and a reply carries no Read list.
+     */
+    @Test
+    void returnedChunksMustEchoTheOfferedOnes() throws Exception {
+        MemorySegment ok = rpcReply(AcceptedReply.success(XID, OpaqueAuth.NONE), 0, 8);
+        MemorySegment target = MemorySegment.ofArray(new byte[100]);
+        ReplyExpectation placed = ReplyExpectation.placedInto(target, 200);
+        RdmaSegment offered = new RdmaSegment(7, 100, 0x1000);
+        ChunkLists call = new ChunkLists(List.of(), List.of(WriteChunk.of(offered)), Optional.empty());
+        List<MemorySegment> noBounce = Arrays.asList((MemorySegment) null);
+        // the right echo, 8 bytes written: fine
+        RpcRdmaReply good = ReplyDecoding.decode("t", new RdmaMsg(XID, 1, writeList(8)), ok, plan(List.of(true), 0),
+                placed, null, noBounce, call);
+        assertEquals(8, good.placements().getFirst().length());
+        for (RdmaSegment bad : List.of(new RdmaSegment(8, 8, 0x1000), new RdmaSegment(7, 8, 0x1008),
+                new RdmaSegment(7, 101, 0x1000))) {
+            RpcRdmaException.BadReply e = assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode(
+                    "t", new RdmaMsg(XID, 1, new ChunkLists(List.of(), List.of(WriteChunk.of(bad)), Optional.empty())),
+                    ok, plan(List.of(true), 0), placed, null, noBounce, call), bad.toString());
+            assertTrue(e.getMessage().contains("the call offered"), e.getMessage());
+        }
+        // two segments for the one offered
+        assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t", new RdmaMsg(XID, 1,
+                new ChunkLists(List.of(), List.of(WriteChunk.of(new RdmaSegment(7, 4, 0x1000),
+                        new RdmaSegment(7, 4, 0x1000))), Optional.empty())), ok, plan(List.of(true), 0), placed, null,
+                noBounce, call));
+        // a Reply chunk the call did not offer, under RDMA_MSG
+        assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t", new RdmaMsg(XID, 1,
+                new ChunkLists(List.of(), List.of(), Optional.of(WriteChunk.of(offered)))), ok,
+                plan(List.of(true), 0), placed, null, noBounce, call));
+        // a Read list in a reply (the draft's RDMA_DONE form, retired)
+        RpcRdmaException.BadReply e = assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t",
+                new RdmaMsg(XID, 1, new ChunkLists(List.of(new org.panamardma.rpcrdma.ReadSegment(0, offered)),
+                        List.of(), Optional.empty())), ok, plan(List.of(true), 0), placed, null, noBounce, call));
+        assertTrue(e.getMessage().contains("Read list"), e.getMessage());
+    }
+
     @Test
     void errVersEchoingTheRefusedVersionIsRecognized() {
         // knfsd's answer to a version-2 header: xid, 2 (echoed), credits, RDMA_ERROR, ERR_VERS, 1, 1

@@ -59,4 +59,18 @@ class RpcRdmaClientOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> d.withBusyPoll(java.time.Duration.ofSeconds(2)));
         assertThrows(IllegalArgumentException.class, () -> d.withBusyPoll(java.time.Duration.ofMillis(-1)));
     }
+
+    @Test
+    void chunksAreExposedAsAutoChoosesUnlessAskedAndTheChoiceSurvivesTheOtherWithers() {
+        RpcRdmaClientOptions d = RpcRdmaClientOptions.DEFAULTS;
+        assertEquals(ChunkExposure.AUTO, d.exposure());
+        RpcRdmaClientOptions w = d.withExposure(ChunkExposure.MEMORY_WINDOWS);
+        assertEquals(ChunkExposure.MEMORY_WINDOWS, w.withBusyPoll(java.time.Duration.ofMillis(1)).withMaxRequests(8)
+                .withPinnedMemory(0, 0).withInline(1024, 1024).withAlwaysReplyChunk(true).withChunkMinimums(0, 0)
+                .withTimeouts(d.connectTimeout(), d.callTimeout()).exposure(), "kept by the other withers");
+        assertEquals(ChunkExposure.AUTO, new RpcRdmaClientOptions(4096, 4096, 8, 1024, 1024, false,
+                d.connectTimeout(), d.callTimeout(), 0, 0, java.time.Duration.ZERO).exposure(),
+                "the constructor of before chooses AUTO");
+        assertThrows(NullPointerException.class, () -> d.withExposure(null));
+    }
 }

@@ -22,6 +22,7 @@ import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.rpcrdma.ConfigRdma;
 import org.panamardma.rpcrdma.RdmaProcedure;
 import org.panamardma.rpcrdma.client.CallPlan;
+import org.panamardma.rpcrdma.client.ChunkExposure;
 import org.panamardma.rpcrdma.client.ConfigRdmaCall;
 import org.panamardma.rpcrdma.client.ReplyExpectation;
 import org.panamardma.rpcrdma.client.RegisteredBuffer;
@@ -97,15 +98,23 @@ abstract class JavaClientServerDeviceTests {
     }
 
     /**
-     * Issue 15: after one call of each kind, calls make no ibv_reg_mr and no ibv_dereg_mr on a real device - data and
-     * targets in buffers of the client's pool, in caller memory of a live arena (the registration cache), in slices
-     * of one caller buffer at alternating offsets (merged by the cache into one registration during the two warm-up
-     * rounds), on the heap (pool copies), a Long Call and a Reply chunk (pool buffers) - and every byte comes back.
+     * Issue 15, and issue 25: with memory windows (rxe), after one call of each kind, calls make no ibv_reg_mr and no
+     * ibv_dereg_mr on a real device - data and targets in buffers of the client's pool (a region per buffer), in
+     * caller memory of a live arena (the registration cache, a region per segment), in slices of one caller buffer at
+     * alternating offsets (a region per slice, both made in the two warm-up rounds), on the heap (pool copies), a
+     * Long Call and a Reply chunk (pool buffers) - and every byte comes back; a window is bound per chunk per call.
+     * Where the default registers per call (siw, and rxe, whose windows are unsound), each chunk costs exactly one
+     * registration and one deregistration, and none is left.
      */
     @Test
-    void steadyStateCallsMakeNoRegistration(RdmaTestDevice device) throws Exception {
+    void steadyStateCallsMakeNoRegistrationWithWindowsAndOnePerChunkWithout(RdmaTestDevice device) throws Exception {
         RpcRdmaServer s = server(device, 16);
-        RpcRdmaClient c = client(s);
+        RpcRdmaClientOptions options = RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT);
+        boolean windows = device.transport() == org.panamardma.testbed.Transport.ROCE;
+        RpcRdmaClient c = RpcRdmaClient.connect(s.address(), windows
+                ? options.withExposure(ChunkExposure.MEMORY_WINDOWS) : options);
+        open.add(c);
+        assertEquals(windows ? ChunkExposure.MEMORY_WINDOWS : ChunkExposure.PER_CALL_REGISTRATION, c.exposure());
         int size = 64 << 10;
         byte[] bytes = EchoProgram.pattern(size, 3);
         try (Arena arena = Arena.ofShared();
@@ -119,10 +128,12 @@ abstract class JavaClientServerDeviceTests {
             MemorySegment sliced = arena.allocate(size + 8);
             MemorySegment slicedTargets = arena.allocate(size + 8);
             long registrations = 0;
+            long binds = 0;
             for (int round = 0; round < 22; round++) {
                 if (round == 2) { // after the warm-up rounds
                     registrations = c.registrations();
-                    assertTrue(registrations > 0, "the warm-up registered pool slabs and the caller's memory");
+                    binds = c.windowBinds();
+                    assertTrue(registrations > 0, "the warm-up registered pool buffers and the caller's memory");
                 }
                 MemorySegment slice = sliced.asSlice(8 * (round % 2), size).copyFrom(MemorySegment.ofArray(bytes));
                 MemorySegment sliceTarget = slicedTargets.asSlice(8 * ((round + 1) % 2), size);
@@ -139,11 +150,18 @@ abstract class JavaClientServerDeviceTests {
                 assertEquals(RdmaProcedure.RDMA_NOMSG, r.replyProcedure());
                 assertArrayEquals(EchoProgram.pattern(100_000, round), r.resultsDecoder().getOpaqueBytes(EchoProgram.MAX));
             }
-            System.out.println(device.name() + ": " + c.registrations() + " registrations for 110 calls, "
-                    + c.deregistrations() + " deregistrations");
-            assertEquals(registrations, c.registrations(), "20 rounds after the warm-up registered nothing");
-            assertEquals(2, c.deregistrations(), "and deregistered nothing after the warm-up, whose second round "
-                    + "replaced the first round's registrations of the two sliced buffers by their spans");
+            System.out.println(device.name() + ": " + c.exposure() + ", " + c.registrations()
+                    + " registrations for 110 calls, " + c.deregistrations() + " deregistrations, "
+                    + c.windowBinds() + " window binds");
+            if (windows) {
+                assertEquals(registrations, c.registrations(), "20 rounds after the warm-up registered nothing");
+                assertEquals(0, c.deregistrations(), "and deregistered nothing");
+                assertEquals(20 * 10, c.windowBinds() - binds, "a window per chunk per call: 4 echoes of a Read and a "
+                        + "Write chunk, a Long Call's Read chunk and its Reply chunk");
+            } else {
+                assertEquals(registrations + 20 * 10, c.registrations(), "a registration per chunk per call");
+                assertEquals(c.registrations(), c.deregistrations(), "each gone before its call completed");
+            }
             assertEquals(2, c.buffers().leased(), "only the test's own two leases are out");
         }
     }

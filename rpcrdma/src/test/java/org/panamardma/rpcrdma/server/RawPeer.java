@@ -55,9 +55,14 @@ final class RawPeer implements AutoCloseable {
     }
 
     static RawPeer connect(InetSocketAddress server, Duration timeout) throws Exception {
+        return connect(server, timeout, ConnectionParameters.DEFAULTS);
+    }
+
+    /** Connects with {@code parameters} (RDMA Read resources, retries) and RFC 8797 private data. */
+    static RawPeer connect(InetSocketAddress server, Duration timeout, ConnectionParameters parameters)
+            throws Exception {
         byte[] ours = ConnectPrivateData.of(INLINE, INLINE, false).encode();
-        ConnectionOptions options = new ConnectionOptions(64, 64, INLINE,
-                ConnectionParameters.DEFAULTS.withPrivateData(ours), timeout);
+        ConnectionOptions options = new ConnectionOptions(64, 64, INLINE, parameters.withPrivateData(ours), timeout);
         return new RawPeer(RdmaClient.connect(server, options));
     }
 

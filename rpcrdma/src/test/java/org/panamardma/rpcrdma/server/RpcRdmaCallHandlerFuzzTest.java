@@ -7,6 +7,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import org.panamardma.fuzz.AllocationBudget;
+import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;

@@ -212,7 +212,7 @@ abstract class RpcRdmaServerDeviceTests {
         return echoed;
     }
 
-    private static XdrDecoder results(int xid, MemorySegment rpcReply) {
+    static XdrDecoder results(int xid, MemorySegment rpcReply) {
         XdrDecoder in = new XdrDecoder(rpcReply);
         assertEquals(AcceptedReply.success(xid, OpaqueAuth.NONE), RpcMessageCodec.decode(in));
         return in;

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.oncrpc.limits.ConnectionAdmission;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaMsg;
@@ -281,6 +282,134 @@ abstract class ServerBoundsDeviceTests {
         assertEquals(0, s.heapBudget().used());
         assertEquals(0, s.pinnedBudget().used());
         assertNullAnswered(hostile); // refused calls did not end its connection
+    }
+
+    /**
+     * Issue 25 item 5: a client offering no RDMA Read resources is refused at connect, before anything is allocated
+     * for it, as Linux's svcrdma refuses it. At 5c5f9a1 it was accepted with an initiator depth of 0, and a call with
+     * a Read chunk then held its memory until the 30 s timeout (on rxe the RDMA Read waits for a read credit that
+     * never comes).
+     */
+    @Test
+    void aClientOfferingNoRdmaReadResourcesIsRefusedAndTheOthersGoOn(RdmaTestDevice device) throws Exception {
+        RpcRdmaServer s = start(builder(device, 4));
+        RawPeer good = peer(s);
+        Exception refused = null;
+        long t0 = System.nanoTime();
+        try (RawPeer noReads = RawPeer.connect(s.address(), TIMEOUT,
+                org.panamardma.verbs.cm.ConnectionParameters.DEFAULTS.withResources(0, 16))) {
+            assertNullAnswered(noReads);
+        } catch (Exception e) {
+            refused = e;
+        }
+        System.out.println("a client offering responder resources 0: " + refused + " after "
+                + (System.nanoTime() - t0) / 1_000_000 + " ms; refused for it " + s.refusedForNoReadResources());
+        assertTrue(refused != null, "accepted a client whose Read chunks could never be pulled");
+        assertEquals(1, s.refusedForNoReadResources());
+        assertEquals(0, s.pinnedBudget().peak(), "nothing was pinned for it");
+        assertNullAnswered(good);
+    }
+
+    /**
+     * Issue 25 item 5: one host cannot take every connection (the probe of 5c5f9a1 held 127 of 200 from one
+     * address); a place comes back when one of its connections ends. The idle timeout stays at its default here, so
+     * that no connection is closed for idleness while the others are set up (under emulation that takes seconds).
+     */
+    @Test
+    void oneAddressIsCappedAndAPlaceComesBackWhenOneOfItsConnectionsEnds(RdmaTestDevice device) throws Exception {
+        RpcRdmaServer s = start(builder(device, 4).maxConnections(8).maxConnectionsPerAddress(3));
+        List<RawPeer> squatters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            squatters.add(peer(s));
+        }
+        assertTrue(refused(s), "a fourth connection from one address was accepted beyond the cap of 3");
+        assertEquals(1, s.admission().refused(ConnectionAdmission.Refusal.ADDRESS_FULL));
+        for (RawPeer p : squatters) {
+            assertNullAnswered(p); // the refusal ended none of them
+        }
+        RawPeer leaving = squatters.get(0);
+        open.remove(leaving);
+        leaving.close();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (s.admission().open() > 2 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(2, s.admission().open(), "the closed connection's place was given back");
+        assertNullAnswered(peer(s)); // and taken again
+        assertEquals(1, s.admission().refused(ConnectionAdmission.Refusal.ADDRESS_FULL));
+    }
+
+    /** @return whether {@code s} refused a further connection (else it answered a NULL call on it) */
+    private static boolean refused(RpcRdmaServer s) {
+        try (RawPeer extra = RawPeer.connect(s.address(), TIMEOUT)) {
+            assertNullAnswered(extra);
+            return false;
+        } catch (Exception e) {
+            return true;
+        }
+    }
+
+    /**
+     * Issue 25 item 5: connections left idle are closed after the idle timeout (at 5c5f9a1 they stayed for ever),
+     * giving their places back; not before it.
+     */
+    @Test
+    void idleConnectionsAreClosedAfterTheIdleTimeout(RdmaTestDevice device) throws Exception {
+        Duration idle = Duration.ofSeconds(2);
+        RpcRdmaServer s = start(builder(device, 4).maxConnections(8).maxConnectionsPerAddress(3).idleTimeout(idle));
+        List<RawPeer> squatters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            squatters.add(peer(s)); // an early one may be closed while the later ones are set up: it is idle
+        }
+        RawPeer last = squatters.get(2);
+        assertNullAnswered(last); // activity: its idle time starts again
+        long t0 = System.nanoTime();
+        long deadline = t0 + TimeUnit.SECONDS.toNanos(120);
+        while ((s.connectionCount() > 0 || s.admission().open() > 0) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        long closedAfter = (System.nanoTime() - t0) / 1_000_000;
+        for (RawPeer p : squatters) {
+            assertTrue(p.rdma.disconnected().isDone() || p.rdma.isFailed(), "the server disconnected it");
+        }
+        System.out.printf("3 idle connections closed by the server, the last %d ms after its last call (idle"
+                + " timeout %d ms); %s%n", closedAfter, idle.toMillis(), s.statistics());
+        assertEquals(0, s.connectionCount());
+        assertEquals(3, s.statistics().idleTimeouts());
+        assertTrue(closedAfter >= idle.toMillis() - 600, "not before the idle timeout: " + closedAfter);
+        assertEquals(0, s.admission().open(), "their places were given back");
+        assertNullAnswered(peer(s));
+    }
+
+    /**
+     * Issue 25 item 7: a Write chunk whose first segment has length 0. At 5c5f9a1 the Write loop stopped at that
+     * segment while the reply reported the whole item written into the next one: the client read a buffer the
+     * server never wrote. Now the data is in the second segment, byte for byte, as the reply says.
+     */
+    @Test
+    void aZeroLengthSegmentInAWriteChunkIsSkippedAndTheDataGoesToTheNextOne(RdmaTestDevice device)
+            throws Exception {
+        RpcRdmaServer s = start(builder(device, 4));
+        RawPeer p = peer(s);
+        byte[] payload = EchoProgram.pattern(64 << 10, 7);
+        int xid = XIDS.incrementAndGet();
+        byte[] reduced = rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO,
+                RpcRdmaServerDeviceTests.words(payload.length));
+        RdmaSegment data = p.register(payload);
+        RdmaSegment empty = p.registerEmpty(16);
+        RdmaSegment zeroLength = new RdmaSegment(empty.handle(), 0, empty.offset());
+        RdmaSegment target = p.registerEmpty(payload.length);
+        byte[] reply = p.call(xid, concat(header(new RdmaMsg(xid, 4, new ChunkLists(
+                List.of(new ReadSegment(reduced.length, data)), List.of(new WriteChunk(List.of(zeroLength, target))),
+                Optional.empty()))), reduced)).get(120, TimeUnit.SECONDS);
+        DecodedHeader d = decode(reply);
+        RdmaMsg msg = assertInstanceOf(RdmaMsg.class, d.header(), d.header().toString());
+        assertEquals(List.of(new WriteChunk(List.of(zeroLength, new RdmaSegment(target.handle(), payload.length,
+                target.offset())))), msg.chunks().writeList(), "the reply reports the data in the second segment");
+        XdrDecoder in = RpcRdmaServerDeviceTests.results(xid, d.rpcMessage(MemorySegment.ofArray(reply)));
+        assertEquals(payload.length, in.getInt());
+        assertArrayEquals(payload, p.contents(target, payload.length), "and it is there");
+        assertNullAnswered(p);
     }
 
     @Test

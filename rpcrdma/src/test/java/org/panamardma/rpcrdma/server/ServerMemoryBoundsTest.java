@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.HeaderLimits;
@@ -184,49 +185,5 @@ class ServerMemoryBoundsTest {
             assertEquals(new RdmaError.ChunkError(XID, 1), decode(send, o).header());
         }
         assertEquals(0, stats.inlineCalls(), "none of them reached the dispatcher");
-    }
-
-    // ------------------------------------------------------------------------------------------- MemoryBudget
-
-    @Test
-    void aChildsBytesCountInItsParentAndTheTighterLimitIsBlamed() throws InterruptedException {
-        MemoryBudget server = MemoryBudget.of("server", 100);
-        MemoryBudget a = server.child("a", 80);
-        MemoryBudget b = server.child("b", 80);
-        assertNull(a.acquireOrBlame(70, 0));
-        assertEquals(70, server.used());
-        assertSame(a, a.acquireOrBlame(20, 0), "a's own limit");
-        assertSame(server, b.acquireOrBlame(40, 0), "the server's limit: 70 + 40 > 100");
-        assertEquals(0, b.used(), "nothing held after a refusal");
-        assertNull(b.acquireOrBlame(30, 0));
-        assertEquals(100, server.used());
-        a.release(70);
-        b.release(30);
-        assertEquals(0, server.used());
-        assertEquals(100, server.peak());
-        assertTrue(server.refusals() >= 1 && a.refusals() >= 1);
-        assertSame(a, a.acquireOrBlame(81, 1_000_000_000L), "more than the limit is refused without waiting");
-    }
-
-    @Test
-    void anAcquisitionWaitsForARelease() throws Exception {
-        MemoryBudget budget = MemoryBudget.of("b", 10);
-        assertTrue(budget.acquire(10, 0));
-        CountDownLatch waiting = new CountDownLatch(1);
-        boolean[] got = new boolean[1];
-        Thread t = Thread.ofVirtual().start(() -> {
-            try {
-                waiting.countDown();
-                got[0] = budget.acquire(5, TimeUnit.SECONDS.toNanos(30));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        waiting.await();
-        Thread.sleep(50);
-        budget.release(10);
-        t.join(30_000);
-        assertTrue(got[0]);
-        assertEquals(5, budget.used());
     }
 }

@@ -67,6 +67,8 @@ abstract class SoakDeviceTests {
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(Long.getLong("soak.callTimeoutSeconds", 120));
     /** How long the server may take to drop a killed client's connection, and a victim to connect and call. */
     static final Duration RECOVERY = Duration.ofSeconds(180);
+    /** Rounds of {@link #RECOVERY} a victim that is still starting (using CPU) is given to connect. */
+    static final int START_PATIENCE = 3;
     /** Replies the victim must have had checked in a life before it is killed (so it dies mid-traffic). */
     static final int VICTIM_MIN_CALLS = 10;
     static final double HEAP_GROWTH_ALLOWED = 0.10;
@@ -384,13 +386,28 @@ abstract class SoakDeviceTests {
         long t0 = System.nanoTime();
         pause.writeLock().lock();
         try {
-            if (v.connected.await(RECOVERY.toSeconds(), TimeUnit.SECONDS) || !v.process.isAlive()) {
-                System.out.printf("soak: victim %d up, survivors paused %d ms for its start%n", v.life,
-                        (System.nanoTime() - t0) / 1_000_000);
-                return;
+            // a JVM that is still working its way up (its CPU time grows) is given more time, up to
+            // START_PATIENCE rounds of RECOVERY: on an overloaded host its start alone took over 3 minutes (CI
+            // rehearsal with four emulated guests on two cores, its main thread still making FFM method handles);
+            // one that has stopped making progress is reported after one round
+            Duration cpuBefore = cpuTime(v.process);
+            for (int round = 1; ; round++) {
+                if (v.connected.await(RECOVERY.toSeconds(), TimeUnit.SECONDS) || !v.process.isAlive()) {
+                    System.out.printf("soak: victim %d up, survivors paused %d ms for its start%n", v.life,
+                            (System.nanoTime() - t0) / 1_000_000);
+                    return;
+                }
+                Duration cpuNow = cpuTime(v.process);
+                boolean progressing = cpuNow.compareTo(cpuBefore.plusSeconds(1)) > 0;
+                if (!progressing || round == START_PATIENCE) {
+                    break;
+                }
+                System.out.printf("soak: victim %d not connected after %d s, still starting (CPU time %d s): "
+                        + "waiting on%n", v.life, (System.nanoTime() - t0) / 1_000_000_000L, cpuNow.toSeconds());
+                cpuBefore = cpuNow;
             }
-            System.out.printf("soak: victim %d not connected after %s: its threads, the busiest threads%n", v.life,
-                    RECOVERY);
+            System.out.printf("soak: victim %d not connected after %d s: its threads, the busiest threads%n", v.life,
+                    (System.nanoTime() - t0) / 1_000_000_000L);
             new ProcessBuilder("kill", "-QUIT", String.valueOf(v.process.pid())).inheritIO().start().waitFor();
             new ProcessBuilder("sh", "-c", "ps -eLo pid,tid,pcpu,stat,comm --sort=-pcpu | head -n 25").inheritIO()
                     .start().waitFor();
@@ -398,6 +415,11 @@ abstract class SoakDeviceTests {
         } finally {
             pause.writeLock().unlock();
         }
+    }
+
+    /** The CPU time a process has used so far (zero where the system does not tell). */
+    private static Duration cpuTime(Process p) {
+        return p.info().totalCpuDuration().orElse(Duration.ZERO);
     }
 
     /** The command line of a {@link SoakVictim}: this JVM's java binary and the tests' class path. */

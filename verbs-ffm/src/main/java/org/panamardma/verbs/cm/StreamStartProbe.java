@@ -32,6 +32,11 @@ import org.panamardma.verbs.TransportType;
  * the first unread byte, the stuck request included. The answer travels back the same way, so once any probe
  * completes both directions are read by the queue pairs and nothing sent before it is left behind.
  *
+ * <p>The passive side's half is handled where connections are accepted: {@code RdmaServer} looks, once a connection
+ * is ESTABLISHED, whether the kernel's socket of the connection holds bytes siw left unread, and only then sends the
+ * client such a zero-length READ (its class {@code ServerStreamStart} says why only then), so that a client that
+ * speaks first and waits (any RPC client) is answered whatever it does itself.
+ *
  * <p>The probe needs READ resources both ways ({@link #possible}): the kernel's NFS server accepts with none
  * (net/sunrpc/xprtrdma/svc_rdma_transport.c, {@code responder_resources = 0}) and is not probed; a READ it was
  * not granted would end the connection.

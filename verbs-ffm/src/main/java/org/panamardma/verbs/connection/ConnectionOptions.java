@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.cm.ConnectionParameters;
+import org.panamardma.verbs.connection.agent.AgentMode;
 
 /**
  * How an {@link RdmaConnection} is made.
@@ -34,12 +35,22 @@ import org.panamardma.verbs.cm.ConnectionParameters;
  *                           channel and sleeps, so under steady traffic no completion waits for a wake-up (the
  *                           latency mode of a dedicated core: the poller thread spins, taking a CPU while traffic
  *                           flows and for {@code busyPoll} after it stops). At most one second
+ * @param agent              whether the connection offers and runs the RFC 7306 agent (atomics and immediate data
+ *                           over SENDs where the device lacks them, e.g. on iWARP): {@link AgentMode#OFF} (the
+ *                           default) sends nothing of it; the others offer it in the private data and use it when the
+ *                           peer accepts ({@link org.panamardma.verbs.connection.agent.Handshake})
+ * @param agentDepth         the agent's depth: Atomic Requests this end executes at once for the peer (its IRD) and
+ *                           the most it has outstanding there (its ORD, bounded by the peer's IRD). 1 to 64
  */
 public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int receiveBufferSize,
                                 ConnectionParameters parameters, Duration timeout, int receiveBatch,
-                                int sendSignalInterval, Duration busyPoll) {
+                                int sendSignalInterval, Duration busyPoll, AgentMode agent, int agentDepth) {
     /** The longest {@link #busyPoll}: beyond it a poller would spin through idle periods for nothing. */
     public static final Duration MAX_BUSY_POLL = Duration.ofSeconds(1);
+    /** The agent's default depth (IRD and ORD): 16, rxe's and siw's order of RDMA READ resources. */
+    public static final int DEFAULT_AGENT_DEPTH = 16;
+    /** The most {@link #agentDepth}: every unit costs 3 send-queue entries, 2 receive buffers and 192 bytes. */
+    public static final int MAX_AGENT_DEPTH = 64;
 
     /** 32 requests in flight, 16 receive buffers of 4 KiB, rdma_cm's defaults, 30 s, receives posted one by one. */
     public static final ConnectionOptions DEFAULTS =
@@ -49,6 +60,14 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
     public ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int receiveBufferSize,
                              ConnectionParameters parameters, Duration timeout) {
         this(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, 1, 1);
+    }
+
+    /** No agent. */
+    public ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int receiveBufferSize,
+                             ConnectionParameters parameters, Duration timeout, int receiveBatch,
+                             int sendSignalInterval, Duration busyPoll) {
+        this(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, receiveBatch,
+                sendSignalInterval, busyPoll, AgentMode.OFF, DEFAULT_AGENT_DEPTH);
     }
 
     /** No busy polling: the poller sleeps as soon as the CQ is empty. */
@@ -78,42 +97,60 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
         if (busyPoll.isNegative() || busyPoll.compareTo(MAX_BUSY_POLL) > 0) {
             throw new IllegalArgumentException("busy poll " + busyPoll + " not in [0, " + MAX_BUSY_POLL + "]");
         }
+        Objects.requireNonNull(agent, "agent");
+        if (agentDepth < 1 || agentDepth > MAX_AGENT_DEPTH) {
+            throw new IllegalArgumentException("agent depth " + agentDepth + " not in [1, " + MAX_AGENT_DEPTH + "]");
+        }
     }
 
     public ConnectionOptions withSendSignalInterval(int n) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
-                receiveBatch, n, busyPoll);
+                receiveBatch, n, busyPoll, agent, agentDepth);
     }
 
     public ConnectionOptions withReceiveBatch(int n) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, n,
-                sendSignalInterval, busyPoll);
+                sendSignalInterval, busyPoll, agent, agentDepth);
     }
 
     public ConnectionOptions withQueueDepths(int send, int receive) {
         return new ConnectionOptions(send, receive, receiveBufferSize, parameters, timeout,
                 Math.max(1, Math.min(receiveBatch, receive)), Math.max(1, Math.min(sendSignalInterval, send)),
-                busyPoll);
+                busyPoll, agent, agentDepth);
     }
 
     public ConnectionOptions withReceiveBufferSize(int bytes) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, bytes, parameters, timeout, receiveBatch,
-                sendSignalInterval, busyPoll);
+                sendSignalInterval, busyPoll, agent, agentDepth);
     }
 
     public ConnectionOptions withParameters(ConnectionParameters p) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, p, timeout, receiveBatch,
-                sendSignalInterval, busyPoll);
+                sendSignalInterval, busyPoll, agent, agentDepth);
     }
 
     public ConnectionOptions withTimeout(Duration t) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, t, receiveBatch,
-                sendSignalInterval, busyPoll);
+                sendSignalInterval, busyPoll, agent, agentDepth);
     }
 
     /** @return these options with the poller busy-polling for up to {@code d} after each completion */
     public ConnectionOptions withBusyPoll(Duration d) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
-                receiveBatch, sendSignalInterval, d);
+                receiveBatch, sendSignalInterval, d, agent, agentDepth);
+    }
+
+    /**
+     * @return these options with the RFC 7306 agent in {@code mode} (offered in the private data, active where the
+     *         peer offers it too), of the default depth
+     */
+    public ConnectionOptions withAgent(AgentMode mode) {
+        return withAgent(mode, agentDepth);
+    }
+
+    /** @return these options with the agent in {@code mode}, executing and sending up to {@code depth} at once */
+    public ConnectionOptions withAgent(AgentMode mode, int depth) {
+        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
+                receiveBatch, sendSignalInterval, busyPoll, mode, depth);
     }
 }

@@ -11,11 +11,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.TransportType;
 import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEventException;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.StreamStartProbe;
+import org.panamardma.verbs.connection.agent.AgentMode;
+import org.panamardma.verbs.connection.agent.Handshake;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,8 +51,13 @@ public final class RdmaClient {
      * EADDRINUSE is tried again the same way: on iWARP the rdma_cm port space is not the TCP stack's, and Soft-iWARP
      * binds its kernel TCP socket to the port rdma_cm chose for the id (siw_cm.c, kernel_bindconnect), which fails
      * when an ordinary TCP socket of the host holds that port (seen once in CI: a connect to knfsd while NFS over
-     * TCP ran); a new id gets a new port. Each retry is logged; the last failure is thrown with the earlier ones
-     * attached as suppressed exceptions.
+     * TCP ran); a new id gets a new port. On an iWARP device a connect that ends in UNREACHABLE with status
+     * -ETIMEDOUT is tried again the same way: iWARP has no connection manager retries (RoCE's CM sends its REQ up to
+     * 15 times before it says UNREACHABLE), only the initiator's one timer on the MPA reply (Soft-iWARP: 10 s,
+     * siw_cm.h MPAREQ_TIMEOUT), so a server that is slow to accept, not one that is gone, ends the attempt; a host
+     * nobody answers for fails address resolution before this. The kernel's own RPC-over-RDMA client does the same:
+     * it connects again. Each retry is logged; the last failure is thrown with the earlier ones attached as
+     * suppressed exceptions.
      *
      * <p>On Soft-iWARP the connection is returned only once a zero-length READ from the server has been answered
      * (when the server granted READ resources): {@link StreamStartProbe} says why (siw can leave the first bytes of
@@ -62,16 +70,19 @@ public final class RdmaClient {
         Objects.requireNonNull(options, "options");
         List<RdmaException> earlier = new ArrayList<>();
         for (int attempt = 1; ; attempt++) {
+            Attempt tried = new Attempt();
             try {
-                return connectOnce(server, options);
+                return connectOnce(server, options, tried);
             } catch (RdmaException e) {
-                if (!worthAnotherTry(e) || attempt == CONNECT_ATTEMPTS) {
+                if (!worthAnotherTry(e, tried.iwarp) || attempt == CONNECT_ATTEMPTS) {
                     earlier.forEach(e::addSuppressed);
                     throw e;
                 }
                 earlier.add(e);
                 LOG.info("connect to " + server + ": " + e.getMessage()
-                        + " (a connection that could not be set up, not a refusal); trying again, attempt "
+                        + (tried.iwarp && isUnreachable(e) ? " (iWARP: the server did not answer the MPA request in"
+                        + " time; its device has no connection manager retries)" : " (a connection that could not be"
+                        + " set up, not a refusal)") + "; trying again, attempt "
                         + (attempt + 1) + " of " + CONNECT_ATTEMPTS);
                 try {
                     Thread.sleep(50L * attempt);
@@ -83,26 +94,48 @@ public final class RdmaClient {
         }
     }
 
-    /** CONNECT_ERROR, or a local port rdma_cm chose that the transport could not bind (see connect). */
-    static boolean worthAnotherTry(RdmaException e) {
+    /**
+     * CONNECT_ERROR, a local port rdma_cm chose that the transport could not bind, or on iWARP ({@code iwarp}) the
+     * MPA reply timer running out (UNREACHABLE, -ETIMEDOUT): see connect.
+     */
+    static boolean worthAnotherTry(RdmaException e, boolean iwarp) {
         if (e instanceof CmEventException cm) {
-            return cm.event().type() == CmEventType.CONNECT_ERROR;
+            return cm.event().type() == CmEventType.CONNECT_ERROR || iwarp && isUnreachable(e);
         }
         return e.errno() == Errno.EADDRINUSE;
     }
 
-    private static RdmaConnection connectOnce(InetSocketAddress server, ConnectionOptions options)
+    private static boolean isUnreachable(RdmaException e) {
+        return e instanceof CmEventException cm && cm.event().type() == CmEventType.UNREACHABLE
+                && cm.errno() == Errno.ETIMEDOUT;
+    }
+
+    /** What one connect attempt learnt before it failed: whether rdma_cm bound it to an iWARP device. */
+    private static final class Attempt {
+        boolean iwarp;
+    }
+
+    private static RdmaConnection connectOnce(InetSocketAddress server, ConnectionOptions options, Attempt tried)
             throws RdmaException {
         EventChannel events = EventChannel.create();
         RdmaConnection.Resources res = new RdmaConnection.Resources(options);
         RdmaConnection connection;
         boolean probe;
         try {
-            CmConnector.Connection c = CmConnector.connect(events, server, options.parameters(), res::create,
-                    options.timeout());
+            boolean offer = options.agent() != AgentMode.OFF;
+            CmConnector.Connection c = CmConnector.connect(events, server, offer
+                    ? options.parameters().withPrivateData(Handshake.append(options.parameters().privateData(),
+                            options.agentDepth(), options.agentDepth()))
+                    : options.parameters(), id -> {
+                        tried.iwarp = id.context().transportType() == TransportType.IWARP;
+                        return res.create(id);
+                    }, options.timeout());
             probe = StreamStartProbe.needed(c.id().context()) && StreamStartProbe.possible(c.established());
-            connection = new RdmaConnection(c.id(), res, events, null);
-            connection.peerPrivateData(c.peerPrivateData());
+            // the server's answer to the offer (Handshake): the agent runs where it answered with its own trailer
+            Handshake.Parsed accepted = offer ? Handshake.parse(c.peerPrivateData()) : null;
+            connection = new RdmaConnection(c.id(), res, events, null, accepted == null ? null
+                    : Handshake.negotiate(options.agentDepth(), accepted.offer()));
+            connection.peerPrivateData(accepted == null ? c.peerPrivateData() : accepted.applicationData());
             connection.start();
         } catch (RdmaException | RuntimeException | Error e) {
             events.close();

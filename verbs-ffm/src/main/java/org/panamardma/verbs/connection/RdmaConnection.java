@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.CompletionChannel;
@@ -25,19 +26,31 @@ import org.panamardma.verbs.Context;
 import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.MemoryWindow;
 import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.RemoteRegion;
+import org.panamardma.verbs.ScatterGatherList;
 import org.panamardma.verbs.SendFlags;
+import org.panamardma.verbs.WcOpcode;
 import org.panamardma.verbs.WcStatus;
 import org.panamardma.verbs.WorkCompletionException;
 import org.panamardma.verbs.WorkCompletions;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
+import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.cm.QueuePairOptions;
+import org.panamardma.verbs.connection.agent.AgentLink;
+import org.panamardma.verbs.connection.agent.AgentMode;
+import org.panamardma.verbs.connection.agent.AgentProtocolException;
+import org.panamardma.verbs.connection.agent.AgentStatistics;
+import org.panamardma.verbs.connection.agent.AgentTerminatedException;
+import org.panamardma.verbs.connection.agent.ConnectionAgent;
+import org.panamardma.verbs.connection.agent.Handshake;
+import org.panamardma.verbs.extensions.RemoteWord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,6 +85,13 @@ import org.slf4j.LoggerFactory;
  * {@link ConnectionClosedException}. So do pending and later requests once the peer disconnects (DISCONNECTED), the
  * device goes (DEVICE_REMOVAL), or {@link #close()} is called. Messages already received stay available to
  * {@link #receive()}.
+ *
+ * <p><b>RFC 7306 agent.</b> With {@link ConnectionOptions#withAgent} on both ends, a responder-side agent
+ * ({@link org.panamardma.verbs.connection.agent}) provides atomics (plain and masked) and immediate data over SENDs
+ * where the device lacks them (siw), or everywhere in {@link AgentMode#ALWAYS}: the same methods, the same futures.
+ * {@link #capabilities()} says who provides what. Every SEND of such a connection then carries the agent's 4-byte
+ * control word (12 with immediate data) before the payload, which {@link #receive()} strips; the receive buffers
+ * are that much larger, so the application's messages of {@code receiveBufferSize} still fit.
  */
 public final class RdmaConnection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaConnection.class);
@@ -79,8 +99,12 @@ public final class RdmaConnection implements AutoCloseable {
     /** wr_ids of receives have the top bit set and the buffer index below. */
     private static final long RECEIVE_BIT = 1L << 63;
 
-    /** SEND: a plain SEND, the one request that may go unsignaled (ConnectionOptions.sendSignalInterval). */
-    private enum Kind { VOID, SEND, ATOMIC }
+    /**
+     * SEND: a plain SEND, the one request that may go unsignaled (ConnectionOptions.sendSignalInterval). FRAMED: a
+     * request with an application slot of the agent's memory (its header). RESERVED: the agent's own, outside the
+     * permits (its send-queue entries are reserved, ConnectionAgent).
+     */
+    private enum Kind { VOID, SEND, ATOMIC, FRAMED, RESERVED }
 
     /** @param seq the request's place in posting order (see {@link #postOrder}) */
     private record Pending(CompletableFuture<Object> future, Kind kind, int slot, long seq) {}
@@ -88,7 +112,12 @@ public final class RdmaConnection implements AutoCloseable {
     /** A SEND posted unsignaled: done when a later signaled request of the send queue completes. */
     private record Unsignaled(long seq, long wrId) {}
 
-    private record Arrived(int index, int length, boolean hasImmediate, int immediate) {}
+    /**
+     * A message taken from receive buffer {@code index}: {@code length} bytes from {@code payloadOffset}, with its
+     * immediate value and the rkey a SEND with invalidate invalidated, where it had them.
+     */
+    private record Arrived(int index, int payloadOffset, int length, boolean hasImmediate, int immediate,
+                           boolean hasInvalidated, int invalidatedRkey) {}
 
     /** What the connection owns, made on the id's context before connect/accept (receives posted). */
     static final class Resources {
@@ -98,37 +127,55 @@ public final class RdmaConnection implements AutoCloseable {
         CompletionQueue cq;
         MemoryRegion receiveBuffers;
         MemoryRegion atomicResults;
+        /** The agent's send memory (ConnectionAgent), where the options offer the agent; else null. */
+        MemoryRegion agentSlots;
         QueuePair qp;
+        /** Receive buffers and their size: the application's, plus the agent's (ConnectionAgent) where offered. */
+        final int receiveCount;
+        final int receiveStride;
 
         Resources(ConnectionOptions options) {
             this.options = options;
+            boolean agent = options.agent() != AgentMode.OFF;
+            this.receiveCount = options.receiveQueueDepth()
+                    + (agent ? ConnectionAgent.extraReceives(options.agentDepth()) : 0);
+            this.receiveStride = agent ? ConnectionAgent.receiveBufferSize(options.receiveBufferSize())
+                    : options.receiveBufferSize();
         }
 
         /** The {@link org.panamardma.verbs.cm.CmConnector.QueuePairFactory}: everything, then the receives. */
         QueuePair create(CmId id) throws RdmaException {
             Context ctx = id.context();
+            boolean agent = options.agent() != AgentMode.OFF;
+            // the agent's own SENDs have send-queue entries of their own (ConnectionAgent); so has the WRITE that
+            // precedes the Immediate Data message of a WRITE with immediate data
+            int sendDepth = options.sendQueueDepth() + (agent
+                    ? options.sendQueueDepth() + ConnectionAgent.extraSendQueueDepth(options.agentDepth()) : 0);
             pd = ctx.allocateProtectionDomain();
             channel = ctx.createCompletionChannel();
-            cq = ctx.createCompletionQueue(options.sendQueueDepth() + options.receiveQueueDepth(), channel);
-            receiveBuffers = pd.allocate((long) options.receiveQueueDepth() * options.receiveBufferSize(),
-                    Set.of(Access.LOCAL_WRITE));
+            cq = ctx.createCompletionQueue(sendDepth + receiveCount, channel);
+            receiveBuffers = pd.allocate((long) receiveCount * receiveStride, Set.of(Access.LOCAL_WRITE));
             atomicResults = pd.allocate(8L * options.sendQueueDepth(), Set.of(Access.LOCAL_WRITE));
-            qp = id.createQueuePair(pd, QueuePairOptions.of(cq)
-                    .withQueueDepths(options.sendQueueDepth(), options.receiveQueueDepth()));
-            for (int i = 0; i < options.receiveQueueDepth(); i++) {
+            if (agent) {
+                agentSlots = pd.allocate(ConnectionAgent.slotMemoryBytes(options.sendQueueDepth(),
+                        options.agentDepth()), Set.of());
+            }
+            // two SGEs where the agent may frame a SEND: its header, then the application's bytes
+            qp = id.createQueuePair(pd, QueuePairOptions.of(cq).withQueueDepths(sendDepth, receiveCount)
+                    .withSge(agent ? 2 : 1, 1));
+            for (int i = 0; i < receiveCount; i++) {
                 postReceive(i);
             }
             return qp;
         }
 
         void postReceive(int index) throws RdmaException {
-            qp.postReceive(RECEIVE_BIT | index, receiveBuffers, (long) index * options.receiveBufferSize(),
-                    options.receiveBufferSize());
+            qp.postReceive(RECEIVE_BIT | index, receiveBuffers, (long) index * receiveStride, receiveStride);
         }
 
         /** Closes what was made (the id, with the queue pair, is closed before). */
         void close() {
-            for (AutoCloseable r : new AutoCloseable[] {receiveBuffers, atomicResults, cq, channel, pd}) {
+            for (AutoCloseable r : new AutoCloseable[] {receiveBuffers, atomicResults, agentSlots, cq, channel, pd}) {
                 if (r != null) {
                     try {
                         r.close();
@@ -179,8 +226,19 @@ public final class RdmaConnection implements AutoCloseable {
     private volatile ConnectionClosedException failure;
     private volatile Runnable onClose = () -> {};
     private volatile byte[] peerPrivateData = new byte[0];
+    private volatile Optional<ConnectionParameters> peerParameters = Optional.empty();
+    /** The RFC 7306 agent where both ends run it, else null. */
+    private final ConnectionAgent agent;
+    /** The header and payload of a SEND the agent frames: used under postOrder only. */
+    private final ScatterGatherList framed;
 
     RdmaConnection(CmId id, Resources res, EventChannel ownedEvents, Thread eventThread) {
+        this(id, res, ownedEvents, eventThread, null);
+    }
+
+    /** @param agentTerms what the handshake agreed for the RFC 7306 agent, or null where it is not active */
+    RdmaConnection(CmId id, Resources res, EventChannel ownedEvents, Thread eventThread,
+                   Handshake.Negotiated agentTerms) {
         this.id = id;
         this.res = res;
         this.ownedEvents = ownedEvents;
@@ -196,6 +254,15 @@ public final class RdmaConnection implements AutoCloseable {
         }
         this.name = "rdma-connection-" + id.localAddress().map(RdmaConnection::format).orElse("?") + "->"
                 + id.peerAddress().map(RdmaConnection::format).orElse("?");
+        if (agentTerms != null && res.agentSlots != null) {
+            AgentMode mode = options.agent();
+            this.agent = new ConnectionAgent(new Link(), qp, res.agentSlots, options.sendQueueDepth(),
+                    options.agentDepth(), agentTerms, mode == AgentMode.ALWAYS || !qp.supportsAtomics(), true);
+            this.framed = new ScatterGatherList(2);
+        } else {
+            this.agent = null;
+            this.framed = null;
+        }
         this.poller = new CompletionPoller(name, cq, ownedEvents != null, options.busyPoll().toNanos(),
                 new CompletionPoller.Handler() {
             @Override
@@ -270,6 +337,20 @@ public final class RdmaConnection implements AutoCloseable {
         peerPrivateData = data == null ? new byte[0] : data.clone();
     }
 
+    /**
+     * On a connection accepted by {@link RdmaServer}: the client's connection parameters from its CONNECT_REQUEST,
+     * as this side sees them (rdma_cm swaps them): {@code initiatorDepth} is how many RDMA Reads this side may have
+     * outstanding at the client (the client's responder resources; 0: none, the client's device will answer no
+     * RDMA Read), {@code responderResources} how many the client may have at this side. Empty on a client.
+     */
+    public Optional<ConnectionParameters> peerParameters() {
+        return peerParameters;
+    }
+
+    void peerParameters(ConnectionParameters parameters) {
+        peerParameters = Optional.ofNullable(parameters);
+    }
+
     /** The queue pair, for what the futures do not cover (posting on it directly bypasses the futures). */
     public QueuePair queuePair() {
         return qp;
@@ -307,17 +388,90 @@ public final class RdmaConnection implements AutoCloseable {
         return disconnected.copy();
     }
 
+    /** Who provides atomics, masked atomics and immediate data on this connection: the device, the agent, or none. */
+    public ConnectionCapabilities capabilities() {
+        ConnectionCapabilities.Provider atomics = agent != null && agent.atomicsByAgent()
+                ? ConnectionCapabilities.Provider.AGENT
+                : qp.supportsAtomics() ? ConnectionCapabilities.Provider.DEVICE : ConnectionCapabilities.Provider.NONE;
+        ConnectionCapabilities.Provider immediate = agent != null ? ConnectionCapabilities.Provider.AGENT
+                : qp.supportsImmediateData() ? ConnectionCapabilities.Provider.DEVICE
+                : ConnectionCapabilities.Provider.NONE;
+        return new ConnectionCapabilities(qp.deviceName(), atomics, atomics, immediate, agent != null);
+    }
+
+    /** What the RFC 7306 agent has done, where it is active on this connection. */
+    public Optional<AgentStatistics> agentStatistics() {
+        return agent == null ? Optional.empty() : Optional.of(agent.statistics());
+    }
+
     // ------------------------------------------------------------------------------------------------ requests
 
     /** SEND of {@code length} bytes of {@code mr} at {@code offset}: consumes one receive at the peer. */
     public CompletableFuture<Void> send(MemoryRegion mr, long offset, int length) {
+        if (agent != null) {
+            return submit(Kind.SEND, (wr, slot, flags) -> postFramed(wr, agent.sendHeaderOffset(),
+                    ConnectionAgent.SEND_HEADER, mr, offset, length, flags));
+        }
         return submit(Kind.SEND, (wr, slot, flags) -> qp.postSend(wr, mr, offset, length, flags));
     }
 
-    /** SEND with immediate data (not on siw). */
+    /**
+     * SEND with immediate data: the peer's {@link #receive()} gets the bytes and the value. On iWARP only with the
+     * RFC 7306 agent, which then carries the value in the SEND's header (on every device where it is active).
+     */
     public CompletableFuture<Void> sendWithImmediate(MemoryRegion mr, long offset, int length, int immediate) {
+        if (agent != null) {
+            return submit(Kind.FRAMED, (wr, slot, flags) -> postFramed(wr, agent.appSlotOffset(slot),
+                    agent.sendWithImmediateHeader(slot, immediate), mr, offset, length, SendFlags.SIGNALED));
+        }
+        if (!qp.supportsImmediateData() && options.agent() != AgentMode.OFF) {
+            return CompletableFuture.failedFuture(agentNotActive("immediate data"));
+        }
         return submit(Kind.VOID, (wr, slot, flags) ->
                 qp.postSendWithImmediate(wr, mr, offset, length, immediate, SendFlags.SIGNALED));
+    }
+
+    /**
+     * RDMA WRITE with immediate data: {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code
+     * remoteAddress}, then the peer's {@link #receive()} gets an empty message with the value, once the bytes are
+     * there. Through the RFC 7306 agent (where active; iWARP has it no other way) this is RFC 7306 section 6's
+     * composition, the WRITE then an Immediate Data message, posted together; the future completes with the
+     * second (a failed WRITE fails it, the Immediate Data message flushed behind).
+     */
+    public CompletableFuture<Void> writeWithImmediate(MemoryRegion mr, long offset, int length, long remoteAddress,
+                                                      int rkey, int immediate) {
+        if (agent != null) {
+            return submit(Kind.FRAMED, (wr, slot, flags) -> {
+                // the WRITE unsignaled under the same wr_id: an error completion of it fails this request (and
+                // marks the connection failed); the Immediate Data message's completion completes it
+                qp.postWrite(wr, mr, offset, length, remoteAddress, rkey, 0);
+                int n = agent.immediateData(slot, immediate);
+                qp.postSend(wr, agent.slotMemory(), agent.appSlotOffset(slot), n, SendFlags.SIGNALED);
+            });
+        }
+        if (!qp.supportsImmediateData() && options.agent() != AgentMode.OFF) {
+            return CompletableFuture.failedFuture(agentNotActive("immediate data"));
+        }
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postWriteWithImmediate(wr, mr, offset, length,
+                remoteAddress, rkey, immediate, SendFlags.SIGNALED));
+    }
+
+    /** Posts the agent's header at {@code headerOffset} of its memory and the application's bytes as one SEND. */
+    private void postFramed(long wrId, long headerOffset, int headerLength, MemoryRegion mr, long offset, int length,
+                            int flags) throws RdmaException {
+        framed.clear().add(agent.slotMemory(), headerOffset, headerLength);
+        if (length > 0) {
+            framed.add(mr, offset, length);
+        }
+        qp.postSend(wrId, framed, flags);
+    }
+
+    /** The refusal of an operation only the agent could provide here, before anything is posted. */
+    private UnsupportedOperationException agentNotActive(String what) {
+        return new UnsupportedOperationException(qp.deviceName() + " has no " + what + " (" + (what.equals("atomics")
+                ? "atomic_cap " + qp.protectionDomain().context().attributes().atomicCapability()
+                : "iWARP's RDMAP has none") + ") and the RFC 7306 agent is not active on " + name
+                + ": the peer did not offer it in the private data (enable ConnectionOptions.withAgent on both ends)");
     }
 
     /**
@@ -364,8 +518,16 @@ public final class RdmaConnection implements AutoCloseable {
         return write(mr, offset, length, target.address(), target.rkey());
     }
 
-    /** RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. */
+    /**
+     * RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. With
+     * the agent providing atomics, a READ waits until the agent atomics posted before it have their responses, so
+     * that it reads what they wrote (RFC 7306 section 7, "Atomic | RDMA Read").
+     */
     public CompletableFuture<Void> read(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
+        if (agent != null) {
+            return agent.orderedRead(() -> submit(Kind.VOID, (wr, slot, flags) -> qp.postRead(wr, mr, offset, length,
+                    remoteAddress, rkey, SendFlags.SIGNALED)));
+        }
         return submit(Kind.VOID, (wr, slot, flags) -> qp.postRead(wr, mr, offset, length, remoteAddress, rkey,
                 SendFlags.SIGNALED));
     }
@@ -389,16 +551,106 @@ public final class RdmaConnection implements AutoCloseable {
         return read(mr, offset, length, source.address(), source.rkey());
     }
 
-    /** ATOMIC FETCH AND ADD on the peer's 8-byte aligned word: completes with the word's previous value. */
+    /**
+     * ATOMIC FETCH AND ADD on the peer's 8-byte aligned word: completes with the word's previous value. By the device,
+     * or by the RFC 7306 agent ({@link #capabilities()}).
+     */
     public CompletableFuture<Long> fetchAdd(long remoteAddress, int rkey, long add) {
+        if (agent != null && agent.atomicsByAgent()) {
+            return agent.fetchAdd(remoteAddress, rkey, add, 0L);
+        }
+        if (!qp.supportsAtomics() && options.agent() != AgentMode.OFF) {
+            return CompletableFuture.failedFuture(agentNotActive("atomics"));
+        }
         return submit(Kind.ATOMIC, (wr, slot, flags) -> qp.postFetchAdd(wr, res.atomicResults, 8L * slot, remoteAddress,
                 rkey, add, SendFlags.SIGNALED));
     }
 
-    /** ATOMIC COMPARE AND SWAP on the peer's 8-byte aligned word: completes with the word's previous value. */
+    /**
+     * ATOMIC COMPARE AND SWAP on the peer's 8-byte aligned word: completes with the word's previous value. By the
+     * device, or by the RFC 7306 agent ({@link #capabilities()}).
+     */
     public CompletableFuture<Long> compareSwap(long remoteAddress, int rkey, long compare, long swap) {
+        if (agent != null && agent.atomicsByAgent()) {
+            return agent.compareSwap(remoteAddress, rkey, compare, -1L, swap, -1L);
+        }
+        if (!qp.supportsAtomics() && options.agent() != AgentMode.OFF) {
+            return CompletableFuture.failedFuture(agentNotActive("atomics"));
+        }
         return submit(Kind.ATOMIC, (wr, slot, flags) -> qp.postCompareSwap(wr, res.atomicResults, 8L * slot, remoteAddress,
                 rkey, compare, swap, SendFlags.SIGNALED));
+    }
+
+    /**
+     * RFC 7306 section 5.1.1's masked FetchAdd: the word is added to field by field, a set bit of {@code addMask}
+     * marking each field's most significant bit (0: a plain FetchAdd). Completes with the word's previous value. By
+     * the agent in one request; by a device's atomics as compare-and-swap loops ({@link
+     * org.panamardma.verbs.extensions.MaskedAtomics}), each lost race costing a round trip more.
+     */
+    public CompletableFuture<Long> maskedFetchAdd(long remoteAddress, int rkey, long add, long addMask) {
+        if (agent != null && agent.atomicsByAgent()) {
+            return agent.fetchAdd(remoteAddress, rkey, add, addMask);
+        }
+        return MaskedAtomicLoop.fetchAdd(this, remoteAddress, rkey, add, addMask);
+    }
+
+    /**
+     * RFC 7306 section 5.1.2's masked CmpSwap: if the bits of {@code compareMask} equal {@code compare}'s, the bits
+     * of {@code swapMask} become {@code swap}'s. Completes with the word's previous value. By the agent in one
+     * request; by a device's atomics as compare-and-swap loops.
+     */
+    public CompletableFuture<Long> maskedCompareSwap(long remoteAddress, int rkey, long compare, long compareMask,
+                                                     long swap, long swapMask) {
+        if (agent != null && agent.atomicsByAgent()) {
+            return agent.compareSwap(remoteAddress, rkey, compare, compareMask, swap, swapMask);
+        }
+        return MaskedAtomicLoop.compareSwap(this, remoteAddress, rkey, compare, compareMask, swap, swapMask);
+    }
+
+    /**
+     * The peer's 8-byte word {@code word} as a {@link RemoteWord} over {@link #compareSwap}, for the synchronous
+     * {@link org.panamardma.verbs.extensions.MaskedAtomics}: each compare-and-swap waits for its answer up to the
+     * connection's timeout. Usable from any thread but the poller's.
+     */
+    public RemoteWord remoteWord(RemoteRegion word) {
+        if (word.length() < 8 || (word.address() & 7) != 0) {
+            throw new IllegalArgumentException("a remote word is 8 bytes at an 8-byte aligned address: " + word);
+        }
+        return (expected, desired) -> {
+            try {
+                return compareSwap(word.address(), word.rkey(), expected, desired)
+                        .get(options.timeout().toNanos(), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof RdmaException r ? r
+                        : new RdmaException(name + ": CmpSwap on " + word + ": " + e.getCause());
+            } catch (TimeoutException e) {
+                throw new RdmaException(name + ": no answer to a CmpSwap on " + word + " within "
+                        + options.timeout());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new RdmaException(name + ": interrupted waiting for a CmpSwap on " + word);
+            }
+        };
+    }
+
+    /**
+     * Binds the type 2 window {@code mw} under {@code newRkey} to {@code length} bytes of {@code mr} at
+     * {@code offset} with {@code access} ({@link QueuePair#postBindMemoryWindow}): completes when the bind has
+     * executed; requests made after this call execute after it. The window's key is {@code newRkey} once this
+     * returns (unless the future failed at once).
+     */
+    public CompletableFuture<Void> bindMemoryWindow(MemoryWindow mw, int newRkey, MemoryRegion mr, long offset,
+                                                    long length, Set<Access> access) {
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postBindMemoryWindow(wr, mw, newRkey, mr, offset, length,
+                access, SendFlags.SIGNALED));
+    }
+
+    /**
+     * Invalidates the bound window {@code mw} ({@link QueuePair#postInvalidate}): completes when the invalidation has
+     * executed, after which the peer's accesses with the window's key fail.
+     */
+    public CompletableFuture<Void> invalidate(MemoryWindow mw) {
+        return submit(Kind.VOID, (wr, slot, flags) -> qp.postInvalidate(wr, mw, SendFlags.SIGNALED));
     }
 
     /** RDMA FLUSH (draft-talpey-rdma-commit) of the peer's range or whole region. */
@@ -459,7 +711,7 @@ public final class RdmaConnection implements AutoCloseable {
     /** Posts a request that holds a permit: a slot for its result, a wr_id, the post (or its failure). */
     private void postAcquired(CompletableFuture<Object> f, Kind kind, Post post) {
         ConnectionClosedException c;
-        Integer slot = kind == Kind.ATOMIC ? freeSlots.poll() : Integer.valueOf(-1);
+        Integer slot = kind == Kind.ATOMIC || kind == Kind.FRAMED ? freeSlots.poll() : Integer.valueOf(-1);
         if (slot == null) { // cannot happen: a permit guarantees a slot
             permits.release();
             f.completeExceptionally(new IllegalStateException(name + ": no atomic result slot"));
@@ -560,10 +812,36 @@ public final class RdmaConnection implements AutoCloseable {
     }
 
     private void release(Pending p) {
+        if (p.kind == Kind.RESERVED) {
+            return; // the agent's: no permit, no slot
+        }
         if (p.slot >= 0) {
             freeSlots.add(p.slot);
         }
         permits.release();
+    }
+
+    /** {@link AgentLink#postReserved}: posts at once, in the post order, outside the permits. */
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<Void> postReserved(AgentLink.ReservedPost post) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        synchronized (postOrder) {
+            ConnectionClosedException c = failure;
+            if (c != null) {
+                f.completeExceptionally(c);
+                return (CompletableFuture<Void>) (CompletableFuture<?>) f;
+            }
+            long wrId = nextWrId.incrementAndGet();
+            pending.put(wrId, new Pending(f, Kind.RESERVED, -1, ++postSeq));
+            try {
+                post.post(wrId);
+                unsignaledRun = 0;
+            } catch (Throwable t) {
+                pending.remove(wrId);
+                f.completeExceptionally(t);
+            }
+        }
+        return (CompletableFuture<Void>) (CompletableFuture<?>) f;
     }
 
     // ---------------------------------------------------------------------------------------------- completions
@@ -581,8 +859,8 @@ public final class RdmaConnection implements AutoCloseable {
         if ((wrId & RECEIVE_BIT) != 0) {
             int index = (int) (wrId & Integer.MAX_VALUE);
             if (ok) {
-                received(new Arrived(index, wc.byteLength(i), wc.hasImmediate(i), wc.hasImmediate(i)
-                        ? wc.immediate(i) : 0));
+                receivedMessage(index, wc.opcode(i), wc.byteLength(i), wc.hasImmediate(i), wc.immediate(i),
+                        wc.hasInvalidated(i), wc.hasInvalidated(i) ? wc.invalidatedRkey(i) : 0);
             } else {
                 WorkCompletionException e = new WorkCompletionException(wrId, wc.status(i), wc.vendorError(i),
                         name + " receive buffer " + index);
@@ -596,7 +874,13 @@ public final class RdmaConnection implements AutoCloseable {
         }
         Pending p = pending.remove(wrId);
         if (p == null) {
-            return; // failed already (close)
+            if (!ok && wc.status(i) != WcStatus.WR_FLUSH_ERR) {
+                // a request failed already (close), or an unsignaled WRITE before an Immediate Data message whose
+                // request completed: the queue pair is in error either way
+                markFailed(new ConnectionClosedException(name + ": queue pair in error after " + new WorkCompletionException(
+                        wrId, wc.status(i), wc.vendorError(i), name).getMessage()));
+            }
+            return;
         }
         long atomicResult = ok && p.kind == Kind.ATOMIC
                 ? res.atomicResults.segment().get(JAVA_LONG, 8L * p.slot) : 0L;
@@ -623,6 +907,32 @@ public final class RdmaConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * A receive completed: a WRITE with immediate data leaves its buffer untouched (an empty message with the
+     * value); with the agent active the message is framed, and the agent's own are handled and their buffers
+     * posted again at once.
+     */
+    private void receivedMessage(int index, WcOpcode opcode, int length, boolean hasImmediate, int immediate,
+                                 boolean hasInvalidated, int invalidatedRkey) {
+        if (opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
+            received(new Arrived(index, 0, 0, true, immediate, false, 0));
+            return;
+        }
+        if (agent == null) {
+            received(new Arrived(index, 0, length, hasImmediate, hasImmediate ? immediate : 0, hasInvalidated,
+                    invalidatedRkey));
+            return;
+        }
+        long offset = (long) index * res.receiveStride;
+        ConnectionAgent.Delivery d = agent.received(res.receiveBuffers.segment().asSlice(offset, length));
+        if (d == null) {
+            repost(index, offset);
+            return;
+        }
+        received(new Arrived(index, d.payloadOffset(), length - d.payloadOffset(), d.hasImmediate(), d.immediate(),
+                hasInvalidated, invalidatedRkey));
+    }
+
     private void received(Arrived a) {
         CompletableFuture<Received> f;
         synchronized (receiveLock) {
@@ -637,10 +947,10 @@ public final class RdmaConnection implements AutoCloseable {
 
     /** Copies the message out, posts its buffer again, completes {@code f}. */
     private void deliver(CompletableFuture<Received> f, Arrived a) {
-        long offset = (long) a.index * options.receiveBufferSize();
-        byte[] data = res.receiveBuffers.segment().asSlice(offset, a.length).toArray(JAVA_BYTE);
+        long offset = (long) a.index * res.receiveStride;
+        byte[] data = res.receiveBuffers.segment().asSlice(offset + a.payloadOffset, a.length).toArray(JAVA_BYTE);
         repost(a.index, offset);
-        f.complete(new Received(data, a.hasImmediate, a.immediate));
+        f.complete(new Received(data, a.hasImmediate, a.immediate, a.hasInvalidated, a.invalidatedRkey));
     }
 
     /** Queues a taken receive buffer to be posted again; posts the queue once it holds a batch. */
@@ -672,9 +982,9 @@ public final class RdmaConnection implements AutoCloseable {
         }
         try {
             if (n == 1) {
-                res.qp.postReceive(repostIds[0], res.receiveBuffers, repostOffsets[0], options.receiveBufferSize());
+                res.qp.postReceive(repostIds[0], res.receiveBuffers, repostOffsets[0], res.receiveStride);
             } else {
-                res.qp.postReceives(repostIds, res.receiveBuffers, repostOffsets, options.receiveBufferSize(), n);
+                res.qp.postReceives(repostIds, res.receiveBuffers, repostOffsets, res.receiveStride, n);
             }
         } catch (RdmaException | RuntimeException e) {
             if (failure == null) {
@@ -709,6 +1019,9 @@ public final class RdmaConnection implements AutoCloseable {
 
     private void failAllPending() {
         ConnectionClosedException c = failure;
+        if (agent != null) {
+            agent.failAll(c);
+        }
         failDeferred(c);
         for (Long wrId : pending.keySet()) {
             fail(wrId, c);
@@ -764,6 +1077,11 @@ public final class RdmaConnection implements AutoCloseable {
             LOG.debug(name + ": closing the id", e);
         }
         res.close();
+        if (framed != null) {
+            synchronized (postOrder) { // not under a post that is using it (posts see the failure and stop)
+                framed.close();
+            }
+        }
         if (ownedEvents != null) {
             ownedEvents.close();
         }
@@ -792,6 +1110,68 @@ public final class RdmaConnection implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- the agent
+
+    /** What the RFC 7306 agent may do to this connection. */
+    private final class Link implements AgentLink {
+        @Override
+        public CompletableFuture<Void> postReserved(ReservedPost post) {
+            return RdmaConnection.this.postReserved(post);
+        }
+
+        /**
+         * RFC 7306 section 8.1 / RFC 5040 section 7: the Terminate goes out, then the stream closes. Requests already
+         * posted complete as their completions come; later ones are refused at once.
+         */
+        @Override
+        public void terminate(AgentProtocolException cause, ReservedPost terminate) {
+            LOG.warn("{}: terminating the connection: the peer broke the RFC 7306 agent's protocol: {}", name,
+                    cause.getMessage());
+            CompletableFuture<Void> sent = RdmaConnection.this.postReserved(terminate);
+            markFailed(new ConnectionClosedException(name + ": the RFC 7306 agent terminated the connection: "
+                    + cause.getMessage(), cause));
+            sent.orTimeout(options.timeout().toNanos(), TimeUnit.NANOSECONDS).whenComplete((v, t) -> {
+                failAllPending();
+                // The peer closes the stream once it has read the Terminate (its agent does, peerTerminated). A
+                // disconnect from this side right after the send completes can overtake the Terminate (siw tears
+                // the connection down while the message still waits in the peer's socket, and a peer handling
+                // DISCONNECTED first fails its request without the RFC's error): disconnect only if the peer has
+                // not within TERMINATE_LINGER.
+                CompletableFuture.delayedExecutor(Math.min(TERMINATE_LINGER.toNanos(), options.timeout().toNanos()),
+                        TimeUnit.NANOSECONDS).execute(() -> {
+                            if (!disconnected.isDone() && !closeCalled.get()) {
+                                endStream();
+                            }
+                        });
+            });
+        }
+
+        @Override
+        public void peerTerminated(AgentTerminatedException cause) {
+            LOG.info("{}: {}", name, cause.getMessage());
+            markFailed(new ConnectionClosedException(name + ": " + cause.getMessage(), cause));
+            endStream();
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+    }
+
+    /** How long a connection that sent a Terminate waits for the peer to disconnect before it does. */
+    static final Duration TERMINATE_LINGER = Duration.ofSeconds(2);
+
+    /** After a Terminate: fail what is pending and disconnect (the peer's DISCONNECTED follows). */
+    private void endStream() {
+        failAllPending();
+        try {
+            id.disconnect();
+        } catch (RdmaException | RuntimeException e) {
+            LOG.debug(name + ": disconnect after a Terminate", e);
         }
     }
 

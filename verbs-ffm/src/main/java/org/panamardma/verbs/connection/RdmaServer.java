@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -14,10 +15,13 @@ import java.util.function.Consumer;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
+import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.EventChannel;
+import org.panamardma.verbs.connection.agent.AgentMode;
+import org.panamardma.verbs.connection.agent.Handshake;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -31,8 +35,10 @@ import org.slf4j.event.Level;
  * buffers: milliseconds, more under emulation) and accepts it, so that one client's setup never holds up the
  * events of the others; it hands the connection over on ESTABLISHED, and delivers DISCONNECTED / DEVICE_REMOVAL to
  * the connection they concern. A request beyond the server's most connections ({@link #listen(InetSocketAddress,
- * ConnectionOptions, Consumer, int)}) is rejected before anything is allocated for it, with one WARN line naming
- * the peer and the limit. A request that cannot be set up is rejected and logged; a connection that fails or
+ * ConnectionOptions, Consumer, int)}) is rejected before anything is allocated for it, with a WARN line naming the
+ * peer and the limit (at most one per 10 s; {@link #refusedConnections()} counts them all). A server given an
+ * {@link Admission} asks it instead, for each request, before anything is allocated for it. A request that cannot be
+ * set up is rejected and logged; a connection that fails or
  * closes does not affect the others. The callback runs on the event thread: it must not block (nor close the
  * connection and expect to wait for its DISCONNECTED).
  *
@@ -41,6 +47,24 @@ import org.slf4j.event.Level;
  */
 public final class RdmaServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaServer.class);
+    private static final long REFUSAL_WARNING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /**
+     * Decides which connection requests a server takes, on its event thread, before anything is allocated for
+     * them: an upper layer's caps (per client address, for instance) and checks of what the client asked for. It
+     * logs and counts its own refusals; the server rejects the request.
+     */
+    @FunctionalInterface
+    public interface Admission {
+        /**
+         * @param peer the client's address, if rdma_cm knows it
+         * @param requested the client's connection parameters as this side sees them: {@code initiatorDepth} is the
+         *                  RDMA Reads this side may have outstanding at the client (its responder resources)
+         * @return what to run once (from any thread) when the admitted connection is gone, or set up failed; empty
+         *         to reject the request. Must not block.
+         */
+        Optional<Runnable> admit(Optional<InetSocketAddress> peer, ConnectionParameters requested);
+    }
 
     private final InetSocketAddress address;
     private final ConnectionOptions options;
@@ -55,17 +79,24 @@ public final class RdmaServer implements AutoCloseable {
     /** Requests being set up on their virtual threads: counted with {@link #connections} against the maximum. */
     private final AtomicInteger settingUp = new AtomicInteger();
     private final AtomicLong refused = new AtomicLong();
+    private final Admission admission;
+    /** What each admitted request's connection gives back to the admission when it ends. */
+    private final Map<CmId, Runnable> admitted = new ConcurrentHashMap<>();
+    /** When the next WARN line for a refusal may go out (at most one per 10 s; the rest at DEBUG). */
+    private volatile long nextRefusalWarning = System.nanoTime();
     private volatile boolean closing;
     /** Set by close() before it closes the connections: a setup still running then rejects its request. */
     private volatile boolean stopAccepting;
     private final Object setupLock = new Object();
 
     private RdmaServer(InetSocketAddress address, ConnectionOptions options, Consumer<RdmaConnection> onAccept,
-                       BlockingQueue<RdmaConnection> queue, int maxConnections) throws RdmaException {
+                       BlockingQueue<RdmaConnection> queue, int maxConnections, Admission admission)
+            throws RdmaException {
         if (maxConnections < 1) {
             throw new IllegalArgumentException("at least one connection, not " + maxConnections);
         }
         this.maxConnections = maxConnections;
+        this.admission = admission;
         this.address = address;
         this.options = options;
         this.onAccept = onAccept;
@@ -88,7 +119,20 @@ public final class RdmaServer implements AutoCloseable {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(onAccept, "onAccept");
-        return new RdmaServer(address, options, onAccept, null, Integer.MAX_VALUE);
+        return new RdmaServer(address, options, onAccept, null, Integer.MAX_VALUE, null);
+    }
+
+    /**
+     * Listens on {@code address}, taking the connection requests {@code admission} admits: it sees each request
+     * (the client's address and connection parameters) before anything is allocated for it.
+     */
+    public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options,
+                                    Consumer<RdmaConnection> onAccept, Admission admission) throws RdmaException {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(onAccept, "onAccept");
+        Objects.requireNonNull(admission, "admission");
+        return new RdmaServer(address, options, onAccept, null, Integer.MAX_VALUE, admission);
     }
 
     /**
@@ -100,14 +144,14 @@ public final class RdmaServer implements AutoCloseable {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(onAccept, "onAccept");
-        return new RdmaServer(address, options, onAccept, null, maxConnections);
+        return new RdmaServer(address, options, onAccept, null, maxConnections, null);
     }
 
     /** Listens on {@code address}; take the established connections with {@link #accept(Duration)}. */
     public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options) throws RdmaException {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
-        return new RdmaServer(address, options, null, new LinkedBlockingQueue<>(), Integer.MAX_VALUE);
+        return new RdmaServer(address, options, null, new LinkedBlockingQueue<>(), Integer.MAX_VALUE, null);
     }
 
     public InetSocketAddress address() {
@@ -127,7 +171,7 @@ public final class RdmaServer implements AutoCloseable {
         return connections.size();
     }
 
-    /** @return connection requests rejected because the server had its most connections */
+    /** @return connection requests rejected because the server had its most connections, or by its admission */
     public long refusedConnections() {
         return refused.get();
     }
@@ -170,6 +214,7 @@ public final class RdmaServer implements AutoCloseable {
                 } else {
                     onAccept.accept(c);
                 }
+                watchStreamStart(c, e);
             }
             case DISCONNECTED, DEVICE_REMOVAL -> c.handleCmEvent(e);
             case REJECTED, CONNECT_ERROR, UNREACHABLE -> {
@@ -181,16 +226,51 @@ public final class RdmaServer implements AutoCloseable {
         }
     }
 
+    /**
+     * On Soft-iWARP, a client's first message may be left unread in the kernel's socket until the client sends more:
+     * {@link ServerStreamStart} looks (on a virtual thread, once the connection is handed over, so that it delays no
+     * connection) and, if so, makes the client's device send more.
+     */
+    private void watchStreamStart(RdmaConnection c, CmEvent established) {
+        try {
+            if (ServerStreamStart.needed(c)) {
+                ServerStreamStart.watch(c, established, options.timeout());
+            }
+        } catch (RdmaException | RuntimeException ex) {
+            LOG.debug("{}: the stream start check of {} failed", thread.getName(), c, ex);
+        }
+    }
+
     /** On the event thread: admits the request or rejects it at once, then sets it up on a virtual thread. */
     private void accepting(CmEvent request) {
         CmId id = request.id();
         if (connections.size() + settingUp.get() >= maxConnections) {
-            refused.incrementAndGet();
-            LOG.warn(thread.getName() + ": refusing a connection from "
+            long n = refused.incrementAndGet();
+            long now = System.nanoTime();
+            boolean warn = now - nextRefusalWarning >= 0;
+            if (warn) {
+                nextRefusalWarning = now + REFUSAL_WARNING_INTERVAL_NANOS;
+            }
+            LOG.atLevel(warn ? Level.WARN : Level.DEBUG).log(() -> thread.getName() + ": refusing a connection from "
                     + id.peerAddress().map(Object::toString).orElse("?") + ": the server has its most connections ("
-                    + maxConnections + ")");
+                    + maxConnections + "); " + n + " refused so far");
             reject(id);
             return;
+        }
+        if (admission != null) {
+            Optional<Runnable> release;
+            try {
+                release = admission.admit(id.peerAddress(), request.parameters());
+            } catch (RuntimeException e) {
+                LOG.warn(thread.getName() + ": the admission failed on a connection request", e);
+                release = Optional.empty();
+            }
+            if (release.isEmpty()) {
+                refused.incrementAndGet();
+                reject(id);
+                return;
+            }
+            admitted.put(id, release.get());
         }
         settingUp.incrementAndGet();
         try {
@@ -198,7 +278,16 @@ public final class RdmaServer implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             settingUp.decrementAndGet();
             LOG.warn(thread.getName() + ": rejecting a connection request", e);
+            leave(id);
             reject(id);
+        }
+    }
+
+    /** Gives an admitted request's place back to the admission (once). */
+    private void leave(CmId id) {
+        Runnable release = admitted.remove(id);
+        if (release != null) {
+            release.run();
         }
     }
 
@@ -208,9 +297,27 @@ public final class RdmaServer implements AutoCloseable {
         RdmaConnection.Resources res = new RdmaConnection.Resources(options);
         try {
             res.create(id);
-            RdmaConnection c = new RdmaConnection(id, res, null, thread);
-            c.peerPrivateData(request.privateData()); // the client's CONNECT_REQUEST data (RFC 8797 for RPC-over-RDMA)
-            c.onClose(() -> connections.remove(id));
+            // the client's CONNECT_REQUEST data (RFC 8797 for RPC-over-RDMA), and its RFC 7306 agent offer, which
+            // this server answers in its accept where it runs the agent too (Handshake)
+            byte[] clientData = request.privateData();
+            ConnectionParameters accept = options.parameters();
+            Handshake.Negotiated agentTerms = null;
+            if (options.agent() != AgentMode.OFF) {
+                Handshake.Parsed offered = Handshake.parse(clientData);
+                clientData = offered.applicationData();
+                agentTerms = Handshake.negotiate(options.agentDepth(), offered.offer());
+                if (agentTerms != null) {
+                    accept = accept.withPrivateData(Handshake.append(accept.privateData(), options.agentDepth(),
+                            options.agentDepth()));
+                }
+            }
+            RdmaConnection c = new RdmaConnection(id, res, null, thread, agentTerms);
+            c.peerPrivateData(clientData);
+            c.peerParameters(request.parameters());
+            c.onClose(() -> {
+                connections.remove(id);
+                leave(id);
+            });
             synchronized (setupLock) {
                 if (stopAccepting) {
                     throw new IllegalStateException("the server is closing");
@@ -220,7 +327,7 @@ public final class RdmaServer implements AutoCloseable {
                 connections.put(id, c);
                 settingUp.decrementAndGet();
             }
-            id.accept(options.parameters());
+            id.accept(accept);
         } catch (RdmaException | RuntimeException ex) {
             if (connections.remove(id) == null) {
                 settingUp.decrementAndGet();
@@ -236,6 +343,7 @@ public final class RdmaServer implements AutoCloseable {
             } else {
                 LOG.warn("{}: rejecting a connection request", thread.getName(), ex);
             }
+            leave(id);
             reject(id);
             res.close();
         }

@@ -55,6 +55,14 @@ public final class VerbsOps {
     @CallsThrough({"ibv_context_ops.post_send", "ibv_context_ops.post_recv", "ibv_context_ops.post_srq_recv"})
     public static final MethodHandle POST_WR = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
 
+    /** {@code struct ibv_mw *alloc_mw(struct ibv_pd *, enum ibv_mw_type)}: what the inline {@code ibv_alloc_mw} calls */
+    @CallsThrough("ibv_context_ops.alloc_mw")
+    public static final MethodHandle ALLOC_MW =
+            slow(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), Native.CAPTURE_ERRNO);
+    /** {@code int dealloc_mw(struct ibv_mw *)}: what the inline {@code ibv_dealloc_mw} calls; returns an errno value */
+    @CallsThrough("ibv_context_ops.dealloc_mw")
+    public static final MethodHandle DEALLOC_MW = slow(FunctionDescriptor.of(JAVA_INT, ADDRESS));
+
     // verbs_context
     /** {@code struct ibv_qp *create_qp_ex(struct ibv_context *, struct ibv_qp_init_attr_ex *)} */
     @CallsThrough("verbs_context.create_qp_ex")
@@ -116,6 +124,17 @@ public final class VerbsOps {
     /** {@code void wr_set_inline_data(struct ibv_qp_ex *, void *addr, size_t length)} */
     @CallsThrough("ibv_qp_ex.wr_set_inline_data")
     public static final MethodHandle WR_SET_INLINE_DATA = fast(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_LONG));
+
+    /**
+     * {@code void wr_bind_mw(struct ibv_qp_ex *, struct ibv_mw *, uint32_t rkey, const struct ibv_mw_bind_info *)}:
+     * binds a type 2 memory window under the new key {@code rkey}
+     */
+    @CallsThrough("ibv_qp_ex.wr_bind_mw")
+    public static final MethodHandle WR_BIND_MW =
+            fast(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+    /** {@code void wr_local_inv(struct ibv_qp_ex *, uint32_t invalidate_rkey)} */
+    @CallsThrough("ibv_qp_ex.wr_local_inv")
+    public static final MethodHandle WR_LOCAL_INV = fast(FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
 
     // ibv_cq_ex: extended polling
     /** {@code int start_poll(struct ibv_cq_ex *, struct ibv_poll_cq_attr *)} */

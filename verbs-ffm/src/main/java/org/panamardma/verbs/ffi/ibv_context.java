@@ -23,6 +23,8 @@ public final class ibv_context {
 
     public static final long device$OFFSET = CLayouts.offset(LAYOUT, "device");
     public static final long ops$OFFSET = CLayouts.offset(LAYOUT, "ops");
+    public static final long ops$alloc_mw$OFFSET = CLayouts.offset(LAYOUT, "ops.alloc_mw");
+    public static final long ops$dealloc_mw$OFFSET = CLayouts.offset(LAYOUT, "ops.dealloc_mw");
     public static final long ops$poll_cq$OFFSET = CLayouts.offset(LAYOUT, "ops.poll_cq");
     public static final long ops$req_notify_cq$OFFSET = CLayouts.offset(LAYOUT, "ops.req_notify_cq");
     public static final long ops$post_srq_recv$OFFSET = CLayouts.offset(LAYOUT, "ops.post_srq_recv");

@@ -49,6 +49,8 @@ public final class ibv_qp_ex {
     public static final long wr_flags$OFFSET = CLayouts.offset(LAYOUT, "wr_flags");
     public static final long wr_atomic_cmp_swp$OFFSET = CLayouts.offset(LAYOUT, "wr_atomic_cmp_swp");
     public static final long wr_atomic_fetch_add$OFFSET = CLayouts.offset(LAYOUT, "wr_atomic_fetch_add");
+    public static final long wr_bind_mw$OFFSET = CLayouts.offset(LAYOUT, "wr_bind_mw");
+    public static final long wr_local_inv$OFFSET = CLayouts.offset(LAYOUT, "wr_local_inv");
     public static final long wr_rdma_read$OFFSET = CLayouts.offset(LAYOUT, "wr_rdma_read");
     public static final long wr_rdma_write$OFFSET = CLayouts.offset(LAYOUT, "wr_rdma_write");
     public static final long wr_rdma_write_imm$OFFSET = CLayouts.offset(LAYOUT, "wr_rdma_write_imm");

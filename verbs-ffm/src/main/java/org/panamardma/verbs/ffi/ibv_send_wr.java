@@ -31,10 +31,14 @@ public final class ibv_send_wr {
     public static final long opcode$OFFSET = CLayouts.offset(LAYOUT, "opcode");
     public static final long send_flags$OFFSET = CLayouts.offset(LAYOUT, "send_flags");
     public static final long $anon0$imm_data$OFFSET = CLayouts.offset(LAYOUT, "$anon0.imm_data");
+    public static final long $anon0$invalidate_rkey$OFFSET = CLayouts.offset(LAYOUT, "$anon0.invalidate_rkey");
     public static final long wr$rdma$remote_addr$OFFSET = CLayouts.offset(LAYOUT, "wr.rdma.remote_addr");
     public static final long wr$rdma$rkey$OFFSET = CLayouts.offset(LAYOUT, "wr.rdma.rkey");
     public static final long wr$atomic$remote_addr$OFFSET = CLayouts.offset(LAYOUT, "wr.atomic.remote_addr");
     public static final long wr$atomic$compare_add$OFFSET = CLayouts.offset(LAYOUT, "wr.atomic.compare_add");
     public static final long wr$atomic$swap$OFFSET = CLayouts.offset(LAYOUT, "wr.atomic.swap");
     public static final long wr$atomic$rkey$OFFSET = CLayouts.offset(LAYOUT, "wr.atomic.rkey");
+    public static final long $anon1$bind_mw$mw$OFFSET = CLayouts.offset(LAYOUT, "$anon1.bind_mw.mw");
+    public static final long $anon1$bind_mw$rkey$OFFSET = CLayouts.offset(LAYOUT, "$anon1.bind_mw.rkey");
+    public static final long $anon1$bind_mw$bind_info$OFFSET = CLayouts.offset(LAYOUT, "$anon1.bind_mw.bind_info");
 }

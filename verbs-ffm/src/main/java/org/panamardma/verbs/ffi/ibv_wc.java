@@ -33,6 +33,7 @@ public final class ibv_wc {
     public static final long vendor_err$OFFSET = CLayouts.offset(LAYOUT, "vendor_err");
     public static final long byte_len$OFFSET = CLayouts.offset(LAYOUT, "byte_len");
     public static final long $anon0$imm_data$OFFSET = CLayouts.offset(LAYOUT, "$anon0.imm_data");
+    public static final long $anon0$invalidated_rkey$OFFSET = CLayouts.offset(LAYOUT, "$anon0.invalidated_rkey");
     public static final long qp_num$OFFSET = CLayouts.offset(LAYOUT, "qp_num");
     public static final long src_qp$OFFSET = CLayouts.offset(LAYOUT, "src_qp");
     public static final long wc_flags$OFFSET = CLayouts.offset(LAYOUT, "wc_flags");

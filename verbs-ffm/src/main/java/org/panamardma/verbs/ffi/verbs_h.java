@@ -46,6 +46,12 @@ public final class verbs_h {
     public static final int IBV_DEVICE_N_NOTIFY_CQ = 1<<14;
     public static final int IBV_DEVICE_MEM_WINDOW = 1<<17;
     public static final int IBV_DEVICE_MEM_MGT_EXTENSIONS = 1<<21;
+    public static final int IBV_DEVICE_MEM_WINDOW_TYPE_2A = 1<<23;
+    public static final int IBV_DEVICE_MEM_WINDOW_TYPE_2B = 1<<24;
+
+    // enum ibv_mw_type
+    public static final int IBV_MW_TYPE_1 = 1;
+    public static final int IBV_MW_TYPE_2 = 2;
 
     // enum ibv_mtu
     public static final int IBV_MTU_256 = 1;

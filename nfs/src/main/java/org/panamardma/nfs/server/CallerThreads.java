@@ -1,0 +1,439 @@
+package org.panamardma.nfs.server;
+
+import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The OS threads NFS procedures run on, each acting as its call's {@link Caller}: the thread's file-system user
+ * and group, supplementary groups and capabilities become the caller's for the call ({@link ThreadCredentials}),
+ * exactly as knfsd's {@code nfsd_setuser} does for an nfsd thread, and the server's again after it. So the kernel
+ * makes files owned by the caller, checks the caller's permissions (POSIX ACLs included), and, since a caller other
+ * than root runs without CAP_FSETID, clears set-user-id and set-group-id bits on its writes and truncates.
+ *
+ * <p>Why platform threads of its own: credentials belong to an OS thread, and a virtual thread (the transports run
+ * each call on one) may continue on another carrier thread after any blocking point, taking none of them along. Each
+ * call sets the whole identity on entry and restores the server's on exit, so nothing carries over from one call to
+ * the next on a pooled thread; a thread whose identity could not be restored is retired and replaced.
+ *
+ * <p>Every wait has a deadline: a call waits at most {@code wait} for a free thread (then {@link Busy}: the
+ * procedure answers NFS3ERR_JUKEBOX); once running, its caller waits at most {@code limit} (a file system that
+ * hangs) and then abandons it ({@link Busy} too), and what the abandoned call still holds is released when it ends.
+ */
+final class CallerThreads implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(CallerThreads.class);
+    private static final ThreadLocal<Worker> CURRENT = new ThreadLocal<>();
+
+    /** No thread took the call within its wait, or it ran past its limit: the client should try again later. */
+    static final class Busy extends Exception {
+        private static final long serialVersionUID = 1L;
+        private final boolean abandoned;
+
+        Busy(String message, boolean abandoned) {
+            super(message, null, false, false);
+            this.abandoned = abandoned;
+        }
+
+        /**
+         * @return whether the call had started and still runs: its thread runs {@code onAbandon} when it ends (its
+         *         resources must not be released before); otherwise it never ran
+         */
+        boolean abandoned() {
+            return abandoned;
+        }
+    }
+
+    /** A procedure's body, as the caller. */
+    @FunctionalInterface
+    interface Op<T> {
+        T run() throws Exception;
+    }
+
+    private final ServerIdentity server;
+    private final BlockingQueue<Task<?>> queue;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Guards {@link #running} and the moment {@link #closed} is set: no call starts once close() has begun. */
+    private final Object idle = new Object();
+    private int running;
+    private final AtomicInteger names = new AtomicInteger();
+    private final String prefix;
+
+    /**
+     * Starts {@code threads} threads; returns once each has set itself up (its own umask 0).
+     *
+     * @param queued calls that may wait for a thread; a call beyond them is {@link Busy} at once
+     * @throws PosixException if a thread cannot be set up
+     */
+    CallerThreads(ServerIdentity server, int threads, int queued, String prefix) throws PosixException {
+        if (threads < 1 || queued < 1) {
+            throw new IllegalArgumentException(threads + " threads, " + queued + " queued calls");
+        }
+        this.server = server;
+        this.queue = new ArrayBlockingQueue<>(queued);
+        this.prefix = prefix;
+        for (int i = 0; i < threads; i++) {
+            startThread();
+        }
+    }
+
+    private void startThread() throws PosixException {
+        CountDownLatch ready = new CountDownLatch(1);
+        PosixException[] failed = new PosixException[1];
+        Thread t = Thread.ofPlatform().daemon().name(prefix + "-" + names.incrementAndGet()).unstarted(() -> {
+            Worker w;
+            try {
+                w = new Worker(server);
+            } catch (PosixException e) {
+                failed[0] = e;
+                ready.countDown();
+                return;
+            }
+            CURRENT.set(w);
+            ready.countDown();
+            loop(w);
+        });
+        t.start();
+        boolean started;
+        try {
+            started = ready.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            started = false;
+        }
+        if (!started) {
+            throw new PosixException(PosixException.EAGAIN, "starting", t.getName());
+        }
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+    }
+
+    private void loop(Worker w) {
+        while (!closed.get()) {
+            Task<?> task;
+            try {
+                task = queue.poll(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (task == null) {
+                continue;
+            }
+            synchronized (idle) {
+                if (closed.get()) { // taken from the queue as close() emptied it: it never runs
+                    task.cancelQueued();
+                    return;
+                }
+                running++;
+            }
+            boolean restored;
+            try {
+                restored = w.run(task);
+            } finally {
+                synchronized (idle) {
+                    running--;
+                    idle.notifyAll();
+                }
+            }
+            if (!restored) {
+                LOG.error(Thread.currentThread().getName() + ": the server's identity could not be restored after"
+                        + " a call; the thread is retired");
+                try {
+                    if (!closed.get()) {
+                        startThread();
+                    }
+                } catch (PosixException e) {
+                    LOG.error("starting a replacement thread", e);
+                }
+                return;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code op} as {@code caller} on one of the threads.
+     *
+     * @param wait how long to wait for a thread
+     * @param limit how long to wait for the result once it runs
+     * @param onAbandon run by the thread once {@code op} is over, if this call stopped waiting for it
+     * @throws Busy if no thread took it within {@code wait}, or it ran longer than {@code limit}
+     * @throws Exception what {@code op} threw
+     */
+    <T> T run(Caller caller, Duration wait, Duration limit, Op<T> op, Runnable onAbandon) throws Exception {
+        if (closed.get()) {
+            throw new Busy("the server is closing", false);
+        }
+        Task<T> task = new Task<>(caller, op, onAbandon);
+        if (!queue.offer(task)) {
+            throw new Busy(queue.size() + " calls already wait for a thread", false);
+        }
+        return task.await(wait, limit);
+    }
+
+    /** What the server does for itself, with a checked exception of one type. */
+    @FunctionalInterface
+    interface Privileged<T, X extends Exception> {
+        T run() throws X;
+    }
+
+    /**
+     * Runs {@code op} with the server's own identity, when the calling thread acts as a caller: what the server
+     * does for itself (find a file from its handle through directories the caller may not search, open a file after
+     * its own permission check, commit a directory) and never on the caller's behalf. Elsewhere it just runs it.
+     *
+     * @throws IllegalStateException if the thread's identity cannot be switched (the call must fail)
+     */
+    static <T, X extends Exception> T asServer(Privileged<T, X> op) throws X {
+        Worker w = CURRENT.get();
+        if (w == null || w.acting == null) {
+            return op.run();
+        }
+        Caller caller = w.acting;
+        w.restore();
+        try {
+            return op.run();
+        } finally {
+            w.actAs(caller);
+        }
+    }
+
+    /** The caller the calling thread acts as, or null (not one of these threads, or between calls). */
+    static Caller acting() {
+        Worker w = CURRENT.get();
+        return w == null ? null : w.acting;
+    }
+
+    @Override
+    public void close() {
+        boolean first;
+        synchronized (idle) {
+            first = closed.compareAndSet(false, true);
+        }
+        if (first) {
+            Task<?> t;
+            while ((t = queue.poll()) != null) {
+                t.cancelQueued();
+            }
+        }
+    }
+
+    /**
+     * Waits, after {@link #close()}, until no procedure runs any more, at most {@code timeout}: what a running
+     * procedure holds (a data buffer a system call is reading into, which keeps the pool's arena acquired) may be
+     * freed only then.
+     *
+     * @return whether none runs; false if one still did at the deadline (a file system that hangs)
+     */
+    boolean awaitIdle(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (idle) {
+            while (running > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(idle, left);
+            }
+            return true;
+        }
+    }
+
+    /** One call: queued, then running, then done; or cancelled in the queue, or abandoned while running. */
+    private static final class Task<T> {
+        private static final int QUEUED = 0;
+        private static final int RUNNING = 1;
+        private static final int DONE = 2;
+        private static final int CANCELLED = 3;
+        private static final int ABANDONED = 4;
+
+        private final Caller caller;
+        private final Op<T> op;
+        private final Runnable onAbandon;
+        private int state = QUEUED;
+        private long startedAt;
+        private T result;
+        private Throwable failure;
+
+        Task(Caller caller, Op<T> op, Runnable onAbandon) {
+            this.caller = caller;
+            this.op = op;
+            this.onAbandon = onAbandon;
+        }
+
+        /** @return whether the worker may run it (not cancelled meanwhile) */
+        synchronized boolean start() {
+            if (state != QUEUED) {
+                return false;
+            }
+            state = RUNNING;
+            startedAt = System.nanoTime();
+            notifyAll(); // the waiter's deadline is now the running one
+            return true;
+        }
+
+        void finish(T value, Throwable thrown) {
+            boolean abandoned;
+            synchronized (this) {
+                abandoned = state == ABANDONED;
+                if (!abandoned) {
+                    result = value;
+                    failure = thrown;
+                    state = DONE;
+                    notifyAll();
+                }
+            }
+            if (abandoned) {
+                onAbandon.run();
+            }
+        }
+
+        synchronized void cancelQueued() {
+            if (state == QUEUED) {
+                state = CANCELLED;
+                notifyAll();
+            }
+        }
+
+        T await(Duration wait, Duration limit) throws Exception {
+            long startBy = System.nanoTime() + wait.toNanos();
+            synchronized (this) {
+                while (true) {
+                    if (state == DONE) {
+                        break;
+                    }
+                    if (state == CANCELLED) {
+                        throw new Busy("the server is closing", false);
+                    }
+                    long left = (state == QUEUED ? startBy : startedAt + limit.toNanos()) - System.nanoTime();
+                    if (left <= 0) {
+                        if (state == QUEUED) {
+                            state = CANCELLED;
+                            throw new Busy("no thread free within " + wait.toMillis() + " ms", false);
+                        }
+                        state = ABANDONED;
+                        throw new Busy("still running after " + limit.toMillis() + " ms", true);
+                    }
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(this, left);
+                    } catch (InterruptedException e) {
+                        // the transport's thread is being stopped (the server closes): give the call up as at a
+                        // deadline, keeping the interrupt for the caller to see
+                        Thread.currentThread().interrupt();
+                        if (state == QUEUED) {
+                            state = CANCELLED;
+                            throw new Busy("interrupted while waiting for a thread", false);
+                        }
+                        if (state == RUNNING) {
+                            state = ABANDONED;
+                            throw new Busy("interrupted while the call ran", true);
+                        }
+                    }
+                }
+            }
+            if (failure != null) {
+                if (failure instanceof Exception e) {
+                    throw e;
+                }
+                throw (Error) failure;
+            }
+            return result;
+        }
+    }
+
+    /** A thread's own state: the server's credentials to come back to, and whom it acts as. */
+    private static final class Worker {
+        private final ServerIdentity server;
+        private final int fsuid;
+        private final int fsgid;
+        private final int[] groups;
+        private final ThreadCredentials.Capabilities capabilities;
+        private Caller acting;
+
+        Worker(ServerIdentity server) throws PosixException {
+            this.server = server;
+            ThreadCredentials.privateUmaskZero();
+            this.fsuid = ThreadCredentials.fsuid();
+            this.fsgid = ThreadCredentials.fsgid();
+            this.groups = ThreadCredentials.getgroups();
+            this.capabilities = ThreadCredentials.capget();
+        }
+
+        /** @return false if the server's identity could not be restored (the thread must not go on) */
+        <T> boolean run(Task<T> task) {
+            if (!task.start()) {
+                return true;
+            }
+            T value = null;
+            Throwable thrown = null;
+            try {
+                actAs(task.caller);
+                value = task.op.run();
+            } catch (Throwable t) {
+                thrown = t;
+            }
+            boolean restored = true;
+            try {
+                restore();
+            } catch (RuntimeException e) {
+                restored = false;
+                if (thrown == null) {
+                    thrown = e;
+                }
+            }
+            task.finish(value, thrown);
+            return restored;
+        }
+
+        /**
+         * Takes on {@code c}: groups, then group, then user, then capabilities (the nfsd set dropped unless the
+         * caller is root, as {@code nfsd_setuser}), and checks the ids took.
+         *
+         * @throws IllegalStateException if the kernel refused any of it: the call must not run as the server
+         */
+        void actAs(Caller c) {
+            acting = c;
+            if (!server.privileged()) {
+                return;
+            }
+            try {
+                ThreadCredentials.setgroups(c.groups());
+                ThreadCredentials.setfsgid(c.gid());
+                ThreadCredentials.setfsuid(c.uid());
+                if (ThreadCredentials.fsuid() != c.uid() || ThreadCredentials.fsgid() != c.gid()) {
+                    throw new IllegalStateException("the kernel did not take " + c);
+                }
+                long effective = c.isRoot()
+                        ? capabilities.effective() | (capabilities.permitted() & ThreadCredentials.NFSD_SET)
+                        : capabilities.effective() & ~ThreadCredentials.NFSD_SET;
+                ThreadCredentials.capset(capabilities.withEffective(effective));
+            } catch (PosixException e) {
+                throw new IllegalStateException("acting as " + c + ": " + e.getMessage(), e);
+            }
+        }
+
+        /** Back to the server's credentials. @throws IllegalStateException if they did not take */
+        void restore() {
+            acting = null;
+            if (!server.privileged()) {
+                return;
+            }
+            try {
+                ThreadCredentials.setfsuid(fsuid);
+                ThreadCredentials.setfsgid(fsgid);
+                ThreadCredentials.setgroups(groups);
+                ThreadCredentials.capset(capabilities);
+                if (ThreadCredentials.fsuid() != fsuid || ThreadCredentials.fsgid() != fsgid) {
+                    throw new IllegalStateException("the kernel did not restore the server's ids");
+                }
+            } catch (PosixException e) {
+                throw new IllegalStateException("restoring the server's identity: " + e.getMessage(), e);
+            }
+        }
+    }
+}

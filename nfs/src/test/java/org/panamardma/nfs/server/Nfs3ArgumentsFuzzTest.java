@@ -1,0 +1,210 @@
+package org.panamardma.nfs.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.panamardma.nfs.FileHandle3;
+import org.panamardma.nfs.Nfs3;
+import org.panamardma.nfs.Sattr3;
+import org.panamardma.nfs.fuzz.AllocationBudget;
+import org.panamardma.xdr.XdrDecoder;
+import org.panamardma.xdr.XdrEncoder;
+import org.panamardma.xdr.XdrException;
+import org.panamardma.xdr.XdrReader;
+
+/**
+ * Fuzzes the NFS server's argument decoders (nfs/FUZZING.md), the readers it registers per procedure
+ * ({@link Nfs3Server#register}): byte 0 picks the procedure, the rest is its arguments. The typed refusal is
+ * {@link XdrException} (the dispatcher answers GARBAGE_ARGS); anything else is a finding. What decodes must keep
+ * the server's limits (a handle of at most 64 bytes, names and link targets of at most 4096 bytes, WRITE data a
+ * view of the call, never a copy, and the buffers READ and WRITE ask for at most rtmax/wtmax) and re-encode to the
+ * bytes it was read from (XDR is canonical; padding must be zero).
+ */
+class Nfs3ArgumentsFuzzTest {
+    /** The procedures with arguments, in the order byte 0 picks them. */
+    private static final int[] PROCEDURES = {Nfs3.PROC_GETATTR, Nfs3.PROC_SETATTR, Nfs3.PROC_LOOKUP,
+        Nfs3.PROC_ACCESS, Nfs3.PROC_READLINK, Nfs3.PROC_READ, Nfs3.PROC_WRITE, Nfs3.PROC_CREATE, Nfs3.PROC_MKDIR,
+        Nfs3.PROC_SYMLINK, Nfs3.PROC_MKNOD, Nfs3.PROC_REMOVE, Nfs3.PROC_RMDIR, Nfs3.PROC_RENAME, Nfs3.PROC_LINK,
+        Nfs3.PROC_READDIR, Nfs3.PROC_READDIRPLUS, Nfs3.PROC_FSSTAT, Nfs3.PROC_FSINFO, Nfs3.PROC_PATHCONF,
+        Nfs3.PROC_COMMIT};
+
+    /**
+     * A decode copies a handle (at most 64 bytes) and names or a link target (at most 4096 bytes each, copied to a
+     * byte array and then to a Latin-1 string: 2 bytes per input byte), and builds a few records; WRITE data is a
+     * slice. The bound allows 16 per input byte on top of 64 KiB for the refusal's exception (stack trace, message).
+     */
+    private static long bound(int inputLength) {
+        return (64 << 10) + 16L * inputLength;
+    }
+
+    static XdrReader<?> reader(int procedure) {
+        return switch (procedure) {
+            case Nfs3.PROC_GETATTR, Nfs3.PROC_READLINK, Nfs3.PROC_FSSTAT, Nfs3.PROC_FSINFO, Nfs3.PROC_PATHCONF ->
+                    FileHandle3::decode;
+            case Nfs3.PROC_SETATTR -> Nfs3Server.SetattrArgs::decode;
+            case Nfs3.PROC_LOOKUP, Nfs3.PROC_REMOVE, Nfs3.PROC_RMDIR -> Nfs3Server.DirOp::decode;
+            case Nfs3.PROC_ACCESS -> Nfs3Server.AccessArgs::decode;
+            case Nfs3.PROC_READ -> Nfs3Server.ReadArgs::decode;
+            case Nfs3.PROC_WRITE -> Nfs3Server.WriteArgs::decode;
+            case Nfs3.PROC_CREATE -> Nfs3Server.CreateArgs::decode;
+            case Nfs3.PROC_MKDIR -> Nfs3Server.MkdirArgs::decode;
+            case Nfs3.PROC_SYMLINK -> Nfs3Server.SymlinkArgs::decode;
+            case Nfs3.PROC_MKNOD -> Nfs3Server.MknodArgs::decode;
+            case Nfs3.PROC_RENAME -> Nfs3Server.RenameArgs::decode;
+            case Nfs3.PROC_LINK -> Nfs3Server.LinkArgs::decode;
+            case Nfs3.PROC_READDIR -> Nfs3Server.ReaddirArgs::decodeReaddir;
+            case Nfs3.PROC_READDIRPLUS -> Nfs3Server.ReaddirArgs::decodeReaddirplus;
+            case Nfs3.PROC_COMMIT -> Nfs3Server.CommitArgs::decode;
+            default -> throw new IllegalArgumentException("procedure " + procedure);
+        };
+    }
+
+    @FuzzTest
+    void decode(byte[] input) throws Exception {
+        if (input.length == 0) {
+            return;
+        }
+        int procedure = PROCEDURES[(input[0] & 0xFF) % PROCEDURES.length];
+        MemorySegment data = MemorySegment.ofArray(Arrays.copyOfRange(input, 1, input.length));
+        XdrReader<?> reader = reader(procedure);
+        Object[] decoded = new Object[1];
+        long[] read = new long[1];
+        AllocationBudget.within("arguments of procedure " + procedure, bound(input.length), () -> {
+            XdrDecoder in = new XdrDecoder(data);
+            try {
+                decoded[0] = reader.read(in);
+                read[0] = in.position();
+            } catch (XdrException refused) {
+                decoded[0] = null;
+            }
+        });
+        if (decoded[0] == null) {
+            return;
+        }
+        check(decoded[0], data);
+        byte[] again = new byte[(int) read[0]];
+        XdrEncoder out = new XdrEncoder(MemorySegment.ofArray(again));
+        encode(decoded[0], out);
+        assertTrue(out.position() == read[0], "re-encoded " + out.position() + " bytes of " + read[0]);
+        assertArrayEquals(data.asSlice(0, read[0]).toArray(ValueLayout.JAVA_BYTE), again,
+                "procedure " + procedure + " re-encodes to other bytes");
+    }
+
+    /** The limits what decodes keeps. */
+    private static void check(Object args, MemorySegment data) {
+        switch (args) {
+            case FileHandle3 fh -> assertTrue(fh.bytes().length <= Nfs3.FHSIZE);
+            case Nfs3Server.DirOp d -> {
+                check(d.dir(), data);
+                assertTrue(d.name().length() <= 4096);
+            }
+            case Nfs3Server.SymlinkArgs s -> {
+                check(s.where(), data);
+                assertTrue(s.target().length() <= Nfs3Server.MAX_PATH + 1);
+            }
+            case Nfs3Server.WriteArgs w -> {
+                assertTrue(w.data().byteSize() <= data.byteSize());
+                assertTrue(w.data().heapBase().orElse(null) == data.heapBase().orElse(null),
+                        "WRITE data is a view of the call, not a copy");
+                assertTrue(w.bufferBytes() <= Nfs3Server.MAX_IO);
+            }
+            case Nfs3Server.ReadArgs r -> assertTrue(r.bufferBytes() <= Nfs3Server.MAX_IO && r.bufferBytes() >= 0);
+            default -> { }
+        }
+    }
+
+    private static void name(XdrEncoder out, String byteString) {
+        out.putOpaque(byteString.getBytes(StandardCharsets.ISO_8859_1), Integer.MAX_VALUE);
+    }
+
+    private static void dirop(XdrEncoder out, Nfs3Server.DirOp d) {
+        d.dir().encodeTo(out);
+        name(out, d.name());
+    }
+
+    /** The arguments in XDR, from the decoded record's fields. */
+    static void encode(Object args, XdrEncoder out) {
+        switch (args) {
+            case FileHandle3 fh -> fh.encodeTo(out);
+            case Nfs3Server.DirOp d -> dirop(out, d);
+            case Nfs3Server.SetattrArgs s -> {
+                s.object().encodeTo(out);
+                s.attributes().encodeTo(out);
+                out.putBoolean(s.guard() != null);
+                if (s.guard() != null) {
+                    s.guard().encodeTo(out);
+                }
+            }
+            case Nfs3Server.AccessArgs a -> {
+                a.object().encodeTo(out);
+                out.putInt(a.access());
+            }
+            case Nfs3Server.ReadArgs r -> {
+                r.file().encodeTo(out);
+                out.putUnsignedHyper(r.offset()).putUnsignedInt(r.count());
+            }
+            case Nfs3Server.WriteArgs w -> {
+                w.file().encodeTo(out);
+                out.putUnsignedHyper(w.offset()).putUnsignedInt(w.count()).putEnum(w.stable().code());
+                out.putOpaque(w.data().toArray(ValueLayout.JAVA_BYTE), Integer.MAX_VALUE);
+            }
+            case Nfs3Server.CreateArgs c -> {
+                dirop(out, c.where());
+                out.putEnum(c.mode());
+                if (c.mode() == Nfs3.CREATE_EXCLUSIVE) {
+                    out.putFixedOpaque(c.verifier());
+                } else {
+                    c.attributes().encodeTo(out);
+                }
+            }
+            case Nfs3Server.MkdirArgs m -> {
+                dirop(out, m.where());
+                m.attributes().encodeTo(out);
+            }
+            case Nfs3Server.SymlinkArgs s -> {
+                dirop(out, s.where());
+                s.attributes().encodeTo(out);
+                name(out, s.target());
+            }
+            case Nfs3Server.MknodArgs m -> {
+                dirop(out, m.where());
+                out.putEnum(m.type().code());
+                switch (m.type()) {
+                    case NF3CHR, NF3BLK -> {
+                        m.attributes().encodeTo(out);
+                        out.putInt(m.major()).putInt(m.minor());
+                    }
+                    case NF3SOCK, NF3FIFO -> m.attributes().encodeTo(out);
+                    default -> assertTrue(m.attributes() == Sattr3.NONE);
+                }
+            }
+            case Nfs3Server.RenameArgs r -> {
+                dirop(out, r.from());
+                dirop(out, r.to());
+            }
+            case Nfs3Server.LinkArgs l -> {
+                l.file().encodeTo(out);
+                dirop(out, l.link());
+            }
+            case Nfs3Server.ReaddirArgs r -> {
+                r.dir().encodeTo(out);
+                out.putUnsignedHyper(r.cookie()).putHyper(r.verifier());
+                if (r.plus()) {
+                    out.putUnsignedInt(r.dirCount()).putUnsignedInt(r.maxCount());
+                } else {
+                    out.putUnsignedInt(r.maxCount());
+                }
+            }
+            case Nfs3Server.CommitArgs c -> {
+                c.file().encodeTo(out);
+                out.putUnsignedHyper(c.offset()).putUnsignedInt(c.count());
+            }
+            default -> throw new AssertionError(args.getClass());
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package org.panamardma.verbs.connection;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongUnaryOperator;
+import org.panamardma.verbs.extensions.MaskedAtomics;
+
+/**
+ * RFC 7306's masked atomics over a device's plain CmpSwap, without blocking: the asynchronous form of
+ * {@link MaskedAtomics}' loops for {@link RdmaConnection#maskedFetchAdd} and {@link RdmaConnection#maskedCompareSwap}
+ * where the device executes the atomics. An atomic read (CmpSwap of 0 with 0, which changes nothing), then
+ * CmpSwap of the value read with its new value until no one else changed the word in between; the result is the
+ * value replaced (or found, when a masked compare fails: that value was confirmed by a CmpSwap of itself).
+ */
+final class MaskedAtomicLoop {
+    private MaskedAtomicLoop() {}
+
+    static CompletableFuture<Long> fetchAdd(RdmaConnection c, long address, int rkey, long add, long addMask) {
+        return loop(c, address, rkey, original -> MaskedAtomics.fieldwiseAdd(original, add, addMask));
+    }
+
+    static CompletableFuture<Long> compareSwap(RdmaConnection c, long address, int rkey, long compare,
+                                               long compareMask, long swap, long swapMask) {
+        return loop(c, address, rkey, original -> MaskedAtomics.maskedSwap(original, compare, compareMask, swap,
+                swapMask));
+    }
+
+    private static CompletableFuture<Long> loop(RdmaConnection c, long address, int rkey, LongUnaryOperator next) {
+        CompletableFuture<Long> result = new CompletableFuture<>();
+        attempt(c, address, rkey, next, 0L, result);
+        return result;
+    }
+
+    /** One CmpSwap expecting {@code expected}; the next attempt starts from the value it found. */
+    private static void attempt(RdmaConnection c, long address, int rkey, LongUnaryOperator next, long expected,
+                                CompletableFuture<Long> result) {
+        c.compareSwap(address, rkey, expected, next.applyAsLong(expected)).whenComplete((actual, t) -> {
+            if (t != null) {
+                result.completeExceptionally(t);
+            } else if (actual == expected) {
+                result.complete(actual);
+            } else {
+                attempt(c, address, rkey, next, actual, result);
+            }
+        });
+    }
+}
