@@ -37,6 +37,7 @@ import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.SendFlags;
+import org.panamardma.verbs.TransportType;
 import org.panamardma.verbs.WcStatus;
 import org.panamardma.verbs.WorkCompletions;
 import org.panamardma.verbs.cm.CmEvent;
@@ -75,7 +76,11 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
     /** The stream position of a bulk transfer's buffer in the inbound queue (receive slots are non-negative). */
     private static final int LARGE_MARK = -1;
-    /** How many times a connect that ends in CONNECT_ERROR is tried (see RdmaClient: a transient failure on siw). */
+    /**
+     * How many times a connect is tried that ends in CONNECT_ERROR, or on iWARP in UNREACHABLE with -ETIMEDOUT (see
+     * RdmaClient.connect: a transient failure on siw; iWARP has no CM retries, only the initiator's MPA reply timer,
+     * so a server slow to accept ends the attempt).
+     */
     private static final int CONNECT_ATTEMPTS = 3;
     /** How long a closed channel waits for its posted SENDs to be acknowledged before it disconnects. */
     private static final long LINGER_MILLIS = 2000;
@@ -124,8 +129,14 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private long largeOffset;
     private int largeLength;
     private boolean awaitingCts;
+    /** The send buffer set aside for the pending transfer's DONE (taken with its RTS). */
     private int largeDoneSlot = -1;
-    private ByteBuf largeInFlight;
+    /**
+     * Per send buffer, the source of the RDMA WRITE its DONE follows, released when that DONE completes (the WRITE
+     * before it on the queue pair has then completed too). Per slot, not one field: the next transfer's RTS goes out
+     * right after a DONE is posted, before that DONE completes, so several may be in flight.
+     */
+    private ByteBuf[] sendHolds;
 
     // receiving
     private IntRing inbound;
@@ -209,6 +220,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** Bulk transfers this channel received by RDMA WRITE into buffers it granted (for tests and monitoring). */
     public long bulkTransfersReceived() {
         return bulkTransfersReceived;
+    }
+
+    /** The registered pool this channel's connection draws from (tests: nothing stays allocated), null if none. */
+    SlabPool registeredPool() {
+        ConnectionResources r = res;
+        return r != null ? r.device.pool : null;
     }
 
     @Override
@@ -358,19 +375,29 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                     connected();
                 }
             }
-            case CONNECT_ERROR -> {
-                if (connectAttempts < CONNECT_ATTEMPTS && connectDeadline - System.nanoTime() > 0) {
-                    LOG.info("connect to {}: CONNECT_ERROR (status {}), a connection that could not be set up; "
-                            + "trying again, attempt {} of {}", requestedRemote, e.status(), connectAttempts + 1,
-                            CONNECT_ATTEMPTS);
-                    dropAttempt();
-                    startAttempt();
+            case CONNECT_ERROR -> retryOrFail(e, "a connection that could not be set up");
+            case UNREACHABLE -> {
+                if (e.status() == -Errno.ETIMEDOUT && res != null
+                        && res.device.context.transportType() == TransportType.IWARP) {
+                    retryOrFail(e, "iWARP: the server did not answer the MPA request in time");
                 } else {
                     failConnect(cmFailure("connect", e));
                 }
             }
             case DISCONNECTED, DEVICE_REMOVAL, TIMEWAIT_EXIT -> peerGone(e);
             default -> failConnect(cmFailure("connect", e));
+        }
+    }
+
+    /** Another attempt after a transient connect failure (see CONNECT_ATTEMPTS), while attempts and time are left. */
+    private void retryOrFail(CmEvent e, String why) {
+        if (connectAttempts < CONNECT_ATTEMPTS && connectDeadline - System.nanoTime() > 0) {
+            LOG.info("connect to {}: {} (status {}), {}; trying again, attempt {} of {}", requestedRemote,
+                    e.type().cName(), e.status(), why, connectAttempts + 1, CONNECT_ATTEMPTS);
+            dropAttempt();
+            startAttempt();
+        } else {
+            failConnect(cmFailure("connect", e));
         }
     }
 
@@ -428,6 +455,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             freeSlots[i] = res.sendDepth - 1 - i;
         }
         freeCount = res.sendDepth;
+        sendHolds = new ByteBuf[res.sendDepth];
         inbound = new IntRing(res.receiveDepth + 2);
         local = id.localAddress().orElse(null);
         remote = id.peerAddress().orElse(null);
@@ -630,13 +658,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     private void onSendCompleted(int slot) {
         outstandingSends--;
-        if (slot == largeDoneSlot) {
-            largeDoneSlot = -1;
-            ByteBuf done = largeInFlight;
-            largeInFlight = null;
-            if (done != null) {
-                done.release();
-            }
+        ByteBuf written = sendHolds[slot];
+        if (written != null) {
+            sendHolds[slot] = null;
+            written.release();
         }
         freeSlots[freeCount++] = slot;
     }
@@ -962,7 +987,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         int slot = largeDoneSlot;
         Frame.writeHeader(res.sends, res.sendOffset(slot), Frame.DONE, flow.onReservedSend(), largeLength);
         post(slot, Frame.HEADER);
-        largeInFlight = largeSource; // released when DONE completes: the WRITE before it has then completed too
+        largeDoneSlot = -1;
+        sendHolds[slot] = largeSource; // released when DONE completes: the WRITE before it has then completed too
         largeSource = null;
         largeRegion = null;
         writeBlocked = true; // resume the writes that waited behind the transfer
@@ -1142,12 +1168,14 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         }
         if (established && outstandingSends > 0 && res != null && handler != null) {
             // what was sent should arrive: keep the connection until the peer acknowledged it (or a deadline)
-            Lingering lingering = new Lingering(id, res, outstandingSends, eventsHandler);
+            Lingering lingering = new Lingering(id, res, outstandingSends, eventsHandler, sendHolds);
             handler.linger(io, lingering, res.cq, id, eventsHandler);
             eventLoop().schedule(lingering::finish, LINGER_MILLIS, TimeUnit.MILLISECONDS);
         } else {
             teardown(id, res, established);
+            releaseHolds(sendHolds);
         }
+        sendHolds = null;
         id = null;
         res = null;
     }
@@ -1172,14 +1200,27 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         }
     }
 
+    /**
+     * Releases the sources of WRITEs whose DONE never completed. Only once the queue pair is destroyed (or was never
+     * given them): before that the device may still read them, and a buffer reused meanwhile would send another
+     * writer's bytes into the peer's grant.
+     */
+    private static void releaseHolds(ByteBuf[] holds) {
+        if (holds == null) {
+            return;
+        }
+        for (int i = 0; i < holds.length; i++) {
+            if (holds[i] != null) {
+                holds[i].release();
+                holds[i] = null;
+            }
+        }
+    }
+
     private void releaseBuffers() {
         if (largeSource != null) {
             largeSource.release();
             largeSource = null;
-        }
-        if (largeInFlight != null) {
-            largeInFlight.release();
-            largeInFlight = null;
         }
         if (grantRegion != null) {
             grantRegion.close();
@@ -1273,14 +1314,17 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         private final CmId cmId;
         private final ConnectionResources r;
         private final RdmaIoHandler events;
+        /** The channel's WRITE sources still in flight: released after the queue pair is destroyed. */
+        private final ByteBuf[] holds;
         private int outstanding;
         private boolean done;
 
-        Lingering(CmId cmId, ConnectionResources r, int outstanding, RdmaIoHandler events) {
+        Lingering(CmId cmId, ConnectionResources r, int outstanding, RdmaIoHandler events, ByteBuf[] holds) {
             this.cmId = cmId;
             this.r = r;
             this.outstanding = outstanding;
             this.events = events;
+            this.holds = holds;
         }
 
         ConnectionResources resources() {
@@ -1328,6 +1372,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             }
             cmId.close();
             r.close();
+            releaseHolds(holds);
         }
 
         @Override

@@ -2,6 +2,7 @@ package org.panamardma.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -14,10 +15,15 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
@@ -31,9 +37,20 @@ abstract class NettyEchoDeviceTests {
     static final int CONNECTIONS = 16;
     static final int MAX_WRITE = 4 << 20;
 
+    /** How long the echo may go without a byte coming back before the test calls it hung (not a speed limit). */
+    static final long STALL_SECONDS = 300;
+
     @ChannelHandler.Sharable
     static final class Echo extends ChannelInboundHandlerAdapter {
         final AtomicLong bulkReceived = new AtomicLong();
+        final Set<SlabPool> pools = ConcurrentHashMap.newKeySet();
+        final AtomicInteger closed = new AtomicInteger();
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            pools.add(((RdmaChannel) ctx.channel()).registeredPool());
+            ctx.fireChannelActive();
+        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -48,6 +65,7 @@ abstract class NettyEchoDeviceTests {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             bulkReceived.addAndGet(((RdmaChannel) ctx.channel()).bulkTransfersReceived());
+            closed.incrementAndGet();
         }
 
         @Override
@@ -63,7 +81,7 @@ abstract class NettyEchoDeviceTests {
         final Random sizes;
         final CompletableFuture<Long> done = new CompletableFuture<>();
         long written;
-        long received;
+        volatile long received;
 
         Verifier(int connection, long total, long seed) {
             this.connection = connection;
@@ -148,6 +166,51 @@ abstract class NettyEchoDeviceTests {
         }
     }
 
+    /** Waits for every stream to come back, for as long as bytes keep coming (a hang guard, not a deadline). */
+    static void awaitAll(List<Verifier> verifiers) throws Exception {
+        long last = -1;
+        long lastProgress = System.nanoTime();
+        for (Verifier v : verifiers) {
+            while (true) {
+                try {
+                    assertEquals(v.total, v.done.get(10, TimeUnit.SECONDS), "every byte came back");
+                    break;
+                } catch (TimeoutException e) {
+                    long now = 0;
+                    for (Verifier w : verifiers) {
+                        now += w.received;
+                    }
+                    if (now != last) {
+                        last = now;
+                        lastProgress = System.nanoTime();
+                    } else if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(STALL_SECONDS)) {
+                        fail("no byte echoed for " + STALL_SECONDS + " s; " + now + " bytes back of "
+                                + v.total * verifiers.size());
+                    }
+                }
+            }
+        }
+    }
+
+    /** The server's connections closed and no chunk of any pool still handed out (hang guard: 120 s). */
+    static void awaitPoolsIdle(Echo echo, Set<SlabPool> pools) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (true) {
+            long inUse = 0;
+            for (SlabPool p : pools) {
+                inUse += p.chunksInUse();
+            }
+            if (echo.closed.get() == CONNECTIONS && inUse == 0) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                fail(inUse + " chunks of the registered pools still handed out after every connection closed ("
+                        + echo.closed.get() + " of " + CONNECTIONS + " server connections closed)");
+            }
+            Thread.sleep(100);
+        }
+    }
+
     @Test
     void echoesRandomSizesOverSixteenConnectionsWithEveryByteChecked(RdmaTestDevice device) throws Exception {
         long totalMiB = Long.getLong("panama.netty.echoMiB", 16);
@@ -177,16 +240,19 @@ abstract class NettyEchoDeviceTests {
             }
             long start = System.nanoTime();
             verifiers.forEach(Verifier::go);
-            for (Verifier v : verifiers) {
-                assertEquals(perConnection, v.done.get(600, TimeUnit.SECONDS), "every byte came back");
-            }
+            awaitAll(verifiers);
             double seconds = (System.nanoTime() - start) / 1e9;
             long bulkSent = 0;
+            Set<SlabPool> pools = new HashSet<>(echo.pools);
             for (Channel ch : channels) {
                 bulkSent += ((RdmaChannel) ch).bulkTransfersReceived();
+                pools.add(((RdmaChannel) ch).registeredPool());
                 ch.close().sync();
             }
             server.close().sync();
+            // every buffer of the registered pools comes back once the connections are gone: a transfer's source
+            // is released when its DONE completes (or, at close, once the queue pair is destroyed)
+            awaitPoolsIdle(echo, pools);
             System.out.printf("netty echo on %s: %d connections (connected in %.1f s), %d MiB each way in %.1f s, "
                     + "%.1f MiB/s each way%n", device.name(), CONNECTIONS, connectSeconds, totalMiB, seconds,
                     totalMiB / seconds);
