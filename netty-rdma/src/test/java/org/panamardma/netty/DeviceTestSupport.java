@@ -1,5 +1,6 @@
 package org.panamardma.netty;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import java.net.InetAddress;
@@ -46,9 +47,57 @@ final class DeviceTestSupport {
         }
     }
 
-    /** The byte at stream position {@code p} of connection {@code c}: every byte checkable, no two streams alike. */
+    /**
+     * The byte at stream position {@code p} of connection {@code c}: every byte checkable, no two streams alike. Byte
+     * {@code p & 7} (little-endian) of the stream's word {@code p >>> 3}, so that {@link #fill} and {@link #mismatch}
+     * work a word at a time: under emulation a check byte by byte through {@code ByteBuf} costs more than the
+     * transfer it checks.
+     */
     static byte pattern(int c, long p) {
-        long x = p * 0x9E3779B97F4A7C15L + (c + 1) * 0xC2B2AE3D27D4EB4FL;
-        return (byte) (x >>> 56 ^ x >>> 29);
+        return (byte) (word(c, p >>> 3) >>> ((p & 7) << 3));
+    }
+
+    /** Word {@code w} (stream bytes {@code 8w .. 8w+7}) of connection {@code c}'s stream. */
+    static long word(int c, long w) {
+        long x = w * 0x9E3779B97F4A7C15L + (c + 1) * 0xC2B2AE3D27D4EB4FL;
+        return x ^ x >>> 29 ^ x >>> 41;
+    }
+
+    /** Writes stream bytes {@code p .. p+n-1} of connection {@code c} to {@code b}. */
+    static void fill(ByteBuf b, int c, long p, int n) {
+        int i = 0;
+        for (; i < n && (p + i & 7) != 0; i++) {
+            b.writeByte(pattern(c, p + i));
+        }
+        for (; i + 8 <= n; i += 8) {
+            b.writeLongLE(word(c, p + i >>> 3));
+        }
+        for (; i < n; i++) {
+            b.writeByte(pattern(c, p + i));
+        }
+    }
+
+    /**
+     * Compares the {@code n} bytes of {@code b} at {@code at} with stream bytes {@code p ..} of connection {@code c},
+     * every byte (eight at a time where aligned): the offset of the first that differs, or -1.
+     */
+    static int mismatch(ByteBuf b, int at, int c, long p, int n) {
+        int i = 0;
+        for (; i < n && (p + i & 7) != 0; i++) {
+            if (b.getByte(at + i) != pattern(c, p + i)) {
+                return i;
+            }
+        }
+        for (; i + 8 <= n; i += 8) {
+            if (b.getLongLE(at + i) != word(c, p + i >>> 3)) {
+                break; // the byte loop below finds which
+            }
+        }
+        for (; i < n; i++) {
+            if (b.getByte(at + i) != pattern(c, p + i)) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

@@ -45,8 +45,8 @@ import org.panamardma.netty.RdmaServerChannel;
  * One program, three transports, the same code: Netty echo round trips (64 B, 4 KiB, 64 KiB), one-way throughput
  * of 1 MiB writes, and a gRPC unary call, over netty-rdma (rxe and siw) and over Netty's NIO and epoll transports on
  * TCP across the same veth pair. Prints a table with medians and the ratios to TCP. Run it in the testbed VM:
- * {@code netty-rdma/bench.sh}. Arguments: {@code [rounds]} (default 2000 round trips per size, 64 MiB per throughput
- * run, 2000 gRPC calls).
+ * {@code netty-rdma/bench.sh}. Arguments: {@code [rounds] [MiB]} (default 2000 round trips per size and gRPC calls,
+ * 64 MiB per throughput run). Each figure is printed as it is taken, the table at the end.
  */
 public final class NettyRdmaBench {
     private NettyRdmaBench() {}
@@ -149,6 +149,7 @@ public final class NettyRdmaBench {
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
+        long throughputMiB = args.length > 1 ? Long.parseLong(args[1]) : 64;
         List<Transport> transports = new ArrayList<>();
         transports.add(new Transport("rdma-rxe", RdmaIoHandler.newFactory(), RdmaChannel.class,
                 RdmaServerChannel.class, "10.77.0.2", "10.77.0.1"));
@@ -182,6 +183,7 @@ public final class NettyRdmaBench {
                     Arrays.sort(measured);
                     r.put("rtt " + size + " B median us", measured[measured.length / 2] / 1000.0);
                     r.put("rtt " + size + " B p99 us", measured[(int) (measured.length * 0.99)] / 1000.0);
+                    System.out.printf("%s: rtt %d B median %.1f us%n", t.name, size, measured[measured.length / 2] / 1e3);
                     c.close().sync();
                 }
                 s.close().sync();
@@ -194,7 +196,7 @@ public final class NettyRdmaBench {
                         .localAddress(new InetSocketAddress(t.clientHost, 0)).connect(tAddr).sync().channel();
                 double best = 0;
                 for (int run = 0; run < 3; run++) {
-                    long total = 64L << 20;
+                    long total = throughputMiB << 20;
                     sink.expect = total;
                     sink.done = new CompletableFuture<>();
                     long start = System.nanoTime();
@@ -202,6 +204,7 @@ public final class NettyRdmaBench {
                     sink.done.get(600, TimeUnit.SECONDS);
                     double mibs = (total >> 20) / ((System.nanoTime() - start) / 1e9);
                     best = Math.max(best, mibs);
+                    System.out.printf("%s: %d MiB in 1 MiB writes at %.1f MiB/s%n", t.name, throughputMiB, mibs);
                 }
                 r.put("throughput 1 MiB writes MiB/s", best);
                 tc.close().sync();
