@@ -13,6 +13,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.panamardma.verbs.CompletionQueue;
 import org.panamardma.verbs.Context;
@@ -358,8 +359,17 @@ public final class RdmaIoHandler implements IoHandler {
         drain(cq);
     }
 
+    /**
+     * Runs {@code task} on this loop; nothing if the loop has shut down: then its {@link #prepareToDestroy} and
+     * {@link #destroy} closed every connection it had, lingering ones included (a CM event another loop dispatches,
+     * such as a server child's DISCONNECTED, can come after that).
+     */
     void executeOnLoop(Runnable task) {
-        executor.execute(task);
+        try {
+            executor.execute(task);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("event loop shut down; not run: {}", task);
+        }
     }
 
     /**

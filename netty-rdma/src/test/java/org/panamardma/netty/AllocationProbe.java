@@ -74,14 +74,14 @@ public final class AllocationProbe {
                     .localAddress(client).connect(server).sync().channel();
             long bestServer = Long.MAX_VALUE;
             long bestClient = Long.MAX_VALUE;
-            for (int run = 0; run < 6; run++) { // three warm-ups (the JIT compiles the path), three measured
+            for (int run = 0; run < 5; run++) { // two warm-ups (the JIT compiles the path), three measured
                 pinger.left = rounds;
                 pinger.done = new CompletableFuture<>();
                 long s0 = echo.thread == 0 ? 0 : threads.getThreadAllocatedBytes(echo.thread);
                 long c0 = pinger.thread == 0 ? 0 : threads.getThreadAllocatedBytes(pinger.thread);
                 ch.writeAndFlush(ch.alloc().directBuffer(64).writeZero(64), ch.voidPromise());
                 pinger.done.get(600, TimeUnit.SECONDS);
-                if (run >= 3) {
+                if (run >= 2) {
                     bestServer = Math.min(bestServer, (threads.getThreadAllocatedBytes(echo.thread) - s0) / rounds);
                     bestClient = Math.min(bestClient, (threads.getThreadAllocatedBytes(pinger.thread) - c0) / rounds);
                 }

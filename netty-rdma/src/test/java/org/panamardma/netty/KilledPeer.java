@@ -38,9 +38,8 @@ public final class KilledPeer {
                     private void write(ChannelHandlerContext ctx) {
                         while (ctx.channel().isWritable()) {
                             ByteBuf b = ctx.alloc().directBuffer(8192);
-                            for (int i = 0; i < 8192; i++) {
-                                b.writeByte(DeviceTestSupport.pattern(0, written++));
-                            }
+                            DeviceTestSupport.fill(b, 0, written, 8192);
+                            written += 8192;
                             ctx.write(b);
                         }
                         ctx.flush();

@@ -161,10 +161,9 @@ abstract class RobustnessDeviceTests {
                         public void channelRead(ChannelHandlerContext ctx, Object msg) {
                             ByteBuf b = (ByteBuf) msg;
                             long at = received.get();
-                            for (int i = 0; i < b.readableBytes(); i++) {
-                                if (b.getByte(b.readerIndex() + i) != DeviceTestSupport.pattern(3, at + i)) {
-                                    wrong.complete(new AssertionError("byte " + (at + i) + " wrong"));
-                                }
+                            int bad = DeviceTestSupport.mismatch(b, b.readerIndex(), 3, at, b.readableBytes());
+                            if (bad >= 0) {
+                                wrong.complete(new AssertionError("byte " + (at + bad) + " wrong"));
                             }
                             if (received.addAndGet(b.readableBytes()) == total) {
                                 allReceived.complete(null);
@@ -210,9 +209,7 @@ abstract class RobustnessDeviceTests {
                             while (written < total && ctx.channel().isWritable()) {
                                 int n = (int) Math.min(4096, total - written);
                                 ByteBuf b = ctx.alloc().directBuffer(n);
-                                for (int i = 0; i < n; i++) {
-                                    b.writeByte(DeviceTestSupport.pattern(3, written + i));
-                                }
+                                DeviceTestSupport.fill(b, 3, written, n);
                                 written += n;
                                 ctx.write(b);
                             }
@@ -248,9 +245,13 @@ abstract class RobustnessDeviceTests {
         InetSocketAddress address = DeviceTestSupport.serverAddress(device);
         String client = device.ipv4().orElseThrow().getHostAddress();
         String java = ProcessHandle.current().info().command().orElseThrow();
-        Process probe = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-cp",
-                testClassPath(), AllocationProbe.class.getName(), address.getAddress().getHostAddress(), client,
-                String.valueOf(address.getPort()), "5000").redirectErrorStream(true).start();
+        // C2 alone, compiling a method after 500 calls: the optimised code production gets (escape analysis) within
+        // the first warm-up run, so that 1,000 round trips per run suffice (a round trip costs milliseconds on an
+        // emulated device: 6 runs of 5,000 took 4-9 minutes per device)
+        Process probe = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
+                "-XX:-TieredCompilation", "-XX:CompileThreshold=500", "-cp", testClassPath(),
+                AllocationProbe.class.getName(), address.getAddress().getHostAddress(), client,
+                String.valueOf(address.getPort()), "1000").redirectErrorStream(true).start();
         String out = new String(probe.getInputStream().readAllBytes());
         assertTrue(probe.waitFor(900, TimeUnit.SECONDS), "the probe ends");
         System.out.print(out);
