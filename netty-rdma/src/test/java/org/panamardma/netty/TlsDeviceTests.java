@@ -105,6 +105,12 @@ abstract class TlsDeviceTests {
                                         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
                                             echoed.completeExceptionally(cause);
                                         }
+
+                                        @Override
+                                        public void channelInactive(ChannelHandlerContext ctx) {
+                                            echoed.completeExceptionally(new AssertionError("the connection closed"
+                                                    + " after " + got.size() + " bytes came back"));
+                                        }
                                     });
                         }
                     }).connect(address).sync().channel();
