@@ -3,7 +3,7 @@
 # FetchAdd round trips through RdmaConnection on rxe by the device, on rxe by the agent (forced) and on siw by the
 # agent, with the default and a busy-polling poller; then operations per second with requests pipelined. Every
 # configuration checks the server's counter. Writes benchmarks/target/agent-atomics.csv and prints the table that
-# README.md ("Benchmarks beside perftest") quotes.
+# benchmarks/README.md ("RFC 7306 atomics by agent beside rxe's own") quotes.
 #
 #   benchmarks/agent-atomics.sh [--iters N] [--warmup N] [--pipelined N]     (defaults 1000, 1000, 2000)
 #

@@ -6,7 +6,7 @@
 #
 #   benchmarks/target/perftest-compare.md    the table, with the date, the machine and the settings
 #   benchmarks/target/perftest-compare.svg   the same figures as bars, side by side, each pair with its ratio
-#                                            (ComparePlot, plain Java; the README shows benchmarks/results/'s)
+#                                            (ComparePlot, plain Java; benchmarks/README.md shows results/'s)
 #   benchmarks/target/perftest-compare.csv   test,size,iters,c_p50_us,java_p50_us,p50_ratio,c_p99_us,...
 #   benchmarks/target/perftest-raw.csv       every figure of both, as measured
 #   benchmarks/target/perftest-compare-rpc.csv  NFSv3 against the guest's knfsd with the same Java client over TCP
@@ -75,7 +75,7 @@ where="$(date -u +%Y-%m-%d), $(nproc) cores, ${PERF_CLIENT_DEV:-rxe0} -> ${PERF_
   benchmarks/target/perftest-compare-knfs.csv benchmarks/target/perftest-compare-bridge.csv || echo "perftest-compare: the SVG plot failed" >&2
 # The binding's own cost on the host CPU (no device, the stub provider): after the VM, so neither disturbs the other
 if [[ ${PERF_BINDING:-1} == 1 ]]; then
-  echo "[perftest-compare] the binding's own cost on the host CPU (benchmarks/binding-cost.sh, about 4 minutes) ..." >&2
+  echo "[perftest-compare] the binding's own cost on the host CPU (benchmarks/binding-cost.sh, about 10 minutes) ..." >&2
   if benchmarks/binding-cost.sh >benchmarks/target/binding-cost.log 2>&1; then
     { echo; cat benchmarks/target/binding-cost/binding-cost.md; } >>benchmarks/target/perftest-compare.md
   else

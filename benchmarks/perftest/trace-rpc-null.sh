@@ -4,7 +4,7 @@
 # one at a time (NfsRpcBench --io-iters 0) while ftrace counts sched_wakeup events per woken thread of the JVM;
 # printed per call: how often each kind of thread (the caller, the RDMA connection's poller, others) was woken. Every
 # wake-up of a thread that was asleep is a chance to wait for a CPU (a scheduler tick, 4 ms, on the emulated guest:
-# see README "Benchmarks beside perftest").
+# see benchmarks/README.md, "Benchmarks beside perftest").
 #
 # Usage (host, after ./mvnw -pl benchmarks -am package -DskipTests):
 #   soft-roce-ci/bin/testbed run -- 'benchmarks/perftest/trace-rpc-null.sh benchmarks/target/benchmarks.jar'

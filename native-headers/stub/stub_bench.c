@@ -4,7 +4,10 @@
  * the Java binding calls. A separate translation unit from the provider (stub_provider.c), so that the compiler
  * cannot see through the function pointers: every call is an indirect call, as in a program linked against
  * libibverbs. Each post builds the request as QueuePair does (all of its fields, every time) and each poll reads what
- * CompletionQueue reads, so the difference between the two is what the Java binding adds.
+ * CompletionQueue reads, so the difference between the two is what the Java binding adds. On each path (enum
+ * stub_bench_path) C makes the calls the library makes: on an extended QP, ibv_post_send for every request but FLUSH
+ * and ATOMIC WRITE, and ibv_poll_cq on the extended CQ (the stub serves it, as rxe and mlx5 do); every request
+ * through ibv_wr_* and ibv_start_poll on the work-request path.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -14,8 +17,37 @@
 
 #include "stub_provider.h"
 
+/* Callgrind's client requests where valgrind's headers are installed (no-ops when not run under callgrind), for
+ * benchmarks/binding-instructions.sh: the instructions of a span of rounds, counted exactly. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+
+int stub_callgrind_zero(void)
+{
+#ifdef CALLGRIND_ZERO_STATS
+	CALLGRIND_ZERO_STATS;
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+int stub_callgrind_dump(const char *why)
+{
+#ifdef CALLGRIND_DUMP_STATS_AT
+	CALLGRIND_DUMP_STATS_AT(why);
+	return 1;
+#else
+	(void)why;
+	return 0;
+#endif
+}
+
 static int post_legacy(struct ibv_qp *qp, int op, uint64_t wr_id, uint32_t lkey, uint64_t addr, uint32_t length,
-		       uint64_t remote_addr, uint32_t rkey)
+		       uint64_t remote_addr, uint32_t rkey, unsigned int flags)
 {
 	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
 	struct ibv_send_wr wr, *bad;
@@ -23,7 +55,7 @@ static int post_legacy(struct ibv_qp *qp, int op, uint64_t wr_id, uint32_t lkey,
 	wr.next = NULL;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.send_flags = flags;
 	wr.imm_data = 0;
 	switch (op) {
 	case STUB_OP_SEND:
@@ -55,11 +87,12 @@ static int post_legacy(struct ibv_qp *qp, int op, uint64_t wr_id, uint32_t lkey,
 }
 
 static int post_extended(struct ibv_qp_ex *qpx, int op, uint64_t wr_id, uint32_t lkey, uint64_t addr,
-			 uint32_t length, uint64_t remote_addr, uint32_t rkey, const uint64_t *atomic_value)
+			 uint32_t length, uint64_t remote_addr, uint32_t rkey, unsigned int flags,
+			 const uint64_t *atomic_value)
 {
 	ibv_wr_start(qpx);
 	qpx->wr_id = wr_id;
-	qpx->wr_flags = IBV_SEND_SIGNALED;
+	qpx->wr_flags = flags;
 	switch (op) {
 	case STUB_OP_SEND:
 		ibv_wr_send(qpx);
@@ -126,29 +159,89 @@ static int poll_extended(struct ibv_cq_ex *cq, struct ibv_wc *wc, int capacity)
 	return rc != 0 && rc != ENOENT ? -rc : n;
 }
 
-int64_t stub_bench_post_poll(uint32_t qp_num, int extended, int op, uint32_t lkey, uint64_t addr, uint32_t length,
-			     uint64_t remote_addr, uint32_t rkey, struct ibv_wc *wc, int capacity, int64_t n)
+/* The QP numbered qp_num if its QP and CQ are of the kind path needs, else NULL. */
+static struct ibv_qp *qp_for_path(uint32_t qp_num, int path)
 {
 	struct ibv_qp *qp = stub_qp_by_number(qp_num);
+	if (qp == NULL || path < STUB_PATH_LEGACY || path > STUB_PATH_WORK_REQUESTS)
+		return NULL;
+	int extended = path != STUB_PATH_LEGACY;
+	if (extended != (ibv_qp_to_qp_ex(qp) != NULL) || extended != stub_cq_is_extended(qp->send_cq))
+		return NULL; /* the paths must be the ones the Java side measures */
+	return qp;
+}
+
+/* One request of op as the library posts it on path: ibv_wr_* where it must (FLUSH, ATOMIC WRITE) or was asked to. */
+static int post_one(struct ibv_qp *qp, int path, int op, uint64_t wr_id, uint32_t lkey, uint64_t addr, uint32_t length,
+		    uint64_t remote_addr, uint32_t rkey, unsigned int flags, const uint64_t *atomic_value)
+{
+	if (path == STUB_PATH_WORK_REQUESTS || op == STUB_OP_FLUSH || op == STUB_OP_ATOMIC_WRITE) {
+		struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+		if (qpx == NULL)
+			return EINVAL;
+		return post_extended(qpx, op, wr_id, lkey, addr, length, remote_addr, rkey, flags, atomic_value);
+	}
+	return post_legacy(qp, op, wr_id, lkey, addr, length, remote_addr, rkey, flags);
+}
+
+/* A poll as the library polls on path: ibv_start_poll on the work-request path, else ibv_poll_cq. */
+static int poll_one(struct ibv_cq *cq, int path, struct ibv_wc *wc, int capacity)
+{
+	if (path == STUB_PATH_WORK_REQUESTS)
+		return poll_extended((struct ibv_cq_ex *)cq, wc, capacity); /* the provider made it an ibv_cq_ex */
+	return ibv_poll_cq(cq, capacity, wc);
+}
+
+int64_t stub_bench_post_poll(uint32_t qp_num, int path, int op, uint32_t lkey, uint64_t addr, uint32_t length,
+			     uint64_t remote_addr, uint32_t rkey, struct ibv_wc *wc, int capacity, int64_t n)
+{
+	struct ibv_qp *qp = qp_for_path(qp_num, path);
 	if (qp == NULL || capacity < 1)
 		return -EINVAL;
-	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
-	struct ibv_cq *cq = qp->send_cq;
-	if (extended != (qpx != NULL) || extended != stub_cq_is_extended(cq))
-		return -EINVAL; /* the paths must be the ones the Java side measures */
-	struct ibv_cq_ex *cqx = (struct ibv_cq_ex *)cq; /* ibv_cq_ex_to_cq's inverse: the provider made it so */
 	uint64_t atomic_value = 42;
 	int64_t sum = 0;
 	for (int64_t i = 1; i <= n; i++) {
-		int rc = extended
-			? post_extended(qpx, op, (uint64_t)i, lkey, addr, length, remote_addr, rkey, &atomic_value)
-			: post_legacy(qp, op, (uint64_t)i, lkey, addr, length, remote_addr, rkey);
+		int rc = post_one(qp, path, op, (uint64_t)i, lkey, addr, length, remote_addr, rkey, IBV_SEND_SIGNALED,
+				  &atomic_value);
 		if (rc != 0)
 			return -rc;
-		int got = extended ? poll_extended(cqx, wc, capacity) : ibv_poll_cq(cq, capacity, wc);
+		int got = poll_one(qp->send_cq, path, wc, capacity);
 		if (got != 1 || wc[0].status != IBV_WC_SUCCESS)
 			return got < 0 ? got : -EIO;
 		sum += (int64_t)wc[0].wr_id;
+	}
+	return sum;
+}
+
+int64_t stub_bench_message_rate(uint32_t qp_num, int path, uint32_t lkey, uint64_t addr, uint64_t remote_addr,
+				uint32_t rkey, struct ibv_wc *wc, int capacity, int batch, int64_t n)
+{
+	struct ibv_qp *qp = qp_for_path(qp_num, path);
+	if (qp == NULL || capacity < 1 || batch < 1)
+		return -EINVAL;
+	int64_t sum = 0;
+	for (int64_t i = 0; i < n; i++) {
+		for (int k = 1; k <= batch; k++) {
+			uint64_t wr_id = (uint64_t)(i * batch + k);
+			int rc = post_one(qp, path, STUB_OP_WRITE, wr_id, lkey, addr, 1, remote_addr, rkey,
+					  k == batch ? IBV_SEND_SIGNALED : 0, NULL);
+			if (rc != 0)
+				return -rc;
+		}
+		int got = poll_one(qp->send_cq, path, wc, capacity);
+		if (got != 1 || wc[0].status != IBV_WC_SUCCESS)
+			return got < 0 ? got : -EIO;
+		sum += (int64_t)wc[0].wr_id;
+	}
+	return sum;
+}
+
+int64_t stub_bench_calls(int (*fn)(void *, void *, void *), void *a, void *b, void *c, int64_t n)
+{
+	int64_t sum = 0;
+	for (int64_t i = 0; i < n; i++) {
+		int (*volatile f)(void *, void *, void *) = fn; /* an indirect call each time, as through ibv_context_ops */
+		sum += f(a, b, c) + 1;
 	}
 	return sum;
 }

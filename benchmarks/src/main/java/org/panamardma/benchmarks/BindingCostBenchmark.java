@@ -34,10 +34,15 @@ import org.panamardma.verbs.ffi.ibv_wc;
  * provider (native-headers/stub, {@link StubProvider}): it completes every request at once, so both sides measure the
  * binding plus the same few nanoseconds of provider code, and {@code java - c} is what the binding adds.
  *
- * <p>{@link #request} names the operation and the path: {@code ext} is the extended API ({@code ibv_wr_start},
- * the builder, {@code ibv_wr_set_sge}, {@code ibv_wr_complete}; polled with {@code ibv_start_poll} /
- * {@code ibv_next_poll} / {@code ibv_end_poll} and the {@code ibv_wc_read_*} the library reads), {@code legacy} is
- * {@code ibv_post_send} and {@code ibv_poll_cq}. FLUSH and ATOMIC WRITE exist only in the extended API.
+ * <p>{@link #request} names the operation and the path ({@link StubLoopback.Path}): {@code ext} is an extended QP
+ * and CQ as the library uses them ({@code ibv_post_send}, and for FLUSH and ATOMIC WRITE {@code ibv_wr_start}, the
+ * builder, {@code ibv_wr_complete}; polled with {@code ibv_poll_cq}), {@code legacy} a plain QP and CQ
+ * ({@code ibv_post_send}, {@code ibv_poll_cq}), {@code wr} the extended QP and CQ with every request through
+ * {@code ibv_wr_*} ({@code ibv_wr_start}, the builder, {@code ibv_wr_set_sge}, {@code ibv_wr_complete}) and polled
+ * with {@code ibv_start_poll} / {@code ibv_next_poll} / {@code ibv_end_poll} and the {@code ibv_wc_read_*} the
+ * library reads (the library's extended path before issue 26; still the path of providers whose extended CQs
+ * {@code ibv_poll_cq} is not known to serve). On each path C makes the same calls as Java. FLUSH and ATOMIC WRITE
+ * exist only in the extended API.
  *
  * <p>Runs on any Linux x86_64 host with gcc and the rdma-core 56 header set ({@code native-headers/headers/fetch.sh
  * debian13}); no RDMA device, no libibverbs needed (each fork loads the stub as its libibverbs before anything else:
@@ -57,7 +62,7 @@ public class BindingCostBenchmark {
     static final int POLL_CAPACITY = 16;
 
     @Param({"SEND/ext", "SEND/legacy", "WRITE/ext", "WRITE/legacy", "READ/ext", "READ/legacy", "FETCH_ADD/ext",
-            "FETCH_ADD/legacy", "FLUSH/ext", "ATOMIC_WRITE/ext"})
+            "FETCH_ADD/legacy", "FLUSH/ext", "ATOMIC_WRITE/ext", "WRITE/wr", "FLUSH/wr"})
     public String request;
 
     private static MethodHandle cLoop;
@@ -69,7 +74,7 @@ public class BindingCostBenchmark {
     private Arena arena;
     private MemorySegment cWc;
     private int qpNumber;
-    private int extended;
+    private int path;
     private int lkey;
     private long address;
     private long remoteAddress;
@@ -79,19 +84,19 @@ public class BindingCostBenchmark {
     public void open() throws Throwable {
         String[] parts = request.split("/");
         op = StubOperation.valueOf(parts[0]);
-        boolean ext = parts[1].equals("ext");
-        if (op.cOp() < 0 || (!ext && !op.onLegacyPath())) {
+        StubLoopback.Path p = path(parts[1]);
+        if (op.cOp() < 0 || (p == StubLoopback.Path.LEGACY && !op.onLegacyPath())) {
             throw new IllegalArgumentException(request + ": no such request on that path");
         }
         // first thing in the fork: the stub must become libibverbs before anything loads the real one
-        loop = StubLoopback.open(ext, 64);
+        loop = StubLoopback.open(p, 64);
         cLoop = StubProvider.benchPostPoll();
         cq = loop.cq;
         wc = WorkCompletions.allocate(POLL_CAPACITY);
         arena = Arena.ofConfined();
         cWc = arena.allocate(ibv_wc.layout().byteSize() * POLL_CAPACITY, 8);
         qpNumber = loop.qp.qpNumber();
-        extended = ext ? 1 : 0;
+        path = p.ordinal(); // enum stub_bench_path
         lkey = loop.local.lkey();
         address = loop.local.address() + StubLoopback.DATA;
         remoteAddress = loop.remote.address();
@@ -135,11 +140,21 @@ public class BindingCostBenchmark {
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public long c() throws Throwable {
-        long sum = (long) cLoop.invokeExact(qpNumber, extended, op.cOp(), lkey, address, StubLoopback.LENGTH,
+        long sum = (long) cLoop.invokeExact(qpNumber, path, op.cOp(), lkey, address, StubLoopback.LENGTH,
                 remoteAddress, rkey, cWc, POLL_CAPACITY, (long) BATCH);
         if (sum < 0) {
             throw new IllegalStateException(request + ": the C loop failed with errno " + -sum);
         }
         return sum;
+    }
+
+    /** The path named in a request: {@code ext}, {@code legacy} or {@code wr}. */
+    static StubLoopback.Path path(String name) {
+        return switch (name) {
+            case "ext" -> StubLoopback.Path.EXTENDED;
+            case "legacy" -> StubLoopback.Path.LEGACY;
+            case "wr" -> StubLoopback.Path.WORK_REQUESTS;
+            default -> throw new IllegalArgumentException("no path " + name + " (ext, legacy, wr)");
+        };
     }
 }

@@ -16,22 +16,30 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's Java code is this module's code, as Rust's doctests are the docs' code: every {@code ```java} block
- * of README.md is preceded by {@code <!-- example: NAME -->}, and its lines are those between
- * {@code // README begin: NAME} and {@code // README end} in this module's sources (main or test), indentation
- * aside. Those sources compile in the build, and the device tests run them; so a README block that no longer
- * compiles, or that was changed without its source (or the other way round), fails here.
+ * The documentation's Java code is this module's code, as Rust's doctests are the docs' code: every {@code ```java}
+ * block of every Markdown file of the repository (README.md, the module READMEs, docs/, CONTRIBUTING.md...) is
+ * preceded by {@code <!-- example: NAME -->}, and its lines are those between {@code // README begin: NAME} and
+ * {@code // README end} in this module's sources (main or test), indentation aside. Those sources compile in the
+ * build, and the device tests run them; so a block that no longer compiles, or that was changed without its source
+ * (or the other way round), fails here, whichever Markdown file shows it.
  */
 class ReadmeExamplesTest {
-    private static final Path README = Path.of("..", "README.md");
+    private static final Path ROOT = Path.of("..");
+    private static final Path README = ROOT.resolve("README.md");
     private static final Pattern MARKER = Pattern.compile("^<!-- example: ([a-z0-9-]+) -->$");
     private static final Pattern BEGIN = Pattern.compile("^\\s*// README begin: ([a-z0-9-]+)\\s*$");
     private static final Pattern END = Pattern.compile("^\\s*// README end\\s*$");
 
     /** README's java blocks by name, in order; a block without a name fails. */
     static Map<String, List<String>> readmeBlocks(List<String> readme) {
+        return readmeBlocks(Path.of("README.md"), readme);
+    }
+
+    /** One Markdown file's java blocks by name, in order; a block without a name fails. */
+    static Map<String, List<String>> readmeBlocks(Path file, List<String> readme) {
         Map<String, List<String>> blocks = new LinkedHashMap<>();
         for (int i = 0; i < readme.size(); i++) {
             if (!readme.get(i).equals("```java")) {
@@ -39,7 +47,7 @@ class ReadmeExamplesTest {
             }
             Matcher m = i > 0 ? MARKER.matcher(readme.get(i - 1)) : null;
             if (m == null || !m.matches()) {
-                fail("README.md line " + (i + 1) + ": a ```java block without '<!-- example: NAME -->' on the line "
+                fail(file + " line " + (i + 1) + ": a ```java block without '<!-- example: NAME -->' on the line "
                         + "before it, naming the region of examples/src that it shows");
             }
             List<String> block = new ArrayList<>();
@@ -47,9 +55,9 @@ class ReadmeExamplesTest {
             for (; j < readme.size() && !readme.get(j).equals("```"); j++) {
                 block.add(readme.get(j));
             }
-            assertTrue(j < readme.size(), "README.md line " + (i + 1) + ": the block is not closed");
+            assertTrue(j < readme.size(), file + " line " + (i + 1) + ": the block is not closed");
             if (blocks.put(m.group(1), block) != null) {
-                fail("README.md: two blocks named " + m.group(1));
+                fail(file + ": two blocks named " + m.group(1));
             }
             i = j;
         }
@@ -98,26 +106,65 @@ class ReadmeExamplesTest {
         return regions;
     }
 
+    /** Every Markdown file of the repository, build output and git's own files aside. */
+    static List<Path> markdownFiles() throws IOException {
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            return files.filter(p -> p.toString().endsWith(".md") && Files.isRegularFile(p))
+                    .filter(p -> {
+                        for (Path part : ROOT.relativize(p)) {
+                            String name = part.toString();
+                            if (name.equals("target") || name.equals(".git") || name.equals("node_modules")) {
+                                return false;
+                            }
+                        }
+                        return true;
+                    })
+                    .sorted().toList();
+        }
+    }
+
+    /** The java blocks of all Markdown files by name; a name shown twice, in one file or two, fails. */
+    static Map<String, List<String>> documentationBlocks(Path root, List<Path> files) throws IOException {
+        Map<String, List<String>> blocks = new LinkedHashMap<>();
+        Map<String, Path> shownIn = new LinkedHashMap<>();
+        for (Path f : files) {
+            Path name = root.relativize(f);
+            for (Map.Entry<String, List<String>> b : readmeBlocks(name, Files.readAllLines(f)).entrySet()) {
+                Path earlier = shownIn.putIfAbsent(b.getKey(), name);
+                if (earlier != null) {
+                    fail("two blocks named " + b.getKey() + ": in " + earlier + " and " + name);
+                }
+                blocks.put(b.getKey(), b.getValue());
+            }
+        }
+        return blocks;
+    }
+
     @Test
-    void everyJavaBlockOfTheReadmeIsARegionOfTheseSourcesLineForLine() throws IOException {
-        Map<String, List<String>> blocks = readmeBlocks(Files.readAllLines(README));
+    void everyJavaBlockOfTheDocumentationIsARegionOfTheseSourcesLineForLine() throws IOException {
+        List<Path> files = markdownFiles();
+        assertTrue(files.contains(README), "README.md not among " + files);
+        Map<String, List<String>> inReadme = readmeBlocks(Files.readAllLines(README));
+        assertTrue(inReadme.size() >= 5, "README's java blocks (the ten-line program and the layers' examples): "
+                + inReadme.keySet());
+        Map<String, List<String>> blocks = documentationBlocks(ROOT, files);
         Map<String, List<String>> regions = allSourceRegions();
-        assertTrue(blocks.size() >= 8, "README's java blocks: " + blocks.keySet());
+        assertTrue(blocks.size() >= 8, "the documentation's java blocks: " + blocks.keySet());
         for (Map.Entry<String, List<String>> b : blocks.entrySet()) {
             List<String> region = regions.get(b.getKey());
             if (region == null) {
-                fail("README block '" + b.getKey() + "' has no '// README begin: " + b.getKey() + "' in examples/src");
+                fail("block '" + b.getKey() + "' has no '// README begin: " + b.getKey() + "' in examples/src");
             }
             List<String> block = dedent(b.getValue());
             for (int i = 0; i < Math.max(block.size(), region.size()); i++) {
-                String inReadme = i < block.size() ? block.get(i) : "(the block has ended)";
+                String inDocs = i < block.size() ? block.get(i) : "(the block has ended)";
                 String inSource = i < region.size() ? region.get(i) : "(the region has ended)";
-                assertEquals(inSource, inReadme, "README block '" + b.getKey() + "', line " + (i + 1)
+                assertEquals(inSource, inDocs, "block '" + b.getKey() + "', line " + (i + 1)
                         + " of the block differs from the example source (expected: the source)");
             }
         }
         List<String> unused = regions.keySet().stream().filter(r -> !blocks.containsKey(r)).toList();
-        assertEquals(List.of(), unused, "example regions that no README block shows");
+        assertEquals(List.of(), unused, "example regions that no Markdown block shows");
     }
 
     /** The checker itself: a block that differs by one character, or has no name, is caught. */
@@ -132,6 +179,21 @@ class ReadmeExamplesTest {
         AssertionError unnamed = assertThrows(AssertionError.class,
                 () -> readmeBlocks(List.of("```java", "int a;", "```")));
         assertTrue(unnamed.getMessage().contains("without '<!-- example: NAME -->'"), unnamed.getMessage());
+    }
+
+    /** A block moved out of the README is still checked, and one name shown in two files is caught. */
+    @Test
+    void blocksOfEveryMarkdownFileAreCheckedAndANameShownTwiceIsCaught(@TempDir Path root) throws IOException {
+        List<String> block = List.of("<!-- example: x -->", "```java", "int a = 1;", "```");
+        Path readme = Files.write(root.resolve("README.md"), List.of("no java here"));
+        Path module = Files.write(Files.createDirectories(root.resolve("nfs")).resolve("README.md"), block);
+        assertEquals(Map.of("x", List.of("int a = 1;")), documentationBlocks(root, List.of(readme, module)));
+        Path copy = Files.write(root.resolve("CONTRIBUTING.md"), block);
+        AssertionError twice = assertThrows(AssertionError.class,
+                () -> documentationBlocks(root, List.of(readme, module, copy)));
+        assertTrue(twice.getMessage().contains("two blocks named x: in nfs/README.md and CONTRIBUTING.md"),
+                twice.getMessage());
+        assertTrue(markdownFiles().contains(ROOT.resolve("nfs").resolve("README.md")), "the module READMEs are read");
     }
 
     /** What the NFS device test reads from NfsServer's statistics line (the line as the server writes it). */

@@ -1,6 +1,7 @@
 package org.panamardma.nfs;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.panamardma.nfs.rpc.RdmaRpcTransport;
 import org.panamardma.nfs.server.NfsServerMain;
 import org.panamardma.rpcrdma.server.RpcRdmaServer;
 import org.slf4j.LoggerFactory;
@@ -119,6 +121,7 @@ final class JavaNfsServerProcess implements NfsServerUnderTest {
         Duration cpu = Duration.ZERO;
         while (System.nanoTime() < deadline) {
             if (Files.exists(log) && Files.readString(log).contains("nfs-server: ready")) {
+                answersOverRdma();
                 return;
             }
             if (!process.isAlive()) {
@@ -139,6 +142,30 @@ final class JavaNfsServerProcess implements NfsServerUnderTest {
                 + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) + " s (CPU time "
                 + process.info().totalCpuDuration().map(Duration::toSeconds).orElse(-1L) + " s):\n"
                 + Files.readString(log));
+    }
+
+    /**
+     * One NFS NULL call over RPC-over-RDMA from this JVM before the kernel client mounts: "ready" then means the
+     * server answers over RDMA, not only that it listens. Why: a freshly started server JVM's first accept runs cold
+     * code (under the testbed's emulation, on an overloaded host, over 10 s), and on siw a client whose MPA request
+     * is not answered within 10 s gets UNREACHABLE, which the kernel's RPC-over-RDMA client turns into ENETUNREACH
+     * and mount.nfs into a permanent "Network is unreachable" (seen in CI rehearsals); this client connects again
+     * instead (RdmaClient), and the server's accept path is warm for the mount.
+     */
+    private void answersOverRdma() throws IOException, InterruptedException {
+        long t0 = System.nanoTime();
+        Duration timeout = Duration.ofSeconds(120);
+        try (RdmaRpcTransport transport = RdmaRpcTransport.connect(new InetSocketAddress(address, rdmaPort),
+                org.panamardma.rpcrdma.client.RpcRdmaClientOptions.DEFAULTS.withTimeouts(timeout, timeout))) {
+            new Nfs3Client(transport, Nfs3Client.authSys("panama-rdma-readiness", 0, 0), timeout).ping();
+        } catch (IOException | InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("the Java NFS server said it was ready but did not answer NULL over RDMA at "
+                    + address + ":" + rdmaPort + ": " + e, e);
+        }
+        System.out.printf("java-nfs %s: answers NULL over RDMA (%d ms)%n", name,
+                (System.nanoTime() - t0) / 1_000_000);
     }
 
     /** SIGKILL: no shutdown, connections torn down by the kernel, as in a crash. */

@@ -11,8 +11,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The dependency rule of DESIGN.md: {@code xdr} and {@code oncrpc} know nothing of RDMA, and the header codec
- * needs no device. Checked on the sources, since the module as a whole does depend on verbs-ffm.
+ * The dependency rule (docs/architecture.md, "The dependency rule"): {@code xdr} and {@code oncrpc} know nothing
+ * of RDMA, and the header codec needs no device. Checked on the sources, since the module as a whole does depend on
+ * verbs-ffm.
  */
 class PackageIndependenceTest {
     private static final Path MAIN = Path.of("src/main/java/org/panamardma");

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.VerbsOps;
 import org.panamardma.verbs.ffi.ibv_cq;
@@ -18,6 +19,13 @@ import org.panamardma.verbs.ffi.verbs_h;
  * A completion queue. {@link #poll(WorkCompletions)} is the data path: one call through the provider's
  * {@code poll_cq}, nothing allocated. With a {@link CompletionChannel}, {@link #requestNotification(boolean)} arms
  * it for one event.
+ *
+ * <p>A CQ made with {@code ibv_create_cq_ex} ({@link #isExtended()}) is polled with {@code ibv_poll_cq} too where
+ * the provider serves such CQs with it (rxe, mlx5: {@link ProviderTraits}): one call per batch where the extended
+ * poll takes seven or eight per completion. Elsewhere it is polled with {@code ibv_start_poll} /
+ * {@code ibv_next_poll} / {@code ibv_end_poll}, each completion read into the same {@code ibv_wc} array.
+ *
+ * <p>Polls pass the CQ's {@link CallGate} (one at a time, none after close) rather than its monitor.
  */
 public final class CompletionQueue extends NativeResource {
     final Context context;
@@ -29,6 +37,11 @@ public final class CompletionQueue extends NativeResource {
 
     // extended polling (ibv_cq_ex): the function pointers, or NULL when the CQ is a legacy one
     private final boolean extended;
+    /** Whether polls go through ibv_start_poll (an extended CQ of a provider not known to serve it with poll_cq). */
+    private boolean extendedPolling;
+    /** Whether poll_cq stays in user space on this provider (ProviderTraits): then its downcall is critical. */
+    private final boolean criticalPoll;
+    private final CallGate gate = new CallGate();
     private final MemorySegment cqx;
     private final MemorySegment startPollFn, nextPollFn, endPollFn, readOpcodeFn, readVendorErrFn, readByteLenFn,
             readImmDataFn, readQpNumFn, readWcFlagsFn;
@@ -45,6 +58,8 @@ public final class CompletionQueue extends NativeResource {
         this.pollCqFn = context.pollCqFn;
         this.reqNotifyCqFn = context.reqNotifyCqFn;
         this.extended = extended;
+        this.extendedPolling = extended && !context.providerTraits.pollsExtendedCqWithPollCq();
+        this.criticalPoll = context.providerTraits.pollCritical();
         if (extended) {
             this.cqx = handle.reinterpret(ibv_cq_ex.layout().byteSize());
             this.startPollFn = cqx.get(ADDRESS, ibv_cq_ex.start_poll$OFFSET);
@@ -116,15 +131,27 @@ public final class CompletionQueue extends NativeResource {
      * ({@link WorkCompletions#count()} too). Allocates nothing.
      */
     public int poll(WorkCompletions completions) throws RdmaException {
+        completions.checkOpen(); // before the provider hands over anything: a refused poll consumes nothing
         int n;
-        synchronized (this) {
-            checkOpen();
-            try {
-                n = extended ? pollExtended(completions)
-                        : (int) VerbsOps.POLL_CQ.invokeExact(pollCqFn, handle, completions.capacity(), completions.array);
-            } catch (Throwable t) {
-                throw verbsError(t);
+        if (!gate.enter()) {
+            throw new IllegalStateException(describe() + " is closed");
+        }
+        try {
+            if (extendedPolling) {
+                n = pollExtended(completions);
+            } else if (criticalPoll) {
+                n = (int) VerbsOps.POLL_CQ_CRITICAL.invokeExact(pollCqFn, handle.address(), completions.capacity(),
+                        completions.array.address());
+            } else {
+                n = (int) VerbsOps.POLL_CQ.invokeExact(pollCqFn, handle.address(), completions.capacity(),
+                        completions.array.address());
             }
+        } catch (Throwable t) {
+            throw verbsError(t);
+        } finally {
+            gate.leave();
+            // the array went to the provider as an address: its automatic arena must not be collected meanwhile
+            Reference.reachabilityFence(completions);
         }
         if (n < 0) {
             completions.count(0);
@@ -134,9 +161,26 @@ public final class CompletionQueue extends NativeResource {
         return n;
     }
 
-    /** Whether this CQ is polled with the extended API ({@code ibv_start_poll} / {@code ibv_next_poll}). */
+    /**
+     * Whether this CQ was made with {@code ibv_create_cq_ex} (an {@code ibv_cq_ex}); it is then polled with
+     * {@code ibv_start_poll} / {@code ibv_next_poll} unless the provider serves it with {@code ibv_poll_cq}.
+     */
     public boolean isExtended() {
         return extended;
+    }
+
+    /** Whether polls go through {@code ibv_start_poll} / {@code ibv_next_poll} / {@code ibv_end_poll}; for tests. */
+    boolean pollsWithExtendedApi() {
+        return extendedPolling;
+    }
+
+    /** Makes an extended CQ polled with ibv_start_poll even where ibv_poll_cq serves it, to test that path. */
+    CompletionQueue pollWithExtendedApiForTest() {
+        if (!extended) {
+            throw new IllegalStateException(describe() + " is not an extended CQ");
+        }
+        extendedPolling = true;
+        return this;
     }
 
     /** Whether extended polling takes one completion per batch (RdmaCore.Quirk.RXE_END_POLL_OVERRUN); for tests. */
@@ -153,7 +197,7 @@ public final class CompletionQueue extends NativeResource {
         if (oneCompletionPerBatch) {
             return pollExtendedOneByOne(completions);
         }
-        int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx, MemorySegment.NULL);
+        int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx.address(), 0L);
         if (rc == Errno.ENOENT) {
             return 0;
         }
@@ -163,19 +207,29 @@ public final class CompletionQueue extends NativeResource {
         int n = 0;
         MemorySegment array = completions.array;
         long wcSize = ibv_wc.layout().byteSize();
-        while (true) {
-            readCurrent(array, n * wcSize);
-            n++;
-            if (n == completions.capacity()) {
-                break;
+        try {
+            while (true) {
+                readCurrent(array, n * wcSize);
+                n++;
+                if (n == completions.capacity()) {
+                    break;
+                }
+                rc = (int) VerbsOps.CQ_INT.invokeExact(nextPollFn, cqx.address());
+                if (rc != 0) {
+                    break;
+                }
             }
-            rc = (int) VerbsOps.CQ_INT.invokeExact(nextPollFn, cqx);
-            if (rc != 0) {
-                break;
-            }
+        } finally {
+            // the backstop (nothing in the loop is expected to throw: the array cannot be freed under it, see
+            // WorkCompletions): ibv_end_poll closes the batch whatever happened, else rxe's CQ lock, taken by
+            // ibv_start_poll, stays held and the next poll of this CQ spins for ever (issue 25 item 4)
+            endPoll();
         }
-        VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx);
         return rc != 0 && rc != Errno.ENOENT ? -rc : n;
+    }
+
+    private void endPoll() throws Throwable {
+        VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx.address());
     }
 
     /**
@@ -188,15 +242,18 @@ public final class CompletionQueue extends NativeResource {
         long wcSize = ibv_wc.layout().byteSize();
         int n = 0;
         while (n < completions.capacity()) {
-            int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx, MemorySegment.NULL);
+            int rc = (int) VerbsOps.START_POLL.invokeExact(startPollFn, cqx.address(), 0L);
             if (rc == Errno.ENOENT) {
                 break;
             }
             if (rc != 0) {
                 return n > 0 ? n : -rc;
             }
-            readCurrent(array, n * wcSize);
-            VerbsOps.CQ_VOID.invokeExact(endPollFn, cqx);
+            try {
+                readCurrent(array, n * wcSize);
+            } finally {
+                endPoll(); // as in pollExtended
+            }
             n++;
         }
         return n;
@@ -207,18 +264,18 @@ public final class CompletionQueue extends NativeResource {
         int status = cqx.get(JAVA_INT, ibv_cq_ex.status$OFFSET);
         array.set(JAVA_LONG, base + ibv_wc.wr_id$OFFSET, cqx.get(JAVA_LONG, ibv_cq_ex.wr_id$OFFSET));
         array.set(JAVA_INT, base + ibv_wc.status$OFFSET, status);
-        array.set(JAVA_INT, base + ibv_wc.vendor_err$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readVendorErrFn, cqx));
-        array.set(JAVA_INT, base + ibv_wc.qp_num$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readQpNumFn, cqx));
+        array.set(JAVA_INT, base + ibv_wc.vendor_err$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readVendorErrFn, cqx.address()));
+        array.set(JAVA_INT, base + ibv_wc.qp_num$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readQpNumFn, cqx.address()));
         if (status == verbs_h.IBV_WC_SUCCESS) {
             // opcode, length, flags and immediate data are defined only for successful completions
-            int flags = (int) VerbsOps.CQ_INT.invokeExact(readWcFlagsFn, cqx);
-            array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx));
-            array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx));
+            int flags = (int) VerbsOps.CQ_INT.invokeExact(readWcFlagsFn, cqx.address());
+            array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx.address()));
+            array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx.address()));
             array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, flags);
             // ibv_wc_read_invalidated_rkey is read_imm_data too: the two share the union
             array.set(JAVA_INT, base + ibv_wc.$anon0$imm_data$OFFSET,
                     (flags & (verbs_h.IBV_WC_WITH_IMM | verbs_h.IBV_WC_WITH_INV)) != 0
-                    ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx) : 0);
+                    ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx.address()) : 0);
         } else {
             array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, 0);
         }
@@ -233,13 +290,15 @@ public final class CompletionQueue extends NativeResource {
             throw new IllegalStateException(describe() + " has no completion channel");
         }
         int rc;
-        synchronized (this) {
-            checkOpen();
-            try {
-                rc = (int) VerbsOps.REQ_NOTIFY_CQ.invokeExact(reqNotifyCqFn, handle, solicitedOnly ? 1 : 0);
-            } catch (Throwable t) {
-                throw verbsError(t);
-            }
+        if (!gate.enter()) {
+            throw new IllegalStateException(describe() + " is closed");
+        }
+        try {
+            rc = (int) VerbsOps.REQ_NOTIFY_CQ.invokeExact(reqNotifyCqFn, handle.address(), solicitedOnly ? 1 : 0);
+        } catch (Throwable t) {
+            throw verbsError(t);
+        } finally {
+            gate.leave();
         }
         if (rc != 0) {
             throw new RdmaException("ibv_req_notify_cq on " + context.deviceName(), rc);
@@ -262,6 +321,12 @@ public final class CompletionQueue extends NativeResource {
 
     @Override
     protected void destroy() {
+        // no poll in progress, and none after this
+        if (!gate.close(CallGate.CLOSE_TIMEOUT_NANOS)) {
+            throw new IllegalStateException(describe() + ": a poll did not return within "
+                    + CallGate.CLOSE_TIMEOUT_NANOS / 1_000_000_000 + " s; the CQ is left allocated rather than "
+                    + "destroyed under it");
+        }
         context.untrack(handle);
         if (channel != null) {
             channel.detach(this);

@@ -38,6 +38,8 @@ public final class Context extends NativeResource {
     private final String deviceName;
     private final TransportType transportType;
     private final DeviceAttributes attributes;
+    /** What the provider's data-path calls do (enter the kernel or not): decided once, from the vendor id. */
+    final ProviderTraits providerTraits;
 
     // function pointers behind the static inline verbs, read once
     final MemorySegment pollCqFn;
@@ -75,6 +77,7 @@ public final class Context extends NativeResource {
         this.createCqExFn = extendedOp(verbs_context.create_cq_ex$OFFSET);
         this.queryPortFn = extendedOp(verbs_context.query_port$OFFSET);
         this.attributes = queryDevice(extendedOp(verbs_context.query_device_ex$OFFSET));
+        this.providerTraits = ProviderTraits.of(attributes.vendorId());
     }
 
     /**

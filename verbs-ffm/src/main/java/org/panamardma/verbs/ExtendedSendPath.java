@@ -15,20 +15,35 @@ import org.panamardma.verbs.ffi.verbs_h;
  * ({@code ibv_wr_send}, {@code ibv_wr_rdma_write}, ...), the data ({@code ibv_wr_set_sge}, {@code _sge_list},
  * {@code _inline_data}), {@code ibv_wr_complete}, each through the function pointer the provider put in its
  * {@code struct ibv_qp_ex}. The only way to FLUSH and ATOMIC WRITE. See {@link SendPath} for the calling contract.
+ *
+ * <p><b>Abort safety.</b> {@code ibv_wr_start} opens a critical region that only {@code ibv_wr_complete} or
+ * {@code ibv_wr_abort} closes; rxe takes its send queue's spinlock there (rdma-core providers/rxe/rxe.c,
+ * {@code wr_start}), and a request left open keeps it, so that the next post on the QP, and its destroy, spin for ever
+ * (issue 25 item 4). So nothing that can throw runs inside the region: everything the request reads from the
+ * caller (inline bytes, a scatter/gather list) is copied into the QP's scratch before {@code ibv_wr_start}, where a
+ * closed arena or list throws with nothing started; inside, only the QP's own scratch and the provider's struct are
+ * touched. And should anything throw there all the same (a linkage error of a first call, a stack overflow),
+ * {@code ibv_wr_abort} discards the request and releases the region before the exception leaves
+ * (ibv_wr_post(3): "ibv_wr_abort() will discard all work prepared since ibv_wr_start()").
  */
 final class ExtendedSendPath extends SendPath {
-    /** The provider's ibv_qp_ex, viewed at the installed rdma-core's size (RdmaCore.qpExView). */
+    /** The provider's ibv_qp_ex, viewed at the installed rdma-core's size (RdmaCore.qpExView), and its address. */
     private final MemorySegment qpx;
-    private final MemorySegment wrStart, wrComplete, wrSend, wrSendImm, wrRdmaWrite, wrRdmaWriteImm, wrRdmaRead,
+    private final long qpxAddress;
+    private final MemorySegment wrStart, wrComplete, wrAbort, wrSend, wrSendImm, wrRdmaWrite, wrRdmaWriteImm, wrRdmaRead,
             wrCmpSwp, wrFetchAdd, wrAtomicWrite, wrFlush, wrSetSge, wrSetSgeList, wrSetInlineData;
     private final boolean atomics;
     private final boolean flush;
     private final boolean atomicWrite;
     /** ATOMIC WRITE's 8-byte value, passed by address: QP scratch. */
     private final MemorySegment atomicValue;
+    /** Where a gathering request's elements are copied before ibv_wr_start: QP scratch of max_send_sge entries. */
+    private final MemorySegment sgeScratch;
+    /** Whether wr_complete (the doorbell) stays in user space on this provider (ProviderTraits). */
+    private final boolean criticalComplete;
     /** ibv_wr_bind_mw and ibv_wr_local_inv, NULL unless granted (IBV_QP_EX_WITH_BIND_MW, _LOCAL_INV). */
     private final MemorySegment wrBindMw, wrLocalInv;
-    /** The struct ibv_mw_bind_info ibv_wr_bind_mw reads during the call: QP scratch. */
+    /** The struct ibv_mw_bind_info ibv_wr_bind_mw reads during the call: QP scratch, and its address. */
     private final MemorySegment bindInfo;
 
     /**
@@ -39,10 +54,13 @@ final class ExtendedSendPath extends SendPath {
      */
     ExtendedSendPath(MemorySegment qpx, long grantedOps, boolean deviceAtomics, String qpDescription,
                      int sendQueueDepth, MemorySegment inlineScratch, MemorySegment atomicValue,
-                     MemorySegment bindInfo) {
+                     MemorySegment sgeScratch, MemorySegment bindInfo, boolean criticalComplete) {
         super(qpDescription, sendQueueDepth, inlineScratch);
+        this.criticalComplete = criticalComplete;
         this.qpx = qpx;
+        this.qpxAddress = qpx.address();
         this.atomicValue = atomicValue;
+        this.sgeScratch = sgeScratch;
         this.bindInfo = bindInfo;
         this.wrBindMw = (grantedOps & verbs_h.IBV_QP_EX_WITH_BIND_MW) != 0 ? fn(ibv_qp_ex.wr_bind_mw$OFFSET)
                 : MemorySegment.NULL;
@@ -50,6 +68,7 @@ final class ExtendedSendPath extends SendPath {
                 : MemorySegment.NULL;
         this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
         this.wrComplete = fn(ibv_qp_ex.wr_complete$OFFSET);
+        this.wrAbort = fn(ibv_qp_ex.wr_abort$OFFSET);
         this.wrSend = fn(ibv_qp_ex.wr_send$OFFSET);
         this.wrSendImm = fn(ibv_qp_ex.wr_send_imm$OFFSET);
         this.wrRdmaWrite = fn(ibv_qp_ex.wr_rdma_write$OFFSET);
@@ -117,12 +136,13 @@ final class ExtendedSendPath extends SendPath {
     @Override
     void post(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, long compareAdd, long swap,
               long addr, int length, int lkey) throws RdmaException {
-        begin(wrId, flags);
+        begin();
         try {
+            setIdAndFlags(wrId, flags);
             build(op, remoteAddress, rkey, immediate, compareAdd, swap);
-            VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpx, lkey, addr, length);
+            VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpxAddress, lkey, addr, length);
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
@@ -130,12 +150,15 @@ final class ExtendedSendPath extends SendPath {
     @Override
     void postList(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, MemorySegment sges,
                   int count) throws RdmaException {
-        begin(wrId, flags);
+        // the caller's list, copied before the region opens: a list closed meanwhile throws here, nothing started
+        MemorySegment.copy(sges, 0, sgeScratch, 0, count * ScatterGatherList.SGE_SIZE);
+        begin();
         try {
+            setIdAndFlags(wrId, flags);
             build(op, remoteAddress, rkey, immediate, 0L, 0L);
-            VerbsOps.WR_SET_SGE_LIST.invokeExact(wrSetSgeList, qpx, (long) count, sges);
+            VerbsOps.WR_SET_SGE_LIST.invokeExact(wrSetSgeList, qpxAddress, (long) count, sgeScratch.address());
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
@@ -143,25 +166,13 @@ final class ExtendedSendPath extends SendPath {
     @Override
     void postInlineScratch(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, long length)
             throws RdmaException {
-        postInline(op, wrId, flags, remoteAddress, rkey, immediate, inlineScratch, length);
-    }
-
-    @Override
-    void postInlineData(Op op, long wrId, int flags, long remoteAddress, int rkey, MemorySegment data)
-            throws RdmaException {
-        // data goes to the downcall as a MemorySegment: the FFM runtime keeps its arena from closing until the call
-        // returns (a concurrent close throws there) and throws here if it is closed already. No copy needed.
-        postInline(op, wrId, flags, remoteAddress, rkey, 0, data, data.byteSize());
-    }
-
-    private void postInline(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate,
-                            MemorySegment bytes, long length) throws RdmaException {
-        begin(wrId, flags);
+        begin();
         try {
+            setIdAndFlags(wrId, flags);
             build(op, remoteAddress, rkey, immediate, 0L, 0L);
-            VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpx, bytes, length);
+            VerbsOps.WR_SET_INLINE_DATA.invokeExact(wrSetInlineData, qpxAddress, inlineScratch.address(), length);
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
@@ -169,11 +180,12 @@ final class ExtendedSendPath extends SendPath {
     /** RDMA FLUSH (draft-talpey-rdma-commit section 4.1); the caller checked {@link #flush()}. */
     void postFlush(long wrId, int flags, long remoteAddress, int rkey, long length, byte type, byte scope)
             throws RdmaException {
-        begin(wrId, flags);
+        begin();
         try {
-            VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpx, rkey, remoteAddress, length, type, scope);
+            setIdAndFlags(wrId, flags);
+            VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpxAddress, rkey, remoteAddress, length, type, scope);
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
@@ -181,11 +193,12 @@ final class ExtendedSendPath extends SendPath {
     /** RDMA ATOMIC WRITE (draft-talpey-rdma-commit section 4.2); the caller checked {@link #atomicWrite()}. */
     void postAtomicWrite(long wrId, int flags, long remoteAddress, int rkey, long value) throws RdmaException {
         atomicValue.set(JAVA_LONG, 0, value);
-        begin(wrId, flags);
+        begin();
         try {
-            VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpx, rkey, remoteAddress, atomicValue);
+            setIdAndFlags(wrId, flags);
+            VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpxAddress, rkey, remoteAddress, atomicValue.address());
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
@@ -193,53 +206,75 @@ final class ExtendedSendPath extends SendPath {
     @Override
     void postBindWindow(long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr,
                         long length, int access) throws RdmaException {
+        // the bind's description goes into the QP's scratch before the region opens, like every other input
         bindInfo.set(ADDRESS, ibv_mw_bind_info.mr$OFFSET, mr);
         bindInfo.set(JAVA_LONG, ibv_mw_bind_info.addr$OFFSET, addr);
         bindInfo.set(JAVA_LONG, ibv_mw_bind_info.length$OFFSET, length);
         bindInfo.set(JAVA_INT, ibv_mw_bind_info.mw_access_flags$OFFSET, access);
-        begin(wrId, flags);
+        begin();
         try {
-            VerbsOps.WR_BIND_MW.invokeExact(wrBindMw, qpx, mw, newRkey, bindInfo);
+            setIdAndFlags(wrId, flags);
+            // the window's struct is held open by the caller (its monitor, QueuePair.postBindMemoryWindow)
+            VerbsOps.WR_BIND_MW.invokeExact(wrBindMw, qpxAddress, mw.address(), newRkey, bindInfo.address());
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
 
     @Override
     void postLocalInvalidate(long wrId, int flags, int rkey) throws RdmaException {
-        begin(wrId, flags);
+        begin();
         try {
-            VerbsOps.WR_LOCAL_INV.invokeExact(wrLocalInv, qpx, rkey);
+            setIdAndFlags(wrId, flags);
+            VerbsOps.WR_LOCAL_INV.invokeExact(wrLocalInv, qpxAddress, rkey);
         } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
+            throw abort(t);
         }
         complete();
     }
 
-    /** ibv_wr_start and the request's id and flags. */
-    private void begin(long wrId, int flags) {
+    /** ibv_wr_start: opens the region (on rxe, takes the send queue's lock). */
+    private void begin() {
         try {
-            VerbsOps.WR_VOID.invokeExact(wrStart, qpx);
+            VerbsOps.WR_VOID.invokeExact(wrStart, qpxAddress);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }
-        qpx.set(JAVA_LONG, ibv_qp_ex.wr_id$OFFSET, wrId);
-        qpx.set(JAVA_INT, ibv_qp_ex.wr_flags$OFFSET, flags);
+    }
+
+    /** The request's id and flags, which the builder that follows takes from the ibv_qp_ex. */
+    private void setIdAndFlags(long wrId, int flags) {
+        AllMemory.EVERYWHERE.set(JAVA_LONG, qpxAddress + ibv_qp_ex.wr_id$OFFSET, wrId);
+        AllMemory.EVERYWHERE.set(JAVA_INT, qpxAddress + ibv_qp_ex.wr_flags$OFFSET, flags);
+    }
+
+    /**
+     * The backstop: {@code t} was thrown inside the region; ibv_wr_abort discards what was built since ibv_wr_start
+     * and closes the region (rxe: releases the lock), then {@code t} goes on. A failure of the abort itself is added
+     * to {@code t} as suppressed.
+     */
+    private RuntimeException abort(Throwable t) {
+        try {
+            VerbsOps.WR_VOID.invokeExact(wrAbort, qpxAddress);
+        } catch (Throwable a) {
+            t.addSuppressed(a);
+        }
+        return CompletionQueue.verbsError(t);
     }
 
     private void build(Op op, long remoteAddress, int rkey, int immediate, long compareAdd, long swap)
             throws Throwable {
         switch (op) {
-            case SEND -> VerbsOps.WR_VOID.invokeExact(wrSend, qpx);
-            case SEND_WITH_IMM -> VerbsOps.WR_SEND_IMM.invokeExact(wrSendImm, qpx, Integer.reverseBytes(immediate));
-            case WRITE -> VerbsOps.WR_RDMA.invokeExact(wrRdmaWrite, qpx, rkey, remoteAddress);
-            case WRITE_WITH_IMM -> VerbsOps.WR_RDMA_WRITE_IMM.invokeExact(wrRdmaWriteImm, qpx, rkey, remoteAddress,
+            case SEND -> VerbsOps.WR_VOID.invokeExact(wrSend, qpxAddress);
+            case SEND_WITH_IMM -> VerbsOps.WR_SEND_IMM.invokeExact(wrSendImm, qpxAddress, Integer.reverseBytes(immediate));
+            case WRITE -> VerbsOps.WR_RDMA.invokeExact(wrRdmaWrite, qpxAddress, rkey, remoteAddress);
+            case WRITE_WITH_IMM -> VerbsOps.WR_RDMA_WRITE_IMM.invokeExact(wrRdmaWriteImm, qpxAddress, rkey, remoteAddress,
                     Integer.reverseBytes(immediate));
-            case READ -> VerbsOps.WR_RDMA.invokeExact(wrRdmaRead, qpx, rkey, remoteAddress);
-            case COMPARE_SWAP -> VerbsOps.WR_ATOMIC_CMP_SWP.invokeExact(wrCmpSwp, qpx, rkey, remoteAddress,
+            case READ -> VerbsOps.WR_RDMA.invokeExact(wrRdmaRead, qpxAddress, rkey, remoteAddress);
+            case COMPARE_SWAP -> VerbsOps.WR_ATOMIC_CMP_SWP.invokeExact(wrCmpSwp, qpxAddress, rkey, remoteAddress,
                     compareAdd, swap);
-            case FETCH_ADD -> VerbsOps.WR_ATOMIC_FETCH_ADD.invokeExact(wrFetchAdd, qpx, rkey, remoteAddress,
+            case FETCH_ADD -> VerbsOps.WR_ATOMIC_FETCH_ADD.invokeExact(wrFetchAdd, qpxAddress, rkey, remoteAddress,
                     compareAdd);
         }
     }
@@ -248,7 +283,8 @@ final class ExtendedSendPath extends SendPath {
     private void complete() throws RdmaException {
         int rc;
         try {
-            rc = (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpx);
+            rc = criticalComplete ? (int) VerbsOps.WR_COMPLETE_CRITICAL.invokeExact(wrComplete, qpxAddress)
+                    : (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpxAddress);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
         }

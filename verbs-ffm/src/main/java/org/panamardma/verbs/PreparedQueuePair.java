@@ -136,7 +136,7 @@ public final class PreparedQueuePair implements AutoCloseable {
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_recv_wr$OFFSET),
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_send_sge$OFFSET),
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_recv_sge$OFFSET),
-                    attr.get(JAVA_INT, cap + ibv_qp_cap.max_inline_data$OFFSET));
+                    attr.get(JAVA_INT, cap + ibv_qp_cap.max_inline_data$OFFSET), b.workRequestsForEveryOpcode);
         }
     }
 

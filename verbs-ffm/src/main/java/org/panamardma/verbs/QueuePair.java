@@ -21,19 +21,23 @@ import org.panamardma.verbs.ffi.verbs_h;
  * A connected reliable-connected queue pair: every send opcode, and receives. Obtained only from
  * {@link PreparedQueuePair#connect} (or rdma_cm), so an unconnected QP cannot post sends — the type says so.
  *
- * <p><b>Send paths.</b> Where the device offers the extended QP API ({@code ibv_qp_ex}, rxe) requests are built
- * with the {@code ibv_wr_*} verbs: it is the only way to FLUSH and ATOMIC WRITE. Where it does not (siw), the
- * legacy {@code ibv_post_send} is used. The choice is made once, at creation, and is invisible here (the two
- * backends are {@link ExtendedSendPath} and {@link LegacySendPath}; this class validates, serializes and decides).
+ * <p><b>Send paths.</b> Where the device offers the extended QP API ({@code ibv_qp_ex}, rxe) the QP is created with
+ * it, the only way to FLUSH and ATOMIC WRITE ({@code ibv_wr_flush}, {@code ibv_wr_atomic_write}); every other
+ * request is posted with {@code ibv_post_send} on any QP, one call where the {@code ibv_wr_*} verbs take four
+ * (libibverbs lets the two interleave outside each other's {@code ibv_wr_start}/{@code ibv_wr_complete} region,
+ * ibv_wr_post(3), and this class never lets them overlap). Where the device has no extended QP (siw), FLUSH and
+ * ATOMIC WRITE are refused. The backends are {@link LegacySendPath} and {@link ExtendedSendPath}; this class
+ * validates, serializes and decides.
  * An opcode the device cannot do is refused before posting with {@link UnsupportedOperationException} naming the device and the
  * missing capability; one the installed rdma-core lacks (FLUSH before rdma-core 45: {@link RdmaCore.Feature}) is
  * refused first, naming the feature and both releases. The provider's {@code struct ibv_qp_ex} is read through a view
  * of the installed release's size, so a member that release lacks is never read.
  *
  * <p><b>Data path.</b> Every post validates its arguments (ranges inside the memory region, alignment of atomics)
- * before touching the queue, then makes one to four calls through cached function pointers into native scratch
- * owned by the QP. Nothing is allocated. Posts are serialized on the QP's monitor; post from several threads if
- * you like, but one thread per QP is fastest.
+ * before touching the queue, then makes one call (three for FLUSH and ATOMIC WRITE) through cached function pointers
+ * into native scratch owned by the QP. Nothing is allocated. Posts and receives pass the QP's {@link CallGate}, one
+ * at a time, which also keeps {@link #close()} from destroying the QP under a post; post from several threads if you
+ * like, but one thread per QP is fastest.
  *
  * <p><b>Completions</b> arrive on the CQs with the {@code wrId} given; only {@link SendFlags#SIGNALED} requests (or
  * all, with {@link QueuePairBuilder#signalAll}) complete when successful. Post flags are those of {@link SendFlags}.
@@ -61,12 +65,17 @@ public final class QueuePair extends NativeResource {
     private final int maxSendWr;
     private final int maxRecvWr;
 
-    /** How sends reach the provider: ibv_wr_* or ibv_post_send (SendPath); the other is null. */
+    /** ibv_wr_* on an extended QP (FLUSH, ATOMIC WRITE), else null. */
     private final ExtendedSendPath extendedPath;
+    /** How SEND, WRITE, READ and the atomics reach the provider: ibv_post_send, or ibv_wr_* where asked for tests. */
     private final SendPath sendPath;
+    /** Admits the posts and receives one at a time, and none after close (instead of this object's monitor). */
+    private final CallGate gate = new CallGate();
+    /** Whether post_recv stays in user space on this provider (ProviderTraits): then its downcall is critical. */
+    private final boolean criticalRecv;
     /**
-     * Where an extended QP's provider builds gathered requests wrong (RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH): the
-     * legacy path, for lists of more than one element; else null.
+     * Where an extended QP's provider builds gathered requests wrong (RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH) and
+     * {@link #sendPath} is the ibv_wr_* one: the ibv_post_send path, for lists of more than one element; else null.
      */
     private final SendPath listPath;
 
@@ -90,16 +99,24 @@ public final class QueuePair extends NativeResource {
      * Where inline bytes are copied before the provider reads them. The provider copies inline data during the post
      * call from whatever address it is given; if that were the caller's memory, another thread closing the memory
      * region or the arena of that memory could free it under the provider (a JVM crash). This scratch is the QP's
-     * own and is freed only by {@link #destroy()}, which waits for the monitor every post holds.
+     * own and is freed only by {@link #destroy()}, after the {@link CallGate} every post passes is closed.
      */
     private final MemorySegment inlineBuf;
 
     private final Runnable destroyHook;
     private volatile boolean connected;
 
-    /** What creation decided; the constructor only reads it. */
+    /**
+     * What creation decided; the constructor only reads it. {@code workRequestsForEveryOpcode}: on an extended QP,
+     * post every opcode with the ibv_wr_* verbs (the path before issue 26), for tests and the benchmark.
+     */
     record Creation(MemorySegment qp, boolean extended, long sendOpsFlags, int maxSendWr, int maxRecvWr,
-                    int maxSendSge, int maxRecvSge, int maxInlineData) {}
+                    int maxSendSge, int maxRecvSge, int maxInlineData, boolean workRequestsForEveryOpcode) {
+        Creation(MemorySegment qp, boolean extended, long sendOpsFlags, int maxSendWr, int maxRecvWr, int maxSendSge,
+                 int maxRecvSge, int maxInlineData) {
+            this(qp, extended, sendOpsFlags, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData, false);
+        }
+    }
 
     QueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int port,
               Creation c, Runnable destroyHook) {
@@ -127,20 +144,34 @@ public final class QueuePair extends NativeResource {
         this.immediateData = ctx.transportType() != TransportType.IWARP;
         this.inlineBuf = unscoped(scratch.allocate(Math.max(8, maxInlineData), 8));
         String description = describe();
+        ProviderTraits traits = ctx.providerTraits;
+        this.criticalRecv = traits.postRecvCritical();
+        long sgeArray = ibv_sge.layout().byteSize() * Math.max(1, maxSendSge);
+        LegacySendPath postSend = new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
+                unscoped(scratch.allocate(ibv_send_wr.layout())), unscoped(scratch.allocate(sgeArray, 8)),
+                unscoped(scratch.allocate(ADDRESS)), traits.postSendCritical());
         if (extended) {
             // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
             this.extendedPath = new ExtendedSendPath(RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)), ops,
                     attrs.supportsAtomics(), description, maxSendWr, inlineBuf, unscoped(scratch.allocate(JAVA_LONG)),
-                    unscoped(scratch.allocate(ibv_mw_bind_info.layout())));
-            this.sendPath = extendedPath;
-            this.listPath = RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH.affects(ctx) ? legacyPath(ctx, description) : null;
+                    unscoped(scratch.allocate(sgeArray, 8)), unscoped(scratch.allocate(ibv_mw_bind_info.layout())),
+                    traits.postSendCritical());
+            // binds and local invalidates take the same path as every other request: ibv_post_send carries
+            // IBV_WR_BIND_MW and IBV_WR_LOCAL_INV on a QP made by ibv_create_qp_ex as well (rxe's post_send and
+            // the wr_* functions fill one send queue; rdma-core providers/rxe/rxe.c validate_send_wr, convert_send_wr)
+            this.sendPath = c.workRequestsForEveryOpcode() ? extendedPath : postSend;
+            // gathers avoid rxe's ibv_wr_set_sge_list where ibv_wr_* posts them: the one ibv_post_send path takes
+            // them (its remembered fields stay its own; the gate serializes both paths' posts)
+            this.listPath = sendPath == extendedPath && RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH.affects(ctx)
+                    ? postSend : null;
+            // the provider was asked for the atomics' and windows' IBV_QP_EX_WITH_* flags at creation: as granted there
             this.atomics = extendedPath.atomics();
             this.flush = extendedPath.flush();
             this.atomicWrite = extendedPath.atomicWrite();
             this.memoryWindows = attrs.supportsMemoryWindows() && extendedPath.memoryWindows();
         } else {
             this.extendedPath = null;
-            this.sendPath = legacyPath(ctx, description);
+            this.sendPath = postSend;
             this.listPath = null;
             this.atomics = attrs.supportsAtomics();
             this.flush = false;
@@ -168,14 +199,6 @@ public final class QueuePair extends NativeResource {
         }
     }
 
-    /** An {@code ibv_post_send} backend with its own scratch in the QP's arena. */
-    private LegacySendPath legacyPath(Context ctx, String description) {
-        return new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
-                unscoped(scratch.allocate(ibv_send_wr.layout())),
-                unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxSendSge), 8)),
-                unscoped(scratch.allocate(ADDRESS)));
-    }
-
     private static NativeResource[] dependencies(ProtectionDomain pd, CompletionQueue s, CompletionQueue r,
                                                  SharedReceiveQueue srq) {
         java.util.List<NativeResource> deps = new java.util.ArrayList<>(java.util.List.of(pd, s));
@@ -191,11 +214,11 @@ public final class QueuePair extends NativeResource {
     /**
      * A view of the QP's scratch memory {@code s} in the global scope, for the data path. Why: a segment of a shared
      * arena handed to a downcall is acquired and released around the call (two compare-and-swaps on the arena's
-     * counter: 2.6 ns more per call on the host, README "The binding's own cost on the host CPU"), which guards
-     * against a concurrent close of the arena. Here the QP's monitor already does: the scratch is used only inside
-     * {@code synchronized (this)} after {@link #checkOpen()}, and it is freed only by {@link #destroy()}, which runs with that monitor
-     * held, so no call can be in progress or start on freed scratch. (Reads and writes through the view skip the
-     * arena's liveness check for the same reason.)
+     * counter: 2.6 ns more per call on the host, benchmarks/README.md "The binding's own cost on the host CPU"),
+     * which guards against a concurrent close of the arena. Here the QP's {@link CallGate} already does: the scratch is used
+     * only by a call the gate admitted, and it is freed only by {@link #destroy()}, after the gate is closed, so no
+     * call can be in progress or start on freed scratch. (Reads and writes through the view skip the arena's
+     * liveness check for the same reason.)
      */
     private static MemorySegment unscoped(MemorySegment s) {
         return MemorySegment.ofAddress(s.address()).reinterpret(s.byteSize());
@@ -236,7 +259,10 @@ public final class QueuePair extends NativeResource {
         return pd;
     }
 
-    /** Whether requests are built with the extended {@code ibv_wr_*} API (else {@code ibv_post_send}). */
+    /**
+     * Whether the QP was created with the extended API ({@code ibv_qp_ex}), which FLUSH and ATOMIC WRITE are posted
+     * with ({@code ibv_wr_*}); other requests go through {@code ibv_post_send} either way.
+     */
     public boolean usesExtendedSendPath() {
         return extended;
     }
@@ -308,9 +334,14 @@ public final class QueuePair extends NativeResource {
     public PreparedQueuePair reset() throws RdmaException {
         synchronized (this) {
             checkOpen();
-            connected = false;
-            modify(verbs_h.IBV_QPS_RESET, verbs_h.IBV_QP_STATE, null);
-            PreparedQueuePair.toInit(this, port);
+            enter(); // no post or receive in progress while the queues are reset
+            try {
+                connected = false;
+                modify(verbs_h.IBV_QPS_RESET, verbs_h.IBV_QP_STATE, null);
+                PreparedQueuePair.toInit(this, port);
+            } finally {
+                gate.leave();
+            }
         }
         return PreparedQueuePair.rewrap(this);
     }
@@ -338,12 +369,15 @@ public final class QueuePair extends NativeResource {
         // it stores without dereferencing; the kernel resolves the lkey when data arrives and refuses it once the
         // region is deregistered (the completion fails), so a region closed right after this check cannot crash.
         mr.checkRange(offset, Integer.toUnsignedLong(length));
-        synchronized (this) {
-            checkReceivable();
+        checkNoSharedReceiveQueue();
+        enter();
+        try {
             recvSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, mr.address() + offset);
             recvSge.set(JAVA_INT, ibv_sge.length$OFFSET, length);
             recvSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, mr.lkey());
             postRecvLocked(wrId, 1);
+        } finally {
+            gate.leave();
         }
     }
 
@@ -352,11 +386,14 @@ public final class QueuePair extends NativeResource {
         if (sgl.count() > maxRecvSge) {
             throw new IllegalArgumentException(sgl.count() + " SGEs exceed the receive queue's " + maxRecvSge);
         }
-        synchronized (this) {
-            checkReceivable();
+        checkNoSharedReceiveQueue();
+        enter();
+        try {
             sgl.checkRegionsOpen(); // lkeys only, as above: a region closed since add() is refused here
             MemorySegment.copy(sgl.array, 0, recvSge, 0, sgl.count() * ScatterGatherList.SGE_SIZE);
             postRecvLocked(wrId, sgl.count());
+        } finally {
+            gate.leave();
         }
     }
 
@@ -386,8 +423,9 @@ public final class QueuePair extends NativeResource {
         long sgeSize = ibv_sge.layout().byteSize();
         long base = mr.address();
         int lkey = mr.lkey();
-        synchronized (this) {
-            checkReceivable();
+        checkNoSharedReceiveQueue();
+        enter();
+        try {
             for (int i = 0; i < count; i++) {
                 batchWrs.set(JAVA_LONG, i * wrSize + ibv_recv_wr.wr_id$OFFSET, wrIds[i]);
                 long sge = i * sgeSize;
@@ -400,9 +438,7 @@ public final class QueuePair extends NativeResource {
             batchWrs.set(JAVA_LONG, last, 0L); // the list ends with this batch
             int rc;
             try {
-                rc = (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp, batchWrs, badRecvWr);
-            } catch (Throwable t) {
-                throw CompletionQueue.verbsError(t);
+                rc = postRecv(batchWrs);
             } finally {
                 batchWrs.set(JAVA_LONG, last, after);
             }
@@ -413,25 +449,51 @@ public final class QueuePair extends NativeResource {
                 throw SendPath.postFailure("ibv_post_recv (a batch of " + count + ": " + posted
                         + " posted before the one refused)", describe(), rc, maxRecvWr, "receive");
             }
+        } finally {
+            gate.leave();
         }
     }
 
-    private void checkReceivable() {
-        checkOpen();
+    private void checkNoSharedReceiveQueue() {
         if (srq != null) {
             throw new IllegalStateException(describe() + " receives from a shared receive queue: post there");
+        }
+    }
+
+    /**
+     * Passes the {@link CallGate} (waiting for a post of another thread), or throws {@link IllegalStateException}
+     * if the QP is closed or closing. Every call must be followed by {@code gate.leave()} in a finally.
+     */
+    private void enter() {
+        if (!gate.enter()) {
+            throw new IllegalStateException(describe() + " is closed");
+        }
+    }
+
+    /** Inside the gate: the QP must be connected (a reset one is not, until connected again). */
+    private void checkConnected() {
+        if (!connected) {
+            throw new IllegalStateException(describe() + " is not connected (reset and not reconnected)");
+        }
+    }
+
+    /** ibv_post_recv of the list at {@code wrs}: critical where the provider's post_recv stays in user space. */
+    private int postRecv(MemorySegment wrs) {
+        try {
+            // the QP and its scratch: kept alive by the CallGate around this call (VerbsOps: addresses as longs)
+            return criticalRecv
+                    ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postRecvFn, qp.address(), wrs.address(),
+                            badRecvWr.address())
+                    : (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp.address(), wrs.address(), badRecvWr.address());
+        } catch (Throwable t) {
+            throw CompletionQueue.verbsError(t);
         }
     }
 
     private void postRecvLocked(long wrId, int numSge) throws RdmaException {
         recvWr.set(JAVA_LONG, ibv_recv_wr.wr_id$OFFSET, wrId);
         recvWr.set(JAVA_INT, ibv_recv_wr.num_sge$OFFSET, numSge);
-        int rc;
-        try {
-            rc = (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp, recvWr, badRecvWr);
-        } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
-        }
+        int rc = postRecv(recvWr);
         if (rc != 0) {
             throw SendPath.postFailure("ibv_post_recv", describe(), rc, maxRecvWr, "receive");
         }
@@ -532,9 +594,12 @@ public final class QueuePair extends NativeResource {
             throw new IllegalArgumentException("negative FLUSH length " + length);
         }
         checkFlags(flags);
-        synchronized (this) {
-            checkPostable();
+        enter();
+        try {
+            checkConnected();
             extendedPath.postFlush(wrId, flags, remoteAddress, rkey, length, (byte) type.value, (byte) scope.value);
+        } finally {
+            gate.leave();
         }
     }
 
@@ -550,9 +615,12 @@ public final class QueuePair extends NativeResource {
         }
         checkAligned(remoteAddress, "ATOMIC WRITE");
         checkFlags(flags);
-        synchronized (this) {
-            checkPostable();
+        enter();
+        try {
+            checkConnected();
             extendedPath.postAtomicWrite(wrId, flags, remoteAddress, rkey, value);
+        } finally {
+            gate.leave();
         }
     }
 
@@ -606,9 +674,10 @@ public final class QueuePair extends NativeResource {
                     + " bytes");
         }
         int bits = Access.bits(access);
-        synchronized (this) {
-            checkPostable();
-            // the provider reads both structs during the call: hold them open (lock order QP, window, region)
+        enter();
+        try {
+            checkConnected();
+            // the provider reads both structs during the call: hold them open (order: the QP's gate, window, region)
             synchronized (mw) {
                 mw.checkBindable(newRkey);
                 synchronized (mr) {
@@ -618,6 +687,8 @@ public final class QueuePair extends NativeResource {
                 }
                 mw.bound(newRkey);
             }
+        } finally {
+            gate.leave();
         }
     }
 
@@ -636,13 +707,16 @@ public final class QueuePair extends NativeResource {
         if ((flags & SendFlags.INLINE) != 0) {
             throw new IllegalArgumentException("INLINE applies to SEND and RDMA WRITE, not to an invalidation");
         }
-        synchronized (this) {
-            checkPostable();
+        enter();
+        try {
+            checkConnected();
             synchronized (mw) {
                 mw.checkInvalidatable();
                 sendPath.postLocalInvalidate(wrId, flags, mw.rkey());
                 mw.invalidated();
             }
+        } finally {
+            gate.leave();
         }
     }
 
@@ -677,13 +751,6 @@ public final class QueuePair extends NativeResource {
         }
     }
 
-    private void checkPostable() {
-        checkOpen();
-        if (!connected) {
-            throw new IllegalStateException(describe() + " is not connected (reset and not reconnected)");
-        }
-    }
-
     private void postOne(Op op, long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey,
                          int immediate, long compareAdd, long swap, int flags) throws RdmaException {
         checkOp(op);
@@ -701,8 +768,9 @@ public final class QueuePair extends NativeResource {
         }
         long addr = mr.address() + offset;
         int lkey = mr.lkey();
-        synchronized (this) {
-            checkPostable();
+        enter();
+        try {
+            checkConnected();
             if (inline) {
                 // The provider reads inline bytes during the call. The region was open at checkRange, but another
                 // thread may close it (or the arena of the memory it covers) now and free that memory. So copy the
@@ -714,6 +782,8 @@ public final class QueuePair extends NativeResource {
             } else {
                 sendPath.post(op, wrId, flags, remoteAddress, rkey, immediate, compareAdd, swap, addr, length, lkey);
             }
+        } finally {
+            gate.leave();
         }
     }
 
@@ -729,13 +799,16 @@ public final class QueuePair extends NativeResource {
             postListInline(op, wrId, sgl, remoteAddress, rkey, immediate, flags);
             return;
         }
-        synchronized (this) {
-            checkPostable();
+        enter();
+        try {
+            checkConnected();
             // the list holds raw addresses and lkeys: refuse a region closed since add() (see postReceive for why
             // a close after this check is harmless without inline data)
             sgl.checkRegionsOpen();
             (listPath != null && sgl.count() > 1 ? listPath : sendPath)
                     .postList(op, wrId, flags, remoteAddress, rkey, immediate, sgl.array, sgl.count());
+        } finally {
+            gate.leave();
         }
     }
 
@@ -746,8 +819,9 @@ public final class QueuePair extends NativeResource {
      */
     private void postListInline(Op op, long wrId, ScatterGatherList sgl, long remoteAddress, int rkey,
                                 int immediate, int flags) throws RdmaException {
-        synchronized (this) {
-            checkPostable();
+        enter();
+        try {
+            checkConnected();
             sgl.checkRegionsOpen();
             long length = 0;
             for (int i = 0; i < sgl.count(); i++) {
@@ -756,6 +830,8 @@ public final class QueuePair extends NativeResource {
                 length += n;
             }
             sendPath.postInlineScratch(op, wrId, flags, remoteAddress, rkey, immediate, length);
+        } finally {
+            gate.leave();
         }
     }
 
@@ -781,14 +857,23 @@ public final class QueuePair extends NativeResource {
                     + maxInlineData + " (QueuePairBuilder.maxInlineData)");
         }
         flags |= SendFlags.INLINE;
-        synchronized (this) {
-            checkPostable();
+        enter();
+        try {
+            checkConnected();
             sendPath.postInlineData(op, wrId, flags, remoteAddress, rkey, data);
+        } finally {
+            gate.leave();
         }
     }
 
     @Override
     protected void destroy() {
+        // no post or receive in progress, and none after this: then the QP and its scratch can go
+        if (!gate.close(CallGate.CLOSE_TIMEOUT_NANOS)) {
+            throw new IllegalStateException(describe() + ": a post did not return within "
+                    + CallGate.CLOSE_TIMEOUT_NANOS / 1_000_000_000 + " s; the QP and its memory are left allocated "
+                    + "rather than freed under it");
+        }
         pd.context.untrack(qp);
         try {
             if (destroyHook != null) {

@@ -20,6 +20,7 @@ public final class QueuePairBuilder {
     int port = 1;
     int gidIndex = -1;
     boolean legacySendPath;
+    boolean workRequestsForEveryOpcode;
 
     QueuePairBuilder(ProtectionDomain pd) {
         this.pd = pd;
@@ -101,6 +102,16 @@ public final class QueuePairBuilder {
      */
     public QueuePairBuilder legacySendPath(boolean legacy) {
         this.legacySendPath = legacy;
+        return this;
+    }
+
+    /**
+     * On an extended QP, posts every opcode with the {@code ibv_wr_*} verbs (as before issue 26) instead of
+     * {@code ibv_post_send}: for the tests of that path and the benchmark's comparison. Package-private: FLUSH and
+     * ATOMIC WRITE need it, everything else is cheaper without.
+     */
+    QueuePairBuilder workRequestsForEveryOpcode(boolean every) {
+        this.workRequestsForEveryOpcode = every;
         return this;
     }
 

@@ -153,7 +153,10 @@ public final class RdmaCore {
          * lengths happen to work. Fixed by rdma-core pull request 1744 ("Providers/rxe: fix wr_set_sge_list total
          * length"), in no release yet (56 has the bug, so has 44): every release counts as affected. The workaround
          * posts lists of more than one element through {@code ibv_post_send}, whose rxe path sums correctly, on the
-         * same queue pair (both hold the provider's send-queue lock; the library serializes its posts).
+         * same queue pair (both hold the provider's send-queue lock; the library serializes its posts). It matters
+         * only on a queue pair posting every opcode with {@code ibv_wr_*}
+         * (QueuePairBuilder.workRequestsForEveryOpcode): the library's default extended queue pair posts SENDs and
+         * WRITEs with {@code ibv_post_send} anyway.
          */
         RXE_WR_SET_SGE_LIST_LENGTH(Integer.MAX_VALUE);
 

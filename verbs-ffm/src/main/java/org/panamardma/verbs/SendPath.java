@@ -10,9 +10,11 @@ import org.panamardma.verbs.ffi.verbs_h;
  * that serializes posts, the capabilities, the inline scratch.
  *
  * <p>Every method here is called with the QP's monitor held, after the QP was checked open and connected and every
- * argument validated, so that nothing on our side can fail between the first and the last native call of a
- * request (which on the extended path would leave a started request behind). The scratch memory the backends write
- * is the QP's and is freed only by its {@code destroy()}, under the same monitor.
+ * argument validated. A backend reads the caller's memory (inline bytes, a scatter/gather list) only before its
+ * first native call, copying it into the QP's scratch, so that nothing on our side can fail between the first and
+ * the last native call of a request (which on the extended path would leave a started request, and on rxe the send
+ * queue's lock, behind: see {@link ExtendedSendPath}). The scratch memory the backends write is the QP's and is
+ * freed only by its {@code destroy()}, under the same monitor.
  */
 abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
 
@@ -62,12 +64,18 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
                                     long length) throws RdmaException;
 
     /**
-     * One inline request of the caller's native segment {@code data} (at most the inline scratch's size). The
-     * backend decides whether the provider may read it in place: only where the FFM runtime keeps its arena alive
-     * for the call, i.e. where it is a downcall argument.
+     * One inline request of the caller's native segment {@code data} (at most the inline scratch's size), copied
+     * into the inline scratch first: a closed arena throws there, before anything is posted. (Handing data itself to
+     * the provider would let another thread free it under ibv_post_send, which reads it from an address in the work
+     * request, and would have the FFM runtime check its arena inside ibv_wr_*'s region, where a closed one threw
+     * with the region open: issue 25 item 4.) MemorySegment.copy either has the bytes or throws, and a concurrent
+     * close cannot free them in mid-copy (the runtime's handshake).
      */
-    abstract void postInlineData(Op op, long wrId, int flags, long remoteAddress, int rkey, MemorySegment data)
-            throws RdmaException;
+    final void postInlineData(Op op, long wrId, int flags, long remoteAddress, int rkey, MemorySegment data)
+            throws RdmaException {
+        MemorySegment.copy(data, 0, inlineScratch, 0, data.byteSize());
+        postInlineScratch(op, wrId, flags, remoteAddress, rkey, 0, data.byteSize());
+    }
 
     /**
      * {@code IBV_WR_BIND_MW}: binds the type 2 window {@code mw} under {@code newRkey} to {@code [addr, addr + length)}

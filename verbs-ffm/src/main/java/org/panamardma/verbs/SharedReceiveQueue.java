@@ -87,7 +87,12 @@ public final class SharedReceiveQueue extends NativeResource {
             recvWr.set(JAVA_INT, ibv_recv_wr.num_sge$OFFSET, 1);
             int rc;
             try {
-                rc = (int) VerbsOps.POST_WR.invokeExact(postSrqRecvFn, handle, recvWr, badWr);
+                // critical where the provider's receive posts stay in user space (ProviderTraits)
+                rc = pd.context.providerTraits.postRecvCritical()
+                        ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postSrqRecvFn, handle.address(),
+                                recvWr.address(), badWr.address())
+                        : (int) VerbsOps.POST_WR.invokeExact(postSrqRecvFn, handle.address(), recvWr.address(),
+                                badWr.address());
             } catch (Throwable t) {
                 throw CompletionQueue.verbsError(t);
             }

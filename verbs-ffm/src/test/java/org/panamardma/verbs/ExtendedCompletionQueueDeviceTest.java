@@ -10,7 +10,11 @@ import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
 
-/** Extended polling (ibv_start_poll / ibv_next_poll) reports what legacy polling does. */
+/**
+ * Extended CQs and QPs report what legacy ones do: polled with ibv_poll_cq, as the library polls them on rxe
+ * (ProviderTraits: rxe_poll_cq serves the CQs create_cq_ex makes), and with ibv_start_poll / ibv_next_poll and every
+ * request through ibv_wr_*, the path of providers not known to allow that (and the only one before issue 26).
+ */
 @RdmaDeviceTest(transport = Transport.ROCE)
 class ExtendedCompletionQueueDeviceTest {
 
@@ -28,7 +32,13 @@ class ExtendedCompletionQueueDeviceTest {
 
     @Test
     void extendedCqsReportOpcodesLengthsImmediatesAndErrors(RdmaTestDevice device) throws RdmaException {
-        reportsOpcodesLengthsImmediatesAndErrors(device, !RdmaCore.version().atLeast(55));
+        reportsOpcodesLengthsImmediatesAndErrors(device, false, false);
+    }
+
+    @Test
+    void extendedCqsPolledWithTheExtendedApiReportOpcodesLengthsImmediatesAndErrors(RdmaTestDevice device)
+            throws RdmaException {
+        reportsOpcodesLengthsImmediatesAndErrors(device, true, !RdmaCore.version().atLeast(55));
     }
 
     /** The workaround for rxe before rdma-core 55 (RdmaCore.Quirk.RXE_END_POLL_OVERRUN), run on any release. */
@@ -36,8 +46,8 @@ class ExtendedCompletionQueueDeviceTest {
     void extendedCqsPolledOneCompletionPerBatchAsOnRdmaCore44(RdmaTestDevice device) throws RdmaException {
         RdmaCore.assumeForTest(44);
         try {
-            reportsOpcodesLengthsImmediatesAndErrors(device, true);
-            everyCompletionOnceAfterEmptyPolls(device, true);
+            reportsOpcodesLengthsImmediatesAndErrors(device, true, true);
+            everyCompletionOnceAfterEmptyPolls(device, true, true);
         } finally {
             RdmaCore.assumeForTest(null);
         }
@@ -49,19 +59,32 @@ class ExtendedCompletionQueueDeviceTest {
      */
     @Test
     void everyCompletionOnceAfterEmptyPolls(RdmaTestDevice device) throws RdmaException {
-        everyCompletionOnceAfterEmptyPolls(device, !RdmaCore.version().atLeast(55));
+        everyCompletionOnceAfterEmptyPolls(device, false, false);
+        everyCompletionOnceAfterEmptyPolls(device, true, !RdmaCore.version().atLeast(55));
     }
 
-    private static void everyCompletionOnceAfterEmptyPolls(RdmaTestDevice device, boolean oneByOne)
-            throws RdmaException {
+    /**
+     * {@code extendedApi}: poll with ibv_start_poll and post every request with ibv_wr_*; else as the library does on
+     * rxe, ibv_poll_cq on the extended CQ and ibv_post_send on the extended QP.
+     */
+    private static CompletionQueue extendedCq(Context ctx, boolean extendedApi) throws RdmaException {
+        CompletionQueue cq = ctx.createCompletionQueue(32, null, true);
+        assertTrue(cq.isExtended(), "rxe has ibv_create_cq_ex");
+        assertFalse(cq.pollsWithExtendedApi(), "rxe's extended CQs are polled with ibv_poll_cq by default");
+        return extendedApi ? cq.pollWithExtendedApiForTest() : cq;
+    }
+
+    private static void everyCompletionOnceAfterEmptyPolls(RdmaTestDevice device, boolean extendedApi,
+                                                           boolean oneByOne) throws RdmaException {
         try (Context ctxA = Context.open(device.name()); Context ctxB = Context.open(device.peerName().orElseThrow());
              WorkCompletions wc = WorkCompletions.allocate(8)) {
-            CompletionQueue cqA = ctxA.createCompletionQueue(32, null, true);
+            CompletionQueue cqA = extendedCq(ctxA, extendedApi);
             CompletionQueue cqB = ctxB.createCompletionQueue(32, null, false);
-            assertEquals(oneByOne, cqA.pollsOneCompletionPerBatch());
+            assertEquals(oneByOne, cqA.pollsOneCompletionPerBatch() && extendedApi);
             ProtectionDomain pdA = ctxA.allocateProtectionDomain();
             ProtectionDomain pdB = ctxB.allocateProtectionDomain();
-            PreparedQueuePair pa = pdA.queuePair().completionQueue(cqA).prepare();
+            PreparedQueuePair pa = pdA.queuePair().completionQueue(cqA).workRequestsForEveryOpcode(extendedApi)
+                    .prepare();
             PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
             QueuePair a = pa.connect(pb.endpoint(), ConnectOptions.DEFAULTS);
             pb.connect(pa.endpoint(), ConnectOptions.DEFAULTS);
@@ -80,18 +103,20 @@ class ExtendedCompletionQueueDeviceTest {
         }
     }
 
-    private static void reportsOpcodesLengthsImmediatesAndErrors(RdmaTestDevice device, boolean oneByOne)
-            throws RdmaException {
+    private static void reportsOpcodesLengthsImmediatesAndErrors(RdmaTestDevice device, boolean extendedApi,
+                                                                 boolean oneByOne) throws RdmaException {
         try (Context ctxA = Context.open(device.name()); Context ctxB = Context.open(device.peerName().orElseThrow());
              WorkCompletions wc = WorkCompletions.allocate(8)) {
-            CompletionQueue cqA = ctxA.createCompletionQueue(32, null, true);
-            CompletionQueue cqB = ctxB.createCompletionQueue(32, null, true);
-            assertTrue(cqA.isExtended() && cqB.isExtended(), "rxe has ibv_create_cq_ex");
-            assertEquals(oneByOne, cqA.pollsOneCompletionPerBatch() && cqB.pollsOneCompletionPerBatch());
+            CompletionQueue cqA = extendedCq(ctxA, extendedApi);
+            CompletionQueue cqB = extendedCq(ctxB, extendedApi);
+            assertEquals(oneByOne, cqA.pollsOneCompletionPerBatch() && cqB.pollsOneCompletionPerBatch()
+                    && extendedApi);
             ProtectionDomain pdA = ctxA.allocateProtectionDomain();
             ProtectionDomain pdB = ctxB.allocateProtectionDomain();
-            PreparedQueuePair pa = pdA.queuePair().completionQueue(cqA).prepare();
-            PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
+            PreparedQueuePair pa = pdA.queuePair().completionQueue(cqA).workRequestsForEveryOpcode(extendedApi)
+                    .prepare();
+            PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).workRequestsForEveryOpcode(extendedApi)
+                    .prepare();
             QueuePair a = pa.connect(pb.endpoint(), ConnectOptions.DEFAULTS.withRetryCount(1));
             QueuePair b = pb.connect(pa.endpoint(), ConnectOptions.DEFAULTS.withRetryCount(1));
             MemoryRegion src = pdA.allocate(4096, TestAccess.ALL_REMOTE);

@@ -13,14 +13,15 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
 
 /**
- * Type 2 memory windows on Soft-RoCE, on both send paths ({@code ibv_wr_bind_mw} / {@code ibv_wr_local_inv} of the
- * extended API, {@code IBV_WR_BIND_MW} / {@code IBV_WR_LOCAL_INV} through {@code ibv_post_send}): {@code a} (rxe0)
+ * Type 2 memory windows on Soft-RoCE, on every send path ({@code ibv_wr_bind_mw} / {@code ibv_wr_local_inv} of the
+ * extended API, {@code IBV_WR_BIND_MW} / {@code IBV_WR_LOCAL_INV} through {@code ibv_post_send} on an extended QP,
+ * the library's default there, and on a QP of the legacy API): {@code a} (rxe0)
  * binds windows over its memory, {@code b} (rxe1, the peer) writes and reads through them; each test asserts what
  * changed, or did not change, in {@code a}'s memory, and the status the peer's request completed with.
  */
@@ -35,8 +36,20 @@ class MemoryWindowDeviceTest {
     /** b's source and sink of 64 bytes. */
     private MemoryRegion peerBuffer;
 
-    private void open(RdmaTestDevice device, boolean legacy) throws RdmaException {
-        pair = RcPair.open(device, q -> q.legacySendPath(legacy), ConnectOptions.DEFAULTS);
+    /** How a's QP posts its binds and invalidations. */
+    enum SendPathUnderTest {
+        /** ibv_wr_bind_mw and ibv_wr_local_inv (ibv_qp_ex), as every opcode there. */
+        WORK_REQUESTS,
+        /** ibv_post_send on a QP of ibv_create_qp_ex: the library's default on rxe. */
+        POST_SEND_ON_EXTENDED_QP,
+        /** ibv_post_send on a QP of ibv_create_qp. */
+        LEGACY
+    }
+
+    private void open(RdmaTestDevice device, SendPathUnderTest path) throws RdmaException {
+        boolean legacy = path == SendPathUnderTest.LEGACY;
+        pair = RcPair.open(device, q -> q.legacySendPath(legacy)
+                .workRequestsForEveryOpcode(path == SendPathUnderTest.WORK_REQUESTS), ConnectOptions.DEFAULTS);
         assertEquals(!legacy, pair.a.usesExtendedSendPath());
         assertTrue(pair.ctxA.attributes().supportsMemoryWindows(), "rxe has type 2B windows");
         assertTrue(pair.a.supportsMemoryWindows());
@@ -76,11 +89,11 @@ class MemoryWindowDeviceTest {
         return after;
     }
 
-    @ParameterizedTest(name = "legacy send path: {0}")
-    @ValueSource(booleans = {false, true})
-    void thePeerWritesThroughABoundWindowAndNotOnceItIsInvalidated(boolean legacy, RdmaTestDevice device)
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(SendPathUnderTest.class)
+    void thePeerWritesThroughABoundWindowAndNotOnceItIsInvalidated(SendPathUnderTest path, RdmaTestDevice device)
             throws RdmaException {
-        open(device, legacy);
+        open(device, path);
         try (MemoryWindow mw = pair.pdA.allocateMemoryWindow()) {
             int key = bindMiddlePage(mw, Set.of(Access.REMOTE_WRITE), 1);
             byte[] before = targetBytes();
@@ -102,10 +115,10 @@ class MemoryWindowDeviceTest {
         }
     }
 
-    @ParameterizedTest(name = "legacy send path: {0}")
-    @ValueSource(booleans = {false, true})
-    void everyBindTakesANewKeyAndTheOldKeyIsRefused(boolean legacy, RdmaTestDevice device) throws RdmaException {
-        open(device, legacy);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(SendPathUnderTest.class)
+    void everyBindTakesANewKeyAndTheOldKeyIsRefused(SendPathUnderTest path, RdmaTestDevice device) throws RdmaException {
+        open(device, path);
         try (MemoryWindow mw = pair.pdA.allocateMemoryWindow()) {
             int first = bindMiddlePage(mw, Set.of(Access.REMOTE_WRITE), 1);
             pair.a.postInvalidate(2, mw, SendFlags.SIGNALED);
@@ -128,10 +141,10 @@ class MemoryWindowDeviceTest {
         }
     }
 
-    @ParameterizedTest(name = "legacy send path: {0}")
-    @ValueSource(booleans = {false, true})
-    void aWindowGrantsOnlyItsRights(boolean legacy, RdmaTestDevice device) throws RdmaException {
-        open(device, legacy);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(SendPathUnderTest.class)
+    void aWindowGrantsOnlyItsRights(SendPathUnderTest path, RdmaTestDevice device) throws RdmaException {
+        open(device, path);
         try (MemoryWindow mw = pair.pdA.allocateMemoryWindow()) {
             int key = bindMiddlePage(mw, Set.of(Access.REMOTE_WRITE), 1);
             pair.b.postRead(2, peerBuffer, 0, 64, target.address() + PAGE, key, SendFlags.SIGNALED);
@@ -139,10 +152,10 @@ class MemoryWindowDeviceTest {
         }
     }
 
-    @ParameterizedTest(name = "legacy send path: {0}")
-    @ValueSource(booleans = {false, true})
-    void theRegionsOwnKeyGivesThePeerNothing(boolean legacy, RdmaTestDevice device) throws RdmaException {
-        open(device, legacy);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(SendPathUnderTest.class)
+    void theRegionsOwnKeyGivesThePeerNothing(SendPathUnderTest path, RdmaTestDevice device) throws RdmaException {
+        open(device, path);
         try (MemoryWindow mw = pair.pdA.allocateMemoryWindow()) {
             bindMiddlePage(mw, Set.of(Access.REMOTE_WRITE), 1);
             byte[] before = targetBytes();
@@ -152,10 +165,10 @@ class MemoryWindowDeviceTest {
         }
     }
 
-    @ParameterizedTest(name = "legacy send path: {0}")
-    @ValueSource(booleans = {false, true})
-    void closingABoundWindowRevokesItWithoutARequest(boolean legacy, RdmaTestDevice device) throws RdmaException {
-        open(device, legacy);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(SendPathUnderTest.class)
+    void closingABoundWindowRevokesItWithoutARequest(SendPathUnderTest path, RdmaTestDevice device) throws RdmaException {
+        open(device, path);
         MemoryWindow mw = pair.pdA.allocateMemoryWindow();
         int key = bindMiddlePage(mw, Set.of(Access.REMOTE_WRITE), 1);
         mw.close(); // ibv_dealloc_mw
@@ -175,7 +188,7 @@ class MemoryWindowDeviceTest {
      */
     @Test
     void onRxeAWindowReachesTheWholeRegionItIsBoundTo(RdmaTestDevice device) throws RdmaException {
-        open(device, false);
+        open(device, SendPathUnderTest.POST_SEND_ON_EXTENDED_QP);
         assertTrue(pair.ctxA.attributes().memoryWindowDefect().orElseThrow().contains("check_rkey"),
                 "the library names the defect");
         try (MemoryWindow mw = pair.pdA.allocateMemoryWindow()) {
@@ -187,10 +200,10 @@ class MemoryWindowDeviceTest {
         }
     }
 
-    @ParameterizedTest(name = "legacy send path: {0}")
-    @ValueSource(booleans = {false, true})
-    void misuseIsRefusedBeforeAnythingIsPosted(boolean legacy, RdmaTestDevice device) throws RdmaException {
-        open(device, legacy);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(SendPathUnderTest.class)
+    void misuseIsRefusedBeforeAnythingIsPosted(SendPathUnderTest path, RdmaTestDevice device) throws RdmaException {
+        open(device, path);
         try (MemoryWindow mw = pair.pdA.allocateMemoryWindow();
              MemoryWindow other = pair.pdA.allocateMemoryWindow();
              MemoryRegion remoteRights = pair.pdA.allocate(PAGE, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));

@@ -15,12 +15,13 @@ import org.junit.jupiter.api.TestFactory;
 import org.panamardma.verbs.ffi.StubProviderAssumption;
 
 /**
- * The data path allocates nothing (DESIGN.md, "Typed verbs": "The data path (post send, post receive, poll) allocates
- * nothing per operation"), checked rather than reported: for every send operation on both send paths, a million
- * post+poll rounds through the stub provider's device (a completion at once for every request), and the bytes this
- * thread allocated meanwhile ({@code com.sun.management.ThreadMXBean#getCurrentThreadAllocatedBytes}) must stay
- * within {@value #HARNESS_BOUND} bytes, the harness's own bound. One object on the data path every thousand rounds
- * would be 16 kB.
+ * The data path allocates nothing (docs/architecture.md, "The data path allocates nothing": posting a send, posting
+ * a receive and polling allocate no Java object per operation), checked rather than reported: for every send
+ * operation on both send paths, a million post+poll rounds through the stub provider's device (a completion at once
+ * for every request), and the bytes this thread allocated meanwhile
+ * ({@code com.sun.management.ThreadMXBean#getCurrentThreadAllocatedBytes}) must stay within
+ * {@value #HARNESS_BOUND} bytes, the harness's own bound. One object on the data path every thousand rounds would
+ * be 16 kB.
  *
  * <p>After a warm-up of every operation on both paths and then of {@value #WARMUP} rounds of the one measured: the
  * first call at each {@code invokeExact} call site links its method handle (lambda forms spun and loaded once per JVM,
@@ -47,6 +48,7 @@ class StubDataPathAllocationTest {
 
     private static StubLoopback extended;
     private static StubLoopback legacy;
+    private static StubLoopback workRequests;
     private static WorkCompletions wc;
 
     @BeforeAll
@@ -54,11 +56,13 @@ class StubDataPathAllocationTest {
         StubProviderAssumption.load();
         extended = StubLoopback.open(true, 64);
         legacy = StubLoopback.open(false, 64);
+        workRequests = StubLoopback.open(StubLoopback.Path.WORK_REQUESTS, 64);
         wc = WorkCompletions.allocate(16);
         // every call site once on every path, before any is measured: each links its method handles on first use
         // (one-time allocation on this thread), and the JIT compiles the shared code with all operations profiled
         for (StubOperation op : StubOperation.values()) {
             rounds(extended, op, WARMUP / 4);
+            rounds(workRequests, op, WARMUP / 4);
             if (op.onLegacyPath()) {
                 rounds(legacy, op, WARMUP / 4);
             }
@@ -76,6 +80,9 @@ class StubDataPathAllocationTest {
         if (legacy != null) {
             legacy.close();
         }
+        if (workRequests != null) {
+            workRequests.close();
+        }
     }
 
     @Test
@@ -90,7 +97,10 @@ class StubDataPathAllocationTest {
     Stream<DynamicTest> aMillionPostsAndPollsAllocateNothing() {
         List<DynamicTest> tests = new ArrayList<>();
         for (StubOperation op : StubOperation.values()) {
-            tests.add(DynamicTest.dynamicTest(op + " extended (ibv_wr_*, ibv_start_poll)", () -> check(extended, op)));
+            tests.add(DynamicTest.dynamicTest(op + " extended (ibv_post_send or ibv_wr_*, ibv_poll_cq)",
+                    () -> check(extended, op)));
+            tests.add(DynamicTest.dynamicTest(op + " work requests (ibv_wr_*, ibv_start_poll)",
+                    () -> check(workRequests, op)));
             if (op.onLegacyPath()) {
                 tests.add(DynamicTest.dynamicTest(op + " legacy (ibv_post_send, ibv_poll_cq)", () -> check(legacy, op)));
             }
@@ -106,7 +116,7 @@ class StubDataPathAllocationTest {
         long after = THREADS.getCurrentThreadAllocatedBytes();
         long allocated = after - before;
         System.out.printf("[allocation] %s on the %s path: %d B over %,d post+poll rounds (warm-up: %d B over %,d)%n",
-                op, l.qp.usesExtendedSendPath() ? "extended" : "legacy", allocated, ROUNDS, before - w0, WARMUP);
+                op, l.path, allocated, ROUNDS, before - w0, WARMUP);
         assertTrue(allocated <= HARNESS_BOUND, op + " allocated " + allocated + " bytes over " + ROUNDS
                 + " post+poll rounds (" + (double) allocated / ROUNDS + " B per round; the harness may take "
                 + HARNESS_BOUND + ")");

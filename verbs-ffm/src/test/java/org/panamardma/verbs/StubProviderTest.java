@@ -30,12 +30,14 @@ import org.panamardma.verbs.ffi.ibv_wc;
 class StubProviderTest {
     private static StubLoopback extended;
     private static StubLoopback legacy;
+    private static StubLoopback workRequests;
 
     @BeforeAll
     static void open() throws Exception {
         StubProviderAssumption.load();
         extended = StubLoopback.open(true, 64);
         legacy = StubLoopback.open(false, 64);
+        workRequests = StubLoopback.open(StubLoopback.Path.WORK_REQUESTS, 64);
     }
 
     @AfterAll
@@ -45,6 +47,9 @@ class StubProviderTest {
         }
         if (legacy != null) {
             legacy.close();
+        }
+        if (workRequests != null) {
+            workRequests.close();
         }
     }
 
@@ -66,11 +71,45 @@ class StubProviderTest {
         List<DynamicTest> tests = new ArrayList<>();
         for (StubOperation op : StubOperation.values()) {
             tests.add(DynamicTest.dynamicTest(op + " extended", () -> postAndPoll(extended, op)));
+            tests.add(DynamicTest.dynamicTest(op + " work requests", () -> postAndPoll(workRequests, op)));
             if (op.onLegacyPath()) {
                 tests.add(DynamicTest.dynamicTest(op + " legacy", () -> postAndPoll(legacy, op)));
             }
         }
         return tests.stream();
+    }
+
+    /**
+     * Issue 26: on an extended QP and CQ the library makes one call per request and one per poll, as a C program
+     * would: ibv_post_send for everything but FLUSH and ATOMIC WRITE, ibv_poll_cq on the extended CQ (the stub,
+     * like rxe and mlx5, serves it). Counted by the stub. On 5c5f9a1 a WRITE there took ibv_wr_start, the builder,
+     * ibv_wr_set_sge and ibv_wr_complete, and its poll ibv_start_poll, five ibv_wc_read_* and ibv_end_poll.
+     */
+    @Test
+    void anExtendedQueuePairPostsWithPostSendAndItsCqIsPolledWithPollCq() throws Exception {
+        try (WorkCompletions wc = WorkCompletions.allocate(4)) {
+            long[] before = StubProvider.callCounts();
+            StubOperation.WRITE.post(extended, 1);
+            assertEquals(1, extended.cq.poll(wc));
+            long[] write = StubProvider.callCounts();
+            StubOperation.FLUSH.post(extended, 2);
+            assertEquals(1, extended.cq.poll(wc));
+            long[] flush = StubProvider.callCounts();
+            assertEquals(List.of(1L, 0L, 1L, 0L), delta(before, write), "post_send, wr_start, poll_cq, start_poll");
+            assertEquals(List.of(0L, 1L, 1L, 0L), delta(write, flush), "post_send, wr_start, poll_cq, start_poll");
+            StubOperation.WRITE.post(workRequests, 3);
+            assertEquals(1, workRequests.cq.poll(wc));
+            assertEquals(List.of(0L, 1L, 0L, 1L), delta(flush, StubProvider.callCounts()),
+                    "the work-request path, for tests and the benchmark: post_send, wr_start, poll_cq, start_poll");
+        }
+    }
+
+    private static List<Long> delta(long[] from, long[] to) {
+        List<Long> d = new ArrayList<>();
+        for (int i = 0; i < from.length; i++) {
+            d.add(to[i] - from[i]);
+        }
+        return d;
     }
 
     private static void postAndPoll(StubLoopback l, StubOperation op) throws RdmaException {
@@ -118,25 +157,26 @@ class StubProviderTest {
             if (op.cOp() < 0) {
                 continue;
             }
-            tests.add(DynamicTest.dynamicTest(op + " extended", () -> cLoop(loop, extended, true, op)));
+            tests.add(DynamicTest.dynamicTest(op + " extended", () -> cLoop(loop, extended, op)));
+            tests.add(DynamicTest.dynamicTest(op + " work requests", () -> cLoop(loop, workRequests, op)));
             if (op.onLegacyPath()) {
-                tests.add(DynamicTest.dynamicTest(op + " legacy", () -> cLoop(loop, legacy, false, op)));
+                tests.add(DynamicTest.dynamicTest(op + " legacy", () -> cLoop(loop, legacy, op)));
             }
         }
         return tests.stream();
     }
 
-    private static void cLoop(MethodHandle loop, StubLoopback l, boolean extendedPath, StubOperation op)
-            throws Throwable {
+    private static void cLoop(MethodHandle loop, StubLoopback l, StubOperation op) throws Throwable {
         try (Arena arena = Arena.ofConfined(); WorkCompletions wc = WorkCompletions.allocate(4)) {
             MemorySegment cWc = arena.allocate(ibv_wc.layout().byteSize() * 16, 8);
             long n = 1000;
-            long sum = (long) loop.invokeExact(l.qp.qpNumber(), extendedPath ? 1 : 0, op.cOp(), l.local.lkey(),
+            long sum = (long) loop.invokeExact(l.qp.qpNumber(), l.path.ordinal(), op.cOp(), l.local.lkey(),
                     l.local.address(), StubLoopback.LENGTH, l.remote.address(), l.remote.rkey(), cWc, 16, n);
             assertEquals(n * (n + 1) / 2, sum, "the sum of wr_ids 1.." + n + " (negative: -errno)");
             assertEquals(0, l.cq.poll(wc), "the C loop polled every completion it made");
             // the other path is refused by the C loop: it must measure the path it is asked for
-            long wrong = (long) loop.invokeExact(l.qp.qpNumber(), extendedPath ? 0 : 1, op.cOp(), l.local.lkey(),
+            int other = l.path == StubLoopback.Path.LEGACY ? 1 : 0;
+            long wrong = (long) loop.invokeExact(l.qp.qpNumber(), other, op.cOp(), l.local.lkey(),
                     l.local.address(), StubLoopback.LENGTH, l.remote.address(), l.remote.rkey(), cWc, 16, 1L);
             assertEquals(-Errno.EINVAL, wrong);
         }

@@ -27,7 +27,8 @@ class RpcRdmaCallHandlerFuzzTest {
     private static final RpcRdmaHeaderDecoder CLIENT_SIDE = new RpcRdmaHeaderDecoder();
 
     /**
-     * The handler's memory is bounded by its settings, never by what the client declares (DESIGN.md): a call
+     * The handler's memory is bounded by its settings, never by what the client declares (docs/architecture.md,
+     * "A server's memory is bounded by its configuration"): a call
      * assembled from its chunks of at most maxCallSize (once for a position-zero chunk, once more with further Read
      * chunks), a reply buffer of at most maxReplySize, plus the header decode (32 per input byte, as in
      * RpcRdmaHeaderFuzzTest) and a constant for exceptions and the dispatcher's objects.

@@ -5,9 +5,12 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
 import java.util.IdentityHashMap;
 import java.util.Map;
 
@@ -18,9 +21,25 @@ import java.util.Map;
  * extended polling (via {@code struct ibv_cq_ex}).
  *
  * <p>Each handle takes the function's address as its first argument; callers read the pointer from the struct
- * once (when the object is created) and keep it, so a data-path call is one {@code invokeExact}. The data-path
- * handles are {@linkplain Linker.Option#critical(boolean) critical}: these provider functions are short, never
- * block and never call back into Java, so the thread-state transition can be skipped.
+ * once (when the object is created) and keep it, so a data-path call is one {@code invokeExact}.
+ *
+ * <p><b>Critical or not.</b> A {@linkplain Linker.Option#critical(boolean) critical} downcall skips the thread's
+ * transition out of Java, about 1 ns, but no safepoint (no garbage collection anywhere in the JVM) completes while it
+ * runs: right for a call that stays in user space for a few hundred nanoseconds, wrong for one that makes a system
+ * call. The calls some providers make into the kernel ({@code post_send}, {@code post_recv}, {@code poll_cq},
+ * {@code wr_complete}: rxe's and siw's doorbells are {@code write()}s) have two handles, a plain one and a
+ * {@code _CRITICAL} twin, and the caller picks per provider ({@code ProviderTraits} in the typed API);
+ * {@code req_notify_cq} (rxe's is a system call) is never critical; the {@code ibv_wr_*} builders and setters and
+ * the extended poll's calls, which only fill or read queue entries in user memory, always are.
+ *
+ * <p><b>Addresses as {@code long}s.</b> The data-path handles (every {@link CallsThrough} handle but the
+ * {@code verbs_context} ones) take each pointer argument after the target as a {@code long}, the address, not as a
+ * {@code MemorySegment}: the downcall checks and unboxes every segment argument, about 1.7 ns each, and a post passes
+ * three (measured on the stub provider: 7 ns per post+poll). The ABI check still sees the pointer descriptor each
+ * handle is recorded with: on the LP64 ABIs the library runs on (x86-64 System V, AArch64 AAPCS64) a pointer argument
+ * is passed exactly as a 64-bit integer. What a segment argument gave, keeping its arena open during the call, the
+ * callers give otherwise: the QP's and CQ's {@code CallGate} for their scratch and native objects, and a reachability
+ * fence for {@code WorkCompletions}' automatic arena.
  */
 public final class VerbsOps {
     private VerbsOps() {}
@@ -31,8 +50,43 @@ public final class VerbsOps {
     /** The descriptor of each handle below, for the ABI check (native-headers, AbiTest; see {@link CallsThrough}). */
     static final Map<MethodHandle, FunctionDescriptor> DESCRIPTORS = new IdentityHashMap<>();
 
+    static {
+        if (ADDRESS.byteSize() != JAVA_LONG.byteSize()) {
+            throw new ExceptionInInitializerError("the data-path handles pass pointers as 64-bit integers (LP64); this "
+                    + "platform's pointers have " + ADDRESS.byteSize() + " bytes");
+        }
+    }
+
+    /** A critical data-path handle: pointers after the target as {@code long}s, recorded with {@code fd}. */
     private static MethodHandle fast(FunctionDescriptor fd) {
-        MethodHandle h = L.downcallHandle(fd, CRITICAL);
+        return addressesAsLongs(fd, CRITICAL);
+    }
+
+    /** A data-path handle that is not critical: pointers after the target as {@code long}s, recorded with {@code fd}. */
+    private static MethodHandle plain(FunctionDescriptor fd) {
+        return addressesAsLongs(fd);
+    }
+
+    /** The critical twin of {@code plain}: the same descriptor (so the same ABI check), no thread transition. */
+    private static MethodHandle criticalTwin(MethodHandle plain) {
+        return fast(DESCRIPTORS.get(plain));
+    }
+
+    private static MethodHandle addressesAsLongs(FunctionDescriptor fd, Linker.Option... options) {
+        MemoryLayout[] args = fd.argumentLayouts().stream()
+                .map(l -> l instanceof AddressLayout ? JAVA_LONG : l).toArray(MemoryLayout[]::new);
+        FunctionDescriptor longs = fd.returnLayout().map(r -> FunctionDescriptor.of(r, args))
+                .orElseGet(() -> FunctionDescriptor.ofVoid(args));
+        MethodHandle h = L.downcallHandle(longs, options);
+        FunctionDescriptor other = DESCRIPTORS.get(h);
+        if (other != null && !other.equals(fd)) {
+            // The linker hands out one handle per (descriptor, options), and two C signatures that differ only in
+            // which arguments are pointers (wr_atomic_fetch_add and wr_atomic_write, wr_set_sge_list and
+            // wr_set_inline_data) have the same descriptor once their pointers are longs: the ABI check, which finds
+            // a handle's C signature by identity, needs one instance each. An identity filter makes another instance;
+            // the JIT folds it away (the handles are constants).
+            h = MethodHandles.filterArguments(h, 1, MethodHandles.identity(h.type().parameterType(1)));
+        }
         DESCRIPTORS.put(h, fd);
         return h;
     }
@@ -46,14 +100,20 @@ public final class VerbsOps {
     // ibv_context_ops
     /** {@code int poll_cq(struct ibv_cq *, int num_entries, struct ibv_wc *)} */
     @CallsThrough("ibv_context_ops.poll_cq")
-    public static final MethodHandle POLL_CQ = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    /** {@code int req_notify_cq(struct ibv_cq *, int solicited_only)} */
+    public static final MethodHandle POLL_CQ = plain(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    /** {@link #POLL_CQ}, critical: for providers whose poll_cq stays in user space. */
+    @CallsThrough("ibv_context_ops.poll_cq")
+    public static final MethodHandle POLL_CQ_CRITICAL = criticalTwin(POLL_CQ);
+    /** {@code int req_notify_cq(struct ibv_cq *, int solicited_only)}: rxe's is a system call. */
     @CallsThrough("ibv_context_ops.req_notify_cq")
-    public static final MethodHandle REQ_NOTIFY_CQ = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    public static final MethodHandle REQ_NOTIFY_CQ = plain(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     /** {@code int post_send(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **bad)}; same shape for
      *  post_recv and post_srq_recv. Returns an errno value (not -1/errno). */
     @CallsThrough({"ibv_context_ops.post_send", "ibv_context_ops.post_recv", "ibv_context_ops.post_srq_recv"})
-    public static final MethodHandle POST_WR = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    public static final MethodHandle POST_WR = plain(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /** {@link #POST_WR}, critical: for providers that ring no doorbell through the kernel. */
+    @CallsThrough({"ibv_context_ops.post_send", "ibv_context_ops.post_recv", "ibv_context_ops.post_srq_recv"})
+    public static final MethodHandle POST_WR_CRITICAL = criticalTwin(POST_WR);
 
     /** {@code struct ibv_mw *alloc_mw(struct ibv_pd *, enum ibv_mw_type)}: what the inline {@code ibv_alloc_mw} calls */
     @CallsThrough("ibv_context_ops.alloc_mw")
@@ -87,7 +147,10 @@ public final class VerbsOps {
     public static final MethodHandle WR_VOID = fast(FunctionDescriptor.ofVoid(ADDRESS));
     /** {@code int wr_complete(struct ibv_qp_ex *)} */
     @CallsThrough("ibv_qp_ex.wr_complete")
-    public static final MethodHandle WR_COMPLETE = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    public static final MethodHandle WR_COMPLETE = plain(FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    /** {@link #WR_COMPLETE}, critical: for providers whose doorbell is not a system call. */
+    @CallsThrough("ibv_qp_ex.wr_complete")
+    public static final MethodHandle WR_COMPLETE_CRITICAL = criticalTwin(WR_COMPLETE);
     /** {@code void wr_send_imm(struct ibv_qp_ex *, __be32 imm)} */
     @CallsThrough("ibv_qp_ex.wr_send_imm")
     public static final MethodHandle WR_SEND_IMM = fast(FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));

@@ -3,13 +3,22 @@ package org.panamardma.verbs.connection;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.cm.CmConnector;
+import org.panamardma.verbs.cm.CmEvent;
+import org.panamardma.verbs.cm.CmEventType;
+import org.panamardma.verbs.cm.CmId;
+import org.panamardma.verbs.cm.EventChannel;
 
 /** The connection layer on Soft-iWARP (siw0 client, siw1 server): the common tests; atomics are refused. */
 @RdmaDeviceTest(transport = Transport.IWARP)
@@ -24,6 +33,58 @@ class IwarpConnectionDeviceTest extends ConnectionDeviceTests {
     @Override
     int concurrentConnections() {
         return 40;
+    }
+
+    /**
+     * A server that does not answer the client's MPA request before the initiator's one timer runs out (siw: 10 s,
+     * siw_cm.h MPAREQ_TIMEOUT), as one whose event thread is busy on an overloaded host: the attempt ends in
+     * UNREACHABLE -ETIMEDOUT and {@link RdmaClient} connects again with a new id, which this server answers. The
+     * server holds the first request until the second arrives, so nothing here depends on timing; on a client that
+     * does not try again no second request comes and the wait for it fails.
+     */
+    @Test
+    void aServerThatAnswersTooLateForTheMpaTimerIsConnectedToOnTheNextAttempt(RdmaTestDevice device)
+            throws Exception {
+        InetSocketAddress address = serverAddress(device);
+        Duration wait = Duration.ofSeconds(WAIT_SECONDS);
+        try (EventChannel events = EventChannel.create()) {
+            CmId listener = CmConnector.listen(events, address, 8);
+            FutureTask<RdmaConnection> connecting = new FutureTask<>(() -> RdmaClient.connect(address, OPTIONS));
+            Thread.ofPlatform().daemon(true).start(connecting);
+            RdmaConnection.Resources res = new RdmaConnection.Resources(OPTIONS);
+            CmEvent first = null;
+            CmEvent second = null;
+            MemoryRegion target = null;
+            try {
+                first = listener.expect(CmEventType.CONNECT_REQUEST, wait);
+                long t0 = System.nanoTime();
+                second = listener.expect(CmEventType.CONNECT_REQUEST, wait);
+                lap("the client's second request, the first held unanswered", t0);
+                res.create(second.id());
+                target = res.pd.allocate(256, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                second.id().accept(OPTIONS.parameters());
+                second.id().expect(CmEventType.ESTABLISHED, wait);
+                try (RdmaConnection client = connecting.get(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    byte[] data = pattern(256, 21);
+                    await(client.write(region(client, data), 0, data.length, target.remote()));
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(data, bytes(target, 0, data.length),
+                            "written over the second attempt's connection");
+                }
+            } finally {
+                connecting.cancel(true);
+                if (second != null) {
+                    second.id().close();
+                }
+                if (target != null) {
+                    target.close();
+                }
+                res.close();
+                if (first != null) {
+                    first.id().close();
+                }
+                listener.close();
+            }
+        }
     }
 
     @Test

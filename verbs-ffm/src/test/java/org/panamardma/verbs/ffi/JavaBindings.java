@@ -282,7 +282,12 @@ final class JavaBindings {
                     problems.add(source + ": @CallsThrough(\"" + member + "\") names no pointer member of a bound "
                             + "struct layout (want \"struct.member\")");
                 } else if (descriptors.containsKey(key)) {
-                    problems.add(source + ": " + member + " is also called through " + descriptors.get(key).source());
+                    // a critical twin (VerbsOps.POST_WR_CRITICAL beside POST_WR) is checked with its plain handle:
+                    // only a different descriptor for the same member is a problem
+                    if (!descriptors.get(key).descriptor().equals(d)) {
+                        problems.add(source + ": " + member + " is also called through " + descriptors.get(key).source()
+                                + " with another descriptor");
+                    }
                 } else {
                     descriptors.put(key, new Descriptor(d, source));
                     functionPointers.add(key);

@@ -121,14 +121,65 @@ public final class StubProvider {
     }
 
     /**
-     * {@code int64_t stub_bench_post_poll(uint32_t qp_num, int extended, int op, uint32_t lkey, uint64_t addr,
+     * {@code int64_t stub_bench_post_poll(uint32_t qp_num, int path, int op, uint32_t lkey, uint64_t addr,
      * uint32_t length, uint64_t remote_addr, uint32_t rkey, struct ibv_wc *wc, int capacity, int64_t n)} of
-     * stub_bench.c: {@code n} post+poll rounds in C on the QP numbered {@code qp_num}. Ops: {@link #OP_SEND} ...
+     * stub_bench.c: {@code n} post+poll rounds in C on the QP numbered {@code qp_num}. Ops: {@link #OP_SEND} ...;
+     * paths: the ordinal of {@code StubLoopback.Path} (enum stub_bench_path).
      */
     public static MethodHandle benchPostPoll() throws UnavailableException, IOException, InterruptedException {
         MemorySegment fn = load().find("stub_bench_post_poll").orElseThrow();
         return Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT,
                 JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    }
+
+    /**
+     * {@code int64_t stub_bench_message_rate(uint32_t qp_num, int path, uint32_t lkey, uint64_t addr,
+     * uint64_t remote_addr, uint32_t rkey, struct ibv_wc *wc, int capacity, int batch, int64_t n)} of stub_bench.c:
+     * {@code n} batches of {@code batch} 1-byte RDMA WRITEs, the last of each signaled, and the poll of its completion.
+     */
+    public static MethodHandle benchMessageRate() throws UnavailableException, IOException, InterruptedException {
+        MemorySegment fn = load().find("stub_bench_message_rate").orElseThrow();
+        return Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT,
+                JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_LONG));
+    }
+
+    /**
+     * Callgrind's CALLGRIND_ZERO_STATS (stub_callgrind_zero): false where the stub was built without valgrind's
+     * headers. Does nothing unless the JVM runs under callgrind.
+     */
+    public static boolean callgrindZero() throws UnavailableException, IOException, InterruptedException {
+        MemorySegment fn = load().find("stub_callgrind_zero").orElseThrow();
+        try {
+            return (int) Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_INT)).invokeExact() != 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Callgrind's CALLGRIND_DUMP_STATS_AT(why) (stub_callgrind_dump): a profile part named {@code why}. */
+    public static void callgrindDump(String why) throws UnavailableException, IOException, InterruptedException {
+        MemorySegment fn = load().find("stub_callgrind_dump").orElseThrow();
+        try (Arena arena = Arena.ofConfined()) {
+            int ignored = (int) Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_INT, ADDRESS))
+                    .invokeExact(arena.allocateFrom(why));
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * How often the stub's post_send, ibv_wr_start, poll_cq and ibv_start_poll have been called in this process, in
+     * that order (stub_call_counts): which calls the library makes.
+     */
+    public static long[] callCounts() throws UnavailableException, IOException, InterruptedException {
+        MemorySegment fn = load().find("stub_call_counts").orElseThrow();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment counts = arena.allocate(JAVA_LONG, 4);
+            Native.LINKER.downcallHandle(fn, FunctionDescriptor.ofVoid(ADDRESS)).invokeExact(counts);
+            return counts.toArray(JAVA_LONG);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /** The header set of the release the bindings follow (the stub's structs must be that release's). */

@@ -48,8 +48,8 @@
  *
  * <h2>What it costs</h2>
  * A round trip through the peer's CPU instead of its device: the responder's connection poller executes the
- * request (a few microseconds on hardware; under the testbed's emulation the thread wake-ups dominate, README
- * "Benchmarks beside perftest" has the figures). Immediate data costs no round trip: a SEND with immediate data is one
+ * request (a few microseconds on hardware; under the testbed's emulation the thread wake-ups dominate,
+ * benchmarks/README.md "Benchmarks beside perftest" has the figures). Immediate data costs no round trip: a SEND with immediate data is one
  * SEND, a WRITE with immediate data a WRITE and a 12-byte SEND.
  */
 package org.panamardma.verbs.connection.agent;
