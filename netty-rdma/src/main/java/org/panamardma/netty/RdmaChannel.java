@@ -87,12 +87,17 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     private enum State { NEW, CONNECTING, ACTIVE, CLOSED }
 
+    /** The reject's private data when the server could not set a connection up. */
+    static final byte[] SETUP_FAILED = "netty-rdma: setup failed".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     private final RdmaChannelConfig config;
     private final Io io = new Io();
     /** Server side: the server's handler, whose rdma_cm event channel carries this id's events. */
     private final RdmaIoHandler eventsHandler;
     private final RdmaServerChannel server;
     private final CmEvent connectRequest;
+    /** Server side: the request was accepted or rejected (rdma_cm allows one answer). */
+    private boolean requestAnswered;
     private RdmaIoHandler handler;
     private State state = State.NEW;
     private CmId id;
@@ -253,6 +258,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 try {
                     acceptRequest();
                 } catch (Throwable t) {
+                    refuseRequest(t);
                     promise.setFailure(t);
                     return;
                 }
@@ -414,6 +420,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         // the client may SEND as soon as it sees ESTABLISHED, before this side's event: receive from now on
         startStream();
         id.accept(parameters());
+        requestAnswered = true;
         int millis = config.getConnectTimeoutMillis() > 0 ? config.getConnectTimeoutMillis() : 30_000;
         connectTimeout = eventLoop().schedule(() -> {
             if (state == State.CONNECTING) {
@@ -421,6 +428,24 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 unsafe().close(unsafe().voidPromise());
             }
         }, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Server side: the connection could not be set up (its registration on a worker loop, its resources, the accept);
+     * the client is told at once with a reject (private data {@link #SETUP_FAILED}) instead of waiting out its
+     * connect timeout, as destroying the id alone leaves it to. Once only, and never after the accept went out.
+     */
+    private void refuseRequest(Throwable cause) {
+        if (requestAnswered || id == null) {
+            return;
+        }
+        requestAnswered = true;
+        LOG.warn("{}: refusing a connection request: {}", this, cause.toString());
+        try {
+            id.reject(SETUP_FAILED);
+        } catch (RdmaException | RuntimeException e) {
+            LOG.debug("{}: reject", this, e);
+        }
     }
 
     private void onServerCmEvent(CmEvent e) {
@@ -533,7 +558,19 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     private ConnectException cmFailure(String step, CmEvent e) {
         return new ConnectException("connect to " + requestedRemote + ": " + step + " ended in "
                 + e.type().cName() + " (status " + e.status() + ")" + (e.type() == CmEventType.REJECTED
-                ? ": refused by the peer (no listener, or its connection limit)" : ""));
+                ? ": refused by the peer (" + rejectReason(e.privateData()) + ")" : ""));
+    }
+
+    /** The server's reason, when the reject's private data is one of this transport's (IB carries it; iWARP may not). */
+    static String rejectReason(byte[] privateData) {
+        String text = privateData == null ? "" : new String(privateData, java.nio.charset.StandardCharsets.US_ASCII);
+        if (text.startsWith(new String(SETUP_FAILED, java.nio.charset.StandardCharsets.US_ASCII))) {
+            return "the server could not set the connection up";
+        }
+        if (text.startsWith(new String(RdmaServerChannel.BUSY, java.nio.charset.StandardCharsets.US_ASCII))) {
+            return "busy: its connection limit or backlog";
+        }
+        return "no listener, or its connection limit";
     }
 
     // ------------------------------------------------------------------------------------------ completions
@@ -542,6 +579,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         if (state == State.CLOSED) {
             return;
         }
+        completions++;
         long wrId = wc.wrId(i);
         int kind = WrIds.kind(wrId);
         int slot = WrIds.slot(wrId);
@@ -596,6 +634,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     }
 
     private void onReceive(int slot, int byteLength) throws RdmaException {
+        receivesCompleted++;
         MemorySegment seg = res.receives;
         long off = res.receiveOffset(slot);
         String bad = Frame.check(seg, off, Math.min(byteLength, res.bufferSize), maxTransfer);
@@ -667,6 +706,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     }
 
     private void onCompletionsDrained() {
+        drains++;
         if (state != State.ACTIVE) {
             return;
         }
@@ -1165,6 +1205,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         releaseBuffers();
         if (server != null) {
             server.childClosed();
+            refuseRequest(new IllegalStateException("closed before its request was accepted (registration on a "
+                    + "worker loop failed?)"));
         }
         if (established && outstandingSends > 0 && res != null && handler != null) {
             // what was sent should arrive: keep the connection until the peer acknowledged it (or a deadline)
@@ -1243,6 +1285,27 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             s.tryFailure(new java.nio.channels.ClosedChannelException());
         }
     }
+
+    /**
+     * The stream's state, for a test that finds the stream stalled (call on the channel's event loop): credits,
+     * send buffers, what waits to be written or delivered, and how many completions came.
+     */
+    String streamState() {
+        ChannelOutboundBuffer out = unsafe().outboundBuffer();
+        return this + ": credits " + (flow == null ? "-" : flow.credits() + ", owed " + flow.owed())
+                + ", free send buffers " + freeCount + ", SENDs outstanding " + outstandingSends
+                + ", writeBlocked " + writeBlocked + ", awaitingCts " + awaitingCts
+                + ", outbound " + (out == null ? "-" : out.size() + " msgs/" + out.totalPendingWriteBytes() + " B")
+                + ", writable " + isWritable() + ", inbound " + (inbound == null ? "-" : inbound.size())
+                + ", inboundLarge " + inboundLarge.size() + ", readPending " + readPending + ", autoRead "
+                + config.isAutoRead() + ", requestedTransfer " + requestedTransfer + ", granted "
+                + (grantTarget != null) + ", ctsPending " + ctsPending + ", completions " + completions
+                + ", receives " + receivesCompleted + ", drains " + drains;
+    }
+
+    private long completions;
+    private long receivesCompleted;
+    private long drains;
 
     @Override
     public String toString() {

@@ -266,4 +266,70 @@ abstract class NettyEchoDeviceTests {
         }
         assertTrue(echo.bulkReceived.get() > 0, "large writes reached the server by RDMA WRITE");
     }
+
+    /**
+     * One group as the server's acceptor and its connections' worker ({@code ServerBootstrap.group(g)}, as many
+     * programs and bench.sh do): the listener and its children share one event loop, so a child is registered and
+     * accepted inside the listener's own dispatch of the CONNECT_REQUEST. Two connections one after the other, each
+     * echoing 512 KiB (SENDs and bulk transfers), every byte checked; the first failed to set up on rxe before (EINVAL
+     * from rdma_create_qp_ex) and its client waited out its connect timeout.
+     */
+    @Test
+    void oneGroupAcceptsAndServesItsConnections(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup server = DeviceTestSupport.group(1);
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        Echo echo = new Echo();
+        try {
+            Channel listener = new ServerBootstrap().group(server).channel(RdmaServerChannel.class)
+                    .childHandler(echo).bind(address).sync().channel();
+            for (int c = 0; c < 2; c++) {
+                Verifier v = new Verifier(c, 512 << 10, 3000L + c);
+                Channel ch = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                        .handler(v).connect(address).sync().channel();
+                assertEquals(device.name(), ((RdmaChannel) ch).deviceName(), "the client runs on the device tested");
+                v.go();
+                awaitAll(List.of(v));
+                ch.close().sync();
+            }
+            listener.close().sync();
+        } finally {
+            DeviceTestSupport.shutdown(clients, server);
+        }
+        assertEquals(2, echo.closed.get(), "both server connections were served and closed");
+    }
+
+    /**
+     * The hostile side of setting up a server's connection: a child that cannot be set up (here its worker group is
+     * NIO's, which cannot register an RDMA channel) is rejected, so the client's connect fails at once, naming the
+     * server's reason, instead of waiting out its connect timeout (120 s here; the old code left the request
+     * unanswered and the client to that timeout). The server stays up and serves the next, good configuration.
+     */
+    @Test
+    void aConnectionTheServerCannotSetUpIsRefused(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup boss = DeviceTestSupport.group(1);
+        EventLoopGroup wrongWorkers = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        try {
+            Channel listener = new ServerBootstrap().group(boss, wrongWorkers).channel(RdmaServerChannel.class)
+                    .childHandler(new Echo()).bind(address).sync().channel();
+            io.netty.channel.ChannelFuture connect = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                    .handler(new ChannelInboundHandlerAdapter()).connect(address);
+            assertTrue(connect.await(DeviceTestSupport.CONNECT_TIMEOUT_MILLIS + 30_000L), "the connect ended");
+            Throwable cause = connect.cause();
+            assertTrue(cause instanceof java.net.ConnectException
+                    && !(cause instanceof io.netty.channel.ConnectTimeoutException), "refused, not timed out: "
+                    + cause);
+            assertTrue(cause.getMessage().contains("REJECTED") && cause.getMessage().contains(
+                    "could not set the connection up"), "the server's reason reached the client: " + cause);
+            assertEquals(0, ((RdmaServerChannel) listener).connectionCount(), "the refused child is not counted");
+            listener.close().sync();
+        } finally {
+            DeviceTestSupport.shutdown(clients, wrongWorkers, boss);
+        }
+    }
 }

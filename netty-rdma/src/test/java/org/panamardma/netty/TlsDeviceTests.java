@@ -62,11 +62,13 @@ abstract class TlsDeviceTests {
         byte[] payload = new byte[1 << 20];
         new Random(5).nextBytes(payload);
         CompletableFuture<byte[]> echoed = new CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicReference<Channel> serverChild = new java.util.concurrent.atomic.AtomicReference<>();
         try {
             new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class)
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
+                            serverChild.set(ch);
                             ch.pipeline().addLast(serverTls.newHandler(ch.alloc()), new ChannelInboundHandlerAdapter() {
                                 @Override
                                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -122,10 +124,34 @@ abstract class TlsDeviceTests {
                 client.write(client.alloc().buffer(n).writeBytes(payload, off, n));
             }
             client.flush();
-            assertArrayEquals(payload, echoed.get(300, TimeUnit.SECONDS), "1 MiB through TLS over RDMA and back");
+            assertArrayEquals(payload, awaitEchoed(echoed, client, serverChild.get()),
+                    "1 MiB through TLS over RDMA and back");
             client.close().sync();
         } finally {
             DeviceTestSupport.shutdown(clients, workers, boss);
+        }
+    }
+
+    /**
+     * The echo, within 300 s as before; every 60 s without it, both ends' stream state is printed (credits, send
+     * buffers, pending writes, deliveries: what a stall is waiting for).
+     */
+    static byte[] awaitEchoed(CompletableFuture<byte[]> echoed, Channel client, Channel serverChild)
+            throws Exception {
+        for (int waited = 0; ; waited += 60) {
+            try {
+                return echoed.get(60, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                for (Channel ch : new Channel[] {client, serverChild}) {
+                    if (ch instanceof RdmaChannel r) {
+                        String state = r.eventLoop().submit(r::streamState).get(10, TimeUnit.SECONDS);
+                        System.out.println("TLS echo not back after " + (waited + 60) + " s: " + state);
+                    }
+                }
+                if (waited + 60 >= 300) {
+                    throw e;
+                }
+            }
         }
     }
 }
