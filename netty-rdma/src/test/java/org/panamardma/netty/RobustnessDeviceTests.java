@@ -247,13 +247,15 @@ abstract class RobustnessDeviceTests {
         InetSocketAddress address = DeviceTestSupport.serverAddress(device);
         String client = device.ipv4().orElseThrow().getHostAddress();
         String java = ProcessHandle.current().info().command().orElseThrow();
-        // C2 alone, compiling a method after 500 calls: the optimised code production gets (escape analysis) within
-        // the first warm-up run, so that 1,000 round trips per run suffice (a round trip costs milliseconds on an
-        // emulated device: 6 runs of 5,000 took 4-9 minutes per device)
+        // C2 alone, compiling a method after 100 calls: the optimised code production gets (escape analysis); the
+        // probe warms up until a run is clean (at most 30 runs), then measures three. 200 round trips per run by
+        // default (-Dpanama.netty.allocationRounds for more: a round trip costs 16-20 ms on an emulated device, and
+        // 5 runs of 1,000 took 270 s on rxe)
+        String rounds = String.valueOf(Integer.getInteger("panama.netty.allocationRounds", 200));
         Process probe = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
-                "-XX:-TieredCompilation", "-XX:CompileThreshold=500", "-cp", testClassPath(),
+                "-XX:-TieredCompilation", "-XX:CompileThreshold=100", "-cp", testClassPath(),
                 AllocationProbe.class.getName(), address.getAddress().getHostAddress(), client,
-                String.valueOf(address.getPort()), "1000").redirectErrorStream(true).start();
+                String.valueOf(address.getPort()), rounds).redirectErrorStream(true).start();
         String out = new String(probe.getInputStream().readAllBytes());
         assertTrue(probe.waitFor(900, TimeUnit.SECONDS), "the probe ends");
         System.out.print(out);
