@@ -73,6 +73,10 @@ where="$(date -u +%Y-%m-%d), $(nproc) cores, ${PERF_CLIENT_DEV:-rxe0} -> ${PERF_
   "perftest (C) and rdma-tool perf (Java), $where (not hardware figures: compare the ratios)" \
   benchmarks/target/perftest-compare.csv benchmarks/target/perftest-compare-rpc.csv \
   benchmarks/target/perftest-compare-knfs.csv benchmarks/target/perftest-compare-bridge.csv || echo "perftest-compare: the SVG plot failed" >&2
+# The guard of issue 26's WRITE regression: the Java client's RDMA WRITE against the kernel client's, same knfsd, same boot
+if [[ ${PERF_RPC:-1} == 1 && ${PERF_KNFS:-1} == 1 ]]; then
+  benchmarks/perftest/write-guard.sh "$raw" || rc=1
+fi
 # The binding's own cost on the host CPU (no device, the stub provider): after the VM, so neither disturbs the other
 if [[ ${PERF_BINDING:-1} == 1 ]]; then
   echo "[perftest-compare] the binding's own cost on the host CPU (benchmarks/binding-cost.sh, about 10 minutes) ..." >&2

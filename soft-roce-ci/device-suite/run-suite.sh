@@ -22,8 +22,9 @@ list="$lib/test-modules.txt"
 [[ -s $list ]] || { echo "device-suite: no $list (test-modules.sh writes it: ./mvnw -Ptestbed package)"; exit 1; }
 # the module path: every jar but the test jars (patched in below) and the launcher's class-path edition
 modulepath=$(ls "$lib"/*.jar | grep -v -e '-tests\.jar$' -e junit-platform-console-standalone | paste -sd:)
-# what test code reads beyond its module's own requires
-reads=org.junit.jupiter.api,org.junit.jupiter.params,org.panamardma.testbed,java.logging,java.management,jdk.management
+# what test code reads beyond its module's own requires (org.panamardma.testing: the fixtures the modules' tests share,
+# test-fixtures.jar)
+reads=org.junit.jupiter.api,org.junit.jupiter.params,org.panamardma.testbed,org.panamardma.testing,java.logging,java.management,jdk.management
 # netty-rdma's tests use gRPC and Netty's handlers (test dependencies its module does not require)
 reads=$reads,io.netty.handler,io.netty.codec.http2,io.grpc,io.grpc.stub,io.grpc.netty,io.grpc.internal
 patches=()

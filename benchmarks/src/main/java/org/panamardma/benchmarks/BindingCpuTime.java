@@ -13,7 +13,8 @@ import java.util.Locale;
  * per operation of the samples is printed beside the least wall-clock time, so that the two can be compared.
  *
  * <p>Arguments: requests as {@link BindingInstructionCount}'s ({@code WRITE/ext}, {@code rate/ext/16}), or
- * {@code call/critical} and {@code call/plain} ({@link DowncallBenchmark}). Prints one
+ * {@code call/critical} and {@code call/plain} ({@link DowncallBenchmark}), or {@code reply/ext/4} ({@link
+ * ReplyChainBenchmark}: its two ways of posting a reply of 4 WRITEs and a SEND, printed as separate and chain). Prints one
  * line per request: {@code cpu REQUEST java=NS c=NS wall java=NS c=NS}.
  */
 public final class BindingCpuTime {
@@ -42,6 +43,17 @@ public final class BindingCpuTime {
                 c = b::c;
                 close = () -> { };
                 perCall = DowncallBenchmark.BATCH;
+            } else if (request.startsWith("reply/")) {
+                // ReplyChainBenchmark: "java" is the reply posted one request per call, "c" the same as one chain
+                String[] p = request.split("/");
+                ReplyChainBenchmark b = new ReplyChainBenchmark();
+                b.path = p[1];
+                b.writes = Integer.parseInt(p[2]);
+                b.open();
+                java = b::separate;
+                c = b::chain;
+                close = b::close;
+                perCall = 1;
             } else if (request.startsWith("rate/")) {
                 String[] p = request.split("/");
                 MessageRateBenchmark b = new MessageRateBenchmark();
@@ -83,8 +95,10 @@ public final class BindingCpuTime {
                 }
             }
             close.run();
-            System.out.printf(Locale.ROOT, "cpu %s java=%.2f c=%.2f wall java=%.2f c=%.2f (%d)%n", request, cpu[0],
-                    cpu[1], wall[0], wall[1], sink & 1);
+            String[] names = request.startsWith("reply/") ? new String[] {"separate", "chain"}
+                    : new String[] {"java", "c"};
+            System.out.printf(Locale.ROOT, "cpu %s %s=%.2f %s=%.2f wall %s=%.2f %s=%.2f (%d)%n", request, names[0],
+                    cpu[0], names[1], cpu[1], names[0], wall[0], names[1], wall[1], sink & 1);
         }
     }
 }

@@ -17,9 +17,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.nfs.FileHandle3;
+import org.panamardma.nfs.Mount3;
 import org.panamardma.nfs.MountClient;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.Nfs3Client;
+import org.panamardma.nfs.Portmap;
 import org.panamardma.nfs.PortmapClient;
 import org.panamardma.nfs.StableHow;
 import org.panamardma.nfs.rpc.RdmaRpcTransport;
@@ -267,9 +269,9 @@ public final class NfsRpcBench {
 
     private static FileHandle3 mount(String server, String export) throws IOException, InterruptedException {
         int mountPort;
-        try (TcpRpcTransport pmap = TcpRpcTransport.connect(server, PortmapClient.PORT)) {
-            mountPort = new PortmapClient(pmap, TIMEOUT).getPort(MountClient.PROGRAM, MountClient.VERSION,
-                    PortmapClient.IPPROTO_TCP);
+        try (TcpRpcTransport pmap = TcpRpcTransport.connect(server, Portmap.PORT)) {
+            mountPort = new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION,
+                    Portmap.IPPROTO_TCP);
         }
         try (TcpRpcTransport mount = TcpRpcTransport.connect(server, mountPort)) {
             return new MountClient(mount, ROOT, TIMEOUT).mount(export).root();

@@ -307,13 +307,13 @@ public final class Nfs3Client {
 
     /** REMOVE (RFC 1813 section 3.3.12). */
     public WccData remove(FileHandle3 directory, String name) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_REMOVE, Nfs3Xdr.dirop(directory, Nfs3Xdr.utf8(name)),
+        return call(Nfs3.PROC_REMOVE, Nfs3Args.DirOp.utf8(directory, name),
                 ReplyReader.of(Nfs3Xdr::wccResults)).orThrow("REMOVE " + name);
     }
 
     /** RMDIR (RFC 1813 section 3.3.13). */
     public WccData rmdir(FileHandle3 directory, String name) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_RMDIR, Nfs3Xdr.dirop(directory, Nfs3Xdr.utf8(name)),
+        return call(Nfs3.PROC_RMDIR, Nfs3Args.DirOp.utf8(directory, name),
                 ReplyReader.of(Nfs3Xdr::wccResults)).orThrow("RMDIR " + name);
     }
 

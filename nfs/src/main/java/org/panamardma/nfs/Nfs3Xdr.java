@@ -12,14 +12,18 @@ import org.panamardma.xdr.XdrException;
 
 /**
  * The arguments and results of the NFSv3 procedures this client uses, as XDR (RFC 1813 section 3): argument
- * encoders ({@link XdrEncodable}, repeatable) and result readers ({@link ReplyReader}).
+ * encoders (the records of {@link Nfs3Args}, which the server decodes: one definition for both sides) and result
+ * readers ({@link ReplyReader}).
  *
  * <p>Direct data placement (RFC 8267 section 4.1: in NFSv3 only the opaque data of READ results and WRITE
  * arguments are DDP-eligible): {@link #write} writes its data with {@code putEligibleOpaque}, and {@link #readResults}
  * reads its data through the {@link ReplyPlacement}, with the caller's buffer as the placement target.
  */
 public final class Nfs3Xdr {
-    /** {@code filename3} is {@code string<>}; Linux and most servers cap names at 255 bytes (NAME_MAX). */
+    /**
+     * {@code filename3} is {@code string<>}; Linux and most servers cap names at 255 bytes (NAME_MAX), and answer a
+     * longer one NFS3ERR_NAMETOOLONG.
+     */
     public static final int MAX_NAME = 255;
     /** Encoded size of {@code post_op_attr} holding attributes. */
     static final int POST_OP_ATTR_MAX = Xdr.INT_SIZE + Nfs3.FATTR3_SIZE;
@@ -27,7 +31,7 @@ public final class Nfs3Xdr {
     private Nfs3Xdr() {
     }
 
-    // ---- arguments ----------------------------------------------------------------------------------------------
+    // ---- arguments: the shared records of Nfs3Args, which the server decodes -------------------------------------
 
     /** {@code GETATTR3args}: the object's handle (RFC 1813 section 3.3.1). */
     public static XdrEncodable getattr(FileHandle3 object) {
@@ -36,19 +40,13 @@ public final class Nfs3Xdr {
 
     /** {@code LOOKUP3args}: {@code diropargs3}, the directory's handle and a name (RFC 1813 section 3.3.3). */
     public static XdrEncodable lookup(FileHandle3 directory, String name) {
-        return out -> {
-            directory.encodeTo(out);
-            out.putString(name, MAX_NAME);
-        };
+        return Nfs3Args.DirOp.utf8(directory, name);
     }
 
     /** {@code READ3args} (RFC 1813 section 3.3.6). */
     public static XdrEncodable read(FileHandle3 file, long offset, int count) {
         requireCount(count);
-        return out -> {
-            file.encodeTo(out);
-            out.putUnsignedHyper(offset).putUnsignedInt(count);
-        };
+        return new Nfs3Args.ReadArgs(file, offset, count);
     }
 
     /**
@@ -58,11 +56,7 @@ public final class Nfs3Xdr {
         if (data.byteSize() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("WRITE of " + data.byteSize() + " bytes: at most 2^31-1 per call");
         }
-        return out -> {
-            file.encodeTo(out);
-            out.putUnsignedHyper(offset).putUnsignedInt(data.byteSize()).putEnum(stable.code());
-            out.putEligibleOpaque(data, Integer.MAX_VALUE);
-        };
+        return new Nfs3Args.WriteArgs(file, offset, data.byteSize(), stable, data);
     }
 
     /** {@code FSINFO3args}: a handle in the file system, normally its root (RFC 1813 section 3.3.19). */
@@ -73,10 +67,7 @@ public final class Nfs3Xdr {
     /** {@code COMMIT3args} (RFC 1813 section 3.3.21); count 0 commits from offset to the end of the file. */
     public static XdrEncodable commit(FileHandle3 file, long offset, int count) {
         requireCount(count);
-        return out -> {
-            file.encodeTo(out);
-            out.putUnsignedHyper(offset).putUnsignedInt(count);
-        };
+        return new Nfs3Args.CommitArgs(file, offset, count);
     }
 
     /**
@@ -86,10 +77,7 @@ public final class Nfs3Xdr {
      */
     public static XdrEncodable readdir(FileHandle3 directory, long cookie, long cookieVerifier, int count) {
         requireCount(count);
-        return out -> {
-            directory.encodeTo(out);
-            out.putUnsignedHyper(cookie).putHyper(cookieVerifier).putUnsignedInt(count);
-        };
+        return new Nfs3Args.ReaddirArgs(directory, cookie, cookieVerifier, count, count, false);
     }
 
     /**
@@ -102,43 +90,22 @@ public final class Nfs3Xdr {
                                            int maxCount) {
         requireCount(dirCount);
         requireCount(maxCount);
-        return out -> {
-            directory.encodeTo(out);
-            out.putUnsignedHyper(cookie).putHyper(cookieVerifier).putUnsignedInt(dirCount).putUnsignedInt(maxCount);
-        };
+        return new Nfs3Args.ReaddirArgs(directory, cookie, cookieVerifier, dirCount, maxCount, true);
     }
 
     /** {@code SETATTR3args} (RFC 1813 section 3.3.2); {@code guard} is the ctime to check, or null for none. */
     public static XdrEncodable setattr(FileHandle3 object, Sattr3 attributes, NfsTime3 guard) {
-        return out -> {
-            object.encodeTo(out);
-            attributes.encodeTo(out);
-            out.putBoolean(guard != null);
-            if (guard != null) {
-                guard.encodeTo(out);
-            }
-        };
+        return new Nfs3Args.SetattrArgs(object, attributes, guard);
     }
 
     /** {@code ACCESS3args} (RFC 1813 section 3.3.4): the handle and the {@code ACCESS3_*} bits asked about. */
     public static XdrEncodable access(FileHandle3 object, int access) {
-        return out -> {
-            object.encodeTo(out);
-            out.putInt(access);
-        };
+        return new Nfs3Args.AccessArgs(object, access);
     }
 
     /** {@code diropargs3}: a directory and a name, as bytes (REMOVE, RMDIR, and the start of others). */
     public static XdrEncodable dirop(FileHandle3 directory, byte[] name) {
-        return out -> {
-            directory.encodeTo(out);
-            out.putOpaque(name, Integer.MAX_VALUE);
-        };
-    }
-
-    /** The UTF-8 bytes of a name. */
-    static byte[] utf8(String name) {
-        return name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return new Nfs3Args.DirOp(directory, new String(name, java.nio.charset.StandardCharsets.ISO_8859_1));
     }
 
     /**
@@ -149,67 +116,36 @@ public final class Nfs3Xdr {
      */
     public static XdrEncodable create(FileHandle3 directory, String name, int mode, Sattr3 attributes,
                                       long verifier) {
-        return out -> {
-            dirop(directory, utf8(name)).encodeTo(out);
-            out.putEnum(mode);
-            if (mode == Nfs3.CREATE_EXCLUSIVE) {
-                out.putHyper(verifier);
-            } else {
-                attributes.encodeTo(out);
-            }
-        };
+        return Nfs3Args.CreateArgs.of(Nfs3Args.DirOp.utf8(directory, name), mode, attributes, verifier);
     }
 
     /** {@code MKDIR3args} (RFC 1813 section 3.3.9). */
     public static XdrEncodable mkdir(FileHandle3 directory, String name, Sattr3 attributes) {
-        return out -> {
-            dirop(directory, utf8(name)).encodeTo(out);
-            attributes.encodeTo(out);
-        };
+        return new Nfs3Args.MkdirArgs(Nfs3Args.DirOp.utf8(directory, name), attributes);
     }
 
     /** {@code SYMLINK3args} (RFC 1813 section 3.3.10). */
     public static XdrEncodable symlink(FileHandle3 directory, String name, Sattr3 attributes, String target) {
-        return out -> {
-            dirop(directory, utf8(name)).encodeTo(out);
-            attributes.encodeTo(out);
-            out.putOpaque(utf8(target), Integer.MAX_VALUE);
-        };
+        return new Nfs3Args.SymlinkArgs(Nfs3Args.DirOp.utf8(directory, name), attributes,
+                Nfs3Args.utf8Bytes(target));
     }
 
     /** {@code MKNOD3args} (RFC 1813 section 3.3.11); {@code major}/{@code minor} only for devices. */
     public static XdrEncodable mknod(FileHandle3 directory, String name, FileType3 type, Sattr3 attributes,
                                      int major, int minor) {
-        return out -> {
-            dirop(directory, utf8(name)).encodeTo(out);
-            out.putEnum(type.code());
-            switch (type) {
-                case NF3CHR, NF3BLK -> {
-                    attributes.encodeTo(out);
-                    out.putInt(major).putInt(minor);
-                }
-                case NF3SOCK, NF3FIFO -> attributes.encodeTo(out);
-                default -> {
-                }
-            }
-        };
+        return new Nfs3Args.MknodArgs(Nfs3Args.DirOp.utf8(directory, name), type, attributes, major, minor);
     }
 
     /** {@code RENAME3args} (RFC 1813 section 3.3.14). */
     public static XdrEncodable rename(FileHandle3 fromDirectory, String fromName, FileHandle3 toDirectory,
                                       String toName) {
-        return out -> {
-            dirop(fromDirectory, utf8(fromName)).encodeTo(out);
-            dirop(toDirectory, utf8(toName)).encodeTo(out);
-        };
+        return new Nfs3Args.RenameArgs(Nfs3Args.DirOp.utf8(fromDirectory, fromName),
+                Nfs3Args.DirOp.utf8(toDirectory, toName));
     }
 
     /** {@code LINK3args} (RFC 1813 section 3.3.15). */
     public static XdrEncodable link(FileHandle3 file, FileHandle3 directory, String name) {
-        return out -> {
-            file.encodeTo(out);
-            dirop(directory, utf8(name)).encodeTo(out);
-        };
+        return new Nfs3Args.LinkArgs(file, Nfs3Args.DirOp.utf8(directory, name));
     }
 
     private static void requireCount(int count) {

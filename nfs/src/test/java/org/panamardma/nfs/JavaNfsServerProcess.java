@@ -80,12 +80,14 @@ final class JavaNfsServerProcess implements NfsServerUnderTest {
     }
 
     /**
-     * The class path of the server: the jars (or class folders) of nfs, rpcrdma and verbs-ffm, SLF4J's API and the
-     * binding this JVM uses (the JDK 1.4 one of the tests, as in nfs-server.jar: NfsServerMain formats its lines).
+     * The class path of the server: the jars (or class folders) of nfs, rpcrdma, oncrpc and verbs-ffm, SLF4J's API
+     * and the binding this JVM uses (the JDK 1.4 one of the tests, as in nfs-server.jar: NfsServerMain formats its
+     * lines).
      */
     private static String classPath() {
         List<String> parts = new ArrayList<>();
-        for (Class<?> c : List.of(NfsServerMain.class, RpcRdmaServer.class, org.panamardma.verbs.Device.class,
+        for (Class<?> c : List.of(NfsServerMain.class, RpcRdmaServer.class, org.panamardma.oncrpc.RpcService.class,
+                org.panamardma.verbs.Device.class,
                 LoggerFactory.class, LoggerFactory.getILoggerFactory().getClass())) {
             try {
                 String p = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();

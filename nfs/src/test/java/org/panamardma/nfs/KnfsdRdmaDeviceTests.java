@@ -91,9 +91,9 @@ abstract class KnfsdRdmaDeviceTests {
             assertEquals("ok", server.rdmaListener, "knfsd listens for RDMA on 20049");
             RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer"));
             serverIp = peer.ipv4().orElseThrow(() -> new AssertionError(peer + " has no IPv4 address"));
-            try (TcpRpcTransport pmap = TcpRpcTransport.connect(serverIp.getHostAddress(), PortmapClient.PORT)) {
-                int mountPort = new PortmapClient(pmap, TIMEOUT).getPort(MountClient.PROGRAM, MountClient.VERSION,
-                        PortmapClient.IPPROTO_TCP);
+            try (TcpRpcTransport pmap = TcpRpcTransport.connect(serverIp.getHostAddress(), Portmap.PORT)) {
+                int mountPort = new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION,
+                        Portmap.IPPROTO_TCP);
                 try (TcpRpcTransport mount = TcpRpcTransport.connect(serverIp.getHostAddress(), mountPort)) {
                     root = new MountClient(mount, ROOT, TIMEOUT).mount(server.export.toString()).root();
                 }

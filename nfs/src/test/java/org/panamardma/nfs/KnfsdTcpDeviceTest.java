@@ -62,9 +62,9 @@ class KnfsdTcpDeviceTest {
             server = KnfsdServer.start();
             InetAddress ip = device.ipv4().orElseThrow(() -> new AssertionError(device + " has no IPv4 address"));
             int mountPort;
-            try (TcpRpcTransport pmap = TcpRpcTransport.connect(ip.getHostAddress(), PortmapClient.PORT)) {
-                mountPort = new PortmapClient(pmap, TIMEOUT).getPort(MountClient.PROGRAM, MountClient.VERSION,
-                        PortmapClient.IPPROTO_TCP);
+            try (TcpRpcTransport pmap = TcpRpcTransport.connect(ip.getHostAddress(), Portmap.PORT)) {
+                mountPort = new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION,
+                        Portmap.IPPROTO_TCP);
             }
             assertTrue(mountPort > 0, "mountd v3 is registered for TCP");
             mountTransport = TcpRpcTransport.connect(ip.getHostAddress(), mountPort);
@@ -96,22 +96,22 @@ class KnfsdTcpDeviceTest {
     void portMapperRpcbindAndMountFindTheServices(RdmaTestDevice device) throws Exception {
         nfs(device);
         String host = device.ipv4().orElseThrow().getHostAddress();
-        try (TcpRpcTransport t = TcpRpcTransport.connect(host, PortmapClient.PORT)) {
+        try (TcpRpcTransport t = TcpRpcTransport.connect(host, Portmap.PORT)) {
             PortmapClient pmap = new PortmapClient(t, TIMEOUT);
-            assertEquals(Nfs3.TCP_PORT, pmap.getPort(Nfs3.PROGRAM, Nfs3.VERSION, PortmapClient.IPPROTO_TCP));
-            List<PortmapClient.Mapping> all = pmap.dump();
+            assertEquals(Nfs3.TCP_PORT, pmap.getPort(Nfs3.PROGRAM, Nfs3.VERSION, Portmap.IPPROTO_TCP));
+            List<Portmap.Mapping> all = pmap.dump();
             System.out.println("PMAPPROC_DUMP (rpcinfo -p):");
             all.forEach(m -> System.out.printf("  %d v%d %s port %d%n", m.program(), m.version(),
-                    m.protocol() == PortmapClient.IPPROTO_TCP ? "tcp" : "udp", m.port()));
-            assertTrue(all.contains(new PortmapClient.Mapping(Nfs3.PROGRAM, 3, PortmapClient.IPPROTO_TCP, 2049)), all::toString);
-            assertTrue(all.stream().anyMatch(m -> m.program() == MountClient.PROGRAM && m.version() == 3), all::toString);
+                    m.protocol() == Portmap.IPPROTO_TCP ? "tcp" : "udp", m.port()));
+            assertTrue(all.contains(new Portmap.Mapping(Nfs3.PROGRAM, 3, Portmap.IPPROTO_TCP, 2049)), all::toString);
+            assertTrue(all.stream().anyMatch(m -> m.program() == Mount3.PROGRAM && m.version() == 3), all::toString);
             String uaddr = pmap.getAddress(Nfs3.PROGRAM, Nfs3.VERSION, "tcp");
             System.out.println("RPCBPROC_GETADDR nfs v3 tcp: " + uaddr);
-            assertEquals(Nfs3.TCP_PORT, PortmapClient.portOf(uaddr));
+            assertEquals(Nfs3.TCP_PORT, Portmap.portOf(uaddr));
         }
         MountClient mount = new MountClient(mountTransport, ROOT, TIMEOUT);
         mount.ping();
-        List<MountClient.Export> exports = mount.exports();
+        List<Mount3.Export> exports = mount.exports();
         assertTrue(exports.stream().anyMatch(e -> e.directory().equals(server.export.toString())), exports::toString);
         MountClient.MountException missing = assertThrows(MountClient.MountException.class,
                 () -> mount.mount("/no/such/export"));

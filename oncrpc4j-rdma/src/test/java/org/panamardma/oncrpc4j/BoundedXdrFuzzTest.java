@@ -13,6 +13,7 @@ import org.dcache.oncrpc4j.xdr.BadXdrOncRpcException;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
+import org.panamardma.testing.AllocationBudget;
 
 /**
  * Drives {@link BoundedXdr}'s getters, oncrpc4j's {@link Xdr} decoding with counts checked against the call before

@@ -32,6 +32,7 @@ import org.panamardma.rpcrdma.server.ConnectionMemory;
 import org.panamardma.rpcrdma.server.ConnectionSettings;
 import org.panamardma.rpcrdma.server.RpcRdmaCallHandler;
 import org.panamardma.rpcrdma.server.ServerStatistics;
+import org.panamardma.testing.Bytes;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 
@@ -140,14 +141,7 @@ final class HostBridge {
     }
 
     static byte[] concat(byte[]... parts) {
-        int n = Arrays.stream(parts).mapToInt(p -> p.length).sum();
-        byte[] b = new byte[n];
-        int at = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, b, at, p.length);
-            at += p.length;
-        }
-        return b;
+        return Bytes.concat(parts);
     }
 
     static byte[] header(RpcRdmaHeader h) {

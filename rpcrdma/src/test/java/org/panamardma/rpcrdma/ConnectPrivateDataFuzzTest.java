@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import org.panamardma.fuzz.AllocationBudget;
+import org.panamardma.testing.AllocationBudget;
 
 /**
  * Fuzzes the RFC 8797 private data a peer sends in its RDMA-CM connect request or accept (FUZZING.md).

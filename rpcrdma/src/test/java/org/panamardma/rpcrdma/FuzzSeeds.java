@@ -1,22 +1,20 @@
 package org.panamardma.rpcrdma;
 
+import static org.panamardma.testing.Bytes.concat;
+import static org.panamardma.testing.Bytes.words;
+import static org.panamardma.testing.SeedCorpus.write;
+
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.AcceptedReply;
-import org.panamardma.oncrpc.AuthFlavor;
 import org.panamardma.oncrpc.AuthStat;
-import org.panamardma.oncrpc.AuthSysParms;
 import org.panamardma.oncrpc.OpaqueAuth;
-import org.panamardma.oncrpc.RecordMarking;
 import org.panamardma.oncrpc.RejectedReply;
 import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.oncrpc.RpcMessage;
@@ -25,9 +23,10 @@ import org.panamardma.rpcrdma.server.EchoProgram;
 import org.panamardma.rpcrdma.server.FuzzClientMemory;
 import org.panamardma.xdr.XdrEncoder;
 
+
 /**
- * Writes the seed corpus of the fuzz targets (FUZZING.md): valid messages of every kind each decoder reads, built
- * with the project's own encoders and the golden headers, into the {@code <Class>Inputs/<method>/} directories
+ * Writes the seed corpus of rpcrdma's fuzz targets (FUZZING.md): valid messages of every kind each decoder reads,
+ * built with the project's own encoders and the golden headers, into the {@code <Class>Inputs/<method>/} directories
  * under src/test/resources that Jazzer's JUnit integration replays in every {@code ./mvnw verify}. Run from the
  * rpcrdma directory after changing a format: {@code ./fuzz.sh seeds}.
  */
@@ -50,37 +49,9 @@ public final class FuzzSeeds {
         replies.putAll(headers);
         write(resources, "org.panamardma.rpcrdma.client.ReplyDecodingFuzzTest", "decode", replies);
         write(resources, "org.panamardma.rpcrdma.ConnectPrivateDataFuzzTest", "decode", privateDataSeeds());
-        write(resources, "org.panamardma.oncrpc.RpcMessageFuzzTest", "decode", rpcSeeds());
-        write(resources, "org.panamardma.oncrpc.RecordMarkingFuzzTest", "feed", recordSeeds());
-        write(resources, "org.panamardma.xdr.XdrDecoderFuzzTest", "getters", xdrSeeds());
-        write(resources, "org.panamardma.oncrpc.tcp.TcpConnectionFuzzTest", "stream", tcpSeeds());
-    }
-
-    private static void write(Path resources, String testClass, String method, Map<String, byte[]> seeds) {
-        int dot = testClass.lastIndexOf('.');
-        Path dir = resources.resolve(testClass.substring(0, dot).replace('.', '/'))
-                .resolve(testClass.substring(dot + 1) + "Inputs").resolve(method);
-        try {
-            Files.createDirectories(dir);
-            for (Map.Entry<String, byte[]> seed : seeds.entrySet()) {
-                Files.write(dir.resolve("seed-" + seed.getKey()), seed.getValue());
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        System.out.println(dir + ": " + seeds.size() + " seeds");
     }
 
     // ------------------------------------------------------------------------------------------------ encoders
-
-    static byte[] words(int... words) {
-        byte[] b = new byte[4 * words.length];
-        XdrEncoder out = new XdrEncoder(MemorySegment.ofArray(b));
-        for (int w : words) {
-            out.putInt(w);
-        }
-        return b;
-    }
 
     static byte[] header(RpcRdmaHeader header) {
         byte[] b = new byte[RpcRdmaHeaderEncoder.size(header)];
@@ -92,20 +63,6 @@ public final class FuzzSeeds {
         byte[] head = new byte[RpcMessageCodec.size(message)];
         RpcMessageCodec.encode(message, new XdrEncoder(MemorySegment.ofArray(head)));
         return concat(head, words(resultWords));
-    }
-
-    static byte[] concat(byte[]... parts) {
-        int n = 0;
-        for (byte[] p : parts) {
-            n += p.length;
-        }
-        byte[] all = new byte[n];
-        int at = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, all, at, p.length);
-            at += p.length;
-        }
-        return all;
     }
 
     private static String name(String golden) {
@@ -202,110 +159,6 @@ public final class FuzzSeeds {
         seeds.put("min-max", ConnectPrivateData.of(1024, 256 << 10, false).encode());
         seeds.put("ib-padded", concat(ConnectPrivateData.of(8192, 1024, true).encode(), new byte[48]));
         seeds.put("short", new byte[] {(byte) 0xf6, (byte) 0xab, 0x0e, 0x18, 1});
-        return seeds;
-    }
-
-    static Map<String, byte[]> rpcSeeds() {
-        Map<String, byte[]> seeds = new LinkedHashMap<>();
-        AuthSysParms parms = new AuthSysParms(0x1234, "client.example", 1000, 100, List.of(4, 24, 27, 30));
-        seeds.put("call-auth-none", rpc(RpcCall.of(XID, 100003, 3, 1, OpaqueAuth.NONE, OpaqueAuth.NONE), 1, 2));
-        seeds.put("call-auth-sys", rpc(RpcCall.of(XID, 100003, 3, 1, parms.toOpaqueAuth(), OpaqueAuth.NONE)));
-        seeds.put("call-rpcvers-3", rpc(new RpcCall(XID, 3, 100003, 3, 0, OpaqueAuth.NONE, OpaqueAuth.NONE)));
-        seeds.put("reply-success", rpc(AcceptedReply.success(XID, OpaqueAuth.NONE), 0));
-        seeds.put("reply-prog-mismatch", rpc(AcceptedReply.progMismatch(XID, OpaqueAuth.NONE, 2, 4)));
-        seeds.put("reply-rpc-mismatch", rpc(RejectedReply.rpcMismatch(XID, 2, 2)));
-        seeds.put("reply-auth-error", rpc(RejectedReply.authError(XID, AuthStat.values()[1])));
-        byte[] auth = new byte[parms.toOpaqueAuth().xdrSize()];
-        parms.toOpaqueAuth().encodeTo(new XdrEncoder(MemorySegment.ofArray(auth)));
-        seeds.put("opaque-auth-sys", auth);
-        seeds.put("opaque-auth-short", rpc(RpcCall.of(XID, 1, 1, 1, new OpaqueAuth(AuthFlavor.AUTH_SYS,
-                new byte[] {1, 2, 3, 4, 5}), OpaqueAuth.NONE)));
-        return seeds;
-    }
-
-    /** One record of a single fragment. */
-    static byte[] record(byte[] body) {
-        return concat(words(RecordMarking.header(true, body.length)), body);
-    }
-
-    /**
-     * Streams a client sends on one TCP connection (TcpConnectionFuzzTest: program 400126, procedures NULL, ECHO,
-     * ECHO_INLINE, FAIL; records up to 64 KiB; a connection budget of 16 KiB besides the 4 KiB reply buffer).
-     */
-    static Map<String, byte[]> tcpSeeds() {
-        Map<String, byte[]> seeds = new LinkedHashMap<>();
-        int prog = 400_126;
-        byte[] nullCall = record(rpc(RpcCall.of(XID, prog, 1, 0, OpaqueAuth.NONE, OpaqueAuth.NONE)));
-        byte[] echo = record(rpc(RpcCall.of(XID + 1, prog, 1, 1, OpaqueAuth.NONE, OpaqueAuth.NONE), 8, 0x01020304,
-                0x05060708));
-        byte[] echoInline = record(rpc(RpcCall.of(XID + 2, prog, 1, 2, OpaqueAuth.NONE, OpaqueAuth.NONE), 4, 7));
-        byte[] fail = record(rpc(RpcCall.of(XID + 3, prog, 1, 3, OpaqueAuth.NONE, OpaqueAuth.NONE)));
-        AuthSysParms parms = new AuthSysParms(0x1234, "client.example", 1000, 100, List.of(4, 24));
-        byte[] authSys = record(rpc(RpcCall.of(XID + 4, prog, 1, 0, parms.toOpaqueAuth(), OpaqueAuth.NONE)));
-        seeds.put("null", nullCall);
-        seeds.put("calls-of-every-procedure", concat(nullCall, echo, echoInline, fail, authSys));
-        byte[] call = rpc(RpcCall.of(XID + 5, prog, 1, 0, OpaqueAuth.NONE, OpaqueAuth.NONE));
-        seeds.put("two-fragments", concat(words(RecordMarking.header(false, 12)), java.util.Arrays.copyOf(call, 12),
-                words(RecordMarking.header(true, call.length - 12)),
-                java.util.Arrays.copyOfRange(call, 12, call.length)));
-        byte[] big = new byte[20 << 10];
-        seeds.put("echo-beyond-the-connection-budget-then-null", concat(record(concat(
-                rpc(RpcCall.of(XID + 6, prog, 1, 1, OpaqueAuth.NONE, OpaqueAuth.NONE), big.length), big)), nullCall));
-        seeds.put("echo-inline-beyond-the-reply-buffer", record(concat(
-                rpc(RpcCall.of(XID + 7, prog, 1, 2, OpaqueAuth.NONE, OpaqueAuth.NONE), 8192), new byte[8192])));
-        seeds.put("record-over-the-limit", concat(nullCall, words(RecordMarking.header(true, (64 << 10) + 1))));
-        seeds.put("a-reply-for-a-call", concat(record(rpc(AcceptedReply.success(XID, OpaqueAuth.NONE))), nullCall));
-        seeds.put("garbage-record", concat(record(words(1, 2, 3)), nullCall));
-        seeds.put("ends-mid-record", concat(nullCall, words(RecordMarking.header(true, 40)), words(1, 2)));
-        seeds.put("unknown-program", record(rpc(RpcCall.of(XID, 99, 1, 0, OpaqueAuth.NONE, OpaqueAuth.NONE))));
-        return seeds;
-    }
-
-    /** byte 0: maximum record size index, byte 1: how the stream is cut, then the stream. */
-    static Map<String, byte[]> recordSeeds() {
-        Map<String, byte[]> seeds = new LinkedHashMap<>();
-        byte[] twoRecords = concat(words(RecordMarking.header(true, 8)), words(1, 2),
-                words(RecordMarking.header(false, 4)), words(3), words(RecordMarking.header(true, 4)), words(4));
-        seeds.put("two-records-one-read", concat(new byte[] {6, (byte) 0x80}, twoRecords));
-        seeds.put("two-records-3-byte-reads", concat(new byte[] {6, 2}, twoRecords));
-        seeds.put("over-the-limit", concat(new byte[] {1, (byte) 0x80}, words(RecordMarking.header(true, 8)), words(1, 2)));
-        seeds.put("announces-2g", concat(new byte[] {7, (byte) 0x80}, words(0xFFFF_FFFF)));
-        seeds.put("empty-fragments", concat(new byte[] {0, 0x10}, words(0, RecordMarking.header(true, 0))));
-        return seeds;
-    }
-
-    /** byte 0: the number of op bytes, then the ops, then the data (see XdrDecoderFuzzTest). */
-    static Map<String, byte[]> xdrSeeds() {
-        Map<String, byte[]> seeds = new LinkedHashMap<>();
-        byte[] data = new byte[64];
-        XdrEncoder out = new XdrEncoder(MemorySegment.ofArray(data));
-        out.putInt(7).putBoolean(true).putString("host", 255).putArray(List.of(1, 2, 3), 16, XdrEncoder::putInt);
-        // getInt, getBoolean, getString<255>, getArray<16> of 4-byte ints
-        seeds.put("int-bool-string-array", concat(new byte[] {4, 0x00, 0x03, (byte) 0xA9, (byte) 0x8A},
-                out.written(0).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
-        data = new byte[64];
-        out = new XdrEncoder(MemorySegment.ofArray(data));
-        out.putOpaque(new byte[] {1, 2, 3, 4, 5}, 100).putHyper(-1).putFloat(1.5f).putDouble(2.5).putInt(3);
-        out.putInt(1).putInt(2).putInt(3);
-        // getOpaque<100>, getHyper, float+double, getIntArray<4>
-        seeds.put("opaque-hyper-float-intarray", concat(new byte[] {4, (byte) 0x97, 0x02, 0x05, (byte) 0x3C},
-                out.written(0).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
-        data = new byte[32];
-        out = new XdrEncoder(MemorySegment.ofArray(data));
-        out.putBoolean(true).putString("abcdefg", 8).putInt(2).putFixedOpaque(new byte[6]);
-        // getOptional(string<8>), getEnum(<=2), getFixedOpaque(6), getLength, skip
-        seeds.put("optional-enum-fixed", concat(new byte[] {3, 0x0D, 0x24, 0x26},
-                out.written(0).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
-        List<Byte> ops = new ArrayList<>();
-        for (int op = 0; op < 16; op++) {
-            ops.add((byte) (op | 0x50));
-        }
-        byte[] all = new byte[1 + ops.size() + 128];
-        all[0] = (byte) ops.size();
-        for (int i = 0; i < ops.size(); i++) {
-            all[1 + i] = ops.get(i);
-        }
-        seeds.put("every-op-zeros", all);
         return seeds;
     }
 }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.panamardma.rpcrdma.GoldenHeaders.CHUNK_WORDS;
 import static org.panamardma.rpcrdma.GoldenHeaders.concat;
-import static org.panamardma.xdr.Bytes.words;
+import static org.panamardma.testing.Bytes.words;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;

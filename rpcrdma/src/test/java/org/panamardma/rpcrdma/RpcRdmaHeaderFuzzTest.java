@@ -8,7 +8,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
-import org.panamardma.fuzz.AllocationBudget;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.xdr.XdrEncoder;
 
 /**

@@ -3,7 +3,7 @@ package org.panamardma.rpcrdma;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.panamardma.xdr.Bytes.words;
+import static org.panamardma.testing.Bytes.words;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
-import org.panamardma.xdr.Bytes;
+import org.panamardma.testing.Bytes;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 

@@ -14,7 +14,10 @@ import org.panamardma.verbs.ffi.verbs_h;
  * A completion channel: a file descriptor on which armed completion queues signal completions, so a thread can
  * sleep instead of busy polling. The usual loop: poll the CQ dry, {@link CompletionQueue#requestNotification
  * arm it}, poll once more (completions that raced the arming make no event), then {@link #await(long) wait}.
+ *
+ * <p>Verb of {@link #close()}: {@code ibv_destroy_comp_channel}.
  */
+@Verb("ibv_destroy_comp_channel")
 public final class CompletionChannel extends NativeResource {
     /** How long one wait holds the channel before re-checking for close: bounds how long close() waits. */
     private static final int WAIT_SLICE_MILLIS = 100;
@@ -88,7 +91,11 @@ public final class CompletionChannel extends NativeResource {
     /**
      * Waits up to {@code timeoutMillis} (0: do not wait) for a completion event, acknowledges it and returns the
      * queue that raised it, or null on timeout. The queue must be re-armed to raise another event.
+     *
+     * <p>Verbs: {@code ibv_get_cq_event}, {@code ibv_ack_cq_events}.
      */
+    @Verb("ibv_get_cq_event")
+    @Verb("ibv_ack_cq_events")
     public CompletionQueue await(long timeoutMillis) throws RdmaException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (true) {

@@ -26,7 +26,10 @@ import org.panamardma.verbs.ffi.verbs_h;
  * {@code ibv_next_poll} / {@code ibv_end_poll}, each completion read into the same {@code ibv_wc} array.
  *
  * <p>Polls pass the CQ's {@link CallGate} (one at a time, none after close) rather than its monitor.
+ *
+ * <p>Verb of {@link #close()}: {@code ibv_destroy_cq}.
  */
+@Verb("ibv_destroy_cq")
 public final class CompletionQueue extends NativeResource {
     final Context context;
     final MemorySegment handle;
@@ -129,7 +132,19 @@ public final class CompletionQueue extends NativeResource {
     /**
      * Polls up to {@code completions.capacity()} completions into {@code completions} and returns how many
      * ({@link WorkCompletions#count()} too). Allocates nothing.
+     *
+     * <p>Verbs: {@code ibv_poll_cq}, {@code ibv_start_poll}, {@code ibv_next_poll}, {@code ibv_end_poll}, {@code ibv_wc_read_opcode}, {@code ibv_wc_read_vendor_err}, {@code ibv_wc_read_byte_len}, {@code ibv_wc_read_imm_data}, {@code ibv_wc_read_qp_num}, {@code ibv_wc_read_wc_flags}.
      */
+    @Verb("ibv_poll_cq")
+    @Verb("ibv_start_poll")
+    @Verb("ibv_next_poll")
+    @Verb("ibv_end_poll")
+    @Verb("ibv_wc_read_opcode")
+    @Verb("ibv_wc_read_vendor_err")
+    @Verb("ibv_wc_read_byte_len")
+    @Verb("ibv_wc_read_imm_data")
+    @Verb("ibv_wc_read_qp_num")
+    @Verb("ibv_wc_read_wc_flags")
     public int poll(WorkCompletions completions) throws RdmaException {
         completions.checkOpen(); // before the provider hands over anything: a refused poll consumes nothing
         int n;
@@ -284,7 +299,10 @@ public final class CompletionQueue extends NativeResource {
     /**
      * Arms the queue: the next completion (with {@code solicitedOnly}, the next solicited or error one) produces
      * one event on the channel. Poll again after arming: completions that arrived before it make no event.
+     *
+     * <p>Verb: {@code ibv_req_notify_cq}.
      */
+    @Verb("ibv_req_notify_cq")
     public void requestNotification(boolean solicitedOnly) throws RdmaException {
         if (channel == null) {
             throw new IllegalStateException(describe() + " has no completion channel");

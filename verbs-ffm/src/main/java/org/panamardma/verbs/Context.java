@@ -24,7 +24,10 @@ import org.panamardma.verbs.ffi.verbs_h;
 /**
  * An opened RDMA device ({@code struct ibv_context}): the parent of protection domains, completion queues and
  * completion channels. Its device attributes are queried once, at open.
+ *
+ * <p>Verb of {@link #close()}: {@code ibv_close_device}.
  */
+@Verb("ibv_close_device")
 public final class Context extends NativeResource {
     static {
         org.panamardma.verbs.internal.VerbsAccess.set(new VerbsAccessImpl());
@@ -83,9 +86,13 @@ public final class Context extends NativeResource {
     /**
      * Opens the named device.
      *
+     * <p>Verbs: {@code ibv_get_device_list}, {@code ibv_open_device}.
+     *
      * @throws RdmaLibraryException if libibverbs is not installed (the message names the package to install), cannot
      *                              be loaded, or is older than rdma-core {@value RdmaCore#OLDEST_SUPPORTED}
      */
+    @Verb("ibv_get_device_list")
+    @Verb("ibv_open_device")
     public static Context open(String deviceName) throws RdmaException {
         RdmaCore.checkIbverbs();
         try (Arena arena = Arena.ofConfined()) {
@@ -223,12 +230,23 @@ public final class Context extends NativeResource {
         return transportType;
     }
 
-    /** The device's limits and capabilities, as queried when it was opened. */
+    /**
+     * The device's limits and capabilities, as queried when it was opened.
+     *
+     * <p>Verbs: {@code ibv_query_device_ex}, {@code ibv_query_device}.
+     */
+    @Verb("ibv_query_device_ex")
+    @Verb("ibv_query_device")
     public DeviceAttributes attributes() {
         return attributes;
     }
 
-    /** Queries a port (numbered from 1). */
+    /**
+     * Queries a port (numbered from 1).
+     *
+     * <p>Verb: {@code ibv_query_port}.
+     */
+    @Verb("ibv_query_port")
     public PortAttributes queryPort(int port) throws RdmaException {
         checkPort(port);
         try (Arena arena = Arena.ofConfined()) {
@@ -264,7 +282,12 @@ public final class Context extends NativeResource {
         }
     }
 
-    /** The valid entries of a port's GID table. */
+    /**
+     * The valid entries of a port's GID table.
+     *
+     * <p>Verb: {@code ibv_query_gid_table}.
+     */
+    @Verb("ibv_query_gid_table")
     public List<GidEntry> gidTable(int port) throws RdmaException {
         int length = queryPort(port).gidTableLength();
         try (Arena arena = Arena.ofConfined()) {
@@ -293,7 +316,12 @@ public final class Context extends NativeResource {
         }
     }
 
-    /** Allocates a protection domain. */
+    /**
+     * Allocates a protection domain.
+     *
+     * <p>Verb: {@code ibv_alloc_pd}.
+     */
+    @Verb("ibv_alloc_pd")
     public ProtectionDomain allocateProtectionDomain() throws RdmaException {
         synchronized (this) {
             checkOpen();
@@ -301,7 +329,12 @@ public final class Context extends NativeResource {
         }
     }
 
-    /** Creates a completion channel, for waiting on completions instead of busy polling. */
+    /**
+     * Creates a completion channel, for waiting on completions instead of busy polling.
+     *
+     * <p>Verb: {@code ibv_create_comp_channel}.
+     */
+    @Verb("ibv_create_comp_channel")
     public CompletionChannel createCompletionChannel() throws RdmaException {
         synchronized (this) {
             checkOpen();
@@ -309,7 +342,12 @@ public final class Context extends NativeResource {
         }
     }
 
-    /** Creates a completion queue of at least {@code capacity} entries, polled only (no channel). */
+    /**
+     * Creates a completion queue of at least {@code capacity} entries, polled only (no channel).
+     *
+     * <p>Verb: {@code ibv_create_cq}.
+     */
+    @Verb("ibv_create_cq")
     public CompletionQueue createCompletionQueue(int capacity) throws RdmaException {
         return createCompletionQueue(capacity, null);
     }
@@ -317,7 +355,10 @@ public final class Context extends NativeResource {
     /**
      * Creates a completion queue of at least {@code capacity} entries whose completion events go to
      * {@code channel} (null: none).
+     *
+     * <p>Verb: {@code ibv_create_cq}.
      */
+    @Verb("ibv_create_cq")
     public CompletionQueue createCompletionQueue(int capacity, CompletionChannel channel) throws RdmaException {
         return createCompletionQueue(capacity, channel, false);
     }
@@ -326,7 +367,11 @@ public final class Context extends NativeResource {
      * Like {@link #createCompletionQueue(int, CompletionChannel)}; with {@code extended}, the CQ is created with
      * {@code ibv_create_cq_ex} and polled with {@code ibv_start_poll}/{@code ibv_next_poll} where the provider has
      * them (rxe), and is a plain CQ where it has not (siw) — see {@link CompletionQueue#isExtended()}.
+     *
+     * <p>Verbs: {@code ibv_create_cq}, {@code ibv_create_cq_ex}.
      */
+    @Verb("ibv_create_cq")
+    @Verb("ibv_create_cq_ex")
     public CompletionQueue createCompletionQueue(int capacity, CompletionChannel channel, boolean extended)
             throws RdmaException {
         if (capacity < 1 || capacity > attributes.maxCqe()) {
@@ -342,7 +387,11 @@ public final class Context extends NativeResource {
     /**
      * Starts delivering this device's asynchronous events (port up/down, QP fatal, CQ error, SRQ limit...) to
      * {@code listener}, on a thread of the returned monitor; close the monitor to stop. One at a time per context.
+     *
+     * <p>Verbs: {@code ibv_get_async_event}, {@code ibv_ack_async_event}.
      */
+    @Verb("ibv_get_async_event")
+    @Verb("ibv_ack_async_event")
     public AsyncEventMonitor monitorAsyncEvents(java.util.function.Consumer<AsyncEvent> listener)
             throws RdmaException {
         synchronized (this) {

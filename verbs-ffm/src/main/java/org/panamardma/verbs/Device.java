@@ -27,10 +27,14 @@ public record Device(String name, NodeType nodeType, TransportType transportType
      * Lists the RDMA devices of this machine. A kernel without RDMA support (libibverbs reports {@code ENOSYS})
      * has none; so has a machine with libibverbs but without its device providers (Debian's ibverbs-providers).
      *
+     * <p>Verbs: {@code ibv_get_device_list}, {@code ibv_get_device_guid}.
+     *
      * @throws RdmaLibraryException if libibverbs is not installed (the message names the package to install), cannot
      *                              be loaded, or is older than rdma-core {@value RdmaCore#OLDEST_SUPPORTED}
      * @throws RdmaException        if libibverbs fails for another reason (for example {@code EPERM})
      */
+    @Verb("ibv_get_device_list")
+    @Verb("ibv_get_device_guid")
     public static List<Device> list() throws RdmaException {
         RdmaCore.checkIbverbs();
         try (Arena arena = Arena.ofConfined()) {
@@ -61,7 +65,12 @@ public record Device(String name, NodeType nodeType, TransportType transportType
         }
     }
 
-    /** The device of that name, if listed. */
+    /**
+     * The device of that name, if listed.
+     *
+     * <p>Verb: {@code ibv_get_device_list}.
+     */
+    @Verb("ibv_get_device_list")
     public static Optional<Device> byName(String name) throws RdmaException {
         return list().stream().filter(d -> d.name.equals(name)).findFirst();
     }

@@ -177,6 +177,31 @@ final class ExtendedSendPath extends SendPath {
         complete();
     }
 
+    /**
+     * One region of {@code n} requests: ibv_wr_start, for each its builder and ibv_wr_set_sge, ibv_wr_complete (one
+     * doorbell). Inside the region only the chain's Java arrays are read (nothing of the caller's native memory,
+     * which a chain does not take); anything thrown there all the same is aborted (see the class comment). A
+     * refused region is posted not at all.
+     */
+    @Override
+    void postChain(SendChain chain, int n) throws RdmaException {
+        begin();
+        try {
+            for (int i = 0; i < n; i++) {
+                setIdAndFlags(chain.wrIds[i], chain.flags[i]);
+                build(chain.ops[i], chain.remoteAddresses[i], chain.rkeys[i], chain.immediates[i], 0L, 0L);
+                VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpxAddress, chain.lkeys[i], chain.addresses[i],
+                        chain.lengths[i]);
+            }
+        } catch (Throwable t) {
+            throw abort(t);
+        }
+        int rc = completeRc();
+        if (rc != 0) {
+            throw chainFailure("ibv_wr_complete", rc, 0, n);
+        }
+    }
+
     /** RDMA FLUSH (draft-talpey-rdma-commit section 4.1); the caller checked {@link #flush()}. */
     void postFlush(long wrId, int flags, long remoteAddress, int rkey, long length, byte type, byte scope)
             throws RdmaException {
@@ -281,15 +306,18 @@ final class ExtendedSendPath extends SendPath {
 
     /** ibv_wr_complete: posts what was built, or reports why not (ENOMEM/ENOSPC: the send queue is full). */
     private void complete() throws RdmaException {
-        int rc;
+        int rc = completeRc();
+        if (rc != 0) {
+            throw postFailure("ibv_wr_complete", rc);
+        }
+    }
+
+    private int completeRc() {
         try {
-            rc = criticalComplete ? (int) VerbsOps.WR_COMPLETE_CRITICAL.invokeExact(wrComplete, qpxAddress)
+            return criticalComplete ? (int) VerbsOps.WR_COMPLETE_CRITICAL.invokeExact(wrComplete, qpxAddress)
                     : (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpxAddress);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);
-        }
-        if (rc != 0) {
-            throw postFailure("ibv_wr_complete", rc);
         }
     }
 }

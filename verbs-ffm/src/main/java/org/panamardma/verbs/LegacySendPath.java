@@ -33,6 +33,15 @@ final class LegacySendPath extends SendPath {
     private final long sgeAt;
     /** Whether post_send stays in user space on this provider (ProviderTraits): then the downcall is critical. */
     private final boolean critical;
+    /**
+     * {@link SendChain#MAX_REQUESTS} requests of one element each, linked in order ({@code next} of each is the
+     * following one) and pointed at their elements once at creation, for {@link #postChain}: a chain of n cuts the
+     * list after its n-th request for the call and links it again after (as QueuePair's receive batches).
+     */
+    private final long chainWrsAt;
+    private final long chainSgesAt;
+    private static final long WR_SIZE = ibv_send_wr.layout().byteSize();
+    private static final long SGE_SIZE = ibv_sge.layout().byteSize();
 
     /*
      * What the QP's ibv_send_wr holds now, field by field: a field is stored only when its value changes. Why: a store
@@ -60,7 +69,7 @@ final class LegacySendPath extends SendPath {
     /** The scratch segments are the QP's (global-scope views, see QueuePair.unscoped). */
     LegacySendPath(MemorySegment postSendFn, MemorySegment qp, String qpDescription, int sendQueueDepth,
                    MemorySegment inlineScratch, MemorySegment sendWr, MemorySegment sendSge, MemorySegment badWr,
-                   boolean critical) {
+                   MemorySegment chainWrs, MemorySegment chainSges, boolean critical) {
         super(qpDescription, sendQueueDepth, inlineScratch);
         this.critical = critical;
         this.postSendFn = postSendFn;
@@ -72,6 +81,57 @@ final class LegacySendPath extends SendPath {
         this.sgeAt = sendSge.address();
         sendWr.set(ADDRESS, ibv_send_wr.sg_list$OFFSET, sendSge);
         sendWr.set(JAVA_LONG, ibv_send_wr.next$OFFSET, 0L); // one request per post, always
+        this.chainWrsAt = chainWrs.address();
+        this.chainSgesAt = chainSges.address();
+        for (int i = 0; i < SendChain.MAX_REQUESTS; i++) {
+            long wr = i * WR_SIZE;
+            chainWrs.set(JAVA_LONG, wr + ibv_send_wr.next$OFFSET,
+                    i + 1 < SendChain.MAX_REQUESTS ? chainWrsAt + wr + WR_SIZE : 0L);
+            chainWrs.set(JAVA_LONG, wr + ibv_send_wr.sg_list$OFFSET, chainSgesAt + i * SGE_SIZE);
+            chainWrs.set(JAVA_INT, wr + ibv_send_wr.num_sge$OFFSET, 1);
+        }
+    }
+
+    /**
+     * One ibv_post_send of the chain's first {@code n} requests as a linked list: one call, one doorbell. Every
+     * field a chain's request uses is stored for each (the shadows above are the single request's, in its own
+     * struct). If the provider refuses one, bad_wr says which: those before it were posted, it and those after not.
+     */
+    @Override
+    void postChain(SendChain chain, int n) throws RdmaException {
+        for (int i = 0; i < n; i++) {
+            long wr = chainWrsAt + i * WR_SIZE;
+            long sge = chainSgesAt + i * SGE_SIZE;
+            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr_id$OFFSET, chain.wrIds[i]);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.opcode$OFFSET, chain.ops[i].wrOpcode);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.send_flags$OFFSET, chain.flags[i]);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.$anon0$imm_data$OFFSET,
+                    Integer.reverseBytes(chain.immediates[i]));
+            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr$rdma$remote_addr$OFFSET, chain.remoteAddresses[i]);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.wr$rdma$rkey$OFFSET, chain.rkeys[i]);
+            AllMemory.EVERYWHERE.set(JAVA_LONG, sge + ibv_sge.addr$OFFSET, chain.addresses[i]);
+            AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.length$OFFSET, chain.lengths[i]);
+            AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.lkey$OFFSET, chain.lkeys[i]);
+        }
+        long last = chainWrsAt + (n - 1) * WR_SIZE + ibv_send_wr.next$OFFSET;
+        long after = AllMemory.EVERYWHERE.get(JAVA_LONG, last);
+        AllMemory.EVERYWHERE.set(JAVA_LONG, last, 0L); // the list ends with this chain
+        int rc;
+        try {
+            rc = call(chainWrsAt);
+        } finally {
+            AllMemory.EVERYWHERE.set(JAVA_LONG, last, after);
+        }
+        if (rc != 0) {
+            long bad = badWr.get(JAVA_LONG, 0);
+            long index = (bad - chainWrsAt) / WR_SIZE;
+            // a provider that names no request of the list: the chain's fate is unknown, say so rather than guess
+            if (bad < chainWrsAt || index >= n || (bad - chainWrsAt) % WR_SIZE != 0) {
+                throw postFailure("ibv_post_send (a chain of " + n + ": the provider named no request of it as "
+                        + "refused, so how many were posted is unknown)", rc);
+            }
+            throw chainFailure("ibv_post_send", rc, (int) index, n);
+        }
     }
 
     @Override
@@ -191,17 +251,21 @@ final class LegacySendPath extends SendPath {
     }
 
     private void invoke() throws RdmaException {
-        int rc;
-        try {
-            // the QP, its scratch: kept alive by the QP's CallGate around this call (VerbsOps: addresses as longs)
-            rc = critical ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postSendFn, qp.address(), sendWr.address(),
-                    badWr.address())
-                    : (int) VerbsOps.POST_WR.invokeExact(postSendFn, qp.address(), sendWr.address(), badWr.address());
-        } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
-        }
+        int rc = call(wrAt);
         if (rc != 0) {
             throw postFailure("ibv_post_send", rc);
+        }
+    }
+
+    /** post_send of the list at {@code wrs}. */
+    private int call(long wrs) {
+        try {
+            // the QP, its scratch: kept alive by the QP's CallGate around this call (VerbsOps: addresses as longs)
+            return critical ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postSendFn, qp.address(), wrs,
+                    badWr.address())
+                    : (int) VerbsOps.POST_WR.invokeExact(postSendFn, qp.address(), wrs, badWr.address());
+        } catch (Throwable t) {
+            throw CompletionQueue.verbsError(t);
         }
     }
 }

@@ -15,7 +15,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Registered memory ({@code struct ibv_mr}): the device may read and write it, with the {@link #lkey()} locally
  * and, where the access allows, peers with the {@link #rkey()}.
+ *
+ * <p>Verb of {@link #close()}: {@code ibv_dereg_mr}.
  */
+@Verb("ibv_dereg_mr")
 public final class MemoryRegion extends NativeResource {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryRegion.class);
 
@@ -129,6 +132,7 @@ public final class MemoryRegion extends NativeResource {
         String what = describe();
         pd.forget(this);
         int rc = verbs_h.ibv_dereg_mr(handle);
+        pd.countDeregistration();
         if (rc != 0) {
             deregistrationFailed = true;
         }

@@ -32,7 +32,10 @@ import org.panamardma.verbs.ffi.verbs_h;
  * against the window's range (o10-37.2.x); rxe (Linux 6.1 and 6.12, {@code check_rkey} in rxe_resp.c) checks it
  * against the range of the window's memory region only, so on rxe a window reaches the whole region it is bound to
  * (its rights and lifetime are enforced): bind windows to regions no larger than what the peer may touch.
+ *
+ * <p>Verb of {@link #close()}: {@code ibv_dealloc_mw}.
  */
+@Verb("ibv_dealloc_mw")
 public final class MemoryWindow extends NativeResource {
     private final ProtectionDomain pd;
     final MemorySegment handle;

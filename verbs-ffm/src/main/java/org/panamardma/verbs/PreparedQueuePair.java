@@ -194,13 +194,23 @@ public final class PreparedQueuePair implements AutoCloseable {
         return gidIndex;
     }
 
-    /** Posts a receive before connecting (so that the peer's first SEND finds one). */
+    /**
+     * Posts a receive before connecting (so that the peer's first SEND finds one).
+     *
+     * <p>Verb: {@code ibv_post_recv}.
+     */
+    @Verb("ibv_post_recv")
     public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
         checkNotSpent();
         qp.postReceive(wrId, mr, offset, length);
     }
 
-    /** Connects to the peer's endpoint with {@link ConnectOptions#DEFAULTS}. */
+    /**
+     * Connects to the peer's endpoint with {@link ConnectOptions#DEFAULTS}.
+     *
+     * <p>Verb: {@code ibv_modify_qp}.
+     */
+    @Verb("ibv_modify_qp")
     public QueuePair connect(QueuePairEndpoint remote) throws RdmaException {
         return connect(remote, ConnectOptions.DEFAULTS);
     }
@@ -208,8 +218,11 @@ public final class PreparedQueuePair implements AutoCloseable {
     /**
      * INIT -> RTR (toward {@code remote}) -> RTS. The path MTU is the smaller of both ports' active MTUs.
      *
+     * <p>Verb: {@code ibv_modify_qp}.
+     *
      * @throws UnsupportedOperationException on iWARP (connect through rdma_cm)
      */
+    @Verb("ibv_modify_qp")
     public QueuePair connect(QueuePairEndpoint remote, ConnectOptions options) throws RdmaException {
         checkNotSpent();
         Context ctx = qp.pd.context;
@@ -280,7 +293,12 @@ public final class PreparedQueuePair implements AutoCloseable {
         return qp;
     }
 
-    /** Destroys the queue pair (also after connect: the QueuePair is the same native object). */
+    /**
+     * Destroys the queue pair (also after connect: the QueuePair is the same native object).
+     *
+     * <p>Verb: {@code ibv_destroy_qp}.
+     */
+    @Verb("ibv_destroy_qp")
     @Override
     public void close() {
         qp.close();

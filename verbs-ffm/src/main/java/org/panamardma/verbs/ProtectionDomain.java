@@ -7,14 +7,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_pd;
 import org.panamardma.verbs.ffi.verbs_h;
 
-/** A protection domain: memory regions, queue pairs and SRQs that may work together. */
+/**
+ * A protection domain: memory regions, queue pairs and SRQs that may work together.
+ *
+ * <p>Verb of {@link #close()}: {@code ibv_dealloc_pd}.
+ */
+@Verb("ibv_dealloc_pd")
 public final class ProtectionDomain extends NativeResource {
     final Context context;
     final MemorySegment handle;
+    /** ibv_reg_mr calls that succeeded in this PD, and ibv_dereg_mr calls made for its regions. */
+    private final LongAdder registrations = new LongAdder();
+    private final LongAdder deregistrations = new LongAdder();
     /**
      * The open regions by rkey, for {@link #regionByRkey}: a responder that checks a peer's STag itself (the RFC 7306
      * agent of the connection layer) finds the region the device would. Keys are unique among a device's live
@@ -48,9 +57,12 @@ public final class ProtectionDomain extends NativeResource {
      * region before the segment's arena. (The region checks that the segment is alive on every use; what it cannot
      * stop is a peer writing into memory the caller freed, so the order matters.)
      *
+     * <p>Verb: {@code ibv_reg_mr_iova2}.
+     *
      * @throws IllegalStateException if the segment's memory is already freed (its arena closed)
      * @throws IllegalArgumentException for a heap segment (the device needs stable native memory)
      */
+    @Verb("ibv_reg_mr_iova2")
     public MemoryRegion register(MemorySegment segment, Set<Access> access) throws RdmaException {
         if (!segment.isNative()) {
             throw new IllegalArgumentException("only native memory can be registered; got a heap segment");
@@ -67,7 +79,12 @@ public final class ProtectionDomain extends NativeResource {
         }
     }
 
-    /** Allocates {@code size} bytes of page-aligned, zeroed native memory owned by the region, and registers it. */
+    /**
+     * Allocates {@code size} bytes of page-aligned, zeroed native memory owned by the region, and registers it.
+     *
+     * <p>Verb: {@code ibv_reg_mr_iova2}.
+     */
+    @Verb("ibv_reg_mr_iova2")
     public MemoryRegion allocate(long size, Set<Access> access) throws RdmaException {
         if (size <= 0) {
             throw new IllegalArgumentException("size must be positive: " + size);
@@ -85,7 +102,9 @@ public final class ProtectionDomain extends NativeResource {
         }
     }
 
+    /** Every region registered here passes through here: counted, and found by its rkey while open. */
     private MemoryRegion remember(MemoryRegion mr) {
+        registrations.increment();
         regionsByRkey.put(mr.rkey(), mr);
         return mr;
     }
@@ -106,11 +125,31 @@ public final class ProtectionDomain extends NativeResource {
     }
 
     /**
+     * @return the memory regions registered in this PD so far ({@code ibv_reg_mr} calls that succeeded): what a
+     *         transport that claims to register nothing per call in steady state is checked against
+     */
+    public long registrations() {
+        return registrations.sum();
+    }
+
+    /** @return the {@code ibv_dereg_mr} calls made for this PD's regions so far (failed ones included) */
+    public long deregistrations() {
+        return deregistrations.sum();
+    }
+
+    void countDeregistration() {
+        deregistrations.increment();
+    }
+
+    /**
      * Allocates a type 2 memory window ({@code ibv_alloc_mw(pd, IBV_MW_TYPE_2)}), free until a queue pair of this PD
      * binds it ({@link QueuePair#postBindMemoryWindow}).
      *
+     * <p>Verb: {@code ibv_alloc_mw}.
+     *
      * @throws UnsupportedOperationException if the device has no type 2 memory windows (siw), naming the device
      */
+    @Verb("ibv_alloc_mw")
     public MemoryWindow allocateMemoryWindow() throws RdmaException {
         synchronized (this) {
             checkOpen();
@@ -128,7 +167,12 @@ public final class ProtectionDomain extends NativeResource {
         return new QueuePairBuilder(this);
     }
 
-    /** Creates a shared receive queue. */
+    /**
+     * Creates a shared receive queue.
+     *
+     * <p>Verb: {@code ibv_create_srq}.
+     */
+    @Verb("ibv_create_srq")
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) throws RdmaException {
         synchronized (this) {
             checkOpen();

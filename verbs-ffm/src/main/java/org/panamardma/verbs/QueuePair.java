@@ -41,7 +41,11 @@ import org.panamardma.verbs.ffi.verbs_h;
  *
  * <p><b>Completions</b> arrive on the CQs with the {@code wrId} given; only {@link SendFlags#SIGNALED} requests (or
  * all, with {@link QueuePairBuilder#signalAll}) complete when successful. Post flags are those of {@link SendFlags}.
+ *
+ * <p>Verbs of {@link #close()}: {@code ibv_destroy_qp}, {@code rdma_destroy_qp}.
  */
+@Verb("ibv_destroy_qp")
+@Verb("rdma_destroy_qp")
 public final class QueuePair extends NativeResource {
     final ProtectionDomain pd;
     final MemorySegment qp;
@@ -149,7 +153,9 @@ public final class QueuePair extends NativeResource {
         long sgeArray = ibv_sge.layout().byteSize() * Math.max(1, maxSendSge);
         LegacySendPath postSend = new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
                 unscoped(scratch.allocate(ibv_send_wr.layout())), unscoped(scratch.allocate(sgeArray, 8)),
-                unscoped(scratch.allocate(ADDRESS)), traits.postSendCritical());
+                unscoped(scratch.allocate(ADDRESS)),
+                unscoped(scratch.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS)),
+                unscoped(scratch.allocate(ibv_sge.layout(), SendChain.MAX_REQUESTS)), traits.postSendCritical());
         if (extended) {
             // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
             this.extendedPath = new ExtendedSendPath(RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)), ops,
@@ -235,26 +241,32 @@ public final class QueuePair extends NativeResource {
 
     // ---------------------------------------------------------------------------------------------------- info
 
+    /** The QP number the device gave it ({@code qp_num}): what the peer names as its destination QP. */
     public int qpNumber() {
         return qpNumber;
     }
 
+    /** The name of the device the QP is on ({@code mlx5_0}, {@code rxe0}...). */
     public String deviceName() {
         return deviceName;
     }
 
+    /** The device port the QP uses (numbered from 1). */
     public int port() {
         return port;
     }
 
+    /** The CQ its send requests complete on. */
     public CompletionQueue sendCompletionQueue() {
         return sendCq;
     }
 
+    /** The CQ its receives complete on. */
     public CompletionQueue receiveCompletionQueue() {
         return recvCq;
     }
 
+    /** The protection domain it was created in: the regions it posts must be registered there. */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
@@ -267,10 +279,15 @@ public final class QueuePair extends NativeResource {
         return extended;
     }
 
+    /**
+     * Whether {@link #postCompareSwap} and {@link #postFetchAdd} can post: on the extended path, as the provider
+     * granted at creation; otherwise as the device's attributes say.
+     */
     public boolean supportsAtomics() {
         return atomics;
     }
 
+    /** Whether SEND and WRITE with immediate data can post: not on iWARP, which has no immediate data. */
     public boolean supportsImmediateData() {
         return immediateData;
     }
@@ -297,19 +314,27 @@ public final class QueuePair extends NativeResource {
         return memoryWindows;
     }
 
+    /** The largest inline payload the provider granted ({@link #postSendInline}, {@link #postWriteInline}). */
     public int maxInlineData() {
         return maxInlineData;
     }
 
+    /** The send queue's depth the provider granted: at most this many send requests outstanding. */
     public int sendQueueDepth() {
         return maxSendWr;
     }
 
+    /** The receive queue's depth the provider granted: at most this many receives posted. */
     public int receiveQueueDepth() {
         return maxRecvWr;
     }
 
-    /** The QP's current state, as the device reports it (ERR after a failed request: see {@link #reset()}). */
+    /**
+     * The QP's current state, as the device reports it (ERR after a failed request: see {@link #reset()}).
+     *
+     * <p>Verb: {@code ibv_query_qp}.
+     */
+    @Verb("ibv_query_qp")
     public QpState state() throws RdmaException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
@@ -330,7 +355,10 @@ public final class QueuePair extends NativeResource {
      * Recovers from the error state: moves the QP to RESET and INIT (outstanding requests are flushed) and returns
      * it as a prepared QP with a new PSN, to be connected again — the peer must reconnect too. This object is no
      * longer usable for posting until then.
+     *
+     * <p>Verb: {@code ibv_modify_qp}.
      */
+    @Verb("ibv_modify_qp")
     public PreparedQueuePair reset() throws RdmaException {
         synchronized (this) {
             checkOpen();
@@ -363,7 +391,12 @@ public final class QueuePair extends NativeResource {
 
     // ------------------------------------------------------------------------------------------------ receives
 
-    /** Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}. */
+    /**
+     * Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}.
+     *
+     * <p>Verb: {@code ibv_post_recv}.
+     */
+    @Verb("ibv_post_recv")
     public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
         // Checked without the region's monitor: a receive hands the provider only an address and the lkey, which
         // it stores without dereferencing; the kernel resolves the lkey when data arrives and refuses it once the
@@ -381,7 +414,12 @@ public final class QueuePair extends NativeResource {
         }
     }
 
-    /** Posts a receive scattering into the elements of {@code sgl}. */
+    /**
+     * Posts a receive scattering into the elements of {@code sgl}.
+     *
+     * <p>Verb: {@code ibv_post_recv}.
+     */
+    @Verb("ibv_post_recv")
     public void postReceive(long wrId, ScatterGatherList sgl) throws RdmaException {
         if (sgl.count() > maxRecvSge) {
             throw new IllegalArgumentException(sgl.count() + " SGEs exceed the receive queue's " + maxRecvSge);
@@ -404,11 +442,14 @@ public final class QueuePair extends NativeResource {
      * per receive. Allocation-free: the arrays are the caller's, the request list is the QP's scratch. At most
      * {@value #MAX_RECEIVE_BATCH} per call.
      *
+     * <p>Verb: {@code ibv_post_recv}.
+     *
      * @throws IllegalArgumentException if {@code count} is not in [1, {@value #MAX_RECEIVE_BATCH}] or exceeds an array
      * @throws IndexOutOfBoundsException if a receive lies outside {@code mr} (checked before anything is posted)
      * @throws RdmaException if the provider refused a request (the message says how many of the batch, in order,
      *     were posted before it: ibv_post_recv posts the requests ahead of the one it returns as bad)
      */
+    @Verb("ibv_post_recv")
     public void postReceives(long[] wrIds, MemoryRegion mr, long[] offsets, int length, int count)
             throws RdmaException {
         if (count < 1 || count > MAX_RECEIVE_BATCH || count > wrIds.length || count > offsets.length) {
@@ -501,18 +542,37 @@ public final class QueuePair extends NativeResource {
 
     // --------------------------------------------------------------------------------------------------- sends
 
-    /** SEND of {@code length} bytes of {@code mr} at {@code offset}. */
+    /**
+     * SEND of {@code length} bytes of {@code mr} at {@code offset}.
+     *
+     * <p>Verbs: {@code ibv_wr_send}, {@code ibv_post_send}.
+     */
+    @Verb("ibv_wr_send")
+    @Verb("ibv_post_send")
     public void postSend(long wrId, MemoryRegion mr, long offset, int length, int flags) throws RdmaException {
         postOne(Op.SEND, wrId, mr, offset, length, 0L, 0, 0, 0L, 0L, flags);
     }
 
-    /** SEND with 32-bit immediate data (host byte order; the receiver sees it in its completion). */
+    /**
+     * SEND with 32-bit immediate data (host byte order; the receiver sees it in its completion).
+     *
+     * <p>Verbs: {@code ibv_wr_send_imm}, {@code ibv_post_send}.
+     */
+    @Verb("ibv_wr_send_imm")
+    @Verb("ibv_post_send")
     public void postSendWithImmediate(long wrId, MemoryRegion mr, long offset, int length, int immediate, int flags)
             throws RdmaException {
         postOne(Op.SEND_WITH_IMM, wrId, mr, offset, length, 0L, 0, immediate, 0L, 0L, flags);
     }
 
-    /** SEND gathering the elements of {@code sgl}. */
+    /**
+     * SEND gathering the elements of {@code sgl}.
+     *
+     * <p>Verbs: {@code ibv_wr_send}, {@code ibv_wr_set_sge_list}, {@code ibv_post_send}.
+     */
+    @Verb("ibv_wr_send")
+    @Verb("ibv_wr_set_sge_list")
+    @Verb("ibv_post_send")
     public void postSend(long wrId, ScatterGatherList sgl, int flags) throws RdmaException {
         postList(Op.SEND, wrId, sgl, 0L, 0, 0, flags);
     }
@@ -520,36 +580,73 @@ public final class QueuePair extends NativeResource {
     /**
      * SEND of bytes copied into the request ({@link SendFlags#INLINE} is implied): {@code data} may be any native
      * segment, registered or not, and is reusable when this returns. At most {@link #maxInlineData()} bytes.
+     *
+     * <p>Verbs: {@code ibv_wr_send}, {@code ibv_wr_set_inline_data}, {@code ibv_post_send}.
      */
+    @Verb("ibv_wr_send")
+    @Verb("ibv_wr_set_inline_data")
+    @Verb("ibv_post_send")
     public void postSendInline(long wrId, MemorySegment data, int flags) throws RdmaException {
         postInline(Op.SEND, wrId, data, 0L, 0, flags);
     }
 
-    /** RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}. */
+    /**
+     * RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}.
+     *
+     * <p>Verbs: {@code ibv_wr_rdma_write}, {@code ibv_post_send}.
+     */
+    @Verb("ibv_wr_rdma_write")
+    @Verb("ibv_post_send")
     public void postWrite(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags)
             throws RdmaException {
         postOne(Op.WRITE, wrId, mr, offset, length, remoteAddress, rkey, 0, 0L, 0L, flags);
     }
 
-    /** RDMA WRITE gathering the elements of {@code sgl}. */
+    /**
+     * RDMA WRITE gathering the elements of {@code sgl}.
+     *
+     * <p>Verbs: {@code ibv_wr_rdma_write}, {@code ibv_wr_set_sge_list}, {@code ibv_post_send}.
+     */
+    @Verb("ibv_wr_rdma_write")
+    @Verb("ibv_wr_set_sge_list")
+    @Verb("ibv_post_send")
     public void postWrite(long wrId, ScatterGatherList sgl, long remoteAddress, int rkey, int flags)
             throws RdmaException {
         postList(Op.WRITE, wrId, sgl, remoteAddress, rkey, 0, flags);
     }
 
-    /** RDMA WRITE of inline data (see {@link #postSendInline}). */
+    /**
+     * RDMA WRITE of inline data (see {@link #postSendInline}).
+     *
+     * <p>Verbs: {@code ibv_wr_rdma_write}, {@code ibv_wr_set_inline_data}, {@code ibv_post_send}.
+     */
+    @Verb("ibv_wr_rdma_write")
+    @Verb("ibv_wr_set_inline_data")
+    @Verb("ibv_post_send")
     public void postWriteInline(long wrId, MemorySegment data, long remoteAddress, int rkey, int flags)
             throws RdmaException {
         postInline(Op.WRITE, wrId, data, remoteAddress, rkey, flags);
     }
 
-    /** RDMA WRITE with immediate data: also consumes a receive at the peer, which completes with the value. */
+    /**
+     * RDMA WRITE with immediate data: also consumes a receive at the peer, which completes with the value.
+     *
+     * <p>Verbs: {@code ibv_wr_rdma_write_imm}, {@code ibv_post_send}.
+     */
+    @Verb("ibv_wr_rdma_write_imm")
+    @Verb("ibv_post_send")
     public void postWriteWithImmediate(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress,
                                        int rkey, int immediate, int flags) throws RdmaException {
         postOne(Op.WRITE_WITH_IMM, wrId, mr, offset, length, remoteAddress, rkey, immediate, 0L, 0L, flags);
     }
 
-    /** RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. */
+    /**
+     * RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}.
+     *
+     * <p>Verbs: {@code ibv_wr_rdma_read}, {@code ibv_post_send}.
+     */
+    @Verb("ibv_wr_rdma_read")
+    @Verb("ibv_post_send")
     public void postRead(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags)
             throws RdmaException {
         postOne(Op.READ, wrId, mr, offset, length, remoteAddress, rkey, 0, 0L, 0L, flags);
@@ -559,7 +656,11 @@ public final class QueuePair extends NativeResource {
      * ATOMIC FETCH AND ADD (RFC 7306 section 5... as in InfiniBand): adds {@code add} to the 64-bit word at the
      * peer's 8-byte aligned {@code remoteAddress}; the word's previous value lands in {@code result} at
      * {@code offset} (8 bytes, host byte order).
+     *
+     * <p>Verbs: {@code ibv_wr_atomic_fetch_add}, {@code ibv_post_send}.
      */
+    @Verb("ibv_wr_atomic_fetch_add")
+    @Verb("ibv_post_send")
     public void postFetchAdd(long wrId, MemoryRegion result, long offset, long remoteAddress, int rkey, long add,
                              int flags) throws RdmaException {
         postOne(Op.FETCH_ADD, wrId, result, offset, 8, remoteAddress, rkey, 0, add, 0L, flags);
@@ -568,7 +669,11 @@ public final class QueuePair extends NativeResource {
     /**
      * ATOMIC COMPARE AND SWAP: if the 64-bit word at the peer's 8-byte aligned {@code remoteAddress} equals
      * {@code compare}, it becomes {@code swap}; its previous value lands in {@code result} at {@code offset}.
+     *
+     * <p>Verbs: {@code ibv_wr_atomic_cmp_swp}, {@code ibv_post_send}.
      */
+    @Verb("ibv_wr_atomic_cmp_swp")
+    @Verb("ibv_post_send")
     public void postCompareSwap(long wrId, MemoryRegion result, long offset, long remoteAddress, int rkey,
                                 long compare, long swap, int flags) throws RdmaException {
         postOne(Op.COMPARE_SWAP, wrId, result, offset, 8, remoteAddress, rkey, 0, compare, swap, flags);
@@ -580,9 +685,12 @@ public final class QueuePair extends NativeResource {
      * flushed. The peer's region must grant {@link FlushType#requiredAccess()}, else the request completes with
      * {@link WcStatus#REM_ACCESS_ERR}.
      *
+     * <p>Verb: {@code ibv_wr_flush}.
+     *
      * @throws UnsupportedOperationException where the installed rdma-core is older than 45 (checked first: the message
      *                                       names both releases and {@code ibv_wr_flush}), or the device cannot FLUSH
      */
+    @Verb("ibv_wr_flush")
     public void postFlush(long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope,
                           int flags) throws RdmaException {
         if (!flush) {
@@ -606,7 +714,10 @@ public final class QueuePair extends NativeResource {
     /**
      * RDMA ATOMIC WRITE (draft-talpey-rdma-commit section 4.2): writes the 64-bit {@code value} (host byte order)
      * to the peer's 8-byte aligned {@code remoteAddress} as one indivisible store.
+     *
+     * <p>Verb: {@code ibv_wr_atomic_write}.
      */
+    @Verb("ibv_wr_atomic_write")
     public void postAtomicWrite(long wrId, long remoteAddress, int rkey, long value, int flags) throws RdmaException {
         if (!atomicWrite) {
             RdmaCore.Feature.ATOMIC_WRITE.require();
@@ -632,6 +743,8 @@ public final class QueuePair extends NativeResource {
      * the peer's Send With Invalidate) or closed. Requests posted after the bind on this queue pair execute after
      * it. The window's {@link MemoryWindow#rkey()} is {@code newRkey} when this returns.
      *
+     * <p>Verbs: {@code ibv_wr_bind_mw}, {@code ibv_post_send}.
+     *
      * @param newRkey the window's next key, usually {@link MemoryWindow#nextRkey()} (only the low byte may change)
      * @param access  a non-empty subset of {@link Access#REMOTE_READ}, {@link Access#REMOTE_WRITE},
      *                {@link Access#REMOTE_ATOMIC}
@@ -642,6 +755,8 @@ public final class QueuePair extends NativeResource {
      *         is not one of the window's
      * @throws IllegalStateException if the window is bound already (o10-37.2.30), or anything is closed
      */
+    @Verb("ibv_wr_bind_mw")
+    @Verb("ibv_post_send")
     public void postBindMemoryWindow(long wrId, MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length,
                                      java.util.Set<Access> access, int flags) throws RdmaException {
         if (!memoryWindows) {
@@ -697,8 +812,12 @@ public final class QueuePair extends NativeResource {
      * once the request completes, the peer's accesses with that key fail. Post it on the queue pair the window was
      * bound through.
      *
+     * <p>Verbs: {@code ibv_wr_local_inv}, {@code ibv_post_send}.
+     *
      * @throws IllegalStateException if the window is not bound ({@link MemoryWindow#isBound()}), or is closed
      */
+    @Verb("ibv_wr_local_inv")
+    @Verb("ibv_post_send")
     public void postInvalidate(long wrId, MemoryWindow mw, int flags) throws RdmaException {
         if (!memoryWindows) {
             throw unsupported("memory window invalidation", "type 2 memory windows");
@@ -715,6 +834,46 @@ public final class QueuePair extends NativeResource {
                 sendPath.postLocalInvalidate(wrId, flags, mw.rkey());
                 mw.invalidated();
             }
+        } finally {
+            gate.leave();
+        }
+    }
+
+    /**
+     * Posts the requests of {@code chain}, in order, in one post: one {@code ibv_post_send} of a linked list of
+     * requests (one {@code ibv_wr_start} ... {@code ibv_wr_complete} region where every opcode goes through the
+     * {@code ibv_wr_*} verbs), hence one call into the provider and one doorbell where posting them one by one makes
+     * one each. The chain is copied: it may be cleared and reused when this returns. Allocation-free.
+     *
+     * <p>Verb: {@code ibv_post_send}.
+     *
+     * @throws IllegalArgumentException if the chain is empty or longer than the send queue
+     * @throws UnsupportedOperationException if a request's opcode is one the QP cannot post (immediate data on iWARP)
+     * @throws IllegalStateException if the QP or a region of the chain is closed, or the QP is not connected
+     * @throws ChainPostException if the provider refused a request: which one, and that those before it were posted
+     *     and none after it
+     */
+    @Verb("ibv_post_send")
+    public void postChain(SendChain chain) throws RdmaException {
+        int n = chain.count;
+        if (n == 0) {
+            throw new IllegalArgumentException("an empty chain: nothing to post");
+        }
+        if (n > maxSendWr) {
+            throw new IllegalArgumentException("a chain of " + n + " requests exceeds " + describe()
+                    + "'s send queue of " + maxSendWr + ": post it in parts");
+        }
+        for (int i = 0; i < n; i++) {
+            checkOp(chain.ops[i]);
+        }
+        enter();
+        try {
+            checkConnected();
+            // lkeys only, as in postReceive: a region closed after this check cannot crash the provider
+            for (int i = 0; i < n; i++) {
+                chain.regions[i].checkOpen();
+            }
+            sendPath.postChain(chain, n);
         } finally {
             gate.leave();
         }

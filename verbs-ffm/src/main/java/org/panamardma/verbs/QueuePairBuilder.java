@@ -115,7 +115,14 @@ public final class QueuePairBuilder {
         return this;
     }
 
-    /** Creates the QP and takes it to INIT: receives may be posted, and its endpoint handed to the peer. */
+    /**
+     * Creates the QP and takes it to INIT: receives may be posted, and its endpoint handed to the peer.
+     *
+     * <p>Verbs: {@code ibv_create_qp}, {@code ibv_create_qp_ex}, {@code ibv_modify_qp}.
+     */
+    @Verb("ibv_create_qp")
+    @Verb("ibv_create_qp_ex")
+    @Verb("ibv_modify_qp")
     public PreparedQueuePair prepare() throws RdmaException {
         if (sendCq == null || recvCq == null) {
             throw new IllegalStateException("a queue pair needs completion queues: call completionQueue(cq)");

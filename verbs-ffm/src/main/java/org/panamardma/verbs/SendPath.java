@@ -88,17 +88,35 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
     /** {@code IBV_WR_LOCAL_INV}: invalidates the window (or fast-registered region) of {@code rkey}. */
     abstract void postLocalInvalidate(long wrId, int flags, int rkey) throws RdmaException;
 
+    /**
+     * The first {@code n} requests of {@code chain} in one post (one doorbell), in order. The caller checked
+     * {@code n} against {@link SendChain#MAX_REQUESTS} and the send queue, the opcodes, and the regions open.
+     *
+     * @throws ChainPostException if the provider refused one: which, and how many before it were posted
+     */
+    abstract void postChain(SendChain chain, int n) throws RdmaException;
+
     final RdmaException postFailure(String verb, int rc) {
         return postFailure(verb, qpDescription, rc, sendQueueDepth, "send");
     }
 
+    /** The failure of a chain's post: request {@code posted} of {@code n} refused, those before it posted. */
+    final ChainPostException chainFailure(String verb, int rc, int posted, int n) {
+        return new ChainPostException(postOperation(verb, qpDescription, rc, sendQueueDepth, "send"), Math.abs(rc),
+                posted, n);
+    }
+
     /** The failure of a post call on {@code qp}'s {@code queue}: the errno, and what ENOMEM/ENOSPC mean there. */
     static RdmaException postFailure(String verb, String qp, int rc, int depth, String queue) {
+        return new RdmaException(postOperation(verb, qp, rc, depth, queue), Math.abs(rc));
+    }
+
+    private static String postOperation(String verb, String qp, int rc, int depth, String queue) {
         int errno = Math.abs(rc);
         // providers differ: most say ENOMEM, rxe's ibv_wr_complete says ENOSPC
         String why = errno == Errno.ENOMEM || errno == Errno.ENOSPC
                 ? ": the " + queue + " queue is full (" + depth + " outstanding requests); poll completions first"
                 : "";
-        return new RdmaException(verb + " on " + qp + why, errno);
+        return verb + " on " + qp + why;
     }
 }

@@ -18,7 +18,10 @@ import org.panamardma.verbs.ffi.verbs_h;
 /**
  * A shared receive queue: one pool of receives for many queue pairs (a server with many connections posts
  * buffers once, not per connection). Posting allocates nothing.
+ *
+ * <p>Verb of {@link #close()}: {@code ibv_destroy_srq}.
  */
+@Verb("ibv_destroy_srq")
 public final class SharedReceiveQueue extends NativeResource {
     final ProtectionDomain pd;
     final MemorySegment handle;
@@ -72,7 +75,12 @@ public final class SharedReceiveQueue extends NativeResource {
         return maxWr;
     }
 
-    /** Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}. */
+    /**
+     * Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}.
+     *
+     * <p>Verb: {@code ibv_post_srq_recv}.
+     */
+    @Verb("ibv_post_srq_recv")
     public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
         // without the region's monitor: the provider stores the address and lkey without reading the memory, and the
         // kernel refuses the lkey of a region deregistered after this check (see QueuePair.postReceive)
@@ -103,7 +111,12 @@ public final class SharedReceiveQueue extends NativeResource {
         }
     }
 
-    /** Arms the SRQ limit: an async event SRQ_LIMIT_REACHED fires when fewer than {@code limit} receives remain. */
+    /**
+     * Arms the SRQ limit: an async event SRQ_LIMIT_REACHED fires when fewer than {@code limit} receives remain.
+     *
+     * <p>Verb: {@code ibv_modify_srq}.
+     */
+    @Verb("ibv_modify_srq")
     public void armLimit(int limit) throws RdmaException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(ibv_srq_attr.layout());

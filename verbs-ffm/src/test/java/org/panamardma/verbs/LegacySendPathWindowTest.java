@@ -62,7 +62,8 @@ class LegacySendPathWindowTest {
                     FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), arena);
             LegacySendPath path = new LegacySendPath(postSendFn, arena.allocate(64, 8), "test QP", 16,
                     arena.allocate(64, 8), arena.allocate(ibv_send_wr.layout()), arena.allocate(16 * 4, 8),
-                    arena.allocate(ADDRESS), false);
+                    arena.allocate(ADDRESS), arena.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS),
+                    arena.allocate(16L * SendChain.MAX_REQUESTS, 8), false);
             MemorySegment buffer = arena.allocate(64, 8);
             MemorySegment mw = arena.allocate(64, 8);
             MemorySegment mr = arena.allocate(64, 8);

@@ -4,13 +4,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.NfsStat3;
 
@@ -54,12 +50,8 @@ final class ExportFs implements AutoCloseable {
     private final FileHandle3 rootHandle;
     private final PathCache paths;
     private final GenerationSource generations;
-    private final StaleHandles stale = new StaleHandles(MAX_STALE, STALE_TTL);
-    private final java.util.concurrent.Semaphore walkers = new java.util.concurrent.Semaphore(WALKERS, true);
-    private volatile java.time.Duration walkWait = java.time.Duration.ofSeconds(5);
+    private final HandleResolver resolver;
     private final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
-    /** Directory entries listed by walks so far (what stale and moved handles cost). */
-    private final java.util.concurrent.atomic.LongAdder walked = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * A file of the export, held open ({@code O_PATH}) while a procedure uses it; close it after.
@@ -90,6 +82,7 @@ final class ExportFs implements AutoCloseable {
         this.handles = handles;
         this.fsid = Integer.toUnsignedLong(handles.exportId());
         this.rootHandle = handles.encode(0, rootStat.ino(), rootStat.generation(), new byte[0]);
+        this.resolver = new HandleResolver(this, rootFd, rootStat, handles, paths);
     }
 
     /**
@@ -189,11 +182,11 @@ final class ExportFs implements AutoCloseable {
         Posix.close(rootFd);
     }
 
-    private static String join(String dir, String name) {
+    static String join(String dir, String name) {
         return dir.isEmpty() ? name : dir + "/" + name;
     }
 
-    private static String openable(String rel) {
+    static String openable(String rel) {
         return rel.isEmpty() ? "." : rel;
     }
 
@@ -225,9 +218,9 @@ final class ExportFs implements AutoCloseable {
         remember(new PathCache.Key(stat.ino(), stat.generation()), rel);
     }
 
-    private void remember(PathCache.Key key, String rel) {
+    void remember(PathCache.Key key, String rel) {
         paths.put(key, rel);
-        stale.seen(key);
+        resolver.seen(key);
     }
 
     /** Forgets the path of a file that was removed or renamed. */
@@ -237,12 +230,12 @@ final class ExportFs implements AutoCloseable {
 
     /** How long a call waits for one of the {@value #WALKERS} walks before it is answered NFS3ERR_JUKEBOX. */
     void walkWait(java.time.Duration wait) {
-        this.walkWait = wait;
+        resolver.walkWait(wait);
     }
 
     /** @return directory entries listed by walks so far */
     long walkedEntries() {
-        return walked.sum();
+        return resolver.walkedEntries();
     }
 
     /** @return paths remembered now */
@@ -258,63 +251,7 @@ final class ExportFs implements AutoCloseable {
      * @throws NfsError BADHANDLE for a handle this server did not issue, STALE for a file no longer in the export
      */
     Node resolve(FileHandle3 fh) throws NfsError {
-        return CallerThreads.asServer(() -> resolveAsServer(fh));
-    }
-
-    private Node resolveAsServer(FileHandle3 fh) throws NfsError {
-        FileHandles.Decoded d = handles.decode(fh);
-        if (d.depth() == 0) {
-            if (d.ino() != rootStat.ino() || d.generation() != rootStat.generation()) {
-                throw new NfsError(NfsStat3.NFS3ERR_STALE, "root handle of another directory");
-            }
-            Node root = open("", d);
-            if (root == null) {
-                throw new NfsError(NfsStat3.NFS3ERR_STALE, "the export's root cannot be opened");
-            }
-            return root;
-        }
-        PathCache.Key key = new PathCache.Key(d.ino(), d.generation());
-        String rel = paths.get(key);
-        if (rel != null) {
-            Node node = open(rel, d);
-            if (node != null) {
-                return node;
-            }
-            paths.remove(key, rel);
-        }
-        if (stale.isStale(key)) {
-            throw new NfsError(NfsStat3.NFS3ERR_STALE, "no file of inode " + d.ino() + " in the export (searched"
-                    + " lately)");
-        }
-        boolean permitted;
-        try {
-            permitted = walkers.tryAcquire(walkWait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            permitted = false;
-        }
-        if (!permitted) {
-            throw new NfsError(NfsStat3.NFS3ERR_JUKEBOX, "every walk of the tree is taken");
-        }
-        int[] budget = {WALK_BUDGET};
-        try {
-            rel = walk("", 0, d, budget);
-            if (rel == null) {
-                rel = search(d, budget);
-            }
-        } finally {
-            walkers.release();
-            walked.add(WALK_BUDGET - Math.max(0, budget[0]));
-        }
-        if (rel != null) {
-            Node node = open(rel, d);
-            if (node != null) {
-                remember(key, rel);
-                return node;
-            }
-        }
-        stale.add(key);
-        throw new NfsError(NfsStat3.NFS3ERR_STALE, "no file of inode " + d.ino() + " in the export");
+        return CallerThreads.asServer(() -> resolver.resolve(fh));
     }
 
     /** The export's root, opened. */
@@ -323,7 +260,7 @@ final class ExportFs implements AutoCloseable {
     }
 
     /** Opens {@code rel} and checks it is the file of {@code d}; null if it is not (or cannot be opened). */
-    private Node open(String rel, FileHandles.Decoded d) {
+    Node open(String rel, FileHandles.Decoded d) {
         int fd;
         try {
             fd = Posix.openat2(rootFd, openable(rel), Posix.O_PATH | Posix.O_NOFOLLOW, 0, Posix.RESOLVE_CONFINED);
@@ -343,131 +280,6 @@ final class ExportFs implements AutoCloseable {
         } finally {
             Posix.close(fd);
         }
-    }
-
-    /** Opens the directory {@code rel} for reading its entries; null if it cannot be. */
-    private int openDirectory(String rel) {
-        try {
-            return Posix.openat2(rootFd, openable(rel), Posix.O_RDONLY | Posix.O_DIRECTORY, 0,
-                    Posix.RESOLVE_CONFINED);
-        } catch (PosixException e) {
-            return -1;
-        }
-    }
-
-    /** Walks down along the handle's hints; returns the path of the file, or null. */
-    private String walk(String dirRel, int level, FileHandles.Decoded d, int[] budget) {
-        int dfd = openDirectory(dirRel);
-        if (dfd < 0) {
-            return null;
-        }
-        List<String> subdirectories = new ArrayList<>();
-        String found = null;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(32 << 10, 8);
-            boolean last = level == d.depth() - 1;
-            outer:
-            while (true) {
-                long n = Posix.getdents64(dfd, buf);
-                if (n == 0) {
-                    break;
-                }
-                for (long at = 0; at < n; ) {
-                    Dirent e = Dirent.at(buf, at);
-                    at += e.reclen();
-                    if (e.isDotOrDotDot()) {
-                        continue;
-                    }
-                    if (--budget[0] < 0) {
-                        return null;
-                    }
-                    if (last) {
-                        if (e.ino() == d.ino()) {
-                            String rel = join(dirRel, e.name());
-                            try (Node node = open(rel, d)) {
-                                if (node != null) {
-                                    found = rel;
-                                    break outer;
-                                }
-                            }
-                        }
-                    } else if ((e.type() == Posix.DT_DIR || e.type() == 0)
-                            && (level >= d.hints().length || FileHandles.hint(e.ino()) == d.hints()[level])) {
-                        subdirectories.add(e.name());
-                    }
-                }
-            }
-        } catch (PosixException e) {
-            return null;
-        } finally {
-            Posix.close(dfd);
-        }
-        if (found != null) {
-            return found;
-        }
-        for (String sub : subdirectories) {
-            String r = walk(join(dirRel, sub), level + 1, d, budget);
-            if (r != null || budget[0] < 0) {
-                return r;
-            }
-        }
-        return null;
-    }
-
-    /** Breadth-first through the whole export, whatever the hints say; returns the path of the file, or null. */
-    private String search(FileHandles.Decoded d, int[] budget) {
-        ArrayDeque<String> queue = new ArrayDeque<>();
-        queue.add("");
-        long queuedChars = 0;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(32 << 10, 8);
-            while (!queue.isEmpty() && budget[0] > 0) {
-                String dirRel = queue.poll();
-                queuedChars -= dirRel.length();
-                int dfd = openDirectory(dirRel);
-                if (dfd < 0) {
-                    continue;
-                }
-                try {
-                    while (true) {
-                        long n = Posix.getdents64(dfd, buf);
-                        if (n == 0) {
-                            break;
-                        }
-                        for (long at = 0; at < n; ) {
-                            Dirent e = Dirent.at(buf, at);
-                            at += e.reclen();
-                            if (e.isDotOrDotDot()) {
-                                continue;
-                            }
-                            if (--budget[0] < 0) {
-                                return null;
-                            }
-                            String rel = join(dirRel, e.name());
-                            if (e.ino() == d.ino()) {
-                                try (Node node = open(rel, d)) {
-                                    if (node != null) {
-                                        return rel;
-                                    }
-                                }
-                            }
-                            if ((e.type() == Posix.DT_DIR || e.type() == 0) && rel.length() <= MAX_PATH) {
-                                queuedChars += rel.length();
-                                if (queuedChars > MAX_CACHED_CHARS) {
-                                    return null; // a tree too wide to search within bounded memory
-                                }
-                                queue.add(rel);
-                            }
-                        }
-                    }
-                } catch (PosixException e) {
-                    // unreadable directory: go on with the others
-                } finally {
-                    Posix.close(dfd);
-                }
-            }
-        }
-        return null;
     }
 
     // ---- lookups --------------------------------------------------------------------------------------------------

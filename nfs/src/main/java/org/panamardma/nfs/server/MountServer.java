@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.panamardma.nfs.MountClient;
+import org.panamardma.nfs.Mount3;
 import org.panamardma.nfs.MountStat3;
 import org.panamardma.oncrpc.AuthFlavor;
 import org.panamardma.oncrpc.RpcDispatcher;
@@ -83,10 +83,10 @@ final class MountServer {
     }
 
     void register(RpcDispatcher.Builder builder) {
-        int prog = MountClient.PROGRAM;
-        int vers = MountClient.VERSION;
-        builder.register(prog, vers, MountClient.PROC_NULL, in -> Boolean.TRUE, (a, call) -> XdrEncodable.VOID);
-        builder.register(prog, vers, MountClient.PROC_MNT, in -> in.getOpaqueBytes(MountClient.MNTPATHLEN),
+        int prog = Mount3.PROGRAM;
+        int vers = Mount3.VERSION;
+        builder.register(prog, vers, Mount3.PROC_NULL, in -> Boolean.TRUE, (a, call) -> XdrEncodable.VOID);
+        builder.register(prog, vers, Mount3.PROC_MNT, Mount3::decodeDirpath,
                 (byte[] raw, org.panamardma.oncrpc.RpcCall call) -> {
                     String path = new String(raw, StandardCharsets.UTF_8);
                     Optional<ExportGate.Client> client = ExportGate.current();
@@ -94,28 +94,24 @@ final class MountServer {
                     if (client.isEmpty() || !client.get().listed()) {
                         refusals.warn(() -> "MOUNT: refused MNT " + path + " from " + from
                                 + ": not in the export's client list (--allow)");
-                        return out -> out.putEnum(MountStat3.MNT3ERR_ACCES.code());
+                        return Mount3.mountFailure(MountStat3.MNT3ERR_ACCES);
                     }
                     if (!client.get().portAllowed()) {
                         refusals.warn(() -> "MOUNT: refused MNT " + path + " from " + from
                                 + ": not a reserved port, and the export is secure (insecure lifts it)");
-                        return out -> out.putEnum(MountStat3.MNT3ERR_ACCES.code());
+                        return Mount3.mountFailure(MountStat3.MNT3ERR_ACCES);
                     }
                     ExportOptions options = client.get().options();
                     Caller caller = squashing.map(call, options);
                     if (!isExport(path)) {
                         LOG.info("MNT " + path + " by " + caller + " at " + from + ": not exported");
-                        return out -> out.putEnum(MountStat3.MNT3ERR_NOENT.code());
+                        return Mount3.mountFailure(MountStat3.MNT3ERR_NOENT);
                     }
                     remember(new Entry(caller.machine(), address(client), fs.path()));
                     LOG.info("MNT " + path + " by " + caller + " at " + from + " (" + options + ")");
-                    return out -> {
-                        out.putEnum(MountStat3.MNT3_OK.code());
-                        fs.rootHandle().encodeTo(out);
-                        out.putInt(1).putInt(AuthFlavor.AUTH_SYS);
-                    };
+                    return new Mount3.MountResult(fs.rootHandle(), List.of(AuthFlavor.AUTH_SYS));
                 });
-        builder.register(prog, vers, 2 /* DUMP */, in -> Boolean.TRUE, (a, call) -> {
+        builder.register(prog, vers, Mount3.PROC_DUMP, in -> Boolean.TRUE, (a, call) -> {
             List<Entry> list;
             synchronized (mounts) {
                 list = new ArrayList<>(mounts.keySet());
@@ -123,12 +119,12 @@ final class MountServer {
             return out -> {
                 for (Entry e : list) {
                     out.putBoolean(true).putString(e.host().isEmpty() ? e.address() : e.host(),
-                            MountClient.MNTNAMLEN).putString(e.path(), MountClient.MNTPATHLEN);
+                            Mount3.MNTNAMLEN).putString(e.path(), Mount3.MNTPATHLEN);
                 }
                 out.putBoolean(false);
             };
         });
-        builder.register(prog, vers, MountClient.PROC_UMNT, in -> in.getOpaqueBytes(MountClient.MNTPATHLEN),
+        builder.register(prog, vers, Mount3.PROC_UMNT, Mount3::decodeDirpath,
                 (byte[] raw, org.panamardma.oncrpc.RpcCall call) -> {
                     String path = new String(raw, StandardCharsets.UTF_8);
                     Optional<ExportGate.Client> client = ExportGate.current();
@@ -141,7 +137,7 @@ final class MountServer {
                     onUnmount.run();
                     return XdrEncodable.VOID;
                 });
-        builder.register(prog, vers, 4 /* UMNTALL */, in -> Boolean.TRUE, (a, call) -> {
+        builder.register(prog, vers, Mount3.PROC_UMNTALL, in -> Boolean.TRUE, (a, call) -> {
             Optional<ExportGate.Client> client = ExportGate.current();
             Caller caller = squashing.map(call, client.map(ExportGate.Client::options).orElse(clients.defaults()));
             String address = address(client);
@@ -151,18 +147,11 @@ final class MountServer {
             LOG.info("UMNTALL by " + caller);
             return XdrEncodable.VOID;
         });
-        builder.register(prog, vers, MountClient.PROC_EXPORT, in -> Boolean.TRUE, (a, call) -> out -> {
-            // exportnode: the directory and its groups (the client list; "*" for every address)
-            out.putBoolean(true).putString(fs.path(), MountClient.MNTPATHLEN);
-            if (clients.everyAddress()) {
-                out.putBoolean(true).putString("*", MountClient.MNTNAMLEN);
-            } else {
-                for (ExportClients.Rule r : clients.rules()) {
-                    out.putBoolean(true).putString(r.block().toString(), MountClient.MNTNAMLEN);
-                }
-            }
-            out.putBoolean(false);
-            out.putBoolean(false);
+        builder.register(prog, vers, Mount3.PROC_EXPORT, in -> Boolean.TRUE, (a, call) -> {
+            // one exportnode: the directory and its groups (the client list; "*" for every address)
+            List<String> groups = clients.everyAddress() ? List.of("*")
+                    : clients.rules().stream().map(r -> r.block().toString()).toList();
+            return Mount3.exports(List.of(new Mount3.Export(fs.path(), groups)));
         });
     }
 }

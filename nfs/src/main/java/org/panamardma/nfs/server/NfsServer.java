@@ -1,7 +1,6 @@
 package org.panamardma.nfs.server;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -15,12 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import org.panamardma.nfs.MountClient;
+import org.panamardma.nfs.Mount3;
 import org.panamardma.nfs.Nfs3;
-import org.panamardma.nfs.PortmapClient;
-import org.panamardma.nfs.rpc.ReplyReader;
-import org.panamardma.nfs.rpc.TcpRpcTransport;
-import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.oncrpc.tcp.TcpRpcServer;
 import org.panamardma.rpcrdma.server.RpcRdmaServer;
@@ -59,7 +54,7 @@ public final class NfsServer implements AutoCloseable {
     private final TcpRpcServer tcp;
     private final TcpRpcServer mount;
     private final List<RpcRdmaServer> rdma;
-    private final List<PortmapClient.Mapping> registered = new ArrayList<>();
+    private final RpcbindRegistration rpcbind = new RpcbindRegistration();
     private final Object closedLock = new Object();
     private boolean closed;
 
@@ -105,7 +100,7 @@ public final class NfsServer implements AutoCloseable {
                         .maxMessageSizes(Nfs3Server.MAX_IO + (64 << 10), Nfs3Server.MAX_IO + (64 << 10))
                         .credits(b.credits).timeout(b.rdmaTimeout).start());
             }
-            mountServer = TcpRpcServer.builder(new ExportGate(mountPrograms, Set.of(MountClient.PROC_MNT), clients,
+            mountServer = TcpRpcServer.builder(new ExportGate(mountPrograms, Set.of(Mount3.PROC_MNT), clients,
                     true, "MOUNT", refusals)).bind(b.mount).logConnections(true).start();
         } catch (IOException | RuntimeException e) {
             for (RpcRdmaServer r : rdmaServers) {
@@ -144,7 +139,7 @@ public final class NfsServer implements AutoCloseable {
                     + " that user's permissions, and no client may make set-id files)");
         }
         if (b.rpcbind) {
-            registerWithRpcbind();
+            rpcbind.register(tcp == null ? 0 : tcp.port(), mount.port());
         }
         Thread.ofVirtual().name("nfs-server-clients").start(this::watchClients);
     }
@@ -245,7 +240,7 @@ public final class NfsServer implements AutoCloseable {
             closed = true;
             closedLock.notifyAll();
         }
-        unregisterFromRpcbind();
+        rpcbind.unregister();
         mount.close();
         if (tcp != null) {
             tcp.close();
@@ -287,56 +282,6 @@ public final class NfsServer implements AutoCloseable {
                         + Integer.toUnsignedString(o.anonGid()) + " are not ids of this user namespace");
             }
         }
-    }
-
-    // ---- rpcbind ----------------------------------------------------------------------------------------------
-
-    private static final int PMAPPROC_SET = 1;
-    private static final int PMAPPROC_UNSET = 2;
-
-    private void registerWithRpcbind() {
-        List<PortmapClient.Mapping> wanted = new ArrayList<>();
-        if (tcp != null) {
-            wanted.add(new PortmapClient.Mapping(Nfs3.PROGRAM, Nfs3.VERSION, PortmapClient.IPPROTO_TCP, tcp.port()));
-        }
-        wanted.add(new PortmapClient.Mapping(MountClient.PROGRAM, MountClient.VERSION, PortmapClient.IPPROTO_TCP,
-                mount.port()));
-        try (TcpRpcTransport rpcbind = TcpRpcTransport.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                PortmapClient.PORT), 1 << 16)) {
-            for (PortmapClient.Mapping m : wanted) {
-                boolean done = rpcbind.call(PortmapClient.PROGRAM, PortmapClient.PMAP_VERSION, PMAPPROC_SET,
-                        OpaqueAuth.NONE, PortmapClient.mapping(m), ReplyReader.of(in -> in.getBoolean()),
-                        Duration.ofSeconds(5));
-                if (done) {
-                    registered.add(m);
-                }
-                LOG.info("rpcbind: program " + m.program() + " version " + m.version()
-                        + " on TCP port " + m.port() + (done ? " registered" : " not registered (taken?)"));
-            }
-        } catch (IOException e) {
-            LOG.info("no rpcbind on this host (" + e.getMessage()
-                    + "): clients give port and mountport");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void unregisterFromRpcbind() {
-        if (registered.isEmpty()) {
-            return;
-        }
-        try (TcpRpcTransport rpcbind = TcpRpcTransport.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                PortmapClient.PORT), 1 << 16)) {
-            for (PortmapClient.Mapping m : registered) {
-                rpcbind.call(PortmapClient.PROGRAM, PortmapClient.PMAP_VERSION, PMAPPROC_UNSET, OpaqueAuth.NONE,
-                        PortmapClient.mapping(m), ReplyReader.of(in -> in.getBoolean()), Duration.ofSeconds(5));
-            }
-        } catch (IOException e) {
-            LOG.debug("rpcbind unset: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        registered.clear();
     }
 
     // ---- the secret -------------------------------------------------------------------------------------------

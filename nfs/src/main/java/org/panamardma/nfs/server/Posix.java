@@ -1,19 +1,12 @@
 package org.panamardma.nfs.server;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -91,84 +84,15 @@ final class Posix {
     static final int X_OK = 1;
     static final int AT_EACCESS = 0x200;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIBC = LINKER.defaultLookup();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
-
-    private static final MethodHandle OPENAT2 = downcall("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle FACCESSAT2 = downcall("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
-            Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle OPENAT = downcall("openat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(3));
-    private static final MethodHandle CLOSE = downcall("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle STATX = downcall("statx",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle PREAD = downcall("pread64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle PWRITE = downcall("pwrite64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle FSYNC = downcall("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle FDATASYNC = downcall("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle SYNCFS = downcall("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle IOCTL = downcall("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG,
-            ADDRESS), Linker.Option.firstVariadicArg(2));
     /** {@code FS_IOC_GETVERSION} ({@code _IOR('v', 1, long)}, linux/fs.h): the inode's generation. */
     static final long FS_IOC_GETVERSION = 0x80087601L;
-    private static final MethodHandle FTRUNCATE = downcall("ftruncate64",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle LSEEK = downcall("lseek64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle GETDENTS64 = downcall("getdents64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle MKDIRAT = downcall("mkdirat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle UNLINKAT = downcall("unlinkat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle RENAMEAT = downcall("renameat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    private static final MethodHandle SYMLINKAT = downcall("symlinkat",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    private static final MethodHandle READLINKAT = downcall("readlinkat",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
-    private static final MethodHandle LINKAT = downcall("linkat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
-    private static final MethodHandle MKNODAT = downcall("mknodat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle FCHOWNAT = downcall("fchownat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle FCHMODAT = downcall("fchmodat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-    private static final MethodHandle UTIMENSAT = downcall("utimensat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    private static final MethodHandle FSTATVFS = downcall("fstatvfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
-            ADDRESS));
-    private static final MethodHandle GETEUID = LINKER.downcallHandle(LIBC.find("geteuid").orElseThrow(),
-            FunctionDescriptor.of(JAVA_INT));
 
     /** {@code struct statx} is 256 bytes; the offsets below are those of linux/stat.h. */
     static final int STATX_SIZE = 256;
     /** {@code struct statvfs} on LP64 Linux: eleven 8-byte fields and six spare ints. */
-    private static final int STATVFS_SIZE = 112;
+    static final int STATVFS_SIZE = 112;
 
     private Posix() {
-    }
-
-    private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
-        Linker.Option[] options = new Linker.Option[extra.length + 1];
-        options[0] = CAPTURE_ERRNO;
-        System.arraycopy(extra, 0, options, 1, extra.length);
-        MemorySegment symbol = LIBC.find(name)
-                .orElseThrow(() -> new UnsatisfiedLinkError("the C library has no " + name));
-        return LINKER.downcallHandle(symbol, descriptor, options);
-    }
-
-    private static int errno(MemorySegment state) {
-        return (int) ERRNO.get(state, 0L);
     }
 
     /** Paths are byte strings (one byte per char, see {@link ExportFs}): encoded as ISO-8859-1, NUL-terminated. */
@@ -176,21 +100,21 @@ final class Posix {
         return arena.allocateFrom(path, StandardCharsets.ISO_8859_1);
     }
 
-    private static int check(int result, MemorySegment state, String op, String what) throws PosixException {
+    static int check(int result, MemorySegment state, String op, String what) throws PosixException {
         if (result < 0) {
-            throw new PosixException(errno(state), op, what);
+            throw new PosixException(Libc.errno(state), op, what);
         }
         return result;
     }
 
     private static long check(long result, MemorySegment state, String op, String what) throws PosixException {
         if (result < 0) {
-            throw new PosixException(errno(state), op, what);
+            throw new PosixException(Libc.errno(state), op, what);
         }
         return result;
     }
 
-    private static RuntimeException unexpected(Throwable t) {
+    static RuntimeException unexpected(Throwable t) {
         if (t instanceof RuntimeException r) {
             return r;
         }
@@ -203,7 +127,7 @@ final class Posix {
     /** @return the process's effective user id */
     static int geteuid() {
         try {
-            return (int) GETEUID.invokeExact();
+            return (int) Libc.GETEUID.invokeExact();
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -215,12 +139,12 @@ final class Posix {
      */
     static int openat2(int dirfd, String path, int flags, int mode, long resolve) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment how = arena.allocate(24, 8);
             how.set(JAVA_LONG, 0, Integer.toUnsignedLong(flags | O_CLOEXEC));
             how.set(JAVA_LONG, 8, (flags & O_CREAT) != 0 ? mode : 0);
             how.set(JAVA_LONG, 16, resolve);
-            long fd = (long) OPENAT2.invokeExact(state, SYS_OPENAT2, dirfd, path(arena, path), how, 24L);
+            long fd = (long) Libc.OPENAT2.invokeExact(state, SYS_OPENAT2, dirfd, path(arena, path), how, 24L);
             return (int) check(fd, state, "openat2", path);
         } catch (PosixException e) {
             throw e;
@@ -239,13 +163,13 @@ final class Posix {
      */
     static int faccess(int fd, int mode) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            long r = (long) FACCESSAT2.invokeExact(state, SYS_FACCESSAT2, fd, path(arena, ""), mode,
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            long r = (long) Libc.FACCESSAT2.invokeExact(state, SYS_FACCESSAT2, fd, path(arena, ""), mode,
                     AT_EMPTY_PATH | AT_EACCESS);
             if (r == 0) {
                 return 0;
             }
-            int errno = errno(state);
+            int errno = Libc.errno(state);
             return switch (errno) {
                 case PosixException.EACCES, PosixException.EPERM, PosixException.EROFS, PosixException.ETXTBSY ->
                         errno;
@@ -261,8 +185,8 @@ final class Posix {
     /** {@code openat(2)} (close-on-exec added); used only to reopen {@code /proc/self/fd/N}. */
     static int openat(int dirfd, String path, int flags, int mode) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            int fd = (int) OPENAT.invokeExact(state, dirfd, path(arena, path), flags | O_CLOEXEC, mode);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            int fd = (int) Libc.OPENAT.invokeExact(state, dirfd, path(arena, path), flags | O_CLOEXEC, mode);
             return check(fd, state, "openat", path);
         } catch (PosixException e) {
             throw e;
@@ -277,8 +201,8 @@ final class Posix {
             return;
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            int ignored = (int) CLOSE.invokeExact(state, fd);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            int ignored = (int) Libc.CLOSE.invokeExact(state, fd);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -287,9 +211,9 @@ final class Posix {
     /** {@code statx(2)} into {@code into} (at least {@value #STATX_SIZE} bytes). */
     static Stat statx(int dirfd, String path, int flags) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment buf = arena.allocate(STATX_SIZE, 8);
-            int r = (int) STATX.invokeExact(state, dirfd, path(arena, path), flags,
+            int r = (int) Libc.STATX.invokeExact(state, dirfd, path(arena, path), flags,
                     STATX_BASIC_STATS | STATX_BTIME, buf);
             check(r, state, "statx", path);
             return Stat.of(buf);
@@ -308,10 +232,10 @@ final class Posix {
     /** {@code pread(2)} into native memory; returns the bytes read (0 at the end of the file). */
     static long pread(int fd, MemorySegment into, long offset) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             while (true) {
-                long n = (long) PREAD.invokeExact(state, fd, into, into.byteSize(), offset);
-                if (n < 0 && errno(state) == PosixException.EINTR) {
+                long n = (long) Libc.PREAD.invokeExact(state, fd, into, into.byteSize(), offset);
+                if (n < 0 && Libc.errno(state) == PosixException.EINTR) {
                     continue;
                 }
                 return check(n, state, "pread", "fd " + fd);
@@ -326,10 +250,10 @@ final class Posix {
     /** {@code pwrite(2)} from native memory; returns the bytes written. */
     static long pwrite(int fd, MemorySegment from, long offset) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             while (true) {
-                long n = (long) PWRITE.invokeExact(state, fd, from, from.byteSize(), offset);
-                if (n < 0 && errno(state) == PosixException.EINTR) {
+                long n = (long) Libc.PWRITE.invokeExact(state, fd, from, from.byteSize(), offset);
+                if (n < 0 && Libc.errno(state) == PosixException.EINTR) {
                     continue;
                 }
                 return check(n, state, "pwrite", "fd " + fd);
@@ -342,11 +266,11 @@ final class Posix {
     }
 
     static void fsync(int fd) throws PosixException {
-        simple(FSYNC, "fsync", fd);
+        simple(Libc.FSYNC, "fsync", fd);
     }
 
     static void fdatasync(int fd) throws PosixException {
-        simple(FDATASYNC, "fdatasync", fd);
+        simple(Libc.FDATASYNC, "fdatasync", fd);
     }
 
     /**
@@ -357,9 +281,9 @@ final class Posix {
      */
     static int inodeVersion(int fd) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment out = arena.allocate(8, 8);
-            check((int) IOCTL.invokeExact(state, fd, FS_IOC_GETVERSION, out), state, "ioctl(FS_IOC_GETVERSION)",
+            check((int) Libc.IOCTL.invokeExact(state, fd, FS_IOC_GETVERSION, out), state, "ioctl(FS_IOC_GETVERSION)",
                     "fd " + fd);
             return out.get(JAVA_INT, 0); // the kernel writes an int (ext4_ioctl: put_user(i_generation, (int *)))
         } catch (PosixException e) {
@@ -371,12 +295,12 @@ final class Posix {
 
     /** {@code syncfs(2)}: the whole file system {@code fd} is on. */
     static void syncfs(int fd) throws PosixException {
-        simple(SYNCFS, "syncfs", fd);
+        simple(Libc.SYNCFS, "syncfs", fd);
     }
 
     private static void simple(MethodHandle handle, String op, int fd) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             check((int) handle.invokeExact(state, fd), state, op, "fd " + fd);
         } catch (PosixException e) {
             throw e;
@@ -387,8 +311,8 @@ final class Posix {
 
     static void ftruncate(int fd, long length) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            check((int) FTRUNCATE.invokeExact(state, fd, length), state, "ftruncate", "fd " + fd);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            check((int) Libc.FTRUNCATE.invokeExact(state, fd, length), state, "ftruncate", "fd " + fd);
         } catch (PosixException e) {
             throw e;
         } catch (Throwable t) {
@@ -398,8 +322,8 @@ final class Posix {
 
     static long lseek(int fd, long offset, int whence) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            return check((long) LSEEK.invokeExact(state, fd, offset, whence), state, "lseek", "fd " + fd);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            return check((long) Libc.LSEEK.invokeExact(state, fd, offset, whence), state, "lseek", "fd " + fd);
         } catch (PosixException e) {
             throw e;
         } catch (Throwable t) {
@@ -410,8 +334,8 @@ final class Posix {
     /** {@code getdents64(2)}: fills {@code buf} with {@code struct linux_dirent64}s; returns the bytes, 0 at the end. */
     static long getdents64(int fd, MemorySegment buf) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            return check((long) GETDENTS64.invokeExact(state, fd, buf, buf.byteSize()), state, "getdents64",
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            return check((long) Libc.GETDENTS64.invokeExact(state, fd, buf, buf.byteSize()), state, "getdents64",
                     "fd " + fd);
         } catch (PosixException e) {
             throw e;
@@ -422,8 +346,8 @@ final class Posix {
 
     static void mkdirat(int dirfd, String name, int mode) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            check((int) MKDIRAT.invokeExact(state, dirfd, path(arena, name), mode), state, "mkdirat", name);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            check((int) Libc.MKDIRAT.invokeExact(state, dirfd, path(arena, name), mode), state, "mkdirat", name);
         } catch (PosixException e) {
             throw e;
         } catch (Throwable t) {
@@ -433,8 +357,8 @@ final class Posix {
 
     static void unlinkat(int dirfd, String name, int flags) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            check((int) UNLINKAT.invokeExact(state, dirfd, path(arena, name), flags), state, "unlinkat", name);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            check((int) Libc.UNLINKAT.invokeExact(state, dirfd, path(arena, name), flags), state, "unlinkat", name);
         } catch (PosixException e) {
             throw e;
         } catch (Throwable t) {
@@ -444,8 +368,8 @@ final class Posix {
 
     static void renameat(int fromDir, String from, int toDir, String to) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            check((int) RENAMEAT.invokeExact(state, fromDir, path(arena, from), toDir, path(arena, to)), state,
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            check((int) Libc.RENAMEAT.invokeExact(state, fromDir, path(arena, from), toDir, path(arena, to)), state,
                     "renameat", from + " -> " + to);
         } catch (PosixException e) {
             throw e;
@@ -456,8 +380,8 @@ final class Posix {
 
     static void symlinkat(String target, int dirfd, String name) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            check((int) SYMLINKAT.invokeExact(state, path(arena, target), dirfd, path(arena, name)), state,
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            check((int) Libc.SYMLINKAT.invokeExact(state, path(arena, target), dirfd, path(arena, name)), state,
                     "symlinkat", name);
         } catch (PosixException e) {
             throw e;
@@ -469,9 +393,9 @@ final class Posix {
     /** {@code readlinkat(2)}: the link's target bytes, at most {@code max}. */
     static byte[] readlinkat(int dirfd, String name, int max) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment buf = arena.allocate(max + 1L);
-            long n = check((long) READLINKAT.invokeExact(state, dirfd, path(arena, name), buf, max + 1L), state,
+            long n = check((long) Libc.READLINKAT.invokeExact(state, dirfd, path(arena, name), buf, max + 1L), state,
                     "readlinkat", name);
             if (n > max) {
                 throw new PosixException(PosixException.ENAMETOOLONG, "readlinkat", name);
@@ -486,8 +410,8 @@ final class Posix {
 
     static void linkat(int fromDir, String from, int toDir, String to, int flags) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            check((int) LINKAT.invokeExact(state, fromDir, path(arena, from), toDir, path(arena, to), flags),
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            check((int) Libc.LINKAT.invokeExact(state, fromDir, path(arena, from), toDir, path(arena, to), flags),
                     state, "linkat", to);
         } catch (PosixException e) {
             throw e;
@@ -498,8 +422,8 @@ final class Posix {
 
     static void mknodat(int dirfd, String name, int mode, long dev) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            check((int) MKNODAT.invokeExact(state, dirfd, path(arena, name), mode, dev), state, "mknodat", name);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            check((int) Libc.MKNODAT.invokeExact(state, dirfd, path(arena, name), mode, dev), state, "mknodat", name);
         } catch (PosixException e) {
             throw e;
         } catch (Throwable t) {
@@ -510,8 +434,8 @@ final class Posix {
     /** {@code fchownat(2)}; -1 leaves the id as it is. */
     static void fchownat(int dirfd, String name, int uid, int gid, int flags) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            check((int) FCHOWNAT.invokeExact(state, dirfd, path(arena, name), uid, gid, flags), state,
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            check((int) Libc.FCHOWNAT.invokeExact(state, dirfd, path(arena, name), uid, gid, flags), state,
                     "fchownat", name);
         } catch (PosixException e) {
             throw e;
@@ -522,8 +446,8 @@ final class Posix {
 
     static void fchmodat(int dirfd, String name, int mode, int flags) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            check((int) FCHMODAT.invokeExact(state, dirfd, path(arena, name), mode, flags), state, "fchmodat",
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            check((int) Libc.FCHMODAT.invokeExact(state, dirfd, path(arena, name), mode, flags), state, "fchmodat",
                     name);
         } catch (PosixException e) {
             throw e;
@@ -539,47 +463,14 @@ final class Posix {
     static void utimensat(int dirfd, String name, long atimeSec, long atimeNsec, long mtimeSec, long mtimeNsec,
                           int flags) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment times = arena.allocate(32, 8);
             times.set(JAVA_LONG, 0, atimeSec);
             times.set(JAVA_LONG, 8, atimeNsec);
             times.set(JAVA_LONG, 16, mtimeSec);
             times.set(JAVA_LONG, 24, mtimeNsec);
-            check((int) UTIMENSAT.invokeExact(state, dirfd, path(arena, name), times, flags), state, "utimensat",
+            check((int) Libc.UTIMENSAT.invokeExact(state, dirfd, path(arena, name), times, flags), state, "utimensat",
                     name);
-        } catch (PosixException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
-    }
-
-    /**
-     * {@code fstatvfs(3)}.
-     *
-     * @param blockSize {@code f_frsize}
-     * @param blocks {@code f_blocks}
-     * @param free {@code f_bfree}
-     * @param available {@code f_bavail}
-     * @param files {@code f_files}
-     * @param freeFiles {@code f_ffree}
-     * @param availableFiles {@code f_favail}
-     * @param nameMax {@code f_namemax}
-     */
-    record StatVfs(long blockSize, long blocks, long free, long available, long files, long freeFiles,
-                   long availableFiles, long nameMax) {
-    }
-
-    static StatVfs fstatvfs(int fd) throws PosixException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            MemorySegment buf = arena.allocate(STATVFS_SIZE, 8);
-            check((int) FSTATVFS.invokeExact(state, fd, buf), state, "fstatvfs", "fd " + fd);
-            long bsize = buf.get(JAVA_LONG, 0);
-            long frsize = buf.get(JAVA_LONG, 8);
-            return new StatVfs(frsize != 0 ? frsize : bsize, buf.get(JAVA_LONG, 16), buf.get(JAVA_LONG, 24),
-                    buf.get(JAVA_LONG, 32), buf.get(JAVA_LONG, 40), buf.get(JAVA_LONG, 48), buf.get(JAVA_LONG, 56),
-                    buf.get(JAVA_LONG, 80));
         } catch (PosixException e) {
             throw e;
         } catch (Throwable t) {

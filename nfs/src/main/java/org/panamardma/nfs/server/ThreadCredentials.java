@@ -1,18 +1,9 @@
 package org.panamardma.nfs.server;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 
 /**
  * The Linux credentials of the calling OS thread: file-system ids, supplementary groups, capabilities, and the
@@ -66,41 +57,11 @@ final class ThreadCredentials {
         default -> -1;
     };
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIBC = LINKER.defaultLookup();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
-
-    private static final MethodHandle SETFSUID = plain("setfsuid", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle SETFSGID = plain("setfsgid", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle GETEGID = plain("getegid", FunctionDescriptor.of(JAVA_INT));
-    private static final MethodHandle UMASK = plain("umask", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle SYSCALL_SETGROUPS = withErrno("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS), Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle GETGROUPS = withErrno("getgroups",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
-    private static final MethodHandle CAPGET = withErrno("capget", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle CAPSET = withErrno("capset", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle UNSHARE = withErrno("unshare", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-
     private ThreadCredentials() {
     }
 
     static long bit(int capability) {
         return 1L << capability;
-    }
-
-    private static MethodHandle plain(String name, FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError(name)), descriptor);
-    }
-
-    private static MethodHandle withErrno(String name, FunctionDescriptor descriptor, Linker.Option... extra) {
-        Linker.Option[] options = new Linker.Option[extra.length + 1];
-        options[0] = CAPTURE_ERRNO;
-        System.arraycopy(extra, 0, options, 1, extra.length);
-        return LINKER.downcallHandle(LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError(name)), descriptor,
-                options);
     }
 
     private static RuntimeException unexpected(Throwable t) {
@@ -129,7 +90,7 @@ final class ThreadCredentials {
     static int setfsuid(int uid) {
         requirePlatformThread();
         try {
-            return (int) SETFSUID.invokeExact(uid);
+            return (int) Libc.SETFSUID.invokeExact(uid);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -139,7 +100,7 @@ final class ThreadCredentials {
     static int setfsgid(int gid) {
         requirePlatformThread();
         try {
-            return (int) SETFSGID.invokeExact(gid);
+            return (int) Libc.SETFSGID.invokeExact(gid);
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -157,7 +118,7 @@ final class ThreadCredentials {
 
     static int getegid() {
         try {
-            return (int) GETEGID.invokeExact();
+            return (int) Libc.GETEGID.invokeExact();
         } catch (Throwable t) {
             throw unexpected(t);
         }
@@ -174,11 +135,11 @@ final class ThreadCredentials {
             throw new IllegalArgumentException(groups.length + " groups");
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment list = groups.length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_INT, groups);
-            long r = (long) SYSCALL_SETGROUPS.invokeExact(state, SYS_SETGROUPS, (long) groups.length, list);
+            long r = (long) Libc.SYSCALL_SETGROUPS.invokeExact(state, SYS_SETGROUPS, (long) groups.length, list);
             if (r < 0) {
-                throw new PosixException((int) ERRNO.get(state, 0L), "setgroups", groups.length + " groups");
+                throw new PosixException(Libc.errno(state), "setgroups", groups.length + " groups");
             }
         } catch (PosixException e) {
             throw e;
@@ -190,15 +151,15 @@ final class ThreadCredentials {
     /** {@code getgroups(2)}: this thread's supplementary groups. */
     static int[] getgroups() throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            int n = (int) GETGROUPS.invokeExact(state, 0, MemorySegment.NULL);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            int n = (int) Libc.GETGROUPS.invokeExact(state, 0, MemorySegment.NULL);
             if (n < 0) {
-                throw new PosixException((int) ERRNO.get(state, 0L), "getgroups", "count");
+                throw new PosixException(Libc.errno(state), "getgroups", "count");
             }
             MemorySegment list = arena.allocate(JAVA_INT, Math.max(1, n));
-            int m = (int) GETGROUPS.invokeExact(state, n, list);
+            int m = (int) Libc.GETGROUPS.invokeExact(state, n, list);
             if (m < 0) {
-                throw new PosixException((int) ERRNO.get(state, 0L), "getgroups", n + " groups");
+                throw new PosixException(Libc.errno(state), "getgroups", n + " groups");
             }
             return list.asSlice(0, (long) m * Integer.BYTES).toArray(JAVA_INT);
         } catch (PosixException e) {
@@ -232,13 +193,13 @@ final class ThreadCredentials {
     /** {@code capget(2)} of this thread. */
     static Capabilities capget() throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment header = arena.allocate(8, 4);
             header.set(JAVA_INT, 0, CAPABILITY_VERSION_3);
             header.set(JAVA_INT, 4, 0);
             MemorySegment data = arena.allocate(24, 4);
-            if ((int) CAPGET.invokeExact(state, header, data) < 0) {
-                throw new PosixException((int) ERRNO.get(state, 0L), "capget", "this thread");
+            if ((int) Libc.CAPGET.invokeExact(state, header, data) < 0) {
+                throw new PosixException(Libc.errno(state), "capget", "this thread");
             }
             return new Capabilities(join(data, 0), join(data, 4), join(data, 8));
         } catch (PosixException e) {
@@ -252,7 +213,7 @@ final class ThreadCredentials {
     static void capset(Capabilities c) throws PosixException {
         requirePlatformThread();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment header = arena.allocate(8, 4);
             header.set(JAVA_INT, 0, CAPABILITY_VERSION_3);
             header.set(JAVA_INT, 4, 0);
@@ -260,8 +221,8 @@ final class ThreadCredentials {
             split(data, 0, c.effective());
             split(data, 4, c.permitted());
             split(data, 8, c.inheritable());
-            if ((int) CAPSET.invokeExact(state, header, data) < 0) {
-                throw new PosixException((int) ERRNO.get(state, 0L), "capset", "this thread");
+            if ((int) Libc.CAPSET.invokeExact(state, header, data) < 0) {
+                throw new PosixException(Libc.errno(state), "capset", "this thread");
             }
         } catch (PosixException e) {
             throw e;
@@ -288,11 +249,11 @@ final class ThreadCredentials {
     static void privateUmaskZero() throws PosixException {
         requirePlatformThread();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            if ((int) UNSHARE.invokeExact(state, CLONE_FS) < 0) {
-                throw new PosixException((int) ERRNO.get(state, 0L), "unshare", "CLONE_FS");
+            MemorySegment state = arena.allocate(Libc.CALL_STATE);
+            if ((int) Libc.UNSHARE.invokeExact(state, CLONE_FS) < 0) {
+                throw new PosixException(Libc.errno(state), "unshare", "CLONE_FS");
             }
-            int ignored = (int) UMASK.invokeExact(0);
+            int ignored = (int) Libc.UMASK.invokeExact(0);
         } catch (PosixException e) {
             throw e;
         } catch (Throwable t) {

@@ -14,7 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.NfsStat3;
-import org.panamardma.nfs.fuzz.AllocationBudget;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrException;
 

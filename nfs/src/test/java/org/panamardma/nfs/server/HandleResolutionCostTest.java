@@ -2,7 +2,6 @@ package org.panamardma.nfs.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -10,12 +9,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.Nfs3Client;
-import org.panamardma.nfs.NfsException;
 import org.panamardma.nfs.NfsStat3;
 
 /**
@@ -23,22 +19,7 @@ import org.panamardma.nfs.NfsStat3;
  * every call with a handle of a removed file walked the tree again (up to 100,000 entries per call), and the path
  * cache, once full, was cleared whole.
  */
-class HandleResolutionCostTest {
-    @TempDir
-    Path dir;
-    ServerFixture fx;
-
-    @AfterEach
-    void stop() {
-        if (fx != null) {
-            fx.close();
-        }
-    }
-
-    private static NfsStat3 status(org.junit.jupiter.api.function.Executable e) {
-        return assertThrows(NfsException.class, e).status();
-    }
-
+class HandleResolutionCostTest extends ServerFixtureTest {
     @Test
     void aRemovedFilesHandleCostsOneWalkThenIsStaleAtOnce() throws Exception {
         fx = ServerFixture.start(dir, ExportOptions.DEFAULTS);

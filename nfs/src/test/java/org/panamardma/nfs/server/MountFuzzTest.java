@@ -8,10 +8,11 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 import org.panamardma.nfs.FileHandle3;
+import org.panamardma.nfs.Mount3;
 import org.panamardma.nfs.MountClient;
 import org.panamardma.nfs.MountStat3;
 import org.panamardma.nfs.Nfs3;
-import org.panamardma.nfs.fuzz.AllocationBudget;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.oncrpc.AuthFlavor;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
@@ -52,9 +53,9 @@ class MountFuzzTest {
             XdrDecoder in = new XdrDecoder(data);
             try {
                 result[0] = switch (which) {
-                    case 0 -> in.getOpaqueBytes(MountClient.MNTPATHLEN);
-                    case 1 -> MountClient.decodeMountResult(in);
-                    case 2 -> MountClient.decodeExports(in);
+                    case 0 -> in.getOpaqueBytes(Mount3.MNTPATHLEN);
+                    case 1 -> Mount3.decodeMountResult(in);
+                    case 2 -> Mount3.decodeExports(in);
                     default -> identities(Arrays.copyOfRange(input, 1, Math.min(input.length, 401)));
                 };
             } catch (XdrException refused) {
@@ -63,14 +64,14 @@ class MountFuzzTest {
         });
         switch (result[0]) {
             case null -> { }
-            case byte[] path -> assertTrue(path.length <= MountClient.MNTPATHLEN);
-            case MountClient.MountResult r -> assertTrue(r.root().bytes().length <= Nfs3.FHSIZE);
+            case byte[] path -> assertTrue(path.length <= Mount3.MNTPATHLEN);
+            case Mount3.MountResult r -> assertTrue(r.root().bytes().length <= Nfs3.FHSIZE);
             case MountStat3 status -> assertTrue(status != MountStat3.MNT3_OK);
             case List<?> exports -> {
                 for (Object e : exports) {
-                    MountClient.Export x = (MountClient.Export) e;
-                    assertTrue(x.directory().length() <= MountClient.MNTPATHLEN);
-                    x.groups().forEach(g -> assertTrue(g.length() <= MountClient.MNTNAMLEN));
+                    Mount3.Export x = (Mount3.Export) e;
+                    assertTrue(x.directory().length() <= Mount3.MNTPATHLEN);
+                    x.groups().forEach(g -> assertTrue(g.length() <= Mount3.MNTNAMLEN));
                 }
             }
             case Caller[] callers -> {

@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.Nfs3;
-import org.panamardma.nfs.Sattr3;
-import org.panamardma.nfs.fuzz.AllocationBudget;
+import org.panamardma.nfs.Nfs3Args;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.xdr.XdrDecoder;
+import org.panamardma.xdr.XdrEncodable;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 import org.panamardma.xdr.XdrReader;
@@ -23,7 +23,8 @@ import org.panamardma.xdr.XdrReader;
  * {@link XdrException} (the dispatcher answers GARBAGE_ARGS); anything else is a finding. What decodes must keep
  * the server's limits (a handle of at most 64 bytes, names and link targets of at most 4096 bytes, WRITE data a
  * view of the call, never a copy, and the buffers READ and WRITE ask for at most rtmax/wtmax) and re-encode to the
- * bytes it was read from (XDR is canonical; padding must be zero).
+ * bytes it was read from by the records' own encoding, the one the client sends (XDR is canonical; padding must be
+ * zero): so the client's encoder and the server's decoder, one record set ({@link Nfs3Args}), agree.
  */
 class Nfs3ArgumentsFuzzTest {
     /** The procedures with arguments, in the order byte 0 picks them. */
@@ -46,20 +47,20 @@ class Nfs3ArgumentsFuzzTest {
         return switch (procedure) {
             case Nfs3.PROC_GETATTR, Nfs3.PROC_READLINK, Nfs3.PROC_FSSTAT, Nfs3.PROC_FSINFO, Nfs3.PROC_PATHCONF ->
                     FileHandle3::decode;
-            case Nfs3.PROC_SETATTR -> Nfs3Server.SetattrArgs::decode;
-            case Nfs3.PROC_LOOKUP, Nfs3.PROC_REMOVE, Nfs3.PROC_RMDIR -> Nfs3Server.DirOp::decode;
-            case Nfs3.PROC_ACCESS -> Nfs3Server.AccessArgs::decode;
-            case Nfs3.PROC_READ -> Nfs3Server.ReadArgs::decode;
-            case Nfs3.PROC_WRITE -> Nfs3Server.WriteArgs::decode;
-            case Nfs3.PROC_CREATE -> Nfs3Server.CreateArgs::decode;
-            case Nfs3.PROC_MKDIR -> Nfs3Server.MkdirArgs::decode;
-            case Nfs3.PROC_SYMLINK -> Nfs3Server.SymlinkArgs::decode;
-            case Nfs3.PROC_MKNOD -> Nfs3Server.MknodArgs::decode;
-            case Nfs3.PROC_RENAME -> Nfs3Server.RenameArgs::decode;
-            case Nfs3.PROC_LINK -> Nfs3Server.LinkArgs::decode;
-            case Nfs3.PROC_READDIR -> Nfs3Server.ReaddirArgs::decodeReaddir;
-            case Nfs3.PROC_READDIRPLUS -> Nfs3Server.ReaddirArgs::decodeReaddirplus;
-            case Nfs3.PROC_COMMIT -> Nfs3Server.CommitArgs::decode;
+            case Nfs3.PROC_SETATTR -> Nfs3Args.SetattrArgs::decode;
+            case Nfs3.PROC_LOOKUP, Nfs3.PROC_REMOVE, Nfs3.PROC_RMDIR -> Nfs3Args.DirOp::decode;
+            case Nfs3.PROC_ACCESS -> Nfs3Args.AccessArgs::decode;
+            case Nfs3.PROC_READ -> Nfs3Args.ReadArgs::decode;
+            case Nfs3.PROC_WRITE -> Nfs3Args.WriteArgs::decode;
+            case Nfs3.PROC_CREATE -> Nfs3Args.CreateArgs::decode;
+            case Nfs3.PROC_MKDIR -> Nfs3Args.MkdirArgs::decode;
+            case Nfs3.PROC_SYMLINK -> Nfs3Args.SymlinkArgs::decode;
+            case Nfs3.PROC_MKNOD -> Nfs3Args.MknodArgs::decode;
+            case Nfs3.PROC_RENAME -> Nfs3Args.RenameArgs::decode;
+            case Nfs3.PROC_LINK -> Nfs3Args.LinkArgs::decode;
+            case Nfs3.PROC_READDIR -> Nfs3Args.ReaddirArgs::decodeReaddir;
+            case Nfs3.PROC_READDIRPLUS -> Nfs3Args.ReaddirArgs::decodeReaddirplus;
+            case Nfs3.PROC_COMMIT -> Nfs3Args.CommitArgs::decode;
             default -> throw new IllegalArgumentException("procedure " + procedure);
         };
     }
@@ -99,111 +100,33 @@ class Nfs3ArgumentsFuzzTest {
     private static void check(Object args, MemorySegment data) {
         switch (args) {
             case FileHandle3 fh -> assertTrue(fh.bytes().length <= Nfs3.FHSIZE);
-            case Nfs3Server.DirOp d -> {
+            case Nfs3Args.DirOp d -> {
                 check(d.dir(), data);
                 assertTrue(d.name().length() <= 4096);
             }
-            case Nfs3Server.SymlinkArgs s -> {
+            case Nfs3Args.SymlinkArgs s -> {
                 check(s.where(), data);
                 assertTrue(s.target().length() <= Nfs3Server.MAX_PATH + 1);
             }
-            case Nfs3Server.WriteArgs w -> {
+            case Nfs3Args.WriteArgs w -> {
                 assertTrue(w.data().byteSize() <= data.byteSize());
                 assertTrue(w.data().heapBase().orElse(null) == data.heapBase().orElse(null),
                         "WRITE data is a view of the call, not a copy");
-                assertTrue(w.bufferBytes() <= Nfs3Server.MAX_IO);
+                assertTrue(FileDataProcedures.writeBuffer(w) <= Nfs3Server.MAX_IO);
             }
-            case Nfs3Server.ReadArgs r -> assertTrue(r.bufferBytes() <= Nfs3Server.MAX_IO && r.bufferBytes() >= 0);
+            case Nfs3Args.ReadArgs r -> {
+                long buffer = FileDataProcedures.readBuffer(r);
+                assertTrue(buffer <= Nfs3Server.MAX_IO && buffer >= 0);
+            }
             default -> { }
         }
     }
 
-    private static void name(XdrEncoder out, String byteString) {
-        out.putOpaque(byteString.getBytes(StandardCharsets.ISO_8859_1), Integer.MAX_VALUE);
-    }
-
-    private static void dirop(XdrEncoder out, Nfs3Server.DirOp d) {
-        d.dir().encodeTo(out);
-        name(out, d.name());
-    }
-
-    /** The arguments in XDR, from the decoded record's fields. */
+    /** The arguments in XDR: the shared records' own encoding (the client's), which must give back the input. */
     static void encode(Object args, XdrEncoder out) {
         switch (args) {
             case FileHandle3 fh -> fh.encodeTo(out);
-            case Nfs3Server.DirOp d -> dirop(out, d);
-            case Nfs3Server.SetattrArgs s -> {
-                s.object().encodeTo(out);
-                s.attributes().encodeTo(out);
-                out.putBoolean(s.guard() != null);
-                if (s.guard() != null) {
-                    s.guard().encodeTo(out);
-                }
-            }
-            case Nfs3Server.AccessArgs a -> {
-                a.object().encodeTo(out);
-                out.putInt(a.access());
-            }
-            case Nfs3Server.ReadArgs r -> {
-                r.file().encodeTo(out);
-                out.putUnsignedHyper(r.offset()).putUnsignedInt(r.count());
-            }
-            case Nfs3Server.WriteArgs w -> {
-                w.file().encodeTo(out);
-                out.putUnsignedHyper(w.offset()).putUnsignedInt(w.count()).putEnum(w.stable().code());
-                out.putOpaque(w.data().toArray(ValueLayout.JAVA_BYTE), Integer.MAX_VALUE);
-            }
-            case Nfs3Server.CreateArgs c -> {
-                dirop(out, c.where());
-                out.putEnum(c.mode());
-                if (c.mode() == Nfs3.CREATE_EXCLUSIVE) {
-                    out.putFixedOpaque(c.verifier());
-                } else {
-                    c.attributes().encodeTo(out);
-                }
-            }
-            case Nfs3Server.MkdirArgs m -> {
-                dirop(out, m.where());
-                m.attributes().encodeTo(out);
-            }
-            case Nfs3Server.SymlinkArgs s -> {
-                dirop(out, s.where());
-                s.attributes().encodeTo(out);
-                name(out, s.target());
-            }
-            case Nfs3Server.MknodArgs m -> {
-                dirop(out, m.where());
-                out.putEnum(m.type().code());
-                switch (m.type()) {
-                    case NF3CHR, NF3BLK -> {
-                        m.attributes().encodeTo(out);
-                        out.putInt(m.major()).putInt(m.minor());
-                    }
-                    case NF3SOCK, NF3FIFO -> m.attributes().encodeTo(out);
-                    default -> assertTrue(m.attributes() == Sattr3.NONE);
-                }
-            }
-            case Nfs3Server.RenameArgs r -> {
-                dirop(out, r.from());
-                dirop(out, r.to());
-            }
-            case Nfs3Server.LinkArgs l -> {
-                l.file().encodeTo(out);
-                dirop(out, l.link());
-            }
-            case Nfs3Server.ReaddirArgs r -> {
-                r.dir().encodeTo(out);
-                out.putUnsignedHyper(r.cookie()).putHyper(r.verifier());
-                if (r.plus()) {
-                    out.putUnsignedInt(r.dirCount()).putUnsignedInt(r.maxCount());
-                } else {
-                    out.putUnsignedInt(r.maxCount());
-                }
-            }
-            case Nfs3Server.CommitArgs c -> {
-                c.file().encodeTo(out);
-                out.putUnsignedHyper(c.offset()).putUnsignedInt(c.count());
-            }
+            case XdrEncodable e -> e.encodeTo(out);
             default -> throw new AssertionError(args.getClass());
         }
     }

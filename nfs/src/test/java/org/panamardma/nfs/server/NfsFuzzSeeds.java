@@ -1,8 +1,9 @@
 package org.panamardma.nfs.server;
 
+import static org.panamardma.testing.SeedCorpus.write;
+
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -31,20 +32,10 @@ public final class NfsFuzzSeeds {
 
     public static void main(String[] args) throws IOException {
         Path resources = Path.of(args.length > 0 ? args[0] : "src/test/resources");
-        write(resources, "Nfs3ArgumentsFuzzTest", "decode", argumentSeeds());
-        write(resources, "FileHandlesFuzzTest", "decode", handleSeeds());
-        write(resources, "Sattr3FuzzTest", "decode", sattrSeeds());
-        write(resources, "MountFuzzTest", "decode", mountSeeds());
-    }
-
-    private static void write(Path resources, String testClass, String method, Map<String, byte[]> seeds)
-            throws IOException {
-        Path dir = resources.resolve("org/panamardma/nfs/server").resolve(testClass + "Inputs").resolve(method);
-        Files.createDirectories(dir);
-        for (Map.Entry<String, byte[]> e : seeds.entrySet()) {
-            Files.write(dir.resolve("seed-" + e.getKey()), e.getValue());
-        }
-        System.out.println(dir + ": " + seeds.size() + " seeds");
+        write(resources, "org.panamardma.nfs.server.Nfs3ArgumentsFuzzTest", "decode", argumentSeeds());
+        write(resources, "org.panamardma.nfs.server.FileHandlesFuzzTest", "decode", handleSeeds());
+        write(resources, "org.panamardma.nfs.server.Sattr3FuzzTest", "decode", sattrSeeds());
+        write(resources, "org.panamardma.nfs.server.MountFuzzTest", "decode", mountSeeds());
     }
 
     private static byte[] encode(int prefix, XdrEncodable item) {

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.panamardma.nfs.FileHandle3;
+import org.panamardma.nfs.Mount3;
 import org.panamardma.nfs.MountClient;
 import org.panamardma.nfs.MountStat3;
 import org.panamardma.nfs.Nfs3;
@@ -203,12 +204,12 @@ class NfsServerExportsTest {
             new MountClient(t, Nfs3Client.authSys("host-" + i, 0, 0), ServerFixture.TIMEOUT)
                     .mount(server.exportPath());
         }
-        var dump = t.call(MountClient.PROGRAM, MountClient.VERSION, 2, Nfs3Client.authSys("d", 0, 0),
+        var dump = t.call(Mount3.PROGRAM, Mount3.VERSION, 2, Nfs3Client.authSys("d", 0, 0),
                 org.panamardma.xdr.XdrEncodable.VOID, org.panamardma.nfs.rpc.ReplyReader.of(in -> {
                     int n = 0;
                     while (in.getBoolean()) {
-                        in.getString(MountClient.MNTNAMLEN);
-                        in.getString(MountClient.MNTPATHLEN);
+                        in.getString(Mount3.MNTNAMLEN);
+                        in.getString(Mount3.MNTPATHLEN);
                         n++;
                     }
                     return n;

@@ -2,7 +2,6 @@ package org.panamardma.nfs.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
@@ -10,14 +9,11 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.FileType3;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.Nfs3Client;
-import org.panamardma.nfs.NfsException;
 import org.panamardma.nfs.NfsStat3;
 import org.panamardma.nfs.Sattr3;
 import org.panamardma.nfs.StableHow;
@@ -30,22 +26,7 @@ import org.panamardma.oncrpc.OpaqueAuth;
  * represent are squashed. These run as root, as a real server does (the fixture's files belong to users 1000 and
  * 2000).
  */
-class NfsServerIdentityTest {
-    @TempDir
-    Path dir;
-    ServerFixture fx;
-
-    @AfterEach
-    void stop() {
-        if (fx != null) {
-            fx.close();
-        }
-    }
-
-    private static NfsStat3 status(org.junit.jupiter.api.function.Executable e) {
-        return assertThrows(NfsException.class, e).status();
-    }
-
+class NfsServerIdentityTest extends ServerFixtureTest {
     private static int mode(Path p) throws Exception {
         return (int) Files.getAttribute(p, "unix:mode") & 07777;
     }

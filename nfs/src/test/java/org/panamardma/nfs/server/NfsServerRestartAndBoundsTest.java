@@ -16,7 +16,6 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.panamardma.nfs.FileHandle3;
@@ -40,22 +39,7 @@ import org.panamardma.xdr.XdrEncodable;
  * File handles across restarts of the server (and of directories moved meanwhile), the write verifier, and what a
  * client can make the server do or allocate with sizes of its choosing.
  */
-class NfsServerRestartAndBoundsTest {
-    @TempDir
-    Path dir;
-    ServerFixture fx;
-
-    @AfterEach
-    void stop() {
-        if (fx != null) {
-            fx.close();
-        }
-    }
-
-    private static NfsStat3 status(org.junit.jupiter.api.function.Executable e) {
-        return assertThrows(NfsException.class, e).status();
-    }
-
+class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
     private static OpaqueAuth user() {
         return Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER);
     }

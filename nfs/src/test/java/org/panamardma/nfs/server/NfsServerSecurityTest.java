@@ -12,15 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.FileType3;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.Nfs3Client;
 import org.panamardma.nfs.Nfs3Xdr;
-import org.panamardma.nfs.NfsException;
 import org.panamardma.nfs.NfsStat3;
 import org.panamardma.nfs.Sattr3;
 import org.panamardma.nfs.StableHow;
@@ -32,22 +29,7 @@ import org.panamardma.nfs.rpc.TcpRpcTransport;
  * a link after its handle was given out), forge handles, act as root when root is squashed, or get past the POSIX
  * permissions the server checks for it.
  */
-class NfsServerSecurityTest {
-    @TempDir
-    Path dir;
-    ServerFixture fx;
-
-    @AfterEach
-    void stop() {
-        if (fx != null) {
-            fx.close();
-        }
-    }
-
-    private static NfsStat3 status(org.junit.jupiter.api.function.Executable e) {
-        return assertThrows(NfsException.class, e).status();
-    }
-
+class NfsServerSecurityTest extends ServerFixtureTest {
     private static byte[] read(Nfs3Client nfs, FileHandle3 h) throws Exception {
         MemorySegment into = MemorySegment.ofArray(new byte[4096]);
         var r = nfs.read(h, 0, into);

@@ -9,7 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import org.panamardma.nfs.NfsTime3;
 import org.panamardma.nfs.Sattr3;
-import org.panamardma.nfs.fuzz.AllocationBudget;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;

@@ -47,6 +47,23 @@ final class CallMemory implements AutoCloseable {
         pinnedHeld += bytes;
     }
 
+    /**
+     * Counts {@code bytes} of registered memory that outlives the call (a reply's staged writes, held until its Send
+     * completes) against the pinned budgets.
+     *
+     * @return gives them back, once, from any thread
+     * @throws MemoryRefused if the budgets could not give them within the wait
+     */
+    Runnable pinBeyondCall(long bytes) {
+        take(budgets.pinned(), bytes);
+        java.util.concurrent.atomic.AtomicBoolean given = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> {
+            if (given.compareAndSet(false, true)) {
+                budgets.pinned().release(bytes);
+            }
+        };
+    }
+
     /** Gives back what {@link #pin} counted, once the registration is gone. */
     void unpin(long bytes) {
         budgets.pinned().release(bytes);
@@ -54,8 +71,8 @@ final class CallMemory implements AutoCloseable {
     }
 
     /**
-     * {@code transfers} with each RDMA Read and Write counted against the pinned budgets while it runs: the
-     * transfers register memory of the size of what they move (see {@link VerbsChunkTransfers}).
+     * {@code transfers} with each RDMA Read and Write counted against the pinned budgets while it runs: for transfers
+     * that move the data before they return (a device has {@link CallTransfers}, which counts its own).
      */
     ChunkTransfers pinning(ChunkTransfers transfers) {
         return new ChunkTransfers() {

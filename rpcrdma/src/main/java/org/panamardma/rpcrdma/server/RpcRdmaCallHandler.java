@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.panamardma.oncrpc.AcceptStat;
@@ -16,7 +15,6 @@ import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.oncrpc.limits.RateLimitedLog;
-import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaError;
 import org.panamardma.rpcrdma.RdmaMsg;
@@ -24,9 +22,7 @@ import org.panamardma.rpcrdma.RdmaNoMsg;
 import org.panamardma.rpcrdma.ReadListPositions;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
-import org.panamardma.rpcrdma.RpcRdmaHeaderEncoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
-import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
@@ -35,7 +31,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The server side of RPC-over-RDMA version 1 for one connection, without the device: takes one received message,
- * answers it into a Send buffer, moving chunk data through {@link ChunkTransfers}.
+ * answers it into a Send buffer, moving chunk data through {@link ChunkTransfers}. This class is the receive side
+ * (svcrdma's svc_rdma_recvfrom: decode, assemble, Read chunks); {@link ReplyDraft} is the reply side
+ * (svc_rdma_sendto: placement, Write list, Reply chunk, header). On a device the reply's RDMA Writes are staged
+ * ({@link CallTransfers}) and returned with the {@link Outcome}, to be posted chained before its Send.
  *
  * <ol>
  *   <li>The transport header is decoded and checked ({@link RpcRdmaHeaderDecoder}, {@link ReadListPositions}); a
@@ -48,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *   <li>The call is assembled from the inline part and its Read chunks ({@link CallAssembler}).
  *   <li>The call is run by the {@link RpcService} (an {@link org.panamardma.oncrpc.RpcDispatcher}, or a bridge to
  *       another RPC library); the reply's DDP-eligible items go into the client's Write chunks
- *       ({@link WriteListPlacement}). A call whose RPC header does not decode is answered GARBAGE_ARGS.
+ *       ({@link WriteListPlacement}, {@link ReplyDraft}). A call whose RPC header does not decode is answered
+ *       GARBAGE_ARGS.
  *   <li>The reply is sent inline (RDMA_MSG) if it fits the client's receive threshold, else RDMA-written into the
  *       Reply chunk and announced by RDMA_NOMSG (RFC 8166 section 3.5.4; draft section 5.2). A reply that fits
  *       neither (no Reply chunk, or one too small) is answered ERR_CHUNK.
@@ -64,6 +64,7 @@ public final class RpcRdmaCallHandler {
     private final ConnectionSettings settings;
     private final ChunkTransfers transfers;
     private final ServerStatistics statistics;
+    private final Answers answers;
     private final TransportProgram transportProgram;
     private final ConnectionMemory memory;
     private final String peer;
@@ -156,6 +157,7 @@ public final class RpcRdmaCallHandler {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.transfers = Objects.requireNonNull(transfers, "transfers");
         this.statistics = Objects.requireNonNull(statistics, "statistics");
+        this.answers = new Answers(statistics);
         this.transportProgram = Objects.requireNonNull(transportProgram, "transportProgram");
     }
 
@@ -165,13 +167,68 @@ public final class RpcRdmaCallHandler {
     }
 
     /**
-     * What to send back for one message.
-     *
-     * @param path how it was answered
-     * @param sendLength the bytes of the Send buffer to send; 0 for {@link ReplyPath#DROPPED}
-     * @param xid the transport header's XID, if it could be read
+     * What to send back for one message: how it was answered, the bytes of the Send buffer to send (0 for
+     * {@link ReplyPath#DROPPED}) and the transport header's XID (if it could be read). On a device it also carries
+     * the reply's staged RDMA Writes, posted before the Send.
      */
-    public record Outcome(ReplyPath path, int sendLength, int xid) {
+    public static final class Outcome {
+        private final ReplyPath path;
+        private final int sendLength;
+        private final int xid;
+        private final StagedWrites writes;
+
+        Outcome(ReplyPath path, int sendLength, int xid) {
+            this(path, sendLength, xid, StagedWrites.NONE);
+        }
+
+        private Outcome(ReplyPath path, int sendLength, int xid, StagedWrites writes) {
+            this.path = path;
+            this.sendLength = sendLength;
+            this.xid = xid;
+            this.writes = writes;
+        }
+
+        /** @return how it was answered */
+        public ReplyPath path() {
+            return path;
+        }
+
+        /** @return the bytes of the Send buffer to send; 0 for {@link ReplyPath#DROPPED} */
+        public int sendLength() {
+            return sendLength;
+        }
+
+        /** @return the transport header's XID, if it could be read */
+        public int xid() {
+            return xid;
+        }
+
+        /** @return the reply's RDMA Writes, to be posted before its Send (none off a device) */
+        StagedWrites writes() {
+            return writes;
+        }
+
+        Outcome withWrites(StagedWrites staged) {
+            return staged.isEmpty() ? this : new Outcome(path, sendLength, xid, staged);
+        }
+
+        /** Equal as the record it was: the same path, Send length, XID and staged Writes (tests compare answers). */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Outcome other && path == other.path && sendLength == other.sendLength
+                    && xid == other.xid && java.util.Objects.equals(writes, other.writes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(path, sendLength, xid, writes);
+        }
+
+        @Override
+        public String toString() {
+            return "Outcome[path=" + path + ", sendLength=" + sendLength + ", xid=" + xid
+                    + (writes.isEmpty() ? "" : ", writes=" + writes.writes().size()) + "]";
+        }
     }
 
     /**
@@ -208,106 +265,53 @@ public final class RpcRdmaCallHandler {
         int grant = settings.grant(header.credits());
         lastGrant = grant;
         int xid = header.xid();
-        try (CallMemory callMemory = new CallMemory(memory)) {
+        try (CallMemory callMemory = new CallMemory(memory);
+             CallTransfers staging = transfers instanceof VerbsChunkTransfers device ? device.forCall(callMemory)
+                     : null) {
+            // a device's transfers stage the reply's writes (posted with its Send); others move data at once
+            ChunkTransfers callTransfers = staging != null ? staging : callMemory.pinning(transfers);
             try {
                 // the results may point into memory the procedure holds until its data has been RDMA-written
-                // (ReplyResources): released when this call's chunks have moved, before the reply's Send
-                return ReplyResources.during(() -> call(header, inline, out, grant, callMemory));
+                // (ReplyResources): released when this call's chunks are staged (copied into registered memory)
+                Outcome outcome = ReplyResources.during(() -> call(header, inline, out, grant, callMemory,
+                        callTransfers));
+                return staging == null ? outcome : outcome.withWrites(staging.handOver(outcome.path()));
             } catch (MemoryRefused refused) {
                 return refusedForMemory(xid, grant, refused, out);
             }
         }
     }
 
+    /**
+     * The receive side (svc_rdma_recvfrom): the call assembled from its inline part and Read chunks, run by the
+     * service into the reply side's {@link ReplyDraft}, which completes the reply.
+     */
     private Outcome call(RpcRdmaHeader.WithChunks header, MemorySegment inline, MemorySegment out, int grant,
-                         CallMemory callMemory) throws IOException {
+                         CallMemory callMemory, ChunkTransfers transfers) throws IOException {
         int xid = header.xid();
-        ChunkTransfers pinned = callMemory.pinning(transfers);
         CallAssembler.Assembled assembled;
         try {
             ReadListPositions.validate(header, inline.byteSize());
-            assembled = CallAssembler.assemble(header, inline, pinned, settings.maxCallSize(), callMemory);
+            assembled = CallAssembler.assemble(header, inline, transfers, settings.maxCallSize(), callMemory);
         } catch (RpcRdmaHeaderException | ChunkFault e) {
             LOG.debug("xid {}: {}", Integer.toHexString(xid), e.getMessage());
-            return send(new RdmaError.ChunkError(xid, grant), out);
+            return answers.chunkError(xid, grant, out);
         }
         statistics.call(assembled.path());
-        ChunkLists chunks = header.chunks();
-        Optional<WriteChunk> replyChunk = chunks.replyChunk();
-        // The reply is encoded straight into the Send buffer, after room for the RDMA_MSG header (whose size the
-        // Write list's shape fixes: the returned list has the offered chunks and segment counts), and grows into
-        // heap memory from the call's budget only if it does not fit there: as far as the reply really needs,
-        // never further than the client can take (its Reply chunk) nor than this server's largest reply. What a
-        // client declares is a limit, never an allocation.
-        RdmaMsg shape = new RdmaMsg(xid, grant, new ChunkLists(List.of(), chunks.writeList(), Optional.empty()));
-        long headerSize = RpcRdmaHeaderEncoder.size(shape);
-        long inlineRoom = Math.max(0, out.byteSize() - headerSize);
-        MemorySegment first = inlineRoom > 0 ? out.asSlice(headerSize, inlineRoom) : MemorySegment.NULL;
-        long limit = Math.max(inlineRoom, replyChunk.map(c -> Math.min((long) c.length(),
-                settings.maxReplySize())).orElse(0L));
-        ReplyGrowth growth = new ReplyGrowth(first, limit, callMemory);
-        WriteListPlacement placement = new WriteListPlacement(chunks.writeList());
-        XdrEncoder encoder = new XdrEncoder(first, 0, placement, growth);
+        ReplyDraft reply = new ReplyDraft(xid, grant, header.chunks(), out, settings.maxReplySize(), callMemory,
+                answers);
         try {
-            run(xid, assembled.call(), encoder);
+            run(xid, assembled.call(), reply.encoder());
         } catch (XdrException tooLarge) {
             // not even an error reply fitted: only when the client left no room for one (a header filling the
             // whole inline threshold and no Reply chunk)
-            return send(new RdmaError.ChunkError(xid, grant), out);
+            return reply.tooLarge();
         }
         if (callMemory.refused() != null) {
             // the service answered SYSTEM_ERR in place of results it could not encode for want of memory
             throw callMemory.refused();
         }
-        if (placement.rewound() && growth.refusedAtLimit() && limit < settings.maxReplySize()) {
-            // The results did not fit where the client can take them (inline or its Reply chunk), and the
-            // service put SYSTEM_ERR in their place: the client's chunks were too small, a chunk error
-            // (RFC 8166 section 4.5.2), not a failure of the procedure.
-            LOG.debug("xid {}: reply larger than {} bytes, the most inline or in the Reply chunk",
-                    Integer.toHexString(xid), limit);
-            return send(new RdmaError.ChunkError(xid, grant), out);
-        }
-        if (placement.fault() != null) {
-            LOG.debug("xid {}: {}", Integer.toHexString(xid), placement.fault());
-            return send(new RdmaError.ChunkError(xid, grant), out);
-        }
-        for (WriteListPlacement.Placed p : placement.placed()) {
-            pinned.write(p.data(), chunks.writeList().get(p.chunk()).segments());
-        }
-        List<WriteChunk> writeList = placement.returned();
-        MemorySegment reduced = encoder.written(0);
-        ReplyPath dataPath = placement.placed().isEmpty() ? ReplyPath.INLINE : ReplyPath.WRITE_LIST;
-        if (reduced.byteSize() <= inlineRoom) {
-            RdmaMsg inlineHeader = new RdmaMsg(xid, grant, new ChunkLists(List.of(), writeList, Optional.empty()));
-            XdrEncoder send = new XdrEncoder(out);
-            RpcRdmaHeaderEncoder.encode(inlineHeader, send);
-            if (send.position() != headerSize) {
-                throw new IllegalStateException("RDMA_MSG header of " + send.position() + " bytes, " + headerSize
-                        + " reserved");
-            }
-            if (encoder.segment() != first) {
-                // grew, then was rewound to an error reply that fits inline after all
-                MemorySegment.copy(reduced, 0, out, headerSize, reduced.byteSize());
-            }
-            return sent(dataPath, (int) (headerSize + reduced.byteSize()), xid);
-        }
-        if (replyChunk.isEmpty() || reduced.byteSize() > replyChunk.get().length()) {
-            // RFC 8166 section 3.5.4: a reply too long for inline goes in the Reply chunk; without room there the
-            // responder cannot deliver it and reports the chunk error.
-            LOG.debug("xid {}: reply of {} bytes, Reply chunk {}", Integer.toHexString(xid), reduced.byteSize(),
-                    replyChunk.map(WriteChunk::length).map(String::valueOf).orElse("absent"));
-            return send(new RdmaError.ChunkError(xid, grant), out);
-        }
-        pinned.write(reduced, replyChunk.get().segments());
-        RdmaNoMsg noMsg = new RdmaNoMsg(xid, grant, new ChunkLists(List.of(), writeList,
-                Optional.of(WriteListPlacement.filled(replyChunk.get(), reduced.byteSize()))));
-        XdrEncoder send = new XdrEncoder(out);
-        try {
-            RpcRdmaHeaderEncoder.encode(noMsg, send);
-        } catch (XdrException tooManySegments) {
-            return send(new RdmaError.ChunkError(xid, grant), out);
-        }
-        return sent(ReplyPath.REPLY_CHUNK, (int) send.position(), xid);
+        return reply.complete(transfers);
     }
 
     /**
@@ -321,49 +325,7 @@ public final class RpcRdmaCallHandler {
         refusalLog.warn(() -> peer + ": call xid " + Integer.toHexString(xid) + " refused: needed " + refused.bytes()
                 + " bytes, " + refused.budget().name() + " allows " + refused.budget().limit() + " ("
                 + refused.budget().used() + " in use now); " + statistics.memoryRefusals() + " refused so far");
-        return send(new RdmaError.ChunkError(xid, grant), out);
-    }
-
-    /**
-     * Grows a reply's encoding space: from the Send buffer into heap memory taken from the call's budget, each
-     * time to twice the size (or what the item needs), never beyond {@code limit}. A refusal at the limit means
-     * the reply is larger than the client can take; a refusal for memory is recorded by the {@link CallMemory}.
-     */
-    private static final class ReplyGrowth implements XdrEncoder.Growth {
-        private final long limit;
-        private final CallMemory memory;
-        private final MemorySegment first;
-        private boolean refusedAtLimit;
-
-        ReplyGrowth(MemorySegment first, long limit, CallMemory memory) {
-            this.first = first;
-            this.limit = limit;
-            this.memory = memory;
-        }
-
-        @Override
-        public MemorySegment grow(MemorySegment current, long used, long needed) {
-            if (needed > limit) {
-                refusedAtLimit = true;
-                return null;
-            }
-            long size = Math.min(limit, Math.max(needed, Math.max(8192, current.byteSize() * 2)));
-            MemorySegment larger;
-            try {
-                larger = memory.heap(size);
-            } catch (MemoryRefused refused) {
-                return null; // recorded in the CallMemory; the call is answered ERR_CHUNK
-            }
-            MemorySegment.copy(current, 0, larger, 0, used);
-            if (current != first && current.byteSize() > 0) {
-                memory.freeHeap(current);
-            }
-            return larger;
-        }
-
-        boolean refusedAtLimit() {
-            return refusedAtLimit;
-        }
+        return answers.chunkError(xid, grant, out);
     }
 
     /** Decodes the RPC call header and runs it (or the transport's own program) into {@code out}. */
@@ -386,19 +348,10 @@ public final class RpcRdmaCallHandler {
     }
 
     private Outcome send(RdmaError error, MemorySegment out) {
-        XdrEncoder send = new XdrEncoder(out);
-        RpcRdmaHeaderEncoder.encode(error, send);
-        return sent(error instanceof RdmaError.VersionMismatch ? ReplyPath.ERR_VERS : ReplyPath.ERR_CHUNK,
-                (int) send.position(), error.xid());
-    }
-
-    private Outcome sent(ReplyPath path, int length, int xid) {
-        statistics.reply(path);
-        return new Outcome(path, length, xid);
+        return answers.error(error, out);
     }
 
     private Outcome dropped(int xid) {
-        statistics.reply(ReplyPath.DROPPED);
-        return new Outcome(ReplyPath.DROPPED, 0, xid);
+        return answers.dropped(xid);
     }
 }

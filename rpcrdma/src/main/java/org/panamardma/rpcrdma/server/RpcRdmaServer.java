@@ -43,9 +43,11 @@ import org.slf4j.event.Level;
  *       {@link ConnectionGate});
  *   <li>a connection with no call for {@link Builder#idleTimeout} is closed ({@link IdleWatch});
  *   <li>per connection, fixed: the receive and send buffers above ({@link #fixedPinnedBytesPerConnection()});
+ *       and at most {@link Builder#idleRegisteredBytes} of chunk buffers kept registered between calls (the pool
+ *       the RDMA Reads land in and the reply's RDMA Writes go out from, so that steady traffic registers nothing);
  *   <li>per call, as the call really needs it: heap for an assembled call (Read chunks, Long Calls) and for a reply
  *       that outgrows the Send buffer (at most the client's Reply chunk and {@link Builder#maxMessageSizes}), pinned
- *       memory for each RDMA Read and Write while it runs; taken from a per-connection budget within a per-server
+ *       memory for each RDMA Read while it runs and each reply's RDMA Writes until its Send completes; taken from a per-connection budget within a per-server
  *       budget ({@link Builder#connectionMemory}, {@link Builder#serverMemory}), waited for up to
  *       {@link Builder#memoryWait} when spent, then refused: the call is answered ERR_CHUNK (counted, logged at
  *       most once per 10 s) and the connection goes on. The budgets are shared fairly: memory given back goes first
@@ -90,12 +92,14 @@ public final class RpcRdmaServer implements AutoCloseable {
         this.server = RdmaServer.listen(b.address, options, this::accepted, gate);
         this.idleWatch = new IdleWatch("rpcrdma-idle " + b.address, connections, b.idleTimeout, statistics,
                 b.logConnections ? Level.INFO : Level.DEBUG);
-        long pinnedAtMost = b.serverPinned + b.maxConnections * fixedPinnedBytesPerConnection();
+        long pinnedAtMost = b.serverPinned + b.maxConnections * (fixedPinnedBytesPerConnection()
+                + b.idleRegisteredBytes);
         long memlock = lockedMemoryLimit();
         if (memlock < pinnedAtMost) {
             LOG.warn("listening on " + b.address + ": the process may lock " + memlock
                     + " bytes (RLIMIT_MEMLOCK), this server may register up to " + pinnedAtMost + " (server pinned "
-                    + b.serverPinned + " + " + b.maxConnections + " connections x " + fixedPinnedBytesPerConnection()
+                    + b.serverPinned + " + " + b.maxConnections + " connections x (" + fixedPinnedBytesPerConnection()
+                    + " + " + b.idleRegisteredBytes + " idle chunk buffers)"
                     + "): registrations may fail under load; raise the limit or lower serverMemory/maxConnections");
         }
         LOG.atDebug().log(() -> "listening on " + b.address + ": at most " + b.maxConnections
@@ -143,6 +147,11 @@ public final class RpcRdmaServer implements AutoCloseable {
     public long fixedPinnedBytesPerConnection() {
         int receiveSize = ConnectPrivateData.of(config.sendInline, config.receiveInline, false).receiveSize();
         return (long) receiveDepth(config.credits) * receiveSize + (long) config.credits * config.sendInline;
+    }
+
+    /** @return the connections open now (for tests in this package: their registrations and chunk pools) */
+    Set<ServerConnection> openConnections() {
+        return Set.copyOf(connections);
     }
 
     /** @return the server's heap budget for calls (its {@link MemoryBudget#used()} and peak, for monitoring) */
@@ -220,6 +229,7 @@ public final class RpcRdmaServer implements AutoCloseable {
             Level level = config.logConnections ? Level.INFO : Level.DEBUG;
             ServerConnection c = new ServerConnection(rdma, service, decoder, settings, statistics,
                     config.timeout.toMillis(), new TransferDeadline(config.transferTimeout), memory, refusalLog,
+                    config.idleRegisteredBytes,
                     () -> {
                         connections.remove(self[0]);
                         LOG.atLevel(level).log(() -> peer + ": closed");
@@ -268,6 +278,7 @@ public final class RpcRdmaServer implements AutoCloseable {
         private Duration transferTimeout = Duration.ofSeconds(5);
         private long connectionHeap = 64L << 20;
         private long connectionPinned = 64L << 20;
+        private long idleRegisteredBytes = 8L << 20;
         private long serverHeap = 512L << 20;
         private long serverPinned = 256L << 20;
         private Duration memoryWait = Duration.ofSeconds(10);
@@ -407,6 +418,20 @@ public final class RpcRdmaServer implements AutoCloseable {
          */
         public Builder logConnections(boolean log) {
             this.logConnections = log;
+            return this;
+        }
+
+        /**
+         * How much registered memory for chunk data (RDMA Read sinks, reply RDMA Write sources) a connection keeps
+         * between calls, so that the next call registers nothing; 8 MiB by default (four 1 MiB NFS READ replies
+         * and four 1 MiB WRITE payloads). Memory beyond it is deregistered when its transfer is done. 0 registers
+         * per call. Counts against RLIMIT_MEMLOCK with the fixed buffers.
+         */
+        public Builder idleRegisteredBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("idle registered bytes must not be negative: " + bytes);
+            }
+            this.idleRegisteredBytes = bytes;
             return this;
         }
 

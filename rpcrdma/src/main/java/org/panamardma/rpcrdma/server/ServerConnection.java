@@ -45,6 +45,8 @@ final class ServerConnection {
 
     private final RdmaConnection connection;
     private final RpcRdmaCallHandler handler;
+    /** The connection's RDMA Reads and its registered memory for chunks (closed after the queue pair). */
+    private final VerbsChunkTransfers transfers;
     private final MemoryRegion sendBuffers;
     private final SendSlots sendSlots;
     private final int sendBufferSize;
@@ -59,17 +61,19 @@ final class ServerConnection {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClosed;
     private final long timeoutMillis;
+    private final TransferDeadline transferDeadline;
     /** When a call was last taken or ended: what the idle timeout counts from. */
     private volatile long lastActivity = System.nanoTime();
 
     ServerConnection(RdmaConnection connection, RpcService service, RpcRdmaHeaderDecoder decoder,
                      ConnectionSettings settings, ServerStatistics statistics, long timeoutMillis,
                      TransferDeadline transferDeadline, ConnectionMemory memory, RateLimitedLog refusalLog,
-                     Runnable onClosed) throws RdmaException {
+                     long idleRegisteredBytes, Runnable onClosed) throws RdmaException {
         this.connection = connection;
         this.callSlots = new Semaphore(settings.maxCredits());
         this.statistics = statistics;
         this.timeoutMillis = timeoutMillis;
+        this.transferDeadline = transferDeadline;
         this.onClosed = onClosed;
         this.sendBufferSize = settings.sendInline();
         // One send buffer per call slot (one per credit): a call in progress always finds one.
@@ -77,8 +81,10 @@ final class ServerConnection {
         this.sendBuffers = connection.protectionDomain().allocate((long) count * sendBufferSize,
                 Set.of(Access.LOCAL_WRITE));
         this.sendSlots = new SendSlots(count);
+        this.transfers = new VerbsChunkTransfers(connection, transferDeadline,
+                Math.max(settings.maxCallSize(), settings.maxReplySize()), idleRegisteredBytes);
         this.handler = new RpcRdmaCallHandler(service, decoder, settings,
-                new VerbsChunkTransfers(connection, transferDeadline), statistics, ConfigRdmaProgram.INSTANCE, memory,
+                transfers, statistics, ConfigRdmaProgram.INSTANCE, memory,
                 connection.name(), connection.localAddress(), connection.peerAddress(), refusalLog);
     }
 
@@ -88,6 +94,11 @@ final class ServerConnection {
 
     RdmaConnection rdma() {
         return connection;
+    }
+
+    /** @return the connection's pool of chunk buffers */
+    LocalBufferPool<?> chunkPool() {
+        return transfers.pool();
     }
 
     void start() {
@@ -134,11 +145,30 @@ final class ServerConnection {
             long offset = (long) buffer * sendBufferSize;
             MemorySegment out = sendBuffers.segment().asSlice(offset, sendBufferSize);
             RpcRdmaCallHandler.Outcome outcome = handler.handle(MemorySegment.ofArray(message.data()), out);
+            StagedWrites writes = outcome.writes();
             if (outcome.sendLength() > 0) {
-                CompletableFuture<Void> sent = connection.send(sendBuffers, offset, outcome.sendLength());
+                // svc_rdma_sendto: the reply's Writes chained before its Send, unsignaled; the memory they read
+                // goes back on the Send's completion (or its failure, or the connection's end), not here
+                CompletableFuture<Void> sent = writes.isEmpty()
+                        ? connection.send(sendBuffers, offset, outcome.sendLength())
+                        : connection.writesThenSend(writes.writes(), sendBuffers, offset, outcome.sendLength());
+                sent.whenComplete((ok, failed) -> writes.release());
                 sendSlots.giveBackWhenDone(buffer, sent); // not before the device is done with it
                 buffer = -1;
-                sent.get(timeoutMillis, TimeUnit.MILLISECONDS);
+                // the Send is waited for (its call slot is free only then), never a Write on its own; the Writes'
+                // bytes have their transfer deadline on top of the Send's
+                long wait = writes.isEmpty() ? timeoutMillis : timeoutMillis + transferDeadline.millisFor(writes.bytes());
+                try {
+                    sent.get(wait, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException late) {
+                    if (!writes.isEmpty()) {
+                        throw new IOException("the reply's RDMA Writes and Send did not complete in " + wait + " ms",
+                                late);
+                    }
+                    throw late;
+                }
+            } else {
+                writes.release();
             }
             answered.incrementAndGet();
         } catch (IOException | ExecutionException | TimeoutException e) {
@@ -228,8 +258,10 @@ final class ServerConnection {
         } catch (TimeoutException e) {
             LOG.warn(connection.name() + ": calls still running at close");
         } finally {
-            sendBuffers.close();
+            // the queue pair goes first: then nothing reads or writes the chunk buffers and they can be deregistered
             connection.close(); // with its queue pair, receive buffers, CQ and protection domain
+            sendBuffers.close();
+            transfers.close();
             onClosed.run();
         }
     }

@@ -6,28 +6,71 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.connection.RdmaConnection;
 
 /**
- * {@link ChunkTransfers} over an {@link RdmaConnection}: each transfer registers a region of its size (local write
- * only: the client never touches server memory; an RDMA Write from native memory registers that memory in place,
- * read-only), posts one RDMA Read or Write per segment, waits for them all and deregisters. Registering per transfer costs a registration per chunk; it keeps a connection's memory bounded by
- * what its calls in flight move, and nothing stays registered once a call ends.
+ * {@link ChunkTransfers} over an {@link RdmaConnection}, with the connection's {@link LocalBufferPool}: the receive
+ * side's RDMA Reads land in a pooled buffer and are waited for (the call cannot be decoded before its Read chunks
+ * arrived: svc_rdma_process_read_list), then copied into the assembled call. The reply side does not write here:
+ * each call stages its writes ({@link #forCall}) and they go to the device chained before the reply's Send. Nothing
+ * is registered per call once the pool holds buffers of the sizes the traffic uses.
+ *
+ * <p>A buffer whose transfer failed or timed out may still be written by the device until the queue pair is gone:
+ * it is kept out of the pool and given back only by {@link #close()}, after the connection closed.
  */
-final class VerbsChunkTransfers implements ChunkTransfers {
+final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     private final RdmaConnection connection;
     private final TransferDeadline deadline;
+    private final LocalBufferPool<MemoryRegion> pool;
+    private final ConcurrentLinkedQueue<LocalBufferPool<MemoryRegion>.Lease> quarantined =
+            new ConcurrentLinkedQueue<>();
 
-    VerbsChunkTransfers(RdmaConnection connection, TransferDeadline deadline) {
+    /**
+     * @param largest the largest transfer (the largest call or reply)
+     * @param idleBytes registered memory the pool keeps while no call uses it
+     */
+    VerbsChunkTransfers(RdmaConnection connection, TransferDeadline deadline, long largest, long idleBytes) {
         this.connection = connection;
         this.deadline = deadline;
+        this.pool = new LocalBufferPool<>(registrar(connection.protectionDomain()), largest, idleBytes);
+    }
+
+    /** Registrations of fresh memory in {@code pd}, LOCAL_WRITE only: the peer is given no key to them. */
+    static LocalBufferPool.Registrar<MemoryRegion> registrar(ProtectionDomain pd) {
+        return new LocalBufferPool.Registrar<>() {
+            @Override
+            public MemoryRegion allocate(long size) throws RdmaException {
+                return pd.allocate(size, Set.of(Access.LOCAL_WRITE));
+            }
+
+            @Override
+            public MemorySegment segment(MemoryRegion registration) {
+                return registration.segment();
+            }
+
+            @Override
+            public void deregister(MemoryRegion registration) {
+                registration.close();
+            }
+        };
+    }
+
+    LocalBufferPool<MemoryRegion> pool() {
+        return pool;
+    }
+
+    /** The transfers of one call: its reads through here, its writes staged for its reply. */
+    CallTransfers forCall(CallMemory memory) {
+        return new CallTransfers(this, memory);
     }
 
     @Override
@@ -35,72 +78,82 @@ final class VerbsChunkTransfers implements ChunkTransfers {
         if (destination.byteSize() == 0) {
             return;
         }
-        try (MemoryRegion mr = connection.protectionDomain().allocate(destination.byteSize(),
-                Set.of(Access.LOCAL_WRITE))) {
+        LocalBufferPool<MemoryRegion>.Lease sink = lease(destination.byteSize());
+        boolean done = false;
+        try {
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
             long at = 0;
             for (RdmaSegment s : segments) {
                 if (s.length() > 0) {
-                    posted.add(connection.read(mr, at, s.length(), s.offset(), s.handle()));
+                    posted.add(connection.read(sink.registration(), sink.offset() + at, s.length(), s.offset(),
+                            s.handle()));
                 }
                 at += s.length();
             }
             await(posted, "RDMA Read", deadline.millisFor(destination.byteSize()));
-            MemorySegment.copy(mr.segment(), 0, destination, 0, destination.byteSize());
+            MemorySegment.copy(sink.segment(), 0, destination, 0, destination.byteSize());
+            done = true;
+        } finally {
+            if (done) {
+                sink.release();
+            } else {
+                quarantined.add(sink);
+            }
         }
     }
 
+    /**
+     * Writes at once, waiting for the Writes (for a caller outside a call; calls stage theirs with
+     * {@link #forCall}).
+     */
     @Override
     public void write(MemorySegment source, List<RdmaSegment> segments) throws IOException {
         if (source.byteSize() == 0) {
             return;
         }
-        long room = 0;
-        for (RdmaSegment s : segments) {
-            room += s.length();
-        }
-        if (room < source.byteSize()) { // the caller's contract; checked before anything is posted
-            throw new IllegalArgumentException(source.byteSize() + " bytes for segments of " + room);
-        }
-        try (MemoryRegion mr = sourceRegion(source)) {
+        CallTransfers.checkRoom(source, segments);
+        LocalBufferPool<MemoryRegion>.Lease from = lease(source.byteSize());
+        boolean done = false;
+        try {
+            MemorySegment.copy(source, 0, from.segment(), 0, source.byteSize());
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
-            long at = 0;
-            for (RdmaSegment s : segments) {
-                long n = Math.min(s.length(), source.byteSize() - at);
-                if (n == 0) {
-                    // a zero-length segment takes nothing and the ones after it take the rest, as the reply's
-                    // Write list reports them (WriteListPlacement.filled): stopping here would report bytes never
-                    // written
-                    continue;
-                }
-                posted.add(connection.write(mr, at, (int) n, s.offset(), s.handle()));
-                at += n;
+            for (RdmaConnection.ChainedWrite w : CallTransfers.writes(from.registration(), from.offset(),
+                    source.byteSize(), segments)) {
+                posted.add(connection.write(w.mr(), w.offset(), w.length(), w.remoteAddress(), w.rkey()));
             }
-
-            // Waiting is what lets the region go; it also orders the data before the reply's Send.
             await(posted, "RDMA Write", deadline.millisFor(source.byteSize()));
+            done = true;
+        } finally {
+            if (done) {
+                from.release();
+            } else {
+                quarantined.add(from);
+            }
         }
     }
 
-    /**
-     * The region an RDMA Write goes out from: native memory is registered where it is (no access flags: the
-     * device only reads it), so data the upper layer placed in native memory (an NFS server's READ, read from the
-     * file into its own buffer) leaves without another copy; heap memory, which the device cannot address, is
-     * copied into a region of its own.
-     */
-    private MemoryRegion sourceRegion(MemorySegment source) throws RdmaException {
-        if (source.isNative()) {
-            return connection.protectionDomain().register(source, Set.of());
+    LocalBufferPool<MemoryRegion>.Lease lease(long bytes) throws IOException {
+        try {
+            return pool.lease(bytes);
+        } catch (RdmaException e) {
+            throw io(e);
         }
-        MemoryRegion mr = connection.protectionDomain().allocate(source.byteSize(), Set.of(Access.LOCAL_WRITE));
-        MemorySegment.copy(source, 0, mr.segment(), 0, source.byteSize());
-        return mr;
+    }
+
+    /** Gives back what failed transfers held and closes the pool: after the connection (its queue pair) is gone. */
+    @Override
+    public void close() {
+        LocalBufferPool<MemoryRegion>.Lease l;
+        while ((l = quarantined.poll()) != null) {
+            l.release();
+        }
+        pool.close();
     }
 
     /**
      * Waits for the transfers of one chunk, no longer than {@code timeoutMillis} (their {@link TransferDeadline}): a
      * timeout is an {@link IOException} caused by a {@link TimeoutException}, and the connection is then closed
-     * (which flushes what is still posted before the region goes).
+     * (which flushes what is still posted before the memory goes).
      */
     static void await(List<CompletableFuture<Void>> posted, String what, long timeoutMillis) throws IOException {
         try {

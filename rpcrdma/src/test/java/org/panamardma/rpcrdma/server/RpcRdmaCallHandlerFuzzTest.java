@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import org.panamardma.fuzz.AllocationBudget;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;

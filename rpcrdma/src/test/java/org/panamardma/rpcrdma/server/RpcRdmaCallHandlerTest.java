@@ -32,6 +32,7 @@ import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderEncoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
 import org.panamardma.rpcrdma.WriteChunk;
+import org.panamardma.testing.Bytes;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 
@@ -70,14 +71,7 @@ class RpcRdmaCallHandlerTest {
     }
 
     static byte[] concat(byte[]... parts) {
-        int n = Arrays.stream(parts).mapToInt(p -> p.length).sum();
-        byte[] b = new byte[n];
-        int at = 0;
-        for (byte[] p : parts) {
-            System.arraycopy(p, 0, b, at, p.length);
-            at += p.length;
-        }
-        return b;
+        return Bytes.concat(parts);
     }
 
     static byte[] header(RpcRdmaHeader h) {
@@ -87,12 +81,7 @@ class RpcRdmaCallHandlerTest {
     }
 
     static byte[] words(int... words) {
-        byte[] b = new byte[words.length * 4];
-        XdrEncoder out = new XdrEncoder(MemorySegment.ofArray(b));
-        for (int w : words) {
-            out.putInt(w);
-        }
-        return b;
+        return Bytes.words(words);
     }
 
     static ChunkLists chunks(List<ReadSegment> reads, List<WriteChunk> writes, WriteChunk reply) {

@@ -6,6 +6,7 @@ import java.util.Objects;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.Verb;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -119,7 +120,14 @@ public final class CmConnector {
         return cmTimeout.plus(cmTimeout.dividedBy(8)).plusSeconds(1);
     }
 
-    /** Server: a new id on {@code channel} bound to {@code address} and listening. */
+    /**
+     * Server: a new id on {@code channel} bound to {@code address} and listening.
+     *
+     * <p>Verbs: {@code rdma_create_id}, {@code rdma_bind_addr}, {@code rdma_listen}.
+     */
+    @Verb("rdma_create_id")
+    @Verb("rdma_bind_addr")
+    @Verb("rdma_listen")
     public static CmId listen(EventChannel channel, InetSocketAddress address, int backlog) throws RdmaException {
         CmId id = channel.createId();
         try {

@@ -18,6 +18,7 @@ import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.TransportType;
+import org.panamardma.verbs.Verb;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_qp_cap;
 import org.panamardma.verbs.ffi.ibv_qp_init_attr_ex;
@@ -44,7 +45,10 @@ import org.panamardma.verbs.internal.VerbsAccess;
  *
  * <p>Closing the id destroys its queue pair first ({@code rdma_destroy_qp}), then the id; all its events are acked
  * already. Closing the channel closes the id.
+ *
+ * <p>Verb of {@link #close()}: {@code rdma_destroy_id}.
  */
+@Verb("rdma_destroy_id")
 public final class CmId extends NativeResource {
     private static final VerbsAccess VERBS = VerbsAccess.get();
 
@@ -73,7 +77,12 @@ public final class CmId extends NativeResource {
 
     // ------------------------------------------------------------------------------------------------ addresses
 
-    /** Binds to a local address (port 0: any); to a device's address, it also binds the id to that device. */
+    /**
+     * Binds to a local address (port 0: any); to a device's address, it also binds the id to that device.
+     *
+     * <p>Verb: {@code rdma_bind_addr}.
+     */
+    @Verb("rdma_bind_addr")
     public void bind(InetSocketAddress address) throws RdmaException {
         synchronized (this) {
             checkOpen();
@@ -87,7 +96,12 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** Listens for connection requests (CONNECT_REQUEST events on this id); bind first. */
+    /**
+     * Listens for connection requests (CONNECT_REQUEST events on this id); bind first.
+     *
+     * <p>Verb: {@code rdma_listen}.
+     */
+    @Verb("rdma_listen")
     public void listen(int backlog) throws RdmaException {
         if (backlog < 0) {
             throw new IllegalArgumentException("negative backlog " + backlog);
@@ -106,12 +120,20 @@ public final class CmId extends NativeResource {
     /**
      * Starts resolving {@code destination} to a local device and the peer's hardware address; the outcome is an
      * ADDR_RESOLVED or ADDR_ERROR event, at the latest after {@code timeout}.
+     *
+     * <p>Verb: {@code rdma_resolve_addr}.
      */
+    @Verb("rdma_resolve_addr")
     public void resolveAddress(InetSocketAddress destination, Duration timeout) throws RdmaException {
         resolveAddress(null, destination, timeout);
     }
 
-    /** As {@link #resolveAddress(InetSocketAddress, Duration)}, from the local {@code source} address (null: any). */
+    /**
+     * As {@link #resolveAddress(InetSocketAddress, Duration)}, from the local {@code source} address (null: any).
+     *
+     * <p>Verb: {@code rdma_resolve_addr}.
+     */
+    @Verb("rdma_resolve_addr")
     public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, Duration timeout)
             throws RdmaException {
         Objects.requireNonNull(destination, "destination");
@@ -129,7 +151,12 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** Starts resolving the route to the peer; the outcome is a ROUTE_RESOLVED or ROUTE_ERROR event. */
+    /**
+     * Starts resolving the route to the peer; the outcome is a ROUTE_RESOLVED or ROUTE_ERROR event.
+     *
+     * <p>Verb: {@code rdma_resolve_route}.
+     */
+    @Verb("rdma_resolve_route")
     public void resolveRoute(Duration timeout) throws RdmaException {
         int millis = timeoutMillis(timeout);
         synchronized (this) {
@@ -169,7 +196,12 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** {@code rdma_get_src_port}: the local port, 0 if none yet. */
+    /**
+     * {@code rdma_get_src_port}: the local port, 0 if none yet.
+     *
+     * <p>Verb: {@code rdma_get_src_port}.
+     */
+    @Verb("rdma_get_src_port")
     public int localPort() {
         synchronized (this) {
             checkOpen();
@@ -177,7 +209,12 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** {@code rdma_get_dst_port}: the peer's port, 0 if none yet. */
+    /**
+     * {@code rdma_get_dst_port}: the peer's port, 0 if none yet.
+     *
+     * <p>Verb: {@code rdma_get_dst_port}.
+     */
+    @Verb("rdma_get_dst_port")
     public int peerPort() {
         synchronized (this) {
             checkOpen();
@@ -240,7 +277,11 @@ public final class CmId extends NativeResource {
      * operation the device can do (FLUSH and ATOMIC WRITE included); where not (siw: EOPNOTSUPP) with
      * {@code rdma_create_qp}. rdma_cm takes it through its states on connect/accept; it posts sends once the
      * ESTABLISHED event has been taken.
+     *
+     * <p>Verbs: {@code rdma_create_qp_ex}, {@code rdma_create_qp}.
      */
+    @Verb("rdma_create_qp_ex")
+    @Verb("rdma_create_qp")
     public QueuePair createQueuePair(ProtectionDomain pd, QueuePairOptions options) throws RdmaException {
         Objects.requireNonNull(pd, "pd");
         Objects.requireNonNull(options, "options");
@@ -345,8 +386,11 @@ public final class CmId extends NativeResource {
      * Starts connecting to the resolved peer (route resolved, queue pair created); the outcome is ESTABLISHED or
      * REJECTED / UNREACHABLE / CONNECT_ERROR.
      *
+     * <p>Verb: {@code rdma_connect}.
+     *
      * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
      */
+    @Verb("rdma_connect")
     public void connect(ConnectionParameters parameters) throws RdmaException {
         Objects.requireNonNull(parameters, "parameters");
         checkPrivateData(PrivateDataLimits.Operation.CONNECT, parameters.privateDataLength());
@@ -356,8 +400,11 @@ public final class CmId extends NativeResource {
     /**
      * Accepts the connection request this id was made for (after creating its queue pair); ESTABLISHED follows.
      *
+     * <p>Verb: {@code rdma_accept}.
+     *
      * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
      */
+    @Verb("rdma_accept")
     public void accept(ConnectionParameters parameters) throws RdmaException {
         Objects.requireNonNull(parameters, "parameters");
         checkPrivateData(PrivateDataLimits.Operation.ACCEPT, parameters.privateDataLength());
@@ -394,8 +441,11 @@ public final class CmId extends NativeResource {
      * Rejects the connection request this id was made for, with private data for the peer's REJECTED event. Close
      * the id afterwards.
      *
+     * <p>Verb: {@code rdma_reject}.
+     *
      * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
      */
+    @Verb("rdma_reject")
     public void reject(byte[] privateData) throws RdmaException {
         byte[] data = privateData == null ? new byte[0] : privateData.clone();
         if (data.length > PrivateDataLimits.LIBRDMACM_MAX) {
@@ -423,7 +473,10 @@ public final class CmId extends NativeResource {
      * Disconnects; the queue pair goes to the error state (pending work completes with WR_FLUSH_ERR). The peer gets
      * DISCONNECTED and should disconnect too: on InfiniBand/RoCE that sends the IB CM's DREP, which is what brings
      * this side its own DISCONNECTED (without it, only the DREQ's timeout does). On iWARP the TCP close does.
+     *
+     * <p>Verb: {@code rdma_disconnect}.
      */
+    @Verb("rdma_disconnect")
     public void disconnect() throws RdmaException {
         synchronized (this) {
             checkOpen();
@@ -447,7 +500,13 @@ public final class CmId extends NativeResource {
 
     // ---------------------------------------------------------------------------------------------------- events
 
-    /** The next event of this id within {@code timeout}, or null; see {@link EventChannel#await}. */
+    /**
+     * The next event of this id within {@code timeout}, or null; see {@link EventChannel#await}.
+     *
+     * <p>Verbs: {@code rdma_get_cm_event}, {@code rdma_ack_cm_event}.
+     */
+    @Verb("rdma_get_cm_event")
+    @Verb("rdma_ack_cm_event")
     public CmEvent await(Duration timeout) throws RdmaException {
         return channel.await(this, timeout);
     }

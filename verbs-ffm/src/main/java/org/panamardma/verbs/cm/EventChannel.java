@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.NativeResource;
 import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.Verb;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.rdma_cm_event;
 import org.panamardma.verbs.ffi.rdma_cm_id;
@@ -38,7 +39,10 @@ import org.panamardma.verbs.internal.VerbsAccess;
  * owned by this channel like the others, destroyed when closed (reject it or close it if unwanted).
  *
  * <p>Closing the channel closes its ids first (each after its queue pair), then destroys the channel.
+ *
+ * <p>Verb of {@link #close()}: {@code rdma_destroy_event_channel}.
  */
+@Verb("rdma_destroy_event_channel")
 public final class EventChannel extends NativeResource {
     /** The longest single poll(2): how soon a reader notices close, and a waiter re-checks its deadline. */
     private static final int WAIT_SLICE_MILLIS = 50;
@@ -73,9 +77,12 @@ public final class EventChannel extends NativeResource {
     /**
      * Opens an event channel ({@code rdma_create_event_channel}).
      *
+     * <p>Verb: {@code rdma_create_event_channel}.
+     *
      * @throws org.panamardma.verbs.RdmaLibraryException if librdmacm or libibverbs is not installed (the message names
      *         the package to install), cannot be loaded, or is older than the oldest rdma-core supported
      */
+    @Verb("rdma_create_event_channel")
     public static EventChannel create() throws RdmaException {
         VerbsAccess.get().checkRdmacm();
         try (Arena arena = Arena.ofConfined()) {
@@ -99,12 +106,22 @@ public final class EventChannel extends NativeResource {
         return fd;
     }
 
-    /** Creates an id in the TCP port space (reliable connected QPs). */
+    /**
+     * Creates an id in the TCP port space (reliable connected QPs).
+     *
+     * <p>Verb: {@code rdma_create_id}.
+     */
+    @Verb("rdma_create_id")
     public CmId createId() throws RdmaException {
         return createId(PortSpace.TCP);
     }
 
-    /** Creates an id ({@code rdma_create_id}). */
+    /**
+     * Creates an id ({@code rdma_create_id}).
+     *
+     * <p>Verb: {@code rdma_create_id}.
+     */
+    @Verb("rdma_create_id")
     public CmId createId(PortSpace portSpace) throws RdmaException {
         Objects.requireNonNull(portSpace, "portSpace");
         synchronized (this) {
@@ -135,7 +152,11 @@ public final class EventChannel extends NativeResource {
     /**
      * Waits up to {@code timeout} for the next event of {@code id} (for a listening id: also the CONNECT_REQUESTs
      * for it); returns null on timeout. Events of other ids stay queued for their waiters.
+     *
+     * <p>Verbs: {@code rdma_get_cm_event}, {@code rdma_ack_cm_event}.
      */
+    @Verb("rdma_get_cm_event")
+    @Verb("rdma_ack_cm_event")
     public CmEvent await(CmId id, Duration timeout) throws RdmaException {
         Objects.requireNonNull(id, "id");
         if (id.channel() != this) {
@@ -147,7 +168,11 @@ public final class EventChannel extends NativeResource {
     /**
      * Waits up to {@code timeout} for the next event of any id of this channel; null on timeout. A zero timeout
      * never waits: it takes what the fd has now (an event loop calls it so when the fd is readable).
+     *
+     * <p>Verbs: {@code rdma_get_cm_event}, {@code rdma_ack_cm_event}.
      */
+    @Verb("rdma_get_cm_event")
+    @Verb("rdma_ack_cm_event")
     public CmEvent poll(Duration timeout) throws RdmaException {
         return take(null, timeout);
     }

@@ -80,7 +80,7 @@ public final class RdmaClient {
                 }
                 earlier.add(e);
                 LOG.info("connect to " + server + ": " + e.getMessage()
-                        + (tried.iwarp && isUnreachable(e) ? " (iWARP: the server did not answer the MPA request in"
+                        + (tried.iwarp && unreachableByTimeout(e) ? " (iWARP: the server did not answer the MPA request in"
                         + " time; its device has no connection manager retries)" : " (a connection that could not be"
                         + " set up, not a refusal)") + "; trying again, attempt "
                         + (attempt + 1) + " of " + CONNECT_ATTEMPTS);
@@ -100,12 +100,12 @@ public final class RdmaClient {
      */
     static boolean worthAnotherTry(RdmaException e, boolean iwarp) {
         if (e instanceof CmEventException cm) {
-            return cm.event().type() == CmEventType.CONNECT_ERROR || iwarp && isUnreachable(e);
+            return cm.event().type() == CmEventType.CONNECT_ERROR || iwarp && unreachableByTimeout(e);
         }
         return e.errno() == Errno.EADDRINUSE;
     }
 
-    private static boolean isUnreachable(RdmaException e) {
+    private static boolean unreachableByTimeout(RdmaException e) {
         return e instanceof CmEventException cm && cm.event().type() == CmEventType.UNREACHABLE
                 && cm.errno() == Errno.ETIMEDOUT;
     }

@@ -5,7 +5,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -16,6 +18,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicLong;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -32,6 +36,8 @@ import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.RemoteRegion;
 import org.panamardma.verbs.ScatterGatherList;
+import org.panamardma.verbs.SendChain;
+import org.panamardma.verbs.ChainPostException;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.WcOpcode;
 import org.panamardma.verbs.WcStatus;
@@ -229,6 +235,9 @@ public final class RdmaConnection implements AutoCloseable {
     private volatile Optional<ConnectionParameters> peerParameters = Optional.empty();
     /** The RFC 7306 agent where both ends run it, else null. */
     private final ConnectionAgent agent;
+    /** A reply's WRITEs and SEND posted together, and their wr_ids ({@link #writesThenSend}): under postOrder only. */
+    private final SendChain sendChain;
+    private final long[] chainIds;
     /** The header and payload of a SEND the agent frames: used under postOrder only. */
     private final ScatterGatherList framed;
 
@@ -247,6 +256,8 @@ public final class RdmaConnection implements AutoCloseable {
         this.cq = res.cq;
         this.options = res.options;
         this.permits = new Semaphore(options.sendQueueDepth());
+        this.sendChain = new SendChain(Math.max(1, Math.min(options.sendQueueDepth(), SendChain.MAX_REQUESTS)));
+        this.chainIds = new long[sendChain.capacity()];
         this.repostIds = new long[options.receiveBatch()];
         this.repostOffsets = new long[options.receiveBatch()];
         for (int i = 0; i < options.sendQueueDepth(); i++) {
@@ -429,6 +440,214 @@ public final class RdmaConnection implements AutoCloseable {
         }
         return submit(Kind.VOID, (wr, slot, flags) ->
                 qp.postSendWithImmediate(wr, mr, offset, length, immediate, SendFlags.SIGNALED));
+    }
+
+    /** One RDMA WRITE of a reply ({@link #writesThenSend}): {@code length} bytes of {@code mr} at {@code offset}. */
+    public record ChainedWrite(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
+        public ChainedWrite {
+            Objects.requireNonNull(mr, "mr");
+            if (length <= 0) {
+                throw new IllegalArgumentException("a chained WRITE moves at least one byte: " + length);
+            }
+        }
+    }
+
+    /**
+     * RDMA WRITEs and then a SEND, as an RPC-over-RDMA server answers a call whose results go into the client's
+     * Write and Reply chunks (the kernel's svc_rdma_sendto: the Write WRs chained before the reply's Send, one
+     * ib_post_send). The WRITEs are unsignaled and go to the device with the SEND in one post
+     * ({@link QueuePair#postChain}: one call into the provider, one doorbell), so their completions cost nothing:
+     * the SEND's completion tells that they are done too (a reliable connection completes a send queue in order),
+     * and the peer sees their data before the SEND's message (RC ordering).
+     *
+     * <p>The returned future completes when the SEND completes; it fails, with the first failure, once every request
+     * of the chain that reached the device has completed or been flushed (a WRITE in error ends the connection and
+     * flushes the SEND), or when the connection ends: either way the device no longer reads the chain's memory when
+     * it is done. A chain longer than the send queue (or than {@link SendChain#MAX_REQUESTS}) goes in parts of one
+     * post each, the last WRITE of every part but the final one signaled, so that its permits come back. If the
+     * provider refuses a request in the middle of a post, those before it are on the send queue: the connection is
+     * then ended, which flushes them. On the poller thread, or with the RFC 7306 agent active (whose SEND carries
+     * its header), the requests are posted one by one, signaled.
+     */
+    public CompletableFuture<Void> writesThenSend(List<ChainedWrite> writes, MemoryRegion mr, long offset,
+                                                  int length) {
+        if (writes.isEmpty()) {
+            return send(mr, offset, length);
+        }
+        ChainOutcome outcome = new ChainOutcome(writes.size() + 1);
+        if (poller.isPollerThread() || agent != null) {
+            // the poller must not wait for permits: every request goes through the ordered deferred queue
+            for (ChainedWrite w : writes) {
+                outcome.track(write(w.mr(), w.offset(), w.length(), w.remoteAddress(), w.rkey()));
+            }
+            outcome.track(send(mr, offset, length));
+            return outcome.future;
+        }
+        int part = sendChain.capacity();
+        int from = 0;
+        while (from < writes.size()) {
+            boolean last = writes.size() - from < part; // room for the SEND after the remaining WRITEs
+            int to = Math.min(writes.size(), from + part);
+            int requests = last ? to - from + 1 : to - from;
+            ConnectionClosedException c = acquire(requests);
+            if (c != null) {
+                outcome.abandon(writes.size() + 1 - from, c);
+                return outcome.future;
+            }
+            synchronized (postOrder) {
+                postPart(outcome, writes, from, to, last, mr, offset, length);
+            }
+            if (last) {
+                return outcome.future;
+            }
+            from = to;
+        }
+        // every part was full: the SEND goes alone
+        outcome.track(send(mr, offset, length));
+        return outcome.future;
+    }
+
+    /**
+     * Settles a chain's future once every one of its requests is settled: completed if all completed, else failed
+     * with the first failure. Why not at the first failure: a request of the chain may still be on the send queue
+     * then (posted before a refused one, say), reading memory the caller gives back on the failure.
+     */
+    private static final class ChainOutcome {
+        final CompletableFuture<Void> future = new CompletableFuture<>();
+        private final AtomicInteger unsettled;
+        private final AtomicReference<Throwable> first = new AtomicReference<>();
+
+        ChainOutcome(int requests) {
+            this.unsettled = new AtomicInteger(requests);
+        }
+
+        void track(CompletableFuture<?> request) {
+            request.whenComplete((v, t) -> settle(1, t));
+        }
+
+        /** {@code requests} of the chain will never be posted, because of {@code why}. */
+        void abandon(int requests, Throwable why) {
+            settle(requests, why);
+        }
+
+        private void settle(int requests, Throwable t) {
+            if (t != null) {
+                first.compareAndSet(null, t);
+            }
+            if (unsettled.addAndGet(-requests) == 0) {
+                Throwable f = first.get();
+                if (f == null) {
+                    future.complete(null);
+                } else {
+                    future.completeExceptionally(f);
+                }
+            }
+        }
+    }
+
+    /**
+     * Posts WRITEs {@code from}..{@code to} of a chain, and its SEND if {@code last}, as one
+     * {@link QueuePair#postChain}; holding {@link #postOrder} and their permits. Each request is pending under its own
+     * wr_id before the post, as in {@link #postAcquired}: an error completion of an unsignaled WRITE names it.
+     */
+    private void postPart(ChainOutcome outcome, List<ChainedWrite> writes, int from, int to, boolean last,
+                          MemoryRegion mr, long offset, int length) {
+        int n = to - from + (last ? 1 : 0);
+        long[] ids = chainIds;
+        SendChain chain = sendChain.clear();
+        Throwable refused = failure;
+        for (int k = 0; k < n; k++) {
+            boolean send = last && k == n - 1;
+            boolean signaled = send || (!last && k == n - 1);
+            long wrId = nextWrId.incrementAndGet();
+            long seq = ++postSeq;
+            ids[k] = wrId;
+            CompletableFuture<Object> f = new CompletableFuture<>();
+            outcome.track(f);
+            pending.put(wrId, new Pending(f, send ? Kind.SEND : Kind.VOID, -1, seq));
+            if (!signaled) {
+                unsignaled.add(new Unsignaled(seq, wrId)); // before the post: its error completion may come at once
+            }
+            if (refused != null) {
+                continue;
+            }
+            try {
+                if (send) {
+                    chain.send(wrId, mr, offset, length, SendFlags.SIGNALED);
+                } else {
+                    ChainedWrite w = writes.get(from + k);
+                    chain.write(wrId, w.mr(), w.offset(), w.length(), w.remoteAddress(), w.rkey(),
+                            signaled ? SendFlags.SIGNALED : SendFlags.NONE);
+                }
+            } catch (RuntimeException e) {
+                refused = e; // a range outside its region, a region closed: nothing of the part is posted
+            }
+        }
+        if (refused == null) {
+            try {
+                qp.postChain(chain);
+                unsignaledRun = 0; // the part ends with a signaled request
+                return;
+            } catch (ChainPostException e) {
+                // the first ones are on the send queue, unsignaled: only the queue pair's flush completes them now
+                int posted = e.postedRequests();
+                for (int k = posted; k < n; k++) {
+                    fail(ids[k], e);
+                }
+                if (posted > 0) {
+                    endAfterPartialPost(e);
+                }
+                return;
+            } catch (Throwable t) {
+                refused = t; // refused before anything was posted
+            } finally {
+                chain.clear();
+            }
+        }
+        for (int k = 0; k < n; k++) {
+            fail(ids[k], refused);
+        }
+    }
+
+    /**
+     * A chain's post was refused after some of its requests went to the send queue: they are unsignaled, and the
+     * request meant to tell of their completion was not posted. The connection cannot go on in order; it is marked
+     * failed and disconnected, which moves the queue pair to the error state and flushes them (a flushed request
+     * completes whether signaled or not: rdma-core and the kernel's rxe, flush_send_queue), settling their futures.
+     */
+    private void endAfterPartialPost(ChainPostException e) {
+        LOG.warn("{}: {}; ending the connection to flush the part posted", name, e.getMessage());
+        markFailed(new ConnectionClosedException(name + ": a chained post failed part-way: " + e.getMessage(), e));
+        try {
+            id.disconnect();
+        } catch (RdmaException | RuntimeException ignored) {
+            // already disconnected or closed: the queue pair is flushed either way
+        }
+    }
+
+    /**
+     * Waits for {@code n} permits at once (a chain's requests take theirs together, so that two chains cannot each
+     * hold part of the send queue and wait for the rest), but not past the connection's end.
+     *
+     * @return null with the permits held, or why the connection cannot take requests
+     */
+    private ConnectionClosedException acquire(int n) {
+        try {
+            while (!permits.tryAcquire(n, WAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)) {
+                ConnectionClosedException c = failure;
+                if (c != null) {
+                    return c;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new ConnectionClosedException(name + ": interrupted waiting for the send queue");
+        }
+        ConnectionClosedException c = failure;
+        if (c != null) {
+            permits.release(n);
+        }
+        return c;
     }
 
     /**

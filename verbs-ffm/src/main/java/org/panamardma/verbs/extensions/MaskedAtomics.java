@@ -38,7 +38,7 @@ public final class MaskedAtomics {
         long expected = guess;
         while (true) {
             long desired = fieldwiseAdd(expected, add, addMask);
-            long actual = word.compareAndSwap(expected, desired);
+            long actual = word.compareSwap(expected, desired);
             if (actual == expected) {
                 return actual;
             }
@@ -57,7 +57,7 @@ public final class MaskedAtomics {
         long expected = guess;
         while (true) {
             long desired = maskedSwap(expected, compare, compareMask, swap, swapMask);
-            long actual = word.compareAndSwap(expected, desired);
+            long actual = word.compareSwap(expected, desired);
             if (actual == expected) {
                 return actual;
             }

@@ -41,7 +41,7 @@ public final class QueuePairRemoteWord implements RemoteWord, AutoCloseable {
     }
 
     @Override
-    public long compareAndSwap(long expected, long desired) throws RdmaException {
+    public long compareSwap(long expected, long desired) throws RdmaException {
         long wrId = nextWrId++;
         qp.postCompareSwap(wrId, result, 0, remoteAddress, rkey, expected, desired, SendFlags.SIGNALED);
         Completions.await(qp, wc, wrId, timeoutNanos);

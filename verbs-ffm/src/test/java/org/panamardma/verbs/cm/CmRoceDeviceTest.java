@@ -71,6 +71,7 @@ class CmRoceDeviceTest {
             assertEquals(TransportType.INFINIBAND, clientId.context().transportType());
             assertEquals(address, serverId.localAddress().orElseThrow());
             assertEquals(address.getPort(), clientId.peerPort());
+            assertEquals(address.getPort(), serverId.localPort(), "an accepted id's source port is the listener's");
             assertEquals(address.getAddress(), clientId.peerAddress().orElseThrow().getAddress());
             assertPrefix(fromClient, pair.serverConnection.request().privateData(), PrivateDataLimits.IB_CONNECT);
             assertPrefix(fromServer, pair.clientConnection.established().privateData(), PrivateDataLimits.IB_ACCEPT);

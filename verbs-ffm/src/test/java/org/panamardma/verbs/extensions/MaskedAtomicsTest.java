@@ -30,10 +30,22 @@ class MaskedAtomicsTest {
         }
 
         @Override
-        public long compareAndSwap(long expected, long desired) {
+        public long compareSwap(long expected, long desired) {
             casCount.incrementAndGet();
             return value.compareAndExchange(expected, desired);
         }
+    }
+
+    /** The former spelling stays for callers until it is removed, and does what compareSwap does. */
+    @Test
+    @SuppressWarnings("removal")
+    void deprecatedCompareAndSwapIsCompareSwap() throws RdmaException {
+        LocalWord word = new LocalWord(5);
+        assertEquals(5, word.compareAndSwap(4, 9), "no swap: the word was not 4");
+        assertEquals(5, word.value.get());
+        assertEquals(5, word.compareAndSwap(5, 9), "swapped");
+        assertEquals(9, word.value.get());
+        assertEquals(2, word.casCount.get(), "both went through compareSwap");
     }
 
     @Test

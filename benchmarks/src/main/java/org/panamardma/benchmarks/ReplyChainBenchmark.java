@@ -1,0 +1,102 @@
+package org.panamardma.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.SendChain;
+import org.panamardma.verbs.SendFlags;
+import org.panamardma.verbs.StubLoopback;
+import org.panamardma.verbs.WorkCompletions;
+
+/**
+ * What posting a reply as one chain saves on the host CPU (issue 26: "the reply's Write WRs and its Send go to the
+ * device in one post"): {@link #writes} unsignaled RDMA WRITEs and a signaled SEND, then the poll of the SEND's
+ * completion, posted one request per call ({@code separate}: RdmaConnection.writesThenSend before the chain) or as
+ * one {@link SendChain} ({@code chain}: one ibv_post_send of a linked list). The device is the stub provider, which
+ * completes at once: the result is the binding's and the provider's cost per reply. On a real device each post also
+ * rings a doorbell (rxe: a write() system call per ibv_post_send, ProviderTraits), which the chain saves
+ * {@code writes} times per reply on top of this. Run with {@code java -jar benchmarks/target/benchmarks.jar
+ * ReplyChainBenchmark}.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+public class ReplyChainBenchmark {
+    /** WRITEs per reply: an NFS READ reply of 1 MiB in 256 KiB segments is 4 (svcrdma's per-segment Write WRs). */
+    @Param({"1", "4"})
+    public int writes;
+
+    @Param({"ext", "legacy"})
+    public String path;
+
+    private StubLoopback loop;
+    private WorkCompletions wc;
+    private SendChain chain;
+    private long wrId;
+
+    @Setup(Level.Trial)
+    public void open() throws Exception {
+        loop = StubLoopback.open(BindingCostBenchmark.path(path), 64);
+        wc = WorkCompletions.allocate(BindingCostBenchmark.POLL_CAPACITY);
+        chain = new SendChain(writes + 1);
+        if (separate() != wrId || chain() != wrId) {
+            throw new IllegalStateException("a reply did not complete with its SEND alone");
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        if (wc != null) {
+            wc.close();
+        }
+        if (loop != null) {
+            loop.close();
+        }
+    }
+
+    /** One post per request, as before the chain. */
+    @Benchmark
+    public long separate() throws RdmaException {
+        for (int w = 0; w < writes; w++) {
+            loop.qp.postWrite(++wrId, loop.local, 8L * w, 8, loop.remote.address() + 8L * w, loop.remote.rkey(),
+                    SendFlags.NONE);
+        }
+        loop.qp.postSend(++wrId, loop.local, 0, StubLoopback.LENGTH, SendFlags.SIGNALED);
+        return poll();
+    }
+
+    /** The reply as one chain: one post. */
+    @Benchmark
+    public long chain() throws RdmaException {
+        chain.clear();
+        for (int w = 0; w < writes; w++) {
+            chain.write(++wrId, loop.local, 8L * w, 8, loop.remote.address() + 8L * w, loop.remote.rkey(),
+                    SendFlags.NONE);
+        }
+        chain.send(++wrId, loop.local, 0, StubLoopback.LENGTH, SendFlags.SIGNALED);
+        loop.qp.postChain(chain);
+        return poll();
+    }
+
+    private long poll() throws RdmaException {
+        if (loop.cq.poll(wc) != 1) {
+            throw new IllegalStateException("no completion for reply " + wrId);
+        }
+        return wc.wrId(0);
+    }
+}

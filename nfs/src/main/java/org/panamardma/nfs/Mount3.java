@@ -1,0 +1,121 @@
+package org.panamardma.nfs;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.panamardma.xdr.XdrDecoder;
+import org.panamardma.xdr.XdrEncodable;
+
+/**
+ * The MOUNT protocol version 3 (RFC 1813 appendix I), once for both sides: its numbers and limits, its types
+ * ({@code mountres3_ok}, {@code exportnode}) and their XDR, read by {@link MountClient} and written by the server's
+ * mountd ({@code org.panamardma.nfs.server.MountServer}).
+ */
+public final class Mount3 {
+    /** The MOUNT program number. */
+    public static final int PROGRAM = 100005;
+    /** MOUNT version 3, the one that goes with NFSv3. */
+    public static final int VERSION = 3;
+    /** Procedure numbers (RFC 1813 appendix I, section 5.2). */
+    public static final int PROC_NULL = 0;
+    public static final int PROC_MNT = 1;
+    public static final int PROC_DUMP = 2;
+    public static final int PROC_UMNT = 3;
+    public static final int PROC_UMNTALL = 4;
+    public static final int PROC_EXPORT = 5;
+    /** MNTPATHLEN: the longest export path (RFC 1813 appendix I, section 5.1.1). */
+    public static final int MNTPATHLEN = 1024;
+    /** MNTNAMLEN: the longest host or group name. */
+    public static final int MNTNAMLEN = 255;
+
+    private Mount3() {
+    }
+
+    /**
+     * {@code mountres3_ok}.
+     *
+     * @param root the export's root file handle
+     * @param authFlavors the RPC authentication flavors the server accepts for this export, most preferred first
+     */
+    public record MountResult(FileHandle3 root, List<Integer> authFlavors) implements XdrEncodable {
+        public MountResult {
+            authFlavors = List.copyOf(authFlavors);
+        }
+
+        /** {@code mountres3} with MNT3_OK: the status, the handle and the flavors. */
+        @Override
+        public void encodeTo(org.panamardma.xdr.XdrEncoder out) {
+            out.putEnum(MountStat3.MNT3_OK.code());
+            root.encodeTo(out);
+            out.putArray(authFlavors, Integer.MAX_VALUE, org.panamardma.xdr.XdrEncoder::putInt);
+        }
+    }
+
+    /**
+     * One {@code exportnode}.
+     *
+     * @param directory the exported path
+     * @param groups the hosts or groups allowed to mount it
+     */
+    public record Export(String directory, List<String> groups) {
+        public Export {
+            groups = List.copyOf(groups);
+        }
+    }
+
+    /** MNT and UMNT arguments: {@code dirpath}, a {@code string<MNTPATHLEN>}. */
+    public static XdrEncodable dirpath(String path) {
+        return out -> out.putString(path, MNTPATHLEN);
+    }
+
+    /** {@code dirpath} as the bytes it holds; longer than MNTPATHLEN does not decode. */
+    public static byte[] decodeDirpath(XdrDecoder in) {
+        return in.getOpaqueBytes(MNTPATHLEN);
+    }
+
+    /** {@code mountres3} of a failed MNT: the status alone. */
+    public static XdrEncodable mountFailure(MountStat3 status) {
+        return out -> out.putEnum(status.code());
+    }
+
+    /**
+     * {@code mountres3}: the status, and on MNT3_OK the handle and the flavors.
+     *
+     * @return a {@link MountResult}, or the failing {@link MountStat3}
+     */
+    public static Object decodeMountResult(XdrDecoder in) {
+        MountStat3 status = in.getEnum(MountStat3::of, "mountstat3");
+        if (status != MountStat3.MNT3_OK) {
+            return status;
+        }
+        FileHandle3 root = FileHandle3.decode(in);
+        return new MountResult(root, in.getArray(Integer.MAX_VALUE, XdrDecoder::getInt));
+    }
+
+    /** {@code exports}: a linked list of {@code exportnode}, each with a linked list of {@code groupnode}. */
+    public static XdrEncodable exports(List<Export> exports) {
+        return out -> {
+            for (Export e : exports) {
+                out.putBoolean(true).putString(e.directory(), MNTPATHLEN);
+                for (String group : e.groups()) {
+                    out.putBoolean(true).putString(group, MNTNAMLEN);
+                }
+                out.putBoolean(false);
+            }
+            out.putBoolean(false);
+        };
+    }
+
+    /** Reads {@code exports}, as {@link #exports} writes them. */
+    public static List<Export> decodeExports(XdrDecoder in) {
+        List<Export> exports = new ArrayList<>();
+        while (in.getBoolean()) {
+            String dir = in.getString(MNTPATHLEN);
+            List<String> groups = new ArrayList<>();
+            while (in.getBoolean()) {
+                groups.add(in.getString(MNTNAMLEN));
+            }
+            exports.add(new Export(dir, groups));
+        }
+        return exports;
+    }
+}

@@ -1,0 +1,53 @@
+package org.panamardma.nfs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The floor plan of the nfs module (issue 27): the protocols' types have one home shared by client and server, so
+ * the server imports no client class; and no main file holds several rooms (at most 500 lines each).
+ */
+class NfsLayoutTest {
+    private static final Path MAIN = Path.of("src/main/java/org/panamardma/nfs");
+    /** The client's classes: the server takes the protocols from Nfs3, Nfs3Args, Mount3, Portmap and the types. */
+    private static final List<String> CLIENT = List.of("Nfs3Client", "Nfs3Xdr", "MountClient", "PortmapClient");
+
+    private static List<Path> sources(Path dir) throws IOException {
+        assertTrue(Files.isDirectory(dir), "run from the nfs module directory: no " + dir.toAbsolutePath());
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(f -> f.toString().endsWith(".java")).sorted().toList();
+        }
+    }
+
+    private static String read(Path f) {
+        try {
+            return Files.readString(f);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void theServerUsesNoClientClass() throws IOException {
+        List<String> offenders = sources(MAIN.resolve("server")).stream()
+                .filter(f -> CLIENT.stream().anyMatch(c -> read(f).matches("(?s).*\\b(import org\\.panamardma\\.nfs\\."
+                        + c + ";|" + c + "\\.).*")))
+                .map(Path::toString).toList();
+        assertEquals(List.of(), offenders);
+    }
+
+    @Test
+    void noMainFileIsOver500Lines() throws IOException {
+        List<String> long_ = sources(MAIN).stream().filter(f -> read(f).lines().count() > 500)
+                .map(f -> f + ": " + read(f).lines().count() + " lines").toList();
+        assertEquals(List.of(), long_);
+    }
+}

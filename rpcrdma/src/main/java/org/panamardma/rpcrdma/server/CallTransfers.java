@@ -1,0 +1,114 @@
+package org.panamardma.rpcrdma.server;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import org.panamardma.rpcrdma.RdmaSegment;
+import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.connection.RdmaConnection.ChainedWrite;
+
+/**
+ * The chunk transfers of one call on a device: RDMA Reads through the connection ({@link VerbsChunkTransfers}),
+ * counted against the call's pinned budget while they run; RDMA Writes staged, as svc_rdma_send_write_chunk
+ * builds its R/W contexts: the data copied into a pooled buffer now (so the procedure's memory may go when the call
+ * returns), the work requests collected for the reply ({@link #handOver}), to be posted before its Send. A staged
+ * buffer keeps its share of the pinned budget until the reply's Send completes.
+ *
+ * <p>{@link #close()} gives back whatever was staged and not handed over (an error reply, a failed call).
+ */
+final class CallTransfers implements ChunkTransfers, AutoCloseable {
+    private final VerbsChunkTransfers connection;
+    private final CallMemory memory;
+    private StagedWrites.Builder staged = new StagedWrites.Builder();
+
+    CallTransfers(VerbsChunkTransfers connection, CallMemory memory) {
+        this.connection = connection;
+        this.memory = memory;
+    }
+
+    @Override
+    public void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException {
+        memory.pin(destination.byteSize());
+        try {
+            connection.read(segments, destination);
+        } finally {
+            memory.unpin(destination.byteSize());
+        }
+    }
+
+    @Override
+    public void write(MemorySegment source, List<RdmaSegment> segments) throws IOException {
+        if (source.byteSize() == 0) {
+            return;
+        }
+        checkRoom(source, segments);
+        Runnable charge = memory.pinBeyondCall(source.byteSize());
+        LocalBufferPool<MemoryRegion>.Lease from;
+        try {
+            from = connection.lease(source.byteSize());
+        } catch (IOException | RuntimeException e) {
+            charge.run();
+            throw e;
+        }
+        staged.onRelease(charge);
+        staged.onRelease(from::release);
+        MemorySegment.copy(source, 0, from.segment(), 0, source.byteSize());
+        for (ChainedWrite w : writes(from.registration(), from.offset(), source.byteSize(), segments)) {
+            staged.add(w);
+        }
+    }
+
+    /** The caller's contract, checked before anything is staged. */
+    static void checkRoom(MemorySegment source, List<RdmaSegment> segments) {
+        long room = 0;
+        for (RdmaSegment s : segments) {
+            room += s.length();
+        }
+        if (room < source.byteSize()) {
+            throw new IllegalArgumentException(source.byteSize() + " bytes for segments of " + room);
+        }
+    }
+
+    /**
+     * The WRITEs that put {@code bytes} of {@code from} at {@code start} into {@code segments}, filling them in order.
+     * A zero-length segment takes nothing and the ones after it take the rest, as the reply's Write list reports
+     * them ({@link WriteListPlacement#filled}): stopping there would report bytes never written.
+     */
+    static List<ChainedWrite> writes(MemoryRegion from, long start, long bytes, List<RdmaSegment> segments) {
+        List<ChainedWrite> writes = new ArrayList<>(segments.size());
+        long at = 0;
+        for (RdmaSegment s : segments) {
+            long n = Math.min(s.length(), bytes - at);
+            if (n == 0) {
+                continue;
+            }
+            writes.add(new ChainedWrite(from, start + at, (int) n, s.offset(), s.handle()));
+            at += n;
+        }
+        return writes;
+    }
+
+    /**
+     * @param path how the call is answered
+     * @return the staged writes for a reply that carries them (Write list, Reply chunk); for any other answer they
+     *         are given back now and nothing is written
+     */
+    StagedWrites handOver(ReplyPath path) {
+        StagedWrites result = staged.build();
+        staged = new StagedWrites.Builder();
+        if (path == ReplyPath.WRITE_LIST || path == ReplyPath.REPLY_CHUNK) {
+            return result;
+        }
+        result.release();
+        return StagedWrites.NONE;
+    }
+
+    @Override
+    public void close() {
+        if (!staged.isEmpty()) {
+            staged.build().release();
+            staged = new StagedWrites.Builder();
+        }
+    }
+}

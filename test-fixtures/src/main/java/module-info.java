@@ -1,0 +1,11 @@
+/**
+ * The fixtures the modules' tests share (a test dependency of each, never of a library): the fuzz targets'
+ * allocation check and byte-image helpers. On the class path of a module's tests it is in the unnamed module, which
+ * the tests read; on the device suite's module path it is this named module.
+ */
+module org.panamardma.testing {
+    // AllocationBudget: com.sun.management.ThreadMXBean, a thread's allocated bytes
+    requires transitive jdk.management;
+
+    exports org.panamardma.testing;
+}
