@@ -240,10 +240,11 @@ abstract class RobustnessDeviceTests {
     /**
      * The data path allocates nothing per message: measured by {@link AllocationProbe} in a JVM of its own with the
      * full JIT (the suite's JVM compiles with C1 only, which has no escape analysis: what production code's JIT
-     * removes would count here), both event loops, 64-byte round trips.
+     * removes would count here), both event loops, 64-byte round trips. A test of one device only
+     * ({@link RoceRobustnessDeviceTest}): what it measures is the Java event loops' code, the same on every device, and
+     * on siw in the Debian 13 image it took 414 s of the suite (rxe: 145 s).
      */
-    @Test
-    void theDataPathAllocatesNothingPerMessage(RdmaTestDevice device) throws Exception {
+    static void assertTheDataPathAllocatesNothingPerMessage(RdmaTestDevice device) throws Exception {
         InetSocketAddress address = DeviceTestSupport.serverAddress(device);
         String client = device.ipv4().orElseThrow().getHostAddress();
         String java = ProcessHandle.current().info().command().orElseThrow();
