@@ -1,4 +1,4 @@
-package org.panamardma.rpcrdma.client;
+package org.panamardma.rpcrdma.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -17,16 +17,16 @@ import org.panamardma.verbs.Access;
  * at once, or wait for {@link #completeInvalidations()} when {@link #holdInvalidations} is set; {@link #failInvalidations}
  * makes them fail as on a queue pair in error.
  */
-final class FakeWindows implements WindowBinder {
+public final class FakeWindows implements WindowBinder {
     private final FakeRegistrar registrar;
     private final AtomicInteger nextIndex = new AtomicInteger(1);
-    final List<FakeWindow> all = new ArrayList<>();
-    final AtomicLong invalidations = new AtomicLong();
-    volatile boolean holdInvalidations;
-    volatile boolean failInvalidations;
+    public final List<FakeWindow> all = new ArrayList<>();
+    public final AtomicLong invalidations = new AtomicLong();
+    public volatile boolean holdInvalidations;
+    public volatile boolean failInvalidations;
     private final List<Runnable> held = new ArrayList<>();
 
-    FakeWindows(FakeRegistrar registrar) {
+    public FakeWindows(FakeRegistrar registrar) {
         this.registrar = registrar;
     }
 
@@ -38,7 +38,7 @@ final class FakeWindows implements WindowBinder {
     }
 
     /** Whether an access of {@code length} bytes at {@code address} with {@code rkey} and {@code right} succeeds. */
-    synchronized boolean reaches(int rkey, long address, long length, Access right) {
+    public synchronized boolean reaches(int rkey, long address, long length, Access right) {
         for (FakeWindow w : all) {
             if (w.state == State.BOUND && w.rkey == rkey && w.access.contains(right)) {
                 return registrar.live.values().stream().anyMatch(l -> l.segment().equals(w.region)) // region alive
@@ -48,11 +48,11 @@ final class FakeWindows implements WindowBinder {
         return false;
     }
 
-    synchronized int boundCount() {
+    public synchronized int boundCount() {
         return (int) all.stream().filter(w -> w.state == State.BOUND).count();
     }
 
-    synchronized void completeInvalidations() {
+    public synchronized void completeInvalidations() {
         List<Runnable> now = new ArrayList<>(held);
         held.clear();
         now.forEach(Runnable::run);
@@ -60,7 +60,7 @@ final class FakeWindows implements WindowBinder {
 
     enum State { FREE, BOUND, CLOSED }
 
-    final class FakeWindow implements Window {
+    public final class FakeWindow implements Window {
         int rkey;
         State state = State.FREE;
         MemorySegment region;
@@ -85,7 +85,7 @@ final class FakeWindows implements WindowBinder {
         }
 
         @Override
-        public CompletableFuture<Void> bind(int newRkey, ChunkRegistrar.Registration r, MemorySegment segment,
+        public CompletableFuture<Void> bind(int newRkey, Registration r, MemorySegment segment,
                                             Set<Access> rights) {
             synchronized (FakeWindows.this) {
                 if (state != State.FREE) {

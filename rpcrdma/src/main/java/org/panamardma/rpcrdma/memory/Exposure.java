@@ -1,13 +1,14 @@
-package org.panamardma.rpcrdma.client;
+package org.panamardma.rpcrdma.memory;
 
 import java.util.concurrent.CompletableFuture;
 
 /**
  * One chunk's segment as the server may address it during one call (RFC 8166 section 3.4.3: its handle), until
  * {@link #revoke()}: a memory window bound for the call ({@link MemoryWindows}) or a registration of its own
- * ({@link #registered}).
+ * ({@link CallRegistrar#exposeForCall}). The one kind of remote access this module gives: what a client's call
+ * exposes, for that call; a server holds none.
  */
-interface Exposure {
+public interface Exposure {
     /** @return the handle the chunk list advertises */
     int rkey();
 
@@ -19,8 +20,12 @@ interface Exposure {
      */
     CompletableFuture<Void> revoke();
 
-    /** A registration made for one call ({@link ChunkExposure#PER_CALL_REGISTRATION}), revoked by deregistering it. */
-    static Exposure registered(ChunkRegistrar.Registration r, Runnable deregistered) {
+    /**
+     * A registration made for one call (the client's per-call registration), revoked by deregistering it.
+     *
+     * @param deregistered runs once the deregistration succeeded
+     */
+    static Exposure registered(Registration r, Runnable deregistered) {
         return new Exposure() {
             private CompletableFuture<Void> revoked;
 

@@ -1,4 +1,4 @@
-package org.panamardma.rpcrdma.client;
+package org.panamardma.rpcrdma.memory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,7 +15,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.panamardma.rpcrdma.client.RegistrationCache.Entry;
+import org.panamardma.rpcrdma.memory.RegistrationCache.Entry;
 import org.panamardma.verbs.Access;
 
 class RegistrationCacheTest {
@@ -35,7 +35,7 @@ class RegistrationCacheTest {
             }
             assertEquals(1, registrar.registrations.get());
             assertEquals(50, cache.hits());
-            FakeRegistrar.Live live = registrar.live.get(first.registration.rkey());
+            FakeRegistrar.Live live = registrar.live.get(first.registration().rkey());
             assertEquals(Set.of(Access.LOCAL_WRITE, Access.MW_BIND), live.access(),
                     "no remote right: the server reaches it only through a window bound for a call");
             assertEquals(data.address(), live.segment().address());
@@ -55,7 +55,7 @@ class RegistrationCacheTest {
             Entry again = cache.acquire(buffer.asSlice(4096, 4096));
             assertNotSame(whole, middle, "a window over the whole would reach the neighbours on rxe");
             assertSame(middle, again);
-            FakeRegistrar.Live live = registrar.live.get(middle.registration.rkey());
+            FakeRegistrar.Live live = registrar.live.get(middle.registration().rkey());
             assertEquals(buffer.address() + 4096, live.segment().address());
             assertEquals(4096, live.segment().byteSize());
             cache.release(whole);
@@ -81,7 +81,7 @@ class RegistrationCacheTest {
             MemorySegment b = second.allocate(4096);
             Entry fresh = cache.acquire(b);
             assertNotSame(old, fresh);
-            assertFalse(registrar.live.containsKey(old.registration.rkey()),
+            assertFalse(registrar.live.containsKey(old.registration().rkey()),
                     "the miss swept the closed arena's entry and deregistered it");
             cache.release(fresh);
         }
@@ -102,9 +102,9 @@ class RegistrationCacheTest {
         gone.close();
         assertEquals(1, cache.sweep(Integer.MAX_VALUE));
         assertEquals(1, cache.size());
-        assertFalse(registrar.live.containsKey(e1.registration.rkey()));
+        assertFalse(registrar.live.containsKey(e1.registration().rkey()));
         assertEquals(1, cache.forget(kept.scope()));
-        assertFalse(registrar.live.containsKey(e2.registration.rkey()), "deregistered before the arena closes");
+        assertFalse(registrar.live.containsKey(e2.registration().rkey()), "deregistered before the arena closes");
         kept.close();
         assertEquals(0, cache.size());
         assertEquals(0, cache.cachedBytes());
@@ -116,12 +116,12 @@ class RegistrationCacheTest {
         try (Arena arena = Arena.ofShared()) {
             Entry busy = cache.acquire(arena.allocate(8192));
             Entry other = cache.acquire(arena.allocate(4096));
-            assertTrue(registrar.live.containsKey(busy.registration.rkey()), "never evicted while in use");
+            assertTrue(registrar.live.containsKey(busy.registration().rkey()), "never evicted while in use");
             assertTrue(other.retired, "no room: the call got a registration of its own");
             cache.release(other);
-            assertFalse(registrar.live.containsKey(other.registration.rkey()), "its own registration went with the call");
+            assertFalse(registrar.live.containsKey(other.registration().rkey()), "its own registration went with the call");
             cache.release(busy);
-            assertTrue(registrar.live.containsKey(busy.registration.rkey()), "cached for the next call");
+            assertTrue(registrar.live.containsKey(busy.registration().rkey()), "cached for the next call");
         }
         cache.sweep(Integer.MAX_VALUE);
         assertTrue(registrar.live.isEmpty());
@@ -130,10 +130,10 @@ class RegistrationCacheTest {
         Entry held = cache.acquire(closing.allocate(4096));
         closing.close(); // caller misuse during a call: the registration must outlive the call, not the arena
         cache.sweep(Integer.MAX_VALUE);
-        assertTrue(registrar.live.containsKey(held.registration.rkey()), "still in use by its call");
+        assertTrue(registrar.live.containsKey(held.registration().rkey()), "still in use by its call");
         assertEquals(0, cache.size(), "but never returned again");
         cache.release(held);
-        assertFalse(registrar.live.containsKey(held.registration.rkey()));
+        assertFalse(registrar.live.containsKey(held.registration().rkey()));
     }
 
     @Test
@@ -151,9 +151,9 @@ class RegistrationCacheTest {
             s[3] = arena.allocate(4096);
             e[3] = cache.acquire(s[3]);
             cache.release(e[3]);
-            assertFalse(registrar.live.containsKey(e[1].registration.rkey()), "the least recently used went");
-            assertTrue(registrar.live.containsKey(e[0].registration.rkey()));
-            assertTrue(registrar.live.containsKey(e[2].registration.rkey()));
+            assertFalse(registrar.live.containsKey(e[1].registration().rkey()), "the least recently used went");
+            assertTrue(registrar.live.containsKey(e[0].registration().rkey()));
+            assertTrue(registrar.live.containsKey(e[2].registration().rkey()));
             assertEquals(3 * 4096, cache.cachedBytes());
             assertTrue(cache.cachedBytes() <= cache.maxBytes());
         }
@@ -194,7 +194,7 @@ class RegistrationCacheTest {
                         MemorySegment s = segments.get((seed * 7 + i) % segments.size());
                         try {
                             Entry e = cache.acquire(s);
-                            registrar.covering(e.registration.rkey(), s.address(), s.byteSize()); // live while held
+                            registrar.covering(e.registration().rkey(), s.address(), s.byteSize()); // live while held
                             cache.release(e);
                         } catch (Exception x) {
                             throw new RuntimeException(x);
@@ -219,8 +219,8 @@ class RegistrationCacheTest {
             cache.release(idle);
             Entry busy = cache.acquire(arena.allocate(4096));
             cache.clear();
-            assertFalse(registrar.live.containsKey(idle.registration.rkey()));
-            assertTrue(registrar.live.containsKey(busy.registration.rkey()));
+            assertFalse(registrar.live.containsKey(idle.registration().rkey()));
+            assertTrue(registrar.live.containsKey(busy.registration().rkey()));
             assertEquals(0, cache.size());
             cache.release(busy);
             assertTrue(registrar.live.isEmpty());

@@ -1,4 +1,4 @@
-package org.panamardma.rpcrdma.client;
+package org.panamardma.rpcrdma.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -7,15 +7,13 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.panamardma.verbs.Access;
 import org.panamardma.verbs.RdmaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Registrations of the caller's own native memory (segments handed to calls as DDP-eligible data or placement
- * targets) that memory windows are bound to ({@link ChunkExposure#MEMORY_WINDOWS}), kept after the call so that the
+ * targets) that memory windows are bound to (the client's {@code ChunkExposure.MEMORY_WINDOWS}), kept after the call so that the
  * next call over the same segment makes no {@code ibv_reg_mr}.
  *
  * <p><b>Nothing for the server.</b> A cached registration has no remote right ({@link #RIGHTS}: local write and
@@ -43,15 +41,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: one monitor guards the maps; {@code ibv_reg_mr} and {@code ibv_dereg_mr} run outside it.
  */
-final class RegistrationCache {
+public final class RegistrationCache {
     private static final Logger LOG = LoggerFactory.getLogger(RegistrationCache.class);
     /** Entries a miss checks for closed scopes before registering. */
-    static final int SWEEP_ON_MISS = 8;
-    /** What a cached registration grants: windows may be bound to it, writable ones too (C10-73, C10-74). */
-    static final Set<Access> RIGHTS = Set.of(Access.LOCAL_WRITE, Access.MW_BIND);
+    public static final int SWEEP_ON_MISS = 8;
+    /** What a cached registration grants: windows may be bound to it, writable ones too; no remote right. */
+    public static final LocalRights RIGHTS = LocalRights.WINDOW_BASE;
 
     private final String name;
-    private final ChunkRegistrar registrar;
+    private final LocalRegistrar registrar;
     private final long maxBytes;
     /** The cached entries by their segment. Guarded by this. */
     private final Map<Key, Entry> entries = new HashMap<>();
@@ -66,16 +64,17 @@ final class RegistrationCache {
     private boolean closed;
 
     /** A segment: the arena it belongs to, its address and size. */
-    record Key(MemorySegment.Scope scope, long address, long size) {
-        static Key of(MemorySegment s) {
+    public record Key(MemorySegment.Scope scope, long address, long size) {
+        /** @return the key of {@code s} */
+        public static Key of(MemorySegment s) {
             return new Key(s.scope(), s.address(), s.byteSize());
         }
     }
 
     /** One registration, held by the calls using it ({@link #uses}); identity is its equality. */
-    static final class Entry {
+    public static final class Entry {
         final Key key;
-        final ChunkRegistrar.Registration registration;
+        private final Registration registration;
         /** Guarded by the cache. */
         int uses;
         /** Guarded by the cache: out of the maps, never returned again; deregistered when no call uses it. */
@@ -83,13 +82,23 @@ final class RegistrationCache {
         /** Guarded by the cache: counted in {@link #cachedBytes}. */
         boolean counted;
 
-        Entry(Key key, ChunkRegistrar.Registration registration) {
+        Entry(Key key, Registration registration) {
             this.key = key;
             this.registration = registration;
         }
+
+        /** @return the registration a window is bound to */
+        public Registration registration() {
+            return registration;
+        }
     }
 
-    RegistrationCache(String name, ChunkRegistrar registrar, long maxBytes) {
+    /**
+     * @param name names the cache in messages
+     * @param registrar registers with {@link #RIGHTS}
+     * @param maxBytes the most bytes of cached registrations
+     */
+    public RegistrationCache(String name, LocalRegistrar registrar, long maxBytes) {
         if (maxBytes < 0) {
             throw new IllegalArgumentException("a registration cache bound must not be negative: " + maxBytes);
         }
@@ -106,7 +115,7 @@ final class RegistrationCache {
      * @throws IllegalStateException if the segment's arena is closed, or the cache is
      * @throws RdmaException if {@code ibv_reg_mr} failed
      */
-    Entry acquire(MemorySegment segment) throws RdmaException {
+    public Entry acquire(MemorySegment segment) throws RdmaException {
         if (!segment.isNative() || segment.byteSize() == 0) {
             throw new IllegalArgumentException(name + ": only non-empty native memory is registered in place");
         }
@@ -173,7 +182,7 @@ final class RegistrationCache {
     }
 
     /** The call that acquired {@code e} lets go of it (its window is revoked). */
-    void release(Entry e) {
+    public void release(Entry e) {
         boolean deregister = false;
         synchronized (this) {
             if (e.uses <= 0) {
@@ -198,7 +207,7 @@ final class RegistrationCache {
      *
      * @return how many entries were dropped
      */
-    int sweep(int limit) {
+    public int sweep(int limit) {
         List<Entry> dead = new ArrayList<>();
         int dropped;
         synchronized (this) {
@@ -232,7 +241,7 @@ final class RegistrationCache {
      *
      * @return how many entries were dropped
      */
-    int forget(MemorySegment.Scope scope) {
+    public int forget(MemorySegment.Scope scope) {
         List<Entry> dead = new ArrayList<>();
         int dropped = 0;
         synchronized (this) {
@@ -318,7 +327,7 @@ final class RegistrationCache {
     }
 
     /** Closes: {@link #clear()}, and refuses further lookups. Idempotent. */
-    void close() {
+    public void close() {
         synchronized (this) {
             if (closed) {
                 return;
@@ -329,7 +338,7 @@ final class RegistrationCache {
     }
 
     /** Drops every entry: those no call uses are deregistered, those in use go when their call lets go. */
-    void clear() {
+    public void clear() {
         List<Entry> dead = new ArrayList<>();
         synchronized (this) {
             for (Entry e : lru.keySet()) {
@@ -347,33 +356,37 @@ final class RegistrationCache {
     }
 
     /** @return bytes held by cached registrations (not counting calls' own) */
-    synchronized long cachedBytes() {
+    public synchronized long cachedBytes() {
         return cachedBytes;
     }
 
-    synchronized int size() {
+    /** @return the cached entries */
+    public synchronized int size() {
         return lru.size();
     }
 
-    synchronized long hits() {
+    /** @return lookups a cached entry served */
+    public synchronized long hits() {
         return hits;
     }
 
-    synchronized long misses() {
+    /** @return lookups that registered */
+    public synchronized long misses() {
         return misses;
     }
 
     /** @return ibv_reg_mr calls made through the cache */
-    synchronized long registrations() {
+    public synchronized long registrations() {
         return registrations;
     }
 
     /** @return ibv_dereg_mr calls made through the cache */
-    synchronized long deregistrations() {
+    public synchronized long deregistrations() {
         return deregistrations;
     }
 
-    long maxBytes() {
+    /** @return the bound given at construction */
+    public long maxBytes() {
         return maxBytes;
     }
 }

@@ -1,4 +1,4 @@
-package org.panamardma.rpcrdma.client;
+package org.panamardma.rpcrdma.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The type 2 memory windows of one client ({@link ChunkExposure#MEMORY_WINDOWS}): each chunk segment of a call gets
+ * The type 2 memory windows of one client (the client's {@code ChunkExposure.MEMORY_WINDOWS}): each chunk segment of a call gets
  * a free window, bound over exactly the segment with the chunk's right under the window's next key, and invalidated
  * when the call ends; the window is then free for another call, under another key. As in Linux's FRWR
  * (frwr_map, frwr_unmap_async in net/sunrpc/xprtrdma/frwr_ops.c), but with windows over regions registered once,
@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-final class MemoryWindows {
+public final class MemoryWindows {
     private static final Logger LOG = LoggerFactory.getLogger(MemoryWindows.class);
 
     private final String name;
@@ -39,7 +39,11 @@ final class MemoryWindows {
     private long binds;
     private boolean closed;
 
-    MemoryWindows(String name, WindowBinder binder) {
+    /**
+     * @param name names the client in messages
+     * @param binder allocates, binds and invalidates the windows (the connection's, or a host test's)
+     */
+    public MemoryWindows(String name, WindowBinder binder) {
         this.name = name;
         this.binder = binder;
     }
@@ -48,7 +52,7 @@ final class MemoryWindows {
      * Binds a free window over {@code segment}, which lies in {@code region} (registered with MW_BIND and no remote
      * right), with {@code access}'s one remote right.
      */
-    Exposure bind(ChunkRegistrar.Registration region, MemorySegment segment, ChunkAccess access)
+    public Exposure bind(Registration region, MemorySegment segment, ChunkAccess access)
             throws RdmaException {
         WindowBinder.Window w;
         synchronized (this) {
@@ -71,7 +75,7 @@ final class MemoryWindows {
             bound.put(key, b);
             binds++;
         }
-        CompletableFuture<Void> done = w.bind(key, region, segment, access.remoteRight);
+        CompletableFuture<Void> done = w.bind(key, region, segment, access.remoteRight());
         if (done.isCompletedExceptionally()) { // refused before posting: nothing was bound
             synchronized (this) {
                 bound.remove(key, b);
@@ -94,7 +98,7 @@ final class MemoryWindows {
      * The server's Send With Invalidate named {@code rkey}: if it is a bound window's, that window is free now and
      * its call's revocation posts nothing for it.
      */
-    void invalidatedByPeer(int rkey) {
+    public void invalidatedByPeer(int rkey) {
         Bound b;
         synchronized (this) {
             b = bound.get(rkey);
@@ -108,7 +112,7 @@ final class MemoryWindows {
      * Deallocates every window, bound or free (the connection is lost or the client closes): from now on no window
      * key reaches memory, whatever the queue pair does; revocations complete at once.
      */
-    void closeAll() {
+    public void closeAll() {
         List<WindowBinder.Window> all = new ArrayList<>();
         List<Bound> revoked;
         synchronized (this) {
@@ -156,17 +160,17 @@ final class MemoryWindows {
     }
 
     /** @return windows allocated so far ({@code ibv_alloc_mw}) */
-    synchronized long allocated() {
+    public synchronized long allocated() {
         return allocated;
     }
 
     /** @return windows bound so far */
-    synchronized long binds() {
+    public synchronized long binds() {
         return binds;
     }
 
     /** @return windows bound now */
-    synchronized int boundNow() {
+    public synchronized int boundNow() {
         return bound.size();
     }
 

@@ -1,4 +1,4 @@
-package org.panamardma.rpcrdma.client;
+package org.panamardma.rpcrdma.memory;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
@@ -13,8 +13,11 @@ import org.panamardma.verbs.connection.RdmaConnection;
  * domain, bound and invalidated on its queue pair. Kept behind this interface so that the window logic is tested
  * on the host without a device.
  */
-interface WindowBinder {
-    /** A new, free type 2 window ({@code ibv_alloc_mw}). */
+public interface WindowBinder {
+    /**
+     * @return a new, free type 2 window ({@code ibv_alloc_mw})
+     * @throws RdmaException if the device refused
+     */
     Window allocate() throws RdmaException;
 
     /** One window. */
@@ -29,7 +32,7 @@ interface WindowBinder {
          * Binds the window under {@code newRkey} to {@code segment}, which lies in {@code region}, with
          * {@code access}; the future completes when the bind executed. Requests posted after it execute after it.
          */
-        CompletableFuture<Void> bind(int newRkey, ChunkRegistrar.Registration region, MemorySegment segment,
+        CompletableFuture<Void> bind(int newRkey, Registration region, MemorySegment segment,
                                      Set<Access> access);
 
         /** {@code IBV_WR_LOCAL_INV}: the future completes when the server can no longer use the key. */
@@ -41,10 +44,15 @@ interface WindowBinder {
         /** {@code ibv_dealloc_mw}: revokes at once, whatever the queue pair's state. */
         void close();
 
+        /** @return whether {@link #close()} ran */
         boolean isClosed();
     }
 
     /** Windows of {@code connection}'s protection domain, bound and invalidated through its queue pair. */
+    /**
+     * @param connection the client's connection
+     * @return windows of its protection domain, bound and invalidated through its queue pair
+     */
     static WindowBinder of(RdmaConnection connection) {
         return () -> {
             MemoryWindow mw = connection.protectionDomain().allocateMemoryWindow();
@@ -60,9 +68,9 @@ interface WindowBinder {
                 }
 
                 @Override
-                public CompletableFuture<Void> bind(int newRkey, ChunkRegistrar.Registration region,
+                public CompletableFuture<Void> bind(int newRkey, Registration region,
                                                     MemorySegment segment, Set<Access> access) {
-                    ChunkRegistrar.VerbsRegistration r = (ChunkRegistrar.VerbsRegistration) region;
+                    Registration.VerbsRegistration r = (Registration.VerbsRegistration) region;
                     return connection.bindMemoryWindow(mw, newRkey, r.region(),
                             segment.address() - r.region().address(), segment.byteSize(), access);
                 }
