@@ -294,7 +294,7 @@ public final class RdmaServer implements AutoCloseable {
     /** Makes the request's resources and accepts it; the event thread goes on meanwhile. */
     private void setUp(CmEvent request) {
         CmId id = request.id();
-        RdmaConnection.Resources res = new RdmaConnection.Resources(options);
+        ConnectionResources res = new ConnectionResources(options);
         try {
             res.create(id);
             // the client's CONNECT_REQUEST data (RFC 8797 for RPC-over-RDMA), and its RFC 7306 agent offer, which
