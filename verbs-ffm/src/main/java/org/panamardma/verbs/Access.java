@@ -34,10 +34,12 @@ public enum Access {
         this.bit = bit;
     }
 
+    /** The {@code IBV_ACCESS_*} bit of this flag. */
     public int bit() {
         return bit;
     }
 
+    /** The {@code IBV_ACCESS_*} bits of {@code access}, or-ed: what {@code ibv_reg_mr} takes. */
     public static int bits(Set<Access> access) {
         int b = 0;
         for (Access a : access) {

@@ -74,10 +74,12 @@ public enum AsyncEventType {
         this.subject = subject;
     }
 
+    /** The {@code IBV_EVENT_*} value. */
     public int value() {
         return value;
     }
 
+    /** What the event is about: a queue pair, a CQ, an SRQ, a work queue, a port or the device. */
     public Subject subject() {
         return subject;
     }
@@ -91,6 +93,7 @@ public enum AsyncEventType {
         };
     }
 
+    /** The type of the {@code IBV_EVENT_*} value {@code value}. */
     public static AsyncEventType of(int value) {
         for (AsyncEventType t : values()) {
             if (t.value == value && t != UNKNOWN) {

@@ -21,10 +21,12 @@ public enum Mtu {
         this.bytes = bytes;
     }
 
+    /** The {@code IBV_MTU_*} value. */
     public int value() {
         return value;
     }
 
+    /** The MTU in bytes. */
     public int bytes() {
         return bytes;
     }

@@ -27,10 +27,12 @@ public enum NodeType {
         this.value = value;
     }
 
+    /** The {@code IBV_NODE_*} value. */
     public int value() {
         return value;
     }
 
+    /** The node type of the {@code IBV_NODE_*} value {@code value}. */
     public static NodeType of(int value) {
         for (NodeType t : values()) {
             if (t.value == value) {

@@ -190,6 +190,7 @@ public final class PreparedQueuePair implements AutoCloseable {
         return endpoint;
     }
 
+    /** The index of the GID table entry the queue pair's address uses. */
     public int gidIndex() {
         return gidIndex;
     }

@@ -23,10 +23,12 @@ public enum TransportType {
         this.value = value;
     }
 
+    /** The {@code IBV_TRANSPORT_*} value. */
     public int value() {
         return value;
     }
 
+    /** The transport of the {@code IBV_TRANSPORT_*} value {@code value}. */
     public static TransportType of(int value) {
         for (TransportType t : values()) {
             if (t.value == value) {

@@ -55,6 +55,7 @@ public enum WcOpcode {
         };
     }
 
+    /** The {@code IBV_WC_*} value. */
     public int value() {
         return value;
     }

@@ -63,6 +63,7 @@ public enum CmEventType {
                 || this == ROUTE_ERROR;
     }
 
+    /** The type of the {@code RDMA_CM_EVENT_*} value {@code value}. */
     public static CmEventType of(int value) {
         for (CmEventType t : BY_VALUE) {
             if (t.value == value) {

@@ -62,10 +62,12 @@ public final class CmId extends NativeResource {
         this.portSpace = portSpace;
     }
 
+    /** The event channel this id's events arrive on. */
     public EventChannel channel() {
         return channel;
     }
 
+    /** The port space the id was created in ({@code RDMA_PS_TCP} for reliable connections). */
     public PortSpace portSpace() {
         return portSpace;
     }

@@ -213,14 +213,17 @@ public final class RdmaConnection implements AutoCloseable {
         return qp;
     }
 
+    /** The name of the device the connection is on. */
     public String deviceName() {
         return qp.deviceName();
     }
 
+    /** This side's address, if the id has one. */
     public Optional<InetSocketAddress> localAddress() {
         return id.localAddress();
     }
 
+    /** The peer's address, if the id has one. */
     public Optional<InetSocketAddress> peerAddress() {
         return id.peerAddress();
     }
@@ -276,6 +279,7 @@ public final class RdmaConnection implements AutoCloseable {
 
     /** One RDMA WRITE of a reply ({@link #writesThenSend}): {@code length} bytes of {@code mr} at {@code offset}. */
     public record ChainedWrite(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
+        /** A WRITE; refuses a null region and an empty range. */
         public ChainedWrite {
             Objects.requireNonNull(mr, "mr");
             if (length <= 0) {
