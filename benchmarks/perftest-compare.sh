@@ -25,12 +25,15 @@
 # interprets the loop until its JIT compiles it, and the steady state is what a service sees), TESTBED_TIMEOUT
 # (s, default 3600), PERF_RPC (1; 0 skips the RPC part), PERF_RPC_FILE_MIB (64: the file NfsRpcBench writes and
 # reads back in calls of 256 KiB), PERF_RPC_IO_ITERS (2 timed passes each), PERF_RPC_INFLIGHT ("1 4": calls in flight),
+# PERF_RPC_TRANSPORTS ("tcp rdma"), PERF_RPC_BUSY (1; 0 skips the busy-polling NULL rows), PERF_RPC_SIW (0; 1 also
+# runs the RDMA client against knfsd over siw, rows RPC-RDMA-SIW), PERF_NFS_SERVER_JAR (nfs/target/nfs-server.jar),
 # PERF_KNFS (1; 0 skips the kernel client's Java-server-vs-knfsd part), PERF_KNFS_MIB (64: the dd file's size),
 # PERF_BRIDGE (1; 0 skips the oncrpc4j bridge part), PERF_BRIDGE_IO_ITERS (32 GETs and 32 PUTs), PERF_BRIDGE_SIZE
 # (1048576: their payload in bytes), PERF_BINDING (1; 0 skips the host benchmark of the binding's own cost,
 # benchmarks/binding-cost.sh, whose table is appended to perftest-compare.md).
 # Only the kernel client part: PERF_TESTS=none PERF_RPC=0 PERF_BRIDGE=0 benchmarks/perftest-compare.sh
 # Only the oncrpc4j bridge part: PERF_TESTS=none PERF_RPC=0 PERF_KNFS=0 benchmarks/perftest-compare.sh
+# Issue 26's figures, each beside its target, three runs of the kernel-anchored parts in one boot: issue-figures.sh
 #
 # Under emulation (TCG) absolute figures are not hardware figures; both implementations pay the same emulation,
 # so the ratios are the point.
@@ -55,7 +58,7 @@ raw=benchmarks/target/perftest-raw.csv
 # figures
 rm -f "$raw" benchmarks/target/perftest-compare*.csv benchmarks/target/perftest-compare.md benchmarks/target/perftest-compare.svg
 env_args=""
-for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_RPC_FILE_MIB PERF_RPC_INFLIGHT PERF_KNFS PERF_KNFS_MIB \
+for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_RPC_FILE_MIB PERF_RPC_INFLIGHT PERF_RPC_TRANSPORTS PERF_RPC_BUSY PERF_RPC_SIW PERF_KNFS PERF_KNFS_MIB \
          PERF_BRIDGE PERF_BRIDGE_IO_ITERS PERF_BRIDGE_SIZE; do
   [[ -n ${!v:-} ]] && env_args+="$v=$(printf '%q' "${!v}") "
 done

@@ -27,7 +27,8 @@ say() { echo "[compare] $*" >&2; }
 # (the steps so far, averaged: the kernel NFS part and the 64 KiB sizes take longer than the rest).
 steps_total=0 steps_done=0 run_start=$SECONDS
 [[ ${PERF_KNFS:-1} == 1 ]] && steps_total=$((steps_total + 1))
-[[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]] && steps_total=$((steps_total + 2))
+[[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]] && steps_total=$((steps_total + $(wc -w <<<"${PERF_RPC_TRANSPORTS:-tcp rdma}")))
+[[ -n $bench_jar && ${PERF_RPC:-1} == 1 && ${PERF_RPC_SIW:-0} == 1 ]] && steps_total=$((steps_total + 1))
 [[ -n $bench_jar && ${PERF_BRIDGE:-1} == 1 ]] && steps_total=$((steps_total + 1))
 for t in $tests; do
   if [[ $t == atomic_lat ]]; then steps_total=$((steps_total + 2)); else steps_total=$((steps_total + 2 * $(wc -w <<<"$sizes"))); fi
@@ -81,9 +82,12 @@ run_perftest() {
 }
 
 # rdma-tool perf: one server for the whole run, one client invocation per test and size (--csv lines).
-java $java_opts -jar "$jar" perf --server --bind "$server_ip" --port 18515 >/tmp/rdma-tool-server.log 2>&1 &
-java_server=$!
-trap 'kill $java_server 2>/dev/null' EXIT
+# (none without perftest rows: PERF_TESTS=none)
+if [[ -n $tests ]]; then
+  java $java_opts -jar "$jar" perf --server --bind "$server_ip" --port 18515 >/tmp/rdma-tool-server.log 2>&1 &
+  java_server=$!
+  trap 'kill $java_server 2>/dev/null' EXIT
+fi
 run_java() {
   local test=$1 size=$2 n=$3 attempt
   for attempt in 1 2 3 4 5 6 7 8 9 10; do
@@ -104,19 +108,22 @@ run_java() {
 # written and read in calls of 256 KiB, PERF_RPC_IO_ITERS (2) timed passes, with each number of calls in flight of
 # PERF_RPC_INFLIGHT ("1 4"; the kernel client's rows to compare with: bs=256k for 1, bs=1M for 4). The floor is
 # perftest's send latency.
+# run_rpc TRANSPORT [IP [ROW_SUFFIX]]: another IP (siw's 10.77.1.2) names its rows RPC-RDMA<ROW_SUFFIX> (RPC-RDMA-SIW)
+# and leaves out the busy-polling rows.
 run_rpc() {
-  local transport=$1 qd null=""
+  local transport=$1 ip=${2:-$server_ip} suffix=${3:-} qd null=""
   for qd in ${PERF_RPC_INFLIGHT:-1 4}; do
     if ! timeout 1800 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
-         --server "$server_ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_RPC_IO_ITERS:-2}" \
+         --server "$ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_RPC_IO_ITERS:-2}" \
          --file-size "$(( ${PERF_RPC_FILE_MIB:-64} * 1048576 ))" --in-flight "$qd" $null \
          >/tmp/nfs-bench.log 2>/tmp/nfs-bench.err; then
-      say "NfsRpcBench over $transport ($qd in flight) failed:"; tail -n 20 /tmp/nfs-bench.err >&2
+      say "NfsRpcBench over $transport to $ip ($qd in flight) failed:"; tail -n 20 /tmp/nfs-bench.err >&2
       return 1
     fi
-    grep '^RPC-' /tmp/nfs-bench.log >>"$out"
+    grep '^RPC-' /tmp/nfs-bench.log | sed "s/^\(RPC-[A-Z]*\),/\1$suffix,/" >>"$out"
     null=--no-null # NULL round trips once per transport
   done
+  [[ -n $suffix || ${PERF_RPC_BUSY:-1} != 1 ]] && return 0
   # the RDMA client's latency mode (RpcRdmaClientOptions.busyPoll, 1 ms): NULL round trips only, rows RPC-RDMA-BUSY
   if [[ $transport == rdma ]] && ! timeout 900 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" \
        org.panamardma.benchmarks.NfsRpcBench --transport rdma --busy-poll 1000 --server "$server_ip" --iters "$iters" \
@@ -162,7 +169,7 @@ knfs_dd() { # prints MB/s of a dd line "N bytes (...) copied, S s, ..."
                   printf "%.3f", ($1 / 1048576) / s }'
 }
 run_knfs() {
-  local mib=${PERF_KNFS_MIB:-64} java_jar=nfs/target/nfs-server.jar
+  local mib=${PERF_KNFS_MIB:-64} java_jar=${PERF_NFS_SERVER_JAR:-nfs/target/nfs-server.jar}
   [[ -f $java_jar ]] || { say "knfs: $java_jar is missing (./mvnw -pl nfs -am package)"; return 1; }
   modprobe nfsv3; modprobe rpcrdma
   nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 \
@@ -206,10 +213,14 @@ fi
 if [[ -n $bench_jar && ${PERF_RPC:-1} == 1 ]]; then
   say "RPC: starting knfsd"
   if nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1; then
-    for transport in tcp rdma; do
+    for transport in ${PERF_RPC_TRANSPORTS:-tcp rdma}; do
       step "RPC over $transport: NULL x $iters, WRITE/READ of ${PERF_RPC_FILE_MIB:-64} MiB x ${PERF_RPC_IO_ITERS:-2}, in flight ${PERF_RPC_INFLIGHT:-1 4}"
       run_rpc "$transport" || rc=1
     done
+    if [[ ${PERF_RPC_SIW:-0} == 1 ]]; then
+      step "RPC over rdma on siw (10.77.1.2): WRITE/READ of ${PERF_RPC_FILE_MIB:-64} MiB x ${PERF_RPC_IO_ITERS:-2}, in flight ${PERF_RPC_INFLIGHT:-1 4}"
+      run_rpc rdma 10.77.1.2 -SIW || rc=1
+    fi
     nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>&1
   else
     say "knfsd did not start:"; tail -n 20 /tmp/nfs-start.log >&2; rc=1

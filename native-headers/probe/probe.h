@@ -31,10 +31,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* the libc constants the ffi package binds (libc_h: open/fcntl/poll/mmap for completion channels and device DAX) */
+/* the libc constants the ffi package binds (libc_h: open/fcntl/poll/mmap for completion channels and device DAX,
+ * eventfd for an event loop's wake-up) */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 

@@ -25,6 +25,8 @@ modulepath=$(ls "$lib"/*.jar | grep -v -e '-tests\.jar$' -e junit-platform-conso
 # what test code reads beyond its module's own requires (org.panamardma.testing: the fixtures the modules' tests share,
 # test-fixtures.jar)
 reads=org.junit.jupiter.api,org.junit.jupiter.params,org.panamardma.testbed,org.panamardma.testing,java.logging,java.management,jdk.management
+# netty-rdma's tests use gRPC and Netty's handlers (test dependencies its module does not require)
+reads=$reads,io.netty.handler,io.netty.codec.http2,io.grpc,io.grpc.stub,io.grpc.netty,io.grpc.internal
 patches=()
 modules=()
 selectors=()

@@ -6,4 +6,9 @@
 module org.panamardma.examples {
     requires org.panamardma.nfs;
     requires org.panamardma.oncrpc4j;
+    requires org.panamardma.netty;
+    // gRPC-java's jars are automatic modules
+    requires io.grpc;
+    requires io.grpc.netty;
+    requires io.grpc.stub;
 }

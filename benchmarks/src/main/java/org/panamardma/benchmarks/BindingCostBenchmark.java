@@ -1,30 +1,16 @@
 package org.panamardma.benchmarks;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-import org.panamardma.verbs.CompletionQueue;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.StubLoopback;
 import org.panamardma.verbs.StubOperation;
-import org.panamardma.verbs.WorkCompletions;
 import org.panamardma.verbs.ffi.StubProvider;
-import org.panamardma.verbs.ffi.ibv_wc;
 
 /**
  * What the Java binding itself costs per post+poll on the real CPU (issue 15, item 3): the same request posted and
@@ -49,17 +35,9 @@ import org.panamardma.verbs.ffi.ibv_wc;
  * {@link StubProvider}). {@code java --enable-native-access=ALL-UNNAMED -jar benchmarks/target/benchmarks.jar
  * BindingCost -f 1 -wi 3 -i 5 -w 1s -r 1s}, or {@code benchmarks/binding-cost.sh}, which also prints the table.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class BindingCostBenchmark {
+public class BindingCostBenchmark extends StubBenchmarkSettings {
     /** Post+poll rounds per benchmark call; the C side makes one downcall per batch. */
     static final int BATCH = 1000;
-    /** Completions a poll may return (as the README's example and the allocation test). */
-    static final int POLL_CAPACITY = 16;
 
     @Param({"SEND/ext", "SEND/legacy", "WRITE/ext", "WRITE/legacy", "READ/ext", "READ/legacy", "FETCH_ADD/ext",
             "FETCH_ADD/legacy", "FLUSH/ext", "ATOMIC_WRITE/ext", "WRITE/wr", "FLUSH/wr"})
@@ -68,11 +46,8 @@ public class BindingCostBenchmark {
     private static MethodHandle cLoop;
 
     private StubOperation op;
+    private StubBench bench;
     private StubLoopback loop;
-    private CompletionQueue cq;
-    private WorkCompletions wc;
-    private Arena arena;
-    private MemorySegment cWc;
     private int qpNumber;
     private int path;
     private int lkey;
@@ -84,19 +59,14 @@ public class BindingCostBenchmark {
     public void open() throws Throwable {
         String[] parts = request.split("/");
         op = StubOperation.valueOf(parts[0]);
-        StubLoopback.Path p = path(parts[1]);
-        if (op.cOp() < 0 || (p == StubLoopback.Path.LEGACY && !op.onLegacyPath())) {
+        if (op.cOp() < 0 || (StubBench.path(parts[1]) == StubLoopback.Path.LEGACY && !op.onLegacyPath())) {
             throw new IllegalArgumentException(request + ": no such request on that path");
         }
-        // first thing in the fork: the stub must become libibverbs before anything loads the real one
-        loop = StubLoopback.open(p, 64);
+        bench = StubBench.open(parts[1]);
         cLoop = StubProvider.benchPostPoll();
-        cq = loop.cq;
-        wc = WorkCompletions.allocate(POLL_CAPACITY);
-        arena = Arena.ofConfined();
-        cWc = arena.allocate(ibv_wc.layout().byteSize() * POLL_CAPACITY, 8);
+        loop = bench.loop;
         qpNumber = loop.qp.qpNumber();
-        path = p.ordinal(); // enum stub_bench_path
+        path = bench.cPath();
         lkey = loop.local.lkey();
         address = loop.local.address() + StubLoopback.DATA;
         remoteAddress = loop.remote.address();
@@ -110,14 +80,8 @@ public class BindingCostBenchmark {
 
     @TearDown(Level.Trial)
     public void close() {
-        if (wc != null) {
-            wc.close();
-        }
-        if (loop != null) {
-            loop.close();
-        }
-        if (arena != null) {
-            arena.close();
+        if (bench != null) {
+            bench.close();
         }
     }
 
@@ -128,10 +92,7 @@ public class BindingCostBenchmark {
         long sum = 0;
         for (int i = 1; i <= BATCH; i++) {
             op.postOn(loop, i);
-            if (cq.poll(wc) != 1) {
-                throw new IllegalStateException(request + ": no completion for request " + i);
-            }
-            sum += wc.wrId(0);
+            sum += bench.pollOne(i);
         }
         return sum;
     }
@@ -141,20 +102,11 @@ public class BindingCostBenchmark {
     @OperationsPerInvocation(BATCH)
     public long c() throws Throwable {
         long sum = (long) cLoop.invokeExact(qpNumber, path, op.cOp(), lkey, address, StubLoopback.LENGTH,
-                remoteAddress, rkey, cWc, POLL_CAPACITY, (long) BATCH);
+                remoteAddress, rkey, bench.cWc, StubBench.POLL_CAPACITY, (long) BATCH);
         if (sum < 0) {
             throw new IllegalStateException(request + ": the C loop failed with errno " + -sum);
         }
         return sum;
     }
 
-    /** The path named in a request: {@code ext}, {@code legacy} or {@code wr}. */
-    static StubLoopback.Path path(String name) {
-        return switch (name) {
-            case "ext" -> StubLoopback.Path.EXTENDED;
-            case "legacy" -> StubLoopback.Path.LEGACY;
-            case "wr" -> StubLoopback.Path.WORK_REQUESTS;
-            default -> throw new IllegalArgumentException("no path " + name + " (ext, legacy, wr)");
-        };
-    }
 }

@@ -11,16 +11,12 @@ import org.panamardma.verbs.ffi.StubProvider;
  * (stub_bench.c): one profile part per side and request, named e.g. {@code java WRITE/ext rounds=10000}.
  * {@code benchmarks/binding-instructions.sh} runs it under valgrind and prints the table.
  *
- * <p>Arguments: requests as {@link BindingCostBenchmark#request} ({@code WRITE/ext}), or {@code rate/PATH/BATCH}
- * for the message rate ({@code rate/ext/16}).
+ * <p>Arguments: requests as {@link BenchmarkSides#open} reads them: {@code WRITE/ext}, {@code rate/ext/16} (the
+ * message rate), and also {@code call/critical} or {@code reply/ext/4}; binding-instructions.sh's table pairs the
+ * {@code java} and {@code c} parts.
  */
 public final class BindingInstructionCount {
     private BindingInstructionCount() {}
-
-    @FunctionalInterface
-    private interface Body {
-        long call() throws Throwable;
-    }
 
     public static void main(String[] args) throws Throwable {
         int warmup = Integer.getInteger("warmup", 300);
@@ -30,42 +26,17 @@ public final class BindingInstructionCount {
             System.err.println("the stub was built without valgrind's headers (valgrind/callgrind.h): nothing counted");
         }
         for (String request : args) {
-            Body java;
-            Body c;
-            Runnable close;
-            int perCall;
-            if (request.startsWith("rate/")) {
-                String[] p = request.split("/");
-                MessageRateBenchmark b = new MessageRateBenchmark();
-                b.path = p[1];
-                b.batch = Integer.parseInt(p[2]);
-                b.open();
-                java = b::java;
-                c = b::c;
-                close = b::close;
-                perCall = MessageRateBenchmark.WRITES;
-            } else {
-                BindingCostBenchmark b = new BindingCostBenchmark();
-                b.request = request;
-                b.open();
-                java = b::java;
-                c = b::c;
-                close = b::close;
-                perCall = BindingCostBenchmark.BATCH;
-            }
-            long sink = 0;
-            for (int i = 0; i < warmup; i++) {
-                sink += java.call() + c.call();
-            }
-            for (var side : new Object[][] {{"java", java}, {"c", c}}) {
-                Body body = (Body) side[1];
+            BenchmarkSides b = BenchmarkSides.open(request);
+            long sink = b.warmUp(warmup);
+            for (int side = 0; side < 2; side++) {
+                BenchmarkSides.Side body = b.sides()[side];
                 StubProvider.callgrindZero();
                 for (int i = 0; i < calls; i++) {
                     sink += body.call();
                 }
-                StubProvider.callgrindDump(side[0] + " " + request + " ops=" + (long) calls * perCall);
+                StubProvider.callgrindDump(b.names()[side] + " " + request + " ops=" + (long) calls * b.opsPerCall());
             }
-            close.run();
+            b.close().run();
             System.out.println(request + ": done (" + sink + ")");
         }
     }

@@ -7,21 +7,13 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.panamardma.verbs.ffi.StubProvider;
 
 /**
@@ -30,13 +22,7 @@ import org.panamardma.verbs.ffi.StubProvider;
  * Java through FFM as verbs-ffm calls the provider (the target as a segment, three addresses as {@code long}s,
  * critical or not: {@link #critical}) and from C through a function pointer ({@code stub_bench_calls}).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class DowncallBenchmark {
+public class DowncallBenchmark extends StubBenchmarkSettings {
     static final int BATCH = 1000;
     private static final FunctionDescriptor NOP = FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG);
     private static final MethodHandle CRITICAL = Linker.nativeLinker().downcallHandle(NOP,
@@ -51,8 +37,9 @@ public class DowncallBenchmark {
 
     @Setup(Level.Trial)
     public void open() throws Exception {
-        nop = StubProvider.load().find("stub_nop").orElseThrow();
-        cLoop = Linker.nativeLinker().downcallHandle(StubProvider.load().find("stub_bench_calls").orElseThrow(),
+        SymbolLookup stub = StubProvider.load();
+        nop = stub.find("stub_nop").orElseThrow();
+        cLoop = Linker.nativeLinker().downcallHandle(stub.find("stub_bench_calls").orElseThrow(),
                 FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 

@@ -1,32 +1,18 @@
 package org.panamardma.benchmarks;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-import org.panamardma.verbs.CompletionQueue;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.StubLoopback;
-import org.panamardma.verbs.WorkCompletions;
 import org.panamardma.verbs.ffi.StubProvider;
-import org.panamardma.verbs.ffi.ibv_wc;
 
 /**
  * Message rate on one QP (issue 26): 1-byte RDMA WRITEs posted in batches of {@link #batch}, each its own post, only
@@ -40,13 +26,7 @@ import org.panamardma.verbs.ffi.ibv_wc;
  * ibv_poll_cq), or {@code legacy}, a plain QP and CQ (siw). Run by {@code benchmarks/binding-cost.sh}, which prints
  * the rates and Java / C beside the target (at least 0.9).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class MessageRateBenchmark {
+public class MessageRateBenchmark extends StubBenchmarkSettings {
     /** WRITEs per benchmark call: a multiple of every batch. */
     static final int WRITES = 1600;
 
@@ -58,36 +38,24 @@ public class MessageRateBenchmark {
 
     private static MethodHandle cLoop;
 
-    private StubLoopback loop;
+    private StubBench bench;
     private QueuePair qp;
-    private CompletionQueue cq;
     private MemoryRegion local;
-    private WorkCompletions wc;
-    private Arena arena;
-    private MemorySegment cWc;
-    private int cPath;
     private long remoteAddress;
     private int rkey;
     private int rounds;
 
     @Setup(Level.Trial)
     public void open() throws Throwable {
-        StubLoopback.Path p = BindingCostBenchmark.path(path);
-        // first thing in the fork: the stub must become libibverbs before anything loads the real one
-        loop = StubLoopback.open(p, 64);
-        cLoop = StubProvider.benchMessageRate();
-        qp = loop.qp;
-        cq = loop.cq;
-        local = loop.local;
-        wc = WorkCompletions.allocate(BindingCostBenchmark.POLL_CAPACITY);
-        arena = Arena.ofConfined();
-        cWc = arena.allocate(ibv_wc.layout().byteSize() * BindingCostBenchmark.POLL_CAPACITY, 8);
-        cPath = p.ordinal();
-        remoteAddress = loop.remote.address();
-        rkey = loop.remote.rkey();
         if (batch < 1 || WRITES % batch != 0) {
             throw new IllegalArgumentException("batch " + batch + " does not divide " + WRITES);
         }
+        bench = StubBench.open(path);
+        cLoop = StubProvider.benchMessageRate();
+        qp = bench.loop.qp;
+        local = bench.loop.local;
+        remoteAddress = bench.loop.remote.address();
+        rkey = bench.loop.remote.rkey();
         rounds = WRITES / batch;
         // both sides must work before either is timed: the wr_ids of the signaled WRITEs, batch, 2 batch, ...
         long expected = (long) batch * rounds * (rounds + 1) / 2;
@@ -98,14 +66,8 @@ public class MessageRateBenchmark {
 
     @TearDown(Level.Trial)
     public void close() {
-        if (wc != null) {
-            wc.close();
-        }
-        if (loop != null) {
-            loop.close();
-        }
-        if (arena != null) {
-            arena.close();
+        if (bench != null) {
+            bench.close();
         }
     }
 
@@ -119,10 +81,7 @@ public class MessageRateBenchmark {
                 qp.postWrite((long) r * batch + k, local, StubLoopback.DATA, 1, remoteAddress, rkey,
                         k == batch ? SendFlags.SIGNALED : SendFlags.NONE);
             }
-            if (cq.poll(wc) != 1) {
-                throw new IllegalStateException("no completion for batch " + r);
-            }
-            sum += wc.wrId(0);
+            sum += bench.pollOne(r);
         }
         return sum;
     }
@@ -131,8 +90,8 @@ public class MessageRateBenchmark {
     @Benchmark
     @OperationsPerInvocation(WRITES)
     public long c() throws Throwable {
-        long sum = (long) cLoop.invokeExact(loop.qp.qpNumber(), cPath, local.lkey(),
-                local.address() + StubLoopback.DATA, remoteAddress, rkey, cWc, BindingCostBenchmark.POLL_CAPACITY,
+        long sum = (long) cLoop.invokeExact(qp.qpNumber(), bench.cPath(), local.lkey(),
+                local.address() + StubLoopback.DATA, remoteAddress, rkey, bench.cWc, StubBench.POLL_CAPACITY,
                 batch, (long) rounds);
         if (sum < 0) {
             throw new IllegalStateException(path + "/" + batch + ": the C loop failed with errno " + -sum);

@@ -1,24 +1,14 @@
 package org.panamardma.benchmarks;
 
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.SendChain;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.StubLoopback;
-import org.panamardma.verbs.WorkCompletions;
 
 /**
  * What posting a reply as one chain saves on the host CPU (issue 26: "the reply's Write WRs and its Send go to the
@@ -30,13 +20,7 @@ import org.panamardma.verbs.WorkCompletions;
  * {@code writes} times per reply on top of this. Run with {@code java -jar benchmarks/target/benchmarks.jar
  * ReplyChainBenchmark}.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public class ReplyChainBenchmark {
+public class ReplyChainBenchmark extends StubBenchmarkSettings {
     /** WRITEs per reply: an NFS READ reply of 1 MiB in 256 KiB segments is 4 (svcrdma's per-segment Write WRs). */
     @Param({"1", "4"})
     public int writes;
@@ -44,15 +28,15 @@ public class ReplyChainBenchmark {
     @Param({"ext", "legacy"})
     public String path;
 
+    private StubBench bench;
     private StubLoopback loop;
-    private WorkCompletions wc;
     private SendChain chain;
     private long wrId;
 
     @Setup(Level.Trial)
     public void open() throws Exception {
-        loop = StubLoopback.open(BindingCostBenchmark.path(path), 64);
-        wc = WorkCompletions.allocate(BindingCostBenchmark.POLL_CAPACITY);
+        bench = StubBench.open(path);
+        loop = bench.loop;
         chain = new SendChain(writes + 1);
         if (separate() != wrId || chain() != wrId) {
             throw new IllegalStateException("a reply did not complete with its SEND alone");
@@ -61,11 +45,8 @@ public class ReplyChainBenchmark {
 
     @TearDown(Level.Trial)
     public void close() {
-        if (wc != null) {
-            wc.close();
-        }
-        if (loop != null) {
-            loop.close();
+        if (bench != null) {
+            bench.close();
         }
     }
 
@@ -94,9 +75,6 @@ public class ReplyChainBenchmark {
     }
 
     private long poll() throws RdmaException {
-        if (loop.cq.poll(wc) != 1) {
-            throw new IllegalStateException("no completion for reply " + wrId);
-        }
-        return wc.wrId(0);
+        return bench.pollOne(wrId);
     }
 }

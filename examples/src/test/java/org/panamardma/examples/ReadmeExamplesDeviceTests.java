@@ -79,6 +79,13 @@ abstract class ReadmeExamplesDeviceTests {
         assertEquals(device.peer().orElseThrow().name() + " received: Hello, RDMA!", out.strip());
     }
 
+    /** "Netty and gRPC over RDMA": grpc-netty's server and channel on RDMA channels; the answer came back. */
+    @Test
+    void theGrpcExampleCallsOverRdma(RdmaTestDevice device) throws Exception {
+        String out = stdout(() -> GrpcOverRdma.main(new String[] {peerAddress(device)}));
+        assertEquals("HELLO OVER RDMA", out.strip());
+    }
+
     /** "An RPC-over-RDMA server in 10 lines" and its client: echoes over rdma:// and tcp://, inline and by chunks. */
     @Test
     void theRpcServerEchoesOverRdmaAndTcp(RdmaTestDevice device) throws Exception {

@@ -64,22 +64,39 @@ public final class OncRpcRdmaSvc implements AutoCloseable {
         stop();
     }
 
-    /** Serves {@code service} for {@code program} from now on, in place of the one registered for it before. */
+    /**
+     * Serves {@code service} for {@code program} from now on, in place of the one registered for it before.
+     *
+     * @param program the program number and version
+     * @param service what answers its calls
+     */
     public void register(OncRpcProgram program, RpcDispatchable service) {
         bridge.register(program, service);
     }
 
-    /** Stops serving {@code program}: its calls get PROG_UNAVAIL. */
+    /**
+     * Stops serving {@code program}: its calls get PROG_UNAVAIL.
+     *
+     * @param program the program number and version
+     */
     public void unregister(OncRpcProgram program) {
         bridge.unregister(program);
     }
 
-    /** @return the address listened on */
+    /**
+     * The address, as oncrpc4j's {@code OncRpcSvc} names it.
+     *
+     * @return the address listened on
+     */
     public InetSocketAddress getInetSocketAddress() {
         return server().address();
     }
 
-    /** @return the RPC-over-RDMA server (its budgets, connection count, statistics) */
+    /**
+     * The server under this service; only once started.
+     *
+     * @return the RPC-over-RDMA server (its budgets, connection count, statistics)
+     */
     public RpcRdmaServer server() {
         RpcRdmaServer s = running;
         if (s == null) {
@@ -88,17 +105,29 @@ public final class OncRpcRdmaSvc implements AutoCloseable {
         return s;
     }
 
-    /** @return the paths calls and replies took (inline, Read chunks, Write list, Reply chunk, errors) */
+    /**
+     * The server's statistics.
+     *
+     * @return the paths calls and replies took (inline, Read chunks, Write list, Reply chunk, errors)
+     */
     public ServerStatistics statistics() {
         return server().statistics();
     }
 
-    /** @return calls answered SYSTEM_ERR because their program did not reply within the reply timeout */
+    /**
+     * Counts the calls whose program never answered.
+     *
+     * @return calls answered SYSTEM_ERR because their program did not reply within the reply timeout
+     */
     public long unansweredCalls() {
         return bridge.unanswered();
     }
 
-    /** @return the memory the replies' file chunks hold (used, peak, refusals) */
+    /**
+     * The file chunks' memory budget.
+     *
+     * @return the memory the replies' file chunks hold (used, peak, refusals)
+     */
     public MemoryBudget fileChunkBudget() {
         return bridge.fileChunks().budget();
     }

@@ -167,7 +167,7 @@ public final class RdmaTool {
                 }
             }
             InetSocketAddress bind = Args.address("perf", a.string("bind", "0.0.0.0"), port);
-            try (Perf.Server server = Perf.Server.start(bind, timeout, out)) {
+            try (PerfServer server = PerfServer.start(bind, timeout, out)) {
                 out.printf("perf server listening on %s port %d (Ctrl-C to stop)%n",
                         bind.getAddress().getHostAddress(), port);
                 server.join();

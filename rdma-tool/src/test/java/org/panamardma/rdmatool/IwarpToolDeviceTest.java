@@ -18,7 +18,7 @@ class IwarpToolDeviceTest extends ToolDeviceTests {
     void perfRunsWhatSiwCanDoAndRefusesAtomicsClearly(RdmaTestDevice device) throws Exception {
         perfTests(device, List.of(Perf.Test.SEND_LAT, Perf.Test.WRITE_LAT, Perf.Test.READ_LAT, Perf.Test.WRITE_BW));
         var address = serverAddress(device);
-        try (Perf.Server server = Perf.Server.start(address, TIMEOUT, System.out)) {
+        try (PerfServer server = PerfServer.start(address, TIMEOUT, System.out)) {
             Capture out = new Capture();
             Capture err = new Capture();
             int rc = RdmaTool.run(new String[] {"perf", address.getAddress().getHostAddress(), "--port",

@@ -119,13 +119,13 @@ class RdmaToolTest {
 
     @Test
     void requestRoundTripsThroughPrivateDataAndStrangersAreRecognised() {
-        Perf.Request r = new Perf.Request(Perf.Test.READ_LAT, 1000, 8, 65536, true, 0x7f0012345000L, 0x1234, 512);
+        PerfRequest r = new PerfRequest(Perf.Test.READ_LAT, 1000, 8, 65536, true, 0x7f0012345000L, 0x1234, 512);
         byte[] wire = r.encode();
         assertTrue(wire.length <= 56, "fits RoCE's connect private data");
         byte[] padded = java.util.Arrays.copyOf(wire, 56); // RoCE pads private data with zeros
-        assertEquals(r, Perf.Request.decode(padded));
-        assertNull(Perf.Request.decode(new byte[56]));
-        assertNull(Perf.Request.decode(new byte[3]));
+        assertEquals(r, PerfRequest.decode(padded));
+        assertNull(PerfRequest.decode(new byte[56]));
+        assertNull(PerfRequest.decode(new byte[3]));
         assertEquals(0, Perf.warmupIterations(0));
         assertEquals(256, Perf.warmupIterations(1));
         assertEquals(1024, Perf.warmupIterations(1000));

@@ -126,7 +126,7 @@ abstract class ToolDeviceTests {
         InetSocketAddress address = serverAddress(device);
         Capture log = new Capture();
         long t0 = System.nanoTime();
-        try (Perf.Server server = Perf.Server.start(address, TIMEOUT, log.stream)) {
+        try (PerfServer server = PerfServer.start(address, TIMEOUT, log.stream)) {
             for (int i = 0; i < connections; i++) {
                 for (Perf.Test test : List.of(Perf.Test.WRITE_LAT, Perf.Test.READ_LAT)) {
                     List<Perf.Result> results;
@@ -155,7 +155,7 @@ abstract class ToolDeviceTests {
     void perfTests(RdmaTestDevice device, List<Perf.Test> tests) throws Exception {
         InetSocketAddress address = serverAddress(device);
         Capture log = new Capture();
-        try (Perf.Server server = Perf.Server.start(address, TIMEOUT, log.stream)) {
+        try (PerfServer server = PerfServer.start(address, TIMEOUT, log.stream)) {
             for (Perf.Test test : tests) {
                 int size = test == Perf.Test.ATOMIC_LAT ? 8 : test.isLatency() ? 64 : 4096;
                 int iters = test.isLatency() ? 50 : 300;

@@ -16,23 +16,28 @@ public record ChunkLists(List<ReadSegment> readList, List<WriteChunk> writeList,
     /** No chunks at all: a message sent wholly inline. */
     public static final ChunkLists NONE = new ChunkLists(List.of(), List.of(), Optional.empty());
 
+    /**
+     * Copies the lists (the record is immutable).
+     *
+     * @throws NullPointerException if {@code replyChunk} is null
+     */
     public ChunkLists {
         readList = List.copyOf(readList);
         writeList = List.copyOf(writeList);
         Objects.requireNonNull(replyChunk, "replyChunk");
     }
 
-    /** @return the Read list grouped into Read chunks */
+    /** {@return the Read list grouped into Read chunks} */
     public List<ReadChunk> readChunks() {
         return ReadChunk.group(readList);
     }
 
-    /** @return whether no list holds anything */
+    /** {@return whether no list holds anything} */
     public boolean isEmpty() {
         return readList.isEmpty() && writeList.isEmpty() && replyChunk.isEmpty();
     }
 
-    /** @return the encoded size of the three lists */
+    /** {@return the encoded size of the three lists} */
     public int xdrSize() {
         int size = readList.size() * ReadSegment.XDR_SIZE_IN_LIST + 4;
         for (WriteChunk chunk : writeList) {

@@ -15,12 +15,20 @@ public final class ChunkRoundup {
     private ChunkRoundup() {
     }
 
-    /** @return {@code length} rounded up to the next multiple of 4: the item's extent in the XDR stream */
+    /**
+     * {@return {@code length} rounded up to the next multiple of 4: the item's extent in the XDR stream}
+     *
+     * @param length an item's length in bytes
+     */
     public static long roundUp(long length) {
         return Xdr.roundUp(length);
     }
 
-    /** @return how many roundup bytes follow {@code length} data bytes in the XDR stream: 0 to 3 */
+    /**
+     * {@return how many roundup bytes follow {@code length} data bytes in the XDR stream: 0 to 3}
+     *
+     * @param length an item's length in bytes
+     */
     public static int roundupBytes(long length) {
         return Xdr.padding(length);
     }
@@ -32,6 +40,7 @@ public final class ChunkRoundup {
      *
      * @param position the chunk's XDR position
      * @param length the chunk's length (with or without roundup: both give the same result)
+     * @return the XDR position of the item after the chunk
      */
     public static long nextXdrPosition(long position, long length) {
         return Math.addExact(position, roundUp(length));
@@ -41,6 +50,9 @@ public final class ChunkRoundup {
      * The length a sender puts in a Read chunk for an item of {@code itemLength} bytes: the data alone, without
      * roundup, so that no extra segment is registered for padding (RFC 8166 section 3.4.5.2; draft section 3.7:
      * "Senders SHOULD therefore avoid encoding individual RDMA Read Chunks for roundup").
+     *
+     * @param itemLength the item's length in bytes
+     * @return the Read chunk's length
      */
     public static long readChunkLength(long itemLength) {
         return itemLength;
@@ -49,6 +61,10 @@ public final class ChunkRoundup {
     /**
      * Whether a received Read chunk length is right for an item whose XDR length word says {@code itemLength}:
      * exactly the data (RFC 8166), or the data plus its roundup (allowed by the draft, section 3.7).
+     *
+     * @param itemLength the item's length, from its XDR length word
+     * @param chunkLength the Read chunk's length as received
+     * @return whether the chunk length is one of the two allowed
      */
     public static boolean isValidReadChunkLength(long itemLength, long chunkLength) {
         return chunkLength == itemLength || chunkLength == roundUp(itemLength);
@@ -57,6 +73,9 @@ public final class ChunkRoundup {
     /**
      * The length a responder reports in a Write chunk after writing an item of {@code itemLength} bytes: the data
      * alone. The roundup is not written (RFC 8166 section 3.4.6).
+     *
+     * @param itemLength the item's length in bytes
+     * @return the length to report in the reply's Write list
      */
     public static long writeChunkReturnedLength(long itemLength) {
         return itemLength;
@@ -66,6 +85,10 @@ public final class ChunkRoundup {
      * Whether a Write chunk length returned in a reply is right for an item of {@code itemLength} bytes: exactly
      * the data (RFC 8166), or the data plus roundup ("the chunk length sent to the receiver in the reply is simply
      * increased to include any roundup", draft section 3.7).
+     *
+     * @param itemLength the item's length in bytes
+     * @param returnedLength the length the reply's Write list reports
+     * @return whether the returned length is one of the two allowed
      */
     public static boolean isValidWriteChunkLength(long itemLength, long returnedLength) {
         return returnedLength == itemLength || returnedLength == roundUp(itemLength);

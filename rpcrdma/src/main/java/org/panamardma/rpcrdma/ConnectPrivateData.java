@@ -49,6 +49,11 @@ public record ConnectPrivateData(int sendSize, int receiveSize, boolean remoteIn
 
     private static final ValueLayout.OfInt MAGIC_LAYOUT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
+    /**
+     * Checks the sizes.
+     *
+     * @throws IllegalArgumentException if a size is not a multiple of 1024 in [1024, 262144]
+     */
     public ConnectPrivateData {
         checkSize("sendSize", sendSize);
         checkSize("receiveSize", receiveSize);
@@ -57,6 +62,12 @@ public record ConnectPrivateData(int sendSize, int receiveSize, boolean remoteIn
     /**
      * Values we announce. Sizes that are not multiples of 1 KiB are rounded down, as the one-byte encoding requires
      * (announcing more than we can take would be wrong; less is safe).
+     *
+     * @param sendSize the largest message we send
+     * @param receiveSize the largest message we can receive
+     * @param remoteInvalidation whether the peer may invalidate our keys with Send With Invalidate
+     * @return what we announce (present)
+     * @throws IllegalArgumentException if a size is below 1024
      */
     public static ConnectPrivateData of(int sendSize, int receiveSize, boolean remoteInvalidation) {
         return new ConnectPrivateData(roundDownToKiB(sendSize), roundDownToKiB(receiveSize), remoteInvalidation, true);
@@ -75,7 +86,7 @@ public record ConnectPrivateData(int sendSize, int receiveSize, boolean remoteIn
         }
     }
 
-    /** @return the 8 bytes of RFC 8797 private data */
+    /** {@return the 8 bytes of RFC 8797 private data} */
     public byte[] encode() {
         byte[] bytes = new byte[ENCODED_LENGTH];
         MemorySegment.ofArray(bytes).set(MAGIC_LAYOUT, 0, MAGIC);
@@ -99,12 +110,20 @@ public record ConnectPrivateData(int sendSize, int receiveSize, boolean remoteIn
      * Reads a peer's private data. Absent ({@code null}), short, foreign-magic or other-version data yields
      * {@link #DEFAULTS}; RFC 8797 section 7.2: such a peer is treated as using the 1 KiB defaults. Trailing bytes
      * (private data is padded by the CM to its fixed size on IB) are ignored. Unknown flag bits are ignored.
+     *
+     * @param data the private data of the CM event, or null
+     * @return the peer's values, or {@link #DEFAULTS}
      */
     public static ConnectPrivateData decode(byte[] data) {
         return data == null ? DEFAULTS : decode(MemorySegment.ofArray(data));
     }
 
-    /** As {@link #decode(byte[])}, over a segment. */
+    /**
+     * As {@link #decode(byte[])}, over a segment.
+     *
+     * @param data the private data, or null
+     * @return the peer's values, or {@link #DEFAULTS}
+     */
     public static ConnectPrivateData decode(MemorySegment data) {
         if (data == null || data.byteSize() < ENCODED_LENGTH) {
             return DEFAULTS;
@@ -120,12 +139,22 @@ public record ConnectPrivateData(int sendSize, int receiveSize, boolean remoteIn
     /**
      * The inline threshold for messages we send to this peer: the smaller of what we would send and what the peer
      * says it can receive (RFC 8797 section 7.2).
+     *
+     * @param ours the private data we sent
+     * @param peers the peer's
+     * @return the largest inline message we send
      */
     public static int sendThreshold(ConnectPrivateData ours, ConnectPrivateData peers) {
         return Math.min(ours.sendSize(), peers.receiveSize());
     }
 
-    /** The inline threshold for messages we receive: the smaller of our receive size and the peer's send size. */
+    /**
+     * The inline threshold for messages we receive: the smaller of our receive size and the peer's send size.
+     *
+     * @param ours the private data we sent
+     * @param peers the peer's
+     * @return the largest inline message we plan to receive
+     */
     public static int receiveThreshold(ConnectPrivateData ours, ConnectPrivateData peers) {
         return Math.min(ours.receiveSize(), peers.sendSize());
     }

@@ -27,7 +27,11 @@ public final class CreditWindow<T> {
     private int peakOutstanding;
     private boolean closed;
 
-    /** @param maxOutstanding our own cap on outstanding calls (at least 1) */
+    /**
+     * A window granting 1 credit until the first reply.
+     *
+     * @param maxOutstanding our own cap on outstanding calls (at least 1)
+     */
     public CreditWindow(int maxOutstanding) {
         if (maxOutstanding < 1) {
             throw new IllegalArgumentException("maxOutstanding " + maxOutstanding + " < 1");
@@ -39,6 +43,8 @@ public final class CreditWindow<T> {
      * Offers a call. If a credit is free it is taken and {@code true} is returned: the caller sends it now.
      * Otherwise it is queued and will be returned by a later {@link #replyReceived} or {@link #release}.
      *
+     * @param call the call
+     * @return whether it took a credit and is to be sent now
      * @throws IllegalStateException once {@link #close()}d
      */
     public synchronized boolean offer(T call) {
@@ -57,6 +63,9 @@ public final class CreditWindow<T> {
      * A reply arrived for an outstanding call: its credit is returned and the grant becomes {@code creditField}
      * (the reply header's rdma_credit). Returns the queued calls that may now be sent, in order; each has taken a
      * credit.
+     *
+     * @param creditField the reply's {@code rdma_credit}
+     * @return the queued calls admitted now
      */
     public synchronized List<T> replyReceived(int creditField) {
         updateGrant(creditField);
@@ -66,6 +75,9 @@ public final class CreditWindow<T> {
     /**
      * A reply arrived that matched no outstanding call (for example one that had timed out and was already
      * {@link #release}d): only the grant is updated. Returns calls that may now be sent.
+     *
+     * @param creditField the reply's {@code rdma_credit}
+     * @return the queued calls admitted now
      */
     public synchronized List<T> grantUpdated(int creditField) {
         updateGrant(creditField);
@@ -75,17 +87,28 @@ public final class CreditWindow<T> {
     /**
      * An outstanding call ended without a reply (timeout, send failure): its credit is returned. Returns calls that
      * may now be sent.
+     *
+     * @return the queued calls admitted now
      */
     public synchronized List<T> release() {
         return returnCredit();
     }
 
-    /** Removes a call still waiting for a credit (for example timed out in the queue); true if it was queued. */
+    /**
+     * Removes a call still waiting for a credit (for example timed out in the queue); true if it was queued.
+     *
+     * @param call the call
+     * @return whether it was queued (and is no more)
+     */
     public synchronized boolean cancelQueued(T call) {
         return waiting.remove(call);
     }
 
-    /** Stops admitting: returns every queued call (to be failed); later offers throw. */
+    /**
+     * Stops admitting: returns every queued call (to be failed); later offers throw.
+     *
+     * @return the calls that were queued
+     */
     public synchronized List<T> close() {
         closed = true;
         List<T> drained = new ArrayList<>(waiting);
@@ -93,17 +116,17 @@ public final class CreditWindow<T> {
         return drained;
     }
 
-    /** @return the current grant as last received (0 already mapped to 1), before our own cap */
+    /** {@return the current grant as last received (0 already mapped to 1), before our own cap} */
     public synchronized int grant() {
         return grant;
     }
 
-    /** @return calls holding a credit */
+    /** {@return calls holding a credit} */
     public synchronized int outstanding() {
         return outstanding;
     }
 
-    /** @return the most calls that held a credit at once, since the window was made */
+    /** {@return the most calls that held a credit at once, since the window was made} */
     public synchronized int peakOutstanding() {
         return peakOutstanding;
     }
@@ -113,7 +136,7 @@ public final class CreditWindow<T> {
         peakOutstanding = Math.max(peakOutstanding, outstanding);
     }
 
-    /** @return calls waiting for a credit */
+    /** {@return calls waiting for a credit} */
     public synchronized int queued() {
         return waiting.size();
     }

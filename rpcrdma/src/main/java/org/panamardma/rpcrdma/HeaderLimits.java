@@ -18,7 +18,11 @@ public record HeaderLimits(int maxReadSegments, int maxWriteChunks, int maxSegme
      */
     public static final HeaderLimits DEFAULT = new HeaderLimits(64, 16, 64, 16 << 20);
 
-    /** @throws IllegalArgumentException if a limit is negative */
+    /**
+     * Checks the limits.
+     *
+     * @throws IllegalArgumentException if a limit is negative
+     */
     public HeaderLimits {
         if (maxReadSegments < 0 || maxWriteChunks < 0 || maxSegmentsPerChunk < 0 || maxSegmentLength < 0) {
             throw new IllegalArgumentException("limits must not be negative");

@@ -17,7 +17,7 @@ public sealed interface RdmaError extends RpcRdmaHeader {
         return RdmaProcedure.RDMA_ERROR;
     }
 
-    /** @return the {@code rdma_err} code */
+    /** {@return the {@code rdma_err} code} */
     int code();
 
     /**
@@ -63,6 +63,11 @@ public sealed interface RdmaError extends RpcRdmaHeader {
         /** The size of the draft's {@code rdma_extra} array. */
         public static final int MAX_EXTRA = 8;
 
+        /**
+         * Copies the extra words.
+         *
+         * @throws IllegalArgumentException if {@code code} is ERR_VERS or ERR_CHUNK, which have records of their own
+         */
         public Unrecognized {
             extra = List.copyOf(extra);
             if (code == ERR_VERS || code == ERR_CHUNK) {

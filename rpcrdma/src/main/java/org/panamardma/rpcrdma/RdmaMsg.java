@@ -11,6 +11,11 @@ import java.util.Objects;
  * @param chunks the chunk lists
  */
 public record RdmaMsg(int xid, int credits, ChunkLists chunks) implements RpcRdmaHeader.WithChunks {
+    /**
+     * Checks the chunk lists are there.
+     *
+     * @throws NullPointerException if {@code chunks} is null
+     */
     public RdmaMsg {
         Objects.requireNonNull(chunks, "chunks");
     }

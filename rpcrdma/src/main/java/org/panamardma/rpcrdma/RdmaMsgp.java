@@ -16,6 +16,11 @@ import java.util.Objects;
  */
 public record RdmaMsgp(int xid, int credits, int alignment, int threshold, ChunkLists chunks)
         implements RpcRdmaHeader.WithChunks {
+    /**
+     * Checks the chunk lists are there.
+     *
+     * @throws NullPointerException if {@code chunks} is null
+     */
     public RdmaMsgp {
         Objects.requireNonNull(chunks, "chunks");
     }

@@ -11,6 +11,11 @@ import java.util.Objects;
  * @param chunks the chunk lists; never all empty, since the message must be somewhere
  */
 public record RdmaNoMsg(int xid, int credits, ChunkLists chunks) implements RpcRdmaHeader.WithChunks {
+    /**
+     * Checks the chunk lists are there.
+     *
+     * @throws NullPointerException if {@code chunks} is null
+     */
     public RdmaNoMsg {
         Objects.requireNonNull(chunks, "chunks");
     }

@@ -28,12 +28,16 @@ public enum RdmaProcedure {
         this.value = value;
     }
 
-    /** @return the wire value */
+    /** {@return the wire value} */
     public int value() {
         return value;
     }
 
-    /** @return the constant for a wire value, or {@code null} if none is defined */
+    /**
+     * {@return the constant for a wire value, or {@code null} if none is defined}
+     *
+     * @param value the procedure's wire value
+     */
     public static RdmaProcedure fromValue(int value) {
         return value >= 0 && value < values().length ? values()[value] : null;
     }

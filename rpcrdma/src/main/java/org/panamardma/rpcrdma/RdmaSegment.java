@@ -12,7 +12,11 @@ public record RdmaSegment(int handle, int length, long offset) {
     /** Encoded size: handle, length, 64-bit offset. */
     public static final int XDR_SIZE = 16;
 
-    /** @throws IllegalArgumentException if {@code length} is negative */
+    /**
+     * Checks the length.
+     *
+     * @throws IllegalArgumentException if {@code length} is negative
+     */
     public RdmaSegment {
         if (length < 0) {
             throw new IllegalArgumentException("segment length " + Integer.toUnsignedString(length)

@@ -12,12 +12,14 @@ import java.util.List;
  * @param segments the segments, in transfer order
  */
 public record ReadChunk(int position, List<RdmaSegment> segments) {
+    /** Copies the segments. */
     public ReadChunk {
         segments = List.copyOf(segments);
     }
 
     /**
-     * @return the chunk's length, the sum of its segment lengths
+     * {@return the chunk's length, the sum of its segment lengths}
+     *
      * @throws ArithmeticException if the sum exceeds 2<sup>31</sup>-1
      */
     public int length() {

@@ -15,7 +15,11 @@ public record ReadSegment(int position, RdmaSegment target) {
     /** Encoded size in a Read list: the list discriminator, the position, the segment. */
     public static final int XDR_SIZE_IN_LIST = 4 + 4 + RdmaSegment.XDR_SIZE;
 
-    /** @throws IllegalArgumentException if {@code position} is negative */
+    /**
+     * Checks the position.
+     *
+     * @throws IllegalArgumentException if {@code position} is negative
+     */
     public ReadSegment {
         Objects.requireNonNull(target, "target");
         if (position < 0) {
@@ -24,7 +28,15 @@ public record ReadSegment(int position, RdmaSegment target) {
         }
     }
 
-    /** A read segment at {@code position}. */
+    /**
+     * A read segment at {@code position}.
+     *
+     * @param position the item's XDR position in the RPC message
+     * @param handle the segment's handle (rkey)
+     * @param length its length in bytes
+     * @param offset its offset (address)
+     * @return the read segment
+     */
     public static ReadSegment of(int position, int handle, int length, long offset) {
         return new ReadSegment(position, new RdmaSegment(handle, length, offset));
     }

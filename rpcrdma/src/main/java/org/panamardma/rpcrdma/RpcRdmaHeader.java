@@ -9,21 +9,21 @@ public sealed interface RpcRdmaHeader permits RpcRdmaHeader.WithChunks, RdmaDone
     /** The protocol version (draft section 4.1 item 2; RFC 8166 section 4.2.2). */
     int VERSION = 1;
 
-    /** @return the XID, which mirrors the RPC message's (draft section 4.1 item 1) */
+    /** {@return the XID, which mirrors the RPC message's (draft section 4.1 item 1)} */
     int xid();
 
     /**
-     * @return the credit value: requested in calls, granted in replies (draft section 3.3; RFC 8166 section 3.3.1),
-     *         an unsigned 32-bit number held as its bits
+     * {@return the credit value: requested in calls, granted in replies (draft section 3.3; RFC 8166 section 3.3.1),
+     *         an unsigned 32-bit number held as its bits}
      */
     int credits();
 
-    /** @return the message type */
+    /** {@return the message type} */
     RdmaProcedure procedure();
 
     /** A header that carries chunk lists: RDMA_MSG, RDMA_NOMSG or RDMA_MSGP. */
     sealed interface WithChunks extends RpcRdmaHeader permits RdmaMsg, RdmaNoMsg, RdmaMsgp {
-        /** @return the Read list, Write list and Reply chunk */
+        /** {@return the Read list, Write list and Reply chunk} */
         ChunkLists chunks();
     }
 }

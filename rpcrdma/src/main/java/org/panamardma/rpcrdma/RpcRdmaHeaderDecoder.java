@@ -25,7 +25,11 @@ public final class RpcRdmaHeaderDecoder {
 
     private final HeaderLimits limits;
 
-    /** A decoder enforcing {@code limits}. */
+    /**
+     * A decoder enforcing {@code limits}.
+     *
+     * @param limits the bounds a received header must keep
+     */
     public RpcRdmaHeaderDecoder(HeaderLimits limits) {
         this.limits = Objects.requireNonNull(limits, "limits");
     }
@@ -35,7 +39,7 @@ public final class RpcRdmaHeaderDecoder {
         this(HeaderLimits.DEFAULT);
     }
 
-    /** @return the limits enforced */
+    /** {@return the limits enforced} */
     public HeaderLimits limits() {
         return limits;
     }

@@ -16,6 +16,8 @@ public final class RpcRdmaHeaderEncoder {
     /**
      * Writes {@code header} at the encoder's position.
      *
+     * @param header the header
+     * @param out where to write it
      * @throws XdrException {@link XdrException.Reason#NO_SPACE} if it does not fit
      */
     public static void encode(RpcRdmaHeader header, XdrEncoder out) {
@@ -46,7 +48,11 @@ public final class RpcRdmaHeaderEncoder {
         }
     }
 
-    /** @return the encoded size of {@code header}, for sizing Send buffers and inline-threshold decisions */
+    /**
+     * {@return the encoded size of {@code header}, for sizing Send buffers and inline-threshold decisions}
+     *
+     * @param header the header
+     */
     public static int size(RpcRdmaHeader header) {
         int fixed = 4 * 4;
         return fixed + switch (header) {

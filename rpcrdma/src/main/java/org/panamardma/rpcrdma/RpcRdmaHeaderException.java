@@ -15,10 +15,15 @@ import java.util.OptionalInt;
 public final class RpcRdmaHeaderException extends Exception {
     private static final long serialVersionUID = 1L;
 
+    /** What is wrong with the header. */
     private final HeaderFault fault;
+    /** Where in the message the fault was found. */
     private final long offset;
+    /** Whether the XID was read before the fault. */
     private final boolean xidKnown;
+    /** The XID, if {@link #xidKnown}. */
     private final int xid;
+    /** Whether the header's version was 1. */
     private final boolean versionRecognized;
 
     RpcRdmaHeaderException(HeaderFault fault, long offset, boolean xidKnown, int xid, boolean versionRecognized,
@@ -31,23 +36,23 @@ public final class RpcRdmaHeaderException extends Exception {
         this.versionRecognized = versionRecognized;
     }
 
-    /** @return why the header was refused */
+    /** {@return why the header was refused} */
     public HeaderFault fault() {
         return fault;
     }
 
-    /** @return the offset in the message of the item at fault, or -1 for faults found by
+    /** {@return the offset in the message of the item at fault, or -1 for faults found by}
      *         {@link ReadListPositions#validate} after decoding */
     public long offset() {
         return offset;
     }
 
-    /** @return the header's XID, if the message was long enough to hold it */
+    /** {@return the header's XID, if the message was long enough to hold it} */
     public OptionalInt xid() {
         return xidKnown ? OptionalInt.of(xid) : OptionalInt.empty();
     }
 
-    /** @return whether the header's version was read and is 1 */
+    /** {@return whether the header's version was read and is 1} */
     public boolean versionRecognized() {
         return versionRecognized;
     }

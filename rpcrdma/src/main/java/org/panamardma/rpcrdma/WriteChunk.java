@@ -10,17 +10,24 @@ import java.util.List;
  * @param segments the segments, in fill order
  */
 public record WriteChunk(List<RdmaSegment> segments) {
+    /** Copies the segments. */
     public WriteChunk {
         segments = List.copyOf(segments);
     }
 
-    /** A chunk of the given segments. */
+    /**
+     * A chunk of the given segments.
+     *
+     * @param segments the segments, in fill order
+     * @return the chunk
+     */
     public static WriteChunk of(RdmaSegment... segments) {
         return new WriteChunk(List.of(segments));
     }
 
     /**
-     * @return the chunk's capacity (or, in a reply, the bytes written): the sum of its segment lengths
+     * {@return the chunk's capacity (or, in a reply, the bytes written): the sum of its segment lengths}
+     *
      * @throws ArithmeticException if the sum exceeds 2<sup>31</sup>-1
      */
     public int length() {
@@ -31,7 +38,7 @@ public record WriteChunk(List<RdmaSegment> segments) {
         return total;
     }
 
-    /** @return the encoded size: the segment count and the segments */
+    /** {@return the encoded size: the segment count and the segments} */
     public int xdrSize() {
         return 4 + segments.size() * RdmaSegment.XDR_SIZE;
     }

@@ -53,4 +53,34 @@ class PackageIndependenceTest {
             assertFalse(source.contains("org.panamardma.verbs"), pure + " imports verbs");
         }
     }
+
+    /**
+     * Issue 26: the server registers nothing for remote access. Its chunk memory comes from the memory package
+     * through a {@code LocalRegistrar} (local rights only, by type); no server source reaches the only kinds of remote
+     * exposure there are (a client call's {@code CallRegistrar}, {@code MemoryWindows}, {@code ChunkAccess}) or
+     * names a remote right.
+     */
+    @Test
+    void serverRegistersNothingForRemoteAccess() throws IOException {
+        assertEquals(List.of(), offenders("rpcrdma/server", 1, "CallRegistrar", "MemoryWindows", "ChunkAccess",
+                "Exposure", "REMOTE_READ", "REMOTE_WRITE", "REMOTE_ATOMIC", "MW_BIND", "WINDOW_BASE"));
+    }
+
+    /** Issue 27: rooms with one job; no main file of the module passes 500 lines (RpcRdmaClient had 746). */
+    @Test
+    void noMainFileIsOver500Lines() throws IOException {
+        try (Stream<Path> files = Files.walk(MAIN.resolve("rpcrdma"))) {
+            List<String> long_ = files.filter(f -> f.toString().endsWith(".java")).filter(f -> lines(f) > 500)
+                    .map(f -> f + ": " + lines(f) + " lines").sorted().toList();
+            assertEquals(List.of(), long_);
+        }
+    }
+
+    private static long lines(Path f) {
+        try {
+            return Files.readString(f).lines().count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 }

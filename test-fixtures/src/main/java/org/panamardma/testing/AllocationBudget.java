@@ -30,6 +30,11 @@ public final class AllocationBudget {
     /** One decode; it catches the typed exceptions its decoder declares, anything else escapes as a finding. */
     @FunctionalInterface
     public interface Decode {
+        /**
+         * Decodes once.
+         *
+         * @throws Exception what the decoder throws
+         */
         void run() throws Exception;
     }
 
@@ -37,7 +42,10 @@ public final class AllocationBudget {
      * Runs {@code decode} and fails if it allocates more than {@code bound} bytes on this thread, twice in a row.
      *
      * @param what names the decode in the failure
+     * @param bound the most bytes one run may allocate
+     * @param decode the decode to run, once or twice
      * @throws AssertionError if the bound is exceeded
+     * @throws Exception what {@code decode} throws
      */
     public static void within(String what, long bound, Decode decode) throws Exception {
         long first = allocatedBy(decode);
@@ -51,7 +59,13 @@ public final class AllocationBudget {
         }
     }
 
-    /** @return the bytes the current thread allocated while running {@code decode} */
+    /**
+     * Measures one run of {@code decode}.
+     *
+     * @param decode the decode to run once
+     * @return the bytes the current thread allocated while running {@code decode}
+     * @throws Exception what {@code decode} throws
+     */
     public static long allocatedBy(Decode decode) throws Exception {
         long before = THREADS.getCurrentThreadAllocatedBytes();
         decode.run();

@@ -9,7 +9,12 @@ public final class Bytes {
     private Bytes() {
     }
 
-    /** @return the big-endian bytes of the given 32-bit words */
+    /**
+     * Lays out 32-bit words as XDR does.
+     *
+     * @param words the words
+     * @return the big-endian bytes of the given 32-bit words
+     */
     public static byte[] words(int... words) {
         byte[] out = new byte[words.length * 4];
         for (int i = 0; i < words.length; i++) {
@@ -21,7 +26,12 @@ public final class Bytes {
         return out;
     }
 
-    /** @return the parts one after the other */
+    /**
+     * Concatenates byte arrays.
+     *
+     * @param parts the arrays
+     * @return the parts one after the other
+     */
     public static byte[] concat(byte[]... parts) {
         int n = 0;
         for (byte[] p : parts) {
@@ -36,12 +46,22 @@ public final class Bytes {
         return all;
     }
 
-    /** @return the bytes of a segment */
+    /**
+     * Copies a segment's bytes.
+     *
+     * @param segment the segment
+     * @return the bytes of a segment
+     */
     public static byte[] of(MemorySegment segment) {
         return segment.toArray(ValueLayout.JAVA_BYTE);
     }
 
-    /** @return the segment's bytes in hex, for assertion messages */
+    /**
+     * Formats bytes for assertion messages.
+     *
+     * @param bytes the bytes
+     * @return the bytes in hex, separated by spaces
+     */
     public static String hex(byte[] bytes) {
         return HexFormat.ofDelimiter(" ").formatHex(bytes);
     }

@@ -19,7 +19,10 @@ public final class SeedCorpus {
     /**
      * Writes {@code seeds} (name to bytes) for {@code testClass#method}, replacing seeds of the same name.
      *
+     * @param resources the test resources directory the corpus lives under ({@code src/test/resources})
      * @param testClass the fuzz test's fully qualified class name
+     * @param method the fuzz test's method name
+     * @param seeds the seeds' file names and bytes
      */
     public static void write(Path resources, String testClass, String method, Map<String, byte[]> seeds) {
         int dot = testClass.lastIndexOf('.');

@@ -2,10 +2,10 @@ package org.panamardma.verbs;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.ibv_comp_channel;
 import org.panamardma.verbs.ffi.verbs_h;
@@ -25,7 +25,11 @@ public final class CompletionChannel extends NativeResource {
     final Context context;
     final MemorySegment handle;
     private final int fd;
-    private final CopyOnWriteArrayList<CompletionQueue> queues = new CopyOnWriteArrayList<>();
+    /**
+     * The CQs attached, as an array replaced on attach/detach: {@link #await} walks it by index, so that taking an
+     * event allocates nothing (an event loop takes one per wake-up).
+     */
+    private volatile CompletionQueue[] queues = new CompletionQueue[0];
     private final Arena scratchArena = Arena.ofShared();
     private final org.panamardma.verbs.internal.ReadableFd readable;
     private final MemorySegment cqOut;
@@ -64,12 +68,20 @@ public final class CompletionChannel extends NativeResource {
     }
 
     void attach(CompletionQueue cq) {
-        queues.add(cq);
+        synchronized (queueLock) {
+            CompletionQueue[] q = java.util.Arrays.copyOf(queues, queues.length + 1);
+            q[q.length - 1] = cq;
+            queues = q;
+        }
     }
 
     void detach(CompletionQueue cq) {
-        queues.remove(cq);
+        synchronized (queueLock) {
+            queues = java.util.Arrays.stream(queues).filter(q -> q != cq).toArray(CompletionQueue[]::new);
+        }
     }
+
+    private final Object queueLock = new Object();
 
     /** The channel's file descriptor, for integration with an event loop (it is non-blocking). */
     public int fd() {
@@ -135,8 +147,10 @@ public final class CompletionChannel extends NativeResource {
             }
             throw new RdmaException("ibv_get_cq_event", errno);
         }
-        long cqAddress = cqOut.get(ADDRESS, 0).address();
-        for (CompletionQueue cq : queues) {
+        long cqAddress = cqOut.get(JAVA_LONG, 0); // the pointer as a number: no MemorySegment made
+        CompletionQueue[] attached = queues;
+        for (int i = 0; i < attached.length; i++) {
+            CompletionQueue cq = attached[i];
             if (cq.handle.address() == cqAddress) {
                 verbs_h.ibv_ack_cq_events(cq.handle, 1);
                 return cq;

@@ -9,7 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.Mount3;
-import org.panamardma.nfs.MountClient;
 import org.panamardma.nfs.MountStat3;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.testing.AllocationBudget;
@@ -21,8 +20,8 @@ import org.panamardma.xdr.XdrException;
 
 /**
  * Fuzzes MOUNT's decoders and the identity a credential becomes (nfs/FUZZING.md). Byte 0 chooses: 0, the server's
- * {@code dirpath} argument of MNT and UMNT; 1, the client's {@code mountres3} ({@link MountClient#decodeMountResult},
- * facing a hostile server); 2, the client's {@code exports} list ({@link MountClient#decodeExports}); 3, an AUTH_SYS
+ * {@code dirpath} argument of MNT and UMNT; 1, the client's {@code mountres3} ({@link Mount3#decodeMountResult},
+ * facing a hostile server); 2, the client's {@code exports} list ({@link Mount3#decodeExports}); 3, an AUTH_SYS
  * credential body mapped by {@link Squashing} under root squash, all_squash and no squash, which must give ids the
  * kernel can represent, no root under root squash, the anonymous ids under all_squash, and at most 16 groups.
  * The typed refusal is {@link XdrException}.

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.WriteChunk;
+import org.panamardma.rpcrdma.memory.ChunkAccess;
 import org.panamardma.verbs.RdmaException;
 
 /**
@@ -116,12 +117,12 @@ final class CallChunks {
         chunks.clear();
     }
 
-    /** @return how many chunks the call holds (for tests) */
+    /** {@return how many chunks the call holds (for tests)} */
     synchronized int held() {
         return chunks.size();
     }
 
-    /** @return the handles of the chunks the call holds (for tests) */
+    /** {@return the handles of the chunks the call holds (for tests)} */
     synchronized List<Integer> rkeys() {
         return chunks.stream().map(c -> c.exposure.rkey()).toList();
     }

@@ -17,6 +17,7 @@ import java.util.List;
  */
 public record CallPlan(Kind kind, MemorySegment message, List<ReadItem> readItems, List<Boolean> writeTargets,
                        long replyChunkLength) {
+    /** Copies the lists. */
     public CallPlan {
         readItems = List.copyOf(readItems);
         writeTargets = List.copyOf(writeTargets);
@@ -41,7 +42,7 @@ public record CallPlan(Kind kind, MemorySegment message, List<ReadItem> readItem
     public record ReadItem(long position, MemorySegment data) {
     }
 
-    /** @return how many Write chunks are offered */
+    /** {@return how many Write chunks are offered} */
     public int writeChunkCount() {
         return (int) writeTargets.stream().filter(b -> b).count();
     }

@@ -2,8 +2,18 @@ package org.panamardma.rpcrdma.client;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.rpcrdma.RdmaSegment;
+import org.panamardma.rpcrdma.memory.BufferPool;
+import org.panamardma.rpcrdma.memory.CallRegistrar;
+import org.panamardma.rpcrdma.memory.ChunkAccess;
+import org.panamardma.rpcrdma.memory.Exposure;
+import org.panamardma.rpcrdma.memory.Lease;
+import org.panamardma.rpcrdma.memory.MemoryWindows;
+import org.panamardma.rpcrdma.memory.PoolExhaustedException;
+import org.panamardma.rpcrdma.memory.RegistrationCache;
+import org.panamardma.rpcrdma.memory.Slot;
 import org.panamardma.verbs.RdmaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,10 +32,12 @@ final class ChunkMemory implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChunkMemory.class);
 
     private final String name;
-    private final ChunkRegistrar registrar;
+    private final CallRegistrar registrar;
     /** Null: every chunk is registered for its call ({@link ChunkExposure#PER_CALL_REGISTRATION}). */
     private final MemoryWindows windows;
-    final RegisteredBufferPool pool;
+    /** The caller's face of {@link #pool}. */
+    final RegisteredBufferPool buffers;
+    private final BufferPool pool;
     final RegistrationCache cache;
     private final AtomicLong ownRegistrations = new AtomicLong();
     private final AtomicLong ownDeregistrations = new AtomicLong();
@@ -33,16 +45,17 @@ final class ChunkMemory implements AutoCloseable {
     /**
      * @param windows the client's memory windows, or null to register every chunk for its call
      */
-    ChunkMemory(String name, ChunkRegistrar registrar, MemoryWindows windows, long[] classSizes, long slabBytes,
+    ChunkMemory(String name, CallRegistrar registrar, MemoryWindows windows, long[] classSizes, long slabBytes,
                 long poolBytes, long cacheBytes) {
         this.name = name;
         this.registrar = registrar;
         this.windows = windows;
-        this.pool = new RegisteredBufferPool(name + " buffer pool", registrar, classSizes, slabBytes, poolBytes);
+        this.buffers = new RegisteredBufferPool(name + " buffer pool", registrar, classSizes, slabBytes, poolBytes);
+        this.pool = buffers.pool();
         this.cache = new RegistrationCache(name + " registration cache", registrar, cacheBytes);
     }
 
-    /** @return how chunks are exposed: windows or registrations per call (never {@link ChunkExposure#AUTO}) */
+    /** {@return how chunks are exposed: windows or registrations per call (never {@link ChunkExposure#AUTO})} */
     ChunkExposure exposure() {
         return windows != null ? ChunkExposure.MEMORY_WINDOWS : ChunkExposure.PER_CALL_REGISTRATION;
     }
@@ -53,16 +66,16 @@ final class ChunkMemory implements AutoCloseable {
         final MemorySegment segment;
         final Exposure exposure;
         /** Pool memory the caller leased and handed to the call. */
-        final RegisteredBufferPool.Slot slot;
+        final Slot slot;
         /** Pool memory the client leased for the call. */
-        final RegisteredBuffer internal;
+        final Lease internal;
         /** The caller's memory registered through the cache (windows). */
         final RegistrationCache.Entry entry;
         /** Memory of the call's own (the pool had nothing to give). */
         final Arena own;
 
-        private Chunk(MemorySegment segment, Exposure exposure, RegisteredBufferPool.Slot slot,
-                      RegisteredBuffer internal, RegistrationCache.Entry entry, Arena own) {
+        private Chunk(MemorySegment segment, Exposure exposure, Slot slot,
+                      Lease internal, RegistrationCache.Entry entry, Arena own) {
             this.segment = segment;
             this.exposure = exposure;
             this.slot = slot;
@@ -71,7 +84,7 @@ final class ChunkMemory implements AutoCloseable {
             this.own = own;
         }
 
-        /** @return the chunk as the transport header describes it (RFC 8166 section 3.4.3: handle, length, offset) */
+        /** {@return the chunk as the transport header describes it (RFC 8166 section 3.4.3: handle, length, offset)} */
         RdmaSegment rdmaSegment() {
             return new RdmaSegment(exposure.rkey(), Math.toIntExact(segment.byteSize()), segment.address());
         }
@@ -89,7 +102,7 @@ final class ChunkMemory implements AutoCloseable {
             }
             return c;
         }
-        RegisteredBufferPool.Slot slot = pool.acquireUse(data);
+        Slot slot = pool.acquireUse(data);
         if (slot != null) {
             try {
                 return new Chunk(data, exposeIn(slot, data, access), slot, null, null, null);
@@ -101,7 +114,7 @@ final class ChunkMemory implements AutoCloseable {
         if (windows != null && cache.maxBytes() > 0) {
             RegistrationCache.Entry entry = cache.acquire(data);
             try {
-                return new Chunk(data, windows.bind(entry.registration, data, access), null, null, entry, null);
+                return new Chunk(data, windows.bind(entry.registration(), data, access), null, null, entry, null);
             } catch (RdmaException | RuntimeException | Error e) {
                 cache.release(entry);
                 throw e;
@@ -113,11 +126,11 @@ final class ChunkMemory implements AutoCloseable {
     /** {@code size} bytes of memory for the client's own use in one call, exposed with {@code access}. */
     Chunk scratch(long size, ChunkAccess access) throws RdmaException {
         if (pool.fits(size)) {
-            RegisteredBuffer b = null;
+            Lease b = null;
             try {
-                b = pool.allocate(size);
-                return new Chunk(b.segment(), exposeIn(b.slot, b.segment(), access), null, b, null, null);
-            } catch (BufferPoolExhaustedException e) {
+                b = pool.lease(size);
+                return new Chunk(b.segment(), exposeIn(b.slot(), b.segment(), access), null, b, null, null);
+            } catch (PoolExhaustedException e) {
                 // a call does not wait for the pool (its caller may be the one holding the buffers): it pays a
                 // registration of its own instead, which registrations() shows
                 LOG.atDebug().log(() -> name + ": " + e.getMessage() + "; " + size + " bytes of the call's own");
@@ -139,16 +152,16 @@ final class ChunkMemory implements AutoCloseable {
     }
 
     /** A pool buffer's segment: a window over the buffer's region, or a registration of the segment. */
-    private Exposure exposeIn(RegisteredBufferPool.Slot slot, MemorySegment segment, ChunkAccess access)
+    private Exposure exposeIn(Slot slot, MemorySegment segment, ChunkAccess access)
             throws RdmaException {
         return windows != null ? windows.bind(pool.region(slot), segment, access) : register(segment, access);
     }
 
     /** A registration of exactly {@code segment} with {@code access}'s rights, for one call. */
     private Exposure register(MemorySegment segment, ChunkAccess access) throws RdmaException {
-        ChunkRegistrar.Registration r = registrar.register(segment, access.registrationRights);
+        Exposure e = registrar.exposeForCall(segment, access, ownDeregistrations::incrementAndGet);
         ownRegistrations.incrementAndGet();
-        return Exposure.registered(r, ownDeregistrations::incrementAndGet);
+        return e;
     }
 
     /**
@@ -157,7 +170,7 @@ final class ChunkMemory implements AutoCloseable {
      * deregistration the device refused), the memory stays as it is: the device may still reach it.
      */
     void release(Chunk c) {
-        java.util.concurrent.CompletableFuture<Void> revoked = c.exposure.revoke();
+        CompletableFuture<Void> revoked = c.exposure.revoke();
         if (!revoked.isDone() || revoked.isCompletedExceptionally()) {
             LOG.warn("{}: a chunk of {} bytes could not be revoked; its memory is kept", name, c.segment.byteSize());
             return;
@@ -187,22 +200,22 @@ final class ChunkMemory implements AutoCloseable {
         }
     }
 
-    /** @return every {@code ibv_reg_mr} made for chunks: pool buffers' regions, cache misses, calls' own */
+    /** {@return every {@code ibv_reg_mr} made for chunks: pool buffers' regions, cache misses, calls' own} */
     long registrations() {
         return pool.registrations() + cache.registrations() + ownRegistrations.get();
     }
 
-    /** @return every {@code ibv_dereg_mr} of chunk memory so far */
+    /** {@return every {@code ibv_dereg_mr} of chunk memory so far} */
     long deregistrations() {
         return pool.deregistrations() + cache.deregistrations() + ownDeregistrations.get();
     }
 
-    /** @return windows bound so far (0 without windows) */
+    /** {@return windows bound so far (0 without windows)} */
     long windowBinds() {
         return windows == null ? 0 : windows.binds();
     }
 
-    /** @return windows allocated so far (0 without windows) */
+    /** {@return windows allocated so far (0 without windows)} */
     long windowsAllocated() {
         return windows == null ? 0 : windows.allocated();
     }

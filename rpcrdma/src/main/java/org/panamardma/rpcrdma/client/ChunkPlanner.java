@@ -55,6 +55,8 @@ public final class ChunkPlanner {
     private final boolean alwaysReplyChunk;
 
     /**
+     * A planner for one connection's thresholds.
+     *
      * @param sendThreshold the largest inline message we may send (transport header included)
      * @param receiveThreshold the largest inline message we can receive (transport header included)
      * @param readChunkMinimum eligible argument items smaller than this stay inline
@@ -73,12 +75,12 @@ public final class ChunkPlanner {
         this.alwaysReplyChunk = alwaysReplyChunk;
     }
 
-    /** @return the send threshold in use */
+    /** {@return the send threshold in use} */
     public int sendThreshold() {
         return sendThreshold;
     }
 
-    /** @return the receive threshold in use */
+    /** {@return the receive threshold in use} */
     public int receiveThreshold() {
         return receiveThreshold;
     }
@@ -89,6 +91,7 @@ public final class ChunkPlanner {
      * @param call the RPC call header
      * @param arguments the procedure's arguments (encoded up to three times; must be repeatable)
      * @param expectation the reply's size bound and placement targets
+     * @return how the call and its reply travel
      * @throws XdrException if the arguments do not encode (or exceed {@value #MAX_CALL} bytes)
      */
     public CallPlan plan(RpcCall call, XdrEncodable arguments, ReplyExpectation expectation) {

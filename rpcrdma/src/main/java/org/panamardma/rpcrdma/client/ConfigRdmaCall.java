@@ -16,6 +16,9 @@ public final class ConfigRdmaCall {
     /**
      * Calls CONF_RDMA.
      *
+     * @param client the connected client
+     * @param request our values
+     * @param timeout how long to wait for the reply
      * @return the server's reply; fails with {@link IllegalStateException} naming the status if the server does not
      *         answer SUCCESS (PROG_UNAVAIL from a server without the protocol, for instance)
      */

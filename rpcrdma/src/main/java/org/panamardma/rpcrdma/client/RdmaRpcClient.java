@@ -36,6 +36,8 @@ public final class RdmaRpcClient implements RpcClient {
     private final String description;
 
     /**
+     * An {@link org.panamardma.oncrpc.RpcClient} over {@code rdma}.
+     *
      * @param rdma the connected client (closed with this one)
      * @param maxResultsSize the largest results to make room for, {@code -1}: inline only (see the class comment)
      */
@@ -51,7 +53,7 @@ public final class RdmaRpcClient implements RpcClient {
         }).orElse("?");
     }
 
-    /** @return the RPC-over-RDMA client underneath, for what this interface does not cover */
+    /** {@return the RPC-over-RDMA client underneath, for what this interface does not cover} */
     public RpcRdmaClient rdma() {
         return rdma;
     }

@@ -1,6 +1,8 @@
 package org.panamardma.rpcrdma.client;
 
 import java.lang.foreign.MemorySegment;
+import org.panamardma.rpcrdma.memory.BufferPool;
+import org.panamardma.rpcrdma.memory.Lease;
 
 /**
  * A buffer leased from a {@link RegisteredBufferPool}: native memory of the client's. Hand {@link #segment()} (or a
@@ -15,30 +17,24 @@ import java.lang.foreign.MemorySegment;
  * still access it. Not thread-safe as a handle: release it from one thread.
  */
 public final class RegisteredBuffer implements AutoCloseable {
-    private final RegisteredBufferPool pool;
-    final RegisteredBufferPool.Slot slot;
-    private final MemorySegment segment;
-    /** Guarded by the pool's monitor. */
-    boolean released;
+    final Lease lease;
 
-    RegisteredBuffer(RegisteredBufferPool pool, RegisteredBufferPool.Slot slot, MemorySegment segment) {
-        this.pool = pool;
-        this.slot = slot;
-        this.segment = segment;
+    RegisteredBuffer(Lease lease) {
+        this.lease = lease;
     }
 
     /**
-     * @return the buffer's memory, as large as was asked for (its {@link #capacity()} may be more)
-     * @throws IllegalStateException if the buffer was released
+     * {@return the buffer's memory, as large as was asked for (its {@link #capacity()} may be more)}
+     *
+     * @throws IllegalStateException if the buffer was released, or its pool closed
      */
     public MemorySegment segment() {
-        pool.checkLeased(this);
-        return segment;
+        return lease.segment();
     }
 
-    /** @return the size of the buffer's size class: how much memory it holds */
+    /** {@return the size of the buffer's size class: how much memory it holds} */
     public long capacity() {
-        return slot.size();
+        return lease.capacity();
     }
 
     /**
@@ -47,7 +43,9 @@ public final class RegisteredBuffer implements AutoCloseable {
      * @throws IllegalStateException if it was released already
      */
     public void release() {
-        pool.release(this);
+        if (!lease.release()) {
+            throw new IllegalStateException(lease + " released twice");
+        }
     }
 
     /** {@link #release()}. */
@@ -58,7 +56,6 @@ public final class RegisteredBuffer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "pool buffer of " + segment.byteSize() + " bytes (class " + slot.size() + ") at 0x"
-                + Long.toHexString(segment.address());
+        return lease.toString();
     }
 }

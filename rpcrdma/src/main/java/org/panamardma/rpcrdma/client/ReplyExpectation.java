@@ -17,6 +17,11 @@ public record ReplyExpectation(long maxResultsSize, List<MemorySegment> placemen
     /** A small reply with no eligible item. */
     public static final ReplyExpectation SMALL = new ReplyExpectation(-1, List.of());
 
+    /**
+     * Copies the targets and checks the size.
+     *
+     * @throws IllegalArgumentException if {@code maxResultsSize} is below -1
+     */
     public ReplyExpectation {
         placementTargets = List.copyOf(placementTargets);
         if (maxResultsSize < -1) {
@@ -24,12 +29,23 @@ public record ReplyExpectation(long maxResultsSize, List<MemorySegment> placemen
         }
     }
 
-    /** A reply of at most {@code maxResultsSize} bytes of results, with no eligible item. */
+    /**
+     * A reply of at most {@code maxResultsSize} bytes of results, with no eligible item.
+     *
+     * @param maxResultsSize the largest results, in bytes ({@code -1}: inline only)
+     * @return the expectation
+     */
     public static ReplyExpectation upTo(long maxResultsSize) {
         return new ReplyExpectation(maxResultsSize, List.of());
     }
 
-    /** A reply whose one eligible item should land in {@code target}. */
+    /**
+     * A reply whose one eligible item should land in {@code target}.
+     *
+     * @param target where the server writes the item (a Write chunk)
+     * @param maxResultsSize the largest results, in bytes ({@code -1}: inline only)
+     * @return the expectation
+     */
     public static ReplyExpectation placedInto(MemorySegment target, long maxResultsSize) {
         return new ReplyExpectation(maxResultsSize, List.of(target));
     }

@@ -21,7 +21,13 @@ public final class RpcClients {
     private RpcClients() {
     }
 
-    /** {@link #connect(URI, long)} with replies inline only over RDMA (4 MiB records over TCP). */
+    /**
+     * {@link #connect(URI, long)} with replies inline only over RDMA (4 MiB records over TCP).
+     *
+     * @param uri {@code tcp://host:port} or {@code rdma://host:port}
+     * @return the connected client
+     * @throws IOException if the connection cannot be made
+     */
     public static RpcClient connect(URI uri) throws IOException {
         return connect(uri, -1);
     }
@@ -34,6 +40,7 @@ public final class RpcClients {
      *     default: over RDMA a Reply chunk of this size is offered with each call when it exceeds the inline
      *     threshold (see {@link RdmaRpcClient}); over TCP the largest record accepted is raised to hold it when it
      *     exceeds {@link TcpRpcClient#DEFAULT_MAX_RECORD_SIZE}
+     * @return the connected client, which fails calls with the same exceptions over either transport
      * @throws IllegalArgumentException if the URI is not one of the two forms (the message says why)
      * @throws IOException if the connection cannot be made ({@link org.panamardma.verbs.RdmaException} over RDMA)
      */

@@ -23,12 +23,17 @@ public record RpcEndpoint(Transport transport, String host, int port) {
         /** {@code rdma://}: RPC-over-RDMA version 1 (RFC 8166) over an rdma_cm reliable connection. */
         RDMA;
 
-        /** @return the URI scheme */
+        /** {@return the URI scheme} */
         public String scheme() {
             return name().toLowerCase(Locale.ROOT);
         }
     }
 
+    /**
+     * Checks the parts.
+     *
+     * @throws IllegalArgumentException if the host is empty or the port not in [1, 65535]
+     */
     public RpcEndpoint {
         Objects.requireNonNull(transport, "transport");
         Objects.requireNonNull(host, "host");
@@ -43,6 +48,8 @@ public record RpcEndpoint(Transport transport, String host, int port) {
     /**
      * Parses {@code tcp://host:port} or {@code rdma://host:port}.
      *
+     * @param uri the URI
+     * @return the endpoint it names
      * @throws IllegalArgumentException naming what is wrong: another scheme, no host, no port, or a part an
      *     endpoint does not have
      */
@@ -89,7 +96,7 @@ public record RpcEndpoint(Transport transport, String host, int port) {
         return new RpcEndpoint(transport, host, uri.getPort());
     }
 
-    /** @return the socket address (resolving the host name) */
+    /** {@return the socket address (resolving the host name)} */
     public InetSocketAddress address() {
         return new InetSocketAddress(host, port);
     }

@@ -3,46 +3,26 @@ package org.panamardma.rpcrdma.client;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
-import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.ConnectPrivateData;
 import org.panamardma.rpcrdma.CreditWindow;
-import org.panamardma.rpcrdma.DecodedHeader;
-import org.panamardma.rpcrdma.RdmaError;
-import org.panamardma.rpcrdma.RdmaMsg;
-import org.panamardma.rpcrdma.RdmaNoMsg;
-import org.panamardma.rpcrdma.RpcRdmaHeader;
-import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
-import org.panamardma.rpcrdma.RpcRdmaHeaderEncoder;
-import org.panamardma.rpcrdma.RpcRdmaHeaderException;
-import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.rpcrdma.memory.CallRegistrar;
+import org.panamardma.rpcrdma.memory.MemoryWindows;
+import org.panamardma.rpcrdma.memory.WindowBinder;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.ConnectionParameters;
-import org.panamardma.verbs.connection.ConnectionClosedException;
 import org.panamardma.verbs.connection.ConnectionOptions;
 import org.panamardma.verbs.connection.RdmaClient;
 import org.panamardma.verbs.connection.RdmaConnection;
-import org.panamardma.verbs.connection.Received;
 import org.panamardma.xdr.XdrEncodable;
-import org.panamardma.xdr.XdrEncoder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * place too; heap memory, Reply chunks and the whole call of a Long Call use buffers of the pool (copies for heap
  * data, READ data copied back). With memory windows a call makes no {@code ibv_reg_mr} in steady state: pool buffers
  * and the caller's segments are registered once, without remote rights, the caller's through a cache tied to their
- * arena ({@link RegistrationCache}; {@link #forgetRegistrations} drops an arena's entries at once); with per-call
+ * arena ({@code RegistrationCache}; {@link #forgetRegistrations} drops an arena's entries at once); with per-call
  * registration each chunk costs an {@code ibv_reg_mr} and an {@code ibv_dereg_mr}. {@link #registrations()} counts
  * them all. Options {@link RpcRdmaClientOptions#bufferPoolBytes()} and
  * {@link RpcRdmaClientOptions#registrationCacheBytes()} bound what the client holds.
@@ -115,33 +95,18 @@ public final class RpcRdmaClient implements AutoCloseable {
     private static final int SEND_SIGNAL_INTERVAL = 8;
     /** How often the registration cache is swept for memory of closed arenas. */
     private static final int SWEEP_SECONDS = 1;
-    private static final java.lang.foreign.ValueLayout.OfInt BIG_ENDIAN_INT =
-            java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
 
     private final RdmaConnection connection;
     private final RpcRdmaClientOptions options;
     private final Negotiated negotiatedAtConnect;
     private final ChunkPlanner planner;
-    private final CreditWindow<Call> window;
-    private final Map<Integer, Call> pending = new ConcurrentHashMap<>();
     private final AtomicInteger nextXid = new AtomicInteger(ThreadLocalRandom.current().nextInt());
-    private final MemoryRegion sendBuffers;
-    private final int sendSlotSize;
-    private final ConcurrentLinkedQueue<Integer> freeSendSlots = new ConcurrentLinkedQueue<>();
-    private final RpcRdmaHeaderDecoder headerDecoder = new RpcRdmaHeaderDecoder();
     private final ChunkMemory memory;
     private final ScheduledExecutorService timer;
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicLong droppedReplies = new AtomicLong();
-    /**
-     * Sent calls that timed out, by XID: each keeps its credit and its pool buffers until its late reply arrives
-     * (or the connection ends).
-     */
-    private final Map<Integer, Call> timedOutHoldingCredit = new ConcurrentHashMap<>();
-    /** Set when the client ends the connection itself (a revocation that did not complete): the calls' error. */
-    private final AtomicBoolean aborting = new AtomicBoolean();
+    private final Calls calls;
+    private final CallSender sender;
+    private final ReplyReceiver receiver;
     private final String name;
-    private volatile RpcRdmaException failure;
 
     private RpcRdmaClient(RdmaConnection connection, RpcRdmaClientOptions options, ConnectPrivateData peers,
                           ChunkExposure exposure) throws RdmaException {
@@ -153,21 +118,25 @@ public final class RpcRdmaClient implements AutoCloseable {
         this.negotiatedAtConnect = new Negotiated(ours, peers, send, receive, 1);
         this.planner = new ChunkPlanner(send, receive, options.readChunkMinimum(), options.writeChunkMinimum(),
                 options.alwaysReplyChunk());
-        this.window = new CreditWindow<>(options.maxRequests());
         this.name = "rpcrdma-client-" + connection.peerAddress().map(a -> a.getAddress().getHostAddress() + ":"
                 + a.getPort()).orElse("?");
-        this.sendSlotSize = send;
-        int slots = 2 * options.maxRequests();
-        this.sendBuffers = connection.protectionDomain().allocate((long) slots * sendSlotSize, Set.of());
-        for (int i = 0; i < slots; i++) {
-            freeSendSlots.add(i);
-        }
-        this.memory = new ChunkMemory(name, ChunkRegistrar.of(connection.protectionDomain()),
+        this.memory = new ChunkMemory(name, CallRegistrar.of(connection.protectionDomain()),
                 exposure == ChunkExposure.MEMORY_WINDOWS ? new MemoryWindows(name, WindowBinder.of(connection)) : null,
                 RegisteredBufferPool.DEFAULT_CLASSES, RegisteredBufferPool.DEFAULT_SLAB_BYTES,
                 options.bufferPoolBytes(), options.registrationCacheBytes());
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon(true)
                 .name(name + "-timer").unstarted(r));
+        // a window's invalidation that has not completed by then ends the connection (Calls.abort)
+        this.calls = new Calls(name, connection, memory, options.maxRequests(), timer, options.connectTimeout());
+        try {
+            this.sender = new CallSender(name, connection, send, 2 * options.maxRequests(), calls::failAfterCredit);
+        } catch (RdmaException | RuntimeException e) {
+            timer.shutdownNow();
+            memory.close();
+            throw e;
+        }
+        calls.sendWith(sender);
+        this.receiver = new ReplyReceiver(name, connection, calls, memory);
         // drops registrations of closed arenas that no lookup met, so none stays pinned for long
         timer.scheduleWithFixedDelay(() -> memory.cache.sweep(Integer.MAX_VALUE), SWEEP_SECONDS, SWEEP_SECONDS,
                 TimeUnit.SECONDS);
@@ -176,6 +145,9 @@ public final class RpcRdmaClient implements AutoCloseable {
     /**
      * Connects to an RPC-over-RDMA server (NFS: port 20049).
      *
+     * @param server the server's address
+     * @param options how to connect and plan calls
+     * @return the connected client, its replies already being received
      * @throws RdmaException if a connection step fails (nothing is left open)
      */
     public static RpcRdmaClient connect(InetSocketAddress server, RpcRdmaClientOptions options) throws RdmaException {
@@ -204,7 +176,7 @@ public final class RpcRdmaClient implements AutoCloseable {
                     + "; credits requested " + options.maxRequests() + "; chunks exposed by "
                     + (exposure == ChunkExposure.MEMORY_WINDOWS ? "memory windows" : "registration per call")
                     + (options.exposure() == ChunkExposure.AUTO ? " (auto)" : ""));
-            client.receiveNext();
+            client.receiver.receiveNext();
             return client;
         } catch (RdmaException | RuntimeException | Error e) {
             if (made != null) {
@@ -238,63 +210,65 @@ public final class RpcRdmaClient implements AutoCloseable {
         };
     }
 
-    /** @return how this client exposes chunks: memory windows or registrations per call */
+    /** {@return how this client exposes chunks: memory windows or registrations per call} */
     public ChunkExposure exposure() {
         return memory.exposure();
     }
 
-    /** @return the memory windows bound for chunks so far (0 without windows) */
+    /** {@return the memory windows bound for chunks so far (0 without windows)} */
     public long windowBinds() {
         return memory.windowBinds();
     }
 
-    /** @return the inline thresholds, both sides' private data and the current credit grant */
+    /** {@return the inline thresholds, both sides' private data and the current credit grant} */
     public Negotiated negotiated() {
         Negotiated n = negotiatedAtConnect;
-        return new Negotiated(n.ours(), n.peers(), n.sendThreshold(), n.receiveThreshold(), window.grant());
+        return new Negotiated(n.ours(), n.peers(), n.sendThreshold(), n.receiveThreshold(), calls.window().grant());
     }
 
-    /** @return the device the connection runs on */
+    /** {@return the device the connection runs on} */
     public String deviceName() {
         return connection.deviceName();
     }
 
-    /** @return the server's address */
+    /** {@return the server's address} */
     public Optional<InetSocketAddress> peerAddress() {
         return connection.peerAddress();
     }
 
-    /** @return the most calls that held a credit at once on this connection */
+    /** {@return the most calls that held a credit at once on this connection} */
     public int peakOutstanding() {
-        return window.peakOutstanding();
+        return calls.window().peakOutstanding();
     }
 
     /**
-     * @return replies dropped because no call with their XID was pending: late replies to calls that had timed
-     *     out (their memory was deregistered at the timeout, so only an inline reply can still arrive intact)
+     * {@return replies dropped because no call with their XID was pending: late replies to calls that had timed
+     *     out (their memory was deregistered at the timeout, so only an inline reply can still arrive intact)}
      */
     public long droppedReplies() {
-        return droppedReplies.get();
+        return receiver.droppedReplies();
     }
 
     /**
      * Registered buffers to allocate DDP-eligible data and placement targets from: a call handed a segment of one
      * registers nothing for it. The pool belongs to this client's protection domain and closes with the client.
+     *
+     * @return the client's pool
      */
     public RegisteredBufferPool buffers() {
-        return memory.pool;
+        return memory.buffers;
     }
 
     /**
-     * @return the memory registrations ({@code ibv_reg_mr}) made for calls' chunks so far: with memory windows, the
+     * {@return the memory registrations ({@code ibv_reg_mr}) made for calls' chunks so far: with memory windows, the
      *     pool buffers' regions and cache misses (in steady state this stops growing); with per-call registration,
-     *     one per chunk per call
+     *     one per chunk per call}
      */
     public long registrations() {
         return memory.registrations();
     }
 
-    /** @return the deregistrations ({@code ibv_dereg_mr}) of calls' chunk memory so far */
+    /** {@return the deregistrations ({@code ibv_dereg_mr}) of calls' chunk memory so far} */
     public long deregistrations() {
         return memory.deregistrations();
     }
@@ -305,18 +279,30 @@ public final class RpcRdmaClient implements AutoCloseable {
      * memory was given to calls, so that no registration outlives the memory (otherwise they go at the next lookup or
      * sweep, within about a second). Registrations still used by a call go when it ends.
      *
+     * @param scope the arena whose memory goes
      * @return how many cached registrations were dropped
      */
     public int forgetRegistrations(MemorySegment.Scope scope) {
         return memory.cache.forget(scope);
     }
 
-    /** @return calls holding a credit now, calls waiting for one */
+    /** {@return calls holding a credit now, calls waiting for one} */
     public int[] outstandingAndQueued() {
-        return new int[] {window.outstanding(), window.queued()};
+        return new int[] {calls.window().outstanding(), calls.window().queued()};
     }
 
-    /** {@link #call(int, int, int, OpaqueAuth, XdrEncodable, ReplyExpectation, Duration)} with the default timeout. */
+    /**
+     * {@link #call(int, int, int, OpaqueAuth, XdrEncodable, ReplyExpectation, Duration)} with the default timeout.
+     *
+     * @param program the RPC program
+     * @param version its version
+     * @param procedure the procedure
+     * @param credential the caller's credential (AUTH_SYS, for one)
+     * @param arguments encodes the procedure's arguments; DDP-eligible items go through
+     *     {@link org.panamardma.xdr.XdrEncoder#putEligibleOpaque}
+     * @param expectation the reply's size bound and placement targets
+     * @return the reply, or the failure
+     */
     public CompletableFuture<RpcRdmaReply> call(int program, int version, int procedure, OpaqueAuth credential,
                                                 XdrEncodable arguments, ReplyExpectation expectation) {
         return call(program, version, procedure, credential, arguments, expectation, options.callTimeout());
@@ -328,6 +314,16 @@ public final class RpcRdmaClient implements AutoCloseable {
      * used for DDP-eligible items and placement targets as long as it outlives the call. Never throws: every
      * failure completes the future exceptionally ({@link RpcRdmaException} and subclasses; the encoder's
      * {@link org.panamardma.xdr.XdrException} for arguments that do not encode).
+     *
+     * @param program the RPC program
+     * @param version its version
+     * @param procedure the procedure
+     * @param credential the caller's credential (AUTH_SYS, for one)
+     * @param arguments encodes the procedure's arguments; DDP-eligible items go through
+     *     {@link org.panamardma.xdr.XdrEncoder#putEligibleOpaque}
+     * @param expectation the reply's size bound and placement targets
+     * @param timeout how long to wait for the reply
+     * @return the reply, or the failure
      */
     public CompletableFuture<RpcRdmaReply> call(int program, int version, int procedure, OpaqueAuth credential,
                                                 XdrEncodable arguments, ReplyExpectation expectation,
@@ -340,6 +336,17 @@ public final class RpcRdmaClient implements AutoCloseable {
      * ({@code word} 0 is the XID, 1 the version, 2 the credits, 3 the message type), to see how a server answers a
      * header it must refuse (RFC 8166 section 4.5: ERR_VERS for another version, ERR_CHUNK for what it cannot
      * parse). Replacing the XID makes the reply unmatchable: the call then times out.
+     *
+     * @param word which header word to replace
+     * @param value its value
+     * @param program the RPC program
+     * @param version its version
+     * @param procedure the procedure
+     * @param credential the caller's credential
+     * @param arguments encodes the procedure's arguments
+     * @param timeout how long to wait for the reply
+     * @return the reply, or the failure
+     * @throws IllegalArgumentException if {@code word} is not in [0, 3]
      */
     public CompletableFuture<RpcRdmaReply> callWithHeaderWord(int word, int value, int program, int version,
                                                               int procedure, OpaqueAuth credential,
@@ -355,8 +362,8 @@ public final class RpcRdmaClient implements AutoCloseable {
                                                  XdrEncodable arguments, ReplyExpectation expectation,
                                                  Duration timeout, int[] headerPatch) {
         CompletableFuture<RpcRdmaReply> future = new CompletableFuture<>();
-        RpcRdmaException down = failure;
-        if (down != null || closed.get()) {
+        RpcRdmaException down = calls.failure();
+        if (down != null || calls.closed()) {
             future.completeExceptionally(down != null ? down
                     : new RpcRdmaException.ConnectionLost(name + ": client closed", null));
             return future;
@@ -367,324 +374,13 @@ public final class RpcRdmaClient implements AutoCloseable {
         try {
             RpcCall header = RpcCall.of(xid, program, version, procedure, credential, OpaqueAuth.NONE);
             call.plan = planner.plan(header, arguments, expectation);
-            call.register(this);
+            call.expose(options.maxRequests());
         } catch (Throwable t) {
-            end(call, null, t); // what was exposed before the failure is revoked first
+            calls.end(call, null, t); // what was exposed before the failure is revoked first
             return future;
         }
-        pending.put(xid, call);
-        call.timeout = timer.schedule(() -> timedOut(call, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
-        boolean now;
-        try {
-            now = window.offer(call);
-        } catch (IllegalStateException closedWindow) {
-            if (pending.remove(xid, call)) {
-                end(call, null, failureOr("client closed"));
-            }
-            return future;
-        }
-        if (now) {
-            send(call);
-        }
-        if (failure != null && pending.remove(xid, call)) { // raced a loss that drained the window before our offer
-            end(call, null, failure);
-        }
+        calls.start(call, timeout);
         return future;
-    }
-
-    private RpcRdmaException failureOr(String what) {
-        RpcRdmaException f = failure;
-        return f != null ? f : new RpcRdmaException.ConnectionLost(name + ": " + what, null);
-    }
-
-    // ----------------------------------------------------------------------------------------------- sending
-
-    private void send(Call call) {
-        if (call.ended) {
-            return; // timed out (or failed) while being admitted: its credit is already returned, its memory revoked
-        }
-        Integer slot = freeSendSlots.poll();
-        if (slot == null) { // cannot happen: twice as many slots as credits
-            failAfterCredit(call, new RpcRdmaException(name + ": no free send buffer"));
-            return;
-        }
-        long offset = (long) slot * sendSlotSize;
-        int length;
-        try {
-            MemorySegment buffer = sendBuffers.segment().asSlice(offset, sendSlotSize);
-            XdrEncoder out = new XdrEncoder(buffer);
-            RpcRdmaHeaderEncoder.encode(call.header, out);
-            if (call.headerPatch != null) {
-                buffer.set(BIG_ENDIAN_INT, 4L * call.headerPatch[0], call.headerPatch[1]);
-            }
-            if (call.plan.kind() != CallPlan.Kind.POSITION_ZERO) {
-                MemorySegment.copy(call.plan.message(), 0, buffer, out.position(), call.plan.message().byteSize());
-            }
-            length = (int) (out.position() + (call.plan.kind() != CallPlan.Kind.POSITION_ZERO
-                    ? call.plan.message().byteSize() : 0));
-        } catch (RuntimeException e) {
-            freeSendSlots.add(slot);
-            failAfterCredit(call, new RpcRdmaException(name + ": call " + call.xid + " does not fit the send buffer", e));
-            return;
-        }
-        call.sent = true;
-        connection.send(sendBuffers, offset, length).whenComplete((v, t) -> {
-            freeSendSlots.add(slot);
-            if (t != null) {
-                Throwable cause = t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t;
-                // An unsignaled Send (sendSignalInterval) has no completion of its own: when the connection ends
-                // before a later signaled one, its future fails with the connection although the Send went out
-                // (the server may be working on the call). Only a completion in error is the Send's own failure.
-                failAfterCredit(call, cause instanceof ConnectionClosedException
-                        ? lost("connection lost", cause)
-                        : lost("send of call " + Integer.toHexString(call.xid) + " failed", cause));
-            }
-        });
-    }
-
-    /** Ends a call that holds a credit without a reply, returning the credit. */
-    private void failAfterCredit(Call call, Throwable t) {
-        if (pending.remove(call.xid, call)) {
-            sendAll(window.release());
-            end(call, null, t);
-        }
-    }
-
-    private void sendAll(List<Call> admitted) {
-        for (Call c : admitted) {
-            send(c);
-        }
-    }
-
-    private void timedOut(Call call, Duration timeout) {
-        if (!pending.remove(call.xid, call)) {
-            return;
-        }
-        call.ended = true;
-        if (!window.cancelQueued(call)) {
-            if (call.sent) {
-                // The server still holds the call, so it still counts against the grant (RFC 8166 section
-                // 3.3.1): the credit comes back with the late reply (onMessage), not now. A server that never
-                // answers thus shrinks the window; calls then wait for a credit and time out saying so. The
-                // server may also still try to access the call's chunks: end() revokes them first.
-                timedOutHoldingCredit.put(call.xid, call);
-            } else {
-                sendAll(window.release()); // admitted but not yet sent: send() will skip it
-            }
-        }
-        RpcRdmaException.Timeout error = new RpcRdmaException.Timeout(name + ": no reply to call "
-                + Integer.toHexString(call.xid) + " within " + timeout + (call.sent ? "" : " (still waiting for a credit)"));
-        // not on the timer thread: posting the invalidations may wait for room in the send queue, and the timer must
-        // stay free to run the deadline below
-        Thread.ofVirtual().name(name + "-timeout-" + Integer.toHexString(call.xid)).start(() -> end(call, null, error));
-        // A window's invalidation waits behind the send queue, which a server can stall (it never posts receives,
-        // and our Sends retry RNR for ever): past a deadline, ending the connection revokes every window instead.
-        Duration deadline = options.connectTimeout();
-        timer.schedule(() -> {
-            if (!call.future.isDone()) {
-                abort("the memory windows of timed-out call " + Integer.toHexString(call.xid)
-                        + " were not invalidated within " + deadline);
-            }
-        }, deadline.toNanos(), TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * Ends the connection from the client's side (a revocation that did not complete in time): every window is
-     * deallocated, and pending calls fail with {@link RpcRdmaException.ConnectionLost} naming {@code why}.
-     */
-    private void abort(String why) {
-        if (!aborting.compareAndSet(false, true)) {
-            return;
-        }
-        LOG.warn("{}: {}; ending the connection", name, why);
-        RpcRdmaException.ConnectionLost e = new RpcRdmaException.ConnectionLost(name + ": " + why, null);
-        if (failure == null) {
-            failure = e;
-        }
-        memory.revokeAllWindows();
-        Thread.ofVirtual().name(name + "-abort").start(() -> {
-            connection.close(); // the receive loop then fails every call (failAll)
-            failAll(e);
-        });
-    }
-
-    // --------------------------------------------------------------------------------------------- receiving
-
-    /**
-     * Takes the next reply as soon as it is there, on the connection's poller thread, which completed its receive:
-     * replies are decoded and calls' futures completed there, with no hand-off to another thread (a wake-up per
-     * reply). Messages already waiting are handled in this loop rather than by nesting callbacks.
-     */
-    private void receiveNext() {
-        while (true) {
-            CompletableFuture<Received> next = connection.receive();
-            if (!next.isDone()) {
-                next.whenComplete((message, t) -> {
-                    if (onReceived(message, t)) {
-                        receiveNext();
-                    }
-                });
-                return;
-            }
-            Received message = null;
-            Throwable t = null;
-            try {
-                message = next.join();
-            } catch (CompletionException | CancellationException e) {
-                t = e;
-            }
-            if (!onReceived(message, t)) {
-                return;
-            }
-        }
-    }
-
-    /** One received message, or the connection's end; whether to go on receiving. */
-    private boolean onReceived(Received message, Throwable t) {
-        if (t != null) {
-            failAll(lost(closed.get() ? "client closed" : "connection lost",
-                    t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t));
-            return false;
-        }
-        if (message.hasInvalidated()) {
-            // the server's Send With Invalidate (we announce no remote invalidation, RFC 8797, but a server may send
-            // it anyway): its key is free now, and must not be invalidated again by us
-            memory.invalidatedByPeer(message.invalidatedRkey());
-        }
-        try {
-            onMessage(MemorySegment.ofArray(message.data()));
-        } catch (RuntimeException e) {
-            LOG.warn(name + ": reply handling failed", e);
-        }
-        return true;
-    }
-
-    private RpcRdmaException.ConnectionLost lost(String what, Throwable cause) {
-        String detail = cause instanceof ConnectionClosedException c ? ": " + c.getMessage()
-                : cause != null ? ": " + cause : "";
-        return new RpcRdmaException.ConnectionLost(name + ": " + what + detail, cause);
-    }
-
-    private void onMessage(MemorySegment message) {
-        RpcRdmaHeader header;
-        DecodedHeader decoded = null;
-        try {
-            decoded = headerDecoder.decode(message);
-            header = decoded.header();
-        } catch (RpcRdmaHeaderException e) {
-            Optional<RdmaError.VersionMismatch> errVers = ReplyDecoding.errVersEchoingOurVersion(message);
-            if (errVers.isPresent()) {
-                header = errVers.get();
-            } else {
-                badHeader(e);
-                return;
-            }
-        }
-        Call call = pending.remove(header.xid());
-        if (call == null) {
-            droppedReplies.incrementAndGet();
-            int xid = header.xid();
-            LOG.atDebug().log(() -> name + ": dropped a reply to xid "
-                    + Integer.toHexString(xid) + ": no such call pending (timed out?)");
-            Call late = timedOutHoldingCredit.remove(xid);
-            if (late != null) {
-                sendAll(window.replyReceived(header.credits())); // the credit the timed-out call kept
-            } else {
-                sendAll(window.grantUpdated(header.credits()));
-            }
-            return;
-        }
-        sendAll(window.replyReceived(header.credits()));
-        RpcRdmaHeader h = header;
-        MemorySegment inline = header instanceof RdmaMsg && decoded != null ? decoded.rpcMessage(message) : null;
-        // decoded once the chunks are revoked: the server can no longer change the Reply chunk or the bounces
-        end(call, () -> ReplyDecoding.decode(name + ": call " + Integer.toHexString(call.xid), h, inline, call.plan,
-                call.expectation, call.chunks.replyChunk, call.chunks.bounces, offered(call)), null);
-    }
-
-    /**
-     * A reply we cannot parse: fail its call if its XID was readable, else drop it (RFC 8166 section 4.5 has a
-     * requester drop malformed replies; a retransmission is the upper layer's business).
-     */
-    private void badHeader(RpcRdmaHeaderException e) {
-        LOG.warn(name + ": dropped a reply with a bad transport header: "
-                + e.getMessage());
-        if (e.xid().isPresent()) {
-            Call call = pending.remove(e.xid().getAsInt());
-            if (call != null) {
-                sendAll(window.release());
-                end(call, null, new RpcRdmaException.BadReply(name + ": bad reply header: " + e.getMessage(), e));
-            }
-        }
-    }
-
-    /** @return the chunk lists the call's transport header offered */
-    private static ChunkLists offered(Call call) {
-        return call.header instanceof RpcRdmaHeader.WithChunks w ? w.chunks() : ChunkLists.NONE;
-    }
-
-    /** Decodes a reply once its call's chunks are revoked. */
-    @FunctionalInterface
-    private interface Decoder {
-        RpcRdmaReply decode() throws RpcRdmaException;
-    }
-
-    /**
-     * Ends a call the caller removed from {@link #pending} (or that never got there): revokes its chunks, then
-     * decodes its reply ({@code decoder}, or fails with {@code error}), lets its memory go and completes its future.
-     * The revocation completes at once (registrations per call, windows already gone), or when the windows'
-     * invalidation completes, on the connection's poller thread.
-     */
-    private void end(Call call, Decoder decoder, Throwable error) {
-        call.ended = true;
-        ScheduledFuture<?> t = call.timeout;
-        if (t != null) {
-            t.cancel(false);
-        }
-        call.chunks.revoke().whenComplete((v, x) -> {
-            RpcRdmaReply reply = null;
-            Throwable failed = error;
-            if (failed == null) {
-                try {
-                    reply = decoder.decode();
-                } catch (RpcRdmaException | RuntimeException e) {
-                    failed = e;
-                }
-            }
-            try {
-                call.chunks.release();
-            } catch (RuntimeException e) {
-                LOG.warn(name + ": releasing the chunk memory of call " + Integer.toHexString(call.xid), e);
-            }
-            if (failed != null) {
-                call.future.completeExceptionally(failed);
-            } else {
-                call.future.complete(reply);
-            }
-        });
-    }
-
-    private void failAll(RpcRdmaException e) {
-        if (failure == null) {
-            failure = e;
-        }
-        // every window goes first, whatever state the queue pair is in: the calls' revocations complete at once
-        memory.revokeAllWindows();
-        timedOutHoldingCredit.clear();
-        for (Call queued : window.close()) {
-            if (pending.remove(queued.xid, queued)) {
-                end(queued, null, e);
-            }
-        }
-        for (Call call : List.copyOf(pending.values())) {
-            if (pending.remove(call.xid, call)) {
-                end(call, null, e);
-            }
-        }
-        if (!closed.get()) {
-            // the client cannot be used again: let the caller's memory go now rather than at close
-            memory.cache.clear();
-        }
     }
 
     /**
@@ -693,12 +389,12 @@ public final class RpcRdmaClient implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!calls.close()) {
             return;
         }
-        failAll(new RpcRdmaException.ConnectionLost(name + ": client closed", null));
+        calls.failAll(new RpcRdmaException.ConnectionLost(name + ": client closed", null));
         try {
-            sendBuffers.close();
+            sender.close();
         } catch (RuntimeException e) {
             LOG.debug(name + ": closing send buffers", e);
         }
@@ -710,37 +406,5 @@ public final class RpcRdmaClient implements AutoCloseable {
     @Override
     public String toString() {
         return name;
-    }
-
-    // ------------------------------------------------------------------------------------------------- a call
-
-    /** One call: its plan, header, chunk memory and future. */
-    private static final class Call {
-        final int xid;
-        final CompletableFuture<RpcRdmaReply> future;
-        final ReplyExpectation expectation;
-        final CallChunks chunks;
-        CallPlan plan;
-        RpcRdmaHeader header;
-        volatile ScheduledFuture<?> timeout;
-        volatile boolean sent;
-        /** Set when the call ends (its chunks being revoked): it must not be sent any more. */
-        volatile boolean ended;
-        int[] headerPatch;
-
-        Call(int xid, CompletableFuture<RpcRdmaReply> future, ReplyExpectation expectation, ChunkMemory memory) {
-            this.xid = xid;
-            this.future = future;
-            this.expectation = expectation;
-            this.chunks = new CallChunks(memory);
-        }
-
-        /** Exposes the chunk memory of the plan and builds the transport header. */
-        void register(RpcRdmaClient client) throws RdmaException {
-            ChunkLists lists = chunks.build(plan, expectation);
-            int credits = client.options.maxRequests();
-            header = plan.kind() == CallPlan.Kind.POSITION_ZERO ? new RdmaNoMsg(xid, credits, lists)
-                    : new RdmaMsg(xid, credits, lists);
-        }
     }
 }

@@ -58,7 +58,18 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
             Duration.ofSeconds(30), Duration.ofSeconds(60), DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES, Duration.ZERO,
             ChunkExposure.AUTO);
 
-    /** The options as they were before the buffer pool and the registration cache, with their default bounds. */
+    /**
+     * The options as they were before the buffer pool and the registration cache, with their default bounds.
+     *
+     * @param inlineSend see {@link #inlineSend()}
+     * @param inlineReceive see {@link #inlineReceive()}
+     * @param maxRequests see {@link #maxRequests()}
+     * @param readChunkMinimum see {@link #readChunkMinimum()}
+     * @param writeChunkMinimum see {@link #writeChunkMinimum()}
+     * @param alwaysReplyChunk see {@link #alwaysReplyChunk()}
+     * @param connectTimeout see {@link #connectTimeout()}
+     * @param callTimeout see {@link #callTimeout()}
+     */
     public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
                                 int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
                                 Duration callTimeout) {
@@ -67,7 +78,20 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
                 ChunkExposure.AUTO);
     }
 
-    /** The options as they were before busy polling: the poller sleeps whenever its CQ is empty. */
+    /**
+     * The options as they were before busy polling: the poller sleeps whenever its CQ is empty.
+     *
+     * @param inlineSend see {@link #inlineSend()}
+     * @param inlineReceive see {@link #inlineReceive()}
+     * @param maxRequests see {@link #maxRequests()}
+     * @param readChunkMinimum see {@link #readChunkMinimum()}
+     * @param writeChunkMinimum see {@link #writeChunkMinimum()}
+     * @param alwaysReplyChunk see {@link #alwaysReplyChunk()}
+     * @param connectTimeout see {@link #connectTimeout()}
+     * @param callTimeout see {@link #callTimeout()}
+     * @param bufferPoolBytes see {@link #bufferPoolBytes()}
+     * @param registrationCacheBytes see {@link #registrationCacheBytes()}
+     */
     public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
                                 int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
                                 Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes) {
@@ -75,7 +99,21 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
                 connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, Duration.ZERO, ChunkExposure.AUTO);
     }
 
-    /** The options as they were before the choice of exposure: {@link ChunkExposure#AUTO}. */
+    /**
+     * The options as they were before the choice of exposure: {@link ChunkExposure#AUTO}.
+     *
+     * @param inlineSend see {@link #inlineSend()}
+     * @param inlineReceive see {@link #inlineReceive()}
+     * @param maxRequests see {@link #maxRequests()}
+     * @param readChunkMinimum see {@link #readChunkMinimum()}
+     * @param writeChunkMinimum see {@link #writeChunkMinimum()}
+     * @param alwaysReplyChunk see {@link #alwaysReplyChunk()}
+     * @param connectTimeout see {@link #connectTimeout()}
+     * @param callTimeout see {@link #callTimeout()}
+     * @param bufferPoolBytes see {@link #bufferPoolBytes()}
+     * @param registrationCacheBytes see {@link #registrationCacheBytes()}
+     * @param busyPoll see {@link #busyPoll()}
+     */
     public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
                                 int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
                                 Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes,
@@ -84,6 +122,12 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
                 connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, ChunkExposure.AUTO);
     }
 
+    /**
+     * Checks every option.
+     *
+     * @throws IllegalArgumentException naming the option out of its range
+     * @throws NullPointerException if a duration or the exposure is null
+     */
     public RpcRdmaClientOptions {
         ConnectPrivateData.of(inlineSend, inlineReceive, false); // range checks
         if (inlineSend % 1024 != 0 || inlineReceive % 1024 != 0 || inlineSend > ConnectPrivateData.MAX_SIZE
@@ -108,57 +152,98 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
         Objects.requireNonNull(exposure, "exposure");
     }
 
+    /**
+     * {@return these options with other inline sizes}
+     *
+     * @param send see {@link #inlineSend()}
+     * @param receive see {@link #inlineReceive()}
+     */
     public RpcRdmaClientOptions withInline(int send, int receive) {
         return new RpcRdmaClientOptions(send, receive, maxRequests, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
                 registrationCacheBytes, busyPoll, exposure);
     }
 
+    /**
+     * {@return these options with another credit request}
+     *
+     * @param n see {@link #maxRequests()}
+     */
     public RpcRdmaClientOptions withMaxRequests(int n) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, n, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
                 registrationCacheBytes, busyPoll, exposure);
     }
 
+    /**
+     * {@return these options with other chunk minimums}
+     *
+     * @param read see {@link #readChunkMinimum()}
+     * @param write see {@link #writeChunkMinimum()}
+     */
     public RpcRdmaClientOptions withChunkMinimums(int read, int write) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, read, write, alwaysReplyChunk,
                 connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, exposure);
     }
 
+    /**
+     * {@return these options offering a Reply chunk with every call, or not}
+     *
+     * @param always see {@link #alwaysReplyChunk()}
+     */
     public RpcRdmaClientOptions withAlwaysReplyChunk(boolean always) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
                 always, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, exposure);
     }
 
+    /**
+     * {@return these options with other timeouts}
+     *
+     * @param connect see {@link #connectTimeout()}
+     * @param call see {@link #callTimeout()}
+     */
     public RpcRdmaClientOptions withTimeouts(Duration connect, Duration call) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connect, call, bufferPoolBytes, registrationCacheBytes, busyPoll, exposure);
     }
 
-    /** @return these options with the pinned memory bounds of the buffer pool and the registration cache */
+    /**
+     * {@return these options with the pinned memory bounds of the buffer pool and the registration cache}
+     *
+     * @param bufferPool see {@link #bufferPoolBytes()}
+     * @param registrationCache see {@link #registrationCacheBytes()}
+     */
     public RpcRdmaClientOptions withPinnedMemory(long bufferPool, long registrationCache) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connectTimeout, callTimeout, bufferPool, registrationCache, busyPoll, exposure);
     }
 
-    /** @return these options with the connection's poller busy-polling for up to {@code d} after each completion */
+    /**
+     * {@return these options with the connection's poller busy-polling for up to {@code d} after each completion}
+     *
+     * @param d see {@link #busyPoll()}
+     */
     public RpcRdmaClientOptions withBusyPoll(Duration d) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, d, exposure);
     }
 
-    /** @return these options with chunks exposed as {@code e} says */
+    /**
+     * {@return these options with chunks exposed as {@code e} says}
+     *
+     * @param e see {@link #exposure()}
+     */
     public RpcRdmaClientOptions withExposure(ChunkExposure e) {
         return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
                 alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, e);
     }
 
-    /** @return the size of each posted receive buffer */
+    /** {@return the size of each posted receive buffer} */
     public int receiveBufferSize() {
         return Math.max(inlineReceive, MIN_RECEIVE_BUFFER);
     }
 
-    /** @return the private data we send */
+    /** {@return the private data we send} */
     public ConnectPrivateData privateData() {
         return ConnectPrivateData.of(inlineSend, inlineReceive, false);
     }

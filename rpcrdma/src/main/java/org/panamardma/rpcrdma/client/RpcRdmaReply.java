@@ -22,6 +22,7 @@ import org.panamardma.xdr.XdrDecoder;
  */
 public record RpcRdmaReply(RpcReply header, MemorySegment results, List<Placement> placements,
                            CallPlan.Kind callKind, RdmaProcedure replyProcedure, boolean replyChunkOffered) {
+    /** Copies the placements. */
     public RpcRdmaReply {
         placements = List.copyOf(placements);
     }
@@ -34,33 +35,37 @@ public record RpcRdmaReply(RpcReply header, MemorySegment results, List<Placemen
      * @param length the bytes the server wrote into it (the returned Write chunk length), 0 if not offered
      */
     public record Placement(MemorySegment target, boolean writeChunk, long length) {
-        /** @return the written bytes: a slice of the target */
+        /** {@return the written bytes: a slice of the target} */
         public MemorySegment placed() {
             return target.asSlice(0, length);
         }
     }
 
-    /** @return the accept status, or {@code null} if the call was denied (RPC_MISMATCH, AUTH_ERROR) */
+    /** {@return the accept status, or {@code null} if the call was denied (RPC_MISMATCH, AUTH_ERROR)} */
     public AcceptStat acceptStat() {
         return header instanceof AcceptedReply a ? a.stat() : null;
     }
 
-    /** @return whether the call was accepted with SUCCESS */
+    /** {@return whether the call was accepted with SUCCESS} */
     public boolean isSuccess() {
         return acceptStat() == AcceptStat.SUCCESS;
     }
 
-    /** @return a fresh decoder over the results */
+    /** {@return a fresh decoder over the results} */
     public XdrDecoder resultsDecoder() {
         return new XdrDecoder(results);
     }
 
-    /** @return what the server wrote into placement target {@code i} (empty if it got no Write chunk) */
+    /**
+     * {@return what the server wrote into placement target {@code i} (empty if it got no Write chunk)}
+     *
+     * @param i the target's index in the call's {@link ReplyExpectation#placementTargets()}
+     */
     public MemorySegment placed(int i) {
         return placements.get(i).placed();
     }
 
-    /** @return whether any target was written through the Write list */
+    /** {@return whether any target was written through the Write list} */
     public boolean usedWriteList() {
         return placements.stream().anyMatch(Placement::writeChunk);
     }

@@ -100,7 +100,7 @@ final class CallMemory implements AutoCloseable {
         };
     }
 
-    /** @return the refusal this call met, if any (the call is then answered with an error) */
+    /** {@return the refusal this call met, if any (the call is then answered with an error)} */
     MemoryRefused refused() {
         return refused;
     }

@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import org.panamardma.rpcrdma.RdmaSegment;
+import org.panamardma.rpcrdma.memory.Lease;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.connection.RdmaConnection.ChainedWrite;
 
@@ -44,7 +45,7 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
         }
         checkRoom(source, segments);
         Runnable charge = memory.pinBeyondCall(source.byteSize());
-        LocalBufferPool<MemoryRegion>.Lease from;
+        Lease from;
         try {
             from = connection.lease(source.byteSize());
         } catch (IOException | RuntimeException e) {
@@ -53,8 +54,9 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
         }
         staged.onRelease(charge);
         staged.onRelease(from::release);
+        MemoryRegion region = VerbsChunkTransfers.regionOf(from); // the slab's, registered when it was made
         MemorySegment.copy(source, 0, from.segment(), 0, source.byteSize());
-        for (ChainedWrite w : writes(from.registration(), from.offset(), source.byteSize(), segments)) {
+        for (ChainedWrite w : writes(region, from.regionOffset(), source.byteSize(), segments)) {
             staged.add(w);
         }
     }

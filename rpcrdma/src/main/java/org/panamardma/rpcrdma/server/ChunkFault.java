@@ -8,6 +8,11 @@ package org.panamardma.rpcrdma.server;
 public final class ChunkFault extends Exception {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * A chunk the server cannot process.
+     *
+     * @param message what is wrong with it
+     */
     public ChunkFault(String message) {
         super(message);
     }

@@ -17,6 +17,10 @@ public interface ChunkTransfers {
     /**
      * RDMA READs the {@code segments} of one Read chunk, in order, into {@code destination}, which is exactly as
      * long as their summed lengths.
+     *
+     * @param segments the Read chunk's segments
+     * @param destination where the data goes
+     * @throws IOException if a Read failed or timed out: the connection is unusable
      */
     void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException;
 
@@ -24,6 +28,10 @@ public interface ChunkTransfers {
      * RDMA WRITEs {@code source} into {@code segments}, filling them in order; {@code source} is no longer than
      * their summed lengths. The data must be placed at the peer before the reply's Send is delivered (RC ordering
      * of an RDMA Write before a Send on the same queue pair suffices).
+     *
+     * @param source the data
+     * @param segments the chunk's segments
+     * @throws IOException if a Write failed or timed out: the connection is unusable
      */
     void write(MemorySegment source, List<RdmaSegment> segments) throws IOException;
 }

@@ -26,19 +26,29 @@ import org.panamardma.xdr.XdrException;
  * MAY return a maxcall_sendsize value that is smaller or larger than the client's request").
  */
 public final class ConfigRdmaProgram implements TransportProgram {
+    /** The program number of the Connection Configuration Protocol. */
     public static final int PROGRAM = ConfigRdma.PROGRAM;
+    /** Its version. */
     public static final int VERSION = ConfigRdma.VERSION;
+    /** The NULL procedure. */
     public static final int NULL = 0;
+    /** The CONF_RDMA procedure. */
     public static final int CONF_RDMA = ConfigRdma.CONF_RDMA;
     /** The alignment announced: XDR's 4 bytes; this server asks for no padding of opaque data. */
     public static final int ALIGN = 4;
 
+    /** The program (it keeps no state: each answer comes from the connection's settings). */
     public static final ConfigRdmaProgram INSTANCE = new ConfigRdmaProgram();
 
     private ConfigRdmaProgram() {
     }
 
-    /** The reply for a connection with {@code settings}. */
+    /**
+     * The reply for a connection with {@code settings}.
+     *
+     * @param settings the connection's settings
+     * @return its {@code config_rdma_reply}
+     */
     public static Reply replyFor(ConnectionSettings settings) {
         return new Reply(settings.receiveInline(), ALIGN, settings.maxRdmaReads());
     }

@@ -52,12 +52,12 @@ final class ConnectionGate implements RdmaServer.Admission {
         return Optional.of(((ConnectionAdmission.Ticket) decision)::close);
     }
 
-    /** @return the caps' counts: open, admitted, refused by reason */
+    /** {@return the caps' counts: open, admitted, refused by reason} */
     ConnectionAdmission admission() {
         return admission;
     }
 
-    /** @return requests refused because the client offered no RDMA Read resources */
+    /** {@return requests refused because the client offered no RDMA Read resources} */
     long refusedForNoReadResources() {
         return noReadResources.sum();
     }

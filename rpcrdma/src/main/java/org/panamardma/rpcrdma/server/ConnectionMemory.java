@@ -13,12 +13,22 @@ import org.panamardma.oncrpc.limits.MemoryBudget;
  * @param waitNanos how long a call waits for memory held by other calls before it is answered with an error
  */
 public record ConnectionMemory(MemoryBudget heap, MemoryBudget pinned, long waitNanos) {
-    /** No limits: for tests of the protocol logic alone. */
+    /**
+     * No limits: for tests of the protocol logic alone.
+     *
+     * @return budgets of {@code Long.MAX_VALUE}
+     */
     public static ConnectionMemory unlimited() {
         return new ConnectionMemory(MemoryBudget.of("heap", Long.MAX_VALUE),
                 MemoryBudget.of("pinned", Long.MAX_VALUE), 0);
     }
 
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException if a budget is null
+     * @throws IllegalArgumentException if {@code waitNanos} is negative
+     */
     public ConnectionMemory {
         Objects.requireNonNull(heap, "heap");
         Objects.requireNonNull(pinned, "pinned");

@@ -17,6 +17,11 @@ public record ConnectionSettings(int receiveInline, int sendInline, int maxCredi
     /** The inline threshold of RFC 8166 section 3.3.3 for a peer that announces nothing. */
     public static final int DEFAULT_INLINE = 1024;
 
+    /**
+     * Checks the settings.
+     *
+     * @throws IllegalArgumentException naming the setting out of its range
+     */
     public ConnectionSettings {
         if (receiveInline < DEFAULT_INLINE || sendInline < DEFAULT_INLINE) {
             throw new IllegalArgumentException("inline thresholds below " + DEFAULT_INLINE + ": " + receiveInline
@@ -39,6 +44,7 @@ public record ConnectionSettings(int receiveInline, int sendInline, int maxCredi
      * deadlock.
      *
      * @param requested the call's {@code rdma_credit}, as its unsigned 32 bits
+     * @return the credits to grant, in [1, {@link #maxCredits}]
      */
     public int grant(int requested) {
         long asked = Integer.toUnsignedLong(requested);

@@ -70,7 +70,7 @@ final class ReplyDraft {
         this.encoder = new XdrEncoder(first, 0, placement, growth);
     }
 
-    /** @return where the service encodes the RPC reply */
+    /** {@return where the service encodes the RPC reply} */
     XdrEncoder encoder() {
         return encoder;
     }

@@ -76,6 +76,8 @@ public final class RpcRdmaCallHandler {
     private volatile int lastGrant = 1;
 
     /**
+     * A handler of one connection's messages.
+     *
      * @param service runs the calls (an {@link org.panamardma.oncrpc.RpcDispatcher}, for one)
      * @param decoder decodes headers under its limits
      * @param settings the connection's thresholds and credit limit
@@ -92,6 +94,8 @@ public final class RpcRdmaCallHandler {
     }
 
     /**
+     * A handler of one connection's messages.
+     *
      * @param service runs the calls
      * @param decoder decodes headers under its limits
      * @param settings the connection's thresholds and credit limit
@@ -109,6 +113,8 @@ public final class RpcRdmaCallHandler {
     }
 
     /**
+     * A handler of one connection's messages.
+     *
      * @param service runs the calls
      * @param decoder decodes headers under its limits
      * @param settings the connection's thresholds and credit limit
@@ -129,6 +135,8 @@ public final class RpcRdmaCallHandler {
     }
 
     /**
+     * A handler of one connection's messages.
+     *
      * @param service runs the calls
      * @param decoder decodes headers under its limits
      * @param settings the connection's thresholds and credit limit
@@ -161,7 +169,7 @@ public final class RpcRdmaCallHandler {
         this.transportProgram = Objects.requireNonNull(transportProgram, "transportProgram");
     }
 
-    /** @return the connection's settings */
+    /** {@return the connection's settings} */
     public ConnectionSettings settings() {
         return settings;
     }
@@ -188,22 +196,22 @@ public final class RpcRdmaCallHandler {
             this.writes = writes;
         }
 
-        /** @return how it was answered */
+        /** {@return how it was answered} */
         public ReplyPath path() {
             return path;
         }
 
-        /** @return the bytes of the Send buffer to send; 0 for {@link ReplyPath#DROPPED} */
+        /** {@return the bytes of the Send buffer to send; 0 for {@link ReplyPath#DROPPED}} */
         public int sendLength() {
             return sendLength;
         }
 
-        /** @return the transport header's XID, if it could be read */
+        /** {@return the transport header's XID, if it could be read} */
         public int xid() {
             return xid;
         }
 
-        /** @return the reply's RDMA Writes, to be posted before its Send (none off a device) */
+        /** {@return the reply's RDMA Writes, to be posted before its Send (none off a device)} */
         StagedWrites writes() {
             return writes;
         }

@@ -85,7 +85,7 @@ public final class RpcRdmaServer implements AutoCloseable {
         this.pinned = MemoryBudget.of("server pinned", b.serverPinned);
         ConnectPrivateData ours = ConnectPrivateData.of(b.sendInline, b.receiveInline, false);
         ConnectionParameters parameters = ConnectionParameters.DEFAULTS.withPrivateData(ours.encode());
-        ConnectionOptions options = new ConnectionOptions(b.sendQueueDepth, receiveDepth(b.credits),
+        ConnectionOptions options = new ConnectionOptions(b.sendQueueDepth, ServerConnection.receiveDepth(b.credits),
                 ours.receiveSize(), parameters, b.timeout);
         this.gate = new ConnectionGate(new ConnectionAdmission(b.maxConnections, b.maxConnectionsPerAddress),
                 refusalLog, "rpcrdma " + b.address);
@@ -94,95 +94,58 @@ public final class RpcRdmaServer implements AutoCloseable {
                 b.logConnections ? Level.INFO : Level.DEBUG);
         long pinnedAtMost = b.serverPinned + b.maxConnections * (fixedPinnedBytesPerConnection()
                 + b.idleRegisteredBytes);
-        long memlock = lockedMemoryLimit();
-        if (memlock < pinnedAtMost) {
-            LOG.warn("listening on " + b.address + ": the process may lock " + memlock
-                    + " bytes (RLIMIT_MEMLOCK), this server may register up to " + pinnedAtMost + " (server pinned "
-                    + b.serverPinned + " + " + b.maxConnections + " connections x (" + fixedPinnedBytesPerConnection()
-                    + " + " + b.idleRegisteredBytes + " idle chunk buffers)"
-                    + "): registrations may fail under load; raise the limit or lower serverMemory/maxConnections");
-        }
+        LockedMemory.warnIfBelow(pinnedAtMost, () -> "listening on " + b.address + ": this server may register up to "
+                + pinnedAtMost + " (server pinned " + b.serverPinned + " + " + b.maxConnections + " connections x ("
+                + fixedPinnedBytesPerConnection() + " + " + b.idleRegisteredBytes + " idle chunk buffers)"
+                + "): registrations may fail under load; raise the limit or lower serverMemory/maxConnections");
         LOG.atDebug().log(() -> "listening on " + b.address + ": at most " + b.maxConnections
                 + " connections of " + b.credits + " credits, " + fixedPinnedBytesPerConnection() + " bytes pinned"
                 + " each; call memory " + heap + ", " + pinned);
     }
 
-    /**
-     * Receives kept posted per connection: twice the credits granted, and four more. A client may overrun its
-     * credits; the kernel's server keeps more receives posted than it grants so that such a client is not cut off
-     * on iWARP, where a Send finding no receive ends the connection.
-     */
-    static int receiveDepth(int credits) {
-        return 2 * credits + 4;
-    }
-
-    /**
-     * How much memory this process may register: its soft RLIMIT_MEMLOCK, from /proc/self/limits ("Max locked
-     * memory"); Long.MAX_VALUE when unlimited, unknown, or when the process has CAP_IPC_LOCK (bit 14 of CapEff in
-     * /proc/self/status), which exempts it from the limit (root, usually).
-     */
-    static long lockedMemoryLimit() {
-        try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
-                if (line.startsWith("CapEff:")) {
-                    long caps = Long.parseUnsignedLong(line.substring("CapEff:".length()).trim(), 16);
-                    if ((caps & (1L << 14)) != 0) {
-                        return Long.MAX_VALUE;
-                    }
-                }
-            }
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/limits"))) {
-                if (line.startsWith("Max locked memory")) {
-                    String soft = line.substring("Max locked memory".length()).trim().split("\\s+")[0];
-                    return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            // not Linux, or not readable: nothing to check against
-        }
-        return Long.MAX_VALUE;
-    }
-
-    /** @return the memory registered for each connection, whatever its calls: receive and send buffers */
+    /** {@return the memory registered for each connection, whatever its calls: receive and send buffers} */
     public long fixedPinnedBytesPerConnection() {
         int receiveSize = ConnectPrivateData.of(config.sendInline, config.receiveInline, false).receiveSize();
-        return (long) receiveDepth(config.credits) * receiveSize + (long) config.credits * config.sendInline;
+        return (long) ServerConnection.receiveDepth(config.credits) * receiveSize
+                + (long) config.credits * config.sendInline;
     }
 
-    /** @return the connections open now (for tests in this package: their registrations and chunk pools) */
+    /** {@return the connections open now (for tests in this package: their registrations and chunk pools)} */
     Set<ServerConnection> openConnections() {
         return Set.copyOf(connections);
     }
 
-    /** @return the server's heap budget for calls (its {@link MemoryBudget#used()} and peak, for monitoring) */
+    /** {@return the server's heap budget for calls (its {@link MemoryBudget#used()} and peak, for monitoring)} */
     public MemoryBudget heapBudget() {
         return heap;
     }
 
-    /** @return the server's budget of memory registered for calls' RDMA Reads and Writes */
+    /** {@return the server's budget of memory registered for calls' RDMA Reads and Writes} */
     public MemoryBudget pinnedBudget() {
         return pinned;
     }
 
     /**
-     * @return connection requests rejected: the server or the client's address had its most connections
-     *         ({@link #admission()} tells which), or the client offered no RDMA Read resources
+     * {@return connection requests rejected: the server or the client's address had its most connections
+     *         ({@link #admission()} tells which), or the client offered no RDMA Read resources}
      */
     public long refusedConnections() {
         return server.refusedConnections();
     }
 
-    /** @return the connection caps' counts: open, admitted, refused for each cap */
+    /** {@return the connection caps' counts: open, admitted, refused for each cap} */
     public ConnectionAdmission admission() {
         return gate.admission();
     }
 
-    /** @return connection requests refused because the client offered no RDMA Read resources (responder 0) */
+    /** {@return connection requests refused because the client offered no RDMA Read resources (responder 0)} */
     public long refusedForNoReadResources() {
         return gate.refusedForNoReadResources();
     }
 
     /**
+     * Starts building a server.
+     *
      * @param service runs the calls: an {@link org.panamardma.oncrpc.RpcDispatcher}, or any {@link RpcService}
      * @return a builder for a server running {@code service}
      */
@@ -190,17 +153,17 @@ public final class RpcRdmaServer implements AutoCloseable {
         return new Builder(service);
     }
 
-    /** @return the address listened on */
+    /** {@return the address listened on} */
     public InetSocketAddress address() {
         return server.address();
     }
 
-    /** @return the number of connections being served */
+    /** {@return the number of connections being served} */
     public int connectionCount() {
         return connections.size();
     }
 
-    /** @return counts of the paths calls and replies took, over all connections */
+    /** {@return counts of the paths calls and replies took, over all connections} */
     public ServerStatistics statistics() {
         return statistics;
     }
@@ -288,7 +251,12 @@ public final class RpcRdmaServer implements AutoCloseable {
             this.service = Objects.requireNonNull(service, "service");
         }
 
-        /** The address to listen on (its device is the one rdma_cm finds for it); port 0 is not allowed. */
+        /**
+         * The address to listen on (its device is the one rdma_cm finds for it); port 0 is not allowed.
+         *
+         * @param address the address
+         * @return this builder
+         */
         public Builder bind(InetSocketAddress address) {
             if (Objects.requireNonNull(address, "address").getPort() == 0) {
                 // the listener could not tell which port rdma_cm chose: clients need a known one
@@ -298,19 +266,34 @@ public final class RpcRdmaServer implements AutoCloseable {
             return this;
         }
 
-        /** The largest inline message received (the receive buffer size), a multiple of 1024; 4096 by default. */
+        /**
+         * The largest inline message received (the receive buffer size), a multiple of 1024; 4096 by default.
+         *
+         * @param bytes the receive inline size
+         * @return this builder
+         */
         public Builder receiveInline(int bytes) {
             this.receiveInline = bytes;
             return this;
         }
 
-        /** The largest inline message sent, before the client's receive size limits it; 4096 by default. */
+        /**
+         * The largest inline message sent, before the client's receive size limits it; 4096 by default.
+         *
+         * @param bytes the send inline size
+         * @return this builder
+         */
         public Builder sendInline(int bytes) {
             this.sendInline = bytes;
             return this;
         }
 
-        /** The most credits granted per connection; 32 by default. */
+        /**
+         * The most credits granted per connection; 32 by default.
+         *
+         * @param credits the credit limit
+         * @return this builder
+         */
         public Builder credits(int credits) {
             if (credits < 1) {
                 throw new IllegalArgumentException("at least one credit");
@@ -319,20 +302,36 @@ public final class RpcRdmaServer implements AutoCloseable {
             return this;
         }
 
-        /** The largest call (with its Read chunks) and reply (inline or in the Reply chunk); 16 MiB by default. */
+        /**
+         * The largest call (with its Read chunks) and reply (inline or in the Reply chunk); 16 MiB by default.
+         *
+         * @param call the largest call, in bytes
+         * @param reply the largest reply, in bytes
+         * @return this builder
+         */
         public Builder maxMessageSizes(int call, int reply) {
             this.maxCallSize = call;
             this.maxReplySize = reply;
             return this;
         }
 
-        /** Limits enforced on received headers. */
+        /**
+         * Limits enforced on received headers.
+         *
+         * @param limits the limits
+         * @return this builder
+         */
         public Builder headerLimits(HeaderLimits limits) {
             this.limits = Objects.requireNonNull(limits, "limits");
             return this;
         }
 
-        /** RDMA operations in flight per connection (the send queue depth); 128 by default. */
+        /**
+         * RDMA operations in flight per connection (the send queue depth); 128 by default.
+         *
+         * @param depth the send queue depth
+         * @return this builder
+         */
         public Builder sendQueueDepth(int depth) {
             this.sendQueueDepth = depth;
             return this;
@@ -341,13 +340,21 @@ public final class RpcRdmaServer implements AutoCloseable {
         /**
          * How long a Send or a close may take; 30 s by default. RDMA Reads and Writes of chunks have their own,
          * shorter deadline ({@link #transferTimeout}).
+         *
+         * @param timeout the timeout
+         * @return this builder
          */
         public Builder timeout(Duration timeout) {
             this.timeout = Objects.requireNonNull(timeout, "timeout");
             return this;
         }
 
-        /** The most connections served at once (being set up or established); 128 by default. */
+        /**
+         * The most connections served at once (being set up or established); 128 by default.
+         *
+         * @param connections the most connections
+         * @return this builder
+         */
         public Builder maxConnections(int connections) {
             if (connections < 1) {
                 throw new IllegalArgumentException("at least one connection, not " + connections);
@@ -359,6 +366,9 @@ public final class RpcRdmaServer implements AutoCloseable {
         /**
          * The most connections from one client address at once; 16 by default (Linux's nconnect goes up to 16), so
          * that one host cannot take every connection and lock the others out.
+         *
+         * @param connections the most connections from one address
+         * @return this builder
          */
         public Builder maxConnectionsPerAddress(int connections) {
             if (connections < 1) {
@@ -371,6 +381,9 @@ public final class RpcRdmaServer implements AutoCloseable {
         /**
          * How long a connection with no call taken or in progress stays open; 6 minutes by default (sunrpc's
          * {@code svc_conn_age_period}).
+         *
+         * @param timeout the idle timeout
+         * @return this builder
          */
         public Builder idleTimeout(Duration timeout) {
             if (Objects.requireNonNull(timeout, "timeout").isNegative() || timeout.isZero()) {
@@ -383,6 +396,9 @@ public final class RpcRdmaServer implements AutoCloseable {
         /**
          * How long a chunk's RDMA Reads or Writes may take, plus a second per MiB they move; 5 s by default. Past it
          * the connection is closed and the call's memory given back ({@link TransferDeadline}).
+         *
+         * @param timeout the transfer timeout
+         * @return this builder
          */
         public Builder transferTimeout(Duration timeout) {
             new TransferDeadline(Objects.requireNonNull(timeout, "timeout")); // checks it is positive
@@ -394,6 +410,10 @@ public final class RpcRdmaServer implements AutoCloseable {
          * What the calls of one connection may hold at once: heap bytes (assembled calls, replies beyond the Send
          * buffer) and pinned bytes (memory registered while an RDMA Read or Write runs); 64 MiB each by default.
          * Each must hold the largest call and reply ({@link #maxMessageSizes}).
+         *
+         * @param heapBytes the heap budget per connection
+         * @param pinnedBytes the pinned budget per connection
+         * @return this builder
          */
         public Builder connectionMemory(long heapBytes, long pinnedBytes) {
             this.connectionHeap = heapBytes;
@@ -405,6 +425,10 @@ public final class RpcRdmaServer implements AutoCloseable {
          * What the calls of all connections may hold at once; 512 MiB heap and 256 MiB pinned by default. Pinned
          * memory counts against the process's RLIMIT_MEMLOCK: keep it, plus {@code maxConnections} times the fixed
          * buffers of a connection, below that limit, or registrations will fail.
+         *
+         * @param heapBytes the heap budget of the server
+         * @param pinnedBytes the pinned budget of the server
+         * @return this builder
          */
         public Builder serverMemory(long heapBytes, long pinnedBytes) {
             this.serverHeap = heapBytes;
@@ -415,6 +439,9 @@ public final class RpcRdmaServer implements AutoCloseable {
         /**
          * Whether each connection's start (with the client's RFC 8797 private data and the connection's settings)
          * and end is logged at INFO; at DEBUG otherwise, the default.
+         *
+         * @param log whether to log connections at INFO
+         * @return this builder
          */
         public Builder logConnections(boolean log) {
             this.logConnections = log;
@@ -426,6 +453,9 @@ public final class RpcRdmaServer implements AutoCloseable {
          * between calls, so that the next call registers nothing; 8 MiB by default (four 1 MiB NFS READ replies
          * and four 1 MiB WRITE payloads). Memory beyond it is deregistered when its transfer is done. 0 registers
          * per call. Counts against RLIMIT_MEMLOCK with the fixed buffers.
+         *
+         * @param bytes the idle registered bytes per connection
+         * @return this builder
          */
         public Builder idleRegisteredBytes(long bytes) {
             if (bytes < 0) {
@@ -435,13 +465,23 @@ public final class RpcRdmaServer implements AutoCloseable {
             return this;
         }
 
-        /** How long a call waits for memory other calls hold before it is refused (ERR_CHUNK); 10 s by default. */
+        /**
+         * How long a call waits for memory other calls hold before it is refused (ERR_CHUNK); 10 s by default.
+         *
+         * @param wait the longest wait for memory
+         * @return this builder
+         */
         public Builder memoryWait(Duration wait) {
             this.memoryWait = Objects.requireNonNull(wait, "wait");
             return this;
         }
 
-        /** Listens and starts accepting. */
+        /**
+         * Listens and starts accepting.
+         *
+         * @return the running server
+         * @throws RdmaException if it cannot listen (nothing is left open)
+         */
         public RpcRdmaServer start() throws RdmaException {
             Objects.requireNonNull(address, "bind(address) first");
             long largest = Math.max(maxCallSize, maxReplySize);

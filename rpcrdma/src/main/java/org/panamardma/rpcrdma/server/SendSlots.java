@@ -23,7 +23,8 @@ final class SendSlots {
     }
 
     /**
-     * @return a free buffer's index
+     * {@return a free buffer's index}
+     *
      * @throws IllegalStateException if none is free (more calls than slots: a bug)
      */
     int take() {
@@ -44,7 +45,7 @@ final class SendSlots {
         send.whenComplete((ok, failed) -> free.add(slot));
     }
 
-    /** @return the buffers free now */
+    /** {@return the buffers free now} */
     int free() {
         return free.size();
     }

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.limits.RateLimitedLog;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
+import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
@@ -88,6 +89,15 @@ final class ServerConnection {
                 connection.name(), connection.localAddress(), connection.peerAddress(), refusalLog);
     }
 
+    /**
+     * Receives kept posted per connection: twice the credits granted, and four more. A client may overrun its
+     * credits; the kernel's server keeps more receives posted than it grants so that such a client is not cut off
+     * on iWARP, where a Send finding no receive ends the connection.
+     */
+    static int receiveDepth(int credits) {
+        return 2 * credits + 4;
+    }
+
     ConnectionSettings settings() {
         return handler.settings();
     }
@@ -96,8 +106,8 @@ final class ServerConnection {
         return connection;
     }
 
-    /** @return the connection's pool of chunk buffers */
-    LocalBufferPool<?> chunkPool() {
+    /** {@return the connection's pool of chunk buffers} */
+    BufferPool chunkPool() {
         return transfers.pool();
     }
 
@@ -200,8 +210,8 @@ final class ServerConnection {
     }
 
     /**
-     * @return whether no call has been taken or run on this connection for longer than {@code idleNanos} before
-     *         {@code now} (calls waiting for a slot count as activity: a slot is only free when none runs)
+     * {@return whether no call has been taken or run on this connection for longer than {@code idleNanos} before
+     *         {@code now} (calls waiting for a slot count as activity: a slot is only free when none runs)}
      */
     boolean idleLongerThan(long now, long idleNanos) {
         return !closed.get() && inProgress.get() == 0 && now - lastActivity > idleNanos;
@@ -231,7 +241,7 @@ final class ServerConnection {
         if (outstanding > credits) {
             LOG.warn(connection.name() + ": connection ended with " + outstanding
                     + " calls outstanding, beyond the " + credits + " credits granted ("
-                    + RpcRdmaServer.receiveDepth(credits) + " receives posted)");
+                    + receiveDepth(credits) + " receives posted)");
         } else {
             LOG.debug(connection.name() + ": connection ended, " + outstanding
                     + " calls outstanding");

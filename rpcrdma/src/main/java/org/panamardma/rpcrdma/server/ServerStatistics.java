@@ -17,6 +17,7 @@ public final class ServerStatistics {
     private final LongAdder transferTimeouts = new LongAdder();
     private final AtomicInteger peakCallsInProgress = new AtomicInteger();
 
+    /** Counts from zero. */
     public ServerStatistics() {
         for (CallAssembler.CallPath p : CallAssembler.CallPath.values()) {
             calls.put(p, new LongAdder());
@@ -46,12 +47,12 @@ public final class ServerStatistics {
         transferTimeouts.increment();
     }
 
-    /** @return connections closed because no call was taken or in progress on them for the idle timeout */
+    /** {@return connections closed because no call was taken or in progress on them for the idle timeout} */
     public long idleTimeouts() {
         return idleTimeouts.sum();
     }
 
-    /** @return connections closed because a chunk's RDMA Reads or Writes did not complete within their deadline */
+    /** {@return connections closed because a chunk's RDMA Reads or Writes did not complete within their deadline} */
     public long transferTimeouts() {
         return transferTimeouts.sum();
     }
@@ -60,32 +61,36 @@ public final class ServerStatistics {
         peakCallsInProgress.accumulateAndGet(n, Math::max);
     }
 
-    /** @return calls answered ERR_CHUNK because the memory they needed could not be had within the wait */
+    /** {@return calls answered ERR_CHUNK because the memory they needed could not be had within the wait} */
     public long memoryRefusals() {
         return memoryRefusals.sum();
     }
 
-    /** @return the most calls ever in progress at once on one connection (at most the credits granted) */
+    /** {@return the most calls ever in progress at once on one connection (at most the credits granted)} */
     public int peakCallsInProgress() {
         return peakCallsInProgress.get();
     }
 
-    /** @return calls received wholly inline */
+    /** {@return calls received wholly inline} */
     public long inlineCalls() {
         return calls.get(CallAssembler.CallPath.INLINE).sum();
     }
 
-    /** @return calls received inline with Read chunks inserted */
+    /** {@return calls received inline with Read chunks inserted} */
     public long readChunkCalls() {
         return calls.get(CallAssembler.CallPath.READ_CHUNKS).sum();
     }
 
-    /** @return calls received in a position-zero Read chunk (RDMA_NOMSG) */
+    /** {@return calls received in a position-zero Read chunk (RDMA_NOMSG)} */
     public long positionZeroCalls() {
         return calls.get(CallAssembler.CallPath.POSITION_ZERO).sum();
     }
 
-    /** @return messages answered (or dropped) by {@code path} */
+    /**
+     * {@return messages answered (or dropped) by {@code path}}
+     *
+     * @param path a reply path
+     */
     public long replies(ReplyPath path) {
         return replies.get(path).sum();
     }

@@ -26,12 +26,12 @@ final class StagedWrites {
         this.bytes = bytes;
     }
 
-    /** @return the WRITE work requests, in the order they must reach the peer */
+    /** {@return the WRITE work requests, in the order they must reach the peer} */
     List<ChainedWrite> writes() {
         return writes;
     }
 
-    /** @return the bytes they move */
+    /** {@return the bytes they move} */
     long bytes() {
         return bytes;
     }

@@ -21,7 +21,7 @@ record TransferDeadline(Duration base) {
         }
     }
 
-    /** @return the milliseconds a transfer of {@code bytes} may take */
+    /** {@return the milliseconds a transfer of {@code bytes} may take} */
     long millisFor(long bytes) {
         return base.toMillis() + bytes * 1000 / FLOOR_BYTES_PER_SECOND;
     }

@@ -14,7 +14,12 @@ public interface TransportProgram {
     TransportProgram NONE = (call, arguments, out, settings) -> false;
 
     /**
-     * @return {@code true} if the call was this program's and its whole reply has been written to {@code out}
+     * {@return {@code true} if the call was this program's and its whole reply has been written to {@code out}}
+     *
+     * @param call the call's header
+     * @param arguments its arguments
+     * @param out where the reply goes
+     * @param settings the connection's settings
      */
     boolean dispatch(RpcCall call, XdrDecoder arguments, XdrEncoder out, ConnectionSettings settings);
 }

@@ -4,25 +4,27 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.panamardma.rpcrdma.RdmaSegment;
-import org.panamardma.verbs.Access;
+import org.panamardma.rpcrdma.memory.BufferPool;
+import org.panamardma.rpcrdma.memory.Lease;
+import org.panamardma.rpcrdma.memory.LocalRegistrar;
+import org.panamardma.rpcrdma.memory.Registration;
 import org.panamardma.verbs.MemoryRegion;
-import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.connection.RdmaConnection;
 
 /**
- * {@link ChunkTransfers} over an {@link RdmaConnection}, with the connection's {@link LocalBufferPool}: the receive
- * side's RDMA Reads land in a pooled buffer and are waited for (the call cannot be decoded before its Read chunks
- * arrived: svc_rdma_process_read_list), then copied into the assembled call. The reply side does not write here:
- * each call stages its writes ({@link #forCall}) and they go to the device chained before the reply's Send. Nothing
- * is registered per call once the pool holds buffers of the sizes the traffic uses.
+ * {@link ChunkTransfers} over an {@link RdmaConnection}, with the connection's {@link BufferPool#forReplies pool}
+ * (registered with local rights only): the receive side's RDMA Reads land in a pooled buffer and are waited for (the
+ * call cannot be decoded before its Read chunks arrived: svc_rdma_process_read_list), then copied into the assembled
+ * call. The reply side does not write here: each call stages its writes ({@link #forCall}) and they go to the device
+ * chained before the reply's Send. Nothing is registered per call once the pool holds buffers of the sizes the
+ * traffic uses.
  *
  * <p>A buffer whose transfer failed or timed out may still be written by the device until the queue pair is gone:
  * it is kept out of the pool and given back only by {@link #close()}, after the connection closed.
@@ -30,8 +32,8 @@ import org.panamardma.verbs.connection.RdmaConnection;
 final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     private final RdmaConnection connection;
     private final TransferDeadline deadline;
-    private final LocalBufferPool<MemoryRegion> pool;
-    private final ConcurrentLinkedQueue<LocalBufferPool<MemoryRegion>.Lease> quarantined =
+    private final BufferPool pool;
+    private final ConcurrentLinkedQueue<Lease> quarantined =
             new ConcurrentLinkedQueue<>();
 
     /**
@@ -41,30 +43,12 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     VerbsChunkTransfers(RdmaConnection connection, TransferDeadline deadline, long largest, long idleBytes) {
         this.connection = connection;
         this.deadline = deadline;
-        this.pool = new LocalBufferPool<>(registrar(connection.protectionDomain()), largest, idleBytes);
+        // a LocalRegistrar: the server's memory is registered with local rights only, the peer gets no key to it
+        this.pool = BufferPool.forReplies(connection.name() + " chunk pool",
+                LocalRegistrar.of(connection.protectionDomain()), largest, idleBytes);
     }
 
-    /** Registrations of fresh memory in {@code pd}, LOCAL_WRITE only: the peer is given no key to them. */
-    static LocalBufferPool.Registrar<MemoryRegion> registrar(ProtectionDomain pd) {
-        return new LocalBufferPool.Registrar<>() {
-            @Override
-            public MemoryRegion allocate(long size) throws RdmaException {
-                return pd.allocate(size, Set.of(Access.LOCAL_WRITE));
-            }
-
-            @Override
-            public MemorySegment segment(MemoryRegion registration) {
-                return registration.segment();
-            }
-
-            @Override
-            public void deregister(MemoryRegion registration) {
-                registration.close();
-            }
-        };
-    }
-
-    LocalBufferPool<MemoryRegion> pool() {
+    BufferPool pool() {
         return pool;
     }
 
@@ -78,14 +62,14 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         if (destination.byteSize() == 0) {
             return;
         }
-        LocalBufferPool<MemoryRegion>.Lease sink = lease(destination.byteSize());
+        Lease sink = lease(destination.byteSize());
         boolean done = false;
         try {
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
             long at = 0;
             for (RdmaSegment s : segments) {
                 if (s.length() > 0) {
-                    posted.add(connection.read(sink.registration(), sink.offset() + at, s.length(), s.offset(),
+                    posted.add(connection.read(regionOf(sink), sink.regionOffset() + at, s.length(), s.offset(),
                             s.handle()));
                 }
                 at += s.length();
@@ -112,12 +96,12 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
             return;
         }
         CallTransfers.checkRoom(source, segments);
-        LocalBufferPool<MemoryRegion>.Lease from = lease(source.byteSize());
+        Lease from = lease(source.byteSize());
         boolean done = false;
         try {
             MemorySegment.copy(source, 0, from.segment(), 0, source.byteSize());
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
-            for (RdmaConnection.ChainedWrite w : CallTransfers.writes(from.registration(), from.offset(),
+            for (RdmaConnection.ChainedWrite w : CallTransfers.writes(regionOf(from), from.regionOffset(),
                     source.byteSize(), segments)) {
                 posted.add(connection.write(w.mr(), w.offset(), w.length(), w.remoteAddress(), w.rkey()));
             }
@@ -132,7 +116,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         }
     }
 
-    LocalBufferPool<MemoryRegion>.Lease lease(long bytes) throws IOException {
+    Lease lease(long bytes) throws IOException {
         try {
             return pool.lease(bytes);
         } catch (RdmaException e) {
@@ -143,7 +127,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     /** Gives back what failed transfers held and closes the pool: after the connection (its queue pair) is gone. */
     @Override
     public void close() {
-        LocalBufferPool<MemoryRegion>.Lease l;
+        Lease l;
         while ((l = quarantined.poll()) != null) {
             l.release();
         }
@@ -165,6 +149,15 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(what + " interrupted", e);
+        }
+    }
+
+    /** {@return the device region a lease's transfers are posted from (its slab's, registered when made)} */
+    static MemoryRegion regionOf(Lease lease) throws IOException {
+        try {
+            return Registration.region(lease.region());
+        } catch (RdmaException e) {
+            throw io(e);
         }
     }
 

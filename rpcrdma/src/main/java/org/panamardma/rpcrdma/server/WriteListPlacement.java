@@ -54,19 +54,19 @@ final class WriteListPlacement implements DataPlacement {
     }
 
     /**
-     * @return whether the encoder was rewound: the dispatcher does that only when the results failed to encode,
-     *         which for a well-behaved program means they did not fit the reply buffer
+     * {@return whether the encoder was rewound: the dispatcher does that only when the results failed to encode,
+     *         which for a well-behaved program means they did not fit the reply buffer}
      */
     boolean rewound() {
         return rewound;
     }
 
-    /** @return the items placed, in Write list order */
+    /** {@return the items placed, in Write list order} */
     List<Placed> placed() {
         return List.copyOf(placed);
     }
 
-    /** @return why the results do not fit the Write list, or null */
+    /** {@return why the results do not fit the Write list, or null} */
     String fault() {
         return fault;
     }

@@ -16,13 +16,17 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.WriteChunk;
+import org.panamardma.rpcrdma.memory.FakeRegistrar;
+import org.panamardma.rpcrdma.memory.FakeWindows;
+import org.panamardma.rpcrdma.memory.MemoryWindows;
+import org.panamardma.rpcrdma.memory.Slot;
 import org.panamardma.verbs.Access;
 
 /**
@@ -65,21 +69,16 @@ class CallChunksTest {
         assertTrue(reaches(s, 0, s.length(), right), "the server may " + right + " the segment");
         assertFalse(reaches(s, 0, 1, other), "and nothing else: not " + other);
         assertFalse(reaches(s, -1, 1, right), "not the byte before it");
-        RegisteredBufferPool.Slot slot = slotOf(memory, s.offset());
-        long end = slot == null ? s.offset() + s.length() : slot.memory().address() + slot.size();
+        Slot slot = slotOf(memory, s.offset());
+        long end = slot == null ? s.offset() + s.length() : slot.buffer().address() + slot.size();
         assertFalse(reaches(s.handle(), end, 1, right), "not a byte past " + (slot == null ? "the segment"
                 : "its pool buffer"));
         assertFalse(reaches(s.handle(), end, 4096, right), "nor the neighbour after it");
     }
 
     /** The pool buffer {@code address} lies in, or null. */
-    private static RegisteredBufferPool.Slot slotOf(ChunkMemory memory, long address) {
-        for (RegisteredBufferPool.Slab slab : memory.pool.slabsForTests()) {
-            if (address >= slab.base && address < slab.base + slab.bytes) {
-                return slab.slots[(int) ((address - slab.base) / slab.slots[0].size())];
-            }
-        }
-        return null;
+    private static Slot slotOf(ChunkMemory memory, long address) {
+        return memory.buffers.pool().slotAt(address);
     }
 
     /** One call the way RpcRdmaClient makes it: plan, build, (the server's turn), revoke, release. */
@@ -152,8 +151,8 @@ class CallChunksTest {
     void withWindowsSteadyStateCallsRegisterNothingAndEveryHandleIsANewKey() throws Exception {
         try (ChunkMemory memory = memory(ChunkExposure.MEMORY_WINDOWS, RpcRdmaClientOptions.DEFAULT_PINNED_BYTES,
                 RpcRdmaClientOptions.DEFAULT_PINNED_BYTES); Arena caller = Arena.ofShared()) {
-            RegisteredBuffer poolData = memory.pool.allocate(DATA);
-            RegisteredBuffer poolTarget = memory.pool.allocate(DATA);
+            RegisteredBuffer poolData = memory.buffers.allocate(DATA);
+            RegisteredBuffer poolTarget = memory.buffers.allocate(DATA);
             List<Supplier<Object[]>> shapes = shapes(planner, alwaysReply, poolData, poolTarget,
                     caller.allocate(DATA), caller.allocate(DATA));
             for (Supplier<Object[]> shape : shapes) { // warm-up: each shape once
@@ -174,7 +173,7 @@ class CallChunksTest {
             assertEquals(0, windows.boundCount(), "every window is free between calls");
             assertTrue(registrar.live.values().stream().noneMatch(l -> l.access().contains(Access.REMOTE_READ)
                     || l.access().contains(Access.REMOTE_WRITE)), "no registration has a remote right of its own");
-            assertEquals(2, memory.pool.leased(), "every buffer the calls leased went back");
+            assertEquals(2, memory.buffers.leased(), "every buffer the calls leased went back");
             poolData.release();
             poolTarget.release();
         }
@@ -186,8 +185,8 @@ class CallChunksTest {
         try (ChunkMemory memory = memory(ChunkExposure.PER_CALL_REGISTRATION,
                 RpcRdmaClientOptions.DEFAULT_PINNED_BYTES, RpcRdmaClientOptions.DEFAULT_PINNED_BYTES);
              Arena caller = Arena.ofShared()) {
-            RegisteredBuffer poolData = memory.pool.allocate(DATA);
-            RegisteredBuffer poolTarget = memory.pool.allocate(DATA);
+            RegisteredBuffer poolData = memory.buffers.allocate(DATA);
+            RegisteredBuffer poolTarget = memory.buffers.allocate(DATA);
             List<Supplier<Object[]>> shapes = shapes(planner, alwaysReply, poolData, poolTarget,
                     caller.allocate(DATA), caller.allocate(DATA));
             for (int i = 0; i < CALLS; i++) {
@@ -197,7 +196,7 @@ class CallChunksTest {
             assertEquals(memory.registrations(), memory.deregistrations());
             assertEquals(CALLS, memory.registrations(), "one chunk per call of these shapes, one registration each");
             assertEquals(0, memory.windowBinds());
-            assertEquals(2, memory.pool.leased());
+            assertEquals(2, memory.buffers.leased());
             poolData.release();
             poolTarget.release();
         }
@@ -213,8 +212,8 @@ class CallChunksTest {
                     ReplyExpectation.SMALL);
             CallChunks chunks = new CallChunks(memory);
             RdmaSegment read = chunks.build(plan, ReplyExpectation.SMALL).readList().getFirst().target();
-            RegisteredBufferPool.Slot slot = slotOf(memory, read.offset());
-            MemorySegment exposed = slot.memory().asSlice(read.offset() - slot.memory().address(), read.length());
+            Slot slot = slotOf(memory, read.offset());
+            MemorySegment exposed = slot.buffer().asSlice(read.offset() - slot.buffer().address(), read.length());
             assertEquals(-1, exposed.mismatch(heapData), "the server reads the heap data's copy, in a pool buffer");
             chunks.revoke();
             chunks.release();
@@ -244,18 +243,18 @@ class CallChunksTest {
             CallChunks chunks = new CallChunks(memory);
             ChunkLists lists = chunks.build(plan, ReplyExpectation.placedInto(target, 100));
             RdmaSegment reply = lists.replyChunk().orElseThrow().segments().getFirst();
-            assertEquals(1, memory.pool.leased(), "the Reply chunk's buffer");
+            assertEquals(1, memory.buffers.leased(), "the Reply chunk's buffer");
             windows.holdInvalidations = true;
             CompletableFuture<Void> revoked = chunks.revoke();
             assertFalse(revoked.isDone(), "LOCAL_INV posted, not yet completed");
             assertTrue(reaches(reply, 0, reply.length(), Access.REMOTE_WRITE), "the server may still write it");
             assertThrows(IllegalStateException.class, chunks::release);
-            assertEquals(1, memory.pool.leased(), "so the buffer is not handed to another call");
+            assertEquals(1, memory.buffers.leased(), "so the buffer is not handed to another call");
             windows.completeInvalidations();
             assertTrue(revoked.isDone());
             assertFalse(reaches(reply, 0, 1, Access.REMOTE_WRITE));
             chunks.release();
-            assertEquals(0, memory.pool.leased());
+            assertEquals(0, memory.buffers.leased());
             assertEquals(2, windows.invalidations.get(), "one LOCAL_INV per window: the Read chunk's and the Reply's");
         }
     }
@@ -273,7 +272,7 @@ class CallChunksTest {
             assertFalse(reaches(reply, 0, 1, Access.REMOTE_WRITE));
             assertTrue(windows.all.getFirst().isClosed(), "ibv_dealloc_mw instead");
             chunks.release();
-            assertEquals(0, memory.pool.leased());
+            assertEquals(0, memory.buffers.leased());
         }
     }
 
@@ -292,7 +291,7 @@ class CallChunksTest {
             assertTrue(chunks.revoke().isDone());
             assertEquals(0, windows.invalidations.get(), "no LOCAL_INV of a free window (FakeWindows would fail)");
             chunks.release();
-            assertEquals(0, memory.pool.leased());
+            assertEquals(0, memory.buffers.leased());
             // the window is free and reused under its next key
             CallChunks next = new CallChunks(memory);
             RdmaSegment again = next.build(plan, ReplyExpectation.SMALL).replyChunk().orElseThrow().segments()
@@ -319,7 +318,7 @@ class CallChunksTest {
             assertTrue(revoked.isDone());
             assertFalse(reaches(reply, 0, 1, Access.REMOTE_WRITE));
             chunks.release();
-            assertEquals(0, memory.pool.leased());
+            assertEquals(0, memory.buffers.leased());
             assertThrows(IllegalStateException.class, () -> new CallChunks(memory).build(plan,
                     ReplyExpectation.SMALL), "no window is bound after the loss");
         }
@@ -343,7 +342,7 @@ class CallChunksTest {
     @EnumSource(names = {"MEMORY_WINDOWS", "PER_CALL_REGISTRATION"})
     void aCallGivenAReleasedPoolBufferFailsAndHoldsNothing(ChunkExposure mode) throws Exception {
         try (ChunkMemory memory = memory(mode, 1 << 20, 1 << 20)) {
-            RegisteredBuffer b = memory.pool.allocate(DATA);
+            RegisteredBuffer b = memory.buffers.allocate(DATA);
             MemorySegment stale = b.segment();
             b.release();
             CallPlan plan = planner.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(stale),
@@ -354,7 +353,7 @@ class CallChunksTest {
             assertTrue(e.getMessage().contains("released pool buffer"), e.getMessage());
             chunks.revoke(); // what RpcRdmaClient.call does on a failure
             chunks.release();
-            assertEquals(0, memory.pool.leased());
+            assertEquals(0, memory.buffers.leased());
         }
     }
 

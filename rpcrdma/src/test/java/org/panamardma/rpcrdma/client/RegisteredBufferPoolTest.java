@@ -18,6 +18,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.panamardma.rpcrdma.memory.FakeRegistrar;
+import org.panamardma.rpcrdma.memory.Registration;
+import org.panamardma.rpcrdma.memory.Slot;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.RdmaException;
 
@@ -52,18 +55,18 @@ class RegisteredBufferPoolTest {
         try (RegisteredBufferPool pool = pool(1 << 20)) {
             RegisteredBuffer a = pool.allocate(100);
             RegisteredBuffer b = pool.allocate(100);
-            ChunkRegistrar.Registration ra = pool.region(a.slot);
-            assertSame(ra, pool.region(a.slot), "registered once");
-            ChunkRegistrar.Registration rb = pool.region(b.slot);
+            Registration ra = pool.pool().region(a.lease.slot());
+            assertSame(ra, pool.pool().region(a.lease.slot()), "registered once");
+            Registration rb = pool.pool().region(b.lease.slot());
             assertEquals(2, pool.registrations());
             FakeRegistrar.Live live = registrar.live.get(ra.rkey());
             assertEquals(Set.of(Access.LOCAL_WRITE, Access.MW_BIND), live.access(), "no remote right of its own");
             assertEquals(4096, live.segment().byteSize(), "exactly the buffer: a window never reaches a neighbour");
-            assertEquals(a.slot.memory().address(), live.segment().address());
+            assertEquals(a.lease.slot().buffer().address(), live.segment().address());
             assertEquals(4096, Math.abs(ra.segment().address() - rb.segment().address()), "two neighbours");
             a.release();
             RegisteredBuffer again = pool.allocate(100);
-            assertSame(ra, pool.region(again.slot), "the buffer's region outlives its lease");
+            assertSame(ra, pool.pool().region(again.lease.slot()), "the buffer's region outlives its lease");
             again.release();
             b.release();
         }
@@ -156,7 +159,7 @@ class RegisteredBufferPoolTest {
             b.release();
             assertThrows(IllegalStateException.class, b::release);
             assertThrows(IllegalStateException.class, b::segment);
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> pool.acquireUse(kept));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> pool.pool().acquireUse(kept));
             assertTrue(e.getMessage().contains("released pool buffer"), e.getMessage());
             // the double release did not put the buffer in the free list twice: one lease, then exhaustion
             RegisteredBuffer again = pool.allocate(64);
@@ -171,19 +174,19 @@ class RegisteredBufferPoolTest {
     void recognisesItsOwnMemoryOnlyAndRefusesASegmentSpanningTwoBuffers() throws Exception {
         try (RegisteredBufferPool pool = pool(65536); Arena arena = Arena.ofConfined()) {
             RegisteredBuffer b = pool.allocate(4096);
-            RegisteredBufferPool.Slot slot = pool.acquireUse(b.segment().asSlice(100, 200));
+            Slot slot = pool.pool().acquireUse(b.segment().asSlice(100, 200));
             assertNotNull(slot);
-            assertSame(b, slot.lease);
-            pool.endUse(slot);
-            assertNull(pool.acquireUse(arena.allocate(64)), "foreign native memory");
-            assertNull(pool.acquireUse(MemorySegment.ofArray(new byte[64])), "heap memory");
+            assertEquals(b.segment().address(), slot.buffer().address());
+            pool.pool().endUse(slot);
+            assertNull(pool.pool().acquireUse(arena.allocate(64)), "foreign native memory");
+            assertNull(pool.pool().acquireUse(MemorySegment.ofArray(new byte[64])), "heap memory");
             RegisteredBuffer neighbour = pool.allocate(4096);
-            MemorySegment whole = slot.slab.memory;
+            MemorySegment whole = slot.slabMemory();
             MemorySegment spanning = whole.asSlice(4000, 200);
-            assertThrows(IllegalArgumentException.class, () -> pool.acquireUse(spanning));
+            assertThrows(IllegalArgumentException.class, () -> pool.pool().acquireUse(spanning));
             b.release();
             neighbour.release();
-            assertThrows(IllegalStateException.class, () -> pool.endUse(slot), "more ends than uses");
+            assertThrows(IllegalStateException.class, () -> pool.pool().endUse(slot), "more ends than uses");
         }
     }
 
@@ -191,15 +194,15 @@ class RegisteredBufferPoolTest {
     void aBufferReleasedWhileACallUsesItReturnsOnlyWhenTheCallLetsGo() throws Exception {
         try (RegisteredBufferPool pool = pool(4096)) {
             RegisteredBuffer b = pool.allocate(4096);
-            RegisteredBufferPool.Slot slot = pool.acquireUse(b.segment());
+            Slot slot = pool.pool().acquireUse(b.segment());
             b.release();
             assertThrows(BufferPoolExhaustedException.class, () -> pool.allocate(4096),
                     "the server may still access it: not handed out");
-            assertThrows(IllegalStateException.class, () -> pool.acquireUse(slot.slab.memory.asSlice(0, 4096)),
+            assertThrows(IllegalStateException.class, () -> pool.pool().acquireUse(slot.slabMemory().asSlice(0, 4096)),
                     "released: no new call may use it");
-            pool.endUse(slot);
+            pool.pool().endUse(slot);
             RegisteredBuffer next = pool.allocate(4096);
-            assertEquals(0, next.segment().address() - slot.slab.base);
+            assertEquals(0, next.segment().address() - slot.slabMemory().address());
             next.release();
         }
     }
@@ -209,10 +212,10 @@ class RegisteredBufferPoolTest {
         try (RegisteredBufferPool pool = pool(65536)) {
             RegisteredBuffer b = pool.allocate(4096);
             registrar.failNext = true;
-            RdmaException e = assertThrows(RdmaException.class, () -> pool.region(b.slot));
+            RdmaException e = assertThrows(RdmaException.class, () -> pool.pool().region(b.lease.slot()));
             assertTrue(e.getMessage().contains("ibv_reg_mr"), e.getMessage());
             assertEquals(0, pool.registrations());
-            assertNotNull(pool.region(b.slot));
+            assertNotNull(pool.pool().region(b.lease.slot()));
             assertEquals(1, pool.registrations());
             b.release();
         }
@@ -223,7 +226,7 @@ class RegisteredBufferPoolTest {
         RegisteredBufferPool pool = pool(65536);
         RegisteredBuffer b = pool.allocate(64);
         MemorySegment raw = b.segment();
-        pool.region(b.slot);
+        pool.pool().region(b.lease.slot());
         pool.close();
         assertThrows(IllegalStateException.class, b::segment);
         assertThrows(IllegalStateException.class, () -> raw.get(ValueLayout.JAVA_BYTE, 0),

@@ -226,7 +226,7 @@ abstract class ServerBoundsDeviceTests {
         long heapAfter = heapAfterGc();
         System.out.printf("flood of %d calls against %d credits (%d receives posted): %d answered, %d failed with "
                         + "the connection; heap after GC %d -> %d; %s%n", flood, credits,
-                RpcRdmaServer.receiveDepth(credits), answered, lost, heapBefore, heapAfter, s.statistics());
+                ServerConnection.receiveDepth(credits), answered, lost, heapBefore, heapAfter, s.statistics());
         assertEquals(replies.size(), answered + lost);
         assertTrue(s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
         assertTrue(heapAfter < heapBefore + 16L * MIB, heapBefore + " -> " + heapAfter);

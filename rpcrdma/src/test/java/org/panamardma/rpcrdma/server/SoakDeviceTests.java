@@ -37,6 +37,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.panamardma.rpcrdma.client.RpcRdmaClient;
 import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
+import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.testbed.RdmaTestDevice;
 
 /**
@@ -523,14 +524,14 @@ abstract class SoakDeviceTests {
     }
 
     /**
-     * Registrations the server's connections hold in their reply pools (LocalBufferPool, LOCAL_WRITE only): a pool
+     * Registrations the server's connections hold in their reply pools (BufferPool.forReplies, LOCAL_WRITE only): a pool
      * registers its size classes as the calls first need them and keeps them up to its idle bound, so the server
      * device's MR count legitimately grows with the survivors' traffic between kill points.
      */
     static long serverPoolRegistrationsHeld(RpcRdmaServer server) {
         long held = 0;
         for (ServerConnection c : server.openConnections()) {
-            LocalBufferPool<?> pool = c.chunkPool();
+            BufferPool pool = c.chunkPool();
             held += pool.registrations() - pool.deregistrations();
         }
         return held;

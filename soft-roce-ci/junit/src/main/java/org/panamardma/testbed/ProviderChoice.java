@@ -25,12 +25,22 @@ public record ProviderChoice(TestbedProvider provider, String reason) {
     /** The override: {@code -Dpanama.testbed.provider=container}. */
     public static final String OVERRIDE = "panama.testbed.provider";
 
+    /**
+     * Checks that both are given.
+     *
+     * @param provider where the device tests run
+     * @param reason why, for the log
+     */
     public ProviderChoice {
         Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(reason, "reason");
     }
 
-    /** The choice for this machine. */
+    /**
+     * Chooses for this machine.
+     *
+     * @return the choice for this machine
+     */
     public static ProviderChoice choose() {
         return choose(System.getProperty(OVERRIDE, ""), TestbedDevices.discover(), Path.of("/"), System::getenv,
                 System.getProperty("os.version", ""));
@@ -115,6 +125,8 @@ public record ProviderChoice(TestbedProvider provider, String reason) {
     /**
      * Prints the choice for scripts: the first line {@code provider=host|container|vm}, the second the reason.
      * {@code device-suite/run-device-tests.sh} runs it to pick where the device suite runs.
+     *
+     * @param args none
      */
     public static void main(String[] args) {
         ProviderChoice c = choose();

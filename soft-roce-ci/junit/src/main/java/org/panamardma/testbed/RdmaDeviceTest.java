@@ -27,5 +27,10 @@ public @interface RdmaDeviceTest {
     /** The JUnit tag of every device test: the VM suite selects by it, host-only runs exclude by it. */
     String TAG = "rdma-device";
 
+    /**
+     * The kind of device the test needs.
+     *
+     * @return the kind of device the test needs: RoCE, iWARP or any
+     */
     Transport transport() default Transport.ANY;
 }

@@ -17,6 +17,7 @@ import java.util.Optional;
  */
 public record RdmaTestDevice(String name, Transport transport, String netdev, Optional<InetAddress> ipv4,
                              Optional<InetAddress> ipv6, Optional<String> peerName) {
+    /** Checks that every component is given (an absent address or peer is an empty Optional). */
     public RdmaTestDevice {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(transport, "transport");
@@ -25,7 +26,11 @@ public record RdmaTestDevice(String name, Transport transport, String netdev, Op
         Objects.requireNonNull(peerName, "peerName");
     }
 
-    /** The peer device, looked up in the same discovery; empty when this device has no known peer. */
+    /**
+     * Looks up the peer device in the same discovery.
+     *
+     * @return the peer device; empty when this device has no known peer
+     */
     public Optional<RdmaTestDevice> peer() {
         return peerName.flatMap(p -> TestbedDevices.discover().byName(p));
     }

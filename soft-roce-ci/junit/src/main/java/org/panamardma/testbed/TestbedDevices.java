@@ -49,6 +49,8 @@ public final class TestbedDevices {
     /**
      * Discovers the devices once per JVM (per descriptor path: the system property {@code rdma.testbed.descriptor}
      * overrides {@value #DESCRIPTOR}).
+     *
+     * @return the devices of this machine
      */
     public static TestbedDevices discover() {
         Path descriptor = Path.of(System.getProperty("rdma.testbed.descriptor", DESCRIPTOR));
@@ -72,10 +74,21 @@ public final class TestbedDevices {
         }
     }
 
+    /**
+     * The ACTIVE devices.
+     *
+     * @return the ACTIVE devices
+     */
     public List<RdmaTestDevice> devices() {
         return devices;
     }
 
+    /**
+     * Looks a device up by name.
+     *
+     * @param name its name, as {@code ibv_devices} prints it
+     * @return the ACTIVE device of that name, if there is one
+     */
     public Optional<RdmaTestDevice> byName(String name) {
         return devices.stream().filter(d -> d.name().equals(name)).findFirst();
     }
@@ -83,6 +96,9 @@ public final class TestbedDevices {
     /**
      * The first ACTIVE device of the transport, preferring one with a peer (so traffic crosses a wire) and, among
      * those, the lowest name (rxe0 before rxe1: tests act as the client on device 0).
+     *
+     * @param transport the kind of device wanted
+     * @return that device, if there is one
      */
     public Optional<RdmaTestDevice> find(Transport transport) {
         return devices.stream()
@@ -90,11 +106,20 @@ public final class TestbedDevices {
                 .min(Comparator.comparing((RdmaTestDevice d) -> d.peerName().isEmpty()).thenComparing(RdmaTestDevice::name));
     }
 
+    /**
+     * The emulated persistent memory.
+     *
+     * @return the device-DAX device, if the machine has one
+     */
     public Optional<PmemDevice> pmem() {
         return pmem;
     }
 
-    /** Where the devices were found, and which were seen but not ACTIVE: for messages. */
+    /**
+     * Describes the discovery for messages.
+     *
+     * @return where the devices were found, and which were seen but not ACTIVE
+     */
     public String describe() {
         StringBuilder sb = new StringBuilder(source).append(": ");
         sb.append(devices.isEmpty() ? "no active device" : devices.toString());

@@ -166,7 +166,8 @@ public final class EventChannel extends NativeResource {
     }
 
     /**
-     * Waits up to {@code timeout} for the next event of any id of this channel; null on timeout.
+     * Waits up to {@code timeout} for the next event of any id of this channel; null on timeout. A zero timeout
+     * never waits: it takes what the fd has now (an event loop calls it so when the fd is readable).
      *
      * <p>Verbs: {@code rdma_get_cm_event}, {@code rdma_ack_cm_event}.
      */
@@ -208,8 +209,8 @@ public final class EventChannel extends NativeResource {
                     break;
                 }
                 long leftMillis = millisLeft(deadline);
-                if (leftMillis <= 0) {
-                    return null;
+                if (leftMillis <= 0 || timeoutNanos == 0) {
+                    return null; // a zero timeout only takes what is there (an event loop's look when the fd is readable)
                 }
                 if (readerActive) {
                     continue; // takeOrWait waited one slice for the reader; look again

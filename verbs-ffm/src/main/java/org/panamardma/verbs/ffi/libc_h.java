@@ -12,7 +12,10 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.invoke.MethodHandle;
 
-/** The few libc functions the verbs layer needs: waiting on a completion channel's fd, mapping persistent memory. */
+/**
+ * The few libc functions the verbs layer needs: waiting on a completion channel's fd, mapping persistent memory, and
+ * the eventfd an event loop is woken through ({@link org.panamardma.verbs.connection.FdWaiter}).
+ */
 public final class libc_h {
     private libc_h() {}
 
@@ -21,6 +24,9 @@ public final class libc_h {
     public static final int F_SETFL = 4;
     public static final int O_NONBLOCK = 04000;
     public static final short POLLIN = 1;
+    /** {@code <sys/eventfd.h>}: EFD_NONBLOCK and EFD_CLOEXEC (the values of O_NONBLOCK and O_CLOEXEC on Linux). */
+    public static final int EFD_NONBLOCK = 04000;
+    public static final int EFD_CLOEXEC = 02000000;
     public static final int PROT_READ = 1;
     public static final int PROT_WRITE = 2;
     public static final int MAP_SHARED = 1;
@@ -54,6 +60,37 @@ public final class libc_h {
     public static int poll(MemorySegment callState, MemorySegment fds, long nfds, int timeoutMillis) {
         try {
             return (int) POLL.invokeExact(callState, fds, nfds, timeoutMillis);
+        } catch (Throwable t) {
+            throw verbs_h.rethrow(t);
+        }
+    }
+
+    private static final MethodHandle EVENTFD = handle("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
+            Native.CAPTURE_ERRNO);
+    private static final MethodHandle READ = handle("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG),
+            Native.CAPTURE_ERRNO);
+    private static final MethodHandle WRITE = handle("write",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), Native.CAPTURE_ERRNO);
+
+    public static int eventfd(MemorySegment callState, int initval, int flags) {
+        try {
+            return (int) EVENTFD.invokeExact(callState, initval, flags);
+        } catch (Throwable t) {
+            throw verbs_h.rethrow(t);
+        }
+    }
+
+    public static long read(MemorySegment callState, int fd, MemorySegment buf, long count) {
+        try {
+            return (long) READ.invokeExact(callState, fd, buf, count);
+        } catch (Throwable t) {
+            throw verbs_h.rethrow(t);
+        }
+    }
+
+    public static long write(MemorySegment callState, int fd, MemorySegment buf, long count) {
+        try {
+            return (long) WRITE.invokeExact(callState, fd, buf, count);
         } catch (Throwable t) {
             throw verbs_h.rethrow(t);
         }

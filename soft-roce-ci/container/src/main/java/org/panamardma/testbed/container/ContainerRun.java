@@ -28,6 +28,11 @@ public final class ContainerRun {
     private ContainerRun() {
     }
 
+    /**
+     * Runs a command line, or the device tests the arguments select, in a new container, then removes it.
+     *
+     * @param args as the class comment shows
+     */
     public static void main(String[] args) {
         Path work = Path.of("").toAbsolutePath();
         long timeout = 3600;

@@ -25,9 +25,13 @@ public record ContainerSettings(String image, Path work, Network network, boolea
 
     /** The container's network namespace. */
     public enum Network {
-        HOST, OWN
+        /** The host's network namespace (the default; see {@code network} above). */
+        HOST,
+        /** A namespace of its own. */
+        OWN
     }
 
+    /** Checks every component and makes {@code work} absolute; {@code work} must be a folder. */
     public ContainerSettings {
         Objects.requireNonNull(image, "image");
         Objects.requireNonNull(work, "work");
@@ -41,6 +45,9 @@ public record ContainerSettings(String image, Path work, Network network, boolea
     /**
      * From system properties: {@code panama.testbed.container.image}, {@code panama.testbed.container.network}
      * ({@code host} or {@code own}), {@code panama.testbed.container.privileged}; the work tree is the given folder.
+     *
+     * @param work the work tree the container shares
+     * @return the settings
      */
     public static ContainerSettings fromSystemProperties(Path work) {
         return new ContainerSettings(

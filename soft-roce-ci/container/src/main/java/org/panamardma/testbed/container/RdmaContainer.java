@@ -51,7 +51,9 @@ public final class RdmaContainer implements AutoCloseable {
     /**
      * Starts the container and brings up its devices; a failure of either removes what was made and throws.
      *
+     * @param settings the image, the work tree and the network
      * @param progress receives the setup script's output, line by line
+     * @return the running container, its devices up
      */
     public static RdmaContainer start(ContainerSettings settings, Consumer<String> progress) {
         requireLocalImage(settings.image());
@@ -104,7 +106,11 @@ public final class RdmaContainer implements AutoCloseable {
         }
     }
 
-    /** The container's id, for {@code docker} commands. */
+    /**
+     * The container's id.
+     *
+     * @return the container's id, for {@code docker} commands
+     */
     public String id() {
         return container.getContainerId();
     }
@@ -167,6 +173,9 @@ public final class RdmaContainer implements AutoCloseable {
      * {@code --select-class org.panamardma.verbs.DeviceListDeviceTest}; its JUnit XML reports go to
      * {@code device-suite/target/container-reports}. Needs {@code ./mvnw -Ptestbed package} first.
      *
+     * @param selectors JUnit console selectors
+     * @param limit how long the run may take
+     * @param output receives the runner's output, line by line
      * @return the runner's exit code: 0 only if every selected test ran and passed, none skipped
      */
     public int runDeviceTests(List<String> selectors, Duration limit, Consumer<String> output) {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs inside the testbed VM: where the time of the kernel NFS client's dd goes against the Java NFS server and against
+# knfsd (issue 26's missed "kernel client vs our server" figures). For each server, device and operation: the dd's
+# elapsed time, the guest's CPU time over it (/proc/stat: user, system, softirq, idle across both vCPUs), and for the
+# Java server the CPU time of its busiest threads (/proc/PID/task/*/stat). A server whose CPU time fills the elapsed
+# time is CPU-bound on the emulated CPU; one whose CPU time is a fraction of it waits (for the device, a wake-up, a
+# scheduler tick).
+# Usage (from the work tree's root, in the guest): benchmarks/perftest/knfs-cpu-probe.sh NFS_SERVER_JAR [MiB] [BS]
+#   host: soft-roce-ci/bin/testbed run -- 'benchmarks/perftest/knfs-cpu-probe.sh nfs/target/nfs-server.jar 16'
+set -uo pipefail
+jar=$1 mib=${2:-16} bs=${3:-262144}
+ticks=$(getconf CLK_TCK)
+cpu_now() { awk '/^cpu / { print $2 + $3, $4, $8, $5, $6 + $7, $9 }' /proc/stat; } # user+nice system softirq idle iowait+irq steal
+threads_now() { # tid comm cputicks for every thread of $1
+  local t
+  for t in /proc/"$1"/task/*; do
+    awk -v tid="${t##*/}" '{ sub(/^[0-9]+ \(/, ""); n = index($0, ") "); comm = substr($0, 1, n - 1)
+      split(substr($0, n + 2), f, " "); print tid, comm, f[12] + f[13] }' "$t/stat" 2>/dev/null
+  done
+}
+probe() { # label mnt op
+  local label=$1 mnt=$2 op=$3 c0 c1 t0 t1 pid
+  pid=$java_nfs # (not pgrep -f: this script's own command line names the jar)
+  c0=$(cpu_now); [[ -n $pid ]] && threads_now "$pid" >/tmp/threads0
+  t0=$(date +%s.%N)
+  if [[ $op == write ]]; then
+    dd if=/dev/zero of="$mnt/probe" bs="$bs" count=$((mib * 1048576 / bs)) oflag=direct 2>/dev/null
+  else
+    dd if="$mnt/probe" of=/dev/null bs="$bs" iflag=direct 2>/dev/null
+  fi
+  t1=$(date +%s.%N)
+  c1=$(cpu_now)
+  awk -v label="$label" -v op="$op" -v t0="$t0" -v t1="$t1" -v a="$c0" -v b="$c1" -v hz="$ticks" -v mib="$mib" -v bs="$bs" 'BEGIN {
+    split(a, x, " "); split(b, y, " "); el = t1 - t0
+    printf "probe %s %s bs=%d: %.1f s, %.2f MB/s, %.1f ms per call; guest CPU over it: user %.1f s, system %.1f s, softirq %.1f s, idle %.1f s, iowait+irq %.1f s, steal %.1f s (of %.1f s on 2 vCPUs)\n",
+      label, op, bs, el, mib / el, 1000 * el / (mib * 1048576 / bs), (y[1] - x[1]) / hz, (y[2] - x[2]) / hz, (y[3] - x[3]) / hz, (y[4] - x[4]) / hz,
+      (y[5] - x[5]) / hz, (y[6] - x[6]) / hz, 2 * el }'
+  if [[ -n $pid && $label == java* ]]; then
+    threads_now "$pid" >/tmp/threads1
+    # CPU seconds per thread name (several threads may share one), the busiest first
+    awk -v hz="$ticks" 'NR == FNR { before[$1] = $NF; next }
+      { d = $NF - before[$1]; if (d > 0) { c = $0; sub(/^[0-9]+ /, "", c); sub(/ [0-9]+$/, "", c); sum[c] += d } }
+      END { for (c in sum) printf "%.2f %s\n", sum[c] / hz, c }' /tmp/threads0 /tmp/threads1 | sort -rn >/tmp/threads.d
+    echo "probe   Java server threads: $(awk '{ t += $1 } END { printf "%.1f", t }' /tmp/threads.d) s CPU in all; busiest: $(head -6 /tmp/threads.d | awk '{ c = $0; sub(/^[^ ]+ /, "", c); printf "%s %s s; ", c, $1 }')"
+  fi
+}
+modprobe nfsv3; modprobe rpcrdma
+nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 || { tail /tmp/nfs-start.log; exit 1; }
+rm -rf /srv/panama-java-probe /run/panama-java-probe-state; mkdir -p /srv/panama-java-probe; chmod 0777 /srv/panama-java-probe
+java -XX:+UseSerialGC -jar "$jar" --export /srv/panama-java-probe --state /run/panama-java-probe-state \
+  --no-rpcbind --tcp 0.0.0.0:32049 --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 >/tmp/java-nfs-probe.log 2>&1 &
+java_nfs=$!
+for _ in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-probe.log && break; sleep 0.5; done
+mnt=/mnt/probe
+mkdir -p "$mnt"
+for device in rxe siw; do
+  [[ $device == rxe ]] && ip=10.77.0.2 || ip=10.77.1.2
+  for server in knfsd java; do
+    if [[ $server == java ]]; then opts=port=32050,mountport=32048 export=/srv/panama-java-probe
+    else opts=port=20049,mountport=892 export=/srv/panama-nfs; fi
+    mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "$ip:$export" "$mnt" || { echo "mount $server $device failed"; continue; }
+    # a first, unmeasured pass: the Java server's JIT warms up on it, as a long-running server's would have
+    if [[ $server == java ]]; then
+      dd if=/dev/zero of="$mnt/warm" bs="$bs" count=32 oflag=direct 2>/dev/null; dd if="$mnt/warm" of=/dev/null bs="$bs" iflag=direct 2>/dev/null
+      rm -f "$mnt/warm"
+    fi
+    probe "$server-$device" "$mnt" write
+    probe "$server-$device" "$mnt" read
+    rm -f "$mnt/probe"; umount "$mnt"
+  done
+done
+kill $java_nfs; wait $java_nfs 2>/dev/null
+nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>&1

@@ -1,0 +1,252 @@
+package org.panamardma.netty;
+
+import io.netty.channel.AbstractServerChannel;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.Future;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.WorkCompletions;
+import org.panamardma.verbs.cm.CmEvent;
+import org.panamardma.verbs.cm.CmEventType;
+import org.panamardma.verbs.cm.CmId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Netty server channel listening with rdma_cm: {@code new ServerBootstrap().group(boss, workers)
+ * .channel(RdmaServerChannel.class)}. Each connection request becomes an {@link RdmaChannel} handed to the pipeline
+ * as {@code ServerBootstrap} expects; the child makes its resources on its own event loop, accepts, and becomes
+ * active when rdma_cm reports the connection ESTABLISHED.
+ *
+ * <p>Bounded: at most {@link RdmaChannelOption#MAX_CONNECTIONS} connections at once (a request beyond is rejected,
+ * with the private data "netty-rdma: busy"), a request whose private data is not this protocol's is rejected, and
+ * while the pipeline does not read (AUTO_READ off) requests wait, at most {@code SO_BACKLOG} of them.
+ */
+public final class RdmaServerChannel extends AbstractServerChannel {
+    private static final Logger LOG = LoggerFactory.getLogger(RdmaServerChannel.class);
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+    static final byte[] BUSY = "netty-rdma: busy".getBytes(StandardCharsets.US_ASCII);
+
+    private final RdmaServerChannelConfig config = new RdmaServerChannelConfig(this);
+    private final Io io = new Io();
+    private final AtomicInteger connections = new AtomicInteger();
+    private final ArrayDeque<CmEvent> waiting = new ArrayDeque<>();
+    private RdmaIoHandler handler;
+    private CmId listener;
+    private InetSocketAddress local;
+    private volatile boolean open = true;
+    private boolean readPending;
+
+    public RdmaServerChannel() {
+    }
+
+    @Override
+    public RdmaServerChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return open && listener != null;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    /** Connections of this server open now (accepted or being accepted). */
+    public int connectionCount() {
+        return connections.get();
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return loop instanceof IoEventLoop l && l.isCompatible(Io.class);
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        Future<IoRegistration> f = ((IoEventLoop) eventLoop()).register(io);
+        f.addListener(done -> {
+            if (done.isSuccess()) {
+                handler = RdmaIoHandler.of((IoRegistration) done.getNow());
+                promise.setSuccess();
+            } else {
+                promise.setFailure(done.cause());
+            }
+        });
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) throws Exception {
+        if (!(localAddress instanceof InetSocketAddress a) || a.isUnresolved()) {
+            throw new IllegalArgumentException("an RDMA server binds a resolved InetSocketAddress (an RDMA device's "
+                    + "address, or the wildcard), not " + localAddress);
+        }
+        CmId id = handler.cmChannel().createId();
+        try {
+            handler.watchCmId(id, io);
+            id.bind(a);
+            id.listen(config.getBacklog());
+        } catch (RdmaException | RuntimeException e) {
+            handler.unwatchCmId(id);
+            id.close();
+            throw e;
+        }
+        listener = id;
+        local = id.localAddress().orElse(a);
+        if (local.getPort() == 0) {
+            local = new InetSocketAddress(local.getAddress(), id.localPort());
+        }
+    }
+
+    @Override
+    protected void doBeginRead() {
+        readPending = true;
+        acceptWaiting();
+    }
+
+    private void onConnectRequest(CmEvent e) {
+        if (!open) {
+            reject(e.id(), null, "the server is closed");
+            return;
+        }
+        try {
+            ConnectPrivateData.decode(e.privateData());
+        } catch (IllegalArgumentException bad) {
+            reject(e.id(), null, bad.getMessage());
+            return;
+        }
+        if (waiting.size() >= config.getBacklog()) {
+            reject(e.id(), BUSY, "the backlog of " + config.getBacklog() + " requests is full");
+            return;
+        }
+        waiting.addLast(e);
+        acceptWaiting();
+    }
+
+    private void acceptWaiting() {
+        int accepted = 0;
+        while (!waiting.isEmpty() && (readPending || config.isAutoRead())) {
+            CmEvent e = waiting.pollFirst();
+            if (connections.incrementAndGet() > config.getMaxConnections()) {
+                connections.decrementAndGet();
+                reject(e.id(), BUSY, "at its limit of " + config.getMaxConnections() + " connections");
+                continue;
+            }
+            RdmaChannel child;
+            try {
+                child = new RdmaChannel(this, e.id(), e, handler);
+            } catch (RuntimeException ex) {
+                connections.decrementAndGet();
+                reject(e.id(), null, ex.toString());
+                continue;
+            }
+            child.registerEventsOf(e.id());
+            accepted++;
+            pipeline().fireChannelRead(child);
+        }
+        if (accepted > 0) {
+            if (!config.isAutoRead()) {
+                readPending = false;
+            }
+            pipeline().fireChannelReadComplete();
+        }
+    }
+
+    private void reject(CmId id, byte[] why, String reason) {
+        LOG.debug("rejecting a connection request: {}", reason);
+        try {
+            id.reject(why);
+        } catch (RdmaException | RuntimeException ex) {
+            LOG.debug("reject", ex);
+        }
+        id.close();
+    }
+
+    /** A child closed (on its own loop). */
+    void childClosed() {
+        connections.decrementAndGet();
+    }
+
+    @Override
+    protected void doClose() {
+        open = false;
+        CmEvent e;
+        while ((e = waiting.pollFirst()) != null) {
+            reject(e.id(), BUSY, "the server closed");
+        }
+        if (listener != null) {
+            handler.unwatchCmId(listener);
+            listener.close();
+            listener = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaServerChannel[" + local + (open ? "" : ", closed") + "]";
+    }
+
+    private final class Io implements RdmaIoHandle {
+        @Override
+        public void completion(WorkCompletions wc, int i) {
+            // a listener has no queue pair
+        }
+
+        @Override
+        public void completionsDrained() {
+        }
+
+        @Override
+        public void cmEvent(CmEvent e) {
+            if (e.type() == CmEventType.CONNECT_REQUEST) {
+                onConnectRequest(e);
+            } else {
+                LOG.debug("{}: rdma_cm event {}", RdmaServerChannel.this, e);
+            }
+        }
+
+        @Override
+        public void handle(IoRegistration registration, IoEvent event) {
+            if (event instanceof CmIoEvent c) {
+                cmEvent(c.event());
+            }
+        }
+
+        @Override
+        public void close() {
+            unsafe().close(unsafe().voidPromise());
+        }
+
+        @Override
+        public void closeNow() {
+            unsafe().closeForcibly();
+        }
+    }
+}

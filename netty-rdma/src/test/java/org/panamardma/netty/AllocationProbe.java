@@ -1,0 +1,120 @@
+package org.panamardma.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.ResourceLeakDetector;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Measures what the event loops allocate per message, in a JVM of its own with the JIT's full optimisation (the
+ * device suite's JVM runs C1 only, without the escape analysis production code gets): a 64-byte ping-pong between a
+ * client and an echo server in this process, warmed up, then {@code rounds} round trips measured with
+ * {@code ThreadMXBean.getThreadAllocatedBytes} on both loop threads. Prints {@code allocated-per-round-trip server=S
+ * client=C} (the lowest of three measured runs). Arguments: server address, client address, port, rounds.
+ */
+public final class AllocationProbe {
+    private AllocationProbe() {}
+
+    @ChannelHandler.Sharable
+    static final class Echo extends ChannelInboundHandlerAdapter {
+        volatile long thread;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            thread = Thread.currentThread().threadId();
+            ctx.writeAndFlush(msg, ctx.voidPromise());
+        }
+    }
+
+    static final class Pinger extends ChannelInboundHandlerAdapter {
+        volatile long thread;
+        int left;
+        CompletableFuture<Void> done;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            thread = Thread.currentThread().threadId();
+            if (--left > 0) {
+                ctx.writeAndFlush(msg, ctx.voidPromise()); // the same 64 bytes again
+            } else {
+                ((ByteBuf) msg).release();
+                done.complete(null);
+            }
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED); // its sampling allocates by design
+        InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[2]));
+        InetSocketAddress client = new InetSocketAddress(InetAddress.getByName(args[1]), 0);
+        int rounds = Integer.parseInt(args[3]);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        EventLoopGroup boss = DeviceTestSupport.group(1);
+        EventLoopGroup workers = DeviceTestSupport.group(1);
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        try {
+            Echo echo = new Echo();
+            new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class).childHandler(echo)
+                    .bind(server).sync();
+            Pinger pinger = new Pinger();
+            Channel ch = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                    .handler(pinger)
+                    .localAddress(client).connect(server).sync().channel();
+            long bestServer = Long.MAX_VALUE;
+            long bestClient = Long.MAX_VALUE;
+            // warm-up runs until one is clean on both loops (the JIT has compiled the path: under emulation that
+            // takes a varying time, so a fixed warm-up is either too short or long), at most WARM_UP_RUNS; then
+            // three measured runs, the verdict the lowest of them, as before
+            int warmUps = 0;
+            while (warmUps < WARM_UP_RUNS) {
+                long[] perRound = oneRun(ch, echo, pinger, threads, rounds);
+                warmUps++;
+                if (perRound[0] < 8 && perRound[1] < 8) {
+                    break;
+                }
+            }
+            for (int run = 0; run < 3; run++) {
+                long[] perRound = oneRun(ch, echo, pinger, threads, rounds);
+                bestServer = Math.min(bestServer, perRound[0]);
+                bestClient = Math.min(bestClient, perRound[1]);
+            }
+            System.out.println("warm-up runs " + warmUps + " of " + rounds + " round trips each");
+            System.out.println("allocated-per-round-trip server=" + bestServer + " client=" + bestClient + " device="
+                    + ((RdmaChannel) ch).deviceName());
+            ch.close().sync();
+        } finally {
+            DeviceTestSupport.shutdown(clients, workers, boss);
+        }
+    }
+
+    /** The most warm-up runs before measuring anyway (a path still allocating then fails the test, as it should). */
+    static final int WARM_UP_RUNS = 30;
+
+    /** One run of {@code rounds} round trips: bytes allocated per round trip on the server's and the client's loop. */
+    static long[] oneRun(Channel ch, Echo echo, Pinger pinger, com.sun.management.ThreadMXBean threads, int rounds)
+            throws Exception {
+        pinger.left = rounds;
+        pinger.done = new CompletableFuture<>();
+        long s0 = echo.thread == 0 ? 0 : threads.getThreadAllocatedBytes(echo.thread);
+        long c0 = pinger.thread == 0 ? 0 : threads.getThreadAllocatedBytes(pinger.thread);
+        ch.writeAndFlush(ch.alloc().directBuffer(64).writeZero(64), ch.voidPromise());
+        pinger.done.get(600, TimeUnit.SECONDS);
+        if (s0 == 0 || c0 == 0) {
+            return new long[] {Long.MAX_VALUE, Long.MAX_VALUE}; // the loops' threads were not known before the run
+        }
+        return new long[] {(threads.getThreadAllocatedBytes(echo.thread) - s0) / rounds,
+            (threads.getThreadAllocatedBytes(pinger.thread) - c0) / rounds};
+    }
+}

@@ -1,0 +1,335 @@
+package org.panamardma.netty;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.RdmaTestDevice;
+
+/**
+ * Netty echo over RDMA: 16 connections at once each write a stream of random-sized buffers (1 B to 4 MiB) and check
+ * every byte that comes back. The total is {@code -Dpanama.netty.echoMiB} (default 8 MiB, for the time CI has under
+ * emulation; the issue's 1 GiB was run once with the property, see the module README).
+ */
+abstract class NettyEchoDeviceTests {
+    static final int CONNECTIONS = 16;
+    static final int MAX_WRITE = 4 << 20;
+
+    /** How long the echo may go without a byte coming back before the test calls it hung (not a speed limit). */
+    static final long STALL_SECONDS = 300;
+
+    @ChannelHandler.Sharable
+    static final class Echo extends ChannelInboundHandlerAdapter {
+        final AtomicLong bulkReceived = new AtomicLong();
+        final Set<SlabPool> pools = ConcurrentHashMap.newKeySet();
+        final AtomicInteger closed = new AtomicInteger();
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            pools.add(((RdmaChannel) ctx.channel()).registeredPool());
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.write(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            bulkReceived.addAndGet(((RdmaChannel) ctx.channel()).bulkTransfersReceived());
+            closed.incrementAndGet();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+
+    /** Writes its stream while the channel is writable and checks every byte echoed back. */
+    static final class Verifier extends ChannelInboundHandlerAdapter {
+        final int connection;
+        final long total;
+        final Random sizes;
+        final CompletableFuture<Long> done = new CompletableFuture<>();
+        long written;
+        volatile long received;
+        /** Time this connection's event loop spent making and checking the bytes (the test's share, not the transport's). */
+        long patternNanos;
+
+        Verifier(int connection, long total, long seed) {
+            this.connection = connection;
+            this.total = total;
+            this.sizes = new Random(seed);
+        }
+
+        private ChannelHandlerContext ctx;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        /** Starts the stream (once every connection is up, so that the time measured is the transfer's). */
+        void go() {
+            ctx.executor().execute(() -> writeMore(ctx));
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            writeMore(ctx);
+        }
+
+        private void writeMore(ChannelHandlerContext ctx) {
+            boolean wrote = false;
+            while (written < total && ctx.channel().isWritable()) {
+                // sizes spread over every scale from 1 B to 4 MiB: a uniform exponent, then a uniform mantissa
+                int bits = sizes.nextInt(23);
+                int size = (int) Math.min(total - written, Math.max(1, (1L << bits) + sizes.nextInt(1 << bits)));
+                size = Math.min(size, MAX_WRITE);
+                ByteBuf b = ctx.alloc().directBuffer(size);
+                long t0 = System.nanoTime();
+                DeviceTestSupport.fill(b, connection, written, size);
+                patternNanos += System.nanoTime() - t0;
+                written += size;
+                ctx.write(b);
+                wrote = true;
+            }
+            if (wrote) {
+                ctx.flush();
+            }
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            try {
+                int n = b.readableBytes();
+                int at = b.readerIndex();
+                long t0 = System.nanoTime();
+                int bad = DeviceTestSupport.mismatch(b, at, connection, received, n);
+                patternNanos += System.nanoTime() - t0;
+                if (bad >= 0) {
+                    done.completeExceptionally(new AssertionError("connection " + connection + ": byte "
+                            + (received + bad) + " is " + b.getByte(at + bad) + ", expected "
+                            + DeviceTestSupport.pattern(connection, received + bad)));
+                    ctx.close();
+                    return;
+                }
+                received += n;
+                if (received == total) {
+                    done.complete(received);
+                } else if (received > total) {
+                    done.completeExceptionally(new AssertionError("more bytes echoed than sent: " + received));
+                }
+            } finally {
+                b.release();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            done.completeExceptionally(cause);
+            ctx.close();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            done.completeExceptionally(new AssertionError("connection " + connection + " closed after " + received
+                    + " of " + total + " bytes"));
+        }
+    }
+
+    /** Waits for every stream to come back, for as long as bytes keep coming (a hang guard, not a deadline). */
+    static void awaitAll(List<Verifier> verifiers) throws Exception {
+        long last = -1;
+        long lastProgress = System.nanoTime();
+        for (Verifier v : verifiers) {
+            while (true) {
+                try {
+                    assertEquals(v.total, v.done.get(10, TimeUnit.SECONDS), "every byte came back");
+                    break;
+                } catch (TimeoutException e) {
+                    long now = 0;
+                    for (Verifier w : verifiers) {
+                        now += w.received;
+                    }
+                    if (now != last) {
+                        last = now;
+                        lastProgress = System.nanoTime();
+                    } else if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(STALL_SECONDS)) {
+                        fail("no byte echoed for " + STALL_SECONDS + " s; " + now + " bytes back of "
+                                + v.total * verifiers.size());
+                    }
+                }
+            }
+        }
+    }
+
+    /** The server's connections closed and no chunk of any pool still handed out (hang guard: 120 s). */
+    static void awaitPoolsIdle(Echo echo, Set<SlabPool> pools) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (true) {
+            long inUse = 0;
+            for (SlabPool p : pools) {
+                inUse += p.chunksInUse();
+            }
+            if (echo.closed.get() == CONNECTIONS && inUse == 0) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                fail(inUse + " chunks of the registered pools still handed out after every connection closed ("
+                        + echo.closed.get() + " of " + CONNECTIONS + " server connections closed)");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    @Test
+    void echoesRandomSizesOverSixteenConnectionsWithEveryByteChecked(RdmaTestDevice device) throws Exception {
+        long totalMiB = Long.getLong("panama.netty.echoMiB", 8);
+        long perConnection = (totalMiB << 20) / CONNECTIONS;
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup boss = DeviceTestSupport.group(1);
+        EventLoopGroup workers = DeviceTestSupport.group(2);
+        EventLoopGroup clients = DeviceTestSupport.group(2);
+        Echo echo = new Echo();
+        try {
+            Channel server = new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class)
+                    .childHandler(echo).bind(address).sync().channel();
+            List<Verifier> verifiers = new ArrayList<>();
+            List<Channel> channels = new ArrayList<>();
+            long connectStart = System.nanoTime();
+            for (int c = 0; c < CONNECTIONS; c++) {
+                Verifier v = new Verifier(c, perConnection, 1000L + c);
+                verifiers.add(v);
+                channels.add(new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                    .handler(v)
+                        .connect(address).sync().channel());
+            }
+            double connectSeconds = (System.nanoTime() - connectStart) / 1e9;
+            for (Channel ch : channels) {
+                assertEquals(device.name(), ((RdmaChannel) ch).deviceName(), "the client runs on the device tested");
+            }
+            long start = System.nanoTime();
+            verifiers.forEach(Verifier::go);
+            awaitAll(verifiers);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            double patternSeconds = verifiers.stream().mapToLong(v -> v.patternNanos).sum() / 1e9;
+            long bulkSent = 0;
+            Set<SlabPool> pools = new HashSet<>(echo.pools);
+            for (Channel ch : channels) {
+                bulkSent += ((RdmaChannel) ch).bulkTransfersReceived();
+                pools.add(((RdmaChannel) ch).registeredPool());
+                ch.close().sync();
+            }
+            server.close().sync();
+            // every buffer of the registered pools comes back once the connections are gone: a transfer's source
+            // is released when its DONE completes (or, at close, once the queue pair is destroyed)
+            awaitPoolsIdle(echo, pools);
+            System.out.printf("netty echo on %s: %d connections (connected in %.1f s), %d MiB each way in %.1f s, "
+                    + "%.1f MiB/s each way; the client loops spent %.1f s of it making and checking bytes%n",
+                    device.name(), CONNECTIONS, connectSeconds, totalMiB, seconds, totalMiB / seconds,
+                    patternSeconds);
+            assertTrue(bulkSent > 0, "large echoes came back by RDMA WRITE into granted buffers");
+        } finally {
+            DeviceTestSupport.shutdown(clients, workers, boss);
+        }
+        assertTrue(echo.bulkReceived.get() > 0, "large writes reached the server by RDMA WRITE");
+    }
+
+    /**
+     * One group as the server's acceptor and its connections' worker ({@code ServerBootstrap.group(g)}, as many
+     * programs and bench.sh do): the listener and its children share one event loop, so a child is registered and
+     * accepted inside the listener's own dispatch of the CONNECT_REQUEST. Two connections one after the other, each
+     * echoing 512 KiB (SENDs and bulk transfers), every byte checked; the first failed to set up on rxe before (EINVAL
+     * from rdma_create_qp_ex) and its client waited out its connect timeout.
+     */
+    @Test
+    void oneGroupAcceptsAndServesItsConnections(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup server = DeviceTestSupport.group(1);
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        Echo echo = new Echo();
+        try {
+            Channel listener = new ServerBootstrap().group(server).channel(RdmaServerChannel.class)
+                    .childHandler(echo).bind(address).sync().channel();
+            for (int c = 0; c < 2; c++) {
+                Verifier v = new Verifier(c, 512 << 10, 3000L + c);
+                Channel ch = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                        .handler(v).connect(address).sync().channel();
+                assertEquals(device.name(), ((RdmaChannel) ch).deviceName(), "the client runs on the device tested");
+                v.go();
+                awaitAll(List.of(v));
+                ch.close().sync();
+            }
+            listener.close().sync();
+        } finally {
+            DeviceTestSupport.shutdown(clients, server);
+        }
+        assertEquals(2, echo.closed.get(), "both server connections were served and closed");
+    }
+
+    /**
+     * The hostile side of setting up a server's connection: a child that cannot be set up (here its worker group is
+     * NIO's, which cannot register an RDMA channel) is rejected, so the client's connect fails at once, naming the
+     * server's reason, instead of waiting out its connect timeout (120 s here; the old code left the request
+     * unanswered and the client to that timeout). The server stays up and serves the next, good configuration.
+     */
+    @Test
+    void aConnectionTheServerCannotSetUpIsRefused(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup boss = DeviceTestSupport.group(1);
+        EventLoopGroup wrongWorkers = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                io.netty.channel.nio.NioIoHandler.newFactory());
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        try {
+            Channel listener = new ServerBootstrap().group(boss, wrongWorkers).channel(RdmaServerChannel.class)
+                    .childHandler(new Echo()).bind(address).sync().channel();
+            io.netty.channel.ChannelFuture connect = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                    .handler(new ChannelInboundHandlerAdapter()).connect(address);
+            assertTrue(connect.await(DeviceTestSupport.CONNECT_TIMEOUT_MILLIS + 30_000L), "the connect ended");
+            Throwable cause = connect.cause();
+            assertTrue(cause instanceof java.net.ConnectException
+                    && !(cause instanceof io.netty.channel.ConnectTimeoutException), "refused, not timed out: "
+                    + cause);
+            assertTrue(cause.getMessage().contains("REJECTED") && cause.getMessage().contains(
+                    "could not set the connection up"), "the server's reason reached the client: " + cause);
+            assertEquals(0, ((RdmaServerChannel) listener).connectionCount(), "the refused child is not counted");
+            listener.close().sync();
+        } finally {
+            DeviceTestSupport.shutdown(clients, wrongWorkers, boss);
+        }
+    }
+}
