@@ -17,6 +17,7 @@ import java.util.Optional;
 public record AsyncEvent(AsyncEventType type, int rawType, String deviceName, int port, int qpNumber,
                          Optional<NativeResource> subject) {
 
+    /** An event; a null {@code subject} becomes empty. */
     public AsyncEvent {
         subject = subject == null ? Optional.empty() : subject;
     }
@@ -26,10 +27,12 @@ public record AsyncEvent(AsyncEventType type, int rawType, String deviceName, in
         return subject.filter(QueuePair.class::isInstance).map(QueuePair.class::cast);
     }
 
+    /** The completion queue the event is about, when it is one of ours. */
     public Optional<CompletionQueue> completionQueue() {
         return subject.filter(CompletionQueue.class::isInstance).map(CompletionQueue.class::cast);
     }
 
+    /** The shared receive queue the event is about, when it is one of ours. */
     public Optional<SharedReceiveQueue> sharedReceiveQueue() {
         return subject.filter(SharedReceiveQueue.class::isInstance).map(SharedReceiveQueue.class::cast);
     }

@@ -1,5 +1,6 @@
 package org.panamardma.verbs;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
@@ -119,4 +120,27 @@ final class CallGate {
 
     /** The default of {@link #close(long)}'s wait: far beyond any verbs call, short of a test's own deadline. */
     static final long CLOSE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    /**
+     * {@link #enter()}, or {@link IllegalStateException} naming {@code description} if the object is closed or
+     * closing. Every call must be followed by {@link #leave()} in a finally.
+     */
+    void enterOrThrow(String description) {
+        if (!enter()) {
+            throw new IllegalStateException(description + " is closed");
+        }
+    }
+
+    /**
+     * A view of the QP's scratch memory {@code s} in the global scope, for the data path of a queue pair. Why: a
+     * segment of a shared arena handed to a downcall is acquired and released around the call (two
+     * compare-and-swaps on the arena's counter: 2.6 ns more per call on the host, benchmarks/README.md "The binding's
+     * own cost on the host CPU"), which guards against a concurrent close of the arena. Here the QP's gate already does: the scratch is used
+     * only by a call the gate admitted, and it is freed only by the QP's destroy(), after the gate is closed, so no
+     * call can be in progress or start on freed scratch. (Reads and writes through the view skip the arena's
+     * liveness check for the same reason.)
+     */
+    static MemorySegment unscoped(MemorySegment s) {
+        return MemorySegment.ofAddress(s.address()).reinterpret(s.byteSize());
+    }
 }

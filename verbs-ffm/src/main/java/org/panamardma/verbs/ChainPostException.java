@@ -11,7 +11,9 @@ package org.panamardma.verbs;
 public final class ChainPostException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
+    /** How many requests, from the first, reached the send queue. */
     private final int postedRequests;
+    /** How many requests the chain had. */
     private final int chainLength;
 
     /** @param operation the verb and the QP, with the reason's hint (SendPath.postFailure's wording) */
@@ -28,6 +30,7 @@ public final class ChainPostException extends RdmaException {
         return postedRequests;
     }
 
+    /** How many requests the chain had. */
     public int chainLength() {
         return chainLength;
     }

@@ -125,6 +125,7 @@ public final class CompletionQueue extends NativeResource {
         return capacity;
     }
 
+    /** The device context the CQ is on. */
     public Context context() {
         return context;
     }
@@ -323,6 +324,7 @@ public final class CompletionQueue extends NativeResource {
         }
     }
 
+    /** The completion channel the CQ was created with, or null if none. */
     public CompletionChannel channel() {
         return channel;
     }

@@ -222,10 +222,12 @@ public final class Context extends NativeResource {
         }
     }
 
+    /** The device's name ({@code rxe0}, {@code siw0}, {@code mlx5_0}...). */
     public String deviceName() {
         return deviceName;
     }
 
+    /** The device's transport: InfiniBand (also RoCE) or iWARP. */
     public TransportType transportType() {
         return transportType;
     }

@@ -4,36 +4,67 @@ package org.panamardma.verbs;
 public final class Errno {
     private Errno() {}
 
+    /** {@code EPERM}: Operation not permitted. */
     public static final int EPERM = 1;
+    /** {@code ENOENT}: No such file or directory. */
     public static final int ENOENT = 2;
+    /** {@code EINTR}: Interrupted system call. */
     public static final int EINTR = 4;
+    /** {@code EIO}: I/O error. */
     public static final int EIO = 5;
+    /** {@code EAGAIN}: Try again. */
     public static final int EAGAIN = 11;
+    /** {@code ENOMEM}: Out of memory. */
     public static final int ENOMEM = 12;
+    /** {@code EACCES}: Permission denied. */
     public static final int EACCES = 13;
+    /** {@code EFAULT}: Bad address. */
     public static final int EFAULT = 14;
+    /** {@code EBUSY}: Device or resource busy. */
     public static final int EBUSY = 16;
+    /** {@code EEXIST}: File exists. */
     public static final int EEXIST = 17;
+    /** {@code ENODEV}: No such device. */
     public static final int ENODEV = 19;
+    /** {@code EINVAL}: Invalid argument. */
     public static final int EINVAL = 22;
+    /** {@code ENOSPC}: No space left on device. */
     public static final int ENOSPC = 28;
+    /** {@code ENOSYS}: Function not implemented. */
     public static final int ENOSYS = 38;
+    /** {@code ENODATA}: No data available. */
     public static final int ENODATA = 61;
+    /** {@code ETIME}: Timer expired. */
     public static final int ETIME = 62;
+    /** {@code EPROTO}: Protocol error. */
     public static final int EPROTO = 71;
+    /** {@code EOVERFLOW}: Value too large for defined data type. */
     public static final int EOVERFLOW = 75;
+    /** {@code EOPNOTSUPP}: Operation not supported on transport endpoint. */
     public static final int EOPNOTSUPP = 95;
+    /** {@code EADDRINUSE}: Address already in use. */
     public static final int EADDRINUSE = 98;
+    /** {@code EADDRNOTAVAIL}: Cannot assign requested address. */
     public static final int EADDRNOTAVAIL = 99;
+    /** {@code ENETUNREACH}: Network is unreachable. */
     public static final int ENETUNREACH = 101;
+    /** {@code ECONNABORTED}: Software caused connection abort. */
     public static final int ECONNABORTED = 103;
+    /** {@code ECONNRESET}: Connection reset by peer. */
     public static final int ECONNRESET = 104;
+    /** {@code ENOBUFS}: No buffer space available. */
     public static final int ENOBUFS = 105;
+    /** {@code ENOTCONN}: Transport endpoint is not connected. */
     public static final int ENOTCONN = 107;
+    /** {@code ETIMEDOUT}: Connection timed out. */
     public static final int ETIMEDOUT = 110;
+    /** {@code ECONNREFUSED}: Connection refused. */
     public static final int ECONNREFUSED = 111;
+    /** {@code EHOSTUNREACH}: No route to host. */
     public static final int EHOSTUNREACH = 113;
+    /** {@code EALREADY}: Operation already in progress. */
     public static final int EALREADY = 114;
+    /** {@code EINPROGRESS}: Operation now in progress. */
     public static final int EINPROGRESS = 115;
 
     private static final String[] NAMES = {

@@ -24,12 +24,14 @@ public record Gid(long high, long low) {
         segment.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset + 8, low);
     }
 
+    /** The 16 bytes of the GID, in network order. */
     public byte[] toBytes() {
         byte[] b = new byte[16];
         write(MemorySegment.ofArray(b), 0);
         return b;
     }
 
+    /** The GID of the 16 bytes {@code sixteen}, in network order. */
     public static Gid of(byte[] sixteen) {
         if (sixteen.length != 16) {
             throw new IllegalArgumentException("a GID has 16 bytes, got " + sixteen.length);
@@ -50,10 +52,12 @@ public record Gid(long high, long low) {
         return of(a);
     }
 
+    /** Whether every bit is zero (an unused GID table entry). */
     public boolean isZero() {
         return high == 0 && low == 0;
     }
 
+    /** Whether it is an IPv4-mapped IPv6 address ({@code ::ffff:a.b.c.d}), as RoCE v2 GIDs of IPv4 addresses are. */
     public boolean isIpv4Mapped() {
         return high == 0 && (low >>> 32) == 0xffffL;
     }

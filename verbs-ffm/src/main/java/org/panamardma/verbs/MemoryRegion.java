@@ -62,6 +62,7 @@ public final class MemoryRegion extends NativeResource {
         }
     }
 
+    /** The protection domain it is registered in. */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
@@ -71,22 +72,27 @@ public final class MemoryRegion extends NativeResource {
         return segment;
     }
 
+    /** The address of its first byte: what a peer's RDMA addresses it by. */
     public long address() {
         return segment.address();
     }
 
+    /** Its length in bytes. */
     public long length() {
         return segment.byteSize();
     }
 
+    /** The local key: what this side's work requests name it by. */
     public int lkey() {
         return lkey;
     }
 
+    /** The remote key: what a peer's RDMA names it by. */
     public int rkey() {
         return rkey;
     }
 
+    /** The access the region was registered with. */
     public Set<Access> access() {
         return access;
     }

@@ -78,6 +78,7 @@ public final class MemoryWindow extends NativeResource {
         }
     }
 
+    /** The protection domain the window was allocated in. */
     public ProtectionDomain protectionDomain() {
         return pd;
     }

@@ -2,7 +2,16 @@ package org.panamardma.verbs;
 
 /** {@code enum ibv_mtu}: the path MTU of a queue pair. */
 public enum Mtu {
-    MTU_256(1, 256), MTU_512(2, 512), MTU_1024(3, 1024), MTU_2048(4, 2048), MTU_4096(5, 4096);
+    /** {@code IBV_MTU_256}. */
+    MTU_256(1, 256),
+    /** {@code IBV_MTU_512}. */
+    MTU_512(2, 512),
+    /** {@code IBV_MTU_1024}: RoCE's usual path MTU on a 1500-byte Ethernet. */
+    MTU_1024(3, 1024),
+    /** {@code IBV_MTU_2048}. */
+    MTU_2048(4, 2048),
+    /** {@code IBV_MTU_4096}. */
+    MTU_4096(5, 4096);
 
     private final int value;
     private final int bytes;
@@ -12,10 +21,12 @@ public enum Mtu {
         this.bytes = bytes;
     }
 
+    /** The {@code IBV_MTU_*} value. */
     public int value() {
         return value;
     }
 
+    /** The MTU in bytes. */
     public int bytes() {
         return bytes;
     }

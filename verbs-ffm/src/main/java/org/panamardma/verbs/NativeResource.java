@@ -31,6 +31,10 @@ public abstract class NativeResource implements AutoCloseable {
     /** Set first thing by close(), before it competes for the monitor: loops that wait in slices leave on it. */
     private volatile boolean closeRequested;
 
+    /**
+     * A resource of {@code kind} (named in messages) made from {@code dependencies}, which must be open: closing one
+     * of them closes this resource first.
+     */
     protected NativeResource(String kind, NativeResource... dependencies) {
         this.kind = kind;
         this.dependencies = List.of(dependencies);
@@ -71,6 +75,7 @@ public abstract class NativeResource implements AutoCloseable {
         return closeRequested;
     }
 
+    /** Whether {@code close()} has been called. */
     public final boolean isClosed() {
         synchronized (this) {
             return closed;

@@ -49,7 +49,7 @@ public final class PreparedQueuePair implements AutoCloseable {
         if (b.maxSendSge > attrs.maxSge() || b.maxRecvSge > attrs.maxSge()) {
             throw new IllegalArgumentException("SGE count over " + ctx.deviceName() + "'s max_sge " + attrs.maxSge());
         }
-        QueuePair.Creation creation = createNative(b);
+        QueuePairCreation creation = createNative(b);
         QueuePair qp = new QueuePair(b.pd, b.sendCq, b.recvCq, b.srq, b.port, creation, null);
         try {
             toInit(qp, b.port);
@@ -83,7 +83,7 @@ public final class PreparedQueuePair implements AutoCloseable {
         return ops;
     }
 
-    private static QueuePair.Creation createNative(QueuePairBuilder b) throws RdmaException {
+    private static QueuePairCreation createNative(QueuePairBuilder b) throws RdmaException {
         Context ctx = b.pd.context;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment callState = arena.allocate(Native.CALL_STATE);
@@ -131,7 +131,7 @@ public final class PreparedQueuePair implements AutoCloseable {
                 }
             }
             // the provider writes back what it really granted
-            return new QueuePair.Creation(qp, extended, ops,
+            return new QueuePairCreation(qp, extended, ops,
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_send_wr$OFFSET),
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_recv_wr$OFFSET),
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_send_sge$OFFSET),
@@ -151,7 +151,7 @@ public final class PreparedQueuePair implements AutoCloseable {
                 | (attrs.supportsAtomics() ? verbs_h.IBV_ACCESS_REMOTE_ATOMIC : 0)
                 | (attrs.supportsFlushGlobal() ? verbs_h.IBV_ACCESS_FLUSH_GLOBAL : 0)
                 | (attrs.supportsFlushPersistent() ? verbs_h.IBV_ACCESS_FLUSH_PERSISTENT : 0);
-        qp.modify(verbs_h.IBV_QPS_INIT,
+        QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_INIT,
                 verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_PKEY_INDEX | verbs_h.IBV_QP_PORT | verbs_h.IBV_QP_ACCESS_FLAGS,
                 a -> {
                     a.set(JAVA_SHORT, ibv_qp_attr.pkey_index$OFFSET, (short) 0);
@@ -190,6 +190,7 @@ public final class PreparedQueuePair implements AutoCloseable {
         return endpoint;
     }
 
+    /** The index of the GID table entry the queue pair's address uses. */
     public int gidIndex() {
         return gidIndex;
     }
@@ -236,7 +237,8 @@ public final class PreparedQueuePair implements AutoCloseable {
         Mtu mtu = endpoint.mtu().bytes() <= remote.mtu().bytes() ? endpoint.mtu() : remote.mtu();
         boolean global = !remote.gid().isZero();
         synchronized (qp) {
-            qp.modify(verbs_h.IBV_QPS_RTR, verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_AV | verbs_h.IBV_QP_PATH_MTU
+            QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_RTR,
+                    verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_AV | verbs_h.IBV_QP_PATH_MTU
                     | verbs_h.IBV_QP_DEST_QPN | verbs_h.IBV_QP_RQ_PSN | verbs_h.IBV_QP_MAX_DEST_RD_ATOMIC
                     | verbs_h.IBV_QP_MIN_RNR_TIMER, a -> {
                         a.set(JAVA_INT, ibv_qp_attr.path_mtu$OFFSET, mtu.value());
@@ -256,7 +258,8 @@ public final class PreparedQueuePair implements AutoCloseable {
                                     (byte) options.trafficClass());
                         }
                     });
-            qp.modify(verbs_h.IBV_QPS_RTS, verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_TIMEOUT | verbs_h.IBV_QP_RETRY_CNT
+            QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_RTS,
+                    verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_TIMEOUT | verbs_h.IBV_QP_RETRY_CNT
                     | verbs_h.IBV_QP_RNR_RETRY | verbs_h.IBV_QP_SQ_PSN | verbs_h.IBV_QP_MAX_QP_RD_ATOMIC, a -> {
                         a.set(JAVA_BYTE, ibv_qp_attr.timeout$OFFSET, (byte) options.timeout());
                         a.set(JAVA_BYTE, ibv_qp_attr.retry_cnt$OFFSET, (byte) options.retryCount());
@@ -287,7 +290,7 @@ public final class PreparedQueuePair implements AutoCloseable {
         checkNotSpent();
         spent = true;
         synchronized (qp) {
-            qp.modify(verbs_h.IBV_QPS_ERR, verbs_h.IBV_QP_STATE, null);
+            QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_ERR, verbs_h.IBV_QP_STATE, null);
             qp.markConnected();
         }
         return qp;

@@ -48,6 +48,7 @@ public final class ProtectionDomain extends NativeResource {
         }
     }
 
+    /** The device context the protection domain is on. */
     public Context context() {
         return context;
     }
@@ -125,6 +126,8 @@ public final class ProtectionDomain extends NativeResource {
     }
 
     /**
+     * How many regions were registered here.
+     *
      * @return the memory regions registered in this PD so far ({@code ibv_reg_mr} calls that succeeded): what a
      *         transport that claims to register nothing per call in steady state is checked against
      */
@@ -132,7 +135,11 @@ public final class ProtectionDomain extends NativeResource {
         return registrations.sum();
     }
 
-    /** @return the {@code ibv_dereg_mr} calls made for this PD's regions so far (failed ones included) */
+    /**
+     * How many regions were deregistered here.
+     *
+     * @return the {@code ibv_dereg_mr} calls made for this PD's regions so far (failed ones included)
+     */
     public long deregistrations() {
         return deregistrations.sum();
     }

@@ -1,37 +1,20 @@
 package org.panamardma.verbs;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.SendPath.Op;
-import org.panamardma.verbs.ffi.VerbsOps;
-import org.panamardma.verbs.ffi.ibv_mw_bind_info;
 import org.panamardma.verbs.ffi.ibv_qp;
-import org.panamardma.verbs.ffi.ibv_qp_attr;
-import org.panamardma.verbs.ffi.ibv_qp_init_attr;
-import org.panamardma.verbs.ffi.ibv_recv_wr;
-import org.panamardma.verbs.ffi.ibv_send_wr;
-import org.panamardma.verbs.ffi.ibv_sge;
 import org.panamardma.verbs.ffi.verbs_h;
 
 /**
  * A connected reliable-connected queue pair: every send opcode, and receives. Obtained only from
  * {@link PreparedQueuePair#connect} (or rdma_cm), so an unconnected QP cannot post sends — the type says so.
  *
- * <p><b>Send paths.</b> Where the device offers the extended QP API ({@code ibv_qp_ex}, rxe) the QP is created with
- * it, the only way to FLUSH and ATOMIC WRITE ({@code ibv_wr_flush}, {@code ibv_wr_atomic_write}); every other
- * request is posted with {@code ibv_post_send} on any QP, one call where the {@code ibv_wr_*} verbs take four
- * (libibverbs lets the two interleave outside each other's {@code ibv_wr_start}/{@code ibv_wr_complete} region,
- * ibv_wr_post(3), and this class never lets them overlap). Where the device has no extended QP (siw), FLUSH and
- * ATOMIC WRITE are refused. The backends are {@link LegacySendPath} and {@link ExtendedSendPath}; this class
- * validates, serializes and decides.
- * An opcode the device cannot do is refused before posting with {@link UnsupportedOperationException} naming the device and the
- * missing capability; one the installed rdma-core lacks (FLUSH before rdma-core 45: {@link RdmaCore.Feature}) is
- * refused first, naming the feature and both releases. The provider's {@code struct ibv_qp_ex} is read through a view
- * of the installed release's size, so a member that release lacks is never read.
+ * <p><b>Send paths.</b> Where the device offers the extended QP API ({@code ibv_qp_ex}, rxe) FLUSH and ATOMIC WRITE go
+ * through its {@code ibv_wr_*} verbs, every other request through {@code ibv_post_send}; where it has none (siw) FLUSH
+ * and ATOMIC WRITE are refused ({@link SendPosting} decides; {@link ReceivePath} posts the receives).
  *
  * <p><b>Data path.</b> Every post validates its arguments (ranges inside the memory region, alignment of atomics)
  * before touching the queue, then makes one call (three for FLUSH and ATOMIC WRITE) through cached function pointers
@@ -56,75 +39,22 @@ public final class QueuePair extends NativeResource {
     private final String deviceName;
     private final int port;
 
-    // capabilities, decided at creation
-    private final boolean extended;
-    private final boolean atomics;
-    private final boolean immediateData;
-    private final boolean flush;
-    private final boolean atomicWrite;
-    private final boolean memoryWindows;
-    private final int maxSendSge;
-    private final int maxRecvSge;
-    private final int maxInlineData;
-    private final int maxSendWr;
-    private final int maxRecvWr;
-
-    /** ibv_wr_* on an extended QP (FLUSH, ATOMIC WRITE), else null. */
-    private final ExtendedSendPath extendedPath;
-    /** How SEND, WRITE, READ and the atomics reach the provider: ibv_post_send, or ibv_wr_* where asked for tests. */
-    private final SendPath sendPath;
     /** Admits the posts and receives one at a time, and none after close (instead of this object's monitor). */
     private final CallGate gate = new CallGate();
-    /** Whether post_recv stays in user space on this provider (ProviderTraits): then its downcall is critical. */
-    private final boolean criticalRecv;
-    /**
-     * Where an extended QP's provider builds gathered requests wrong (RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH) and
-     * {@link #sendPath} is the ibv_wr_* one: the ibv_post_send path, for lists of more than one element; else null.
-     */
-    private final SendPath listPath;
-
     /** The most receives {@link #postReceives} posts in one call. */
     public static final int MAX_RECEIVE_BATCH = 64;
 
-    // receives, and the scratch of both send paths: native memory owned by the QP
+    /** The scratch of both paths: native memory owned by the QP, freed only after the gate is closed. */
     private final Arena scratch = Arena.ofShared();
-    private final MemorySegment postRecvFn;
-    private final MemorySegment recvWr;
-    private final MemorySegment recvSge;
-    private final MemorySegment badRecvWr;
-    /**
-     * {@link #MAX_RECEIVE_BATCH} receive requests of one SGE each, linked in order ({@code next} of each is the
-     * following one) once at creation, for {@link #postReceives}: a batch of n cuts the list after its n-th element
-     * for the call and links it again after.
-     */
-    private final MemorySegment batchWrs;
-    private final MemorySegment batchSges;
-    /**
-     * Where inline bytes are copied before the provider reads them. The provider copies inline data during the post
-     * call from whatever address it is given; if that were the caller's memory, another thread closing the memory
-     * region or the arena of that memory could free it under the provider (a JVM crash). This scratch is the QP's
-     * own and is freed only by {@link #destroy()}, after the {@link CallGate} every post passes is closed.
-     */
-    private final MemorySegment inlineBuf;
-
+    /** Send requests: capabilities, validation, the send backends. */
+    private final SendPosting sends;
+    /** Receive requests: validation and ibv_post_recv. */
+    private final ReceivePath receives;
     private final Runnable destroyHook;
-    private volatile boolean connected;
-
-    /**
-     * What creation decided; the constructor only reads it. {@code workRequestsForEveryOpcode}: on an extended QP,
-     * post every opcode with the ibv_wr_* verbs (the path before issue 26), for tests and the benchmark.
-     */
-    record Creation(MemorySegment qp, boolean extended, long sendOpsFlags, int maxSendWr, int maxRecvWr,
-                    int maxSendSge, int maxRecvSge, int maxInlineData, boolean workRequestsForEveryOpcode) {
-        Creation(MemorySegment qp, boolean extended, long sendOpsFlags, int maxSendWr, int maxRecvWr, int maxSendSge,
-                 int maxRecvSge, int maxInlineData) {
-            this(qp, extended, sendOpsFlags, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData, false);
-        }
-    }
 
     QueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int port,
-              Creation c, Runnable destroyHook) {
-        super("queue pair", dependencies(pd, sendCq, recvCq, srq));
+              QueuePairCreation c, Runnable destroyHook) {
+        super("queue pair", QueuePairCreation.dependencies(pd, sendCq, recvCq, srq));
         this.pd = pd;
         this.qp = c.qp().reinterpret(ibv_qp.layout().byteSize());
         this.qpNumber = qp.get(JAVA_INT, ibv_qp.qp_num$OFFSET);
@@ -136,110 +66,19 @@ public final class QueuePair extends NativeResource {
         Context ctx = pd.context;
         ctx.track(qp, this);
         this.deviceName = ctx.deviceName();
-        this.maxSendWr = c.maxSendWr();
-        this.maxRecvWr = c.maxRecvWr();
-        this.maxSendSge = c.maxSendSge();
-        this.maxRecvSge = c.maxRecvSge();
-        this.maxInlineData = c.maxInlineData();
-        this.extended = c.extended();
-        DeviceAttributes attrs = ctx.attributes();
-        long ops = c.sendOpsFlags();
-        // iWARP (RFC 5040 RDMAP) has no immediate data; InfiniBand transport (incl. RoCE) has.
-        this.immediateData = ctx.transportType() != TransportType.IWARP;
-        this.inlineBuf = unscoped(scratch.allocate(Math.max(8, maxInlineData), 8));
-        String description = describe();
-        ProviderTraits traits = ctx.providerTraits;
-        this.criticalRecv = traits.postRecvCritical();
-        long sgeArray = ibv_sge.layout().byteSize() * Math.max(1, maxSendSge);
-        LegacySendPath postSend = new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
-                unscoped(scratch.allocate(ibv_send_wr.layout())), unscoped(scratch.allocate(sgeArray, 8)),
-                unscoped(scratch.allocate(ADDRESS)),
-                unscoped(scratch.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS)),
-                unscoped(scratch.allocate(ibv_sge.layout(), SendChain.MAX_REQUESTS)), traits.postSendCritical());
-        if (extended) {
-            // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
-            this.extendedPath = new ExtendedSendPath(RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)), ops,
-                    attrs.supportsAtomics(), description, maxSendWr, inlineBuf, unscoped(scratch.allocate(JAVA_LONG)),
-                    unscoped(scratch.allocate(sgeArray, 8)), unscoped(scratch.allocate(ibv_mw_bind_info.layout())),
-                    traits.postSendCritical());
-            // binds and local invalidates take the same path as every other request: ibv_post_send carries
-            // IBV_WR_BIND_MW and IBV_WR_LOCAL_INV on a QP made by ibv_create_qp_ex as well (rxe's post_send and
-            // the wr_* functions fill one send queue; rdma-core providers/rxe/rxe.c validate_send_wr, convert_send_wr)
-            this.sendPath = c.workRequestsForEveryOpcode() ? extendedPath : postSend;
-            // gathers avoid rxe's ibv_wr_set_sge_list where ibv_wr_* posts them: the one ibv_post_send path takes
-            // them (its remembered fields stay its own; the gate serializes both paths' posts)
-            this.listPath = sendPath == extendedPath && RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH.affects(ctx)
-                    ? postSend : null;
-            // the provider was asked for the atomics' and windows' IBV_QP_EX_WITH_* flags at creation: as granted there
-            this.atomics = extendedPath.atomics();
-            this.flush = extendedPath.flush();
-            this.atomicWrite = extendedPath.atomicWrite();
-            this.memoryWindows = attrs.supportsMemoryWindows() && extendedPath.memoryWindows();
-        } else {
-            this.extendedPath = null;
-            this.sendPath = postSend;
-            this.listPath = null;
-            this.atomics = attrs.supportsAtomics();
-            this.flush = false;
-            this.atomicWrite = false;
-            // IBV_WR_BIND_MW and IBV_WR_LOCAL_INV through ibv_post_send: where the device has windows at all (siw,
-            // the one device without the extended API here, has none and refuses both opcodes)
-            this.memoryWindows = attrs.supportsMemoryWindows();
-        }
-        this.postRecvFn = ctx.postRecvFn;
-        this.recvWr = unscoped(scratch.allocate(ibv_recv_wr.layout()));
-        this.recvSge = unscoped(scratch.allocate(ibv_sge.layout().byteSize() * Math.max(1, maxRecvSge), 8));
-        this.badRecvWr = unscoped(scratch.allocate(ADDRESS));
-        recvWr.set(JAVA_LONG, ibv_recv_wr.next$OFFSET, 0L);
-        recvWr.set(ADDRESS, ibv_recv_wr.sg_list$OFFSET, recvSge);
-        long wrSize = ibv_recv_wr.layout().byteSize();
-        long sgeSize = ibv_sge.layout().byteSize();
-        this.batchWrs = unscoped(scratch.allocate(ibv_recv_wr.layout(), MAX_RECEIVE_BATCH));
-        this.batchSges = unscoped(scratch.allocate(ibv_sge.layout(), MAX_RECEIVE_BATCH));
-        for (int i = 0; i < MAX_RECEIVE_BATCH; i++) {
-            long wr = i * wrSize;
-            batchWrs.set(JAVA_LONG, wr + ibv_recv_wr.next$OFFSET,
-                    i + 1 < MAX_RECEIVE_BATCH ? batchWrs.address() + wr + wrSize : 0L);
-            batchWrs.set(JAVA_LONG, wr + ibv_recv_wr.sg_list$OFFSET, batchSges.address() + i * sgeSize);
-            batchWrs.set(JAVA_INT, wr + ibv_recv_wr.num_sge$OFFSET, 1);
-        }
-    }
-
-    private static NativeResource[] dependencies(ProtectionDomain pd, CompletionQueue s, CompletionQueue r,
-                                                 SharedReceiveQueue srq) {
-        java.util.List<NativeResource> deps = new java.util.ArrayList<>(java.util.List.of(pd, s));
-        if (r != s) {
-            deps.add(r);
-        }
-        if (srq != null) {
-            deps.add(srq);
-        }
-        return deps.toArray(NativeResource[]::new);
-    }
-
-    /**
-     * A view of the QP's scratch memory {@code s} in the global scope, for the data path. Why: a segment of a shared
-     * arena handed to a downcall is acquired and released around the call (two compare-and-swaps on the arena's
-     * counter: 2.6 ns more per call on the host, benchmarks/README.md "The binding's own cost on the host CPU"),
-     * which guards against a concurrent close of the arena. Here the QP's {@link CallGate} already does: the scratch is used
-     * only by a call the gate admitted, and it is freed only by {@link #destroy()}, after the gate is closed, so no
-     * call can be in progress or start on freed scratch. (Reads and writes through the view skip the arena's
-     * liveness check for the same reason.)
-     */
-    private static MemorySegment unscoped(MemorySegment s) {
-        return MemorySegment.ofAddress(s.address()).reinterpret(s.byteSize());
+        this.sends = new SendPosting(pd, gate, qp, describe(), c, scratch);
+        this.receives = new ReceivePath(gate, qp, describe(), srq != null, c.maxRecvWr(), c.maxRecvSge(), ctx,
+                scratch);
     }
 
     /** The size of the view of the provider's ibv_qp_ex (0 on the legacy path): for tests. */
     long extendedQpViewSize() {
-        return extendedPath == null ? 0 : extendedPath.viewSize();
+        return sends.extendedQpViewSize();
     }
 
     void markConnected() {
-        connected = true;
+        sends.markConnected();
     }
-
-    // ---------------------------------------------------------------------------------------------------- info
 
     /** The QP number the device gave it ({@code qp_num}): what the peer names as its destination QP. */
     public int qpNumber() {
@@ -276,7 +115,7 @@ public final class QueuePair extends NativeResource {
      * with ({@code ibv_wr_*}); other requests go through {@code ibv_post_send} either way.
      */
     public boolean usesExtendedSendPath() {
-        return extended;
+        return sends.extended();
     }
 
     /**
@@ -284,12 +123,12 @@ public final class QueuePair extends NativeResource {
      * granted at creation; otherwise as the device's attributes say.
      */
     public boolean supportsAtomics() {
-        return atomics;
+        return sends.atomics();
     }
 
     /** Whether SEND and WRITE with immediate data can post: not on iWARP, which has no immediate data. */
     public boolean supportsImmediateData() {
-        return immediateData;
+        return sends.immediateData();
     }
 
     /**
@@ -297,12 +136,12 @@ public final class QueuePair extends NativeResource {
      * later), the device has it, and the provider granted {@code IBV_QP_EX_WITH_FLUSH} at creation.
      */
     public boolean supportsFlush() {
-        return flush;
+        return sends.flush();
     }
 
     /** Whether {@link #postAtomicWrite} can post: library ({@link RdmaCore.Feature#ATOMIC_WRITE}), device, provider. */
     public boolean supportsAtomicWrite() {
-        return atomicWrite;
+        return sends.atomicWrite();
     }
 
     /**
@@ -311,22 +150,22 @@ public final class QueuePair extends NativeResource {
      * {@code IBV_QP_EX_WITH_BIND_MW} and {@code IBV_QP_EX_WITH_LOCAL_INV}.
      */
     public boolean supportsMemoryWindows() {
-        return memoryWindows;
+        return sends.memoryWindows();
     }
 
     /** The largest inline payload the provider granted ({@link #postSendInline}, {@link #postWriteInline}). */
     public int maxInlineData() {
-        return maxInlineData;
+        return sends.maxInlineData();
     }
 
     /** The send queue's depth the provider granted: at most this many send requests outstanding. */
     public int sendQueueDepth() {
-        return maxSendWr;
+        return sends.maxSendWr();
     }
 
     /** The receive queue's depth the provider granted: at most this many receives posted. */
     public int receiveQueueDepth() {
-        return maxRecvWr;
+        return receives.maxRecvWr();
     }
 
     /**
@@ -336,18 +175,9 @@ public final class QueuePair extends NativeResource {
      */
     @Verb("ibv_query_qp")
     public QpState state() throws RdmaException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-            int rc;
-            synchronized (this) {
-                checkOpen();
-                rc = verbs_h.ibv_query_qp(qp, attr, verbs_h.IBV_QP_STATE, init);
-            }
-            if (rc != 0) {
-                throw new RdmaException("ibv_query_qp(" + describe() + ")", rc);
-            }
-            return QpState.of(attr.get(JAVA_INT, ibv_qp_attr.qp_state$OFFSET));
+        synchronized (this) {
+            checkOpen();
+            return QueuePairAttributes.state(qp, describe());
         }
     }
 
@@ -362,10 +192,10 @@ public final class QueuePair extends NativeResource {
     public PreparedQueuePair reset() throws RdmaException {
         synchronized (this) {
             checkOpen();
-            enter(); // no post or receive in progress while the queues are reset
+            gate.enterOrThrow(describe()); // no post or receive in progress while the queues are reset
             try {
-                connected = false;
-                modify(verbs_h.IBV_QPS_RESET, verbs_h.IBV_QP_STATE, null);
+                sends.markReset();
+                QueuePairAttributes.modify(qp, describe(), verbs_h.IBV_QPS_RESET, verbs_h.IBV_QP_STATE, null);
                 PreparedQueuePair.toInit(this, port);
             } finally {
                 gate.leave();
@@ -374,23 +204,6 @@ public final class QueuePair extends NativeResource {
         return PreparedQueuePair.rewrap(this);
     }
 
-    /** ibv_modify_qp with the given state and mask; {@code fill} sets the other attributes. */
-    void modify(int state, int mask, java.util.function.Consumer<MemorySegment> fill) throws RdmaException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
-            attr.set(JAVA_INT, ibv_qp_attr.qp_state$OFFSET, state);
-            if (fill != null) {
-                fill.accept(attr);
-            }
-            int rc = verbs_h.ibv_modify_qp(qp, attr, mask);
-            if (rc != 0) {
-                throw new RdmaException("ibv_modify_qp(" + describe() + " to " + QpState.of(state) + ")", rc);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------ receives
-
     /**
      * Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}.
      *
@@ -398,20 +211,7 @@ public final class QueuePair extends NativeResource {
      */
     @Verb("ibv_post_recv")
     public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
-        // Checked without the region's monitor: a receive hands the provider only an address and the lkey, which
-        // it stores without dereferencing; the kernel resolves the lkey when data arrives and refuses it once the
-        // region is deregistered (the completion fails), so a region closed right after this check cannot crash.
-        mr.checkRange(offset, Integer.toUnsignedLong(length));
-        checkNoSharedReceiveQueue();
-        enter();
-        try {
-            recvSge.set(JAVA_LONG, ibv_sge.addr$OFFSET, mr.address() + offset);
-            recvSge.set(JAVA_INT, ibv_sge.length$OFFSET, length);
-            recvSge.set(JAVA_INT, ibv_sge.lkey$OFFSET, mr.lkey());
-            postRecvLocked(wrId, 1);
-        } finally {
-            gate.leave();
-        }
+        receives.postReceive(wrId, mr, offset, length);
     }
 
     /**
@@ -421,18 +221,7 @@ public final class QueuePair extends NativeResource {
      */
     @Verb("ibv_post_recv")
     public void postReceive(long wrId, ScatterGatherList sgl) throws RdmaException {
-        if (sgl.count() > maxRecvSge) {
-            throw new IllegalArgumentException(sgl.count() + " SGEs exceed the receive queue's " + maxRecvSge);
-        }
-        checkNoSharedReceiveQueue();
-        enter();
-        try {
-            sgl.checkRegionsOpen(); // lkeys only, as above: a region closed since add() is refused here
-            MemorySegment.copy(sgl.array, 0, recvSge, 0, sgl.count() * ScatterGatherList.SGE_SIZE);
-            postRecvLocked(wrId, sgl.count());
-        } finally {
-            gate.leave();
-        }
+        receives.postReceive(wrId, sgl);
     }
 
     /**
@@ -452,95 +241,8 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_recv")
     public void postReceives(long[] wrIds, MemoryRegion mr, long[] offsets, int length, int count)
             throws RdmaException {
-        if (count < 1 || count > MAX_RECEIVE_BATCH || count > wrIds.length || count > offsets.length) {
-            throw new IllegalArgumentException("a batch of " + count + " receives (at most " + MAX_RECEIVE_BATCH
-                    + ", and no more than the " + wrIds.length + " wr_ids and " + offsets.length + " offsets given)");
-        }
-        for (int i = 0; i < count; i++) {
-            // lkeys only, as in postReceive: a region closed after this check cannot crash the provider
-            mr.checkRange(offsets[i], Integer.toUnsignedLong(length));
-        }
-        long wrSize = ibv_recv_wr.layout().byteSize();
-        long sgeSize = ibv_sge.layout().byteSize();
-        long base = mr.address();
-        int lkey = mr.lkey();
-        checkNoSharedReceiveQueue();
-        enter();
-        try {
-            for (int i = 0; i < count; i++) {
-                batchWrs.set(JAVA_LONG, i * wrSize + ibv_recv_wr.wr_id$OFFSET, wrIds[i]);
-                long sge = i * sgeSize;
-                batchSges.set(JAVA_LONG, sge + ibv_sge.addr$OFFSET, base + offsets[i]);
-                batchSges.set(JAVA_INT, sge + ibv_sge.length$OFFSET, length);
-                batchSges.set(JAVA_INT, sge + ibv_sge.lkey$OFFSET, lkey);
-            }
-            long last = (count - 1) * wrSize + ibv_recv_wr.next$OFFSET;
-            long after = batchWrs.get(JAVA_LONG, last);
-            batchWrs.set(JAVA_LONG, last, 0L); // the list ends with this batch
-            int rc;
-            try {
-                rc = postRecv(batchWrs);
-            } finally {
-                batchWrs.set(JAVA_LONG, last, after);
-            }
-            if (rc != 0) {
-                long bad = badRecvWr.get(JAVA_LONG, 0);
-                long index = (bad - batchWrs.address()) / wrSize;
-                String posted = index >= 0 && index < count ? String.valueOf(index) : "an unknown number";
-                throw SendPath.postFailure("ibv_post_recv (a batch of " + count + ": " + posted
-                        + " posted before the one refused)", describe(), rc, maxRecvWr, "receive");
-            }
-        } finally {
-            gate.leave();
-        }
+        receives.postReceives(wrIds, mr, offsets, length, count);
     }
-
-    private void checkNoSharedReceiveQueue() {
-        if (srq != null) {
-            throw new IllegalStateException(describe() + " receives from a shared receive queue: post there");
-        }
-    }
-
-    /**
-     * Passes the {@link CallGate} (waiting for a post of another thread), or throws {@link IllegalStateException}
-     * if the QP is closed or closing. Every call must be followed by {@code gate.leave()} in a finally.
-     */
-    private void enter() {
-        if (!gate.enter()) {
-            throw new IllegalStateException(describe() + " is closed");
-        }
-    }
-
-    /** Inside the gate: the QP must be connected (a reset one is not, until connected again). */
-    private void checkConnected() {
-        if (!connected) {
-            throw new IllegalStateException(describe() + " is not connected (reset and not reconnected)");
-        }
-    }
-
-    /** ibv_post_recv of the list at {@code wrs}: critical where the provider's post_recv stays in user space. */
-    private int postRecv(MemorySegment wrs) {
-        try {
-            // the QP and its scratch: kept alive by the CallGate around this call (VerbsOps: addresses as longs)
-            return criticalRecv
-                    ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postRecvFn, qp.address(), wrs.address(),
-                            badRecvWr.address())
-                    : (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp.address(), wrs.address(), badRecvWr.address());
-        } catch (Throwable t) {
-            throw CompletionQueue.verbsError(t);
-        }
-    }
-
-    private void postRecvLocked(long wrId, int numSge) throws RdmaException {
-        recvWr.set(JAVA_LONG, ibv_recv_wr.wr_id$OFFSET, wrId);
-        recvWr.set(JAVA_INT, ibv_recv_wr.num_sge$OFFSET, numSge);
-        int rc = postRecv(recvWr);
-        if (rc != 0) {
-            throw SendPath.postFailure("ibv_post_recv", describe(), rc, maxRecvWr, "receive");
-        }
-    }
-
-    // --------------------------------------------------------------------------------------------------- sends
 
     /**
      * SEND of {@code length} bytes of {@code mr} at {@code offset}.
@@ -550,7 +252,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_wr_send")
     @Verb("ibv_post_send")
     public void postSend(long wrId, MemoryRegion mr, long offset, int length, int flags) throws RdmaException {
-        postOne(Op.SEND, wrId, mr, offset, length, 0L, 0, 0, 0L, 0L, flags);
+        sends.postOne(Op.SEND, wrId, mr, offset, length, 0L, 0, 0, 0L, 0L, flags);
     }
 
     /**
@@ -562,7 +264,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_send")
     public void postSendWithImmediate(long wrId, MemoryRegion mr, long offset, int length, int immediate, int flags)
             throws RdmaException {
-        postOne(Op.SEND_WITH_IMM, wrId, mr, offset, length, 0L, 0, immediate, 0L, 0L, flags);
+        sends.postOne(Op.SEND_WITH_IMM, wrId, mr, offset, length, 0L, 0, immediate, 0L, 0L, flags);
     }
 
     /**
@@ -574,7 +276,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_wr_set_sge_list")
     @Verb("ibv_post_send")
     public void postSend(long wrId, ScatterGatherList sgl, int flags) throws RdmaException {
-        postList(Op.SEND, wrId, sgl, 0L, 0, 0, flags);
+        sends.postList(Op.SEND, wrId, sgl, 0L, 0, 0, flags);
     }
 
     /**
@@ -587,7 +289,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_wr_set_inline_data")
     @Verb("ibv_post_send")
     public void postSendInline(long wrId, MemorySegment data, int flags) throws RdmaException {
-        postInline(Op.SEND, wrId, data, 0L, 0, flags);
+        sends.postInline(Op.SEND, wrId, data, 0L, 0, flags);
     }
 
     /**
@@ -599,7 +301,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_send")
     public void postWrite(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags)
             throws RdmaException {
-        postOne(Op.WRITE, wrId, mr, offset, length, remoteAddress, rkey, 0, 0L, 0L, flags);
+        sends.postOne(Op.WRITE, wrId, mr, offset, length, remoteAddress, rkey, 0, 0L, 0L, flags);
     }
 
     /**
@@ -612,7 +314,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_send")
     public void postWrite(long wrId, ScatterGatherList sgl, long remoteAddress, int rkey, int flags)
             throws RdmaException {
-        postList(Op.WRITE, wrId, sgl, remoteAddress, rkey, 0, flags);
+        sends.postList(Op.WRITE, wrId, sgl, remoteAddress, rkey, 0, flags);
     }
 
     /**
@@ -625,7 +327,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_send")
     public void postWriteInline(long wrId, MemorySegment data, long remoteAddress, int rkey, int flags)
             throws RdmaException {
-        postInline(Op.WRITE, wrId, data, remoteAddress, rkey, flags);
+        sends.postInline(Op.WRITE, wrId, data, remoteAddress, rkey, flags);
     }
 
     /**
@@ -637,7 +339,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_send")
     public void postWriteWithImmediate(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress,
                                        int rkey, int immediate, int flags) throws RdmaException {
-        postOne(Op.WRITE_WITH_IMM, wrId, mr, offset, length, remoteAddress, rkey, immediate, 0L, 0L, flags);
+        sends.postOne(Op.WRITE_WITH_IMM, wrId, mr, offset, length, remoteAddress, rkey, immediate, 0L, 0L, flags);
     }
 
     /**
@@ -649,7 +351,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_send")
     public void postRead(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags)
             throws RdmaException {
-        postOne(Op.READ, wrId, mr, offset, length, remoteAddress, rkey, 0, 0L, 0L, flags);
+        sends.postOne(Op.READ, wrId, mr, offset, length, remoteAddress, rkey, 0, 0L, 0L, flags);
     }
 
     /**
@@ -663,7 +365,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_send")
     public void postFetchAdd(long wrId, MemoryRegion result, long offset, long remoteAddress, int rkey, long add,
                              int flags) throws RdmaException {
-        postOne(Op.FETCH_ADD, wrId, result, offset, 8, remoteAddress, rkey, 0, add, 0L, flags);
+        sends.postOne(Op.FETCH_ADD, wrId, result, offset, 8, remoteAddress, rkey, 0, add, 0L, flags);
     }
 
     /**
@@ -676,7 +378,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_send")
     public void postCompareSwap(long wrId, MemoryRegion result, long offset, long remoteAddress, int rkey,
                                 long compare, long swap, int flags) throws RdmaException {
-        postOne(Op.COMPARE_SWAP, wrId, result, offset, 8, remoteAddress, rkey, 0, compare, swap, flags);
+        sends.postOne(Op.COMPARE_SWAP, wrId, result, offset, 8, remoteAddress, rkey, 0, compare, swap, flags);
     }
 
     /**
@@ -693,22 +395,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_wr_flush")
     public void postFlush(long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope,
                           int flags) throws RdmaException {
-        if (!flush) {
-            RdmaCore.Feature.FLUSH.require(); // the library first: rdma-core 44 has no ibv_wr_flush
-            throw unsupported("RDMA FLUSH", "FLUSH (device_cap_flags_ex IB_UVERBS_DEVICE_FLUSH_GLOBAL/PERSISTENT "
-                    + "and IBV_QP_EX_WITH_FLUSH of the extended QP API)");
-        }
-        if (length < 0) {
-            throw new IllegalArgumentException("negative FLUSH length " + length);
-        }
-        checkFlags(flags);
-        enter();
-        try {
-            checkConnected();
-            extendedPath.postFlush(wrId, flags, remoteAddress, rkey, length, (byte) type.value, (byte) scope.value);
-        } finally {
-            gate.leave();
-        }
+        sends.postFlush(wrId, remoteAddress, rkey, length, type, scope, flags);
     }
 
     /**
@@ -719,20 +406,7 @@ public final class QueuePair extends NativeResource {
      */
     @Verb("ibv_wr_atomic_write")
     public void postAtomicWrite(long wrId, long remoteAddress, int rkey, long value, int flags) throws RdmaException {
-        if (!atomicWrite) {
-            RdmaCore.Feature.ATOMIC_WRITE.require();
-            throw unsupported("RDMA ATOMIC WRITE", "ATOMIC WRITE (device_cap_flags_ex IB_UVERBS_DEVICE_ATOMIC_WRITE "
-                    + "and IBV_QP_EX_WITH_ATOMIC_WRITE of the extended QP API)");
-        }
-        checkAligned(remoteAddress, "ATOMIC WRITE");
-        checkFlags(flags);
-        enter();
-        try {
-            checkConnected();
-            extendedPath.postAtomicWrite(wrId, flags, remoteAddress, rkey, value);
-        } finally {
-            gate.leave();
-        }
+        sends.postAtomicWrite(wrId, remoteAddress, rkey, value, flags);
     }
 
     /**
@@ -759,52 +433,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_post_send")
     public void postBindMemoryWindow(long wrId, MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length,
                                      java.util.Set<Access> access, int flags) throws RdmaException {
-        if (!memoryWindows) {
-            throw unsupported("memory windows", "type 2 memory windows (device_cap_flags IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B"
-                    + (extended ? " and IBV_QP_EX_WITH_BIND_MW/_LOCAL_INV of the extended QP API)" : ")"));
-        }
-        checkFlags(flags);
-        if ((flags & SendFlags.INLINE) != 0) {
-            throw new IllegalArgumentException("INLINE applies to SEND and RDMA WRITE, not to a window bind");
-        }
-        if (mw.protectionDomain() != pd || mr.protectionDomain() != pd) {
-            throw new IllegalArgumentException("window, region and queue pair must share one protection domain "
-                    + "(InfiniBand C10-72)");
-        }
-        if (access.isEmpty() || !java.util.EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC)
-                .containsAll(access)) {
-            throw new IllegalArgumentException("a window grants remote rights only (REMOTE_READ, REMOTE_WRITE, "
-                    + "REMOTE_ATOMIC), not " + access);
-        }
-        if (!mr.access().contains(Access.MW_BIND)) {
-            throw new IllegalArgumentException("windows bind only to a region registered with MW_BIND (C10-73): "
-                    + mr.access());
-        }
-        if ((access.contains(Access.REMOTE_WRITE) || access.contains(Access.REMOTE_ATOMIC))
-                && !mr.access().contains(Access.LOCAL_WRITE)) {
-            throw new IllegalArgumentException("a writable window needs a region with LOCAL_WRITE (C10-74)");
-        }
-        if (length <= 0) {
-            throw new IllegalArgumentException("a window binds a non-empty range (o10-37.2.40), not " + length
-                    + " bytes");
-        }
-        int bits = Access.bits(access);
-        enter();
-        try {
-            checkConnected();
-            // the provider reads both structs during the call: hold them open (order: the QP's gate, window, region)
-            synchronized (mw) {
-                mw.checkBindable(newRkey);
-                synchronized (mr) {
-                    mr.checkRange(offset, length);
-                    sendPath.postBindWindow(wrId, flags, mw.handle, newRkey, mr.handle, mr.address() + offset, length,
-                            bits);
-                }
-                mw.bound(newRkey);
-            }
-        } finally {
-            gate.leave();
-        }
+        sends.postBindMemoryWindow(wrId, mw, newRkey, mr, offset, length, access, flags);
     }
 
     /**
@@ -819,24 +448,7 @@ public final class QueuePair extends NativeResource {
     @Verb("ibv_wr_local_inv")
     @Verb("ibv_post_send")
     public void postInvalidate(long wrId, MemoryWindow mw, int flags) throws RdmaException {
-        if (!memoryWindows) {
-            throw unsupported("memory window invalidation", "type 2 memory windows");
-        }
-        checkFlags(flags);
-        if ((flags & SendFlags.INLINE) != 0) {
-            throw new IllegalArgumentException("INLINE applies to SEND and RDMA WRITE, not to an invalidation");
-        }
-        enter();
-        try {
-            checkConnected();
-            synchronized (mw) {
-                mw.checkInvalidatable();
-                sendPath.postLocalInvalidate(wrId, flags, mw.rkey());
-                mw.invalidated();
-            }
-        } finally {
-            gate.leave();
-        }
+        sends.postInvalidate(wrId, mw, flags);
     }
 
     /**
@@ -855,174 +467,7 @@ public final class QueuePair extends NativeResource {
      */
     @Verb("ibv_post_send")
     public void postChain(SendChain chain) throws RdmaException {
-        int n = chain.count;
-        if (n == 0) {
-            throw new IllegalArgumentException("an empty chain: nothing to post");
-        }
-        if (n > maxSendWr) {
-            throw new IllegalArgumentException("a chain of " + n + " requests exceeds " + describe()
-                    + "'s send queue of " + maxSendWr + ": post it in parts");
-        }
-        for (int i = 0; i < n; i++) {
-            checkOp(chain.ops[i]);
-        }
-        enter();
-        try {
-            checkConnected();
-            // lkeys only, as in postReceive: a region closed after this check cannot crash the provider
-            for (int i = 0; i < n; i++) {
-                chain.regions[i].checkOpen();
-            }
-            sendPath.postChain(chain, n);
-        } finally {
-            gate.leave();
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------ implementation
-
-    private void checkOp(Op op) {
-        if (op.atomic() && !atomics) {
-            throw unsupported(op == Op.FETCH_ADD ? "ATOMIC FETCH AND ADD" : "ATOMIC COMPARE AND SWAP",
-                    "atomics (atomic_cap is " + pd.context.attributes().atomicCapability() + ")");
-        }
-        if (op.immediate() && !immediateData) {
-            throw unsupported(op == Op.SEND_WITH_IMM ? "SEND with immediate data" : "RDMA WRITE with immediate data",
-                    "immediate data (the iWARP transport has none)");
-        }
-    }
-
-    private UnsupportedOperationException unsupported(String what, String capability) {
-        return new UnsupportedOperationException(what + " is not supported by " + deviceName + ": it lacks "
-                + capability);
-    }
-
-    private static void checkFlags(int flags) {
-        if ((flags & ~SendFlags.ALL) != 0) {
-            throw new IllegalArgumentException("unknown send flags 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
-        }
-    }
-
-    private static void checkAligned(long remoteAddress, String what) {
-        if ((remoteAddress & 7) != 0) {
-            throw new IllegalArgumentException(what + " needs an 8-byte aligned remote address, got 0x"
-                    + Long.toHexString(remoteAddress));
-        }
-    }
-
-    private void postOne(Op op, long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey,
-                         int immediate, long compareAdd, long swap, int flags) throws RdmaException {
-        checkOp(op);
-        checkFlags(flags);
-        mr.checkRange(offset, Integer.toUnsignedLong(length));
-        if (op.atomic()) {
-            checkAligned(remoteAddress, op == Op.FETCH_ADD ? "FETCH AND ADD" : "COMPARE AND SWAP");
-            if (((mr.address() + offset) & 7) != 0) {
-                throw new IllegalArgumentException("the result buffer of an atomic must be 8-byte aligned");
-            }
-        }
-        boolean inline = (flags & SendFlags.INLINE) != 0;
-        if (inline) {
-            checkInline(op, length);
-        }
-        long addr = mr.address() + offset;
-        int lkey = mr.lkey();
-        enter();
-        try {
-            checkConnected();
-            if (inline) {
-                // The provider reads inline bytes during the call. The region was open at checkRange, but another
-                // thread may close it (or the arena of the memory it covers) now and free that memory. So copy the
-                // bytes into the QP's scratch: MemorySegment.copy checks the source's arena is alive and a
-                // concurrent close of a shared arena cannot free it in mid-copy (the FFM runtime's handshake), so
-                // this either throws IllegalStateException or has the bytes. The lkey is not used for inline data.
-                MemorySegment.copy(mr.segment(), offset, inlineBuf, 0, length);
-                sendPath.postInlineScratch(op, wrId, flags, remoteAddress, rkey, immediate, length);
-            } else {
-                sendPath.post(op, wrId, flags, remoteAddress, rkey, immediate, compareAdd, swap, addr, length, lkey);
-            }
-        } finally {
-            gate.leave();
-        }
-    }
-
-    private void postList(Op op, long wrId, ScatterGatherList sgl, long remoteAddress, int rkey, int immediate,
-                          int flags) throws RdmaException {
-        checkOp(op);
-        checkFlags(flags);
-        if (sgl.count() == 0 || sgl.count() > maxSendSge) {
-            throw new IllegalArgumentException(sgl.count() + " SGEs: the send queue takes 1.." + maxSendSge);
-        }
-        if ((flags & SendFlags.INLINE) != 0) {
-            checkInline(op, sgl.totalLength());
-            postListInline(op, wrId, sgl, remoteAddress, rkey, immediate, flags);
-            return;
-        }
-        enter();
-        try {
-            checkConnected();
-            // the list holds raw addresses and lkeys: refuse a region closed since add() (see postReceive for why
-            // a close after this check is harmless without inline data)
-            sgl.checkRegionsOpen();
-            (listPath != null && sgl.count() > 1 ? listPath : sendPath)
-                    .postList(op, wrId, flags, remoteAddress, rkey, immediate, sgl.array, sgl.count());
-        } finally {
-            gate.leave();
-        }
-    }
-
-    /**
-     * An inline post of a list: the elements' bytes are gathered into the QP's scratch (as in postOne, so that a
-     * concurrent close of a region or of its memory's arena cannot free what the provider reads) and posted as one
-     * inline element; the request carries the same bytes.
-     */
-    private void postListInline(Op op, long wrId, ScatterGatherList sgl, long remoteAddress, int rkey,
-                                int immediate, int flags) throws RdmaException {
-        enter();
-        try {
-            checkConnected();
-            sgl.checkRegionsOpen();
-            long length = 0;
-            for (int i = 0; i < sgl.count(); i++) {
-                int n = sgl.length(i);
-                MemorySegment.copy(sgl.regions[i].segment(), sgl.offsets[i], inlineBuf, length, n);
-                length += n;
-            }
-            sendPath.postInlineScratch(op, wrId, flags, remoteAddress, rkey, immediate, length);
-        } finally {
-            gate.leave();
-        }
-    }
-
-    /** Inline data is what a SEND or WRITE carries; it fits the QP's inline scratch. */
-    private void checkInline(Op op, long length) {
-        if (op == Op.READ || op.atomic()) {
-            throw new IllegalArgumentException("INLINE applies to SEND and RDMA WRITE, not to " + op);
-        }
-        if (length > maxInlineData) {
-            throw new IllegalArgumentException("inline " + op + " of " + length + " bytes exceeds the QP's "
-                    + maxInlineData + " (QueuePairBuilder.maxInlineData)");
-        }
-    }
-
-    private void postInline(Op op, long wrId, MemorySegment data, long remoteAddress, int rkey, int flags)
-            throws RdmaException {
-        checkFlags(flags);
-        if (!data.isNative()) {
-            throw new IllegalArgumentException("inline data must be a native segment");
-        }
-        if (data.byteSize() > maxInlineData) {
-            throw new IllegalArgumentException("inline data of " + data.byteSize() + " bytes exceeds the QP's "
-                    + maxInlineData + " (QueuePairBuilder.maxInlineData)");
-        }
-        flags |= SendFlags.INLINE;
-        enter();
-        try {
-            checkConnected();
-            sendPath.postInlineData(op, wrId, flags, remoteAddress, rkey, data);
-        } finally {
-            gate.leave();
-        }
+        sends.postChain(chain);
     }
 
     @Override

@@ -33,11 +33,13 @@ public final class QueuePairBuilder {
         return this;
     }
 
+    /** The CQ send requests complete on. */
     public QueuePairBuilder sendCompletionQueue(CompletionQueue cq) {
         this.sendCq = cq;
         return this;
     }
 
+    /** The CQ receives complete on. */
     public QueuePairBuilder receiveCompletionQueue(CompletionQueue cq) {
         this.recvCq = cq;
         return this;
@@ -55,16 +57,19 @@ public final class QueuePairBuilder {
         return this;
     }
 
+    /** At most {@code n} receives posted at once. */
     public QueuePairBuilder receiveQueueDepth(int n) {
         this.maxRecvWr = positive("receiveQueueDepth", n);
         return this;
     }
 
+    /** At most {@code n} gather elements per send request. */
     public QueuePairBuilder maxSendSge(int n) {
         this.maxSendSge = positive("maxSendSge", n);
         return this;
     }
 
+    /** At most {@code n} scatter elements per receive. */
     public QueuePairBuilder maxReceiveSge(int n) {
         this.maxRecvSge = positive("maxReceiveSge", n);
         return this;
@@ -85,6 +90,7 @@ public final class QueuePairBuilder {
         return this;
     }
 
+    /** The device port to use (numbered from 1). */
     public QueuePairBuilder port(int port) {
         this.port = port;
         return this;

@@ -11,6 +11,7 @@ package org.panamardma.verbs;
  * @param mtu      its port's active MTU
  */
 public record QueuePairEndpoint(int qpNumber, int psn, int port, int lid, Gid gid, Mtu mtu) {
+    /** An endpoint; refuses a PSN or QP number over 24 bits. */
     public QueuePairEndpoint {
         if ((psn & ~0xFFFFFF) != 0) {
             throw new IllegalArgumentException("a PSN has 24 bits: 0x" + Integer.toHexString(psn));

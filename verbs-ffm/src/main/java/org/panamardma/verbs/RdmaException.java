@@ -6,13 +6,16 @@ import java.io.IOException;
 public class RdmaException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** The errno of the failure, or 0 if none. */
     private final int errno;
 
+    /** {@code operation} failed with {@code errno} (named in the message). */
     public RdmaException(String operation, int errno) {
         super(operation + " failed: " + Errno.name(errno) + " (" + Math.abs(errno) + ")");
         this.errno = Math.abs(errno);
     }
 
+    /** A failure described by {@code message}, without an errno. */
     public RdmaException(String message) {
         super(message);
         this.errno = 0;

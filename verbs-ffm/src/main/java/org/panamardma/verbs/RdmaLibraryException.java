@@ -9,6 +9,7 @@ package org.panamardma.verbs;
 public final class RdmaLibraryException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
+    /** The library cannot be used; {@code message} says why and what to install. */
     public RdmaLibraryException(String message) {
         super(message);
     }

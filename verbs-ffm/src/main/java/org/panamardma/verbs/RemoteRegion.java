@@ -5,6 +5,7 @@ package org.panamardma.verbs;
  * Plain values: exchanging them (over a SEND, private data, an RPC chunk list) is the application's business.
  */
 public record RemoteRegion(long address, long length, int rkey) {
+    /** A remote region; refuses a negative length. */
     public RemoteRegion {
         if (length < 0) {
             throw new IllegalArgumentException("negative length " + length);

@@ -28,6 +28,7 @@ public final class ScatterGatherList implements AutoCloseable {
     private int count;
     private long totalLength;
 
+    /** An empty list of room for {@code capacity} elements. */
     public ScatterGatherList(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive: " + capacity);
@@ -38,6 +39,7 @@ public final class ScatterGatherList implements AutoCloseable {
         this.offsets = new long[capacity];
     }
 
+    /** Empties the list, for reuse; returns it. */
     public ScatterGatherList clear() {
         java.util.Arrays.fill(regions, 0, count, null);
         count = 0;
@@ -62,10 +64,12 @@ public final class ScatterGatherList implements AutoCloseable {
         return this;
     }
 
+    /** The number of elements. */
     public int count() {
         return count;
     }
 
+    /** The bytes of all elements together. */
     public long totalLength() {
         return totalLength;
     }

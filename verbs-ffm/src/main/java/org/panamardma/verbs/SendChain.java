@@ -60,10 +60,12 @@ public final class SendChain {
         return this;
     }
 
+    /** The number of requests in the chain. */
     public int size() {
         return count;
     }
 
+    /** The most requests the chain holds. */
     public int capacity() {
         return capacity;
     }

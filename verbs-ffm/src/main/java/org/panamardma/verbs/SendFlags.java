@@ -9,6 +9,7 @@ import org.panamardma.verbs.ffi.verbs_h;
 public final class SendFlags {
     private SendFlags() {}
 
+    /** No flag: an unsignaled request. */
     public static final int NONE = 0;
     /** Wait for earlier RDMA READs and atomics of this QP to complete before this request starts. */
     public static final int FENCE = verbs_h.IBV_SEND_FENCE;

@@ -6,15 +6,15 @@ import org.panamardma.verbs.ffi.verbs_h;
 /**
  * How a queue pair's send requests reach the provider: {@link ExtendedSendPath} (the {@code ibv_wr_*} verbs of
  * {@code ibv_qp_ex}) where the device offers it, {@link LegacySendPath} ({@code ibv_post_send}) where it does not.
- * {@link QueuePair} chooses one at creation and keeps everything the two share: argument validation, the monitor
- * that serializes posts, the capabilities, the inline scratch.
+ * {@link SendPosting} chooses one at creation and keeps everything the two share: argument validation, the
+ * capabilities, the inline scratch; the QP's {@link CallGate} serializes the posts.
  *
- * <p>Every method here is called with the QP's monitor held, after the QP was checked open and connected and every
+ * <p>Every method here is called inside the QP's gate, after the QP was checked open and connected and every
  * argument validated. A backend reads the caller's memory (inline bytes, a scatter/gather list) only before its
  * first native call, copying it into the QP's scratch, so that nothing on our side can fail between the first and
  * the last native call of a request (which on the extended path would leave a started request, and on rxe the send
  * queue's lock, behind: see {@link ExtendedSendPath}). The scratch memory the backends write is the QP's and is
- * freed only by its {@code destroy()}, under the same monitor.
+ * freed only by its {@code destroy()}, once the gate is closed.
  */
 abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
 

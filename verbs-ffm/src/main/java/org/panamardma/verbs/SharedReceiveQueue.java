@@ -71,6 +71,7 @@ public final class SharedReceiveQueue extends NativeResource {
         }
     }
 
+    /** The most receives posted at once (the depth the provider granted). */
     public int capacity() {
         return maxWr;
     }

@@ -4,13 +4,17 @@ import org.panamardma.verbs.ffi.verbs_h;
 
 /** {@code enum ibv_transport_type}: the transport a device speaks. Soft-RoCE is {@link #INFINIBAND}. */
 public enum TransportType {
+    /** {@code IBV_TRANSPORT_UNKNOWN}. */
     UNKNOWN(verbs_h.IBV_TRANSPORT_UNKNOWN),
     /** InfiniBand transport: InfiniBand and RoCE devices (rdma_rxe included). */
     INFINIBAND(verbs_h.IBV_TRANSPORT_IB),
     /** iWARP: RDMA over TCP (siw included). */
     IWARP(verbs_h.IBV_TRANSPORT_IWARP),
+    /** {@code IBV_TRANSPORT_USNIC}. */
     USNIC(verbs_h.IBV_TRANSPORT_USNIC),
+    /** {@code IBV_TRANSPORT_USNIC_UDP}. */
     USNIC_UDP(verbs_h.IBV_TRANSPORT_USNIC_UDP),
+    /** {@code IBV_TRANSPORT_UNSPECIFIED}. */
     UNSPECIFIED(verbs_h.IBV_TRANSPORT_UNSPECIFIED);
 
     private final int value;
@@ -19,10 +23,12 @@ public enum TransportType {
         this.value = value;
     }
 
+    /** The {@code IBV_TRANSPORT_*} value. */
     public int value() {
         return value;
     }
 
+    /** The transport of the {@code IBV_TRANSPORT_*} value {@code value}. */
     public static TransportType of(int value) {
         for (TransportType t : values()) {
             if (t.value == value) {

@@ -51,7 +51,7 @@ final class VerbsAccessImpl implements VerbsAccess {
                                     SharedReceiveQueue srq, int port, MemorySegment qp, boolean extended,
                                     long sendOpsFlags, int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge,
                                     int maxInlineData, Runnable destroy) {
-        return new QueuePair(pd, sendCq, recvCq, srq, port, new QueuePair.Creation(qp, extended, sendOpsFlags,
+        return new QueuePair(pd, sendCq, recvCq, srq, port, new QueuePairCreation(qp, extended, sendOpsFlags,
                 maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData), destroy);
     }
 
@@ -71,7 +71,8 @@ final class VerbsAccessImpl implements VerbsAccess {
                 | (a.supportsFlushGlobal() ? verbs_h.IBV_ACCESS_FLUSH_GLOBAL : 0)
                 | (a.supportsFlushPersistent() ? verbs_h.IBV_ACCESS_FLUSH_PERSISTENT : 0);
         synchronized (qp) {
-            qp.modify(verbs_h.IBV_QPS_RTS, verbs_h.IBV_QP_ACCESS_FLAGS, attr -> attr.set(
+            QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_RTS, verbs_h.IBV_QP_ACCESS_FLAGS,
+                    attr -> attr.set(
                     java.lang.foreign.ValueLayout.JAVA_INT, org.panamardma.verbs.ffi.ibv_qp_attr.qp_access_flags$OFFSET,
                     access));
         }

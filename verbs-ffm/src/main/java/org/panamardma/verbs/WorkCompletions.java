@@ -32,6 +32,7 @@ public final class WorkCompletions implements AutoCloseable {
         this.array = Arena.ofAuto().allocate(WC_SIZE * capacity, 8);
     }
 
+    /** Native room for {@code capacity} completions (close it when done). */
     public static WorkCompletions allocate(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive: " + capacity);
@@ -39,6 +40,7 @@ public final class WorkCompletions implements AutoCloseable {
         return new WorkCompletions(capacity);
     }
 
+    /** The most completions one poll takes into it. */
     public int capacity() {
         return capacity;
     }
@@ -67,14 +69,17 @@ public final class WorkCompletions implements AutoCloseable {
         return i * WC_SIZE;
     }
 
+    /** The wr_id of completion {@code i}: the request's (or receive's) own. */
     public long wrId(int i) {
         return array.get(JAVA_LONG, base(i) + ibv_wc.wr_id$OFFSET);
     }
 
+    /** The status of completion {@code i}. */
     public WcStatus status(int i) {
         return WcStatus.of(array.get(JAVA_INT, base(i) + ibv_wc.status$OFFSET));
     }
 
+    /** Whether completion {@code i} succeeded ({@code IBV_WC_SUCCESS}). */
     public boolean isSuccess(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.status$OFFSET) == verbs_h.IBV_WC_SUCCESS;
     }
@@ -89,6 +94,7 @@ public final class WorkCompletions implements AutoCloseable {
         return array.get(JAVA_INT, base(i) + ibv_wc.byte_len$OFFSET);
     }
 
+    /** Whether completion {@code i} carries immediate data ({@code IBV_WC_WITH_IMM}). */
     public boolean hasImmediate(int i) {
         return (array.get(JAVA_INT, base(i) + ibv_wc.wc_flags$OFFSET) & verbs_h.IBV_WC_WITH_IMM) != 0;
     }
@@ -108,14 +114,17 @@ public final class WorkCompletions implements AutoCloseable {
         return array.get(JAVA_INT, base(i) + ibv_wc.$anon0$invalidated_rkey$OFFSET);
     }
 
+    /** The number of the queue pair completion {@code i} is of. */
     public int qpNumber(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.qp_num$OFFSET);
     }
 
+    /** The provider's vendor error of completion {@code i}. */
     public int vendorError(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.vendor_err$OFFSET);
     }
 
+    /** The {@code wc_flags} of completion {@code i}. */
     public int flags(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.wc_flags$OFFSET);
     }

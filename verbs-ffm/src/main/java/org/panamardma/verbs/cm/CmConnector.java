@@ -37,6 +37,7 @@ public final class CmConnector {
      */
     @FunctionalInterface
     public interface QueuePairFactory {
+        /** Creates the queue pair of {@code id} on its device context (the id has its device by then). */
         QueuePair create(CmId id) throws RdmaException;
     }
 

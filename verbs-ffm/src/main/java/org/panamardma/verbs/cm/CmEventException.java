@@ -11,8 +11,10 @@ public class CmEventException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
     private final transient CmEvent event;
+    /** The event type that was awaited. */
     private final CmEventType expected;
 
+    /** The event {@code event} came where {@code expected} was awaited. */
     public CmEventException(CmEventType expected, CmEvent event) {
         super("expected " + expected.cName() + " but got " + event);
         this.event = event;
@@ -24,6 +26,7 @@ public class CmEventException extends RdmaException {
         return event;
     }
 
+    /** The event type that was awaited. */
     public CmEventType expected() {
         return expected;
     }

@@ -10,21 +10,29 @@ public enum CmEventType {
     ADDR_ERROR(rdma_cma_h.RDMA_CM_EVENT_ADDR_ERROR, "RDMA_CM_EVENT_ADDR_ERROR"),
     /** {@link CmId#resolveRoute} succeeded. */
     ROUTE_RESOLVED(rdma_cma_h.RDMA_CM_EVENT_ROUTE_RESOLVED, "RDMA_CM_EVENT_ROUTE_RESOLVED"),
+    /** {@code RDMA_CM_EVENT_ROUTE_ERROR}. */
     ROUTE_ERROR(rdma_cma_h.RDMA_CM_EVENT_ROUTE_ERROR, "RDMA_CM_EVENT_ROUTE_ERROR"),
     /** On a listening id: a peer wants to connect. The event's {@link CmEvent#id()} is the new id for it. */
     CONNECT_REQUEST(rdma_cma_h.RDMA_CM_EVENT_CONNECT_REQUEST, "RDMA_CM_EVENT_CONNECT_REQUEST"),
     /** Active side, only when the id has no QP (librdmacm turns it into ESTABLISHED when it has one). */
     CONNECT_RESPONSE(rdma_cma_h.RDMA_CM_EVENT_CONNECT_RESPONSE, "RDMA_CM_EVENT_CONNECT_RESPONSE"),
+    /** {@code RDMA_CM_EVENT_CONNECT_ERROR}. */
     CONNECT_ERROR(rdma_cma_h.RDMA_CM_EVENT_CONNECT_ERROR, "RDMA_CM_EVENT_CONNECT_ERROR"),
     /** The peer did not answer (IB CM timeout, TCP connect timeout). */
     UNREACHABLE(rdma_cma_h.RDMA_CM_EVENT_UNREACHABLE, "RDMA_CM_EVENT_UNREACHABLE"),
     /** The peer (its application, or its CM when nobody listens) refused the connection. */
     REJECTED(rdma_cma_h.RDMA_CM_EVENT_REJECTED, "RDMA_CM_EVENT_REJECTED"),
+    /** {@code RDMA_CM_EVENT_ESTABLISHED}. */
     ESTABLISHED(rdma_cma_h.RDMA_CM_EVENT_ESTABLISHED, "RDMA_CM_EVENT_ESTABLISHED"),
+    /** {@code RDMA_CM_EVENT_DISCONNECTED}. */
     DISCONNECTED(rdma_cma_h.RDMA_CM_EVENT_DISCONNECTED, "RDMA_CM_EVENT_DISCONNECTED"),
+    /** {@code RDMA_CM_EVENT_DEVICE_REMOVAL}. */
     DEVICE_REMOVAL(rdma_cma_h.RDMA_CM_EVENT_DEVICE_REMOVAL, "RDMA_CM_EVENT_DEVICE_REMOVAL"),
+    /** {@code RDMA_CM_EVENT_MULTICAST_JOIN}. */
     MULTICAST_JOIN(rdma_cma_h.RDMA_CM_EVENT_MULTICAST_JOIN, "RDMA_CM_EVENT_MULTICAST_JOIN"),
+    /** {@code RDMA_CM_EVENT_MULTICAST_ERROR}. */
     MULTICAST_ERROR(rdma_cma_h.RDMA_CM_EVENT_MULTICAST_ERROR, "RDMA_CM_EVENT_MULTICAST_ERROR"),
+    /** {@code RDMA_CM_EVENT_ADDR_CHANGE}. */
     ADDR_CHANGE(rdma_cma_h.RDMA_CM_EVENT_ADDR_CHANGE, "RDMA_CM_EVENT_ADDR_CHANGE"),
     /** InfiniBand/RoCE: the QP left its time-wait state after a disconnect. */
     TIMEWAIT_EXIT(rdma_cma_h.RDMA_CM_EVENT_TIMEWAIT_EXIT, "RDMA_CM_EVENT_TIMEWAIT_EXIT");
@@ -55,6 +63,7 @@ public enum CmEventType {
                 || this == ROUTE_ERROR;
     }
 
+    /** The type of the {@code RDMA_CM_EVENT_*} value {@code value}. */
     public static CmEventType of(int value) {
         for (CmEventType t : BY_VALUE) {
             if (t.value == value) {

@@ -6,6 +6,7 @@ import org.panamardma.verbs.RdmaException;
 public class CmTimeoutException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
+    /** No event came within the wait's deadline; {@code message} says which. */
     public CmTimeoutException(String message) {
         super(message);
     }

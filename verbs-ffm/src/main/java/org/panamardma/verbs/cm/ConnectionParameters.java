@@ -33,6 +33,7 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
     public static final ConnectionParameters DEFAULTS = new ConnectionParameters(DEVICE_MAXIMUM, DEVICE_MAXIMUM, 7, 7,
             new byte[0]);
 
+    /** Parameters; refuses values outside their fields (0..255 resources, 0..7 retries) and too much private data. */
     public ConnectionParameters {
         check("responderResources", responderResources, 0, 255);
         check("initiatorDepth", initiatorDepth, 0, 255);
@@ -66,14 +67,17 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
         return privateData;
     }
 
+    /** These parameters with {@code data} (copied) as the private data. */
     public ConnectionParameters withPrivateData(byte[] data) {
         return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, data);
     }
 
+    /** These parameters with the RDMA Read and atomic resources given. */
     public ConnectionParameters withResources(int responderResources, int initiatorDepth) {
         return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, privateData);
     }
 
+    /** These parameters with the transport and RNR retry counts given (7: RNR retries without limit). */
     public ConnectionParameters withRetries(int retryCount, int rnrRetryCount) {
         return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, privateData);
     }

@@ -15,6 +15,7 @@ public enum PortSpace {
         this.value = value;
     }
 
+    /** The {@code RDMA_PS_*} value. */
     public int value() {
         return value;
     }

@@ -34,15 +34,23 @@ public final class PrivateDataLimits {
     /** {@code uint8_t private_data_len} of {@code struct rdma_conn_param} and {@code rdma_reject}. */
     public static final int LIBRDMACM_MAX = 255;
 
+    /** InfiniBand/RoCE connect: {@code IB_CM_REQ_PRIVATE_DATA_SIZE} less the CMA header (see above). */
     public static final int IB_CONNECT = 92 - 36;
+    /** InfiniBand/RoCE accept: {@code IB_CM_REP_PRIVATE_DATA_SIZE}. */
     public static final int IB_ACCEPT = 196;
+    /** InfiniBand/RoCE reject: {@code IB_CM_REJ_PRIVATE_DATA_SIZE}. */
     public static final int IB_REJECT = 148;
     /** 256 - 4 (MPA v2 IRD/ORD) - 1: the most siw was measured to carry (see above). */
     public static final int IWARP = 251;
 
     /** What the operation is. */
     public enum Operation {
-        CONNECT, ACCEPT, REJECT
+        /** rdma_connect's private data. */
+        CONNECT,
+        /** rdma_accept's private data. */
+        ACCEPT,
+        /** rdma_reject's private data. */
+        REJECT
     }
 
     /** The limit of {@code operation} on {@code transport} (null transport: librdmacm's own limit). */

@@ -18,7 +18,12 @@ public record ConnectionCapabilities(String device, Provider atomics, Provider m
                                      boolean agentActive) {
     /** Who executes an operation. */
     public enum Provider {
-        DEVICE("by device"), AGENT("by agent"), NONE("not available");
+        /** The device does it. */
+        DEVICE("by device"),
+        /** The RFC 7306 agent does it, over SENDs. */
+        AGENT("by agent"),
+        /** Nobody does: the request is refused. */
+        NONE("not available");
 
         private final String text;
 

@@ -10,10 +10,12 @@ import org.panamardma.verbs.RdmaException;
 public class ConnectionClosedException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
+    /** The connection cannot take the request; {@code message} says why. */
     public ConnectionClosedException(String message) {
         super(message);
     }
 
+    /** The connection cannot take the request, because of {@code cause}. */
     public ConnectionClosedException(String message, Throwable cause) {
         super(message);
         initCause(cause);

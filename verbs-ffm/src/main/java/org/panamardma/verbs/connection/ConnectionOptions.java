@@ -78,6 +78,7 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
                 sendSignalInterval, Duration.ZERO);
     }
 
+    /** Options; refuses depths or sizes below 1 and null parameters or timeout. */
     public ConnectionOptions {
         if (sendQueueDepth < 1 || receiveQueueDepth < 1 || receiveBufferSize < 1) {
             throw new IllegalArgumentException("depths and buffer size must be positive: " + sendQueueDepth + ", "
@@ -103,44 +104,56 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
         }
     }
 
+    /** These options with every {@code n}-th plain SEND signaled ({@link #sendSignalInterval()}). */
     public ConnectionOptions withSendSignalInterval(int n) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
                 receiveBatch, n, busyPoll, agent, agentDepth);
     }
 
+    /** These options with taken receive buffers posted again {@code n} at a time. */
     public ConnectionOptions withReceiveBatch(int n) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, n,
                 sendSignalInterval, busyPoll, agent, agentDepth);
     }
 
+    /** These options with {@code send} requests in flight at most and {@code receive} receive buffers. */
     public ConnectionOptions withQueueDepths(int send, int receive) {
         return new ConnectionOptions(send, receive, receiveBufferSize, parameters, timeout,
                 Math.max(1, Math.min(receiveBatch, receive)), Math.max(1, Math.min(sendSignalInterval, send)),
                 busyPoll, agent, agentDepth);
     }
 
+    /** These options with receive buffers of {@code bytes} bytes: the largest message taken. */
     public ConnectionOptions withReceiveBufferSize(int bytes) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, bytes, parameters, timeout, receiveBatch,
                 sendSignalInterval, busyPoll, agent, agentDepth);
     }
 
+    /** These options with the rdma_cm connection parameters {@code p}. */
     public ConnectionOptions withParameters(ConnectionParameters p) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, p, timeout, receiveBatch,
                 sendSignalInterval, busyPoll, agent, agentDepth);
     }
 
+    /** These options with {@code t} as the deadline of the connection's waits: connecting, close's DISCONNECTED. */
     public ConnectionOptions withTimeout(Duration t) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, t, receiveBatch,
                 sendSignalInterval, busyPoll, agent, agentDepth);
     }
 
-    /** @return these options with the poller busy-polling for up to {@code d} after each completion */
+    /**
+     * Busy polling: the poller keeps polling the empty CQ for up to {@code d} after the last completion.
+     *
+     * @return these options with the poller busy-polling for up to {@code d} after each completion
+     */
     public ConnectionOptions withBusyPoll(Duration d) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
                 receiveBatch, sendSignalInterval, d, agent, agentDepth);
     }
 
     /**
+     * The RFC 7306 agent, of the default depth.
+     *
      * @return these options with the RFC 7306 agent in {@code mode} (offered in the private data, active where the
      *         peer offers it too), of the default depth
      */
@@ -148,7 +161,11 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
         return withAgent(mode, agentDepth);
     }
 
-    /** @return these options with the agent in {@code mode}, executing and sending up to {@code depth} at once */
+    /**
+     * The RFC 7306 agent of depth {@code depth}.
+     *
+     * @return these options with the agent in {@code mode}, executing and sending up to {@code depth} at once
+     */
     public ConnectionOptions withAgent(AgentMode mode, int depth) {
         return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
                 receiveBatch, sendSignalInterval, busyPoll, mode, depth);

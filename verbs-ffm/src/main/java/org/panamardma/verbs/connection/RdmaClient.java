@@ -118,7 +118,7 @@ public final class RdmaClient {
     private static RdmaConnection connectOnce(InetSocketAddress server, ConnectionOptions options, Attempt tried)
             throws RdmaException {
         EventChannel events = EventChannel.create();
-        RdmaConnection.Resources res = new RdmaConnection.Resources(options);
+        ConnectionResources res = new ConnectionResources(options);
         RdmaConnection connection;
         boolean probe;
         try {

@@ -57,6 +57,8 @@ public final class RdmaServer implements AutoCloseable {
     @FunctionalInterface
     public interface Admission {
         /**
+         * Decides whether to accept a connection request, on the server's event thread.
+         *
          * @param peer the client's address, if rdma_cm knows it
          * @param requested the client's connection parameters as this side sees them: {@code initiatorDepth} is the
          *                  RDMA Reads this side may have outstanding at the client (its responder resources)
@@ -154,6 +156,7 @@ public final class RdmaServer implements AutoCloseable {
         return new RdmaServer(address, options, null, new LinkedBlockingQueue<>(), Integer.MAX_VALUE, null);
     }
 
+    /** The address the server was made to listen on. */
     public InetSocketAddress address() {
         return address;
     }
@@ -171,7 +174,11 @@ public final class RdmaServer implements AutoCloseable {
         return connections.size();
     }
 
-    /** @return connection requests rejected because the server had its most connections, or by its admission */
+    /**
+     * How many connection requests the server refused.
+     *
+     * @return connection requests rejected because the server had its most connections, or by its admission
+     */
     public long refusedConnections() {
         return refused.get();
     }
@@ -294,7 +301,7 @@ public final class RdmaServer implements AutoCloseable {
     /** Makes the request's resources and accepts it; the event thread goes on meanwhile. */
     private void setUp(CmEvent request) {
         CmId id = request.id();
-        RdmaConnection.Resources res = new RdmaConnection.Resources(options);
+        ConnectionResources res = new ConnectionResources(options);
         try {
             res.create(id);
             // the client's CONNECT_REQUEST data (RFC 8797 for RPC-over-RDMA), and its RFC 7306 agent offer, which

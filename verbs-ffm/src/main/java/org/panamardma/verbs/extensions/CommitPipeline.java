@@ -25,16 +25,27 @@ public final class CommitPipeline {
     private CommitPipeline() {}
 
     /** The steps, in order. */
-    public enum Step { WRITE, FLUSH, VERIFY, ATOMIC_WRITE }
+    public enum Step {
+        /** The RDMA WRITE of the data. */
+        WRITE,
+        /** The RDMA FLUSH that makes it persistent or visible. */
+        FLUSH,
+        /** The VERIFY of what landed. */
+        VERIFY,
+        /** The RDMA ATOMIC WRITE that publishes it. */
+        ATOMIC_WRITE
+    }
 
     /** Called after each successful step (for logging and for tests that meddle between steps). */
     @FunctionalInterface
     public interface StepListener {
+        /** Step {@code step} completed. */
         void completed(Step step) throws RdmaException;
     }
 
     /** How it ended: committed, or the first step that failed and why. */
     public record Outcome(Step failedStep, Exception cause) {
+        /** Whether every step completed (no step failed). */
         public boolean committed() {
             return failedStep == null;
         }

@@ -41,6 +41,7 @@ public final class EmulatedVerify implements AutoCloseable {
         this.scratch = qp.protectionDomain().allocate(maxLength, Set.of(Access.LOCAL_WRITE));
     }
 
+    /** The hash this emulation computes. */
     public VerifyHash algorithm() {
         return hash;
     }

@@ -52,6 +52,10 @@ public final class MaskedAtomics {
         return compareSwap(word, compare, compareMask, swap, swapMask, 0L);
     }
 
+    /**
+     * Masked CmpSwap on {@code word}, its first compare-and-swap expecting {@code guess} (the caller's idea of the
+     * word; a wrong guess costs one round trip more); returns the original value.
+     */
     public static long compareSwap(RemoteWord word, long compare, long compareMask, long swap, long swapMask,
                                    long guess) throws RdmaException {
         long expected = guess;

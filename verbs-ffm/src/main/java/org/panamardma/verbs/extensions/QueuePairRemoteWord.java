@@ -26,6 +26,8 @@ public final class QueuePairRemoteWord implements RemoteWord, AutoCloseable {
     private long nextWrId = 1;
 
     /**
+     * The word {@code remote} at the peer of {@code qp}, each compare-and-swap waiting up to {@code timeout}.
+     *
      * @param qp     a connected QP whose device has atomics
      * @param remote the 8-byte word (8-byte aligned) at the peer, in a region with remote atomic access
      */

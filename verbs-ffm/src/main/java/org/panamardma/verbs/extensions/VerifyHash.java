@@ -13,6 +13,7 @@ public enum VerifyHash {
     /** SHA-256, 32 bytes. */
     SHA_256;
 
+    /** The digest of {@code data}. */
     public byte[] digest(MemorySegment data) {
         ByteBuffer buffer = data.asByteBuffer();
         return switch (this) {

@@ -16,7 +16,7 @@ import org.panamardma.verbs.SharedReceiveQueue;
  *
  * <p>On the class path nothing is exported or hidden, so the two static methods guard themselves as well: only
  * {@link Context}'s static initialiser may {@link #set} the implementation, once, and only the classes that use it
- * (today {@link org.panamardma.verbs.cm.CmId} and {@link org.panamardma.verbs.cm.EventChannel}) may {@link #get} it; any other caller gets an
+ * (today {@code org.panamardma.verbs.cm.CmId} and {@code EventChannel}) may {@link #get} it; any other caller gets an
  * {@link IllegalCallerException}. No code can replace the implementation, nor call its way to the native handles.
  * (Deep reflection, which the class path allows on every class, reaches private fields anyway; the module path
  * closes that too: this package and {@code ffi} are neither exported nor open.)

@@ -3,16 +3,20 @@ package org.panamardma.verbs.internal;
 import java.util.Objects;
 import java.util.Set;
 import org.panamardma.verbs.Context;
-import org.panamardma.verbs.cm.CmId;
-import org.panamardma.verbs.cm.EventChannel;
 
 /**
  * Where the one {@link VerbsAccess} lives: installed by {@link Context}'s static initialiser into a
  * {@code static final} field (which not even reflection can set), handed out to the classes in {@link #USERS}.
  */
 final class VerbsAccessHolder {
-    /** The classes that may get the implementation (exact classes: on the class path a package can be split). */
-    private static final Set<Class<?>> USERS = Set.of(CmId.class, EventChannel.class);
+    /**
+     * The classes that may get the implementation, by name and defined by this class's loader: as exact as the
+     * classes themselves (a loader defines one class of a name; on the class path a package can be split, not a
+     * class), without a reference from this package to the cm package above it, which would close a package cycle
+     * (VerbsPackageCycleTest).
+     */
+    private static final Set<String> USERS = Set.of("org.panamardma.verbs.cm.CmId",
+            "org.panamardma.verbs.cm.EventChannel");
 
     /** The implementation being installed: non-null only inside {@link #set}, while {@link Installed} initialises. */
     private static VerbsAccess offered;
@@ -44,7 +48,8 @@ final class VerbsAccessHolder {
     }
 
     static VerbsAccess get(Class<?> caller) {
-        if (!USERS.contains(caller)) {
+        if (!USERS.contains(caller.getName())
+                || caller.getClassLoader() != VerbsAccessHolder.class.getClassLoader()) {
             throw new IllegalCallerException(caller.getName() + " may not use VerbsAccess (package "
                     + VerbsAccess.class.getPackageName() + " is internal to verbs-ffm)");
         }

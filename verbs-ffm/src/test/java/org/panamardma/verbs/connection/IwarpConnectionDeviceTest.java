@@ -51,7 +51,7 @@ class IwarpConnectionDeviceTest extends ConnectionDeviceTests {
             CmId listener = CmConnector.listen(events, address, 8);
             FutureTask<RdmaConnection> connecting = new FutureTask<>(() -> RdmaClient.connect(address, OPTIONS));
             Thread.ofPlatform().daemon(true).start(connecting);
-            RdmaConnection.Resources res = new RdmaConnection.Resources(OPTIONS);
+            ConnectionResources res = new ConnectionResources(OPTIONS);
             CmEvent first = null;
             CmEvent second = null;
             MemoryRegion target = null;

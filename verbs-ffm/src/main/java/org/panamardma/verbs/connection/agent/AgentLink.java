@@ -11,6 +11,7 @@ public interface AgentLink {
     /** Posts one work request of the agent's, with a wr_id the connection chose; called under its post order. */
     @FunctionalInterface
     interface ReservedPost {
+        /** Posts the agent's request under {@code wrId}, in the send queue's order. */
         void post(long wrId) throws RdmaException;
     }
 

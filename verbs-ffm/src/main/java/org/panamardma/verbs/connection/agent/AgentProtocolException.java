@@ -7,6 +7,7 @@ package org.panamardma.verbs.connection.agent;
 public final class AgentProtocolException extends Exception {
     private static final long serialVersionUID = 1L;
 
+    /** The Terminate error the violation maps to. */
     private final TerminateError error;
     /** The Request Identifier the error concerns, or -1 (the Terminate then carries none). */
     private final long requestId;
@@ -21,6 +22,7 @@ public final class AgentProtocolException extends Exception {
         this(error, -1, message);
     }
 
+    /** The RFC 7306 / RFC 5040 Terminate error the peer's violation maps to. */
     public TerminateError error() {
         return error;
     }

@@ -13,10 +13,16 @@ import org.panamardma.verbs.WorkCompletionException;
 public final class AgentTerminatedException extends WorkCompletionException {
     private static final long serialVersionUID = 1L;
 
+    /** The error the peer's Terminate carried. */
     private final TerminateError error;
+    /** The Request Identifier the Terminate named, or -1. */
     private final long requestId;
 
-    /** @param requestId the Request Identifier the Terminate named, or -1 */
+    /**
+     * The peer's agent sent a Terminate with {@code error}; {@code context} names the connection.
+     *
+     * @param requestId the Request Identifier the Terminate named, or -1
+     */
     public AgentTerminatedException(TerminateError error, long requestId, String context) {
         super(requestId, error.status(), 0, context + ": the peer's RFC 7306 agent terminated the connection: "
                 + error + (requestId >= 0 ? " (Atomic Request " + requestId + ")" : ""));
@@ -24,6 +30,7 @@ public final class AgentTerminatedException extends WorkCompletionException {
         this.requestId = requestId;
     }
 
+    /** The error the peer's Terminate message carried. */
     public TerminateError error() {
         return error;
     }

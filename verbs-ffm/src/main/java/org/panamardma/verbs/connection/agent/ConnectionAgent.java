@@ -54,6 +54,8 @@ public final class ConnectionAgent {
     private volatile boolean terminated;
 
     /**
+     * An agent for the connection {@code link} posts on, with {@code qp} its queue pair.
+     *
      * @param slots          the connection's agent memory ({@link #slotMemoryBytes}), in its protection domain
      * @param sendQueueDepth the application's send-queue depth (its slots)
      * @param depth          this end's agent depth (its IRD, and the most its ORD may be)
@@ -103,18 +105,22 @@ public final class ConnectionAgent {
 
     // ------------------------------------------------------------------------------------------- capabilities
 
+    /** Whether the agent provides the atomics on this connection (the device does not, or ALWAYS mode). */
     public boolean atomicsByAgent() {
         return atomicsByAgent;
     }
 
+    /** Whether the agent carries immediate data on this connection. */
     public boolean immediateByAgent() {
         return immediateByAgent;
     }
 
+    /** The agent's send memory: the headers and messages it posts. */
     public MemoryRegion slotMemory() {
         return slots;
     }
 
+    /** What the agent has done so far. */
     public AgentStatistics statistics() {
         return new AgentStatistics(terms.ird(), terms.ord(), requester.sent(), requester.received(),
                 responder.executed(), responder.replayed(), requester.highWater(), responder.highWater(),

@@ -52,7 +52,12 @@ public enum TerminateError {
 
     /** The Terminate Control's Layer field (RFC 5040 section 4.8). */
     public enum Layer {
-        RDMAP(0), DDP(1), LLP(2);
+        /** The RDMA protocol (RDMAP, RFC 5040). */
+        RDMAP(0),
+        /** Direct data placement (DDP, RFC 5041). */
+        DDP(1),
+        /** The lower layer protocol (MPA over TCP). */
+        LLP(2);
 
         final int value;
 
@@ -75,6 +80,7 @@ public enum TerminateError {
         this.status = status;
     }
 
+    /** The layer that reported the error. */
     public Layer layer() {
         return layer;
     }
@@ -84,6 +90,7 @@ public enum TerminateError {
         return errorType;
     }
 
+    /** The error code within the layer and type. */
     public int errorCode() {
         return errorCode;
     }
