@@ -39,12 +39,20 @@ public final class RdmaByteBufAllocator extends AbstractByteBufAllocator {
         return true;
     }
 
-    /** Bytes of registered slabs behind this allocator (pinned memory). */
+    /**
+     * Bytes of registered slabs behind this allocator (pinned memory).
+     *
+     * @return the registered bytes
+     */
     public long registeredBytes() {
         return pool.registeredBytes();
     }
 
-    /** Buffers of registered memory handed out and not yet released. */
+    /**
+     * Buffers of registered memory handed out and not yet released.
+     *
+     * @return the buffers in use
+     */
     public long buffersInUse() {
         return pool.chunksInUse();
     }

@@ -142,12 +142,20 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         return remote;
     }
 
-    /** The device the connection runs on ("rxe1", "siw0"), or null before it is connected. */
+    /**
+     * The device the connection runs on ("rxe1", "siw0"), or null before it is connected.
+     *
+     * @return the device name, or null
+     */
     public String deviceName() {
         return res == null ? null : res.device.context.deviceName();
     }
 
-    /** Bulk transfers this channel received by RDMA WRITE into buffers it granted (for tests and monitoring). */
+    /**
+     * Bulk transfers this channel received by RDMA WRITE into buffers it granted (for tests and monitoring).
+     *
+     * @return the number of bulk transfers received
+     */
     public long bulkTransfersReceived() {
         return bulk.transfersReceived();
     }

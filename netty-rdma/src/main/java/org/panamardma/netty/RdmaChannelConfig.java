@@ -102,22 +102,48 @@ public final class RdmaChannelConfig extends DefaultChannelConfig implements Dup
         return value;
     }
 
+    /**
+     * Receive buffers posted per connection ({@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH}).
+     *
+     * @return the receive queue depth
+     */
     public int getReceiveQueueDepth() {
         return receiveQueueDepth;
     }
 
+    /**
+     * Send buffers per connection ({@link RdmaChannelOption#SEND_QUEUE_DEPTH}).
+     *
+     * @return the send queue depth
+     */
     public int getSendQueueDepth() {
         return sendQueueDepth;
     }
 
+    /**
+     * Bytes of each registered send and receive buffer ({@link RdmaChannelOption#BUFFER_SIZE}).
+     *
+     * @return the buffer size
+     */
     public int getBufferSize() {
         return bufferSize;
     }
 
+    /**
+     * Message size from which data goes by RDMA WRITE into a buffer the peer grants
+     * ({@link RdmaChannelOption#LARGE_WRITE_THRESHOLD}).
+     *
+     * @return the large-write threshold in bytes
+     */
     public int getLargeWriteThreshold() {
         return largeWriteThreshold;
     }
 
+    /**
+     * Largest bulk transfer granted at once ({@link RdmaChannelOption#MAX_TRANSFER}).
+     *
+     * @return the maximum transfer in bytes
+     */
     public int getMaxTransfer() {
         return maxTransfer;
     }

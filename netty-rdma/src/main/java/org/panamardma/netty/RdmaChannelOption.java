@@ -7,6 +7,8 @@ import io.netty.channel.ChannelOption;
  * {@code WRITE_BUFFER_WATER_MARK}, {@code AUTO_READ}, {@code ALLOCATOR}, {@code SO_BACKLOG} on the server).
  * Per connection the pinned memory is {@code (RECEIVE_QUEUE_DEPTH + SEND_QUEUE_DEPTH) * BUFFER_SIZE} plus at most one
  * granted bulk transfer of {@code MAX_TRANSFER} bytes from the event loop's registered pool.
+ *
+ * @param <T> the type of the option's value
  */
 public final class RdmaChannelOption<T> extends ChannelOption<T> {
     /** Receive buffers posted per connection: the credits the peer gets (4..4096; default 32). */

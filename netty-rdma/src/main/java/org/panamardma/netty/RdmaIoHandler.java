@@ -58,8 +58,10 @@ public final class RdmaIoHandler implements IoHandler {
      * @param busyPoll       after a completion, keep polling without sleeping for this long (zero: sleep at once)
      */
     public record Config(long poolLimitBytes, Duration busyPoll) {
+        /** A 64 MiB pool limit and no busy polling. */
         public static final Config DEFAULT = new Config(64L << 20, Duration.ZERO);
 
+        /** Checks the limits: a pool limit not negative, busy polling within [0, 1 s]. */
         public Config {
             if (poolLimitBytes < 0) {
                 throw new IllegalArgumentException("negative pool limit " + poolLimitBytes);
@@ -69,20 +71,42 @@ public final class RdmaIoHandler implements IoHandler {
             }
         }
 
+        /**
+         * This configuration with another busy-poll time.
+         *
+         * @param d the busy-poll time, 0 to 1 s
+         * @return the new configuration
+         */
         public Config withBusyPoll(Duration d) {
             return new Config(poolLimitBytes, d);
         }
 
+        /**
+         * This configuration with another pool limit.
+         *
+         * @param bytes the registered pool's limit in bytes
+         * @return the new configuration
+         */
         public Config withPoolLimitBytes(long bytes) {
             return new Config(bytes, busyPoll);
         }
     }
 
-    /** The factory for {@code MultiThreadIoEventLoopGroup}, with {@link Config#DEFAULT}. */
+    /**
+     * The factory for {@code MultiThreadIoEventLoopGroup}, with {@link Config#DEFAULT}.
+     *
+     * @return the factory
+     */
     public static IoHandlerFactory newFactory() {
         return newFactory(Config.DEFAULT);
     }
 
+    /**
+     * The factory for {@code MultiThreadIoEventLoopGroup}, with a configuration of its own.
+     *
+     * @param config the pool limit and busy polling of each event loop
+     * @return the factory
+     */
     public static IoHandlerFactory newFactory(Config config) {
         return executor -> new RdmaIoHandler(executor, config);
     }

@@ -46,6 +46,7 @@ public final class RdmaServerChannel extends AbstractServerChannel {
     private volatile boolean open = true;
     private boolean readPending;
 
+    /** A server channel, not yet registered or bound (Netty's {@code ServerBootstrap} creates it reflectively). */
     public RdmaServerChannel() {
     }
 
@@ -79,7 +80,11 @@ public final class RdmaServerChannel extends AbstractServerChannel {
         return local;
     }
 
-    /** Connections of this server open now (accepted or being accepted). */
+    /**
+     * Connections of this server open now (accepted or being accepted).
+     *
+     * @return the open connections
+     */
     public int connectionCount() {
         return connections.get();
     }

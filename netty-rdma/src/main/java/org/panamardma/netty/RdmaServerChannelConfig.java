@@ -44,10 +44,20 @@ public final class RdmaServerChannelConfig extends DefaultChannelConfig {
         return true;
     }
 
+    /**
+     * Connection requests rdma_listen queues before they are accepted ({@code SO_BACKLOG}).
+     *
+     * @return the backlog
+     */
     public int getBacklog() {
         return backlog;
     }
 
+    /**
+     * Connections this server holds at once; further requests are rejected.
+     *
+     * @return the connection cap
+     */
     public int getMaxConnections() {
         return maxConnections;
     }
