@@ -12,5 +12,6 @@ module org.panamardma.netty {
     requires transitive io.netty.buffer;
     requires transitive io.netty.common;
     requires org.slf4j;
+
     exports org.panamardma.netty;
 }

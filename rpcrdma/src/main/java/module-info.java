@@ -16,6 +16,6 @@ module org.panamardma.rpcrdma {
     exports org.panamardma.rpcrdma;
     exports org.panamardma.rpcrdma.client;
     exports org.panamardma.rpcrdma.server;
-    // not exported: the registered memory (pools, cache, windows, registrars) both transports are built on
-    // (org.panamardma.rpcrdma.memory); users lease buffers through the client's RegisteredBufferPool
+// not exported: the registered memory (pools, cache, windows, registrars) both transports are built on
+// (org.panamardma.rpcrdma.memory); users lease buffers through the client's RegisteredBufferPool
 }

@@ -19,6 +19,7 @@
 module org.panamardma.verbs {
     // logging API only: the application binds it
     requires org.slf4j;
+
     exports org.panamardma.verbs;
     exports org.panamardma.verbs.cm;
     exports org.panamardma.verbs.connection;
@@ -26,5 +27,6 @@ module org.panamardma.verbs {
     exports org.panamardma.verbs.extensions;
     // Spans makes segments larger (a restricted operation of FFM) on this module's native access: only for the
     // project's own modules, never for code that was not itself granted native access
-    exports org.panamardma.verbs.trusted to org.panamardma.rpcrdma;
+    exports org.panamardma.verbs.trusted to
+            org.panamardma.rpcrdma;
 }

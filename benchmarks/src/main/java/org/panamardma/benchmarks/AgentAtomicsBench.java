@@ -39,8 +39,15 @@ public final class AgentAtomicsBench {
     private AgentAtomicsBench() {}
 
     /** One measured configuration. */
-    record Row(String device, ConnectionCapabilities.Provider by, String poller, int iters, double p50, double p99,
-               double mean, double opsPerSecond) {}
+    record Row(
+            String device,
+            ConnectionCapabilities.Provider by,
+            String poller,
+            int iters,
+            double p50,
+            double p99,
+            double mean,
+            double opsPerSecond) {}
 
     public static void main(String[] args) throws Exception {
         String rxe = "10.77.0.2";
@@ -64,20 +71,45 @@ public final class AgentAtomicsBench {
         int port = 7700 + (int) (ProcessHandle.current().pid() % 200);
         List<Row> rows = new ArrayList<>();
         for (Duration busy : new Duration[] {Duration.ZERO, Duration.ofMillis(1)}) {
-            rows.add(measure(new InetSocketAddress(InetAddress.getByName(rxe), port++), AgentMode.OFF, busy, iters,
-                    warmup, pipelined));
-            rows.add(measure(new InetSocketAddress(InetAddress.getByName(rxe), port++), AgentMode.ALWAYS, busy, iters,
-                    warmup, pipelined));
-            rows.add(measure(new InetSocketAddress(InetAddress.getByName(siw), port++),
-                    AgentMode.WHERE_DEVICE_LACKS, busy, iters, warmup, pipelined));
+            rows.add(measure(
+                    new InetSocketAddress(InetAddress.getByName(rxe), port++),
+                    AgentMode.OFF,
+                    busy,
+                    iters,
+                    warmup,
+                    pipelined));
+            rows.add(measure(
+                    new InetSocketAddress(InetAddress.getByName(rxe), port++),
+                    AgentMode.ALWAYS,
+                    busy,
+                    iters,
+                    warmup,
+                    pipelined));
+            rows.add(measure(
+                    new InetSocketAddress(InetAddress.getByName(siw), port++),
+                    AgentMode.WHERE_DEVICE_LACKS,
+                    busy,
+                    iters,
+                    warmup,
+                    pipelined));
         }
         print(rows, System.out);
         if (csv != null) {
             List<String> lines = new ArrayList<>();
             lines.add("device,by,poller,iters,p50_us,p99_us,mean_us,ops_per_s,p50_ratio_to_rxe_device");
             for (Row r : rows) {
-                lines.add(String.format(Locale.ROOT, "%s,%s,%s,%d,%.1f,%.1f,%.1f,%.0f,%.2f", r.device(), r.by().name(),
-                        r.poller(), r.iters(), r.p50(), r.p99(), r.mean(), r.opsPerSecond(), ratio(rows, r)));
+                lines.add(String.format(
+                        Locale.ROOT,
+                        "%s,%s,%s,%d,%.1f,%.1f,%.1f,%.0f,%.2f",
+                        r.device(),
+                        r.by().name(),
+                        r.poller(),
+                        r.iters(),
+                        r.p50(),
+                        r.p99(),
+                        r.mean(),
+                        r.opsPerSecond(),
+                        ratio(rows, r)));
             }
             Files.write(csv, lines);
         }
@@ -85,8 +117,12 @@ public final class AgentAtomicsBench {
 
     /** p50 of {@code r} over the p50 of rxe's own atomics with the same poller. */
     static double ratio(List<Row> rows, Row r) {
-        return rows.stream().filter(x -> x.by() == ConnectionCapabilities.Provider.DEVICE
-                        && x.poller().equals(r.poller())).findFirst().map(x -> r.p50() / x.p50()).orElse(Double.NaN);
+        return rows.stream()
+                .filter(x -> x.by() == ConnectionCapabilities.Provider.DEVICE
+                        && x.poller().equals(r.poller()))
+                .findFirst()
+                .map(x -> r.p50() / x.p50())
+                .orElse(Double.NaN);
     }
 
     static void print(List<Row> rows, PrintStream out) {
@@ -94,24 +130,37 @@ public final class AgentAtomicsBench {
                 + "| p50 / rxe by device |");
         out.println("|---|---|---|---:|---:|---:|---:|---:|---:|");
         for (Row r : rows) {
-            out.printf(Locale.ROOT, "| %s | %s | %s | %d | %.1f | %.1f | %.1f | %.0f | %.2f |%n", r.device(), r.by(),
-                    r.poller(), r.iters(), r.p50(), r.p99(), r.mean(), r.opsPerSecond(), ratio(rows, r));
+            out.printf(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %d | %.1f | %.1f | %.1f | %.0f | %.2f |%n",
+                    r.device(),
+                    r.by(),
+                    r.poller(),
+                    r.iters(),
+                    r.p50(),
+                    r.p99(),
+                    r.mean(),
+                    r.opsPerSecond(),
+                    ratio(rows, r));
         }
     }
 
-    static Row measure(InetSocketAddress server, AgentMode mode, Duration busyPoll, int iters, int warmup,
-                       int pipelined) throws Exception {
-        ConnectionOptions options = ConnectionOptions.DEFAULTS.withTimeout(Duration.ofSeconds(120)).withAgent(mode)
+    static Row measure(
+            InetSocketAddress server, AgentMode mode, Duration busyPoll, int iters, int warmup, int pipelined)
+            throws Exception {
+        ConnectionOptions options = ConnectionOptions.DEFAULTS
+                .withTimeout(Duration.ofSeconds(120))
+                .withAgent(mode)
                 .withBusyPoll(busyPoll);
         try (RdmaServer s = RdmaServer.listen(server, options);
-             RdmaConnection client = RdmaClient.connect(server, options);
-             RdmaConnection served = s.accept(Duration.ofSeconds(120))) {
+                RdmaConnection client = RdmaClient.connect(server, options);
+                RdmaConnection served = s.accept(Duration.ofSeconds(120))) {
             if (served == null) {
                 throw new IllegalStateException("no connection accepted at " + server);
             }
             ConnectionCapabilities.Provider by = client.capabilities().atomics();
-            MemoryRegion counter = served.protectionDomain().allocate(8, Set.of(Access.LOCAL_WRITE,
-                    Access.REMOTE_ATOMIC));
+            MemoryRegion counter =
+                    served.protectionDomain().allocate(8, Set.of(Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             for (int i = 0; i < warmup; i++) {
                 client.fetchAdd(counter.address(), counter.rkey(), 1).get(60, TimeUnit.SECONDS);
             }
@@ -139,9 +188,15 @@ public final class AgentAtomicsBench {
             }
             Arrays.sort(nanos);
             double mean = Arrays.stream(nanos).average().orElse(0) / 1000.0;
-            Row row = new Row(client.deviceName(), by, busyPoll.isZero() ? "sleeps" : "busy " + busyPoll.toMillis()
-                    + " ms", iters, nanos[iters / 2] / 1000.0, nanos[(int) Math.min(iters - 1, Math.ceil(iters * 0.99)
-                    - 1)] / 1000.0, mean, pipelined / seconds);
+            Row row = new Row(
+                    client.deviceName(),
+                    by,
+                    busyPoll.isZero() ? "sleeps" : "busy " + busyPoll.toMillis() + " ms",
+                    iters,
+                    nanos[iters / 2] / 1000.0,
+                    nanos[(int) Math.min(iters - 1, Math.ceil(iters * 0.99) - 1)] / 1000.0,
+                    mean,
+                    pipelined / seconds);
             System.err.println("agent-atomics: " + row);
             return row;
         }

@@ -34,30 +34,31 @@ record BenchmarkSides(String request, String[] names, Side[] sides, int opsPerCa
                 DowncallBenchmark b = new DowncallBenchmark();
                 b.critical = request.equals("call/critical");
                 b.open();
-                return new BenchmarkSides(request, javaAndC, new Side[] {b::java, b::c}, DowncallBenchmark.BATCH, () -> { });
+                return new BenchmarkSides(
+                        request, javaAndC, new Side[] {b::java, b::c}, DowncallBenchmark.BATCH, () -> {});
             }
             case "reply" -> {
                 ReplyChainBenchmark b = new ReplyChainBenchmark();
                 b.path = p[1];
                 b.writes = Integer.parseInt(p[2]);
                 b.open();
-                return new BenchmarkSides(request, new String[] {"separate", "chain"},
-                        new Side[] {b::separate, b::chain}, 1, b::close);
+                return new BenchmarkSides(
+                        request, new String[] {"separate", "chain"}, new Side[] {b::separate, b::chain}, 1, b::close);
             }
             case "rate" -> {
                 MessageRateBenchmark b = new MessageRateBenchmark();
                 b.path = p[1];
                 b.batch = Integer.parseInt(p[2]);
                 b.open();
-                return new BenchmarkSides(request, javaAndC, new Side[] {b::java, b::c}, MessageRateBenchmark.WRITES,
-                        b::close);
+                return new BenchmarkSides(
+                        request, javaAndC, new Side[] {b::java, b::c}, MessageRateBenchmark.WRITES, b::close);
             }
             default -> {
                 BindingCostBenchmark b = new BindingCostBenchmark();
                 b.request = request;
                 b.open();
-                return new BenchmarkSides(request, javaAndC, new Side[] {b::java, b::c}, BindingCostBenchmark.BATCH,
-                        b::close);
+                return new BenchmarkSides(
+                        request, javaAndC, new Side[] {b::java, b::c}, BindingCostBenchmark.BATCH, b::close);
             }
         }
     }

@@ -39,8 +39,20 @@ public class BindingCostBenchmark extends StubBenchmarkSettings {
     /** Post+poll rounds per benchmark call; the C side makes one downcall per batch. */
     static final int BATCH = 1000;
 
-    @Param({"SEND/ext", "SEND/legacy", "WRITE/ext", "WRITE/legacy", "READ/ext", "READ/legacy", "FETCH_ADD/ext",
-            "FETCH_ADD/legacy", "FLUSH/ext", "ATOMIC_WRITE/ext", "WRITE/wr", "FLUSH/wr"})
+    @Param({
+        "SEND/ext",
+        "SEND/legacy",
+        "WRITE/ext",
+        "WRITE/legacy",
+        "READ/ext",
+        "READ/legacy",
+        "FETCH_ADD/ext",
+        "FETCH_ADD/legacy",
+        "FLUSH/ext",
+        "ATOMIC_WRITE/ext",
+        "WRITE/wr",
+        "FLUSH/wr"
+    })
     public String request;
 
     private static MethodHandle cLoop;
@@ -101,12 +113,21 @@ public class BindingCostBenchmark extends StubBenchmarkSettings {
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public long c() throws Throwable {
-        long sum = (long) cLoop.invokeExact(qpNumber, path, op.cOp(), lkey, address, StubLoopback.LENGTH,
-                remoteAddress, rkey, bench.cWc, StubBench.POLL_CAPACITY, (long) BATCH);
+        long sum = (long) cLoop.invokeExact(
+                qpNumber,
+                path,
+                op.cOp(),
+                lkey,
+                address,
+                StubLoopback.LENGTH,
+                remoteAddress,
+                rkey,
+                bench.cWc,
+                StubBench.POLL_CAPACITY,
+                (long) BATCH);
         if (sum < 0) {
             throw new IllegalStateException(request + ": the C loop failed with errno " + -sum);
         }
         return sum;
     }
-
 }

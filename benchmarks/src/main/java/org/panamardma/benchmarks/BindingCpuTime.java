@@ -46,8 +46,19 @@ public final class BindingCpuTime {
             }
             b.close().run();
             String[] names = b.names();
-            System.out.printf(Locale.ROOT, "cpu %s %s=%.2f %s=%.2f wall %s=%.2f %s=%.2f (%d)%n", request, names[0],
-                    cpu[0], names[1], cpu[1], names[0], wall[0], names[1], wall[1], sink & 1);
+            System.out.printf(
+                    Locale.ROOT,
+                    "cpu %s %s=%.2f %s=%.2f wall %s=%.2f %s=%.2f (%d)%n",
+                    request,
+                    names[0],
+                    cpu[0],
+                    names[1],
+                    cpu[1],
+                    names[0],
+                    wall[0],
+                    names[1],
+                    wall[1],
+                    sink & 1);
         }
     }
 }

@@ -31,6 +31,7 @@ import org.dcache.oncrpc4j.xdr.XdrVoid;
 public final class BlobService implements RpcDispatchable {
     /** In the range RFC 5531 section 8.3 leaves to users; one above the README example's echo program. */
     public static final int PROGRAM = 0x2000_0180;
+
     public static final int VERSION = 1;
     public static final OncRpcProgram ONC_PROGRAM = new OncRpcProgram(PROGRAM, VERSION);
     public static final int NULL = 0;
@@ -38,6 +39,7 @@ public final class BlobService implements RpcDispatchable {
     public static final int PUT = 2;
     /** The largest GET or PUT: the RPC-over-RDMA server's default largest message is 16 MiB. */
     public static final int MAX_SIZE = 8 << 20;
+
     private static final int PATTERN_MODULUS = 251;
     /** The bytes {@link #sample} reads: a prime stride, so every page at varying offsets. */
     private static final int SAMPLE_STRIDE = 4093;
@@ -102,8 +104,7 @@ public final class BlobService implements RpcDispatchable {
     public static final class Size implements XdrAble {
         public int value;
 
-        public Size() {
-        }
+        public Size() {}
 
         public Size(int value) {
             this.value = value;
@@ -124,8 +125,7 @@ public final class BlobService implements RpcDispatchable {
     public static final class Opaque implements XdrAble {
         public byte[] bytes = new byte[0];
 
-        public Opaque() {
-        }
+        public Opaque() {}
 
         public Opaque(byte[] bytes) {
             this.bytes = bytes;
@@ -147,8 +147,7 @@ public final class BlobService implements RpcDispatchable {
         public int length;
         public int sample;
 
-        public PutResult() {
-        }
+        public PutResult() {}
 
         PutResult(int length, int sample) {
             this.length = length;

@@ -68,8 +68,7 @@ public final class BridgeBench {
     private static final Logger LOG = LoggerFactory.getLogger(BridgeBench.class);
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
-    private BridgeBench() {
-    }
+    private BridgeBench() {}
 
     /** One client of the service, over one transport. */
     interface Client extends AutoCloseable {
@@ -98,9 +97,10 @@ public final class BridgeBench {
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 case "--io-iters" -> ioIters = Integer.parseInt(args[++i]);
                 case "--io-size" -> ioSize = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + a + "; usage: --server IP "
-                        + "[--rdma-port P] [--clients tcp4j,tcp,rdma] [--iters N] [--warmup N] [--io-iters N] "
-                        + "[--io-size BYTES]");
+                default ->
+                    throw new IllegalArgumentException("unknown argument " + a + "; usage: --server IP "
+                            + "[--rdma-port P] [--clients tcp4j,tcp,rdma] [--iters N] [--warmup N] [--io-iters N] "
+                            + "[--io-size BYTES]");
             }
         }
         if (server == null) {
@@ -109,22 +109,43 @@ public final class BridgeBench {
         if (ioSize < 1 || ioSize > BlobService.MAX_SIZE) {
             throw new IllegalArgumentException("--io-size from 1 to " + BlobService.MAX_SIZE + ", not " + ioSize);
         }
-        run(System.out, server, rdmaPort, List.of(clients.split(",")), iters, warmup < 0 ? iters : warmup, ioIters,
+        run(
+                System.out,
+                server,
+                rdmaPort,
+                List.of(clients.split(",")),
+                iters,
+                warmup < 0 ? iters : warmup,
+                ioIters,
                 ioSize);
     }
 
     /** Starts the servers the clients need, runs every measure with every client, stops the servers. */
-    static BlobService run(PrintStream out, String server, int rdmaPort, List<String> clientNames, int iters,
-                           int warmup, int ioIters, int ioSize) throws Exception {
+    static BlobService run(
+            PrintStream out,
+            String server,
+            int rdmaPort,
+            List<String> clientNames,
+            int iters,
+            int warmup,
+            int ioIters,
+            int ioSize)
+            throws Exception {
         BlobService service = new BlobService();
         // oncrpc4j's TCP server as the README's example configures it (worker threads, as services in production)
-        OncRpcSvc tcp = new OncRpcSvcBuilder().withTCP().withBindAddress(server).withPort(0)
-                .withoutAutoPublish().withWorkerThreadIoStrategy().withServiceName("bridge-bench-tcp")
-                .withRpcService(BlobService.ONC_PROGRAM, service).build();
+        OncRpcSvc tcp = new OncRpcSvcBuilder()
+                .withTCP()
+                .withBindAddress(server)
+                .withPort(0)
+                .withoutAutoPublish()
+                .withWorkerThreadIoStrategy()
+                .withServiceName("bridge-bench-tcp")
+                .withRpcService(BlobService.ONC_PROGRAM, service)
+                .build();
         OncRpcRdmaSvc rdma = null;
         List<Client> clients = new ArrayList<>();
         try (Arena arena = Arena.ofShared()) { // shared: the RDMA client registers it on the caller's thread, its
-                                               // poller completes the call on another
+            // poller completes the call on another
             tcp.start();
             InetSocketAddress tcpAddress = tcp.getInetSocketAddress(IpProtocolType.TCP);
             byte[] payload = BlobService.pattern(ioSize);
@@ -135,9 +156,13 @@ public final class BridgeBench {
                     case "rdma" -> {
                         if (rdma == null) {
                             // the bridge as the README's example builds it, on the same instance
-                            rdma = new OncRpcRdmaSvcBuilder().withBindAddress(server).withPort(rdmaPort)
-                                    .withRpcService(BlobService.ONC_PROGRAM, service).withCredits(32)
-                                    .withRdmaServer(b -> b.maxConnections(4).timeout(TIMEOUT)).build();
+                            rdma = new OncRpcRdmaSvcBuilder()
+                                    .withBindAddress(server)
+                                    .withPort(rdmaPort)
+                                    .withRpcService(BlobService.ONC_PROGRAM, service)
+                                    .withCredits(32)
+                                    .withRdmaServer(b -> b.maxConnections(4).timeout(TIMEOUT))
+                                    .build();
                             rdma.start();
                         }
                         MemorySegment native_ = arena.allocate(ioSize, 4096);
@@ -147,8 +172,12 @@ public final class BridgeBench {
                     default -> throw new IllegalArgumentException("clients are tcp4j, tcp and rdma, not " + name);
                 }
             }
-            LOG.info("serving program {} on TCP {} and RDMA {}: {}", Integer.toHexString(BlobService.PROGRAM),
-                    tcpAddress, rdma == null ? "-" : rdma.getInetSocketAddress(), clientNames);
+            LOG.info(
+                    "serving program {} on TCP {} and RDMA {}: {}",
+                    Integer.toHexString(BlobService.PROGRAM),
+                    tcpAddress,
+                    rdma == null ? "-" : rdma.getInetSocketAddress(),
+                    clientNames);
 
             for (Client c : clients) {
                 for (int i = 0; i < warmup; i++) {
@@ -213,8 +242,7 @@ public final class BridgeBench {
 
         Oncrpc4jTcp(InetSocketAddress server, byte[] payload) throws IOException {
             this.client = new OncRpcClient(server, IpProtocolType.TCP);
-            this.call = new RpcCall(BlobService.PROGRAM, BlobService.VERSION, new RpcAuthTypeNone(),
-                    client.connect());
+            this.call = new RpcCall(BlobService.PROGRAM, BlobService.VERSION, new RpcAuthTypeNone(), client.connect());
             this.payload = new Opaque(payload);
         }
 
@@ -265,21 +293,38 @@ public final class BridgeBench {
 
         @Override
         public void ping() throws Exception {
-            client.invoke(BlobService.PROGRAM, BlobService.VERSION, BlobService.NULL, OpaqueAuth.NONE, out -> { },
-                    in -> Boolean.TRUE, TIMEOUT);
+            client.invoke(
+                    BlobService.PROGRAM,
+                    BlobService.VERSION,
+                    BlobService.NULL,
+                    OpaqueAuth.NONE,
+                    out -> {},
+                    in -> Boolean.TRUE,
+                    TIMEOUT);
         }
 
         @Override
         public void get(int size) throws Exception {
-            byte[] b = client.invoke(BlobService.PROGRAM, BlobService.VERSION, BlobService.GET, OpaqueAuth.NONE,
-                    out -> out.putInt(size), in -> in.getOpaqueBytes(BlobService.MAX_SIZE), TIMEOUT);
+            byte[] b = client.invoke(
+                    BlobService.PROGRAM,
+                    BlobService.VERSION,
+                    BlobService.GET,
+                    OpaqueAuth.NONE,
+                    out -> out.putInt(size),
+                    in -> in.getOpaqueBytes(BlobService.MAX_SIZE),
+                    TIMEOUT);
             checkGet(b, size);
         }
 
         @Override
         public void put() throws Exception {
-            int[] r = client.invoke(BlobService.PROGRAM, BlobService.VERSION, BlobService.PUT, OpaqueAuth.NONE,
-                    out -> out.putOpaque(payload, BlobService.MAX_SIZE), in -> new int[] {in.getInt(), in.getInt()},
+            int[] r = client.invoke(
+                    BlobService.PROGRAM,
+                    BlobService.VERSION,
+                    BlobService.PUT,
+                    OpaqueAuth.NONE,
+                    out -> out.putOpaque(payload, BlobService.MAX_SIZE),
+                    in -> new int[] {in.getInt(), in.getInt()},
                     TIMEOUT);
             checkPut(r[0], r[1], payload);
         }
@@ -317,25 +362,41 @@ public final class BridgeBench {
 
         @Override
         public void ping() throws Exception {
-            success(client.call(BlobService.PROGRAM, BlobService.VERSION, BlobService.NULL, OpaqueAuth.NONE,
-                    out -> { }, ReplyExpectation.SMALL).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+            success(client.call(
+                            BlobService.PROGRAM,
+                            BlobService.VERSION,
+                            BlobService.NULL,
+                            OpaqueAuth.NONE,
+                            out -> {},
+                            ReplyExpectation.SMALL)
+                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
         }
 
         @Override
         public void get(int size) throws Exception {
             // room for the opaque's length word and padding: the client offers a Reply chunk when that exceeds what
             // it receives inline
-            RpcRdmaReply r = success(client.call(BlobService.PROGRAM, BlobService.VERSION, BlobService.GET,
-                    OpaqueAuth.NONE, out -> out.putInt(size), ReplyExpectation.upTo(size + 64L))
+            RpcRdmaReply r = success(client.call(
+                            BlobService.PROGRAM,
+                            BlobService.VERSION,
+                            BlobService.GET,
+                            OpaqueAuth.NONE,
+                            out -> out.putInt(size),
+                            ReplyExpectation.upTo(size + 64L))
                     .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
             checkGet(r.resultsDecoder().getOpaqueBytes(BlobService.MAX_SIZE), size);
         }
 
         @Override
         public void put() throws Exception {
-            RpcRdmaReply r = success(client.call(BlobService.PROGRAM, BlobService.VERSION, BlobService.PUT,
-                    OpaqueAuth.NONE, out -> out.putEligibleOpaque(payload, BlobService.MAX_SIZE),
-                    ReplyExpectation.SMALL).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+            RpcRdmaReply r = success(client.call(
+                            BlobService.PROGRAM,
+                            BlobService.VERSION,
+                            BlobService.PUT,
+                            OpaqueAuth.NONE,
+                            out -> out.putEligibleOpaque(payload, BlobService.MAX_SIZE),
+                            ReplyExpectation.SMALL)
+                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
             XdrDecoder in = r.resultsDecoder();
             checkPut(in.getInt(), in.getInt(), payloadBytes);
         }
@@ -355,8 +416,8 @@ public final class BridgeBench {
 
     static void checkPut(int length, int sample, byte[] sent) throws IOException {
         if (length != sent.length || sample != BlobService.sample(sent)) {
-            throw new IOException("PUT of " + sent.length + " bytes: the service received " + length
-                    + " bytes, digest " + sample + " (expected " + BlobService.sample(sent) + ")");
+            throw new IOException("PUT of " + sent.length + " bytes: the service received " + length + " bytes, digest "
+                    + sample + " (expected " + BlobService.sample(sent) + ")");
         }
     }
 }

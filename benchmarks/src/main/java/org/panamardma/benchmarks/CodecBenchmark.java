@@ -60,10 +60,13 @@ public class CodecBenchmark {
         headerBuffer = arena.allocate(4096, 8);
         OpaqueAuth sys = new AuthSysParms(1, "client.example", 1000, 1000, List.of(1000, 10, 20)).toOpaqueAuth();
         call = RpcCall.of(0x1234_5678, 100003, 3, 6, sys, OpaqueAuth.NONE); // NFSv3 READ
-        header = new RdmaMsg(0x1234_5678, 32, new ChunkLists(
-                List.of(ReadSegment.of(0, 0x1111, 1 << 20, 0x7f00_0000_1000L)),
-                List.of(WriteChunk.of(new RdmaSegment(0x2222, 1 << 20, 0x7f00_0010_0000L))),
-                Optional.of(WriteChunk.of(new RdmaSegment(0x3333, 4096, 0x7f00_0020_0000L)))));
+        header = new RdmaMsg(
+                0x1234_5678,
+                32,
+                new ChunkLists(
+                        List.of(ReadSegment.of(0, 0x1111, 1 << 20, 0x7f00_0000_1000L)),
+                        List.of(WriteChunk.of(new RdmaSegment(0x2222, 1 << 20, 0x7f00_0010_0000L))),
+                        Optional.of(WriteChunk.of(new RdmaSegment(0x3333, 4096, 0x7f00_0020_0000L)))));
         callLength = encodeCall();
         headerLength = encodeHeader();
     }

@@ -56,15 +56,15 @@ public class DataPathBenchmark {
     static final int LENGTH = 8;
 
     // layout of both 4 KiB buffers
-    static final long DATA = 0;          // WRITE source / target, READ source, SEND source
-    static final long READ_INTO = 64;    // READ target at the requester
-    static final long ATOMIC = 128;      // FETCH AND ADD: the word at the responder, the result at the requester
-    static final long RECV_BASE = 1024;  // receive i lands at RECV_BASE + 8 * i at the responder
+    static final long DATA = 0; // WRITE source / target, READ source, SEND source
+    static final long READ_INTO = 64; // READ target at the requester
+    static final long ATOMIC = 128; // FETCH AND ADD: the word at the responder, the result at the requester
+    static final long RECV_BASE = 1024; // receive i lands at RECV_BASE + 8 * i at the responder
 
     private static final int SIGNALED = SendFlags.SIGNALED;
     /** Both buffers take every benchmarked operation: receives, WRITE, READ and FetchAdd by the peer. */
-    private static final Set<Access> EVERY_OPERATION = Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ,
-            Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
+    private static final Set<Access> EVERY_OPERATION =
+            Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
 
     private Context ctxA;
     private Context ctxB;
@@ -119,10 +119,12 @@ public class DataPathBenchmark {
         check(local.segment().get(JAVA_LONG, READ_INTO) == 0x0102030405060708L, "RDMA READ did not land");
         remote.segment().set(JAVA_LONG, ATOMIC, 41);
         atomicFetchAdd();
-        check(local.segment().get(JAVA_LONG, ATOMIC) == 41 && remote.segment().get(JAVA_LONG, ATOMIC) == 42,
+        check(
+                local.segment().get(JAVA_LONG, ATOMIC) == 41 && remote.segment().get(JAVA_LONG, ATOMIC) == 42,
                 "FETCH AND ADD did not add");
         long consumed = sendRecv();
-        check(remote.segment().get(JAVA_LONG, RECV_BASE + LENGTH * consumed) == 0x0102030405060708L,
+        check(
+                remote.segment().get(JAVA_LONG, RECV_BASE + LENGTH * consumed) == 0x0102030405060708L,
                 "SEND did not land in receive " + consumed);
         check(pollEmpty() == 0, "the idle CQ has completions");
     }

@@ -25,8 +25,8 @@ import org.panamardma.verbs.ffi.StubProvider;
 public class DowncallBenchmark extends StubBenchmarkSettings {
     static final int BATCH = 1000;
     private static final FunctionDescriptor NOP = FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG);
-    private static final MethodHandle CRITICAL = Linker.nativeLinker().downcallHandle(NOP,
-            Linker.Option.critical(false));
+    private static final MethodHandle CRITICAL =
+            Linker.nativeLinker().downcallHandle(NOP, Linker.Option.critical(false));
     private static final MethodHandle PLAIN = Linker.nativeLinker().downcallHandle(NOP);
 
     @Param({"true", "false"})
@@ -39,8 +39,10 @@ public class DowncallBenchmark extends StubBenchmarkSettings {
     public void open() throws Exception {
         SymbolLookup stub = StubProvider.load();
         nop = stub.find("stub_nop").orElseThrow();
-        cLoop = Linker.nativeLinker().downcallHandle(stub.find("stub_bench_calls").orElseThrow(),
-                FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+        cLoop = Linker.nativeLinker()
+                .downcallHandle(
+                        stub.find("stub_bench_calls").orElseThrow(),
+                        FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
     /** Java: {@value #BATCH} downcalls. */
@@ -49,8 +51,9 @@ public class DowncallBenchmark extends StubBenchmarkSettings {
     public long java() throws Throwable {
         long sum = 0;
         for (int i = 0; i < BATCH; i++) {
-            sum += critical ? (int) CRITICAL.invokeExact(nop, 1L, 2L, (long) i) : (int) PLAIN.invokeExact(nop, 1L, 2L,
-                    (long) i);
+            sum += critical
+                    ? (int) CRITICAL.invokeExact(nop, 1L, 2L, (long) i)
+                    : (int) PLAIN.invokeExact(nop, 1L, 2L, (long) i);
         }
         return sum;
     }

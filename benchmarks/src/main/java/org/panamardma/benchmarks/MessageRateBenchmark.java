@@ -78,7 +78,13 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
         long sum = 0;
         for (int r = 0; r < rounds; r++) {
             for (int k = 1; k <= batch; k++) {
-                qp.postWrite((long) r * batch + k, local, StubLoopback.DATA, 1, remoteAddress, rkey,
+                qp.postWrite(
+                        (long) r * batch + k,
+                        local,
+                        StubLoopback.DATA,
+                        1,
+                        remoteAddress,
+                        rkey,
                         k == batch ? SendFlags.SIGNALED : SendFlags.NONE);
             }
             sum += bench.pollOne(r);
@@ -90,9 +96,17 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
     @Benchmark
     @OperationsPerInvocation(WRITES)
     public long c() throws Throwable {
-        long sum = (long) cLoop.invokeExact(qp.qpNumber(), bench.cPath(), local.lkey(),
-                local.address() + StubLoopback.DATA, remoteAddress, rkey, bench.cWc, StubBench.POLL_CAPACITY,
-                batch, (long) rounds);
+        long sum = (long) cLoop.invokeExact(
+                qp.qpNumber(),
+                bench.cPath(),
+                local.lkey(),
+                local.address() + StubLoopback.DATA,
+                remoteAddress,
+                rkey,
+                bench.cWc,
+                StubBench.POLL_CAPACITY,
+                batch,
+                (long) rounds);
         if (sum < 0) {
             throw new IllegalStateException(path + "/" + batch + ": the C loop failed with errno " + -sum);
         }

@@ -67,8 +67,7 @@ public final class NfsRpcBench {
     /** The default file size: what one READ or WRITE iteration moves. */
     private static final long DEFAULT_FILE_SIZE = 1 << 20;
 
-    private NfsRpcBench() {
-    }
+    private NfsRpcBench() {}
 
     /** Opens the transport to knfsd's NFS service: TCP 2049, or RPC-over-RDMA on 20049 (RFC 8267 section 3). */
     @FunctionalInterface
@@ -97,16 +96,19 @@ public final class NfsRpcBench {
                 case "--in-flight" -> inFlight = Integer.parseInt(args[++i]);
                 case "--no-null" -> nullCalls = false;
                 case "--busy-poll" -> busyPoll = Duration.ofNanos(1000L * Long.parseLong(args[++i]));
-                case "--exposure" -> exposure = switch (args[++i]) {
-                    case "auto" -> ChunkExposure.AUTO;
-                    case "windows" -> ChunkExposure.MEMORY_WINDOWS;
-                    case "per-call" -> ChunkExposure.PER_CALL_REGISTRATION;
-                    default -> throw new IllegalArgumentException("--exposure auto|windows|per-call, not " + args[i]);
-                };
-                default -> throw new IllegalArgumentException("unknown argument " + a + "; usage: "
-                        + "--transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N] [--io-iters N] "
-                        + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS] "
-                        + "[--exposure auto|windows|per-call]");
+                case "--exposure" ->
+                    exposure = switch (args[++i]) {
+                        case "auto" -> ChunkExposure.AUTO;
+                        case "windows" -> ChunkExposure.MEMORY_WINDOWS;
+                        case "per-call" -> ChunkExposure.PER_CALL_REGISTRATION;
+                        default ->
+                            throw new IllegalArgumentException("--exposure auto|windows|per-call, not " + args[i]);
+                    };
+                default ->
+                    throw new IllegalArgumentException("unknown argument " + a + "; usage: "
+                            + "--transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N] [--io-iters N] "
+                            + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS] "
+                            + "[--exposure auto|windows|per-call]");
             }
         }
         if (transport == null || server == null) {
@@ -116,12 +118,12 @@ public final class NfsRpcBench {
             warmup = iters;
         }
         if (fileSize <= 0 || fileSize % ioSize != 0 || inFlight < 1) {
-            throw new IllegalArgumentException("--file-size must be a positive multiple of --io-size (" + ioSize
-                    + "), --in-flight at least 1");
+            throw new IllegalArgumentException(
+                    "--file-size must be a positive multiple of --io-size (" + ioSize + "), --in-flight at least 1");
         }
         TransportFactory factory = switch (transport) {
-            case "tcp" -> (host, maxIo) -> TcpRpcTransport.connect(new InetSocketAddress(host, Nfs3.TCP_PORT),
-                    maxIo + 64 * 1024);
+            case "tcp" ->
+                (host, maxIo) -> TcpRpcTransport.connect(new InetSocketAddress(host, Nfs3.TCP_PORT), maxIo + 64 * 1024);
             case "rdma" -> {
                 Duration poll = busyPoll;
                 ChunkExposure e = exposure;
@@ -138,21 +140,46 @@ public final class NfsRpcBench {
                     case MEMORY_WINDOWS -> "-MW";
                     case PER_CALL_REGISTRATION -> "-REG";
                 };
-        run(System.out, impl, factory, server, export, nullCalls ? iters : 0, warmup, ioIters, ioSize, fileSize,
+        run(
+                System.out,
+                impl,
+                factory,
+                server,
+                export,
+                nullCalls ? iters : 0,
+                warmup,
+                ioIters,
+                ioSize,
+                fileSize,
                 inFlight);
     }
 
     static RpcTransport openRdma(String host, Duration busyPoll, ChunkExposure exposure)
             throws IOException, InterruptedException {
-        return RdmaRpcTransport.connect(new InetSocketAddress(host, Nfs3.RDMA_PORT), RpcRdmaClientOptions.DEFAULTS
-                .withTimeouts(TIMEOUT, TIMEOUT).withBusyPoll(busyPoll).withExposure(exposure));
+        return RdmaRpcTransport.connect(
+                new InetSocketAddress(host, Nfs3.RDMA_PORT),
+                RpcRdmaClientOptions.DEFAULTS
+                        .withTimeouts(TIMEOUT, TIMEOUT)
+                        .withBusyPoll(busyPoll)
+                        .withExposure(exposure));
     }
 
-    static void run(PrintStream out, String impl, TransportFactory factory, String server, String export, int iters,
-                    int warmup, int ioIters, int ioSize, long fileSize, int inFlight) throws Exception {
+    static void run(
+            PrintStream out,
+            String impl,
+            TransportFactory factory,
+            String server,
+            String export,
+            int iters,
+            int warmup,
+            int ioIters,
+            int ioSize,
+            long fileSize,
+            int inFlight)
+            throws Exception {
         FileHandle3 root = mount(server, export);
         try (RpcTransport transport = factory.open(server, ioSize);
-             Arena arena = Arena.ofShared()) { // shared: the RDMA transport's poller thread touches it
+                Arena arena = Arena.ofShared()) { // shared: the RDMA transport's poller thread touches it
             Nfs3Client nfs = new Nfs3Client(transport, ROOT, TIMEOUT);
             FileHandle3 scratch = nfs.lookup(root, "write-target").handle();
 
@@ -180,7 +207,8 @@ public final class NfsRpcBench {
             MemorySegment back = arena.allocate(fileSize, 4096);
             int ioWarmup = Math.max(1, ioIters / 4);
             Pass write = (off, len) -> {
-                long written = nfs.write(scratch, off, file.asSlice(off, len), StableHow.UNSTABLE).count();
+                long written = nfs.write(scratch, off, file.asSlice(off, len), StableHow.UNSTABLE)
+                        .count();
                 if (written != len) {
                     throw new IOException("WRITE wrote " + written + " of " + len + " bytes at " + off);
                 }
@@ -270,8 +298,7 @@ public final class NfsRpcBench {
     private static FileHandle3 mount(String server, String export) throws IOException, InterruptedException {
         int mountPort;
         try (TcpRpcTransport pmap = TcpRpcTransport.connect(server, Portmap.PORT)) {
-            mountPort = new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION,
-                    Portmap.IPPROTO_TCP);
+            mountPort = new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION, Portmap.IPPROTO_TCP);
         }
         try (TcpRpcTransport mount = TcpRpcTransport.connect(server, mountPort)) {
             return new MountClient(mount, ROOT, TIMEOUT).mount(export).root();
@@ -282,8 +309,15 @@ public final class NfsRpcBench {
         long[] sorted = nanos.clone();
         Arrays.sort(sorted);
         double avg = Arrays.stream(sorted).average().orElse(0);
-        return String.format(Locale.ROOT, "%s,%s,%d,%d,%.2f,%.2f,%.2f,", impl, test, size, nanos.length,
-                sorted[sorted.length / 2] / 1e3, sorted[(int) Math.min(sorted.length - 1L, sorted.length * 99L / 100)] / 1e3,
+        return String.format(
+                Locale.ROOT,
+                "%s,%s,%d,%d,%.2f,%.2f,%.2f,",
+                impl,
+                test,
+                size,
+                nanos.length,
+                sorted[sorted.length / 2] / 1e3,
+                sorted[(int) Math.min(sorted.length - 1L, sorted.length * 99L / 100)] / 1e3,
                 avg / 1e3);
     }
 

@@ -35,9 +35,16 @@ final class RcConnection {
             throws RdmaException {
         CompletionQueue cqA = pdA.context().createCompletionQueue(2 * depth);
         CompletionQueue cqB = pdB.context().createCompletionQueue(2 * depth);
-        PreparedQueuePair pa = pdA.queuePair().completionQueue(cqA).sendQueueDepth(depth).receiveQueueDepth(depth)
-                .legacySendPath(legacySendPath).prepare();
-        PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).sendQueueDepth(depth).receiveQueueDepth(depth)
+        PreparedQueuePair pa = pdA.queuePair()
+                .completionQueue(cqA)
+                .sendQueueDepth(depth)
+                .receiveQueueDepth(depth)
+                .legacySendPath(legacySendPath)
+                .prepare();
+        PreparedQueuePair pb = pdB.queuePair()
+                .completionQueue(cqB)
+                .sendQueueDepth(depth)
+                .receiveQueueDepth(depth)
                 .prepare();
         QueuePair a = pa.connect(pb.endpoint(), ConnectOptions.DEFAULTS);
         QueuePair b = pb.connect(pa.endpoint(), ConnectOptions.DEFAULTS);

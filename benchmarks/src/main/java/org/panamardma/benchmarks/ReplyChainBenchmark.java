@@ -54,8 +54,8 @@ public class ReplyChainBenchmark extends StubBenchmarkSettings {
     @Benchmark
     public long separate() throws RdmaException {
         for (int w = 0; w < writes; w++) {
-            loop.qp.postWrite(++wrId, loop.local, 8L * w, 8, loop.remote.address() + 8L * w, loop.remote.rkey(),
-                    SendFlags.NONE);
+            loop.qp.postWrite(
+                    ++wrId, loop.local, 8L * w, 8, loop.remote.address() + 8L * w, loop.remote.rkey(), SendFlags.NONE);
         }
         loop.qp.postSend(++wrId, loop.local, 0, StubLoopback.LENGTH, SendFlags.SIGNALED);
         return poll();
@@ -66,8 +66,8 @@ public class ReplyChainBenchmark extends StubBenchmarkSettings {
     public long chain() throws RdmaException {
         chain.clear();
         for (int w = 0; w < writes; w++) {
-            chain.write(++wrId, loop.local, 8L * w, 8, loop.remote.address() + 8L * w, loop.remote.rkey(),
-                    SendFlags.NONE);
+            chain.write(
+                    ++wrId, loop.local, 8L * w, 8, loop.remote.address() + 8L * w, loop.remote.rkey(), SendFlags.NONE);
         }
         chain.send(++wrId, loop.local, 0, StubLoopback.LENGTH, SendFlags.SIGNALED);
         loop.qp.postChain(chain);

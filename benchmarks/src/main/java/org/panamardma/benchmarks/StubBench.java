@@ -24,6 +24,7 @@ final class StubBench implements AutoCloseable {
     final WorkCompletions wc;
     /** C's completions: {@value #POLL_CAPACITY} {@code struct ibv_wc}. */
     final MemorySegment cWc;
+
     private final Arena arena;
 
     private StubBench(StubLoopback loop, WorkCompletions wc, Arena arena) {

@@ -21,5 +21,4 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
-public abstract class StubBenchmarkSettings {
-}
+public abstract class StubBenchmarkSettings {}

@@ -44,8 +44,8 @@ public final class WorkerAllocationProfiler implements InternalProfiler {
 
     @Override
     @SuppressWarnings("rawtypes") // JMH's InternalProfiler declares the raw Result type
-    public Collection<? extends Result> afterIteration(BenchmarkParams benchmarkParams,
-                                                       IterationParams iterationParams, IterationResult result) {
+    public Collection<? extends Result> afterIteration(
+            BenchmarkParams benchmarkParams, IterationParams iterationParams, IterationResult result) {
         Map<Long, Long> after = snapshot();
         long bytes = 0;
         for (Map.Entry<Long, Long> e : after.entrySet()) {

@@ -24,9 +24,17 @@ class BridgeBenchTest {
             service = BridgeBench.run(out, "127.0.0.1", 0, List.of("tcp4j", "tcp"), iters, warmup, ioIters, ioSize);
         }
         List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
-        assertEquals(List.of("BRIDGE-TCP4J,bridge_null", "BRIDGE-TCP,bridge_null", "BRIDGE-TCP4J,bridge_get",
-                "BRIDGE-TCP,bridge_get", "BRIDGE-TCP4J,bridge_put", "BRIDGE-TCP,bridge_put"),
-                lines.stream().map(l -> l.substring(0, l.indexOf(',', l.indexOf(',') + 1))).toList());
+        assertEquals(
+                List.of(
+                        "BRIDGE-TCP4J,bridge_null",
+                        "BRIDGE-TCP,bridge_null",
+                        "BRIDGE-TCP4J,bridge_get",
+                        "BRIDGE-TCP,bridge_get",
+                        "BRIDGE-TCP4J,bridge_put",
+                        "BRIDGE-TCP,bridge_put"),
+                lines.stream()
+                        .map(l -> l.substring(0, l.indexOf(',', l.indexOf(',') + 1)))
+                        .toList());
         for (String l : lines) {
             String[] f = l.split(",", -1);
             assertEquals(8, f.length, l);
@@ -39,7 +47,9 @@ class BridgeBenchTest {
             }
         }
         int ioWarmup = 2; // max(2, 4 / 4)
-        assertEquals(2L * (warmup + iters) + 2L * 2 * (ioWarmup + ioIters), service.calls.get(),
+        assertEquals(
+                2L * (warmup + iters) + 2L * 2 * (ioWarmup + ioIters),
+                service.calls.get(),
                 "every call ran once, on the one instance");
     }
 

@@ -20,6 +20,7 @@ public final class ConnectionsIn20Lines {
 
     /** Runs it; {@code host} is the address of an RDMA device (10.77.0.2, rxe1, in the testbed). */
     public static void run(String host) throws Exception {
+        // spotless:off (the README shows this region as written here: ReadmeExamplesTest)
         // README begin: connections
         // server: accepts on an address; each connection gets its own QP, CQ, completion channel and poller thread
         try (RdmaServer server = RdmaServer.listen(new InetSocketAddress(host, 7472), ConnectionOptions.DEFAULTS);
@@ -40,5 +41,6 @@ public final class ConnectionsIn20Lines {
                     inbox.segment().getString(0));
         }   // close is graceful; a peer that vanishes fails pending futures with ConnectionClosedException
         // README end
+        // spotless:on
     }
 }

@@ -31,8 +31,11 @@ public final class GrpcOverRdma {
 
     /** A unary method whose messages are bytes (a generated protobuf stub works the same way). */
     static final MethodDescriptor<byte[], byte[]> SHOUT = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("example.Shout/Shout")
-            .setRequestMarshaller(Bytes.INSTANCE).setResponseMarshaller(Bytes.INSTANCE).build();
+            .setType(MethodDescriptor.MethodType.UNARY)
+            .setFullMethodName("example.Shout/Shout")
+            .setRequestMarshaller(Bytes.INSTANCE)
+            .setResponseMarshaller(Bytes.INSTANCE)
+            .build();
 
     enum Bytes implements MethodDescriptor.Marshaller<byte[]> {
         INSTANCE;
@@ -53,16 +56,20 @@ public final class GrpcOverRdma {
     }
 
     static ServerServiceDefinition shoutService() {
-        return ServerServiceDefinition.builder("example.Shout").addMethod(SHOUT, ServerCalls.asyncUnaryCall(
-                (request, reply) -> {
-                    reply.onNext(new String(request, StandardCharsets.UTF_8).toUpperCase().getBytes(StandardCharsets.UTF_8));
+        return ServerServiceDefinition.builder("example.Shout")
+                .addMethod(SHOUT, ServerCalls.asyncUnaryCall((request, reply) -> {
+                    reply.onNext(new String(request, StandardCharsets.UTF_8)
+                            .toUpperCase()
+                            .getBytes(StandardCharsets.UTF_8));
                     reply.onCompleted();
-                })).build();
+                }))
+                .build();
     }
 
     /** Serves the method on {@code host}:50051 over RDMA, calls it once and prints the answer. */
     public static void main(String[] args) throws Exception {
-        String host = args.length > 0 ? args[0] : "10.77.0.2";          // an RDMA device's address
+        String host = args.length > 0 ? args[0] : "10.77.0.2"; // an RDMA device's address
+        // spotless:off (the README shows this region as written here: ReadmeExamplesTest)
         // README begin: grpc
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());   // RDMA event loops
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
@@ -80,5 +87,6 @@ public final class GrpcOverRdma {
         workers.shutdownGracefully().sync();
         boss.shutdownGracefully().sync();
         // README end
+        // spotless:on
     }
 }

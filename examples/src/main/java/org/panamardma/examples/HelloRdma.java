@@ -1,5 +1,6 @@
 package org.panamardma.examples;
 
+// spotless:off (the README shows this region as written here: ReadmeExamplesTest)
 // README begin: hello
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -26,3 +27,4 @@ public class HelloRdma {
     }
 }
 // README end
+// spotless:on

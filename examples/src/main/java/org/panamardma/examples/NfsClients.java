@@ -40,6 +40,7 @@ public final class NfsClients {
 
     /** MOUNT, then READ and WRITE back {@code pattern.bin} over TCP, then READDIRPLUS. */
     public void overTcp() throws IOException, InterruptedException {
+        // spotless:off (the README shows this region as written here: ReadmeExamplesTest)
         // README begin: nfs-tcp
         try (TcpRpcTransport mountd = TcpRpcTransport.connect(host, mountPort);           // from PortmapClient.getPort
              TcpRpcTransport nfsd = TcpRpcTransport.connect(host, nfsPort)) {             // knfsd: Nfs3.TCP_PORT
@@ -55,6 +56,7 @@ public final class NfsClients {
             nfs.listDirectory(export, 8192, true).forEach(e -> System.out.println(e.name())); // READDIRPLUS
         }
         // README end
+        // spotless:on
     }
 
     /** MOUNT over TCP for the root handle, then READ and WRITE {@code pattern.bin} over RPC-over-RDMA. */
@@ -62,6 +64,7 @@ public final class NfsClients {
         try (TcpRpcTransport mountd = TcpRpcTransport.connect(host, mountPort)) {
             export = new MountClient(mountd, root, timeout).mount(exportPath).root();
         }
+        // spotless:off (the README shows this region as written here: ReadmeExamplesTest)
         // README begin: nfs-rdma
         RpcRdmaClientOptions options = RpcRdmaClientOptions.DEFAULTS;                         // 4 KiB inline, 64 credits
         try (RdmaRpcTransport rdma = RdmaRpcTransport.connect(new InetSocketAddress(host, rdmaPort), options)) {
@@ -75,5 +78,6 @@ public final class NfsClients {
             }
         }
         // README end
+        // spotless:on
     }
 }

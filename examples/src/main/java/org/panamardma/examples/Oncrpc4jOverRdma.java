@@ -61,6 +61,7 @@ public final class Oncrpc4jOverRdma {
      * {@code tcpPort}, while {@code whileServing} runs.
      */
     public static void serve(String host, int rdmaPort, int tcpPort, Runnable whileServing) throws IOException {
+        // spotless:off (the README shows this region as written here: ReadmeExamplesTest)
         // README begin: oncrpc4j
         RpcDispatchable service = new EchoService();                         // any oncrpc4j RpcDispatchable, as it is
         OncRpcProgram program = new OncRpcProgram(PROG, 1);
@@ -80,5 +81,6 @@ public final class Oncrpc4jOverRdma {
             tcp.stop();
         }
         // README end
+        // spotless:on
     }
 }

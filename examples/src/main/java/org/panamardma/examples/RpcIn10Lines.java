@@ -27,6 +27,7 @@ public final class RpcIn10Lines {
      * application would wait for its shutdown there.
      */
     public static void serve(String host, Runnable whileServing) throws Exception {
+        // spotless:off (the README shows this region as written here: ReadmeExamplesTest)
         // README begin: rpc-server
         RpcDispatcher dispatcher = RpcDispatcher.builder()                                  // any ONC RPC program
                 .register(PROG, 1, 1, in -> in.getOpaque(1 << 24),
@@ -38,15 +39,18 @@ public final class RpcIn10Lines {
             whileServing.run();                                     // one dispatcher, both transports, until it returns
         }
         // README end
+        // spotless:on
     }
 
     /** Calls the echo program at {@code server} ({@code rdma://host:20050} or {@code tcp://host:20051}). */
     public static byte[] echo(URI server, byte[] bytes) throws Exception {
+        // spotless:off (the README shows this region as written here: ReadmeExamplesTest)
         // README begin: rpc-client
         try (RpcClient c = RpcClients.connect(server, 1 << 20)) {    // rdma://10.77.0.2:20050 or tcp://10.77.0.2:20051
             return c.invoke(PROG, 1, 1, OpaqueAuth.NONE, out -> out.putOpaque(bytes, 1 << 24),
                     in -> in.getOpaqueBytes(1 << 24), Duration.ofSeconds(30));
         }
         // README end
+        // spotless:on
     }
 }

@@ -50,6 +50,7 @@ public final class VerbsIn20Lines implements AutoCloseable {
 
     /** The example: WRITE 512 bytes, FLUSH them to global visibility, then ATOMIC WRITE the commit word. */
     public void run() throws Exception {
+        // spotless:off (the README shows this region as written here: ReadmeExamplesTest)
         // README begin: verbs
         try (Context ctx = Context.open("rxe0");
              ProtectionDomain pd = ctx.allocateProtectionDomain();
@@ -74,6 +75,7 @@ public final class VerbsIn20Lines implements AutoCloseable {
             }
         }
         // README end
+        // spotless:on
     }
 
     /** What the peer's data region holds at {@code offset}, as a NUL-terminated string. */

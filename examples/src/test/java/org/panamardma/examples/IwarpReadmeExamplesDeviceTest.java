@@ -8,5 +8,4 @@ import org.panamardma.testbed.Transport;
  * atomics, FLUSH and ATOMIC WRITE, which siw does not have.
  */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpReadmeExamplesDeviceTest extends ReadmeExamplesDeviceTests {
-}
+class IwarpReadmeExamplesDeviceTest extends ReadmeExamplesDeviceTests {}

@@ -33,7 +33,10 @@ class MarkdownLinksTest {
 
     /** GitHub's anchor of a heading: lower case, punctuation dropped (not hyphens, underscores), spaces to hyphens. */
     static String anchor(String heading) {
-        return heading.strip().toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
+        return heading.strip()
+                .toLowerCase(Locale.ROOT)
+                .replaceAll("[^\\p{L}\\p{N} _-]", "")
+                .replace(' ', '-');
     }
 
     /** The lines of a Markdown file outside fenced code blocks (those inside become empty, keeping line numbers). */
@@ -80,11 +83,13 @@ class MarkdownLinksTest {
                 int hash = link.indexOf('#');
                 String path = hash < 0 ? link : link.substring(0, hash);
                 String heading = hash < 0 ? "" : link.substring(hash + 1);
-                Path target = path.isEmpty() ? file : file.getParent().resolve(path).normalize();
+                Path target =
+                        path.isEmpty() ? file : file.getParent().resolve(path).normalize();
                 String where = root.relativize(file) + ":" + (i + 1) + ": " + link;
                 if (!Files.exists(target)) {
                     broken.add(where + " (no such file)");
-                } else if (!heading.isEmpty() && target.toString().endsWith(".md")
+                } else if (!heading.isEmpty()
+                        && target.toString().endsWith(".md")
                         && !anchors(Files.readAllLines(target)).contains(heading)) {
                     broken.add(where + " (no such heading in " + root.relativize(target) + ")");
                 }
@@ -109,18 +114,34 @@ class MarkdownLinksTest {
     @Test
     void aMissingFileOrHeadingIsCaughtAndCodeIsNotALink(@TempDir Path root) throws IOException {
         Files.createDirectories(root.resolve("docs"));
-        Files.write(root.resolve("docs/a.md"), List.of("# A", "## The binding's own cost on the host CPU", "## Twice",
-                "## Twice", "```", "## not a heading", "```"));
-        Path readme = Files.write(root.resolve("README.md"), List.of(
-                "[ok](docs/a.md) [ok](docs/a.md#the-bindings-own-cost-on-the-host-cpu) [ok](docs/a.md#twice-1)",
-                "[ok](#top) [web](https://example.org/x) `[code](nowhere.md)`",
-                "[gone](docs/b.md)",
-                "[no heading](docs/a.md#not-a-heading)",
-                "```", "[in a block](nowhere.md)", "```",
-                "# Top"));
-        assertEquals(List.of("README.md:3: docs/b.md (no such file)",
-                "README.md:4: docs/a.md#not-a-heading (no such heading in docs/a.md)"), brokenLinks(root, readme));
-        assertEquals("tcprpcserver-onc-rpc-over-tcp-nfs-and-mount-of-the-nfs-server",
+        Files.write(
+                root.resolve("docs/a.md"),
+                List.of(
+                        "# A",
+                        "## The binding's own cost on the host CPU",
+                        "## Twice",
+                        "## Twice",
+                        "```",
+                        "## not a heading",
+                        "```"));
+        Path readme = Files.write(
+                root.resolve("README.md"),
+                List.of(
+                        "[ok](docs/a.md) [ok](docs/a.md#the-bindings-own-cost-on-the-host-cpu) [ok](docs/a.md#twice-1)",
+                        "[ok](#top) [web](https://example.org/x) `[code](nowhere.md)`",
+                        "[gone](docs/b.md)",
+                        "[no heading](docs/a.md#not-a-heading)",
+                        "```",
+                        "[in a block](nowhere.md)",
+                        "```",
+                        "# Top"));
+        assertEquals(
+                List.of(
+                        "README.md:3: docs/b.md (no such file)",
+                        "README.md:4: docs/a.md#not-a-heading (no such heading in docs/a.md)"),
+                brokenLinks(root, readme));
+        assertEquals(
+                "tcprpcserver-onc-rpc-over-tcp-nfs-and-mount-of-the-nfs-server",
                 anchor("`TcpRpcServer` (ONC RPC over TCP; NFS and MOUNT of the NFS server)"));
     }
 }

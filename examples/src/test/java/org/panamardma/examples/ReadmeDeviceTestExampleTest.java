@@ -12,6 +12,7 @@ import org.panamardma.verbs.TransportType;
 
 /** The README's "Device tests" example, as it is written there. */
 class ReadmeDeviceTestExampleTest {
+    // spotless:off (the README shows this region as written here: ReadmeExamplesTest)
     // README begin: device-test
     @Test
     @RdmaDeviceTest(transport = Transport.IWARP)
@@ -19,4 +20,5 @@ class ReadmeDeviceTestExampleTest {
         assertEquals(TransportType.IWARP, Device.byName(device.name()).orElseThrow().transportType());
     }
     // README end
+    // spotless:on
 }

@@ -14,16 +14,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import org.panamardma.oncrpc.OpaqueAuth;
-import org.panamardma.oncrpc.RpcClient;
 import org.panamardma.nfs.server.ExportOptions;
 import org.panamardma.nfs.server.NfsServer;
+import org.panamardma.oncrpc.OpaqueAuth;
+import org.panamardma.oncrpc.RpcClient;
 import org.panamardma.rpcrdma.client.RpcClients;
 import org.panamardma.testbed.RdmaTestDevice;
 
@@ -50,19 +50,22 @@ abstract class ReadmeExamplesDeviceTests {
     static synchronized String stdout(Example example) throws Exception {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream original = System.out;
-        System.setOut(new PrintStream(new OutputStream() {
-            @Override
-            public void write(int b) {
-                captured.write(b);
-                original.write(b);
-            }
+        System.setOut(new PrintStream(
+                new OutputStream() {
+                    @Override
+                    public void write(int b) {
+                        captured.write(b);
+                        original.write(b);
+                    }
 
-            @Override
-            public void write(byte[] b, int off, int len) {
-                captured.write(b, off, len);
-                original.write(b, off, len);
-            }
-        }, true, StandardCharsets.UTF_8));
+                    @Override
+                    public void write(byte[] b, int off, int len) {
+                        captured.write(b, off, len);
+                        original.write(b, off, len);
+                    }
+                },
+                true,
+                StandardCharsets.UTF_8));
         try {
             example.run();
         } finally {
@@ -119,8 +122,13 @@ abstract class ReadmeExamplesDeviceTests {
             for (String uri : new String[] {"rdma://" + host + ":" + rdmaPort, "tcp://" + host + ":" + tcpPort}) {
                 try (RpcClient c = RpcClients.connect(URI.create(uri), 1 << 20)) {
                     for (byte[] bytes : new byte[][] {small, large}) {
-                        byte[] back = c.invoke(Oncrpc4jOverRdma.PROG, 1, 1, OpaqueAuth.NONE,
-                                out -> out.putOpaque(bytes, 1 << 24), in -> in.getOpaqueBytes(1 << 24),
+                        byte[] back = c.invoke(
+                                Oncrpc4jOverRdma.PROG,
+                                1,
+                                1,
+                                OpaqueAuth.NONE,
+                                out -> out.putOpaque(bytes, 1 << 24),
+                                in -> in.getOpaqueBytes(1 << 24),
                                 Duration.ofSeconds(60));
                         assertArrayEquals(bytes, back, uri + ", " + bytes.length + " bytes");
                     }
@@ -151,10 +159,14 @@ abstract class ReadmeExamplesDeviceTests {
         int rdmaPort = PORTS.getAndIncrement();
         // insecure: the example's JVM connects over TCP from an ordinary port (as to knfsd's test export); the
         // server's default, secure, takes only the reserved ports Linux's client binds
-        try (NfsServer server = NfsServer.builder(export).state(state).rpcbind(false)
+        try (NfsServer server = NfsServer.builder(export)
+                .state(state)
+                .rpcbind(false)
                 .options(ExportOptions.DEFAULTS.withSecure(false))
-                .tcp(new InetSocketAddress(host, nfsPort)).mount(new InetSocketAddress(host, mountPort))
-                .rdma(new InetSocketAddress(host, rdmaPort)).start()) {
+                .tcp(new InetSocketAddress(host, nfsPort))
+                .mount(new InetSocketAddress(host, mountPort))
+                .rdma(new InetSocketAddress(host, rdmaPort))
+                .start()) {
             NfsClients examples = new NfsClients(host, server.exportPath(), mountPort, nfsPort, rdmaPort);
             long[] before = moved(server.statistics());
             String listing = stdout(examples::overTcp);

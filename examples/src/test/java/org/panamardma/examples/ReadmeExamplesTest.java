@@ -85,17 +85,25 @@ class ReadmeExamplesTest {
     }
 
     static List<String> dedent(List<String> lines) {
-        int indent = lines.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length())
-                .min().orElse(0);
-        return lines.stream().map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing()).toList();
+        int indent = lines.stream()
+                .filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length())
+                .min()
+                .orElse(0);
+        return lines.stream()
+                .map(l -> l.isBlank() ? "" : l.substring(indent).stripTrailing())
+                .toList();
     }
 
     static Map<String, List<String>> allSourceRegions() throws IOException {
         Map<String, List<String>> regions = new LinkedHashMap<>();
         for (String root : List.of("src/main/java", "src/test/java")) {
             try (Stream<Path> files = Files.walk(Path.of(root))) {
-                for (Path f : files.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
-                    for (Map.Entry<String, List<String>> r : sourceRegions(f, Files.readAllLines(f)).entrySet()) {
+                for (Path f : files.filter(p -> p.toString().endsWith(".java"))
+                        .sorted()
+                        .toList()) {
+                    for (Map.Entry<String, List<String>> r :
+                            sourceRegions(f, Files.readAllLines(f)).entrySet()) {
                         if (regions.put(r.getKey(), r.getValue()) != null) {
                             fail("two regions named " + r.getKey() + " (the second in " + f + ")");
                         }
@@ -119,7 +127,8 @@ class ReadmeExamplesTest {
                         }
                         return true;
                     })
-                    .sorted().toList();
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -129,7 +138,8 @@ class ReadmeExamplesTest {
         Map<String, Path> shownIn = new LinkedHashMap<>();
         for (Path f : files) {
             Path name = root.relativize(f);
-            for (Map.Entry<String, List<String>> b : readmeBlocks(name, Files.readAllLines(f)).entrySet()) {
+            for (Map.Entry<String, List<String>> b :
+                    readmeBlocks(name, Files.readAllLines(f)).entrySet()) {
                 Path earlier = shownIn.putIfAbsent(b.getKey(), name);
                 if (earlier != null) {
                     fail("two blocks named " + b.getKey() + ": in " + earlier + " and " + name);
@@ -145,8 +155,9 @@ class ReadmeExamplesTest {
         List<Path> files = markdownFiles();
         assertTrue(files.contains(README), "README.md not among " + files);
         Map<String, List<String>> inReadme = readmeBlocks(Files.readAllLines(README));
-        assertTrue(inReadme.size() >= 5, "README's java blocks (the ten-line program and the layers' examples): "
-                + inReadme.keySet());
+        assertTrue(
+                inReadme.size() >= 5,
+                "README's java blocks (the ten-line program and the layers' examples): " + inReadme.keySet());
         Map<String, List<String>> blocks = documentationBlocks(ROOT, files);
         Map<String, List<String>> regions = allSourceRegions();
         assertTrue(blocks.size() >= 8, "the documentation's java blocks: " + blocks.keySet());
@@ -159,11 +170,15 @@ class ReadmeExamplesTest {
             for (int i = 0; i < Math.max(block.size(), region.size()); i++) {
                 String inDocs = i < block.size() ? block.get(i) : "(the block has ended)";
                 String inSource = i < region.size() ? region.get(i) : "(the region has ended)";
-                assertEquals(inSource, inDocs, "block '" + b.getKey() + "', line " + (i + 1)
-                        + " of the block differs from the example source (expected: the source)");
+                assertEquals(
+                        inSource,
+                        inDocs,
+                        "block '" + b.getKey() + "', line " + (i + 1)
+                                + " of the block differs from the example source (expected: the source)");
             }
         }
-        List<String> unused = regions.keySet().stream().filter(r -> !blocks.containsKey(r)).toList();
+        List<String> unused =
+                regions.keySet().stream().filter(r -> !blocks.containsKey(r)).toList();
         assertEquals(List.of(), unused, "example regions that no Markdown block shows");
     }
 
@@ -172,12 +187,13 @@ class ReadmeExamplesTest {
     void aChangedOrUnnamedBlockIsCaught() {
         List<String> readme = List.of("text", "<!-- example: x -->", "```java", "int a = 1;", "```");
         assertEquals(Map.of("x", List.of("int a = 1;")), readmeBlocks(readme));
-        Map<String, List<String>> regions = sourceRegions(Path.of("X.java"),
+        Map<String, List<String>> regions = sourceRegions(
+                Path.of("X.java"),
                 List.of("class X {", "    // README begin: x", "    int a = 2;", "    // README end", "}"));
         assertEquals(Map.of("x", List.of("int a = 2;")), regions);
         assertTrue(!regions.get("x").equals(readmeBlocks(readme).get("x")));
-        AssertionError unnamed = assertThrows(AssertionError.class,
-                () -> readmeBlocks(List.of("```java", "int a;", "```")));
+        AssertionError unnamed =
+                assertThrows(AssertionError.class, () -> readmeBlocks(List.of("```java", "int a;", "```")));
         assertTrue(unnamed.getMessage().contains("without '<!-- example: NAME -->'"), unnamed.getMessage());
     }
 
@@ -189,9 +205,10 @@ class ReadmeExamplesTest {
         Path module = Files.write(Files.createDirectories(root.resolve("nfs")).resolve("README.md"), block);
         assertEquals(Map.of("x", List.of("int a = 1;")), documentationBlocks(root, List.of(readme, module)));
         Path copy = Files.write(root.resolve("CONTRIBUTING.md"), block);
-        AssertionError twice = assertThrows(AssertionError.class,
-                () -> documentationBlocks(root, List.of(readme, module, copy)));
-        assertTrue(twice.getMessage().contains("two blocks named x: in nfs/README.md and CONTRIBUTING.md"),
+        AssertionError twice =
+                assertThrows(AssertionError.class, () -> documentationBlocks(root, List.of(readme, module, copy)));
+        assertTrue(
+                twice.getMessage().contains("two blocks named x: in nfs/README.md and CONTRIBUTING.md"),
                 twice.getMessage());
         assertTrue(markdownFiles().contains(ROOT.resolve("nfs").resolve("README.md")), "the module READMEs are read");
     }
@@ -202,7 +219,10 @@ class ReadmeExamplesTest {
         String line = "NFS calls LOOKUP=2 READ=4 WRITE=1; read 1048576 bytes, written 1048576 bytes; RDMA "
                 + "/10.77.0.2:37651: calls {INLINE=5, READ_CHUNKS=1, POSITION_ZERO=0}, replies {INLINE=4, WRITE_LIST=2, "
                 + "REPLY_CHUNK=0, ERR_VERS=0, ERR_CHUNK=0, DROPPED=0}, memory refusals 0, peak calls in progress 1";
-        assertEquals(List.of(1048576L, 1048576L, 6L),
-                java.util.Arrays.stream(ReadmeExamplesDeviceTests.moved(line)).boxed().toList());
+        assertEquals(
+                List.of(1048576L, 1048576L, 6L),
+                java.util.Arrays.stream(ReadmeExamplesDeviceTests.moved(line))
+                        .boxed()
+                        .toList());
     }
 }

@@ -23,8 +23,9 @@ class RoceReadmeExamplesDeviceTest extends ReadmeExamplesDeviceTests {
     void theVerbsExampleWritesFlushesAndCommits(RdmaTestDevice device) throws Exception {
         assertEquals("rxe0", device.name(), "the example names rxe0");
         try (VerbsIn20Lines example = new VerbsIn20Lines(device.peerName().orElseThrow());
-             Context peer = Context.open(device.peerName().orElseThrow())) {
-            boolean canFlush = RdmaCore.Feature.FLUSH.isAvailable() && peer.attributes().supportsFlushGlobal()
+                Context peer = Context.open(device.peerName().orElseThrow())) {
+            boolean canFlush = RdmaCore.Feature.FLUSH.isAvailable()
+                    && peer.attributes().supportsFlushGlobal()
                     && peer.attributes().supportsAtomicWrite();
             if (canFlush) {
                 example.run();
@@ -42,7 +43,7 @@ class RoceReadmeExamplesDeviceTest extends ReadmeExamplesDeviceTests {
     @Test
     void theConnectionsExampleSendsAddsAndWrites(RdmaTestDevice device) throws Exception {
         String out = stdout(() -> ConnectionsIn20Lines.run(peerAddress(device)));
-        assertEquals("SEND: hello by SEND and by WRITE; counter 0 -> 1; WRITE: hello by SEND and by WRITE",
-                out.strip());
+        assertEquals(
+                "SEND: hello by SEND and by WRITE; counter 0 -> 1; WRITE: hello by SEND and by WRITE", out.strip());
     }
 }

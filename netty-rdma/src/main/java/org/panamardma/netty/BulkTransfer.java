@@ -107,8 +107,8 @@ final class BulkTransfer {
         }
         ConnectionResources res = ch.res;
         awaitingCts = false;
-        res.qp.postWrite(WrIds.of(WrIds.WRITE, 0), largeRegion, largeOffset, largeLength, address, rkey,
-                SendFlags.NONE);
+        res.qp.postWrite(
+                WrIds.of(WrIds.WRITE, 0), largeRegion, largeOffset, largeLength, address, rkey, SendFlags.NONE);
         int slot = largeDoneSlot;
         Frame.writeHeader(res.sends, res.sendOffset(slot), Frame.DONE, ch.flow.onReservedSend(), largeLength);
         ch.send.post(slot, Frame.HEADER);
@@ -180,20 +180,24 @@ final class BulkTransfer {
         SlabByteBuf target = res.device.pool.allocate(requestedTransfer, requestedTransfer);
         if (target == null) {
             // the pool is at its limit: try again shortly (the peer's data waits, bounded by its own buffers)
-            grantRetry = ch.eventLoop().schedule(() -> {
-                grantRetry = null;
-                try {
-                    grant();
-                    ch.send.sendControl();
-                } catch (RdmaException | RuntimeException e) {
-                    ch.end.fail(new IOException(e.getMessage(), e));
-                }
-            }, 5, TimeUnit.MILLISECONDS);
+            grantRetry = ch.eventLoop()
+                    .schedule(
+                            () -> {
+                                grantRetry = null;
+                                try {
+                                    grant();
+                                    ch.send.sendControl();
+                                } catch (RdmaException | RuntimeException e) {
+                                    ch.end.fail(new IOException(e.getMessage(), e));
+                                }
+                            },
+                            5,
+                            TimeUnit.MILLISECONDS);
             return;
         }
         try {
-            grantRegion = res.device.pd.register(target.chunk.asSlice(0, requestedTransfer),
-                    Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            grantRegion = res.device.pd.register(
+                    target.chunk.asSlice(0, requestedTransfer), Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
         } catch (RdmaException | RuntimeException e) {
             target.release();
             throw e;

@@ -62,7 +62,7 @@ final class ChannelIo implements RdmaIoHandle {
                         ch.connector.onProbeAnswered();
                     }
                 }
-                default -> { }
+                default -> {}
             }
         } catch (RdmaException | RuntimeException e) {
             ch.end.fail(e instanceof IOException io ? io : new IOException(e.getMessage(), e));

@@ -49,8 +49,12 @@ final class ClientConnector {
         }
         ch.connector = new ClientConnector(ch, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis));
         int shown = millis;
-        ch.connectTimeout = ch.eventLoop().schedule(() -> ch.failConnect(new ConnectTimeoutException(
-                "connection timed out after " + shown + " ms: " + ch.requestedRemote)), millis, TimeUnit.MILLISECONDS);
+        ch.connectTimeout = ch.eventLoop()
+                .schedule(
+                        () -> ch.failConnect(new ConnectTimeoutException(
+                                "connection timed out after " + shown + " ms: " + ch.requestedRemote)),
+                        millis,
+                        TimeUnit.MILLISECONDS);
         ch.connector.startAttempt();
     }
 
@@ -102,7 +106,8 @@ final class ClientConnector {
             }
             case CONNECT_ERROR -> retryOrFail(e, "a connection that could not be set up");
             case UNREACHABLE -> {
-                if (e.status() == -Errno.ETIMEDOUT && ch.res != null
+                if (e.status() == -Errno.ETIMEDOUT
+                        && ch.res != null
                         && ch.res.device.context.transportType() == TransportType.IWARP) {
                     retryOrFail(e, "iWARP: the server did not answer the MPA request in time");
                 } else {
@@ -117,8 +122,14 @@ final class ClientConnector {
     /** Another attempt after a transient connect failure (see CONNECT_ATTEMPTS), while attempts and time are left. */
     private void retryOrFail(CmEvent e, String why) {
         if (attempts < CONNECT_ATTEMPTS && deadline - System.nanoTime() > 0) {
-            LOG.info("connect to {}: {} (status {}), {}; trying again, attempt {} of {}", ch.requestedRemote,
-                    e.type().cName(), e.status(), why, attempts + 1, CONNECT_ATTEMPTS);
+            LOG.info(
+                    "connect to {}: {} (status {}), {}; trying again, attempt {} of {}",
+                    ch.requestedRemote,
+                    e.type().cName(),
+                    e.status(),
+                    why,
+                    attempts + 1,
+                    CONNECT_ATTEMPTS);
             dropAttempt();
             startAttempt();
         } else {
@@ -150,8 +161,7 @@ final class ClientConnector {
         if (probes < StreamStartProbe.MAX_PROBES) {
             probes++;
             try {
-                ch.res.qp.postRead(WrIds.of(WrIds.PROBE, probes), ch.res.sendRegion, 0, 0, 0L, 0,
-                        SendFlags.SIGNALED);
+                ch.res.qp.postRead(WrIds.of(WrIds.PROBE, probes), ch.res.sendRegion, 0, 0, 0L, 0, SendFlags.SIGNALED);
             } catch (RdmaException | RuntimeException e) {
                 ch.failConnect(failure("the stream start probe", e));
                 return;
@@ -175,20 +185,22 @@ final class ClientConnector {
 
     /** A probe's READ failed. */
     void onProbeFailed(WcStatus status) {
-        ch.failConnect(new ConnectException("connect to " + ch.requestedRemote + ": the stream start probe failed: "
-                + status));
+        ch.failConnect(new ConnectException(
+                "connect to " + ch.requestedRemote + ": the stream start probe failed: " + status));
     }
 
     private ConnectException failure(String step, Exception e) {
-        ConnectException c = new ConnectException("connect to " + ch.requestedRemote + ": " + step + ": "
-                + e.getMessage());
+        ConnectException c =
+                new ConnectException("connect to " + ch.requestedRemote + ": " + step + ": " + e.getMessage());
         c.initCause(e);
         return c;
     }
 
     private ConnectException cmFailure(String step, CmEvent e) {
         return new ConnectException("connect to " + ch.requestedRemote + ": " + step + " ended in "
-                + e.type().cName() + " (status " + e.status() + ")" + (e.type() == CmEventType.REJECTED
-                ? ": refused by the peer (" + ServerAccept.rejectReason(e.privateData()) + ")" : ""));
+                + e.type().cName() + " (status " + e.status() + ")"
+                + (e.type() == CmEventType.REJECTED
+                        ? ": refused by the peer (" + ServerAccept.rejectReason(e.privateData()) + ")"
+                        : ""));
     }
 }

@@ -11,13 +11,14 @@ import java.nio.ByteBuffer;
 record ConnectPrivateData(int receiveDepth, int bufferSize, int maxTransfer) {
     /** "NRDM": Netty over RDMA. */
     static final int MAGIC = 0x4e52444d;
+
     static final byte VERSION = 1;
     static final int LENGTH = 16;
 
     ConnectPrivateData {
         if (receiveDepth < CreditFlow.MIN_RECEIVE_DEPTH || receiveDepth > 0xFFFF) {
-            throw new IllegalArgumentException("receive depth " + receiveDepth + " not in [" + CreditFlow.MIN_RECEIVE_DEPTH
-                    + ", 65535]");
+            throw new IllegalArgumentException(
+                    "receive depth " + receiveDepth + " not in [" + CreditFlow.MIN_RECEIVE_DEPTH + ", 65535]");
         }
         if (bufferSize < Frame.CTS_LENGTH + 1) {
             throw new IllegalArgumentException("buffer size " + bufferSize + " below " + (Frame.CTS_LENGTH + 1));
@@ -29,7 +30,11 @@ record ConnectPrivateData(int receiveDepth, int bufferSize, int maxTransfer) {
 
     byte[] encode() {
         ByteBuffer b = ByteBuffer.allocate(LENGTH);
-        b.putInt(MAGIC).put(VERSION).put((byte) 0).putShort((short) receiveDepth).putInt(bufferSize)
+        b.putInt(MAGIC)
+                .put(VERSION)
+                .put((byte) 0)
+                .putShort((short) receiveDepth)
+                .putInt(bufferSize)
                 .putInt(maxTransfer);
         return b.array();
     }
@@ -47,13 +52,13 @@ record ConnectPrivateData(int receiveDepth, int bufferSize, int maxTransfer) {
         ByteBuffer b = ByteBuffer.wrap(data);
         int magic = b.getInt();
         if (magic != MAGIC) {
-            throw new IllegalArgumentException("private data magic 0x" + Integer.toHexString(magic)
-                    + ": not a netty-rdma peer");
+            throw new IllegalArgumentException(
+                    "private data magic 0x" + Integer.toHexString(magic) + ": not a netty-rdma peer");
         }
         byte version = b.get();
         if (version != VERSION) {
-            throw new IllegalArgumentException("netty-rdma protocol version " + version + " (this side speaks "
-                    + VERSION + ")");
+            throw new IllegalArgumentException(
+                    "netty-rdma protocol version " + version + " (this side speaks " + VERSION + ")");
         }
         b.get();
         return new ConnectPrivateData(Short.toUnsignedInt(b.getShort()), b.getInt(), b.getInt());

@@ -49,8 +49,9 @@ final class ConnectionEnd {
             return;
         }
         if (ch.state == RdmaChannel.State.CONNECTING) {
-            ch.failConnect(new ConnectException("connect to " + (ch.requestedRemote != null ? ch.requestedRemote
-                    : ch.remoteAddress0()) + ": " + e.type().cName()));
+            ch.failConnect(new ConnectException(
+                    "connect to " + (ch.requestedRemote != null ? ch.requestedRemote : ch.remoteAddress0()) + ": "
+                            + e.type().cName()));
             return;
         }
         LOG.debug("{}: {} from the peer", ch, e.type().cName());

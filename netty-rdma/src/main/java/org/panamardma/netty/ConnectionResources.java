@@ -30,11 +30,18 @@ final class ConnectionResources implements AutoCloseable {
     final MemorySegment sends;
     /** A ByteBuffer view per slot, made once: copying from or into a foreign ByteBuf allocates nothing. */
     final ByteBuffer[] receiveViews;
+
     final ByteBuffer[] sendViews;
 
-    private ConnectionResources(DeviceResources device, int receiveDepth, int sendDepth, int bufferSize,
-                                CompletionQueue cq, QueuePair qp, MemoryRegion receiveRegion,
-                                MemoryRegion sendRegion) {
+    private ConnectionResources(
+            DeviceResources device,
+            int receiveDepth,
+            int sendDepth,
+            int bufferSize,
+            CompletionQueue cq,
+            QueuePair qp,
+            MemoryRegion receiveRegion,
+            MemoryRegion sendRegion) {
         this.device = device;
         this.receiveDepth = receiveDepth;
         this.sendDepth = sendDepth;
@@ -48,7 +55,8 @@ final class ConnectionResources implements AutoCloseable {
         this.receiveViews = new ByteBuffer[receiveDepth];
         this.sendViews = new ByteBuffer[sendDepth];
         for (int i = 0; i < receiveDepth; i++) {
-            receiveViews[i] = receives.asSlice((long) i * bufferSize, bufferSize).asByteBuffer();
+            receiveViews[i] =
+                    receives.asSlice((long) i * bufferSize, bufferSize).asByteBuffer();
         }
         for (int i = 0; i < sendDepth; i++) {
             sendViews[i] = sends.asSlice((long) i * bufferSize, bufferSize).asByteBuffer();
@@ -59,8 +67,8 @@ final class ConnectionResources implements AutoCloseable {
      * Makes everything on {@code id}'s device; the send queue holds the send slots' SENDs plus the one RDMA WRITE
      * and the one probe READ that may be outstanding besides.
      */
-    static ConnectionResources create(DeviceResources device, CmId id, int receiveDepth, int sendDepth,
-                                      int bufferSize) throws RdmaException {
+    static ConnectionResources create(DeviceResources device, CmId id, int receiveDepth, int sendDepth, int bufferSize)
+            throws RdmaException {
         CompletionQueue cq = null;
         MemoryRegion recv = null;
         MemoryRegion send = null;
@@ -69,10 +77,10 @@ final class ConnectionResources implements AutoCloseable {
             cq = device.context.createCompletionQueue(receiveDepth + sqDepth, device.channel);
             recv = device.pd.allocate((long) receiveDepth * bufferSize, Set.of(Access.LOCAL_WRITE));
             send = device.pd.allocate((long) sendDepth * bufferSize, Set.of(Access.LOCAL_WRITE));
-            QueuePair qp = id.createQueuePair(device.pd, QueuePairOptions.of(cq).withQueueDepths(sqDepth,
-                    receiveDepth));
-            ConnectionResources r = new ConnectionResources(device, receiveDepth, sendDepth, bufferSize, cq, qp,
-                    recv, send);
+            QueuePair qp =
+                    id.createQueuePair(device.pd, QueuePairOptions.of(cq).withQueueDepths(sqDepth, receiveDepth));
+            ConnectionResources r =
+                    new ConnectionResources(device, receiveDepth, sendDepth, bufferSize, cq, qp, recv, send);
             for (int i = 0; i < receiveDepth; i++) {
                 r.postReceive(i);
             }

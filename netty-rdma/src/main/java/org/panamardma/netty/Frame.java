@@ -100,16 +100,23 @@ final class Frame {
         byte type = type(slot, offset);
         int length = length(slot, offset);
         return switch (type) {
-            case DATA -> length != byteLength - HEADER || length == 0
-                    ? "DATA frame of " + byteLength + " bytes says its payload is " + Integer.toUnsignedString(length)
-                    : null;
-            case CREDIT, FIN -> byteLength != HEADER || length != 0 ? "control frame " + type + " of " + byteLength
-                    + " bytes, length " + Integer.toUnsignedString(length) : null;
-            case RTS -> byteLength != HEADER || length <= 0 || length > maxTransfer
-                    ? "RTS for " + Integer.toUnsignedString(length) + " bytes (at most " + maxTransfer
-                    + " were offered)" : null;
-            case DONE -> byteLength != HEADER || length <= 0 ? "DONE of " + Integer.toUnsignedString(length)
-                    + " bytes" : null;
+            case DATA ->
+                length != byteLength - HEADER || length == 0
+                        ? "DATA frame of " + byteLength + " bytes says its payload is "
+                                + Integer.toUnsignedString(length)
+                        : null;
+            case CREDIT, FIN ->
+                byteLength != HEADER || length != 0
+                        ? "control frame " + type + " of " + byteLength + " bytes, length "
+                                + Integer.toUnsignedString(length)
+                        : null;
+            case RTS ->
+                byteLength != HEADER || length <= 0 || length > maxTransfer
+                        ? "RTS for " + Integer.toUnsignedString(length) + " bytes (at most " + maxTransfer
+                                + " were offered)"
+                        : null;
+            case DONE ->
+                byteLength != HEADER || length <= 0 ? "DONE of " + Integer.toUnsignedString(length) + " bytes" : null;
             case CTS -> byteLength != CTS_LENGTH || length <= 0 ? "CTS frame of " + byteLength + " bytes" : null;
             default -> "unknown frame type " + type;
         };

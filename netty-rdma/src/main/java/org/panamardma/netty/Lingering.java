@@ -16,17 +16,24 @@ import org.panamardma.verbs.cm.CmId;
 final class Lingering implements RdmaIoHandle {
     /** The channel's loop, which polls the connection's CQ while it lingers. */
     private final RdmaIoHandler handler;
+
     private final CmId cmId;
     private final ConnectionResources r;
     /** Server side: the server's handler, whose rdma_cm event channel carries the id's events; else null. */
     private final RdmaIoHandler events;
     /** The channel's WRITE sources still in flight: released after the queue pair is destroyed. */
     private final ByteBuf[] holds;
+
     private int outstanding;
     private boolean done;
 
-    Lingering(RdmaIoHandler handler, CmId cmId, ConnectionResources r, int outstanding, RdmaIoHandler events,
-              ByteBuf[] holds) {
+    Lingering(
+            RdmaIoHandler handler,
+            CmId cmId,
+            ConnectionResources r,
+            int outstanding,
+            RdmaIoHandler events,
+            ByteBuf[] holds) {
         this.handler = handler;
         this.cmId = cmId;
         this.r = r;
@@ -94,8 +101,8 @@ final class Lingering implements RdmaIoHandle {
     }
 
     /** Ends a connection at once: its CQ and id no longer watched, disconnected if it was, id and resources closed. */
-    static void teardown(RdmaIoHandler handler, RdmaIoHandler eventsHandler, CmId cmId, ConnectionResources r,
-                         boolean disconnect) {
+    static void teardown(
+            RdmaIoHandler handler, RdmaIoHandler eventsHandler, CmId cmId, ConnectionResources r, boolean disconnect) {
         if (r != null && handler != null) {
             handler.unwatchCq(r.cq);
         }

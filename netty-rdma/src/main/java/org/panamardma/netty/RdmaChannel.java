@@ -1,6 +1,5 @@
 package org.panamardma.netty;
 
-
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.ChannelFuture;
@@ -11,7 +10,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
-import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -46,16 +44,24 @@ import org.slf4j.LoggerFactory;
 public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
-    enum State { NEW, CONNECTING, ACTIVE, CLOSED }
+
+    enum State {
+        NEW,
+        CONNECTING,
+        ACTIVE,
+        CLOSED
+    }
 
     private final RdmaChannelConfig config;
     final ChannelIo io = new ChannelIo(this);
     final ConnectionEnd end = new ConnectionEnd(this);
     /** Server side: the server's handler, whose rdma_cm event channel carries this id's events. */
     private final RdmaIoHandler eventsHandler;
+
     private final RdmaServerChannel server;
     /** Server side: the request it answers; null for a client. */
     final ServerAccept accept;
+
     RdmaIoHandler handler;
     State state = State.NEW;
     CmId id;
@@ -229,8 +235,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 return;
             }
             if (!(remoteAddress instanceof InetSocketAddress r) || r.isUnresolved()) {
-                promise.setFailure(new IllegalArgumentException("an RDMA channel connects to a resolved "
-                        + "InetSocketAddress, not " + remoteAddress));
+                promise.setFailure(new IllegalArgumentException(
+                        "an RDMA channel connects to a resolved " + "InetSocketAddress, not " + remoteAddress));
                 return;
             }
             if (localAddress != null && !(localAddress instanceof InetSocketAddress)) {
@@ -266,17 +272,17 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     }
 
     ConnectionParameters parameters() {
-        return ConnectionParameters.DEFAULTS.withPrivateData(new ConnectPrivateData(config.getReceiveQueueDepth(),
-                config.getBufferSize(), maxTransfer).encode());
+        return ConnectionParameters.DEFAULTS.withPrivateData(
+                new ConnectPrivateData(config.getReceiveQueueDepth(), config.getBufferSize(), maxTransfer).encode());
     }
 
     void setUpResources() throws RdmaException {
         DeviceResources device = handler.device(id.context());
-        res = ConnectionResources.create(device, id, config.getReceiveQueueDepth(), config.getSendQueueDepth(),
-                config.getBufferSize());
+        res = ConnectionResources.create(
+                device, id, config.getReceiveQueueDepth(), config.getSendQueueDepth(), config.getBufferSize());
         handler.watchCq(io, res.cq);
-        maxTransfer = (int) Math.min(Math.min(config.getMaxTransfer(), SlabPool.MAX_CHUNK),
-                handler.poolLimitBytes() / 2);
+        maxTransfer =
+                (int) Math.min(Math.min(config.getMaxTransfer(), SlabPool.MAX_CHUNK), handler.poolLimitBytes() / 2);
         if (!config.userAllocator()) {
             config.installAllocator(device.pool.allocator());
         }
@@ -436,8 +442,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     @Override
     protected void doBind(SocketAddress localAddress) {
         if (!(localAddress instanceof InetSocketAddress a) || a.isUnresolved()) {
-            throw new IllegalArgumentException("an RDMA channel binds a resolved InetSocketAddress, not "
-                    + localAddress);
+            throw new IllegalArgumentException(
+                    "an RDMA channel binds a resolved InetSocketAddress, not " + localAddress);
         }
         requestedLocal = a;
     }
@@ -473,8 +479,8 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             server.childClosed();
         }
         if (accept != null) {
-            accept.refuse(new IllegalStateException("closed before its request was accepted (registration on a "
-                    + "worker loop failed?)"));
+            accept.refuse(new IllegalStateException(
+                    "closed before its request was accepted (registration on a " + "worker loop failed?)"));
         }
         end.closeConnection(established, eventsHandler);
         id = null;

@@ -38,9 +38,13 @@ public final class RdmaChannelConfig extends DefaultChannelConfig implements Dup
 
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
-        return getOptions(super.getOptions(), RdmaChannelOption.RECEIVE_QUEUE_DEPTH,
-                RdmaChannelOption.SEND_QUEUE_DEPTH, RdmaChannelOption.BUFFER_SIZE,
-                RdmaChannelOption.LARGE_WRITE_THRESHOLD, RdmaChannelOption.MAX_TRANSFER,
+        return getOptions(
+                super.getOptions(),
+                RdmaChannelOption.RECEIVE_QUEUE_DEPTH,
+                RdmaChannelOption.SEND_QUEUE_DEPTH,
+                RdmaChannelOption.BUFFER_SIZE,
+                RdmaChannelOption.LARGE_WRITE_THRESHOLD,
+                RdmaChannelOption.MAX_TRANSFER,
                 ChannelOption.ALLOW_HALF_CLOSURE);
     }
 
@@ -72,8 +76,8 @@ public final class RdmaChannelConfig extends DefaultChannelConfig implements Dup
     public <T> boolean setOption(ChannelOption<T> option, T value) {
         validate(option, value);
         if (option == RdmaChannelOption.RECEIVE_QUEUE_DEPTH) {
-            receiveQueueDepth = checkRange("RDMA_RECEIVE_QUEUE_DEPTH", (Integer) value, CreditFlow.MIN_RECEIVE_DEPTH,
-                    4096);
+            receiveQueueDepth =
+                    checkRange("RDMA_RECEIVE_QUEUE_DEPTH", (Integer) value, CreditFlow.MIN_RECEIVE_DEPTH, 4096);
         } else if (option == RdmaChannelOption.SEND_QUEUE_DEPTH) {
             sendQueueDepth = checkRange("RDMA_SEND_QUEUE_DEPTH", (Integer) value, 2, 4096);
         } else if (option == RdmaChannelOption.BUFFER_SIZE) {

@@ -12,11 +12,11 @@ import io.netty.channel.ChannelOption;
  */
 public final class RdmaChannelOption<T> extends ChannelOption<T> {
     /** Receive buffers posted per connection: the credits the peer gets (4..4096; default 32). */
-    public static final ChannelOption<Integer> RECEIVE_QUEUE_DEPTH = valueOf(RdmaChannelOption.class,
-            "RDMA_RECEIVE_QUEUE_DEPTH");
+    public static final ChannelOption<Integer> RECEIVE_QUEUE_DEPTH =
+            valueOf(RdmaChannelOption.class, "RDMA_RECEIVE_QUEUE_DEPTH");
     /** Send buffers per connection: SENDs in flight at once (2..4096; default 32). */
-    public static final ChannelOption<Integer> SEND_QUEUE_DEPTH = valueOf(RdmaChannelOption.class,
-            "RDMA_SEND_QUEUE_DEPTH");
+    public static final ChannelOption<Integer> SEND_QUEUE_DEPTH =
+            valueOf(RdmaChannelOption.class, "RDMA_SEND_QUEUE_DEPTH");
     /** Bytes of each send and receive buffer: the largest SEND, header included (64..1 MiB; default 16 KiB). */
     public static final ChannelOption<Integer> BUFFER_SIZE = valueOf(RdmaChannelOption.class, "RDMA_BUFFER_SIZE");
     /**
@@ -24,16 +24,16 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      * that transfer, the rest by SENDs of the send buffers; 0: never by WRITE (default 64 KiB, see the module README
      * for the measurement).
      */
-    public static final ChannelOption<Integer> LARGE_WRITE_THRESHOLD = valueOf(RdmaChannelOption.class,
-            "RDMA_LARGE_WRITE_THRESHOLD");
+    public static final ChannelOption<Integer> LARGE_WRITE_THRESHOLD =
+            valueOf(RdmaChannelOption.class, "RDMA_LARGE_WRITE_THRESHOLD");
     /**
      * The largest transfer this side grants the peer to WRITE at once (and so the most memory one connection takes
      * from the pool for it); larger writes of the peer come in several transfers; 0: none (default 1 MiB).
      */
     public static final ChannelOption<Integer> MAX_TRANSFER = valueOf(RdmaChannelOption.class, "RDMA_MAX_TRANSFER");
     /** Server: the most connections at once; a request beyond it is rejected (default 1024). */
-    public static final ChannelOption<Integer> MAX_CONNECTIONS = valueOf(RdmaChannelOption.class,
-            "RDMA_MAX_CONNECTIONS");
+    public static final ChannelOption<Integer> MAX_CONNECTIONS =
+            valueOf(RdmaChannelOption.class, "RDMA_MAX_CONNECTIONS");
 
     @SuppressWarnings("deprecation")
     private RdmaChannelOption() {

@@ -48,6 +48,7 @@ public final class RdmaIoHandler implements IoHandler {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaIoHandler.class);
     /** The longest single sleep: Netty's own timers wake the loop sooner; this only bounds a lost wake-up. */
     private static final int MAX_SLEEP_MILLIS = 1000;
+
     private static final int BATCH = 32;
 
     /**
@@ -119,9 +120,11 @@ public final class RdmaIoHandler implements IoHandler {
     private final Map<Context, DeviceResources> devices = new IdentityHashMap<>();
     /** The same, as a list: walked by index when a descriptor is ready (no iterator allocated per wake-up). */
     private final ArrayList<DeviceResources> deviceList = new ArrayList<>();
+
     private final Map<CompletionQueue, Registration> cqOwners = new IdentityHashMap<>();
     /** rdma_cm ids whose events this handler's event channel delivers, by id: the channels they belong to. */
     private final Map<CmId, RdmaIoHandle> cmOwners = new ConcurrentHashMap<>();
+
     private final List<Registration> registrations = new ArrayList<>();
     private final ArrayList<CompletionQueue> readyCqs = new ArrayList<>();
     private EventChannel cmChannel;
@@ -400,8 +403,8 @@ public final class RdmaIoHandler implements IoHandler {
      * Hands a closed channel's connection ({@code lingering}: its CQ and id) over from the channel's handle, until
      * its posted SENDs are acknowledged ({@link RdmaChannel.Lingering}).
      */
-    void linger(RdmaIoHandle channelIo, RdmaIoHandle lingering, CompletionQueue cq, CmId id,
-                RdmaIoHandler eventsHandler) {
+    void linger(
+            RdmaIoHandle channelIo, RdmaIoHandle lingering, CompletionQueue cq, CmId id, RdmaIoHandler eventsHandler) {
         for (Registration r : registrations) {
             if (r.handle == channelIo && r.cq == cq) {
                 r.cq = null;

@@ -47,8 +47,7 @@ public final class RdmaServerChannel extends AbstractServerChannel {
     private boolean readPending;
 
     /** A server channel, not yet registered or bound (Netty's {@code ServerBootstrap} creates it reflectively). */
-    public RdmaServerChannel() {
-    }
+    public RdmaServerChannel() {}
 
     @Override
     public RdmaServerChannelConfig config() {
@@ -225,8 +224,7 @@ public final class RdmaServerChannel extends AbstractServerChannel {
         }
 
         @Override
-        public void completionsDrained() {
-        }
+        public void completionsDrained() {}
 
         @Override
         public void cmEvent(CmEvent e) {

@@ -181,7 +181,7 @@ final class ReceivePath {
 
     /** For {@link RdmaChannel#streamState()}. */
     String state() {
-        return "inbound " + (inbound == null ? "-" : inbound.size()) + ", readPending " + readPending
-                + ", receives " + receivesCompleted;
+        return "inbound " + (inbound == null ? "-" : inbound.size()) + ", readPending " + readPending + ", receives "
+                + receivesCompleted;
     }
 }

@@ -38,12 +38,16 @@ final class ServerAccept {
         ch.id.accept(ch.parameters());
         answered = true;
         int millis = ch.config().getConnectTimeoutMillis() > 0 ? ch.config().getConnectTimeoutMillis() : 30_000;
-        ch.connectTimeout = ch.eventLoop().schedule(() -> {
-            if (ch.state == RdmaChannel.State.CONNECTING) {
-                LOG.debug("{}: no ESTABLISHED within {} ms of accepting", ch, millis);
-                ch.unsafe().close(ch.unsafe().voidPromise());
-            }
-        }, millis, TimeUnit.MILLISECONDS);
+        ch.connectTimeout = ch.eventLoop()
+                .schedule(
+                        () -> {
+                            if (ch.state == RdmaChannel.State.CONNECTING) {
+                                LOG.debug("{}: no ESTABLISHED within {} ms of accepting", ch, millis);
+                                ch.unsafe().close(ch.unsafe().voidPromise());
+                            }
+                        },
+                        millis,
+                        TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -74,7 +78,7 @@ final class ServerAccept {
                 ch.connected();
             }
             case DISCONNECTED, DEVICE_REMOVAL, TIMEWAIT_EXIT, CONNECT_ERROR, UNREACHABLE, REJECTED ->
-                    ch.end.peerGone(e);
+                ch.end.peerGone(e);
             default -> LOG.debug("{}: rdma_cm event {}", ch, e);
         }
     }

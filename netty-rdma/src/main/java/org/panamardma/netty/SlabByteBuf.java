@@ -20,6 +20,7 @@ final class SlabByteBuf extends UnpooledDirectByteBuf {
     final SlabPool.Slab slab;
     /** The chunk's offset in its slab, and its memory. */
     final long offset;
+
     final MemorySegment chunk;
     final int sizeClass;
     private boolean attached = true;

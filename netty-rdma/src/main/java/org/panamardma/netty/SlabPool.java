@@ -31,6 +31,7 @@ final class SlabPool implements AutoCloseable {
     static final int MAX_CHUNK = 4 * 1024 * 1024;
     /** A slab holds at least this many bytes (or one chunk of the largest classes). */
     static final int SLAB_BYTES = 1024 * 1024;
+
     private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(MIN_CHUNK);
     private static final int CLASSES = Integer.numberOfTrailingZeros(MAX_CHUNK) - MIN_SHIFT + 1;
 
@@ -50,8 +51,10 @@ final class SlabPool implements AutoCloseable {
     private final RdmaByteBufAllocator allocator;
     private final Arena arena = Arena.ofShared();
     private final List<Slab> slabs = new ArrayList<>();
+
     @SuppressWarnings("unchecked")
     private final ArrayDeque<SlabByteBuf>[] free = new ArrayDeque[CLASSES];
+
     private long slabBytes;
     private long chunksOut;
     private boolean closed;
@@ -146,8 +149,8 @@ final class SlabPool implements AutoCloseable {
         synchronized (this) {
             chunksOut--;
             if (!closed) {
-                free[b.sizeClass].addFirst(new SlabByteBuf(this, b.slab, b.offset, b.chunk, b.chunk.asByteBuffer(),
-                        b.sizeClass));
+                free[b.sizeClass].addFirst(
+                        new SlabByteBuf(this, b.slab, b.offset, b.chunk, b.chunk.asByteBuffer(), b.sizeClass));
             }
         }
     }

@@ -65,13 +65,22 @@ public final class AllocationProbe {
         EventLoopGroup clients = DeviceTestSupport.group(1);
         try {
             Echo echo = new Echo();
-            new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class).childHandler(echo)
-                    .bind(server).sync();
+            new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(RdmaServerChannel.class)
+                    .childHandler(echo)
+                    .bind(server)
+                    .sync();
             Pinger pinger = new Pinger();
-            Channel ch = new Bootstrap().group(clients).channel(RdmaChannel.class)
+            Channel ch = new Bootstrap()
+                    .group(clients)
+                    .channel(RdmaChannel.class)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
                     .handler(pinger)
-                    .localAddress(client).connect(server).sync().channel();
+                    .localAddress(client)
+                    .connect(server)
+                    .sync()
+                    .channel();
             long bestServer = Long.MAX_VALUE;
             long bestClient = Long.MAX_VALUE;
             // warm-up runs until one is clean on both loops (the JIT has compiled the path: under emulation that
@@ -114,7 +123,9 @@ public final class AllocationProbe {
         if (s0 == 0 || c0 == 0) {
             return new long[] {Long.MAX_VALUE, Long.MAX_VALUE}; // the loops' threads were not known before the run
         }
-        return new long[] {(threads.getThreadAllocatedBytes(echo.thread) - s0) / rounds,
-            (threads.getThreadAllocatedBytes(pinger.thread) - c0) / rounds};
+        return new long[] {
+            (threads.getThreadAllocatedBytes(echo.thread) - s0) / rounds,
+            (threads.getThreadAllocatedBytes(pinger.thread) - c0) / rounds
+        };
     }
 }

@@ -21,8 +21,8 @@ class CreditFlowTest {
     static final class Side {
         final CreditFlow flow;
         final int depth;
-        int posted;          // receive buffers posted now
-        int heldByApp;       // frames received and not yet read (their buffers not posted again)
+        int posted; // receive buffers posted now
+        int heldByApp; // frames received and not yet read (their buffers not posted again)
         int dataToSend;
         long dataSent;
         long dataReceived;
@@ -102,8 +102,10 @@ class CreditFlowTest {
         }
         assertEquals(2000, b.dataReceived, "seed " + seed + ": every frame of A arrived");
         assertEquals(bToSend, a.dataReceived, "seed " + seed + ": every frame of B arrived");
-        assertTrue(a.creditFrames + b.creditFrames < 4000, "seed " + seed + ": credit frames stay a fraction of "
-                + "the data: " + (a.creditFrames + b.creditFrames));
+        assertTrue(
+                a.creditFrames + b.creditFrames < 4000,
+                "seed " + seed + ": credit frames stay a fraction of " + "the data: "
+                        + (a.creditFrames + b.creditFrames));
     }
 
     private static void deliver(Side from, Side to, Random r, int fromDepth) {
@@ -127,8 +129,9 @@ class CreditFlowTest {
             b.send(r);
             b.read(r);
         }
-        assertTrue(b.dataReceived <= 8, "at most the receive buffers' worth arrives while nobody reads: "
-                + b.dataReceived);
+        assertTrue(
+                b.dataReceived <= 8,
+                "at most the receive buffers' worth arrives while nobody reads: " + b.dataReceived);
         assertFalse(a.flow.canSend(0), "the writer holds no credit for data");
         b.reading = true;
         for (int step = 0; step < 100_000 && b.dataReceived < 1000; step++) {

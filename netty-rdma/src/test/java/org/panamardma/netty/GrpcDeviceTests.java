@@ -64,19 +64,22 @@ abstract class GrpcDeviceTests {
         }
     };
     static final MethodDescriptor<byte[], byte[]> UNARY = method("Unary", MethodDescriptor.MethodType.UNARY);
-    static final MethodDescriptor<byte[], byte[]> SERVER_STREAM = method("ServerStream",
-            MethodDescriptor.MethodType.SERVER_STREAMING);
-    static final MethodDescriptor<byte[], byte[]> CLIENT_STREAM = method("ClientStream",
-            MethodDescriptor.MethodType.CLIENT_STREAMING);
+    static final MethodDescriptor<byte[], byte[]> SERVER_STREAM =
+            method("ServerStream", MethodDescriptor.MethodType.SERVER_STREAMING);
+    static final MethodDescriptor<byte[], byte[]> CLIENT_STREAM =
+            method("ClientStream", MethodDescriptor.MethodType.CLIENT_STREAMING);
     static final MethodDescriptor<byte[], byte[]> BIDI = method("Bidi", MethodDescriptor.MethodType.BIDI_STREAMING);
     static final MethodDescriptor<byte[], byte[]> SLOW = method("Slow", MethodDescriptor.MethodType.UNARY);
-    static final MethodDescriptor<byte[], byte[]> ENDLESS = method("Endless",
-            MethodDescriptor.MethodType.SERVER_STREAMING);
+    static final MethodDescriptor<byte[], byte[]> ENDLESS =
+            method("Endless", MethodDescriptor.MethodType.SERVER_STREAMING);
 
     static MethodDescriptor<byte[], byte[]> method(String name, MethodDescriptor.MethodType type) {
-        return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type)
+        return MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(type)
                 .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
-                .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+                .setRequestMarshaller(BYTES)
+                .setResponseMarshaller(BYTES)
+                .build();
     }
 
     final CompletableFuture<Void> slowStarted = new CompletableFuture<>();
@@ -114,12 +117,14 @@ abstract class GrpcDeviceTests {
                     }
 
                     @Override
-                    public void onError(Throwable t) {
-                    }
+                    public void onError(Throwable t) {}
 
                     @Override
                     public void onCompleted() {
-                        out.onNext(ByteBuffer.allocate(12).putInt(messages).putLong(bytes).array());
+                        out.onNext(ByteBuffer.allocate(12)
+                                .putInt(messages)
+                                .putLong(bytes)
+                                .array());
                         out.onCompleted();
                     }
                 }))
@@ -130,8 +135,7 @@ abstract class GrpcDeviceTests {
                     }
 
                     @Override
-                    public void onError(Throwable t) {
-                    }
+                    public void onError(Throwable t) {}
 
                     @Override
                     public void onCompleted() {
@@ -180,11 +184,17 @@ abstract class GrpcDeviceTests {
         clients = DeviceTestSupport.group(1);
         // the two lines that make a gRPC server and channel RDMA ones: the channel type and the event loops
         server = NettyServerBuilder.forAddress(address)
-                .channelType(RdmaServerChannel.class).bossEventLoopGroup(boss).workerEventLoopGroup(workers)
-                .addService(service()).build().start();
+                .channelType(RdmaServerChannel.class)
+                .bossEventLoopGroup(boss)
+                .workerEventLoopGroup(workers)
+                .addService(service())
+                .build()
+                .start();
         channel = NettyChannelBuilder.forAddress(address)
-                .channelType(RdmaChannel.class).eventLoopGroup(clients)
-                .usePlaintext().build();
+                .channelType(RdmaChannel.class)
+                .eventLoopGroup(clients)
+                .usePlaintext()
+                .build();
     }
 
     @AfterEach
@@ -204,8 +214,8 @@ abstract class GrpcDeviceTests {
         for (int size : new int[] {0, 1, 100, 4096, 16 * 1024, 100_000, 1 << 20, 3 << 20}) {
             byte[] req = new byte[size];
             r.nextBytes(req);
-            byte[] reply = ClientCalls.blockingUnaryCall(channel, UNARY, CallOptions.DEFAULT
-                    .withDeadlineAfter(120, TimeUnit.SECONDS), req);
+            byte[] reply = ClientCalls.blockingUnaryCall(
+                    channel, UNARY, CallOptions.DEFAULT.withDeadlineAfter(120, TimeUnit.SECONDS), req);
             assertArrayEquals(reversed(req), reply, "unary echo of " + size + " bytes");
         }
     }
@@ -213,8 +223,8 @@ abstract class GrpcDeviceTests {
     @Test
     void serverStreaming() {
         byte[] req = ByteBuffer.allocate(8).putInt(500).putInt(1000).array();
-        Iterator<byte[]> replies = ClientCalls.blockingServerStreamingCall(channel, SERVER_STREAM,
-                CallOptions.DEFAULT.withDeadlineAfter(120, TimeUnit.SECONDS), req);
+        Iterator<byte[]> replies = ClientCalls.blockingServerStreamingCall(
+                channel, SERVER_STREAM, CallOptions.DEFAULT.withDeadlineAfter(120, TimeUnit.SECONDS), req);
         int n = 0;
         while (replies.hasNext()) {
             assertArrayEquals(message(n, 1000), replies.next(), "message " + n);
@@ -280,18 +290,25 @@ abstract class GrpcDeviceTests {
     void aDeadlineEndsTheCallOnBothSides() throws Exception {
         // connected first: the channel connects on its first call, which under emulation takes seconds, and a
         // deadline that expired before the call left would test nothing on the server
-        assertArrayEquals(new byte[] {1}, ClientCalls.blockingUnaryCall(channel, UNARY,
-                CallOptions.DEFAULT.withDeadlineAfter(120, TimeUnit.SECONDS), new byte[] {1}));
+        assertArrayEquals(
+                new byte[] {1},
+                ClientCalls.blockingUnaryCall(
+                        channel, UNARY, CallOptions.DEFAULT.withDeadlineAfter(120, TimeUnit.SECONDS), new byte[] {1}));
         long start = System.nanoTime();
-        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> ClientCalls.blockingUnaryCall(
-                channel, SLOW, CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), new byte[10]));
+        StatusRuntimeException e = assertThrows(
+                StatusRuntimeException.class,
+                () -> ClientCalls.blockingUnaryCall(
+                        channel, SLOW, CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), new byte[10]));
         assertEquals(Status.Code.DEADLINE_EXCEEDED, e.getStatus().getCode());
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(4900), "not before the deadline");
         assertTrue(slowStarted.isDone(), "the call reached the server's handler before its deadline");
         slowCancelled.get(60, TimeUnit.SECONDS); // the server's handler learnt that the call is over
         // the connection is still good for the next call
-        assertArrayEquals(new byte[] {3, 2, 1}, ClientCalls.blockingUnaryCall(channel, UNARY,
-                CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS), new byte[] {1, 2, 3}));
+        assertArrayEquals(
+                new byte[] {3, 2, 1},
+                ClientCalls.blockingUnaryCall(
+                        channel, UNARY, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS), new byte[] {1, 2, 3
+                        }));
     }
 
     @Test
@@ -299,18 +316,20 @@ abstract class GrpcDeviceTests {
         ClientCall<byte[], byte[]> call = channel.newCall(ENDLESS, CallOptions.DEFAULT);
         CountDownLatch fifty = new CountDownLatch(50);
         CompletableFuture<Status> closed = new CompletableFuture<>();
-        call.start(new ClientCall.Listener<>() {
-            @Override
-            public void onMessage(byte[] message) {
-                fifty.countDown();
-                call.request(1);
-            }
+        call.start(
+                new ClientCall.Listener<>() {
+                    @Override
+                    public void onMessage(byte[] message) {
+                        fifty.countDown();
+                        call.request(1);
+                    }
 
-            @Override
-            public void onClose(Status status, Metadata trailers) {
-                closed.complete(status);
-            }
-        }, new Metadata());
+                    @Override
+                    public void onClose(Status status, Metadata trailers) {
+                        closed.complete(status);
+                    }
+                },
+                new Metadata());
         call.request(1);
         call.sendMessage(new byte[1]);
         call.halfClose();
@@ -334,8 +353,7 @@ abstract class GrpcDeviceTests {
             }
 
             @Override
-            public void onCompleted() {
-            }
+            public void onCompleted() {}
         };
     }
 }

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Netty echo over Soft-iWARP: clients on siw0, server on siw1. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpNettyEchoDeviceTest extends NettyEchoDeviceTests {
-}
+class IwarpNettyEchoDeviceTest extends NettyEchoDeviceTests {}

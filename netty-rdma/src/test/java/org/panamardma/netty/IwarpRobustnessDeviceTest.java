@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Peer killed and backpressure over siw (the allocation probe runs on rxe: RoceRobustnessDeviceTest). */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpRobustnessDeviceTest extends RobustnessDeviceTests {
-}
+class IwarpRobustnessDeviceTest extends RobustnessDeviceTests {}

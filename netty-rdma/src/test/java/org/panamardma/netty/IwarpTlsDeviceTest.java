@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** TLS (Netty's SslHandler) over siw. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpTlsDeviceTest extends TlsDeviceTests {
-}
+class IwarpTlsDeviceTest extends TlsDeviceTests {}

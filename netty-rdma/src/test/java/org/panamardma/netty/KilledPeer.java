@@ -20,7 +20,9 @@ public final class KilledPeer {
         InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[1]));
         EventLoopGroup group = DeviceTestSupport.group(1);
         // a JVM started under emulation while others run takes long to get going: a generous connect timeout
-        Channel ch = new Bootstrap().group(group).channel(RdmaChannel.class)
+        Channel ch = new Bootstrap()
+                .group(group)
+                .channel(RdmaChannel.class)
                 .option(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 300_000)
                 .handler(new ChannelInboundHandlerAdapter() {
                     long written;
@@ -44,7 +46,10 @@ public final class KilledPeer {
                         }
                         ctx.flush();
                     }
-                }).connect(server).sync().channel();
+                })
+                .connect(server)
+                .sync()
+                .channel();
         System.out.println("connected on " + ((RdmaChannel) ch).deviceName());
         System.out.flush();
         ch.closeFuture().sync();

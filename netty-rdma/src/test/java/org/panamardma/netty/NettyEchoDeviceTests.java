@@ -19,8 +19,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -163,8 +163,8 @@ abstract class NettyEchoDeviceTests {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            done.completeExceptionally(new AssertionError("connection " + connection + " closed after " + received
-                    + " of " + total + " bytes"));
+            done.completeExceptionally(new AssertionError(
+                    "connection " + connection + " closed after " + received + " of " + total + " bytes"));
         }
     }
 
@@ -223,18 +223,27 @@ abstract class NettyEchoDeviceTests {
         EventLoopGroup clients = DeviceTestSupport.group(2);
         Echo echo = new Echo();
         try {
-            Channel server = new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class)
-                    .childHandler(echo).bind(address).sync().channel();
+            Channel server = new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(RdmaServerChannel.class)
+                    .childHandler(echo)
+                    .bind(address)
+                    .sync()
+                    .channel();
             List<Verifier> verifiers = new ArrayList<>();
             List<Channel> channels = new ArrayList<>();
             long connectStart = System.nanoTime();
             for (int c = 0; c < CONNECTIONS; c++) {
                 Verifier v = new Verifier(c, perConnection, 1000L + c);
                 verifiers.add(v);
-                channels.add(new Bootstrap().group(clients).channel(RdmaChannel.class)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
-                    .handler(v)
-                        .connect(address).sync().channel());
+                channels.add(new Bootstrap()
+                        .group(clients)
+                        .channel(RdmaChannel.class)
+                        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                        .handler(v)
+                        .connect(address)
+                        .sync()
+                        .channel());
             }
             double connectSeconds = (System.nanoTime() - connectStart) / 1e9;
             for (Channel ch : channels) {
@@ -244,7 +253,8 @@ abstract class NettyEchoDeviceTests {
             verifiers.forEach(Verifier::go);
             awaitAll(verifiers);
             double seconds = (System.nanoTime() - start) / 1e9;
-            double patternSeconds = verifiers.stream().mapToLong(v -> v.patternNanos).sum() / 1e9;
+            double patternSeconds =
+                    verifiers.stream().mapToLong(v -> v.patternNanos).sum() / 1e9;
             long bulkSent = 0;
             Set<SlabPool> pools = new HashSet<>(echo.pools);
             for (Channel ch : channels) {
@@ -256,10 +266,10 @@ abstract class NettyEchoDeviceTests {
             // every buffer of the registered pools comes back once the connections are gone: a transfer's source
             // is released when its DONE completes (or, at close, once the queue pair is destroyed)
             awaitPoolsIdle(echo, pools);
-            System.out.printf("netty echo on %s: %d connections (connected in %.1f s), %d MiB each way in %.1f s, "
-                    + "%.1f MiB/s each way; the client loops spent %.1f s of it making and checking bytes%n",
-                    device.name(), CONNECTIONS, connectSeconds, totalMiB, seconds, totalMiB / seconds,
-                    patternSeconds);
+            System.out.printf(
+                    "netty echo on %s: %d connections (connected in %.1f s), %d MiB each way in %.1f s, "
+                            + "%.1f MiB/s each way; the client loops spent %.1f s of it making and checking bytes%n",
+                    device.name(), CONNECTIONS, connectSeconds, totalMiB, seconds, totalMiB / seconds, patternSeconds);
             assertTrue(bulkSent > 0, "large echoes came back by RDMA WRITE into granted buffers");
         } finally {
             DeviceTestSupport.shutdown(clients, workers, boss);
@@ -281,13 +291,23 @@ abstract class NettyEchoDeviceTests {
         EventLoopGroup clients = DeviceTestSupport.group(1);
         Echo echo = new Echo();
         try {
-            Channel listener = new ServerBootstrap().group(server).channel(RdmaServerChannel.class)
-                    .childHandler(echo).bind(address).sync().channel();
+            Channel listener = new ServerBootstrap()
+                    .group(server)
+                    .channel(RdmaServerChannel.class)
+                    .childHandler(echo)
+                    .bind(address)
+                    .sync()
+                    .channel();
             for (int c = 0; c < 2; c++) {
                 Verifier v = new Verifier(c, 512 << 10, 3000L + c);
-                Channel ch = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                Channel ch = new Bootstrap()
+                        .group(clients)
+                        .channel(RdmaChannel.class)
                         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
-                        .handler(v).connect(address).sync().channel();
+                        .handler(v)
+                        .connect(address)
+                        .sync()
+                        .channel();
                 assertEquals(device.name(), ((RdmaChannel) ch).deviceName(), "the client runs on the device tested");
                 v.go();
                 awaitAll(List.of(v));
@@ -310,22 +330,33 @@ abstract class NettyEchoDeviceTests {
     void aConnectionTheServerCannotSetUpIsRefused(RdmaTestDevice device) throws Exception {
         InetSocketAddress address = DeviceTestSupport.serverAddress(device);
         EventLoopGroup boss = DeviceTestSupport.group(1);
-        EventLoopGroup wrongWorkers = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
-                io.netty.channel.nio.NioIoHandler.newFactory());
+        EventLoopGroup wrongWorkers =
+                new io.netty.channel.MultiThreadIoEventLoopGroup(1, io.netty.channel.nio.NioIoHandler.newFactory());
         EventLoopGroup clients = DeviceTestSupport.group(1);
         try {
-            Channel listener = new ServerBootstrap().group(boss, wrongWorkers).channel(RdmaServerChannel.class)
-                    .childHandler(new Echo()).bind(address).sync().channel();
-            io.netty.channel.ChannelFuture connect = new Bootstrap().group(clients).channel(RdmaChannel.class)
+            Channel listener = new ServerBootstrap()
+                    .group(boss, wrongWorkers)
+                    .channel(RdmaServerChannel.class)
+                    .childHandler(new Echo())
+                    .bind(address)
+                    .sync()
+                    .channel();
+            io.netty.channel.ChannelFuture connect = new Bootstrap()
+                    .group(clients)
+                    .channel(RdmaChannel.class)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
-                    .handler(new ChannelInboundHandlerAdapter()).connect(address);
+                    .handler(new ChannelInboundHandlerAdapter())
+                    .connect(address);
             assertTrue(connect.await(DeviceTestSupport.CONNECT_TIMEOUT_MILLIS + 30_000L), "the connect ended");
             Throwable cause = connect.cause();
-            assertTrue(cause instanceof java.net.ConnectException
-                    && !(cause instanceof io.netty.channel.ConnectTimeoutException), "refused, not timed out: "
-                    + cause);
-            assertTrue(cause.getMessage().contains("REJECTED") && cause.getMessage().contains(
-                    "could not set the connection up"), "the server's reason reached the client: " + cause);
+            assertTrue(
+                    cause instanceof java.net.ConnectException
+                            && !(cause instanceof io.netty.channel.ConnectTimeoutException),
+                    "refused, not timed out: " + cause);
+            assertTrue(
+                    cause.getMessage().contains("REJECTED")
+                            && cause.getMessage().contains("could not set the connection up"),
+                    "the server's reason reached the client: " + cause);
             assertEquals(0, ((RdmaServerChannel) listener).connectionCount(), "the refused child is not counted");
             listener.close().sync();
         } finally {

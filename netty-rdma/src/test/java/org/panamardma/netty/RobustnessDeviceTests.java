@@ -8,7 +8,6 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -40,7 +39,9 @@ abstract class RobustnessDeviceTests {
 
     /** The counts {@code rdma resource show} gives for {@code device} (pd, cq, qp, cm_id, mr). */
     static Map<String, Integer> resources(String device) throws Exception {
-        Process proc = new ProcessBuilder("rdma", "resource", "show").redirectErrorStream(true).start();
+        Process proc = new ProcessBuilder("rdma", "resource", "show")
+                .redirectErrorStream(true)
+                .start();
         String out = new String(proc.getInputStream().readAllBytes());
         proc.waitFor();
         for (String line : out.split("\n")) {
@@ -56,8 +57,7 @@ abstract class RobustnessDeviceTests {
         throw new AssertionError("no line for " + device + " in: " + out);
     }
 
-    static Map<String, Integer> awaitCounts(String device, Map<String, Integer> wanted, long seconds)
-            throws Exception {
+    static Map<String, Integer> awaitCounts(String device, Map<String, Integer> wanted, long seconds) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         Map<String, Integer> now = resources(device);
         while (!now.equals(wanted) && System.nanoTime() < deadline) {
@@ -80,8 +80,10 @@ abstract class RobustnessDeviceTests {
         AtomicLong received = new AtomicLong();
         Process victim = null;
         try {
-            RdmaServerChannel server = (RdmaServerChannel) new ServerBootstrap().group(boss, workers)
-                    .channel(RdmaServerChannel.class).childHandler(new ChannelInboundHandlerAdapter() {
+            RdmaServerChannel server = (RdmaServerChannel) new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(RdmaServerChannel.class)
+                    .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
                         public void channelRead(ChannelHandlerContext ctx, Object msg) {
                             if (received.addAndGet(((ByteBuf) msg).readableBytes()) > (1 << 20)) {
@@ -94,19 +96,31 @@ abstract class RobustnessDeviceTests {
                         public void channelInactive(ChannelHandlerContext ctx) {
                             inactive.complete(received.get());
                         }
-                    }).bind(address).sync().channel();
+                    })
+                    .bind(address)
+                    .sync()
+                    .channel();
             String java = ProcessHandle.current().info().command().orElseThrow();
-            victim = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
-                    "-XX:TieredStopAtLevel=1", "-cp", testClassPath(), KilledPeer.class.getName(),
-                    address.getAddress().getHostAddress(), String.valueOf(address.getPort()))
-                    .redirectErrorStream(true).start();
+            victim = new ProcessBuilder(
+                            java,
+                            "--enable-native-access=ALL-UNNAMED",
+                            "-XX:+UseSerialGC",
+                            "-XX:TieredStopAtLevel=1",
+                            "-cp",
+                            testClassPath(),
+                            KilledPeer.class.getName(),
+                            address.getAddress().getHostAddress(),
+                            String.valueOf(address.getPort()))
+                    .redirectErrorStream(true)
+                    .start();
             BufferedReader out = new BufferedReader(new InputStreamReader(victim.getInputStream()));
             StringBuilder said = new StringBuilder();
             String line;
             while ((line = out.readLine()) != null && !line.startsWith("connected on ")) {
                 said.append(line).append('\n'); // its log (the stream start probe on siw...)
             }
-            assertTrue(line != null && line.equals("connected on " + device.name()),
+            assertTrue(
+                    line != null && line.equals("connected on " + device.name()),
                     "the peer process connected: " + line + "; it said: " + said);
             midStream.get(300, TimeUnit.SECONDS);
             assertEquals(1, server.connectionCount());
@@ -121,8 +135,11 @@ abstract class RobustnessDeviceTests {
             }
             assertEquals(0, server.connectionCount(), "the server counts no connection");
             Map<String, Integer> live = resources(serverDevice);
-            assertEquals(serverBaseline.get("qp"), live.get("qp"), "no queue pair of the dead connection is left on "
-                    + serverDevice + ": " + live + " (baseline " + serverBaseline + ")");
+            assertEquals(
+                    serverBaseline.get("qp"),
+                    live.get("qp"),
+                    "no queue pair of the dead connection is left on " + serverDevice + ": " + live + " (baseline "
+                            + serverBaseline + ")");
             server.close().sync();
         } finally {
             if (victim != null) {
@@ -130,10 +147,14 @@ abstract class RobustnessDeviceTests {
             }
             DeviceTestSupport.shutdown(workers, boss);
         }
-        assertEquals(serverBaseline, awaitCounts(serverDevice, serverBaseline, 30), "the server's device is back to "
-                + "its baseline: PDs, CQs, QPs, MRs, cm_ids");
-        assertEquals(clientBaseline, awaitCounts(device.name(), clientBaseline, 30), "the killed process's "
-                + "resources are gone too");
+        assertEquals(
+                serverBaseline,
+                awaitCounts(serverDevice, serverBaseline, 30),
+                "the server's device is back to " + "its baseline: PDs, CQs, QPs, MRs, cm_ids");
+        assertEquals(
+                clientBaseline,
+                awaitCounts(device.name(), clientBaseline, 30),
+                "the killed process's " + "resources are gone too");
     }
 
     @Test
@@ -151,7 +172,9 @@ abstract class RobustnessDeviceTests {
         long total = 4L << 20;
         int high = 256 * 1024;
         try {
-            new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class)
+            new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(RdmaServerChannel.class)
                     .childOption(ChannelOption.AUTO_READ, false)
                     .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
@@ -177,13 +200,16 @@ abstract class RobustnessDeviceTests {
                         public void channelReadComplete(ChannelHandlerContext ctx) {
                             ctx.read(); // once reading has started again, go on
                         }
-                    }).bind(address).sync();
+                    })
+                    .bind(address)
+                    .sync();
             long[] writtenWhenBlocked = {-1};
             CompletableFuture<Void> blocked = new CompletableFuture<>();
             CompletableFuture<Void> writableAgain = new CompletableFuture<>();
-            Channel client = new Bootstrap().group(clients).channel(RdmaChannel.class)
+            Channel client = new Bootstrap()
+                    .group(clients)
+                    .channel(RdmaChannel.class)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
-                   
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
                     .handler(new ChannelInboundHandlerAdapter() {
                         long written;
@@ -217,16 +243,21 @@ abstract class RobustnessDeviceTests {
                             }
                             ctx.flush();
                         }
-                    }).connect(address).sync().channel();
+                    })
+                    .connect(address)
+                    .sync()
+                    .channel();
             blocked.get(300, TimeUnit.SECONDS);
             RdmaChannelConfig c = ((RdmaChannel) client).config();
             long inBuffers = (long) c.getReceiveQueueDepth() * c.getBufferSize();
             assertFalse(client.isWritable(), "the writer is held back while nobody reads");
             assertEquals(0, received.get(), "nothing was delivered to a pipeline that does not read");
             long bound = inBuffers + high + 4096 + c.getSendQueueDepth() * (long) c.getBufferSize();
-            assertTrue(writtenWhenBlocked[0] <= bound, "the writer stopped after " + writtenWhenBlocked[0]
-                    + " bytes: the peer's receive buffers, the send buffers and the outbound buffer's high water mark ("
-                    + bound + "), not more");
+            assertTrue(
+                    writtenWhenBlocked[0] <= bound,
+                    "the writer stopped after " + writtenWhenBlocked[0]
+                            + " bytes: the peer's receive buffers, the send buffers and the outbound buffer's high water mark ("
+                            + bound + "), not more");
             accepted.get(10, TimeUnit.SECONDS).read(); // start reading: the stream resumes
             allReceived.get(300, TimeUnit.SECONDS);
             writableAgain.get(10, TimeUnit.SECONDS);
@@ -253,35 +284,53 @@ abstract class RobustnessDeviceTests {
         // default (-Dpanama.netty.allocationRounds for more: a round trip costs 16-20 ms on an emulated device, and
         // 5 runs of 1,000 took 270 s on rxe)
         String rounds = String.valueOf(Integer.getInteger("panama.netty.allocationRounds", 200));
-        Process probe = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
-                "-XX:-TieredCompilation", "-XX:CompileThreshold=100", "-cp", testClassPath(),
-                AllocationProbe.class.getName(), address.getAddress().getHostAddress(), client,
-                String.valueOf(address.getPort()), rounds).redirectErrorStream(true).start();
+        Process probe = new ProcessBuilder(
+                        java,
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-XX:+UseSerialGC",
+                        "-XX:-TieredCompilation",
+                        "-XX:CompileThreshold=100",
+                        "-cp",
+                        testClassPath(),
+                        AllocationProbe.class.getName(),
+                        address.getAddress().getHostAddress(),
+                        client,
+                        String.valueOf(address.getPort()),
+                        rounds)
+                .redirectErrorStream(true)
+                .start();
         String out = new String(probe.getInputStream().readAllBytes());
         assertTrue(probe.waitFor(900, TimeUnit.SECONDS), "the probe ends");
         System.out.print(out);
-        Matcher m = Pattern
-                .compile("allocated-per-round-trip server=(\\d+) client=(\\d+) device=(\\S+)").matcher(out);
+        Matcher m = Pattern.compile("allocated-per-round-trip server=(\\d+) client=(\\d+) device=(\\S+)")
+                .matcher(out);
         assertTrue(m.find(), "the probe measured: " + out);
         assertEquals(device.name(), m.group(3), "measured on the device tested");
         long server = Long.parseLong(m.group(1));
         long clientBytes = Long.parseLong(m.group(2));
         assertTrue(server < 8, "the server's event loop allocates nothing per message: " + server + " bytes each");
-        assertTrue(clientBytes < 8, "the client's event loop allocates nothing per message: " + clientBytes
-                + " bytes each");
+        assertTrue(
+                clientBytes < 8,
+                "the client's event loop allocates nothing per message: " + clientBytes + " bytes each");
     }
 
     /** The class path of a child JVM running this test code (the suite's module path, as plain jars). */
     static String testClassPath() {
         Set<String> entries = new LinkedHashSet<>();
         try {
-            entries.add(Path.of(RobustnessDeviceTests.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+            entries.add(Path.of(RobustnessDeviceTests.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
                     .toString());
         } catch (URISyntaxException | NullPointerException e) {
             // no code source: the path below has it
         }
-        for (String e : (System.getProperty("java.class.path") + File.pathSeparator
-                + System.getProperty("jdk.module.path", "")).split(File.pathSeparator)) {
+        for (String e : (System.getProperty("java.class.path")
+                        + File.pathSeparator
+                        + System.getProperty("jdk.module.path", ""))
+                .split(File.pathSeparator)) {
             if (!e.isEmpty()) {
                 entries.add(e);
             }

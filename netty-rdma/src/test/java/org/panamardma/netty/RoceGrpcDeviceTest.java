@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** gRPC over Soft-RoCE: client on rxe0, server on rxe1. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceGrpcDeviceTest extends GrpcDeviceTests {
-}
+class RoceGrpcDeviceTest extends GrpcDeviceTests {}

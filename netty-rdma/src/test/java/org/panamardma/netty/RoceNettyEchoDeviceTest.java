@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Netty echo over Soft-RoCE: clients on rxe0, server on rxe1. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceNettyEchoDeviceTest extends NettyEchoDeviceTests {
-}
+class RoceNettyEchoDeviceTest extends NettyEchoDeviceTests {}

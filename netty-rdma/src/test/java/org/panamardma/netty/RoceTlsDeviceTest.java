@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** TLS (Netty's SslHandler) over rxe. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceTlsDeviceTest extends TlsDeviceTests {
-}
+class RoceTlsDeviceTest extends TlsDeviceTests {}

@@ -10,8 +10,8 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -63,10 +63,16 @@ abstract class TlsDeviceTests {
         kmf.init(keyStore(), PASSWORD);
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(keyStore());
-        SslContext serverTls = SslContextBuilder.forServer(kmf).sslProvider(SslProvider.JDK)
-                .protocols("TLSv1.3").build();
-        SslContext clientTls = SslContextBuilder.forClient().trustManager(tmf).sslProvider(SslProvider.JDK)
-                .protocols("TLSv1.3").endpointIdentificationAlgorithm("HTTPS").build();
+        SslContext serverTls = SslContextBuilder.forServer(kmf)
+                .sslProvider(SslProvider.JDK)
+                .protocols("TLSv1.3")
+                .build();
+        SslContext clientTls = SslContextBuilder.forClient()
+                .trustManager(tmf)
+                .sslProvider(SslProvider.JDK)
+                .protocols("TLSv1.3")
+                .endpointIdentificationAlgorithm("HTTPS")
+                .build();
         InetSocketAddress address = DeviceTestSupport.serverAddress(device);
         EventLoopGroup boss = DeviceTestSupport.group(1);
         EventLoopGroup workers = DeviceTestSupport.group(1);
@@ -78,9 +84,12 @@ abstract class TlsDeviceTests {
         byte[] payload = new byte[kib << 10];
         new Random(5).nextBytes(payload);
         CompletableFuture<byte[]> echoed = new CompletableFuture<>();
-        java.util.concurrent.atomic.AtomicReference<Channel> serverChild = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Channel> serverChild =
+                new java.util.concurrent.atomic.AtomicReference<>();
         try {
-            new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class)
+            new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(RdmaServerChannel.class)
                     .childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, TLS_RECEIVE_DEPTH)
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override
@@ -90,8 +99,8 @@ abstract class TlsDeviceTests {
                             tls.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
                             tls.handshakeFuture().addListener(f -> {
                                 if (!f.isSuccess()) {
-                                    echoed.completeExceptionally(new AssertionError("the server's handshake "
-                                            + "failed", f.cause()));
+                                    echoed.completeExceptionally(
+                                            new AssertionError("the server's handshake " + "failed", f.cause()));
                                 }
                             });
                             ch.pipeline().addLast(tls, new ChannelInboundHandlerAdapter() {
@@ -106,43 +115,49 @@ abstract class TlsDeviceTests {
                                 }
                             });
                         }
-                    }).bind(address).sync();
-            Channel client = new Bootstrap().group(clients).channel(RdmaChannel.class)
+                    })
+                    .bind(address)
+                    .sync();
+            Channel client = new Bootstrap()
+                    .group(clients)
+                    .channel(RdmaChannel.class)
                     .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
                     .option(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, TLS_RECEIVE_DEPTH)
                     .handler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            SslHandler tls = clientTls.newHandler(ch.alloc(),
-                                    address.getAddress().getHostAddress(), address.getPort());
+                            SslHandler tls = clientTls.newHandler(
+                                    ch.alloc(), address.getAddress().getHostAddress(), address.getPort());
                             tls.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
-                            ch.pipeline().addLast(tls,
-                                    new ChannelInboundHandlerAdapter() {
-                                        final ByteArrayOutputStream got = new ByteArrayOutputStream();
+                            ch.pipeline().addLast(tls, new ChannelInboundHandlerAdapter() {
+                                final ByteArrayOutputStream got = new ByteArrayOutputStream();
 
-                                        @Override
-                                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                            ByteBuf b = (ByteBuf) msg;
-                                            got.writeBytes(ByteBufUtil.getBytes(b));
-                                            b.release();
-                                            if (got.size() >= payload.length) {
-                                                echoed.complete(got.toByteArray());
-                                            }
-                                        }
+                                @Override
+                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                    ByteBuf b = (ByteBuf) msg;
+                                    got.writeBytes(ByteBufUtil.getBytes(b));
+                                    b.release();
+                                    if (got.size() >= payload.length) {
+                                        echoed.complete(got.toByteArray());
+                                    }
+                                }
 
-                                        @Override
-                                        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                                            echoed.completeExceptionally(cause);
-                                        }
+                                @Override
+                                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                                    echoed.completeExceptionally(cause);
+                                }
 
-                                        @Override
-                                        public void channelInactive(ChannelHandlerContext ctx) {
-                                            echoed.completeExceptionally(new AssertionError("the connection closed"
-                                                    + " after " + got.size() + " bytes came back"));
-                                        }
-                                    });
+                                @Override
+                                public void channelInactive(ChannelHandlerContext ctx) {
+                                    echoed.completeExceptionally(new AssertionError(
+                                            "the connection closed" + " after " + got.size() + " bytes came back"));
+                                }
+                            });
                         }
-                    }).connect(address).sync().channel();
+                    })
+                    .connect(address)
+                    .sync()
+                    .channel();
             SslHandler tls = client.pipeline().get(SslHandler.class);
             long handshakeStart = System.nanoTime();
             try {
@@ -161,10 +176,13 @@ abstract class TlsDeviceTests {
                 client.write(client.alloc().buffer(n).writeBytes(payload, off, n));
             }
             client.flush();
-            assertArrayEquals(payload, awaitEchoed(echoed, client, serverChild.get()),
+            assertArrayEquals(
+                    payload,
+                    awaitEchoed(echoed, client, serverChild.get()),
                     kib + " KiB through TLS over RDMA and back");
-            System.out.printf("[tls] %s: handshake %.1f s, %d KiB echoed in %.1f s%n", device.name(),
-                    (echoStart - handshakeStart) / 1e9, kib, (System.nanoTime() - echoStart) / 1e9);
+            System.out.printf(
+                    "[tls] %s: handshake %.1f s, %d KiB echoed in %.1f s%n",
+                    device.name(), (echoStart - handshakeStart) / 1e9, kib, (System.nanoTime() - echoStart) / 1e9);
             client.close().sync();
         } finally {
             DeviceTestSupport.shutdown(clients, workers, boss);
@@ -175,8 +193,7 @@ abstract class TlsDeviceTests {
      * The echo, within 300 s as before; every 60 s without it, both ends' stream state is printed (credits, send
      * buffers, pending writes, deliveries: what a stall is waiting for).
      */
-    static byte[] awaitEchoed(CompletableFuture<byte[]> echoed, Channel client, Channel serverChild)
-            throws Exception {
+    static byte[] awaitEchoed(CompletableFuture<byte[]> echoed, Channel client, Channel serverChild) throws Exception {
         for (int waited = 0; ; waited += 60) {
             try {
                 return echoed.get(60, TimeUnit.SECONDS);

@@ -6,5 +6,4 @@ package org.panamardma.nfs;
  * @param wcc the file's attributes before and after
  * @param verifier the server's write verifier, to compare with those of the WRITEs it commits
  */
-public record CommitResult(WccData wcc, long verifier) {
-}
+public record CommitResult(WccData wcc, long verifier) {}

@@ -10,5 +10,4 @@ package org.panamardma.nfs;
  * @param attributes READDIRPLUS only: its attributes, or {@code null}
  * @param handle READDIRPLUS only: its file handle, or {@code null}
  */
-public record DirEntry3(long fileid, String name, long cookie, Fattr3 attributes, FileHandle3 handle) {
-}
+public record DirEntry3(long fileid, String name, long cookie, Fattr3 attributes, FileHandle3 handle) {}

@@ -8,5 +8,4 @@ package org.panamardma.nfs;
  * @param attributes its attributes, or null
  * @param directory the directory's wcc_data
  */
-public record DirOpResult(FileHandle3 handle, Fattr3 attributes, WccData directory) {
-}
+public record DirOpResult(FileHandle3 handle, Fattr3 attributes, WccData directory) {}

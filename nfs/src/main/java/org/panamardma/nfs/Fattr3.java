@@ -22,13 +22,34 @@ import org.panamardma.xdr.XdrException;
  * @param mtime last modification of the data
  * @param ctime last change of the attributes
  */
-public record Fattr3(FileType3 type, long mode, long nlink, long uid, long gid, long size, long used, long rdevMajor,
-                     long rdevMinor, long fsid, long fileid, NfsTime3 atime, NfsTime3 mtime, NfsTime3 ctime) {
+public record Fattr3(
+        FileType3 type,
+        long mode,
+        long nlink,
+        long uid,
+        long gid,
+        long size,
+        long used,
+        long rdevMajor,
+        long rdevMinor,
+        long fsid,
+        long fileid,
+        NfsTime3 atime,
+        NfsTime3 mtime,
+        NfsTime3 ctime) {
 
     public void encodeTo(XdrEncoder out) {
-        out.putEnum(type.code()).putUnsignedInt(mode).putUnsignedInt(nlink).putUnsignedInt(uid).putUnsignedInt(gid)
-                .putUnsignedHyper(size).putUnsignedHyper(used).putUnsignedInt(rdevMajor).putUnsignedInt(rdevMinor)
-                .putUnsignedHyper(fsid).putUnsignedHyper(fileid);
+        out.putEnum(type.code())
+                .putUnsignedInt(mode)
+                .putUnsignedInt(nlink)
+                .putUnsignedInt(uid)
+                .putUnsignedInt(gid)
+                .putUnsignedHyper(size)
+                .putUnsignedHyper(used)
+                .putUnsignedInt(rdevMajor)
+                .putUnsignedInt(rdevMinor)
+                .putUnsignedHyper(fsid)
+                .putUnsignedHyper(fileid);
         atime.encodeTo(out);
         mtime.encodeTo(out);
         ctime.encodeTo(out);
@@ -37,10 +58,21 @@ public record Fattr3(FileType3 type, long mode, long nlink, long uid, long gid, 
     /** @throws XdrException if truncated or the file type is not one of RFC 1813's */
     public static Fattr3 decode(XdrDecoder in) {
         FileType3 type = in.getEnum(FileType3::of, "ftype3");
-        return new Fattr3(type, in.getUnsignedInt("mode"), in.getUnsignedInt("nlink"), in.getUnsignedInt("uid"),
-                in.getUnsignedInt("gid"), in.getUnsignedHyper(), in.getUnsignedHyper(), in.getUnsignedInt("specdata1"),
-                in.getUnsignedInt("specdata2"), in.getUnsignedHyper(), in.getUnsignedHyper(), NfsTime3.decode(in),
-                NfsTime3.decode(in), NfsTime3.decode(in));
+        return new Fattr3(
+                type,
+                in.getUnsignedInt("mode"),
+                in.getUnsignedInt("nlink"),
+                in.getUnsignedInt("uid"),
+                in.getUnsignedInt("gid"),
+                in.getUnsignedHyper(),
+                in.getUnsignedHyper(),
+                in.getUnsignedInt("specdata1"),
+                in.getUnsignedInt("specdata2"),
+                in.getUnsignedHyper(),
+                in.getUnsignedHyper(),
+                NfsTime3.decode(in),
+                NfsTime3.decode(in),
+                NfsTime3.decode(in));
     }
 
     /** Decodes {@code post_op_attr} (RFC 1813 section 2.6): a boolean, then the attributes if TRUE. */

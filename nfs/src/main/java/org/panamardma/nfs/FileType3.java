@@ -2,7 +2,13 @@ package org.panamardma.nfs;
 
 /** {@code ftype3} (RFC 1813 section 2.6). */
 public enum FileType3 {
-    NF3REG(1), NF3DIR(2), NF3BLK(3), NF3CHR(4), NF3LNK(5), NF3SOCK(6), NF3FIFO(7);
+    NF3REG(1),
+    NF3DIR(2),
+    NF3BLK(3),
+    NF3CHR(4),
+    NF3LNK(5),
+    NF3SOCK(6),
+    NF3FIFO(7);
 
     private final int code;
 

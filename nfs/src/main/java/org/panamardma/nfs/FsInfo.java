@@ -23,8 +23,18 @@ import org.panamardma.xdr.XdrEncoder;
  * @param timeDelta the server's time granularity for SETATTR times
  * @param properties the {@code FSF3_*} bits
  */
-public record FsInfo(Fattr3 attributes, long rtmax, long rtpref, long rtmult, long wtmax, long wtpref, long wtmult,
-                     long dtpref, long maxfilesize, NfsTime3 timeDelta, int properties) {
+public record FsInfo(
+        Fattr3 attributes,
+        long rtmax,
+        long rtpref,
+        long rtmult,
+        long wtmax,
+        long wtpref,
+        long wtmult,
+        long dtpref,
+        long maxfilesize,
+        NfsTime3 timeDelta,
+        int properties) {
     /** FSF3_LINK: the file system supports hard links. */
     public static final int FSF3_LINK = 0x0001;
     /** FSF3_SYMLINK: the file system supports symbolic links. */
@@ -36,17 +46,31 @@ public record FsInfo(Fattr3 attributes, long rtmax, long rtpref, long rtmult, lo
 
     /** Decodes {@code FSINFO3resok} after the status. */
     public static FsInfo decode(XdrDecoder in) {
-        return new FsInfo(Fattr3.decodePostOp(in), in.getUnsignedInt("rtmax"), in.getUnsignedInt("rtpref"),
-                in.getUnsignedInt("rtmult"), in.getUnsignedInt("wtmax"), in.getUnsignedInt("wtpref"),
-                in.getUnsignedInt("wtmult"), in.getUnsignedInt("dtpref"), in.getUnsignedHyper(), NfsTime3.decode(in),
+        return new FsInfo(
+                Fattr3.decodePostOp(in),
+                in.getUnsignedInt("rtmax"),
+                in.getUnsignedInt("rtpref"),
+                in.getUnsignedInt("rtmult"),
+                in.getUnsignedInt("wtmax"),
+                in.getUnsignedInt("wtpref"),
+                in.getUnsignedInt("wtmult"),
+                in.getUnsignedInt("dtpref"),
+                in.getUnsignedHyper(),
+                NfsTime3.decode(in),
                 in.getInt("properties"));
     }
 
     /** Encodes {@code FSINFO3resok} (without the status): for stand-in servers and tests. */
     public void encodeTo(XdrEncoder out) {
         Fattr3.encodePostOp(out, attributes);
-        out.putUnsignedInt(rtmax).putUnsignedInt(rtpref).putUnsignedInt(rtmult).putUnsignedInt(wtmax)
-                .putUnsignedInt(wtpref).putUnsignedInt(wtmult).putUnsignedInt(dtpref).putUnsignedHyper(maxfilesize);
+        out.putUnsignedInt(rtmax)
+                .putUnsignedInt(rtpref)
+                .putUnsignedInt(rtmult)
+                .putUnsignedInt(wtmax)
+                .putUnsignedInt(wtpref)
+                .putUnsignedInt(wtmult)
+                .putUnsignedInt(dtpref)
+                .putUnsignedHyper(maxfilesize);
         timeDelta.encodeTo(out);
         out.putInt(properties);
     }

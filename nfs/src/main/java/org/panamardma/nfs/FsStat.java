@@ -12,6 +12,12 @@ package org.panamardma.nfs;
  * @param availableFiles free slots the caller may use
  * @param invarsec seconds the values stay valid
  */
-public record FsStat(Fattr3 attributes, long totalBytes, long freeBytes, long availableBytes, long totalFiles,
-                     long freeFiles, long availableFiles, long invarsec) {
-}
+public record FsStat(
+        Fattr3 attributes,
+        long totalBytes,
+        long freeBytes,
+        long availableBytes,
+        long totalFiles,
+        long freeFiles,
+        long availableFiles,
+        long invarsec) {}

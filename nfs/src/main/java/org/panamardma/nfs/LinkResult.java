@@ -6,5 +6,4 @@ package org.panamardma.nfs;
  * @param file the linked file's attributes after the link, or null
  * @param directory the directory's wcc_data
  */
-public record LinkResult(Fattr3 file, WccData directory) {
-}
+public record LinkResult(Fattr3 file, WccData directory) {}

@@ -7,5 +7,4 @@ package org.panamardma.nfs;
  * @param attributes its attributes, or {@code null} if the server sent none
  * @param directoryAttributes the directory's attributes, or {@code null}
  */
-public record LookupResult(FileHandle3 handle, Fattr3 attributes, Fattr3 directoryAttributes) {
-}
+public record LookupResult(FileHandle3 handle, Fattr3 attributes, Fattr3 directoryAttributes) {}

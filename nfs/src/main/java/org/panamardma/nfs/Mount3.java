@@ -17,6 +17,7 @@ public final class Mount3 {
     public static final int VERSION = 3;
     /** Procedure numbers (RFC 1813 appendix I, section 5.2). */
     public static final int PROC_NULL = 0;
+
     public static final int PROC_MNT = 1;
     public static final int PROC_DUMP = 2;
     public static final int PROC_UMNT = 3;
@@ -27,8 +28,7 @@ public final class Mount3 {
     /** MNTNAMLEN: the longest host or group name. */
     public static final int MNTNAMLEN = 255;
 
-    private Mount3() {
-    }
+    private Mount3() {}
 
     /**
      * {@code mountres3_ok}.

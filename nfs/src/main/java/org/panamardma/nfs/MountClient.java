@@ -51,14 +51,26 @@ public final class MountClient {
 
     /** NULL: proves mountd answers. */
     public void ping() throws IOException, InterruptedException {
-        transport.call(PROGRAM, VERSION, Mount3.PROC_NULL, credential, XdrEncodable.VOID,
-                ReplyReader.of(in -> Boolean.TRUE), timeout);
+        transport.call(
+                PROGRAM,
+                VERSION,
+                Mount3.PROC_NULL,
+                credential,
+                XdrEncodable.VOID,
+                ReplyReader.of(in -> Boolean.TRUE),
+                timeout);
     }
 
     /** MNT (RFC 1813 appendix I, section 5.2.1): the root handle of the export at {@code path}. */
     public Mount3.MountResult mount(String path) throws IOException, InterruptedException {
-        Object result = transport.call(PROGRAM, VERSION, Mount3.PROC_MNT, credential, Mount3.dirpath(path),
-                ReplyReader.of(Mount3::decodeMountResult), timeout);
+        Object result = transport.call(
+                PROGRAM,
+                VERSION,
+                Mount3.PROC_MNT,
+                credential,
+                Mount3.dirpath(path),
+                ReplyReader.of(Mount3::decodeMountResult),
+                timeout);
         if (result instanceof MountStat3 status) {
             throw new MountException(status, path);
         }
@@ -67,13 +79,25 @@ public final class MountClient {
 
     /** UMNT (section 5.2.3): removes this client's entry for {@code path} from the server's mount list. */
     public void unmount(String path) throws IOException, InterruptedException {
-        transport.call(PROGRAM, VERSION, Mount3.PROC_UMNT, credential, Mount3.dirpath(path),
-                ReplyReader.of(in -> Boolean.TRUE), timeout);
+        transport.call(
+                PROGRAM,
+                VERSION,
+                Mount3.PROC_UMNT,
+                credential,
+                Mount3.dirpath(path),
+                ReplyReader.of(in -> Boolean.TRUE),
+                timeout);
     }
 
     /** EXPORT (section 5.2.5): the server's export list. */
     public List<Mount3.Export> exports() throws IOException, InterruptedException {
-        return transport.call(PROGRAM, VERSION, Mount3.PROC_EXPORT, credential, XdrEncodable.VOID,
-                ReplyReader.of(Mount3::decodeExports), timeout);
+        return transport.call(
+                PROGRAM,
+                VERSION,
+                Mount3.PROC_EXPORT,
+                credential,
+                XdrEncodable.VOID,
+                ReplyReader.of(Mount3::decodeExports),
+                timeout);
     }
 }

@@ -20,6 +20,7 @@ public final class Nfs3 {
 
     /** Procedure numbers (RFC 1813 section 3). */
     public static final int PROC_NULL = 0;
+
     public static final int PROC_GETATTR = 1;
     public static final int PROC_SETATTR = 2;
     public static final int PROC_LOOKUP = 3;
@@ -44,6 +45,7 @@ public final class Nfs3 {
 
     /** ACCESS bits (RFC 1813 section 3.3.4). */
     public static final int ACCESS_READ = 0x0001;
+
     public static final int ACCESS_LOOKUP = 0x0002;
     public static final int ACCESS_MODIFY = 0x0004;
     public static final int ACCESS_EXTEND = 0x0008;
@@ -52,12 +54,12 @@ public final class Nfs3 {
 
     /** {@code createmode3} of CREATE (RFC 1813 section 3.3.8). */
     public static final int CREATE_UNCHECKED = 0;
+
     public static final int CREATE_GUARDED = 1;
     public static final int CREATE_EXCLUSIVE = 2;
 
     /** Encoded size of {@code fattr3} (RFC 1813 section 2.6): 21 XDR words. */
     public static final int FATTR3_SIZE = 84;
 
-    private Nfs3() {
-    }
+    private Nfs3() {}
 }

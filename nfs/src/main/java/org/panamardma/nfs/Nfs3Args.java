@@ -24,8 +24,7 @@ public final class Nfs3Args {
      */
     public static final int PATH_DECODE_MAX = 4096;
 
-    private Nfs3Args() {
-    }
+    private Nfs3Args() {}
 
     /** A byte string read from {@code in}: a {@code filename3} or {@code nfspath3} of at most {@code max} bytes. */
     static String byteString(XdrDecoder in, int max) {
@@ -135,7 +134,11 @@ public final class Nfs3Args {
         /** @param verifier EXCLUSIVE's {@code createverf3}, as a big-endian number */
         public static CreateArgs of(DirOp where, int mode, Sattr3 attributes, long verifier) {
             return mode == Nfs3.CREATE_EXCLUSIVE
-                    ? new CreateArgs(where, mode, Sattr3.NONE, ByteBuffer.allocate(8).putLong(verifier).array())
+                    ? new CreateArgs(
+                            where,
+                            mode,
+                            Sattr3.NONE,
+                            ByteBuffer.allocate(8).putLong(verifier).array())
                     : new CreateArgs(where, mode, attributes, null);
         }
 
@@ -144,10 +147,10 @@ public final class Nfs3Args {
             long at = in.position();
             int mode = in.getEnum();
             return switch (mode) {
-                case Nfs3.CREATE_UNCHECKED, Nfs3.CREATE_GUARDED -> new CreateArgs(where, mode, Sattr3.decode(in),
-                        null);
-                case Nfs3.CREATE_EXCLUSIVE -> new CreateArgs(where, mode, Sattr3.NONE,
-                        in.getFixedOpaque(8).toArray(ValueLayout.JAVA_BYTE));
+                case Nfs3.CREATE_UNCHECKED, Nfs3.CREATE_GUARDED -> new CreateArgs(where, mode, Sattr3.decode(in), null);
+                case Nfs3.CREATE_EXCLUSIVE ->
+                    new CreateArgs(
+                            where, mode, Sattr3.NONE, in.getFixedOpaque(8).toArray(ValueLayout.JAVA_BYTE));
                 default -> throw new XdrException(XdrException.Reason.INVALID_VALUE, at, "createmode3 " + mode);
             };
         }
@@ -214,8 +217,7 @@ public final class Nfs3Args {
                     out.putInt(major).putInt(minor);
                 }
                 case NF3SOCK, NF3FIFO -> attributes.encodeTo(out);
-                default -> {
-                }
+                default -> {}
             }
         }
     }
@@ -250,8 +252,8 @@ public final class Nfs3Args {
      * {@code READDIR3args} (section 3.3.16, {@code plus} false: one {@code count}, kept in both counts) and
      * {@code READDIRPLUS3args} (section 3.3.17: {@code dircount} and {@code maxcount}).
      */
-    public record ReaddirArgs(FileHandle3 dir, long cookie, long verifier, long dirCount, long maxCount,
-                              boolean plus) implements XdrEncodable {
+    public record ReaddirArgs(FileHandle3 dir, long cookie, long verifier, long dirCount, long maxCount, boolean plus)
+            implements XdrEncodable {
         public static ReaddirArgs decodeReaddir(XdrDecoder in) {
             FileHandle3 fh = FileHandle3.decode(in);
             long cookie = in.getUnsignedHyper();
@@ -264,8 +266,8 @@ public final class Nfs3Args {
             FileHandle3 fh = FileHandle3.decode(in);
             long cookie = in.getUnsignedHyper();
             long verifier = in.getHyper();
-            return new ReaddirArgs(fh, cookie, verifier, in.getUnsignedInt("dircount"),
-                    in.getUnsignedInt("maxcount"), true);
+            return new ReaddirArgs(
+                    fh, cookie, verifier, in.getUnsignedInt("dircount"), in.getUnsignedInt("maxcount"), true);
         }
 
         @Override

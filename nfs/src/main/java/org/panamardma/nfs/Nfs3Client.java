@@ -56,8 +56,7 @@ public final class Nfs3Client {
 
     /** An AUTH_SYS credential (RFC 5531 section 10.2) for {@code uid}/{@code gid}, no supplementary groups. */
     public static OpaqueAuth authSys(String machineName, int uid, int gid) {
-        return new AuthSysParms((int) (System.nanoTime() >>> 10), machineName, uid, gid,
-                List.of()).toOpaqueAuth();
+        return new AuthSysParms((int) (System.nanoTime() >>> 10), machineName, uid, gid, List.of()).toOpaqueAuth();
     }
 
     /** @return the transport */
@@ -99,8 +98,8 @@ public final class Nfs3Client {
         FsInfo info = call(Nfs3.PROC_FSINFO, Nfs3Xdr.fsinfo(fsroot), ReplyReader.of(Nfs3Xdr::fsinfoResults))
                 .orThrow("FSINFO " + fsroot);
         if (info.rtmax() == 0 || info.wtmax() == 0) {
-            throw new IOException("FSINFO from " + transport.peer() + " gives no usable limits: rtmax "
-                    + info.rtmax() + ", wtmax " + info.wtmax());
+            throw new IOException("FSINFO from " + transport.peer() + " gives no usable limits: rtmax " + info.rtmax()
+                    + ", wtmax " + info.wtmax());
         }
         learning.lock();
         try {
@@ -250,8 +249,8 @@ public final class Nfs3Client {
     /** SETATTR (RFC 1813 section 3.3.2); {@code guard}, if not null, is the ctime the object must still have. */
     public WccData setattr(FileHandle3 object, Sattr3 attributes, NfsTime3 guard)
             throws IOException, InterruptedException {
-        return call(Nfs3.PROC_SETATTR, Nfs3Xdr.setattr(object, attributes, guard),
-                ReplyReader.of(Nfs3Xdr::wccResults)).orThrow("SETATTR " + object);
+        return call(Nfs3.PROC_SETATTR, Nfs3Xdr.setattr(object, attributes, guard), ReplyReader.of(Nfs3Xdr::wccResults))
+                .orThrow("SETATTR " + object);
     }
 
     /** ACCESS (RFC 1813 section 3.3.4): which of the {@code Nfs3.ACCESS_*} bits in {@code access} the caller has. */
@@ -275,8 +274,11 @@ public final class Nfs3Client {
      */
     public DirOpResult create(FileHandle3 directory, String name, int mode, Sattr3 attributes, long verifier)
             throws IOException, InterruptedException {
-        return call(Nfs3.PROC_CREATE, Nfs3Xdr.create(directory, name, mode, attributes, verifier),
-                ReplyReader.of(Nfs3Xdr::dirOpResults)).orThrow("CREATE " + name);
+        return call(
+                        Nfs3.PROC_CREATE,
+                        Nfs3Xdr.create(directory, name, mode, attributes, verifier),
+                        ReplyReader.of(Nfs3Xdr::dirOpResults))
+                .orThrow("CREATE " + name);
     }
 
     /** CREATE, UNCHECKED, with mode {@code mode}. */
@@ -287,41 +289,51 @@ public final class Nfs3Client {
     /** MKDIR (RFC 1813 section 3.3.9). */
     public DirOpResult mkdir(FileHandle3 directory, String name, Sattr3 attributes)
             throws IOException, InterruptedException {
-        return call(Nfs3.PROC_MKDIR, Nfs3Xdr.mkdir(directory, name, attributes),
-                ReplyReader.of(Nfs3Xdr::dirOpResults)).orThrow("MKDIR " + name);
+        return call(Nfs3.PROC_MKDIR, Nfs3Xdr.mkdir(directory, name, attributes), ReplyReader.of(Nfs3Xdr::dirOpResults))
+                .orThrow("MKDIR " + name);
     }
 
     /** SYMLINK (RFC 1813 section 3.3.10). */
     public DirOpResult symlink(FileHandle3 directory, String name, String target)
             throws IOException, InterruptedException {
-        return call(Nfs3.PROC_SYMLINK, Nfs3Xdr.symlink(directory, name, Sattr3.NONE, target),
-                ReplyReader.of(Nfs3Xdr::dirOpResults)).orThrow("SYMLINK " + name);
+        return call(
+                        Nfs3.PROC_SYMLINK,
+                        Nfs3Xdr.symlink(directory, name, Sattr3.NONE, target),
+                        ReplyReader.of(Nfs3Xdr::dirOpResults))
+                .orThrow("SYMLINK " + name);
     }
 
     /** MKNOD (RFC 1813 section 3.3.11); {@code major}/{@code minor} only count for devices. */
-    public DirOpResult mknod(FileHandle3 directory, String name, FileType3 type, Sattr3 attributes, int major,
-                             int minor) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_MKNOD, Nfs3Xdr.mknod(directory, name, type, attributes, major, minor),
-                ReplyReader.of(Nfs3Xdr::dirOpResults)).orThrow("MKNOD " + name);
+    public DirOpResult mknod(
+            FileHandle3 directory, String name, FileType3 type, Sattr3 attributes, int major, int minor)
+            throws IOException, InterruptedException {
+        return call(
+                        Nfs3.PROC_MKNOD,
+                        Nfs3Xdr.mknod(directory, name, type, attributes, major, minor),
+                        ReplyReader.of(Nfs3Xdr::dirOpResults))
+                .orThrow("MKNOD " + name);
     }
 
     /** REMOVE (RFC 1813 section 3.3.12). */
     public WccData remove(FileHandle3 directory, String name) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_REMOVE, Nfs3Args.DirOp.utf8(directory, name),
-                ReplyReader.of(Nfs3Xdr::wccResults)).orThrow("REMOVE " + name);
+        return call(Nfs3.PROC_REMOVE, Nfs3Args.DirOp.utf8(directory, name), ReplyReader.of(Nfs3Xdr::wccResults))
+                .orThrow("REMOVE " + name);
     }
 
     /** RMDIR (RFC 1813 section 3.3.13). */
     public WccData rmdir(FileHandle3 directory, String name) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_RMDIR, Nfs3Args.DirOp.utf8(directory, name),
-                ReplyReader.of(Nfs3Xdr::wccResults)).orThrow("RMDIR " + name);
+        return call(Nfs3.PROC_RMDIR, Nfs3Args.DirOp.utf8(directory, name), ReplyReader.of(Nfs3Xdr::wccResults))
+                .orThrow("RMDIR " + name);
     }
 
     /** RENAME (RFC 1813 section 3.3.14). */
     public RenameResult rename(FileHandle3 fromDirectory, String fromName, FileHandle3 toDirectory, String toName)
             throws IOException, InterruptedException {
-        return call(Nfs3.PROC_RENAME, Nfs3Xdr.rename(fromDirectory, fromName, toDirectory, toName),
-                ReplyReader.of(Nfs3Xdr::renameResults)).orThrow("RENAME " + fromName + " " + toName);
+        return call(
+                        Nfs3.PROC_RENAME,
+                        Nfs3Xdr.rename(fromDirectory, fromName, toDirectory, toName),
+                        ReplyReader.of(Nfs3Xdr::renameResults))
+                .orThrow("RENAME " + fromName + " " + toName);
     }
 
     /** LINK (RFC 1813 section 3.3.15). */
@@ -381,8 +393,11 @@ public final class Nfs3Client {
                 return 4L + maxCount;
             }
         };
-        return call(Nfs3.PROC_READDIRPLUS, Nfs3Xdr.readdirplus(directory, cookie, cookieVerifier, dirCount, maxCount),
-                results).orThrow("READDIRPLUS " + directory);
+        return call(
+                        Nfs3.PROC_READDIRPLUS,
+                        Nfs3Xdr.readdirplus(directory, cookie, cookieVerifier, dirCount, maxCount),
+                        results)
+                .orThrow("READDIRPLUS " + directory);
     }
 
     /**
@@ -397,7 +412,8 @@ public final class Nfs3Client {
         long cookie = 0;
         long verifier = 0;
         while (true) {
-            DirList3 batch = plus ? readdirplus(directory, cookie, verifier, count, count)
+            DirList3 batch = plus
+                    ? readdirplus(directory, cookie, verifier, count, count)
                     : readdir(directory, cookie, verifier, count);
             all.addAll(batch.entries());
             if (batch.eof()) {

@@ -28,8 +28,7 @@ public final class Nfs3Xdr {
     /** Encoded size of {@code post_op_attr} holding attributes. */
     static final int POST_OP_ATTR_MAX = Xdr.INT_SIZE + Nfs3.FATTR3_SIZE;
 
-    private Nfs3Xdr() {
-    }
+    private Nfs3Xdr() {}
 
     // ---- arguments: the shared records of Nfs3Args, which the server decodes -------------------------------------
 
@@ -86,8 +85,8 @@ public final class Nfs3Xdr {
      * @param dirCount the most bytes of directory information (file ids, names and cookies) to return
      * @param maxCount the largest {@code READDIRPLUS3resok}, XDR overhead included
      */
-    public static XdrEncodable readdirplus(FileHandle3 directory, long cookie, long cookieVerifier, int dirCount,
-                                           int maxCount) {
+    public static XdrEncodable readdirplus(
+            FileHandle3 directory, long cookie, long cookieVerifier, int dirCount, int maxCount) {
         requireCount(dirCount);
         requireCount(maxCount);
         return new Nfs3Args.ReaddirArgs(directory, cookie, cookieVerifier, dirCount, maxCount, true);
@@ -114,8 +113,7 @@ public final class Nfs3Xdr {
      * @param mode {@link Nfs3#CREATE_UNCHECKED}, {@link Nfs3#CREATE_GUARDED} (with {@code attributes}) or
      *             {@link Nfs3#CREATE_EXCLUSIVE} (with {@code verifier})
      */
-    public static XdrEncodable create(FileHandle3 directory, String name, int mode, Sattr3 attributes,
-                                      long verifier) {
+    public static XdrEncodable create(FileHandle3 directory, String name, int mode, Sattr3 attributes, long verifier) {
         return Nfs3Args.CreateArgs.of(Nfs3Args.DirOp.utf8(directory, name), mode, attributes, verifier);
     }
 
@@ -126,21 +124,20 @@ public final class Nfs3Xdr {
 
     /** {@code SYMLINK3args} (RFC 1813 section 3.3.10). */
     public static XdrEncodable symlink(FileHandle3 directory, String name, Sattr3 attributes, String target) {
-        return new Nfs3Args.SymlinkArgs(Nfs3Args.DirOp.utf8(directory, name), attributes,
-                Nfs3Args.utf8Bytes(target));
+        return new Nfs3Args.SymlinkArgs(Nfs3Args.DirOp.utf8(directory, name), attributes, Nfs3Args.utf8Bytes(target));
     }
 
     /** {@code MKNOD3args} (RFC 1813 section 3.3.11); {@code major}/{@code minor} only for devices. */
-    public static XdrEncodable mknod(FileHandle3 directory, String name, FileType3 type, Sattr3 attributes,
-                                     int major, int minor) {
+    public static XdrEncodable mknod(
+            FileHandle3 directory, String name, FileType3 type, Sattr3 attributes, int major, int minor) {
         return new Nfs3Args.MknodArgs(Nfs3Args.DirOp.utf8(directory, name), type, attributes, major, minor);
     }
 
     /** {@code RENAME3args} (RFC 1813 section 3.3.14). */
-    public static XdrEncodable rename(FileHandle3 fromDirectory, String fromName, FileHandle3 toDirectory,
-                                      String toName) {
-        return new Nfs3Args.RenameArgs(Nfs3Args.DirOp.utf8(fromDirectory, fromName),
-                Nfs3Args.DirOp.utf8(toDirectory, toName));
+    public static XdrEncodable rename(
+            FileHandle3 fromDirectory, String fromName, FileHandle3 toDirectory, String toName) {
+        return new Nfs3Args.RenameArgs(
+                Nfs3Args.DirOp.utf8(fromDirectory, fromName), Nfs3Args.DirOp.utf8(toDirectory, toName));
     }
 
     /** {@code LINK3args} (RFC 1813 section 3.3.15). */
@@ -200,8 +197,10 @@ public final class Nfs3Xdr {
                 int max = (int) Math.min(target.byteSize(), Integer.MAX_VALUE);
                 MemorySegment data = placement.getEligibleOpaque(in, max);
                 if (data.byteSize() != count) {
-                    throw new XdrException(XdrException.Reason.INVALID_VALUE, countAt, "READ3resok count " + count
-                            + " differs from its data length " + data.byteSize());
+                    throw new XdrException(
+                            XdrException.Reason.INVALID_VALUE,
+                            countAt,
+                            "READ3resok count " + count + " differs from its data length " + data.byteSize());
                 }
                 MemorySegment into = target.asSlice(0, count);
                 if (!data.equals(into)) { // came inline: copy; placed directly: it is already there
@@ -275,8 +274,8 @@ public final class Nfs3Xdr {
         if (status != NfsStat3.NFS3_OK) {
             return new Nfs3Result<>(status, null);
         }
-        return new Nfs3Result<>(status, new String(in.getOpaqueBytes(Integer.MAX_VALUE),
-                java.nio.charset.StandardCharsets.UTF_8));
+        return new Nfs3Result<>(
+                status, new String(in.getOpaqueBytes(Integer.MAX_VALUE), java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /** {@code diropres3}-shaped results of CREATE, MKDIR, SYMLINK, MKNOD (RFC 1813 sections 3.3.8 to 3.3.11). */
@@ -312,9 +311,17 @@ public final class Nfs3Xdr {
         if (status != NfsStat3.NFS3_OK) {
             return new Nfs3Result<>(status, null);
         }
-        return new Nfs3Result<>(status, new FsStat(attributes, in.getUnsignedHyper(), in.getUnsignedHyper(),
-                in.getUnsignedHyper(), in.getUnsignedHyper(), in.getUnsignedHyper(), in.getUnsignedHyper(),
-                in.getUnsignedInt("invarsec")));
+        return new Nfs3Result<>(
+                status,
+                new FsStat(
+                        attributes,
+                        in.getUnsignedHyper(),
+                        in.getUnsignedHyper(),
+                        in.getUnsignedHyper(),
+                        in.getUnsignedHyper(),
+                        in.getUnsignedHyper(),
+                        in.getUnsignedHyper(),
+                        in.getUnsignedInt("invarsec")));
     }
 
     /** {@code PATHCONF3res} (RFC 1813 section 3.3.20). */
@@ -324,8 +331,16 @@ public final class Nfs3Xdr {
         if (status != NfsStat3.NFS3_OK) {
             return new Nfs3Result<>(status, null);
         }
-        return new Nfs3Result<>(status, new PathConf(attributes, in.getUnsignedInt("linkmax"),
-                in.getUnsignedInt("name_max"), in.getBoolean(), in.getBoolean(), in.getBoolean(), in.getBoolean()));
+        return new Nfs3Result<>(
+                status,
+                new PathConf(
+                        attributes,
+                        in.getUnsignedInt("linkmax"),
+                        in.getUnsignedInt("name_max"),
+                        in.getBoolean(),
+                        in.getBoolean(),
+                        in.getBoolean(),
+                        in.getBoolean()));
     }
 
     /** {@code READDIR3res} (RFC 1813 section 3.3.16): the entries are an XDR linked list of {@code entry3}. */

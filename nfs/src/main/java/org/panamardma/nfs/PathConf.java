@@ -11,6 +11,11 @@ package org.panamardma.nfs;
  * @param caseInsensitive whether names are compared without case
  * @param casePreserving whether names keep the case given
  */
-public record PathConf(Fattr3 attributes, long linkMax, long nameMax, boolean noTrunc, boolean chownRestricted,
-                       boolean caseInsensitive, boolean casePreserving) {
-}
+public record PathConf(
+        Fattr3 attributes,
+        long linkMax,
+        long nameMax,
+        boolean noTrunc,
+        boolean chownRestricted,
+        boolean caseInsensitive,
+        boolean casePreserving) {}

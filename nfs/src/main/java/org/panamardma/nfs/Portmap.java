@@ -15,10 +15,12 @@ public final class Portmap {
     public static final int PROGRAM = 100000;
     /** The well-known port. */
     public static final int PORT = 111;
+
     public static final int PMAP_VERSION = 2;
     public static final int RPCB_VERSION = 4;
     /** Port mapper procedures (RFC 1833 section 3.2). */
     public static final int PMAPPROC_SET = 1;
+
     public static final int PMAPPROC_UNSET = 2;
     public static final int PMAPPROC_GETPORT = 3;
     public static final int PMAPPROC_DUMP = 4;
@@ -29,8 +31,7 @@ public final class Portmap {
     /** {@code IPPROTO_UDP}. */
     public static final int IPPROTO_UDP = 17;
 
-    private Portmap() {
-    }
+    private Portmap() {}
 
     /**
      * A port mapper {@code mapping} (RFC 1833 section 3.1).
@@ -40,27 +41,31 @@ public final class Portmap {
      * @param protocol {@link #IPPROTO_TCP} or {@link #IPPROTO_UDP}
      * @param port the port, 0 in a GETPORT query
      */
-    public record Mapping(long program, long version, int protocol, int port) {
-    }
+    public record Mapping(long program, long version, int protocol, int port) {}
 
     /** {@code mapping}: four unsigned ints. */
     public static XdrEncodable mapping(Mapping m) {
-        return out -> out.putUnsignedInt(m.program()).putUnsignedInt(m.version()).putUnsignedInt(m.protocol())
+        return out -> out.putUnsignedInt(m.program())
+                .putUnsignedInt(m.version())
+                .putUnsignedInt(m.protocol())
                 .putUnsignedInt(m.port());
     }
 
     /** {@code rpcb} (RFC 1833 section 2.1): program, version, netid, address and owner. */
     public static XdrEncodable rpcb(int program, int version, String netid, String address, String owner) {
-        return out -> out.putInt(program).putInt(version).putString(netid, Integer.MAX_VALUE)
-                .putString(address, Integer.MAX_VALUE).putString(owner, Integer.MAX_VALUE);
+        return out -> out.putInt(program)
+                .putInt(version)
+                .putString(netid, Integer.MAX_VALUE)
+                .putString(address, Integer.MAX_VALUE)
+                .putString(owner, Integer.MAX_VALUE);
     }
 
     /** {@code pmaplist}: a linked list of mappings. */
     public static List<Mapping> decodeDump(XdrDecoder in) {
         List<Mapping> all = new ArrayList<>();
         while (in.getBoolean()) {
-            all.add(new Mapping(in.getUnsignedInt("prog"), in.getUnsignedInt("vers"), in.getInt("prot"),
-                    (int) in.getUnsignedInt("port")));
+            all.add(new Mapping(in.getUnsignedInt("prog"), in.getUnsignedInt("vers"), in.getInt("prot"), (int)
+                    in.getUnsignedInt("port")));
         }
         return all;
     }

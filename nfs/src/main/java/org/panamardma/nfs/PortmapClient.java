@@ -33,10 +33,15 @@ public final class PortmapClient {
      * @return the port, or 0 if the program is not registered
      */
     public int getPort(int program, int version, int protocol) throws IOException, InterruptedException {
-        long port = transport.call(PROGRAM, Portmap.PMAP_VERSION, Portmap.PMAPPROC_GETPORT, OpaqueAuth.NONE,
-                Portmap.mapping(new Portmap.Mapping(Integer.toUnsignedLong(program), Integer.toUnsignedLong(version),
-                        protocol, 0)),
-                ReplyReader.of(XdrDecoder::getUnsignedInt), timeout);
+        long port = transport.call(
+                PROGRAM,
+                Portmap.PMAP_VERSION,
+                Portmap.PMAPPROC_GETPORT,
+                OpaqueAuth.NONE,
+                Portmap.mapping(new Portmap.Mapping(
+                        Integer.toUnsignedLong(program), Integer.toUnsignedLong(version), protocol, 0)),
+                ReplyReader.of(XdrDecoder::getUnsignedInt),
+                timeout);
         if (port > 65535) {
             throw new IOException("port mapper answered GETPORT with port " + port);
         }
@@ -45,8 +50,14 @@ public final class PortmapClient {
 
     /** Portmap.PMAPPROC_DUMP: every registration (what {@code rpcinfo -p} shows). */
     public List<Portmap.Mapping> dump() throws IOException, InterruptedException {
-        return transport.call(PROGRAM, Portmap.PMAP_VERSION, Portmap.PMAPPROC_DUMP, OpaqueAuth.NONE, XdrEncodable.VOID,
-                ReplyReader.of(Portmap::decodeDump), timeout);
+        return transport.call(
+                PROGRAM,
+                Portmap.PMAP_VERSION,
+                Portmap.PMAPPROC_DUMP,
+                OpaqueAuth.NONE,
+                XdrEncodable.VOID,
+                ReplyReader.of(Portmap::decodeDump),
+                timeout);
     }
 
     /**
@@ -56,8 +67,13 @@ public final class PortmapClient {
      * @return the universal address, empty if not registered
      */
     public String getAddress(int program, int version, String netid) throws IOException, InterruptedException {
-        return transport.call(PROGRAM, Portmap.RPCB_VERSION, Portmap.RPCBPROC_GETADDR, OpaqueAuth.NONE,
-                Portmap.rpcb(program, version, netid, "", ""), ReplyReader.of(in -> in.getString(Integer.MAX_VALUE)),
+        return transport.call(
+                PROGRAM,
+                Portmap.RPCB_VERSION,
+                Portmap.RPCBPROC_GETADDR,
+                OpaqueAuth.NONE,
+                Portmap.rpcb(program, version, netid, "", ""),
+                ReplyReader.of(in -> in.getString(Integer.MAX_VALUE)),
                 timeout);
     }
 }

@@ -10,5 +10,4 @@ import java.lang.foreign.MemorySegment;
  * @param eof whether the read reached the end of the file
  * @param data the bytes read: the first {@code count} bytes of the caller's buffer
  */
-public record ReadResult(Fattr3 attributes, int count, boolean eof, MemorySegment data) {
-}
+public record ReadResult(Fattr3 attributes, int count, boolean eof, MemorySegment data) {}

@@ -6,5 +6,4 @@ package org.panamardma.nfs;
  * @param from the source directory's wcc_data
  * @param to the target directory's wcc_data
  */
-public record RenameResult(WccData from, WccData to) {
-}
+public record RenameResult(WccData from, WccData to) {}

@@ -29,6 +29,7 @@ public record Sattr3(Integer mode, Integer uid, Integer gid, Long size, SetTime 
     public record SetTime(int how, NfsTime3 time) {
         /** {@code time_how} values. */
         public static final int HOW_DONT_CHANGE = 0;
+
         public static final int SET_TO_SERVER_TIME = 1;
         public static final int SET_TO_CLIENT_TIME = 2;
         /** Leaves the time as it is. */

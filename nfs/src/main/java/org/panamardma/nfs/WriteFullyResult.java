@@ -9,5 +9,4 @@ package org.panamardma.nfs;
  * @param verifier the write verifier of the WRITEs (all equal, see {@link Nfs3Client#writeFully}); compare it with a
  *                 later COMMIT's
  */
-public record WriteFullyResult(long count, int calls, StableHow committed, long verifier) {
-}
+public record WriteFullyResult(long count, int calls, StableHow committed, long verifier) {}

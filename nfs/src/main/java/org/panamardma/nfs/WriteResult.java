@@ -9,5 +9,4 @@ package org.panamardma.nfs;
  * @param verifier the server's write verifier ({@code writeverf3}, 8 bytes as a big-endian long): a change between a
  *                 WRITE and its COMMIT means the server restarted and unstable data may be lost
  */
-public record WriteResult(WccData wcc, int count, StableHow committed, long verifier) {
-}
+public record WriteResult(WccData wcc, int count, StableHow committed, long verifier) {}

@@ -19,8 +19,15 @@ final class CountingTransport implements RpcTransport {
     }
 
     @Override
-    public <T> T call(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
-                      ReplyReader<T> results, Duration timeout) throws IOException, InterruptedException {
+    public <T> T call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            ReplyReader<T> results,
+            Duration timeout)
+            throws IOException, InterruptedException {
         procedures.add(procedure);
         return delegate.call(program, version, procedure, credential, arguments, results, timeout);
     }
@@ -31,6 +38,5 @@ final class CountingTransport implements RpcTransport {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -42,8 +42,14 @@ class DirectPlacementContractTest {
         MemorySegment lastWriteChunkTarget;
 
         @Override
-        public <T> T call(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
-                          ReplyReader<T> results, Duration timeout) {
+        public <T> T call(
+                int program,
+                int version,
+                int procedure,
+                OpaqueAuth credential,
+                XdrEncodable arguments,
+                ReplyReader<T> results,
+                Duration timeout) {
             List<MemorySegment> readChunks = new ArrayList<>();
             DataPlacement placement = (position, data) -> {
                 if (data.byteSize() < CHUNK_THRESHOLD) {
@@ -75,7 +81,12 @@ class DirectPlacementContractTest {
                     }
                     assertTrue(args.atEnd(), "nothing of chunked data inline, not even its roundup");
                     MemorySegment.copy(data, ValueLayout.JAVA_BYTE, 0, file, offset, count);
-                    r.putInt(0).putBoolean(false).putBoolean(false).putInt(count).putInt(stable).putHyper(7);
+                    r.putInt(0)
+                            .putBoolean(false)
+                            .putBoolean(false)
+                            .putInt(count)
+                            .putInt(stable)
+                            .putHyper(7);
                 }
                 case Nfs3.PROC_READ -> {
                     FileHandle3.decode(args);
@@ -86,7 +97,11 @@ class DirectPlacementContractTest {
                     lastWriteChunkTarget = target;
                     // the server's RDMA Write into the client's memory, then the reduced reply
                     MemorySegment.copy(file, offset, target, ValueLayout.JAVA_BYTE, 0, count);
-                    r.putInt(0).putBoolean(false).putInt(count).putBoolean(false).putInt(count);
+                    r.putInt(0)
+                            .putBoolean(false)
+                            .putInt(count)
+                            .putBoolean(false)
+                            .putInt(count);
                     placed = true;
                 }
                 case Nfs3.PROC_FSINFO -> { // the client's limits, asked before its first READ or WRITE
@@ -111,8 +126,7 @@ class DirectPlacementContractTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     @Test

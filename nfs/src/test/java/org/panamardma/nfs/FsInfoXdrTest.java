@@ -41,8 +41,7 @@ class FsInfoXdrTest {
 
     @Test
     void argumentsAreTheRootHandle() {
-        assertArrayEquals(Wire.of().hex("00000005 0102030405 000000").bytes(),
-                Nfs3XdrTest.encode(Nfs3Xdr.fsinfo(FH)));
+        assertArrayEquals(Wire.of().hex("00000005 0102030405 000000").bytes(), Nfs3XdrTest.encode(Nfs3Xdr.fsinfo(FH)));
         assertEquals(19, Nfs3.PROC_FSINFO);
     }
 
@@ -51,9 +50,23 @@ class FsInfoXdrTest {
         XdrDecoder d = new XdrDecoder(Wire.of().hex(KNFSD_LIKE).segment());
         FsInfo info = Nfs3Xdr.fsinfoResults(d).orThrow("FSINFO");
         assertTrue(d.atEnd(), "the whole FSINFO3resok is consumed");
-        assertEquals(new FsInfo(null, 524288, 524288, 4096, 524288, 524288, 4096, 4096, Long.MAX_VALUE,
-                new NfsTime3(0, 1), 0x1b), info);
-        assertTrue(info.has(FsInfo.FSF3_LINK) && info.has(FsInfo.FSF3_SYMLINK) && info.has(FsInfo.FSF3_HOMOGENEOUS)
+        assertEquals(
+                new FsInfo(
+                        null,
+                        524288,
+                        524288,
+                        4096,
+                        524288,
+                        524288,
+                        4096,
+                        4096,
+                        Long.MAX_VALUE,
+                        new NfsTime3(0, 1),
+                        0x1b),
+                info);
+        assertTrue(info.has(FsInfo.FSF3_LINK)
+                && info.has(FsInfo.FSF3_SYMLINK)
+                && info.has(FsInfo.FSF3_HOMOGENEOUS)
                 && info.has(FsInfo.FSF3_CANSETTIME));
         assertEquals(524288, info.maxReadSize());
         assertEquals(524288, info.preferredWriteSize());
@@ -61,12 +74,20 @@ class FsInfoXdrTest {
 
     @Test
     void resultsWithAttributesAndDistinctValuesInEveryField() throws Exception {
-        Wire w = Wire.of().u32(0).u32(1).fattr3(2, 4096, 7) // NFS3_OK, obj_attributes present (a directory)
-                .u32(1_048_576).u32(65_536).u32(512) // rtmax, rtpref, rtmult
-                .u32(262_144).u32(32_768).u32(1024) // wtmax, wtpref, wtmult
+        Wire w = Wire.of()
+                .u32(0)
+                .u32(1)
+                .fattr3(2, 4096, 7) // NFS3_OK, obj_attributes present (a directory)
+                .u32(1_048_576)
+                .u32(65_536)
+                .u32(512) // rtmax, rtpref, rtmult
+                .u32(262_144)
+                .u32(32_768)
+                .u32(1024) // wtmax, wtpref, wtmult
                 .u32(8192) // dtpref
                 .u64(0xFFFF_FFFF_FFFF_FFFFL) // maxfilesize: all 64 bits
-                .u32(1).u32(0) // time_delta 1 s
+                .u32(1)
+                .u32(0) // time_delta 1 s
                 .u32(0x0008); // FSF3_HOMOGENEOUS only
         XdrDecoder d = new XdrDecoder(w.segment());
         FsInfo info = Nfs3Xdr.fsinfoResults(d).orThrow("FSINFO");
@@ -92,15 +113,29 @@ class FsInfoXdrTest {
     @Test
     void encodingGivesTheSameBytes() {
         byte[] wire = Wire.of().hex(KNFSD_LIKE).bytes();
-        FsInfo info = Nfs3Xdr.fsinfoResults(new XdrDecoder(Wire.of().hex(KNFSD_LIKE).segment())).value();
+        FsInfo info = Nfs3Xdr.fsinfoResults(
+                        new XdrDecoder(Wire.of().hex(KNFSD_LIKE).segment()))
+                .value();
         byte[] body = Nfs3XdrTest.encode(info::encodeTo);
         assertArrayEquals(java.util.Arrays.copyOfRange(wire, 4, wire.length), body);
     }
 
     @Test
     void unsignedMaximaAndOddPreferencesAreClamped() {
-        Wire w = Wire.of().u32(0).u32(0).u32(0xFFFF_FFFFL).u32(0).u32(1).u32(0x8000_0000L).u32(0xFFFF_FFFFL).u32(1)
-                .u32(0).u64(1).u32(0).u32(0).u32(0);
+        Wire w = Wire.of()
+                .u32(0)
+                .u32(0)
+                .u32(0xFFFF_FFFFL)
+                .u32(0)
+                .u32(1)
+                .u32(0x8000_0000L)
+                .u32(0xFFFF_FFFFL)
+                .u32(1)
+                .u32(0)
+                .u64(1)
+                .u32(0)
+                .u32(0)
+                .u32(0);
         FsInfo info = Nfs3Xdr.fsinfoResults(new XdrDecoder(w.segment())).value();
         assertEquals(0xFFFF_FFFFL, info.rtmax(), "uint32 keeps its high bit");
         assertEquals(Integer.MAX_VALUE, info.maxReadSize(), "one call carries at most 2^31-1 bytes");
@@ -124,7 +159,8 @@ class FsInfoXdrTest {
     @Test
     void aTruncatedAnswerIsAnXdrError() {
         String cut = KNFSD_LIKE.substring(0, KNFSD_LIKE.length() - 8); // without properties
-        XdrException e = assertThrows(XdrException.class,
+        XdrException e = assertThrows(
+                XdrException.class,
                 () -> Nfs3Xdr.fsinfoResults(new XdrDecoder(Wire.of().hex(cut).segment())));
         assertEquals(XdrException.Reason.TRUNCATED, e.reason());
     }

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** {@link KnfsdRdmaDeviceTests} on siw (iWARP). */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpKnfsdRdmaDeviceTest extends KnfsdRdmaDeviceTests {
-}
+class IwarpKnfsdRdmaDeviceTest extends KnfsdRdmaDeviceTests {}

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** {@link NfsOverJavaRdmaServerDeviceTests} on siw (iWARP). */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpNfsOverJavaRdmaServerDeviceTest extends NfsOverJavaRdmaServerDeviceTests {
-}
+class IwarpNfsOverJavaRdmaServerDeviceTest extends NfsOverJavaRdmaServerDeviceTests {}

@@ -20,9 +20,12 @@ import org.panamardma.nfs.server.NfsServer;
  * and TCP servers and the connection layer under them.
  */
 final class JavaNfsServerInProcess implements NfsServerUnderTest {
-    private static final List<String> SERVER_LOGGERS = List.of("org.panamardma.nfs.server",
-            "org.panamardma.rpcrdma.server", "org.panamardma.oncrpc.tcp.TcpRpcServer",
-            "org.panamardma.verbs.connection.RdmaServer", "org.panamardma.verbs.connection.RdmaConnection");
+    private static final List<String> SERVER_LOGGERS = List.of(
+            "org.panamardma.nfs.server",
+            "org.panamardma.rpcrdma.server",
+            "org.panamardma.oncrpc.tcp.TcpRpcServer",
+            "org.panamardma.verbs.connection.RdmaServer",
+            "org.panamardma.verbs.connection.RdmaConnection");
 
     private final String name;
     private final Path export;
@@ -45,24 +48,22 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
     private NfsServer server;
     private final Consumer<NfsServer.Builder> settings;
 
     JavaNfsServerInProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort)
             throws IOException, InterruptedException {
-        this(name, address, tcpPort, mountPort, rdmaPort, b -> { });
+        this(name, address, tcpPort, mountPort, rdmaPort, b -> {});
     }
 
     /** A server whose export options (client list, squashing, ro) {@code settings} sets. */
-    JavaNfsServerInProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort,
-                           Consumer<NfsServer.Builder> settings)
+    JavaNfsServerInProcess(
+            String name, String address, int tcpPort, int mountPort, int rdmaPort, Consumer<NfsServer.Builder> settings)
             throws IOException, InterruptedException {
         this.settings = settings;
         this.name = name;
@@ -81,8 +82,11 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
     public void start() throws IOException {
         Logger.getLogger("").addHandler(handler);
         InetAddress ip = InetAddress.getByName(address);
-        NfsServer.Builder b = NfsServer.builder(export).state(state).rpcbind(false)
-                .tcp(new InetSocketAddress(ip, tcpPort)).mount(new InetSocketAddress(ip, mountPort))
+        NfsServer.Builder b = NfsServer.builder(export)
+                .state(state)
+                .rpcbind(false)
+                .tcp(new InetSocketAddress(ip, tcpPort))
+                .mount(new InetSocketAddress(ip, mountPort))
                 .rdma(new InetSocketAddress(ip, rdmaPort));
         settings.accept(b);
         server = b.start();

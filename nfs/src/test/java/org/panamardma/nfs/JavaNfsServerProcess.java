@@ -86,11 +86,19 @@ final class JavaNfsServerProcess implements NfsServerUnderTest {
      */
     private static String classPath() {
         List<String> parts = new ArrayList<>();
-        for (Class<?> c : List.of(NfsServerMain.class, RpcRdmaServer.class, org.panamardma.oncrpc.RpcService.class,
+        for (Class<?> c : List.of(
+                NfsServerMain.class,
+                RpcRdmaServer.class,
+                org.panamardma.oncrpc.RpcService.class,
                 org.panamardma.verbs.Device.class,
-                LoggerFactory.class, LoggerFactory.getILoggerFactory().getClass())) {
+                LoggerFactory.class,
+                LoggerFactory.getILoggerFactory().getClass())) {
             try {
-                String p = Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+                String p = Path.of(c.getProtectionDomain()
+                                .getCodeSource()
+                                .getLocation()
+                                .toURI())
+                        .toString();
                 if (!parts.contains(p)) {
                     parts.add(p);
                 }
@@ -111,12 +119,30 @@ final class JavaNfsServerProcess implements NfsServerUnderTest {
         Path log = Path.of("/tmp/java-nfs-" + name + "-" + (logs.size() + 1) + ".log");
         logs.add(log);
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC", "-Xmx512m", "-cp", classPath(), NfsServerMain.class.getName(),
-                "--export", export.toString(), "--state", state.toString(), "--no-rpcbind",
-                "--tcp", address + ":" + tcpPort, "--mount", address + ":" + mountPort,
-                "--rdma", address + ":" + rdmaPort);
-        process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<String> command = List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xmx512m",
+                "-cp",
+                classPath(),
+                NfsServerMain.class.getName(),
+                "--export",
+                export.toString(),
+                "--state",
+                state.toString(),
+                "--no-rpcbind",
+                "--tcp",
+                address + ":" + tcpPort,
+                "--mount",
+                address + ":" + mountPort,
+                "--rdma",
+                address + ":" + rdmaPort);
+        process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         long started = System.nanoTime();
         long deadline = started + TimeUnit.SECONDS.toNanos(120);
         long patience = started + TimeUnit.SECONDS.toNanos(300);
@@ -127,8 +153,8 @@ final class JavaNfsServerProcess implements NfsServerUnderTest {
                 return;
             }
             if (!process.isAlive()) {
-                throw new IOException("the Java NFS server exited with " + process.exitValue() + ":\n"
-                        + Files.readString(log));
+                throw new IOException(
+                        "the Java NFS server exited with " + process.exitValue() + ":\n" + Files.readString(log));
             }
             Thread.sleep(200);
             if (System.nanoTime() >= deadline && deadline < patience) {
@@ -157,17 +183,19 @@ final class JavaNfsServerProcess implements NfsServerUnderTest {
     private void answersOverRdma() throws IOException, InterruptedException {
         long t0 = System.nanoTime();
         Duration timeout = Duration.ofSeconds(120);
-        try (RdmaRpcTransport transport = RdmaRpcTransport.connect(new InetSocketAddress(address, rdmaPort),
+        try (RdmaRpcTransport transport = RdmaRpcTransport.connect(
+                new InetSocketAddress(address, rdmaPort),
                 org.panamardma.rpcrdma.client.RpcRdmaClientOptions.DEFAULTS.withTimeouts(timeout, timeout))) {
             new Nfs3Client(transport, Nfs3Client.authSys("panama-rdma-readiness", 0, 0), timeout).ping();
         } catch (IOException | InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            throw new IOException("the Java NFS server said it was ready but did not answer NULL over RDMA at "
-                    + address + ":" + rdmaPort + ": " + e, e);
+            throw new IOException(
+                    "the Java NFS server said it was ready but did not answer NULL over RDMA at " + address + ":"
+                            + rdmaPort + ": " + e,
+                    e);
         }
-        System.out.printf("java-nfs %s: answers NULL over RDMA (%d ms)%n", name,
-                (System.nanoTime() - t0) / 1_000_000);
+        System.out.printf("java-nfs %s: answers NULL over RDMA (%d ms)%n", name, (System.nanoTime() - t0) / 1_000_000);
     }
 
     /** SIGKILL: no shutdown, connections torn down by the kernel, as in a crash. */

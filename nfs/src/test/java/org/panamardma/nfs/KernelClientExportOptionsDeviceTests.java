@@ -38,8 +38,13 @@ abstract class KernelClientExportOptionsDeviceTests {
             throws IOException, InterruptedException {
         RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer"));
         int base = portBase() + 3 * test; // siw: a fresh RDMA CM port per test (testbed NOTES)
-        return new JavaNfsServerInProcess(device.name() + "-opts" + test, peer.ipv4().orElseThrow()
-                .getHostAddress(), base, base - 1, base + 1, settings);
+        return new JavaNfsServerInProcess(
+                device.name() + "-opts" + test,
+                peer.ipv4().orElseThrow().getHostAddress(),
+                base,
+                base - 1,
+                base + 1,
+                settings);
     }
 
     private static int mode(Path p) throws IOException {
@@ -59,8 +64,16 @@ abstract class KernelClientExportOptionsDeviceTests {
                 // root on the client: squashed to 65534; its set-id request dropped (a shared identity)
                 run("install", "-m", "6755", "/dev/null", mnt.resolve("by-root").toString());
                 // user 1000 on the client: its own file, set-id bits of its own allowed
-                run("setpriv", "--reuid=1000", "--regid=1000", "--clear-groups", "install", "-m", "4755",
-                        "/dev/null", mnt.resolve("by-user").toString());
+                run(
+                        "setpriv",
+                        "--reuid=1000",
+                        "--regid=1000",
+                        "--clear-groups",
+                        "install",
+                        "-m",
+                        "4755",
+                        "/dev/null",
+                        mnt.resolve("by-user").toString());
             } finally {
                 KernelClientJavaServerDeviceTests.umount(mnt);
             }
@@ -78,14 +91,17 @@ abstract class KernelClientExportOptionsDeviceTests {
     void anAddressNotListedCannotMount(RdmaTestDevice device) throws Exception {
         try (JavaNfsServerInProcess server = server(device, 1, b -> b.allow("192.0.2.0/24"))) {
             server.start();
-            IOException refused = assertThrows(IOException.class,
-                    () -> KernelClientJavaServerDeviceTests.mount(server, "rdma"));
+            IOException refused =
+                    assertThrows(IOException.class, () -> KernelClientJavaServerDeviceTests.mount(server, "rdma"));
             System.out.println("mount refused: " + refused.getMessage());
             assertTrue(refused.getMessage().contains("access denied"), refused.getMessage());
             server.close();
             List<String> problems = server.problems();
-            assertTrue(!problems.isEmpty() && problems.stream().allMatch(p -> p.contains("refused MNT")
-                    && p.contains(clientAddress(device))), "the refusal is logged, nothing else: " + problems);
+            assertTrue(
+                    !problems.isEmpty()
+                            && problems.stream()
+                                    .allMatch(p -> p.contains("refused MNT") && p.contains(clientAddress(device))),
+                    "the refusal is logged, nothing else: " + problems);
         }
     }
 
@@ -97,14 +113,17 @@ abstract class KernelClientExportOptionsDeviceTests {
             Path mnt = KernelClientJavaServerDeviceTests.mount(server, "rdma");
             try {
                 assertEquals("kept\n", run("cat", mnt.resolve("kept").toString()));
-                IOException denied = assertThrows(IOException.class,
-                        () -> run("touch", mnt.resolve("new").toString()));
+                IOException denied = assertThrows(
+                        IOException.class, () -> run("touch", mnt.resolve("new").toString()));
                 assertTrue(denied.getMessage().contains("Read-only file system"), denied.getMessage());
-                assertThrows(IOException.class, () -> run("rm", "-f", mnt.resolve("kept").toString()));
+                assertThrows(
+                        IOException.class,
+                        () -> run("rm", "-f", mnt.resolve("kept").toString()));
             } finally {
                 KernelClientJavaServerDeviceTests.umount(mnt);
             }
-            assertTrue(Files.exists(server.export().resolve("kept")) && !Files.exists(server.export().resolve("new")));
+            assertTrue(Files.exists(server.export().resolve("kept"))
+                    && !Files.exists(server.export().resolve("new")));
             server.close();
             assertEquals(List.of(), server.problems(), "WARN/ERROR in the server's log");
         }

@@ -40,6 +40,7 @@ abstract class KernelClientJavaServerDeviceTests {
     static final long BIG_FILE = Long.getLong("panama.nfs.bigFile", 8L << 20);
     /** fio: MiB per job, four jobs. */
     static final int FIO_MIB = Integer.getInteger("panama.nfs.fioMiB", 8);
+
     static final int FIO_JOBS = 4;
     private static final Pattern KERNEL_TROUBLE = Pattern.compile(
             "(?i)((nfs|svcrdma|rpcrdma|xprtrdma|sunrpc|rpc).*(error|fail|warn|refus|drop|timed out))|call trace|bug:"
@@ -59,15 +60,15 @@ abstract class KernelClientJavaServerDeviceTests {
     /** The server as a process of its own ({@code java -cp ... NfsServerMain}), to be killed. */
     JavaNfsServerProcess serverProcess(RdmaTestDevice device) throws IOException, InterruptedException {
         RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer"));
-        return new JavaNfsServerProcess(device.name(), peer.ipv4().orElseThrow().getHostAddress(), portBase(),
-                portBase() - 1, portBase() + 1);
+        return new JavaNfsServerProcess(
+                device.name(), peer.ipv4().orElseThrow().getHostAddress(), portBase(), portBase() - 1, portBase() + 1);
     }
 
     /** The server in this JVM: the same code, without a JVM start in the emulated guest. */
     JavaNfsServerInProcess server(RdmaTestDevice device) throws IOException, InterruptedException {
         RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer"));
-        return new JavaNfsServerInProcess(device.name(), peer.ipv4().orElseThrow().getHostAddress(), portBase(),
-                portBase() - 1, portBase() + 1);
+        return new JavaNfsServerInProcess(
+                device.name(), peer.ipv4().orElseThrow().getHostAddress(), portBase(), portBase() - 1, portBase() + 1);
     }
 
     static String options(NfsServerUnderTest s, String proto) {
@@ -82,8 +83,11 @@ abstract class KernelClientJavaServerDeviceTests {
             run("modprobe", "rpcrdma");
         }
         run("mount", "-t", "nfs", "-o", options(s, proto), s.address() + ":" + s.export(), mnt.toString());
-        String line = Files.readString(Path.of("/proc/mounts")).lines().filter(l -> l.contains(" " + mnt + " "))
-                .findFirst().orElseThrow(() -> new AssertionError(mnt + " is not mounted"));
+        String line = Files.readString(Path.of("/proc/mounts"))
+                .lines()
+                .filter(l -> l.contains(" " + mnt + " "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(mnt + " is not mounted"));
         System.out.println(s.name() + ": " + line);
         assertTrue(line.contains("proto=" + proto) && line.contains("vers=3"), line);
         return mnt;
@@ -154,8 +158,8 @@ abstract class KernelClientJavaServerDeviceTests {
      */
     static Map<String, Long> makeTree(Path root) throws Exception {
         Map<String, Long> sizes = new LinkedHashMap<>();
-        long[] s = {0, 1, 511, 4095, 4096, 4097, 65_535, 65_536 + 7, 1 << 20, (1 << 20) + 4097, (5 << 20) + 3,
-            BIG_FILE};
+        long[] s = {0, 1, 511, 4095, 4096, 4097, 65_535, 65_536 + 7, 1 << 20, (1 << 20) + 4097, (5 << 20) + 3, BIG_FILE
+        };
         for (int i = 0; i < s.length; i++) {
             sizes.put((i % 3 == 0 ? "" : i % 3 == 1 ? "a/" : "a/b/c/") + "f" + i + "-" + s[i], s[i]);
         }
@@ -165,8 +169,13 @@ abstract class KernelClientJavaServerDeviceTests {
         StringBuilder script = new StringBuilder("set -e\n");
         for (var e : sizes.entrySet()) {
             Path p = root.resolve(e.getKey());
-            script.append("mkdir -p ").append(p.getParent()).append(" && head -c ").append(e.getValue())
-                    .append(" /dev/urandom >").append(p).append('\n');
+            script.append("mkdir -p ")
+                    .append(p.getParent())
+                    .append(" && head -c ")
+                    .append(e.getValue())
+                    .append(" /dev/urandom >")
+                    .append(p)
+                    .append('\n');
         }
         script.append("mkdir -p ").append(root.resolve("empty-dir")).append('\n');
         sh(script.toString());
@@ -199,15 +208,24 @@ abstract class KernelClientJavaServerDeviceTests {
                 String listing = run("ls", "-lR", mnt.resolve("tree").toString());
                 for (var e : sizes.entrySet()) {
                     String name = Path.of(e.getKey()).getFileName().toString();
-                    assertTrue(Pattern.compile("(?m)\\s" + e.getValue() + " .*\\s" + Pattern.quote(name) + "$")
-                            .matcher(listing).find(), name + " of " + e.getValue() + " bytes in ls -lR:\n" + listing);
+                    assertTrue(
+                            Pattern.compile("(?m)\\s" + e.getValue() + " .*\\s" + Pattern.quote(name) + "$")
+                                    .matcher(listing)
+                                    .find(),
+                            name + " of " + e.getValue() + " bytes in ls -lR:\n" + listing);
                 }
                 run("cp", "-r", mnt.resolve("tree").toString(), back.toString());
                 assertEquals(expected, hashes(back), "the tree copied back out");
 
                 Path tree = mnt.resolve("tree");
-                run("mv", tree.resolve("f0-0").toString(), tree.resolve("renamed-empty").toString());
-                run("mv", tree.resolve("a/b").toString(), tree.resolve("b-moved").toString());
+                run(
+                        "mv",
+                        tree.resolve("f0-0").toString(),
+                        tree.resolve("renamed-empty").toString());
+                run(
+                        "mv",
+                        tree.resolve("a/b").toString(),
+                        tree.resolve("b-moved").toString());
                 run("rm", tree.resolve("many/small-3").toString());
                 run("mkdir", "-p", tree.resolve("new/deeper").toString());
                 run("rmdir", tree.resolve("new/deeper").toString());
@@ -233,7 +251,10 @@ abstract class KernelClientJavaServerDeviceTests {
             }
         }
         assertEquals(List.of(), kernelTrouble(kernelLogBefore, false), "the guest's kernel log");
-        System.out.printf("%s over %s: tree of %d MiB in and out, %d s%n", device.name(), proto,
+        System.out.printf(
+                "%s over %s: tree of %d MiB in and out, %d s%n",
+                device.name(),
+                proto,
                 sizes.values().stream().mapToLong(Long::longValue).sum() >> 20,
                 TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
     }
@@ -248,17 +269,29 @@ abstract class KernelClientJavaServerDeviceTests {
         try {
             return run("bash", "-c", "command -v fio").trim();
         } catch (IOException e) {
-            throw new AssertionError("fio is not installed in the testbed guest (Debian package fio): "
-                    + e.getMessage());
+            throw new AssertionError(
+                    "fio is not installed in the testbed guest (Debian package fio): " + e.getMessage());
         }
     }
 
     static List<String> fioCommand(String fio, Path dir) {
-        return List.of(fio, "--name=mixed", "--directory=" + dir, "--rw=randrw", "--rwmixread=50",
-                "--bssplit=4k/40:64k/30:256k/20:1m/10", "--size=" + FIO_MIB + "m", "--numjobs=" + FIO_JOBS,
-                "--ioengine=psync", "--direct=1", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
+        return List.of(
+                fio,
+                "--name=mixed",
+                "--directory=" + dir,
+                "--rw=randrw",
+                "--rwmixread=50",
+                "--bssplit=4k/40:64k/30:256k/20:1m/10",
+                "--size=" + FIO_MIB + "m",
+                "--numjobs=" + FIO_JOBS,
+                "--ioengine=psync",
+                "--direct=1",
+                "--verify=crc32c",
+                "--do_verify=1",
+                "--verify_fatal=1",
                 // no local-*-verify.state files in the working directory (the suite's folder, shared with the host)
-                "--verify_state_save=0", "--group_reporting");
+                "--verify_state_save=0",
+                "--group_reporting");
     }
 
     static void assertFioPassed(int exit, String output) {
@@ -279,7 +312,9 @@ abstract class KernelClientJavaServerDeviceTests {
             Path mnt = mount(server, "rdma");
             try {
                 Path dir = Files.createDirectories(mnt.resolve("fio"));
-                Process p = new ProcessBuilder(fioCommand(fio, dir)).redirectErrorStream(true).start();
+                Process p = new ProcessBuilder(fioCommand(fio, dir))
+                        .redirectErrorStream(true)
+                        .start();
                 String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertFioPassed(p.waitFor(), output);
             } finally {
@@ -308,11 +343,17 @@ abstract class KernelClientJavaServerDeviceTests {
             Path mnt = mount(server, "rdma");
             try {
                 Path dir = Files.createDirectories(mnt.resolve("fio-kill"));
-                List<String> command = useFio ? fioCommand(fio, dir) : List.of("bash", "-c",
-                        "set -e; head -c 32M /dev/urandom >/tmp/dd-src; dd if=/tmp/dd-src of=" + dir + "/dd bs=1M"
-                        + " oflag=direct; dd if=" + dir + "/dd of=/tmp/dd-back bs=1M iflag=direct;"
-                        + " cmp /tmp/dd-src /tmp/dd-back; echo 'Run status group: dd and cmp passed'");
-                Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+                List<String> command = useFio
+                        ? fioCommand(fio, dir)
+                        : List.of(
+                                "bash",
+                                "-c",
+                                "set -e; head -c 32M /dev/urandom >/tmp/dd-src; dd if=/tmp/dd-src of=" + dir
+                                        + "/dd bs=1M"
+                                        + " oflag=direct; dd if=" + dir + "/dd of=/tmp/dd-back bs=1M iflag=direct;"
+                                        + " cmp /tmp/dd-src /tmp/dd-back; echo 'Run status group: dd and cmp passed'");
+                Process p =
+                        new ProcessBuilder(command).redirectErrorStream(true).start();
                 StringBuilder output = new StringBuilder();
                 Thread reader = Thread.ofVirtual().start(() -> {
                     try {

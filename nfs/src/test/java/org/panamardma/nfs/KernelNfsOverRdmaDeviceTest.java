@@ -53,15 +53,29 @@ class KernelNfsOverRdmaDeviceTest {
         int logBefore = KnfsdServer.kernelLog().size();
         Path mnt = Files.createDirectories(Path.of("/mnt/panama-nfs-" + device.name()));
         KnfsdServer.run(List.of("modprobe", "nfsv3"), 60);
-        KnfsdServer.run(List.of("mount", "-t", "nfs", "-o", "rdma,port=" + Nfs3.RDMA_PORT + ",vers=3,nolock",
-                address + ":" + server.export, mnt.toString()), 120);
+        KnfsdServer.run(
+                List.of(
+                        "mount",
+                        "-t",
+                        "nfs",
+                        "-o",
+                        "rdma,port=" + Nfs3.RDMA_PORT + ",vers=3,nolock",
+                        address + ":" + server.export,
+                        mnt.toString()),
+                120);
         try {
             String mounts = Files.readString(Path.of("/proc/mounts"));
-            String line = mounts.lines().filter(l -> l.contains(" " + mnt + " ")).findFirst().orElseThrow();
+            String line = mounts.lines()
+                    .filter(l -> l.contains(" " + mnt + " "))
+                    .findFirst()
+                    .orElseThrow();
             System.out.println(device + ": " + line);
             assertTrue(line.contains("proto=rdma") && line.contains("port=20049"), line);
-            String connection = KnfsdServer.run(List.of("rdma", "resource", "show", "cm_id"), 30).lines()
-                    .filter(l -> l.contains("CONNECT") && l.contains(address + ":20049")).findFirst().orElse("");
+            String connection = KnfsdServer.run(List.of("rdma", "resource", "show", "cm_id"), 30)
+                    .lines()
+                    .filter(l -> l.contains("CONNECT") && l.contains(address + ":20049"))
+                    .findFirst()
+                    .orElse("");
             System.out.println("  connection: " + connection);
             assertTrue(connection.startsWith("link " + device.name() + "/"), "the kernel client uses " + device.name());
 
@@ -84,7 +98,8 @@ class KernelNfsOverRdmaDeviceTest {
         }
         List<String> log = KnfsdServer.kernelLog();
         List<String> trouble = log.subList(Math.min(logBefore, log.size()), log.size()).stream()
-                .filter(l -> TROUBLE.matcher(l).find()).toList();
+                .filter(l -> TROUBLE.matcher(l).find())
+                .toList();
         assertTrue(trouble.isEmpty(), "kernel log: " + trouble);
     }
 }

@@ -14,7 +14,6 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,9 +71,10 @@ abstract class KnfsdRdmaDeviceTests {
      * writeFully test fails before sending rather than crash the guest.
      */
     static final long KNOWN_OOPS_WRITE = 1 << 20;
+
     static final OpaqueAuth ROOT = Nfs3Client.authSys("panama-rdma-rdma-test", 0, 0);
-    static final RpcRdmaClientOptions OPTIONS = RpcRdmaClientOptions.DEFAULTS
-            .withTimeouts(Duration.ofSeconds(90), TIMEOUT);
+    static final RpcRdmaClientOptions OPTIONS =
+            RpcRdmaClientOptions.DEFAULTS.withTimeouts(Duration.ofSeconds(90), TIMEOUT);
 
     private static KnfsdServer server;
     private static InetAddress serverIp;
@@ -92,10 +92,12 @@ abstract class KnfsdRdmaDeviceTests {
             RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer"));
             serverIp = peer.ipv4().orElseThrow(() -> new AssertionError(peer + " has no IPv4 address"));
             try (TcpRpcTransport pmap = TcpRpcTransport.connect(serverIp.getHostAddress(), Portmap.PORT)) {
-                int mountPort = new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION,
-                        Portmap.IPPROTO_TCP);
+                int mountPort =
+                        new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION, Portmap.IPPROTO_TCP);
                 try (TcpRpcTransport mount = TcpRpcTransport.connect(serverIp.getHostAddress(), mountPort)) {
-                    root = new MountClient(mount, ROOT, TIMEOUT).mount(server.export.toString()).root();
+                    root = new MountClient(mount, ROOT, TIMEOUT)
+                            .mount(server.export.toString())
+                            .root();
                 }
             }
             transport = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT), OPTIONS);
@@ -116,13 +118,12 @@ abstract class KnfsdRdmaDeviceTests {
     }
 
     /** A call whose transport-level reply the test inspects. */
-    record Called<T>(T value, RpcRdmaReply reply) {
-    }
+    record Called<T>(T value, RpcRdmaReply reply) {}
 
     static <T> Called<T> call(RdmaRpcTransport t, int procedure, XdrEncodable arguments, ReplyReader<T> results)
             throws Exception {
-        RpcRdmaReply reply = RdmaRpcTransport.await(t.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, procedure, ROOT,
-                arguments, results, TIMEOUT), TIMEOUT);
+        RpcRdmaReply reply = RdmaRpcTransport.await(
+                t.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, procedure, ROOT, arguments, results, TIMEOUT), TIMEOUT);
         return new Called<>(t.decode(Nfs3.PROGRAM, Nfs3.VERSION, procedure, results, reply), reply);
     }
 
@@ -159,8 +160,8 @@ abstract class KnfsdRdmaDeviceTests {
         assertTrue(n.peers().present(), "knfsd sends RFC 8797 private data in its accept");
         assertTrue(n.sendThreshold() >= 1024 && n.receiveThreshold() >= 1024, n.toString());
         c.ping();
-        Called<Nfs3Result<Fattr3>> getattr = call(transport, Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(root),
-                ReplyReader.of(Nfs3Xdr::getattrResults));
+        Called<Nfs3Result<Fattr3>> getattr =
+                call(transport, Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(root), ReplyReader.of(Nfs3Xdr::getattrResults));
         Fattr3 attributes = getattr.value().orThrow("GETATTR");
         assertEquals(FileType3.NF3DIR, attributes.type());
         assertEquals(((Number) Files.getAttribute(server.export, "unix:ino")).longValue(), attributes.fileid());
@@ -189,8 +190,11 @@ abstract class KnfsdRdmaDeviceTests {
             long start = System.nanoTime();
             while (done < KnfsdServer.PATTERN_SIZE) {
                 MemorySegment part = buffer.asSlice(done);
-                Called<Nfs3Result<ReadResult>> r = call(transport, Nfs3.PROC_READ,
-                        Nfs3Xdr.read(file, done, (int) part.byteSize()), Nfs3Xdr.readResults(part));
+                Called<Nfs3Result<ReadResult>> r = call(
+                        transport,
+                        Nfs3.PROC_READ,
+                        Nfs3Xdr.read(file, done, (int) part.byteSize()),
+                        Nfs3Xdr.readResults(part));
                 ReadResult result = r.value().orThrow("READ");
                 calls++;
                 assertTrue(r.reply().usedWriteList(), "READ data offered a Write chunk");
@@ -201,8 +205,9 @@ abstract class KnfsdRdmaDeviceTests {
                 done += result.count();
             }
             long nanos = System.nanoTime() - start;
-            System.out.printf("%s: READ of %d bytes through the Write list in %d calls, %.1f ms%n", device, done,
-                    calls, nanos / 1e6);
+            System.out.printf(
+                    "%s: READ of %d bytes through the Write list in %d calls, %.1f ms%n",
+                    device, done, calls, nanos / 1e6);
             assertPattern(buffer, 0);
         }
     }
@@ -221,8 +226,11 @@ abstract class KnfsdRdmaDeviceTests {
             int calls = 0;
             while (done < data.length) {
                 MemorySegment part = source.asSlice(done, Math.min(WRITE_SIZE, data.length - done));
-                Called<Nfs3Result<WriteResult>> w = call(transport, Nfs3.PROC_WRITE,
-                        Nfs3Xdr.write(file, done, StableHow.FILE_SYNC, part), ReplyReader.of(Nfs3Xdr::writeResults));
+                Called<Nfs3Result<WriteResult>> w = call(
+                        transport,
+                        Nfs3.PROC_WRITE,
+                        Nfs3Xdr.write(file, done, StableHow.FILE_SYNC, part),
+                        ReplyReader.of(Nfs3Xdr::writeResults));
                 WriteResult result = w.value().orThrow("WRITE");
                 calls++;
                 assertEquals(CallPlan.Kind.READ_CHUNKS, w.reply().callKind(), "WRITE data in a Read chunk");
@@ -232,7 +240,9 @@ abstract class KnfsdRdmaDeviceTests {
             }
             System.out.printf("%s: WRITE of %d bytes through Read chunks in %d calls%n", device, done, calls);
         }
-        assertArrayEquals(data, Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)),
+        assertArrayEquals(
+                data,
+                Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)),
                 "the guest's file system holds what the client wrote");
     }
 
@@ -242,38 +252,42 @@ abstract class KnfsdRdmaDeviceTests {
         Nfs3Client c = nfs(device);
         FileHandle3 dir = c.lookup(root, KnfsdServer.BIG_DIRECTORY).handle();
         Set<String> expected = IntStream.range(0, KnfsdServer.BIG_DIRECTORY_ENTRIES)
-                .mapToObj(i -> String.format("entry-%03d", i)).collect(Collectors.toCollection(TreeSet::new));
+                .mapToObj(i -> String.format("entry-%03d", i))
+                .collect(Collectors.toCollection(TreeSet::new));
         expected.add(".");
         expected.add("..");
         int count = 64 << 10;
-        Called<Nfs3Result<DirList3>> all = call(transport, Nfs3.PROC_READDIR, Nfs3Xdr.readdir(dir, 0, 0, count),
-                readdirReader(count, false));
+        Called<Nfs3Result<DirList3>> all =
+                call(transport, Nfs3.PROC_READDIR, Nfs3Xdr.readdir(dir, 0, 0, count), readdirReader(count, false));
         DirList3 list = all.value().orThrow("READDIR");
         assertTrue(all.reply().replyChunkOffered(), "64 KiB of results exceed the inline threshold");
         assertEquals(RdmaProcedure.RDMA_NOMSG, all.reply().replyProcedure(), "knfsd returns it in the Reply chunk");
         assertTrue(list.eof());
-        assertEquals(expected, list.entries().stream().map(DirEntry3::name)
-                .collect(Collectors.toCollection(TreeSet::new)));
+        assertEquals(
+                expected, list.entries().stream().map(DirEntry3::name).collect(Collectors.toCollection(TreeSet::new)));
         assertEquals(expected.size(), list.entries().size());
 
         List<DirEntry3> plus = c.listDirectory(dir, 32 << 10, true);
         assertEquals(expected, plus.stream().map(DirEntry3::name).collect(Collectors.toCollection(TreeSet::new)));
-        DirEntry3 some = plus.stream().filter(e -> e.name().equals("entry-500")).findFirst().orElseThrow();
+        DirEntry3 some = plus.stream()
+                .filter(e -> e.name().equals("entry-500"))
+                .findFirst()
+                .orElseThrow();
         assertNotNull(some.handle());
         assertEquals(c.lookup(dir, "entry-500").handle(), some.handle());
     }
 
     @Test
     @Order(5)
-    void aTinyInlineThresholdWithAForcedReplyChunkMovesEvenSmallRepliesByRdma(RdmaTestDevice device)
-            throws Exception {
+    void aTinyInlineThresholdWithAForcedReplyChunkMovesEvenSmallRepliesByRdma(RdmaTestDevice device) throws Exception {
         nfs(device);
         // announce 1 KiB both ways and offer a Reply chunk with every call: knfsd then returns every reply, even
         // a 17-byte READ's, by RDMA Write into the Reply chunk and sends RDMA_NOMSG. (Our receive buffers stay
         // 4 KiB: knfsd does not shrink its inline sends to what a client announces.)
-        RpcRdmaClientOptions tiny = OPTIONS.withInline(1024, 1024).withChunkMinimums(0, 0).withAlwaysReplyChunk(true);
+        RpcRdmaClientOptions tiny =
+                OPTIONS.withInline(1024, 1024).withChunkMinimums(0, 0).withAlwaysReplyChunk(true);
         try (RdmaRpcTransport t = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT), tiny);
-             Arena arena = Arena.ofShared()) {
+                Arena arena = Arena.ofShared()) {
             Negotiated n = t.client().negotiated();
             System.out.println(device + ": tiny client negotiated " + n);
             assertEquals(1024, n.sendThreshold());
@@ -281,30 +295,33 @@ abstract class KnfsdRdmaDeviceTests {
             Nfs3Client c = new Nfs3Client(t, ROOT, TIMEOUT);
             FileHandle3 hello = c.lookup(root, KnfsdServer.SMALL_FILE).handle();
             MemorySegment into = arena.allocate(4096);
-            Called<Nfs3Result<ReadResult>> r = call(t, Nfs3.PROC_READ, Nfs3Xdr.read(hello, 0, 4096),
-                    Nfs3Xdr.readResults(into));
+            Called<Nfs3Result<ReadResult>> r =
+                    call(t, Nfs3.PROC_READ, Nfs3Xdr.read(hello, 0, 4096), Nfs3Xdr.readResults(into));
             ReadResult result = r.value().orThrow("READ");
             assertEquals(KnfsdServer.SMALL_CONTENT, new String(result.data().toArray(ValueLayout.JAVA_BYTE)));
             assertTrue(r.reply().replyChunkOffered());
             assertFalse(r.reply().usedWriteList(), "a Reply chunk, no Write list (as Linux xprtrdma)");
             assertEquals(RdmaProcedure.RDMA_NOMSG, r.reply().replyProcedure(), "the small reply came by RDMA Write");
 
-            Called<Nfs3Result<Fattr3>> getattr = call(t, Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(root),
-                    ReplyReader.of(Nfs3Xdr::getattrResults));
+            Called<Nfs3Result<Fattr3>> getattr =
+                    call(t, Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(root), ReplyReader.of(Nfs3Xdr::getattrResults));
             assertEquals(FileType3.NF3DIR, getattr.value().orThrow("GETATTR").type());
             assertEquals(RdmaProcedure.RDMA_NOMSG, getattr.reply().replyProcedure());
 
             // the same READ through the Write list alone: a Write chunk even for 17 bytes, reply inline
             RpcRdmaClientOptions placeAll = OPTIONS.withInline(1024, 1024).withChunkMinimums(0, 0);
-            try (RdmaRpcTransport p = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT),
-                    placeAll)) {
+            try (RdmaRpcTransport p =
+                    RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT), placeAll)) {
                 MemorySegment small = arena.allocate(4096);
-                Called<Nfs3Result<ReadResult>> placed = call(p, Nfs3.PROC_READ, Nfs3Xdr.read(hello, 0, 4096),
-                        Nfs3Xdr.readResults(small));
-                assertEquals(KnfsdServer.SMALL_CONTENT,
+                Called<Nfs3Result<ReadResult>> placed =
+                        call(p, Nfs3.PROC_READ, Nfs3Xdr.read(hello, 0, 4096), Nfs3Xdr.readResults(small));
+                assertEquals(
+                        KnfsdServer.SMALL_CONTENT,
                         new String(placed.value().orThrow("READ").data().toArray(ValueLayout.JAVA_BYTE)));
                 assertTrue(placed.reply().usedWriteList());
-                assertEquals(KnfsdServer.SMALL_CONTENT.length(), placed.reply().placements().getFirst().length());
+                assertEquals(
+                        KnfsdServer.SMALL_CONTENT.length(),
+                        placed.reply().placements().getFirst().length());
                 assertEquals(RdmaProcedure.RDMA_MSG, placed.reply().replyProcedure());
             }
 
@@ -312,7 +329,9 @@ abstract class KnfsdRdmaDeviceTests {
             FileHandle3 target = c.lookup(root, KnfsdServer.WRITE_TARGET).handle();
             byte[] small = new byte[2000];
             new Random(5).nextBytes(small);
-            Called<Nfs3Result<WriteResult>> w = call(t, Nfs3.PROC_WRITE,
+            Called<Nfs3Result<WriteResult>> w = call(
+                    t,
+                    Nfs3.PROC_WRITE,
                     Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, MemorySegment.ofArray(small)),
                     ReplyReader.of(Nfs3Xdr::writeResults));
             assertEquals(2000, w.value().orThrow("WRITE").count());
@@ -323,17 +342,21 @@ abstract class KnfsdRdmaDeviceTests {
             // the same WRITE with no item eligible for a Read chunk: a Long Call, RDMA_NOMSG with the whole call in
             // a position-zero Read chunk (RFC 8166 section 3.5.3)
             RpcRdmaClientOptions longCalls = OPTIONS.withInline(1024, 1024).withChunkMinimums(Integer.MAX_VALUE, 1024);
-            try (RdmaRpcTransport l = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT),
-                    longCalls)) {
+            try (RdmaRpcTransport l =
+                    RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT), longCalls)) {
                 byte[] other = new byte[3001];
                 new Random(7).nextBytes(other);
-                Called<Nfs3Result<WriteResult>> lw = call(l, Nfs3.PROC_WRITE,
+                Called<Nfs3Result<WriteResult>> lw = call(
+                        l,
+                        Nfs3.PROC_WRITE,
                         Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, MemorySegment.ofArray(other)),
                         ReplyReader.of(Nfs3Xdr::writeResults));
                 assertEquals(3001, lw.value().orThrow("WRITE").count());
                 assertEquals(CallPlan.Kind.POSITION_ZERO, lw.reply().callKind());
-                assertArrayEquals(other, java.util.Arrays.copyOf(
-                        Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)), 3001));
+                assertArrayEquals(
+                        other,
+                        java.util.Arrays.copyOf(
+                                Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)), 3001));
             }
         }
     }
@@ -353,14 +376,26 @@ abstract class KnfsdRdmaDeviceTests {
             for (int k = 0; k < calls; k++) {
                 int i = k < calls / 2 ? 2 * k : 2 * (k - calls / 2) + 1;
                 if (i % 2 == 0) {
-                    futures.add(transport.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_GETATTR, ROOT,
-                            Nfs3Xdr.getattr(file), ReplyReader.of(Nfs3Xdr::getattrResults), TIMEOUT));
+                    futures.add(transport.callAsync(
+                            Nfs3.PROGRAM,
+                            Nfs3.VERSION,
+                            Nfs3.PROC_GETATTR,
+                            ROOT,
+                            Nfs3Xdr.getattr(file),
+                            ReplyReader.of(Nfs3Xdr::getattrResults),
+                            TIMEOUT));
                     readers.add(null);
                 } else {
                     ReplyReader<Nfs3Result<ReadResult>> reader = Nfs3Xdr.readResults(arena.allocate(4096));
                     readers.add(reader);
-                    futures.add(transport.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_READ, ROOT,
-                            Nfs3Xdr.read(file, 4096L * i, 4096), reader, TIMEOUT));
+                    futures.add(transport.callAsync(
+                            Nfs3.PROGRAM,
+                            Nfs3.VERSION,
+                            Nfs3.PROC_READ,
+                            ROOT,
+                            Nfs3Xdr.read(file, 4096L * i, 4096),
+                            reader,
+                            TIMEOUT));
                 }
                 offsets.add(4096L * i);
                 maxQueued = Math.max(maxQueued, transport.client().outstandingAndQueued()[1]);
@@ -369,19 +404,28 @@ abstract class KnfsdRdmaDeviceTests {
             for (int i = 0; i < calls; i++) {
                 RpcRdmaReply reply = RdmaRpcTransport.await(futures.get(i), TIMEOUT);
                 if (readers.get(i) == null) {
-                    Fattr3 a = transport.decode(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_GETATTR,
-                            ReplyReader.of(Nfs3Xdr::getattrResults), reply).orThrow("GETATTR");
+                    Fattr3 a = transport
+                            .decode(
+                                    Nfs3.PROGRAM,
+                                    Nfs3.VERSION,
+                                    Nfs3.PROC_GETATTR,
+                                    ReplyReader.of(Nfs3Xdr::getattrResults),
+                                    reply)
+                            .orThrow("GETATTR");
                     assertEquals(KnfsdServer.PATTERN_SIZE, a.size());
                 } else {
-                    ReadResult r = transport.decode(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_READ, readers.get(i), reply)
+                    ReadResult r = transport
+                            .decode(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_READ, readers.get(i), reply)
                             .orThrow("READ");
                     assertEquals(4096, r.count());
                     assertPattern(r.data(), offsets.get(i));
                 }
             }
             int peak = transport.client().peakOutstanding();
-            System.out.printf("%s: %d concurrent calls, knfsd's grant %d, at most %d queued for credits, at most %d"
-                    + " outstanding%n", device, calls, grant, maxQueued, peak);
+            System.out.printf(
+                    "%s: %d concurrent calls, knfsd's grant %d, at most %d queued for credits, at most %d"
+                            + " outstanding%n",
+                    device, calls, grant, maxQueued, peak);
             assertTrue(peak <= grant, "never more outstanding (" + peak + ") than granted (" + grant + ")");
             assertTrue(grant < calls, "the test exceeds the grant (" + grant + ")");
             assertEquals(0, transport.client().outstandingAndQueued()[0], "every credit returned");
@@ -393,17 +437,28 @@ abstract class KnfsdRdmaDeviceTests {
     void knfsdRefusesABadVersionWithErrVersAndABadTypeWithErrChunk(RdmaTestDevice device) throws Exception {
         Nfs3Client c = nfs(device);
         org.panamardma.rpcrdma.client.RpcRdmaClient client = transport.client();
-        java.util.concurrent.ExecutionException vers = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> client.callWithHeaderWord(1, 2, Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_NULL, ROOT,
-                        XdrEncodable.VOID, TIMEOUT).get());
+        java.util.concurrent.ExecutionException vers = assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> client.callWithHeaderWord(
+                                1, 2, Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_NULL, ROOT, XdrEncodable.VOID, TIMEOUT)
+                        .get());
         System.out.println(device + ": version 2 header: " + vers.getCause());
-        org.panamardma.rpcrdma.client.RpcRdmaException.VersionError v = assertInstanceOf(
-                org.panamardma.rpcrdma.client.RpcRdmaException.VersionError.class, vers.getCause());
+        org.panamardma.rpcrdma.client.RpcRdmaException.VersionError v =
+                assertInstanceOf(org.panamardma.rpcrdma.client.RpcRdmaException.VersionError.class, vers.getCause());
         assertEquals(1, v.low());
         assertEquals(1, v.high());
-        java.util.concurrent.ExecutionException chunk = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> client.callWithHeaderWord(3, 2 /* RDMA_MSGP, gone in RFC 8166 */, Nfs3.PROGRAM,
-                        Nfs3.VERSION, Nfs3.PROC_NULL, ROOT, XdrEncodable.VOID, TIMEOUT).get());
+        java.util.concurrent.ExecutionException chunk = assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> client.callWithHeaderWord(
+                                3,
+                                2 /* RDMA_MSGP, gone in RFC 8166 */,
+                                Nfs3.PROGRAM,
+                                Nfs3.VERSION,
+                                Nfs3.PROC_NULL,
+                                ROOT,
+                                XdrEncodable.VOID,
+                                TIMEOUT)
+                        .get());
         System.out.println(device + ": RDMA_MSGP header: " + chunk.getCause());
         assertInstanceOf(org.panamardma.rpcrdma.client.RpcRdmaException.ChunkError.class, chunk.getCause());
         c.ping(); // the connection survives both
@@ -421,8 +476,10 @@ abstract class KnfsdRdmaDeviceTests {
         assertEquals(0x1b, info.properties(), "knfsd's NFS3_FSF_DEFAULT: LINK, SYMLINK, HOMOGENEOUS, CANSETTIME");
         // (knfsd 6.12 sends no obj_attributes with FSINFO: attributes() is null there, which RFC 1813 allows)
         assertEquals(info, c.limits().orElseThrow(), "the client keeps to the limits it learnt first");
-        assertTrue(info.preferredWriteSize() < KNOWN_OOPS_WRITE, "knfsd's wtpref " + info.wtpref() + " reaches the"
-                + " WRITE size that oopsed the 6.12 guest kernel over RDMA: not sent");
+        assertTrue(
+                info.preferredWriteSize() < KNOWN_OOPS_WRITE,
+                "knfsd's wtpref " + info.wtpref() + " reaches the"
+                        + " WRITE size that oopsed the 6.12 guest kernel over RDMA: not sent");
 
         FileHandle3 file = c.lookup(root, KnfsdServer.WRITE_TARGET).handle();
         byte[] data = new byte[1 << 20];
@@ -431,14 +488,19 @@ abstract class KnfsdRdmaDeviceTests {
             MemorySegment source = arena.allocate(data.length);
             MemorySegment.copy(data, 0, source, ValueLayout.JAVA_BYTE, 0, data.length);
             WriteFullyResult w = c.writeFully(file, 0, source, StableHow.FILE_SYNC);
-            System.out.printf("%s: writeFully of %d bytes over RDMA in %d WRITEs of at most %d%n", device, w.count(),
-                    w.calls(), info.preferredWriteSize());
+            System.out.printf(
+                    "%s: writeFully of %d bytes over RDMA in %d WRITEs of at most %d%n",
+                    device, w.count(), w.calls(), info.preferredWriteSize());
             assertEquals(data.length, w.count());
-            assertEquals((data.length + info.preferredWriteSize() - 1) / info.preferredWriteSize(), w.calls(),
+            assertEquals(
+                    (data.length + info.preferredWriteSize() - 1) / info.preferredWriteSize(),
+                    w.calls(),
                     "WRITEs of wtpref bytes, none short");
             assertEquals(StableHow.FILE_SYNC, w.committed());
         }
-        assertArrayEquals(data, Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)),
+        assertArrayEquals(
+                data,
+                Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)),
                 "the guest's file system holds what writeFully wrote");
 
         FileHandle3 pattern = c.lookup(root, KnfsdServer.PATTERN_FILE).handle();
@@ -462,8 +524,8 @@ abstract class KnfsdRdmaDeviceTests {
         long wtmax = nfs.limits().orElseThrow().wtmax();
         try (Arena arena = Arena.ofShared()) {
             MemorySegment tooMuch = arena.allocate(wtmax + 1);
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> fresh.write(file, 0, tooMuch, StableHow.FILE_SYNC));
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class, () -> fresh.write(file, 0, tooMuch, StableHow.FILE_SYNC));
             System.out.println(device + ": " + e.getMessage());
             assertTrue(e.getMessage().contains("wtmax"), e.getMessage());
         }
@@ -485,15 +547,16 @@ abstract class KnfsdRdmaDeviceTests {
         InetSocketAddress at = new InetSocketAddress(serverIp, Nfs3.RDMA_PORT);
         RpcRdmaClientOptions windows = OPTIONS.withExposure(ChunkExposure.MEMORY_WINDOWS);
         if (device.transport() != org.panamardma.testbed.Transport.ROCE) {
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                    () -> RdmaRpcTransport.connect(at, windows));
+            UnsupportedOperationException e =
+                    assertThrows(UnsupportedOperationException.class, () -> RdmaRpcTransport.connect(at, windows));
             assertTrue(e.getMessage().contains(device.name()), e.getMessage());
             return;
         }
         FileHandle3 file = c.lookup(root, KnfsdServer.PATTERN_FILE).handle();
         FileHandle3 target = c.lookup(root, KnfsdServer.WRITE_TARGET).handle();
         FileHandle3 dir = c.lookup(root, KnfsdServer.BIG_DIRECTORY).handle();
-        try (RdmaRpcTransport w = RdmaRpcTransport.connect(at, windows); Arena arena = Arena.ofShared()) {
+        try (RdmaRpcTransport w = RdmaRpcTransport.connect(at, windows);
+                Arena arena = Arena.ofShared()) {
             var client = w.client();
             assertEquals(ChunkExposure.MEMORY_WINDOWS, client.exposure());
             MemorySegment buffer = arena.allocate(KnfsdServer.PATTERN_SIZE);
@@ -511,26 +574,39 @@ abstract class KnfsdRdmaDeviceTests {
                 buffer.fill((byte) 0);
                 for (long done = 0; done < KnfsdServer.PATTERN_SIZE; ) {
                     MemorySegment part = buffer.asSlice(done, Math.min(512 << 10, KnfsdServer.PATTERN_SIZE - done));
-                    ReadResult r = call(w, Nfs3.PROC_READ, Nfs3Xdr.read(file, done, (int) part.byteSize()),
-                            Nfs3Xdr.readResults(part)).value().orThrow("READ");
+                    ReadResult r = call(
+                                    w,
+                                    Nfs3.PROC_READ,
+                                    Nfs3Xdr.read(file, done, (int) part.byteSize()),
+                                    Nfs3Xdr.readResults(part))
+                            .value()
+                            .orThrow("READ");
                     assertEquals(part.address(), r.data().address(), "placed in the caller's memory");
                     done += r.count();
                 }
                 assertPattern(buffer, 0);
-                Called<Nfs3Result<WriteResult>> wr = call(w, Nfs3.PROC_WRITE,
-                        Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, source), ReplyReader.of(Nfs3Xdr::writeResults));
+                Called<Nfs3Result<WriteResult>> wr = call(
+                        w,
+                        Nfs3.PROC_WRITE,
+                        Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, source),
+                        ReplyReader.of(Nfs3Xdr::writeResults));
                 assertEquals(WRITE_SIZE, wr.value().orThrow("WRITE").count());
                 assertEquals(CallPlan.Kind.READ_CHUNKS, wr.reply().callKind());
-                assertArrayEquals(data, java.util.Arrays.copyOf(
-                        Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)), WRITE_SIZE));
+                assertArrayEquals(
+                        data,
+                        java.util.Arrays.copyOf(
+                                Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)), WRITE_SIZE));
                 int count = 64 << 10;
-                Called<Nfs3Result<DirList3>> all = call(w, Nfs3.PROC_READDIR, Nfs3Xdr.readdir(dir, 0, 0, count),
-                        readdirReader(count, false));
+                Called<Nfs3Result<DirList3>> all =
+                        call(w, Nfs3.PROC_READDIR, Nfs3Xdr.readdir(dir, 0, 0, count), readdirReader(count, false));
                 assertEquals(RdmaProcedure.RDMA_NOMSG, all.reply().replyProcedure());
-                assertEquals(KnfsdServer.BIG_DIRECTORY_ENTRIES + 2, all.value().orThrow("READDIR").entries().size());
+                assertEquals(
+                        KnfsdServer.BIG_DIRECTORY_ENTRIES + 2,
+                        all.value().orThrow("READDIR").entries().size());
             }
-            System.out.printf("%s: with memory windows, %d registrations, %d window binds%n", device,
-                    client.registrations(), client.windowBinds());
+            System.out.printf(
+                    "%s: with memory windows, %d registrations, %d window binds%n",
+                    device, client.registrations(), client.windowBinds());
             assertEquals(registrations, client.registrations(), "the second round registered nothing");
             assertEquals(4, client.windowBinds() - binds, "a window per chunk: 2 READs, a WRITE, a READDIR");
         }
@@ -548,8 +624,15 @@ abstract class KnfsdRdmaDeviceTests {
             Throwable failure = null;
             while (failure == null && System.nanoTime() < deadline) {
                 try {
-                    RdmaRpcTransport.await(t.callAsync(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_NULL, ROOT,
-                            XdrEncodable.VOID, ReplyReader.of(in -> Boolean.TRUE), Duration.ofSeconds(10)),
+                    RdmaRpcTransport.await(
+                            t.callAsync(
+                                    Nfs3.PROGRAM,
+                                    Nfs3.VERSION,
+                                    Nfs3.PROC_NULL,
+                                    ROOT,
+                                    XdrEncodable.VOID,
+                                    ReplyReader.of(in -> Boolean.TRUE),
+                                    Duration.ofSeconds(10)),
                             Duration.ofSeconds(10));
                     Thread.sleep(200); // knfsd may answer until its threads are gone
                 } catch (java.io.IOException e) {
@@ -557,7 +640,8 @@ abstract class KnfsdRdmaDeviceTests {
                 }
             }
             System.out.println(device + ": after knfsd stopped: " + failure);
-            assertTrue(failure instanceof org.panamardma.rpcrdma.client.RpcRdmaException.ConnectionLost,
+            assertTrue(
+                    failure instanceof org.panamardma.rpcrdma.client.RpcRdmaException.ConnectionLost,
                     "a lost connection, not a timeout: " + failure);
         } finally {
             t.close();
@@ -575,7 +659,8 @@ abstract class KnfsdRdmaDeviceTests {
         List<String> log = KnfsdServer.kernelLog();
         List<String> during = log.subList(Math.min(kernelLogBefore, log.size()), log.size());
         during.stream().filter(l -> l.matches("(?i).*(nfsd|rpc|svc).*")).forEach(l -> System.out.println("  " + l));
-        List<String> trouble = during.stream().filter(l -> TROUBLE.matcher(l).find()).toList();
+        List<String> trouble =
+                during.stream().filter(l -> TROUBLE.matcher(l).find()).toList();
         assertTrue(trouble.isEmpty(), "kernel log during the run: " + trouble);
         assertFalse(log.isEmpty(), "dmesg is readable");
     }

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 final class KnfsdServer {
     /** The export's contents, as the script makes them. */
     static final String PATTERN_FILE = "pattern.bin";
+
     static final int PATTERN_SIZE = 1 << 20;
     static final String SMALL_FILE = "hello.txt";
     static final String SMALL_CONTENT = "hello from knfsd\n";
@@ -99,7 +100,10 @@ final class KnfsdServer {
     static String run(List<String> command, long seconds) throws IOException, InterruptedException {
         Path out = Files.createTempFile("knfsd-run", ".log");
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(out.toFile())
+                    .start();
             boolean finished;
             try {
                 finished = p.waitFor(seconds, TimeUnit.SECONDS);

@@ -63,12 +63,14 @@ class KnfsdTcpDeviceTest {
             InetAddress ip = device.ipv4().orElseThrow(() -> new AssertionError(device + " has no IPv4 address"));
             int mountPort;
             try (TcpRpcTransport pmap = TcpRpcTransport.connect(ip.getHostAddress(), Portmap.PORT)) {
-                mountPort = new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION,
-                        Portmap.IPPROTO_TCP);
+                mountPort =
+                        new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION, Portmap.IPPROTO_TCP);
             }
             assertTrue(mountPort > 0, "mountd v3 is registered for TCP");
             mountTransport = TcpRpcTransport.connect(ip.getHostAddress(), mountPort);
-            root = new MountClient(mountTransport, ROOT, TIMEOUT).mount(server.export.toString()).root();
+            root = new MountClient(mountTransport, ROOT, TIMEOUT)
+                    .mount(server.export.toString())
+                    .root();
             nfsTransport = TcpRpcTransport.connect(new InetSocketAddress(ip, Nfs3.TCP_PORT), 2 * MAX_IO + 4096);
             nfs = new Nfs3Client(nfsTransport, ROOT, TIMEOUT);
         }
@@ -101,8 +103,9 @@ class KnfsdTcpDeviceTest {
             assertEquals(Nfs3.TCP_PORT, pmap.getPort(Nfs3.PROGRAM, Nfs3.VERSION, Portmap.IPPROTO_TCP));
             List<Portmap.Mapping> all = pmap.dump();
             System.out.println("PMAPPROC_DUMP (rpcinfo -p):");
-            all.forEach(m -> System.out.printf("  %d v%d %s port %d%n", m.program(), m.version(),
-                    m.protocol() == Portmap.IPPROTO_TCP ? "tcp" : "udp", m.port()));
+            all.forEach(m -> System.out.printf(
+                    "  %d v%d %s port %d%n",
+                    m.program(), m.version(), m.protocol() == Portmap.IPPROTO_TCP ? "tcp" : "udp", m.port()));
             assertTrue(all.contains(new Portmap.Mapping(Nfs3.PROGRAM, 3, Portmap.IPPROTO_TCP, 2049)), all::toString);
             assertTrue(all.stream().anyMatch(m -> m.program() == Mount3.PROGRAM && m.version() == 3), all::toString);
             String uaddr = pmap.getAddress(Nfs3.PROGRAM, Nfs3.VERSION, "tcp");
@@ -113,8 +116,8 @@ class KnfsdTcpDeviceTest {
         mount.ping();
         List<Mount3.Export> exports = mount.exports();
         assertTrue(exports.stream().anyMatch(e -> e.directory().equals(server.export.toString())), exports::toString);
-        MountClient.MountException missing = assertThrows(MountClient.MountException.class,
-                () -> mount.mount("/no/such/export"));
+        MountClient.MountException missing =
+                assertThrows(MountClient.MountException.class, () -> mount.mount("/no/such/export"));
         System.out.println("MNT of a missing export: " + missing.getMessage());
     }
 
@@ -137,7 +140,9 @@ class KnfsdTcpDeviceTest {
         assertNotNull(hello.attributes());
         assertEquals(FileType3.NF3REG, hello.attributes().type());
         assertEquals(KnfsdServer.SMALL_CONTENT.length(), hello.attributes().size());
-        assertEquals(inode(server.export.resolve(KnfsdServer.SMALL_FILE)), hello.attributes().fileid());
+        assertEquals(
+                inode(server.export.resolve(KnfsdServer.SMALL_FILE)),
+                hello.attributes().fileid());
         assertEquals(c.getattr(hello.handle()), hello.attributes());
         NfsException e = assertThrows(NfsException.class, () -> c.lookup(root, "no-such-file"));
         assertEquals(NfsStat3.NFS3ERR_NOENT, e.status());
@@ -164,14 +169,15 @@ class KnfsdTcpDeviceTest {
             assertEquals(KnfsdServer.PATTERN_SIZE, n);
             for (long i = 0; i < n; i++) {
                 if (buffer.get(ValueLayout.JAVA_BYTE, i) != KnfsdServer.patternByte(i)) {
-                    throw new AssertionError("byte " + i + " is " + buffer.get(ValueLayout.JAVA_BYTE, i)
-                            + ", expected " + KnfsdServer.patternByte(i));
+                    throw new AssertionError("byte " + i + " is " + buffer.get(ValueLayout.JAVA_BYTE, i) + ", expected "
+                            + KnfsdServer.patternByte(i));
                 }
             }
             ReadResult tail = c.read(file, KnfsdServer.PATTERN_SIZE - 10, buffer.asSlice(0, 100));
             assertEquals(10, tail.count());
             assertTrue(tail.eof());
-            assertEquals(KnfsdServer.patternByte(KnfsdServer.PATTERN_SIZE - 1),
+            assertEquals(
+                    KnfsdServer.patternByte(KnfsdServer.PATTERN_SIZE - 1),
                     tail.data().get(ValueLayout.JAVA_BYTE, 9));
         }
     }
@@ -191,7 +197,8 @@ class KnfsdTcpDeviceTest {
         WriteResult second = c.write(file, half, source.asSlice(half), StableHow.UNSTABLE);
         CommitResult commit = c.commit(file, 0, 0);
         long nanos = System.nanoTime() - start;
-        System.out.printf("WRITE of %d bytes + COMMIT over TCP in %.1f ms (%.1f MB/s); committed %s/%s%n",
+        System.out.printf(
+                "WRITE of %d bytes + COMMIT over TCP in %.1f ms (%.1f MB/s); committed %s/%s%n",
                 data.length, nanos / 1e6, data.length * 1e3 / nanos, first.committed(), second.committed());
         assertEquals(half, first.count());
         assertEquals(data.length - half, second.count());
@@ -199,7 +206,9 @@ class KnfsdTcpDeviceTest {
         assertEquals(first.verifier(), commit.verifier());
         assertNotNull(commit.wcc().after());
         assertEquals(data.length, commit.wcc().after().size());
-        assertArrayEquals(data, Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)),
+        assertArrayEquals(
+                data,
+                Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)),
                 "the guest reads what the client wrote");
 
         WriteResult sync = c.write(file, 0, MemorySegment.ofArray("synced".getBytes()), StableHow.FILE_SYNC);
@@ -214,7 +223,8 @@ class KnfsdTcpDeviceTest {
         LookupResult dir = c.lookup(root, KnfsdServer.BIG_DIRECTORY);
         assertEquals(FileType3.NF3DIR, dir.attributes().type());
         Set<String> expected = IntStream.range(0, KnfsdServer.BIG_DIRECTORY_ENTRIES)
-                .mapToObj(i -> String.format("entry-%03d", i)).collect(Collectors.toCollection(TreeSet::new));
+                .mapToObj(i -> String.format("entry-%03d", i))
+                .collect(Collectors.toCollection(TreeSet::new));
         expected.add(".");
         expected.add("..");
 
@@ -235,7 +245,10 @@ class KnfsdTcpDeviceTest {
 
         List<DirEntry3> plus = c.listDirectory(dir.handle(), 32 << 10, true);
         assertEquals(expected, plus.stream().map(DirEntry3::name).collect(Collectors.toCollection(TreeSet::new)));
-        DirEntry3 some = plus.stream().filter(e -> e.name().equals("entry-500")).findFirst().orElseThrow();
+        DirEntry3 some = plus.stream()
+                .filter(e -> e.name().equals("entry-500"))
+                .findFirst()
+                .orElseThrow();
         assertNotNull(some.handle(), "READDIRPLUS returns handles");
         assertEquals(FileType3.NF3REG, some.attributes().type());
         assertEquals(c.lookup(dir.handle(), "entry-500").handle(), some.handle());
@@ -251,8 +264,14 @@ class KnfsdTcpDeviceTest {
         String listeners = KnfsdServer.run(List.of("rdma", "resource", "show", "cm_id"), 30);
         System.out.print("rdma resource show cm_id:\n" + listeners);
         for (String dev : List.of("rxe0", "siw0")) {
-            assertTrue(listeners.lines().anyMatch(l -> l.startsWith("link " + dev + "/") && l.contains("LISTEN")
-                    && l.contains("[rpcrdma]") && l.contains(":20049")), dev + " has an svcrdma listener on 20049");
+            assertTrue(
+                    listeners
+                            .lines()
+                            .anyMatch(l -> l.startsWith("link " + dev + "/")
+                                    && l.contains("LISTEN")
+                                    && l.contains("[rpcrdma]")
+                                    && l.contains(":20049")),
+                    dev + " has an svcrdma listener on 20049");
         }
     }
 
@@ -272,8 +291,8 @@ class KnfsdTcpDeviceTest {
         new Random(8).nextBytes(data);
         WriteFullyResult w = c.writeFully(file, 0, MemorySegment.ofArray(data), StableHow.UNSTABLE);
         CommitResult commit = c.commit(file, 0, 0);
-        System.out.printf("writeFully of %d bytes over TCP in %d WRITEs, committed %s%n", w.count(), w.calls(),
-                w.committed());
+        System.out.printf(
+                "writeFully of %d bytes over TCP in %d WRITEs, committed %s%n", w.count(), w.calls(), w.committed());
         assertEquals(data.length, w.count());
         assertEquals((data.length + info.preferredWriteSize() - 1) / info.preferredWriteSize(), w.calls());
         assertEquals(w.verifier(), commit.verifier());
@@ -281,8 +300,10 @@ class KnfsdTcpDeviceTest {
 
         CountingTransport counting = new CountingTransport(nfsTransport);
         Nfs3Client fresh = new Nfs3Client(counting, ROOT, TIMEOUT);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> fresh.write(file, 0,
-                MemorySegment.ofArray(new byte[(int) info.wtmax() + 1]), StableHow.FILE_SYNC));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> fresh.write(
+                        file, 0, MemorySegment.ofArray(new byte[(int) info.wtmax() + 1]), StableHow.FILE_SYNC));
         System.out.println(e.getMessage());
         assertEquals(List.of(Nfs3.PROC_FSINFO), counting.procedures, "no WRITE was sent");
         assertArrayEquals(data, Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET)));
@@ -300,7 +321,8 @@ class KnfsdTcpDeviceTest {
         List<String> during = log.subList(Math.min(server.kernelLogLinesBefore, log.size()), log.size());
         System.out.println("kernel log of nfsd/RPC during the run:");
         during.stream().filter(l -> l.matches("(?i).*(nfsd|rpc|svc).*")).forEach(l -> System.out.println("  " + l));
-        List<String> trouble = during.stream().filter(l -> TROUBLE.matcher(l).find()).toList();
+        List<String> trouble =
+                during.stream().filter(l -> TROUBLE.matcher(l).find()).toList();
         assertTrue(trouble.isEmpty(), "kernel log during the run: " + trouble);
         assertFalse(log.isEmpty(), "dmesg is readable (the guest runs the tests as root)");
     }

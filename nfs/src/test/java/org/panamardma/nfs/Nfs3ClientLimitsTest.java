@@ -42,8 +42,10 @@ class Nfs3ClientLimitsTest {
 
     void start(FsInfo limits, int writeCap) throws Exception {
         new Random(1).nextBytes(content);
-        server = TcpRpcServer.builder(StandInNfs3Server.dispatcher(content, new CopyOnWriteArrayList<>(), limits,
-                writeCap, log)).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).start();
+        server = TcpRpcServer.builder(
+                        StandInNfs3Server.dispatcher(content, new CopyOnWriteArrayList<>(), limits, writeCap, log))
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .start();
         transport = TcpRpcTransport.connect(server.address(), 4 << 20);
         nfs = new Nfs3Client(transport, Nfs3Client.authSys("limits-test", 0, 0), Duration.ofSeconds(20));
     }
@@ -68,15 +70,23 @@ class Nfs3ClientLimitsTest {
     void aWriteAboveWtmaxIsRefusedAndNothingIsSent() throws Exception {
         start(StandInNfs3Server.limits(1 << 20, 1 << 20, 100_000, 100_000), Integer.MAX_VALUE);
         byte[] before = content.clone();
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> nfs.write(FILE, 0, MemorySegment.ofArray(random(100_001, 2)), StableHow.FILE_SYNC));
-        assertTrue(e.getMessage().contains("100001 bytes") && e.getMessage().contains("100000 bytes per WRITE")
-                && e.getMessage().contains("wtmax") && e.getMessage().contains("writeFully"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("100001 bytes")
+                        && e.getMessage().contains("100000 bytes per WRITE")
+                        && e.getMessage().contains("wtmax")
+                        && e.getMessage().contains("writeFully"),
+                e.getMessage());
         assertEquals(List.of("FSINFO"), log, "the limits were asked for; no WRITE reached the server");
         assertArrayEquals(before, content);
 
         byte[] exactly = random(100_000, 3);
-        assertEquals(100_000, nfs.write(FILE, 0, MemorySegment.ofArray(exactly), StableHow.FILE_SYNC).count());
+        assertEquals(
+                100_000,
+                nfs.write(FILE, 0, MemorySegment.ofArray(exactly), StableHow.FILE_SYNC)
+                        .count());
         assertEquals(List.of("FSINFO", "WRITE 100000@0"), log, "wtmax itself is allowed; FSINFO asked once");
         assertArrayEquals(exactly, java.util.Arrays.copyOf(content, 100_000));
     }
@@ -94,8 +104,10 @@ class Nfs3ClientLimitsTest {
         expected.add("WRITE 20000@190000");
         assertEquals(expected, log);
         assertArrayEquals(data, java.util.Arrays.copyOfRange(content, 10_000, 210_000));
-        assertEquals(new WriteFullyResult(0, 0, StableHow.FILE_SYNC, 0),
-                nfs.writeFully(FILE, 0, MemorySegment.NULL, StableHow.UNSTABLE), "nothing to write, nothing sent");
+        assertEquals(
+                new WriteFullyResult(0, 0, StableHow.FILE_SYNC, 0),
+                nfs.writeFully(FILE, 0, MemorySegment.NULL, StableHow.UNSTABLE),
+                "nothing to write, nothing sent");
         assertEquals(expected.size(), log.size());
     }
 
@@ -106,8 +118,10 @@ class Nfs3ClientLimitsTest {
         WriteFullyResult r = nfs.writeFully(FILE, 0, MemorySegment.ofArray(data), StableHow.FILE_SYNC);
         assertEquals(100_000, r.count());
         assertEquals(4, r.calls());
-        assertEquals(List.of("FSINFO", "WRITE 30000@0", "WRITE 30000@25000", "WRITE 30000@50000", "WRITE 25000@75000"),
-                log, "each WRITE resumes where the server's count ended");
+        assertEquals(
+                List.of("FSINFO", "WRITE 30000@0", "WRITE 30000@25000", "WRITE 30000@50000", "WRITE 25000@75000"),
+                log,
+                "each WRITE resumes where the server's count ended");
         assertArrayEquals(data, java.util.Arrays.copyOf(content, 100_000));
     }
 
@@ -144,7 +158,8 @@ class Nfs3ClientLimitsTest {
         assertTrue(nfs.limits().isEmpty(), "nothing asked yet");
         int threads = 8;
         CountDownLatch go = new CountDownLatch(1);
-        try (ExecutorService pool = Executors.newFixedThreadPool(threads); Arena arena = Arena.ofShared()) {
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads);
+                Arena arena = Arena.ofShared()) {
             List<Future<ReadResult>> reads = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
                 MemorySegment into = arena.allocate(1000);
@@ -157,7 +172,8 @@ class Nfs3ClientLimitsTest {
             go.countDown();
             for (int i = 0; i < threads; i++) {
                 ReadResult r = reads.get(i).get();
-                assertArrayEquals(java.util.Arrays.copyOfRange(content, 1000 * i, 1000 * i + 1000),
+                assertArrayEquals(
+                        java.util.Arrays.copyOfRange(content, 1000 * i, 1000 * i + 1000),
                         r.data().toArray(ValueLayout.JAVA_BYTE));
             }
         }
@@ -172,7 +188,8 @@ class Nfs3ClientLimitsTest {
         start(limits, Integer.MAX_VALUE);
         assertEquals(limits, nfs.fsinfo(StandInNfs3Server.DIR));
         assertEquals(limits, nfs.limits().orElseThrow());
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> nfs.write(FILE, 0, MemorySegment.ofArray(new byte[80_001]), StableHow.UNSTABLE));
         assertEquals(List.of("FSINFO"), log, "the write used the limits already known");
     }
@@ -180,8 +197,8 @@ class Nfs3ClientLimitsTest {
     @Test
     void unusableLimitsFailTheCallAndSendNothing() throws Exception {
         start(StandInNfs3Server.limits(1 << 20, 1 << 20, 0, 0), Integer.MAX_VALUE);
-        IOException e = assertThrows(IOException.class,
-                () -> nfs.write(FILE, 0, MemorySegment.ofArray(new byte[10]), StableHow.UNSTABLE));
+        IOException e = assertThrows(
+                IOException.class, () -> nfs.write(FILE, 0, MemorySegment.ofArray(new byte[10]), StableHow.UNSTABLE));
         assertTrue(e.getMessage().contains("wtmax 0"), e.getMessage());
         assertTrue(nfs.limits().isEmpty(), "not kept");
         assertEquals(List.of("FSINFO"), log);

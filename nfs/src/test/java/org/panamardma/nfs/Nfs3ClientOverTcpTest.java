@@ -23,8 +23,6 @@ import org.panamardma.oncrpc.AuthSysParms;
 import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.oncrpc.tcp.RpcReplyException;
 import org.panamardma.oncrpc.tcp.TcpRpcServer;
-import org.panamardma.xdr.XdrDecoder;
-import org.panamardma.xdr.XdrEncodable;
 
 /**
  * The client end to end over a real TCP connection, against a stand-in NFSv3 server (this project's
@@ -46,7 +44,8 @@ class Nfs3ClientOverTcpTest {
     void start() throws Exception {
         new Random(1).nextBytes(content);
         RpcDispatcher dispatcher = StandInNfs3Server.dispatcher(content, credentials);
-        server = TcpRpcServer.builder(dispatcher).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+        server = TcpRpcServer.builder(dispatcher)
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
                 .start();
         transport = TcpRpcTransport.connect(server.address(), 4 << 20);
         nfs = new Nfs3Client(transport, Nfs3Client.authSys("host-test", 0, 0), Duration.ofSeconds(20));

@@ -40,17 +40,27 @@ class Nfs3ClientWriteFullyFailuresTest {
         }
 
         @Override
-        public <T> T call(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
-                          ReplyReader<T> results, Duration timeout) {
+        public <T> T call(
+                int program,
+                int version,
+                int procedure,
+                OpaqueAuth credential,
+                XdrEncodable arguments,
+                ReplyReader<T> results,
+                Duration timeout) {
             procedures.add(procedure);
             XdrEncoder r = new XdrEncoder(MemorySegment.ofArray(new byte[1024]));
             r.putInt(0);
             switch (procedure) {
-                case Nfs3.PROC_FSINFO -> StandInNfs3Server.limits(1000, 1000, 4000, 1000).encodeTo(r);
+                case Nfs3.PROC_FSINFO ->
+                    StandInNfs3Server.limits(1000, 1000, 4000, 1000).encodeTo(r);
                 case Nfs3.PROC_WRITE -> {
                     int n = writes++;
-                    r.putBoolean(false).putBoolean(false).putInt(countOfWrite.applyAsInt(n))
-                            .putInt(StableHow.UNSTABLE.code()).putHyper(verifierOfWrite.applyAsInt(n));
+                    r.putBoolean(false)
+                            .putBoolean(false)
+                            .putInt(countOfWrite.applyAsInt(n))
+                            .putInt(StableHow.UNSTABLE.code())
+                            .putHyper(verifierOfWrite.applyAsInt(n));
                 }
                 default -> throw new AssertionError("procedure " + procedure);
             }
@@ -63,13 +73,13 @@ class Nfs3ClientWriteFullyFailuresTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     static IOException writeFully(ScriptedServer server) {
         Nfs3Client nfs = new Nfs3Client(server, OpaqueAuth.NONE, Duration.ofSeconds(1));
-        return assertThrows(IOException.class,
+        return assertThrows(
+                IOException.class,
                 () -> nfs.writeFully(FH, 0, MemorySegment.ofArray(new byte[3500]), StableHow.UNSTABLE));
     }
 
@@ -93,8 +103,7 @@ class Nfs3ClientWriteFullyFailuresTest {
     void aChangedVerifierBetweenUnstableWritesStopsIt() {
         ScriptedServer server = new ScriptedServer(n -> 1000, n -> n < 2 ? 7 : 8); // restarted before the third
         IOException e = writeFully(server);
-        assertTrue(e.getMessage().contains("verifier") && e.getMessage().contains("after 2000 bytes"),
-                e.getMessage());
+        assertTrue(e.getMessage().contains("verifier") && e.getMessage().contains("after 2000 bytes"), e.getMessage());
         assertEquals(List.of(Nfs3.PROC_FSINFO, Nfs3.PROC_WRITE, Nfs3.PROC_WRITE, Nfs3.PROC_WRITE), server.procedures);
     }
 
@@ -102,7 +111,8 @@ class Nfs3ClientWriteFullyFailuresTest {
     void theScriptedServerWithoutFaultsTakesFourWrites() throws Exception {
         ScriptedServer server = new ScriptedServer(n -> n == 3 ? 500 : 1000, n -> 7);
         Nfs3Client nfs = new Nfs3Client(server, OpaqueAuth.NONE, Duration.ofSeconds(1));
-        assertEquals(new WriteFullyResult(3500, 4, StableHow.UNSTABLE, 7),
+        assertEquals(
+                new WriteFullyResult(3500, 4, StableHow.UNSTABLE, 7),
                 nfs.writeFully(FH, 0, MemorySegment.ofArray(new byte[3500]), StableHow.UNSTABLE));
     }
 }

@@ -49,24 +49,43 @@ class Nfs3XdrTest {
 
     @Test
     void lookupArgumentsAreHandleAndName() {
-        assertArrayEquals(Wire.of().opaque(FH.bytes()).hex("00000009").hex("68656c6c6f2e747874 000000").bytes(),
+        assertArrayEquals(
+                Wire.of()
+                        .opaque(FH.bytes())
+                        .hex("00000009")
+                        .hex("68656c6c6f2e747874 000000")
+                        .bytes(),
                 encode(Nfs3Xdr.lookup(FH, "hello.txt")));
     }
 
     @Test
     void readArgumentsAreHandleOffsetCount() {
-        assertArrayEquals(Wire.of().opaque(FH.bytes()).hex("00000001 00000000").hex("00100000").bytes(),
+        assertArrayEquals(
+                Wire.of()
+                        .opaque(FH.bytes())
+                        .hex("00000001 00000000")
+                        .hex("00100000")
+                        .bytes(),
                 encode(Nfs3Xdr.read(FH, 1L << 32, 1 << 20)));
-        assertArrayEquals(Wire.of().opaque(FH.bytes()).u64(-1L).u32(0x7FFF_FFFFL).bytes(),
-                encode(Nfs3Xdr.read(FH, -1L, Integer.MAX_VALUE)), "offset is a full uint64");
+        assertArrayEquals(
+                Wire.of().opaque(FH.bytes()).u64(-1L).u32(0x7FFF_FFFFL).bytes(),
+                encode(Nfs3Xdr.read(FH, -1L, Integer.MAX_VALUE)),
+                "offset is a full uint64");
         assertThrows(IllegalArgumentException.class, () -> Nfs3Xdr.read(FH, 0, -1));
     }
 
     @Test
     void writeArgumentsCarryCountStableAndTheData() {
         byte[] data = {9, 8, 7, 6, 5, 4};
-        assertArrayEquals(Wire.of().opaque(FH.bytes()).u64(4096).u32(6).u32(2).hex("00000006 090807060504 0000")
-                .bytes(), encode(Nfs3Xdr.write(FH, 4096, StableHow.FILE_SYNC, MemorySegment.ofArray(data))));
+        assertArrayEquals(
+                Wire.of()
+                        .opaque(FH.bytes())
+                        .u64(4096)
+                        .u32(6)
+                        .u32(2)
+                        .hex("00000006 090807060504 0000")
+                        .bytes(),
+                encode(Nfs3Xdr.write(FH, 4096, StableHow.FILE_SYNC, MemorySegment.ofArray(data))));
     }
 
     @Test
@@ -80,16 +99,24 @@ class Nfs3XdrTest {
         };
         byte[] reduced = encode(Nfs3Xdr.write(FH, 0, StableHow.UNSTABLE, MemorySegment.ofArray(data)), chunk);
         // RFC 8166 section 3.4.5: what stays inline is everything up to and including the length word
-        assertArrayEquals(Wire.of().opaque(FH.bytes()).u64(0).u32(4097).u32(0).u32(4097).bytes(), reduced);
+        assertArrayEquals(
+                Wire.of().opaque(FH.bytes()).u64(0).u32(4097).u32(0).u32(4097).bytes(), reduced);
         assertEquals(List.of((long) reduced.length), offered, "the data's position in the full stream");
     }
 
     @Test
     void commitReaddirAndReaddirplusArguments() {
         assertArrayEquals(Wire.of().opaque(FH.bytes()).u64(0).u32(0).bytes(), encode(Nfs3Xdr.commit(FH, 0, 0)));
-        assertArrayEquals(Wire.of().opaque(FH.bytes()).u64(1234).hex("0102030405060708").u32(8192).bytes(),
+        assertArrayEquals(
+                Wire.of()
+                        .opaque(FH.bytes())
+                        .u64(1234)
+                        .hex("0102030405060708")
+                        .u32(8192)
+                        .bytes(),
                 encode(Nfs3Xdr.readdir(FH, 1234, 0x0102030405060708L, 8192)));
-        assertArrayEquals(Wire.of().opaque(FH.bytes()).u64(0).u64(0).u32(4096).u32(32768).bytes(),
+        assertArrayEquals(
+                Wire.of().opaque(FH.bytes()).u64(0).u64(0).u32(4096).u32(32768).bytes(),
                 encode(Nfs3Xdr.readdirplus(FH, 0, 0, 4096, 32768)));
     }
 
@@ -107,8 +134,23 @@ class Nfs3XdrTest {
     void getattrResultsDecodeEveryFattr3Field() throws Exception {
         Nfs3Result<Fattr3> r = Nfs3Xdr.getattrResults(in(Wire.of().u32(0).fattr3(2, 4096, 0x1_0000_0002L)));
         Fattr3 a = r.orThrow("GETATTR");
-        assertEquals(new Fattr3(FileType3.NF3DIR, 0644, 1, 1000, 100, 4096, 4096, 0, 0, 77, 0x1_0000_0002L,
-                new NfsTime3(1_700_000_000, 1), new NfsTime3(1_700_000_001, 2), new NfsTime3(1_700_000_002, 3)), a);
+        assertEquals(
+                new Fattr3(
+                        FileType3.NF3DIR,
+                        0644,
+                        1,
+                        1000,
+                        100,
+                        4096,
+                        4096,
+                        0,
+                        0,
+                        77,
+                        0x1_0000_0002L,
+                        new NfsTime3(1_700_000_000, 1),
+                        new NfsTime3(1_700_000_001, 2),
+                        new NfsTime3(1_700_000_002, 3)),
+                a);
         assertEquals(Nfs3.FATTR3_SIZE, Wire.of().fattr3(1, 0, 0).bytes().length);
     }
 
@@ -121,8 +163,25 @@ class Nfs3XdrTest {
 
     @Test
     void unsignedFieldsKeepTheirHighBit() {
-        Wire w = Wire.of().u32(0).u32(1).u32(0xFFFF_FFFFL).u32(0xFFFF_FFFFL).u32(0xFFFF_FFFEL).u32(0xFFFF_FFFEL)
-                .u64(-1L).u64(-2L).u32(0).u32(0).u64(1).u64(-3L).u32(0xFFFF_FFFFL).u32(0).u32(0).u32(0).u32(0).u32(0);
+        Wire w = Wire.of()
+                .u32(0)
+                .u32(1)
+                .u32(0xFFFF_FFFFL)
+                .u32(0xFFFF_FFFFL)
+                .u32(0xFFFF_FFFEL)
+                .u32(0xFFFF_FFFEL)
+                .u64(-1L)
+                .u64(-2L)
+                .u32(0)
+                .u32(0)
+                .u64(1)
+                .u64(-3L)
+                .u32(0xFFFF_FFFFL)
+                .u32(0)
+                .u32(0)
+                .u32(0)
+                .u32(0)
+                .u32(0);
         Fattr3 a = Nfs3Xdr.getattrResults(in(w)).value();
         assertEquals(0xFFFF_FFFFL, a.mode());
         assertEquals(0xFFFF_FFFEL, a.uid());
@@ -150,26 +209,41 @@ class Nfs3XdrTest {
 
     @Test
     void anUnknownStatusOrTypeIsAnXdrError() {
-        XdrException e = assertThrows(XdrException.class, () -> Nfs3Xdr.getattrResults(in(Wire.of().u32(12345))));
+        XdrException e = assertThrows(
+                XdrException.class, () -> Nfs3Xdr.getattrResults(in(Wire.of().u32(12345))));
         assertEquals(XdrException.Reason.INVALID_VALUE, e.reason());
-        e = assertThrows(XdrException.class, () -> Nfs3Xdr.getattrResults(in(Wire.of().u32(0).fattr3(8, 0, 0))));
+        e = assertThrows(
+                XdrException.class,
+                () -> Nfs3Xdr.getattrResults(in(Wire.of().u32(0).fattr3(8, 0, 0))));
         assertEquals(XdrException.Reason.INVALID_VALUE, e.reason());
-        e = assertThrows(XdrException.class,
+        e = assertThrows(
+                XdrException.class,
                 () -> Nfs3Xdr.getattrResults(in(Wire.of().u32(0).hex("00000001 000001a4"))));
         assertEquals(XdrException.Reason.TRUNCATED, e.reason());
     }
 
     @Test
     void lookupResultsCarryHandleAndBothAttributes() throws Exception {
-        LookupResult r = Nfs3Xdr.lookupResults(in(Wire.of().u32(0).opaque(new byte[] {7, 7, 7, 7, 7, 7, 7, 7})
-                .u32(1).fattr3(1, 17, 99).u32(0))).orThrow("LOOKUP");
+        LookupResult r = Nfs3Xdr.lookupResults(in(Wire.of()
+                        .u32(0)
+                        .opaque(new byte[] {7, 7, 7, 7, 7, 7, 7, 7})
+                        .u32(1)
+                        .fattr3(1, 17, 99)
+                        .u32(0)))
+                .orThrow("LOOKUP");
         assertEquals(new FileHandle3(new byte[] {7, 7, 7, 7, 7, 7, 7, 7}), r.handle());
         assertEquals(17, r.attributes().size());
         assertNull(r.directoryAttributes());
     }
 
     static Wire readReply(byte[] data, boolean eof) {
-        return Wire.of().u32(0).u32(1).fattr3(1, 1 << 20, 5).u32(data.length).u32(eof ? 1 : 0).opaque(data);
+        return Wire.of()
+                .u32(0)
+                .u32(1)
+                .fattr3(1, 1 << 20, 5)
+                .u32(data.length)
+                .u32(eof ? 1 : 0)
+                .opaque(data);
     }
 
     @Test
@@ -210,20 +284,23 @@ class Nfs3XdrTest {
     @Test
     void readReplyLongerThanAskedOrDisagreeingWithItsCountIsRefused() {
         MemorySegment small = MemorySegment.ofArray(new byte[4]);
-        XdrException e = assertThrows(XdrException.class, () -> Nfs3Xdr.readResults(small)
-                .read(in(readReply(new byte[8], false)), ReplyPlacement.INLINE));
+        XdrException e = assertThrows(
+                XdrException.class,
+                () -> Nfs3Xdr.readResults(small).read(in(readReply(new byte[8], false)), ReplyPlacement.INLINE));
         assertEquals(XdrException.Reason.LIMIT_EXCEEDED, e.reason());
         Wire lying = Wire.of().u32(0).u32(0).u32(3).u32(0).opaque(new byte[] {1, 2});
-        e = assertThrows(XdrException.class, () -> Nfs3Xdr.readResults(MemorySegment.ofArray(new byte[4]))
-                .read(in(lying), ReplyPlacement.INLINE));
+        e = assertThrows(
+                XdrException.class,
+                () -> Nfs3Xdr.readResults(MemorySegment.ofArray(new byte[4])).read(in(lying), ReplyPlacement.INLINE));
         assertEquals(XdrException.Reason.INVALID_VALUE, e.reason());
     }
 
     @Test
     void writeAndCommitResults() throws Exception {
         Wire wcc = Wire.of().u32(1).u64(0).u32(10).u32(0).u32(11).u32(0).u32(1).fattr3(1, 6, 9);
-        WriteResult w = Nfs3Xdr.writeResults(in(Wire.of().u32(0).hex(hexOf(wcc)).u32(6).u32(0)
-                .hex("cafebabe00000001"))).orThrow("WRITE");
+        WriteResult w = Nfs3Xdr.writeResults(
+                        in(Wire.of().u32(0).hex(hexOf(wcc)).u32(6).u32(0).hex("cafebabe00000001")))
+                .orThrow("WRITE");
         assertEquals(6, w.count());
         assertEquals(StableHow.UNSTABLE, w.committed());
         assertEquals(0xcafebabe00000001L, w.verifier());
@@ -244,30 +321,66 @@ class Nfs3XdrTest {
 
     @Test
     void readdirResultsFollowTheEntryList() throws Exception {
-        Wire w = Wire.of().u32(0).u32(0).hex("0000000000000abc")
-                .u32(1).u64(11).string(".").u64(1)
-                .u32(1).u64(12).string("entry-000").u64(2)
-                .u32(1).u64(13).string("entry-001").u64(3)
-                .u32(0).u32(1);
+        Wire w = Wire.of()
+                .u32(0)
+                .u32(0)
+                .hex("0000000000000abc")
+                .u32(1)
+                .u64(11)
+                .string(".")
+                .u64(1)
+                .u32(1)
+                .u64(12)
+                .string("entry-000")
+                .u64(2)
+                .u32(1)
+                .u64(13)
+                .string("entry-001")
+                .u64(3)
+                .u32(0)
+                .u32(1);
         XdrDecoder d = in(w);
         DirList3 list = Nfs3Xdr.readdirResults(d).orThrow("READDIR");
         assertTrue(d.atEnd());
         assertTrue(list.eof());
         assertEquals(0xabc, list.cookieVerifier());
-        assertEquals(List.of(new DirEntry3(11, ".", 1, null, null), new DirEntry3(12, "entry-000", 2, null, null),
-                new DirEntry3(13, "entry-001", 3, null, null)), list.entries());
+        assertEquals(
+                List.of(
+                        new DirEntry3(11, ".", 1, null, null),
+                        new DirEntry3(12, "entry-000", 2, null, null),
+                        new DirEntry3(13, "entry-001", 3, null, null)),
+                list.entries());
 
-        DirList3 empty = Nfs3Xdr.readdirResults(in(Wire.of().u32(0).u32(0).u64(0).u32(0).u32(0))).value();
+        DirList3 empty = Nfs3Xdr.readdirResults(
+                        in(Wire.of().u32(0).u32(0).u64(0).u32(0).u32(0)))
+                .value();
         assertTrue(empty.entries().isEmpty());
         assertFalse(empty.eof());
     }
 
     @Test
     void readdirplusEntriesCarryAttributesAndHandles() throws Exception {
-        Wire w = Wire.of().u32(0).u32(1).fattr3(2, 4096, 2).u64(7)
-                .u32(1).u64(12).string("a").u64(100).u32(1).fattr3(1, 3, 12).u32(1).opaque(new byte[] {1, 2, 3, 4})
-                .u32(1).u64(13).string("b").u64(200).u32(0).u32(0)
-                .u32(0).u32(1);
+        Wire w = Wire.of()
+                .u32(0)
+                .u32(1)
+                .fattr3(2, 4096, 2)
+                .u64(7)
+                .u32(1)
+                .u64(12)
+                .string("a")
+                .u64(100)
+                .u32(1)
+                .fattr3(1, 3, 12)
+                .u32(1)
+                .opaque(new byte[] {1, 2, 3, 4})
+                .u32(1)
+                .u64(13)
+                .string("b")
+                .u64(200)
+                .u32(0)
+                .u32(0)
+                .u32(0)
+                .u32(1);
         DirList3 list = Nfs3Xdr.readdirplusResults(in(w)).orThrow("READDIRPLUS");
         assertEquals(2, list.directoryAttributes().size() / 2048);
         assertEquals(2, list.entries().size());
@@ -280,7 +393,8 @@ class Nfs3XdrTest {
 
     @Test
     void aTruncatedEntryListIsAnXdrErrorNotALoop() {
-        Wire w = Wire.of().u32(0).u32(0).u64(0).u32(1).u64(12).string("x").u64(1).u32(1);
+        Wire w =
+                Wire.of().u32(0).u32(0).u64(0).u32(1).u64(12).string("x").u64(1).u32(1);
         XdrException e = assertThrows(XdrException.class, () -> Nfs3Xdr.readdirResults(in(w)));
         assertEquals(XdrException.Reason.TRUNCATED, e.reason());
     }

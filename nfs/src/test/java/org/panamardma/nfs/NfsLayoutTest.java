@@ -38,16 +38,20 @@ class NfsLayoutTest {
     @Test
     void theServerUsesNoClientClass() throws IOException {
         List<String> offenders = sources(MAIN.resolve("server")).stream()
-                .filter(f -> CLIENT.stream().anyMatch(c -> read(f).matches("(?s).*\\b(import org\\.panamardma\\.nfs\\."
-                        + c + ";|" + c + "\\.).*")))
-                .map(Path::toString).toList();
+                .filter(f -> CLIENT.stream()
+                        .anyMatch(c -> read(f).matches(
+                                        "(?s).*\\b(import org\\.panamardma\\.nfs\\." + c + ";|" + c + "\\.).*")))
+                .map(Path::toString)
+                .toList();
         assertEquals(List.of(), offenders);
     }
 
     @Test
     void noMainFileIsOver500Lines() throws IOException {
-        List<String> long_ = sources(MAIN).stream().filter(f -> read(f).lines().count() > 500)
-                .map(f -> f + ": " + read(f).lines().count() + " lines").toList();
+        List<String> long_ = sources(MAIN).stream()
+                .filter(f -> read(f).lines().count() > 500)
+                .map(f -> f + ": " + read(f).lines().count() + " lines")
+                .toList();
         assertEquals(List.of(), long_);
     }
 }

@@ -40,10 +40,12 @@ abstract class NfsOverJavaRdmaServerDeviceTests {
         RdmaTestDevice peer = device.peer().orElseThrow();
         InetAddress ip = peer.ipv4().orElseThrow();
         try (RpcRdmaServer server = RpcRdmaServer.builder(StandInNfs3Server.dispatcher(content, credentials))
-                     .bind(new InetSocketAddress(ip, PORTS.getAndIncrement())).timeout(TIMEOUT).start();
-             RdmaRpcTransport transport = RdmaRpcTransport.connect(server.address(),
-                     RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT));
-             Arena arena = Arena.ofConfined()) {
+                        .bind(new InetSocketAddress(ip, PORTS.getAndIncrement()))
+                        .timeout(TIMEOUT)
+                        .start();
+                RdmaRpcTransport transport = RdmaRpcTransport.connect(
+                        server.address(), RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT));
+                Arena arena = Arena.ofConfined()) {
             Nfs3Client nfs = new Nfs3Client(transport, Nfs3Client.authSys("rdma-test", 0, 0), TIMEOUT);
             nfs.ping();
             assertEquals(content.length, nfs.getattr(StandInNfs3Server.FILE).size());
@@ -59,7 +61,10 @@ abstract class NfsOverJavaRdmaServerDeviceTests {
             new Random(2).nextBytes(data);
             MemorySegment from = arena.allocate(data.length);
             from.copyFrom(MemorySegment.ofArray(data));
-            assertEquals(data.length, nfs.write(StandInNfs3Server.FILE, 50_000, from, StableHow.FILE_SYNC).count());
+            assertEquals(
+                    data.length,
+                    nfs.write(StandInNfs3Server.FILE, 50_000, from, StableHow.FILE_SYNC)
+                            .count());
             byte[] stored = new byte[data.length];
             System.arraycopy(content, 50_000, stored, 0, data.length);
             assertArrayEquals(data, stored);

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** {@link KnfsdRdmaDeviceTests} on rxe (RoCE v2). */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceKnfsdRdmaDeviceTest extends KnfsdRdmaDeviceTests {
-}
+class RoceKnfsdRdmaDeviceTest extends KnfsdRdmaDeviceTests {}

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** {@link NfsOverJavaRdmaServerDeviceTests} on rxe (RoCE v2). */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceNfsOverJavaRdmaServerDeviceTest extends NfsOverJavaRdmaServerDeviceTests {
-}
+class RoceNfsOverJavaRdmaServerDeviceTest extends NfsOverJavaRdmaServerDeviceTests {}

@@ -49,8 +49,23 @@ final class Wire {
 
     /** A {@code fattr3} of 21 words with the given type, size and fileid, every other field a recognizable value. */
     Wire fattr3(int type, long size, long fileid) {
-        return u32(type).u32(0644).u32(1).u32(1000).u32(100).u64(size).u64(4096).u32(0).u32(0).u64(77).u64(fileid)
-                .u32(1_700_000_000).u32(1).u32(1_700_000_001).u32(2).u32(1_700_000_002).u32(3);
+        return u32(type)
+                .u32(0644)
+                .u32(1)
+                .u32(1000)
+                .u32(100)
+                .u64(size)
+                .u64(4096)
+                .u32(0)
+                .u32(0)
+                .u64(77)
+                .u64(fileid)
+                .u32(1_700_000_000)
+                .u32(1)
+                .u32(1_700_000_001)
+                .u32(2)
+                .u32(1_700_000_002)
+                .u32(3);
     }
 
     byte[] bytes() {

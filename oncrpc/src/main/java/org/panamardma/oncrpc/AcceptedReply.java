@@ -12,8 +12,7 @@ import java.util.Objects;
  * @param stat the outcome
  * @param mismatch the supported range for PROG_MISMATCH, {@code null} otherwise
  */
-public record AcceptedReply(int xid, OpaqueAuth verifier, AcceptStat stat, MismatchInfo mismatch)
-        implements RpcReply {
+public record AcceptedReply(int xid, OpaqueAuth verifier, AcceptStat stat, MismatchInfo mismatch) implements RpcReply {
 
     /** @throws IllegalArgumentException if {@code mismatch} is given for a status other than PROG_MISMATCH or missing for it */
     public AcceptedReply {

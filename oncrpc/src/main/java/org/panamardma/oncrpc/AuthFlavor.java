@@ -17,6 +17,5 @@ public final class AuthFlavor {
     /** RPCSEC_GSS (RFC 2203). */
     public static final int RPCSEC_GSS = 6;
 
-    private AuthFlavor() {
-    }
+    private AuthFlavor() {}
 }

@@ -46,7 +46,9 @@ public record AuthSysParms(int stamp, String machineName, int uid, int gid, List
 
     /** @return the encoded size of the body */
     public int xdrSize() {
-        return (int) (Xdr.INT_SIZE + Xdr.stringSize(machineName) + 2 * Xdr.INT_SIZE
+        return (int) (Xdr.INT_SIZE
+                + Xdr.stringSize(machineName)
+                + 2 * Xdr.INT_SIZE
                 + Xdr.arraySize(gids.size(), Xdr.INT_SIZE));
     }
 
@@ -77,13 +79,17 @@ public record AuthSysParms(int stamp, String machineName, int uid, int gid, List
      */
     public static AuthSysParms from(OpaqueAuth credential) {
         if (credential.flavor() != AuthFlavor.AUTH_SYS) {
-            throw new XdrException(XdrException.Reason.INVALID_VALUE, 0,
+            throw new XdrException(
+                    XdrException.Reason.INVALID_VALUE,
+                    0,
                     "credential flavor " + credential.flavor() + " is not AUTH_SYS");
         }
         XdrDecoder in = new XdrDecoder(MemorySegment.ofArray(credential.body()));
         AuthSysParms parms = decode(in);
         if (!in.atEnd()) {
-            throw new XdrException(XdrException.Reason.INVALID_VALUE, in.position(),
+            throw new XdrException(
+                    XdrException.Reason.INVALID_VALUE,
+                    in.position(),
                     in.remaining() + " bytes after authsys_parms in the credential body");
         }
         return parms;

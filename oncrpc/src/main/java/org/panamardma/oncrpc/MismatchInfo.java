@@ -7,5 +7,4 @@ package org.panamardma.oncrpc;
  * @param low the lowest version supported
  * @param high the highest version supported
  */
-public record MismatchInfo(int low, int high) {
-}
+public record MismatchInfo(int low, int high) {}

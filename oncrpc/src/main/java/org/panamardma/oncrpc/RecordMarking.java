@@ -13,8 +13,7 @@ public final class RecordMarking {
     /** The largest fragment length a header can carry: 2<sup>31</sup>-1. */
     public static final int MAX_FRAGMENT_LENGTH = 0x7FFF_FFFF;
 
-    private RecordMarking() {
-    }
+    private RecordMarking() {}
 
     /** @return the header word of a fragment */
     public static int header(boolean last, int length) {

@@ -93,8 +93,11 @@ public final class RecordMarkingDecoder {
         header = 0;
         if ((long) recordLength + length > maxRecordSize) {
             failed = true;
-            throw new XdrException(XdrException.Reason.LIMIT_EXCEEDED, headerOffset, "record of at least "
-                    + ((long) recordLength + length) + " bytes exceeds the maximum record size " + maxRecordSize);
+            throw new XdrException(
+                    XdrException.Reason.LIMIT_EXCEEDED,
+                    headerOffset,
+                    "record of at least " + ((long) recordLength + length) + " bytes exceeds the maximum record size "
+                            + maxRecordSize);
         }
         fragmentRemaining = length;
         inFragment = true;

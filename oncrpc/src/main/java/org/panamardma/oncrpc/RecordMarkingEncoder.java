@@ -49,8 +49,11 @@ public final class RecordMarkingEncoder {
     public long encode(MemorySegment record, MemorySegment out, long offset) {
         long total = framedSize(record.byteSize());
         if (offset < 0 || total > out.byteSize() - offset) {
-            throw new XdrException(XdrException.Reason.NO_SPACE, offset, "record of " + record.byteSize()
-                    + " bytes needs " + total + " framed, " + Math.max(0, out.byteSize() - offset) + " left");
+            throw new XdrException(
+                    XdrException.Reason.NO_SPACE,
+                    offset,
+                    "record of " + record.byteSize() + " bytes needs " + total + " framed, "
+                            + Math.max(0, out.byteSize() - offset) + " left");
         }
         long at = offset;
         long sent = 0;

@@ -21,8 +21,10 @@ public record RejectedReply(int xid, RejectStat stat, MismatchInfo mismatch, Aut
             case AUTH_ERROR -> mismatch == null && authStat != null;
         };
         if (!consistent) {
-            throw new IllegalArgumentException(stat + " takes " + (stat == RejectStat.RPC_MISMATCH
-                    ? "mismatch info and no auth_stat" : "an auth_stat and no mismatch info"));
+            throw new IllegalArgumentException(stat + " takes "
+                    + (stat == RejectStat.RPC_MISMATCH
+                            ? "mismatch info and no auth_stat"
+                            : "an auth_stat and no mismatch info"));
         }
     }
 

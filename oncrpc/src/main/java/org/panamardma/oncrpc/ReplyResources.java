@@ -25,8 +25,7 @@ public final class ReplyResources {
     /** One call, one thread: no locking. */
     private final List<AutoCloseable> held = new ArrayList<>(2);
 
-    private ReplyResources() {
-    }
+    private ReplyResources() {}
 
     /** @return whether the calling procedure runs inside a transport's scope, so {@link #holdUntilSent} works */
     public static boolean available() {

@@ -16,8 +16,9 @@ import java.util.Objects;
  * @param credential the caller's credential
  * @param verifier the caller's verifier
  */
-public record RpcCall(int xid, int rpcVersion, int program, int version, int procedure, OpaqueAuth credential,
-                      OpaqueAuth verifier) implements RpcMessage {
+public record RpcCall(
+        int xid, int rpcVersion, int program, int version, int procedure, OpaqueAuth credential, OpaqueAuth verifier)
+        implements RpcMessage {
 
     public RpcCall {
         Objects.requireNonNull(credential, "credential");
@@ -25,8 +26,8 @@ public record RpcCall(int xid, int rpcVersion, int program, int version, int pro
     }
 
     /** A version-2 call. */
-    public static RpcCall of(int xid, int program, int version, int procedure, OpaqueAuth credential,
-                             OpaqueAuth verifier) {
+    public static RpcCall of(
+            int xid, int program, int version, int procedure, OpaqueAuth credential, OpaqueAuth verifier) {
         return new RpcCall(xid, RPC_VERSION, program, version, procedure, credential, verifier);
     }
 }

@@ -33,8 +33,14 @@ public interface RpcClient extends AutoCloseable {
      * @param timeout how long to wait for the reply
      * @return the decoded results, or the exceptions the class comment lists
      */
-    <T> CompletableFuture<T> call(int program, int version, int procedure, OpaqueAuth credential,
-                                  XdrEncodable arguments, XdrReader<? extends T> results, Duration timeout);
+    <T> CompletableFuture<T> call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            XdrReader<? extends T> results,
+            Duration timeout);
 
     /**
      * {@link #call}, waiting for the results.
@@ -42,10 +48,18 @@ public interface RpcClient extends AutoCloseable {
      * @throws IOException an {@link org.panamardma.oncrpc.tcp.RpcException} as the class comment lists
      * @throws InterruptedException if interrupted while waiting (the call stays pending until its timeout)
      */
-    default <T> T invoke(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
-                         XdrReader<? extends T> results, Duration timeout) throws IOException, InterruptedException {
+    default <T> T invoke(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            XdrReader<? extends T> results,
+            Duration timeout)
+            throws IOException, InterruptedException {
         try {
-            return call(program, version, procedure, credential, arguments, results, timeout).get();
+            return call(program, version, procedure, credential, arguments, results, timeout)
+                    .get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;

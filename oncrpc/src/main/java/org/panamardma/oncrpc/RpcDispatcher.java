@@ -29,8 +29,7 @@ import org.panamardma.xdr.XdrReader;
  * Replies carry an AUTH_NONE verifier. Immutable once built, so one dispatcher serves any number of threads.
  */
 public final class RpcDispatcher implements RpcService {
-    private record Registered<A>(XdrReader<? extends A> arguments, RpcProcedure<? super A> body) {
-    }
+    private record Registered<A>(XdrReader<? extends A> arguments, RpcProcedure<? super A> body) {}
 
     /** The versions of one program, sorted unsigned so that the first and last are PROG_MISMATCH's low and high. */
     private record Program(TreeMap<Integer, Map<Integer, Registered<?>>> versions) {
@@ -108,8 +107,8 @@ public final class RpcDispatcher implements RpcService {
         return run(procedure, call, arguments, out, start);
     }
 
-    private static <A> RpcReply run(Registered<A> procedure, RpcCall call, XdrDecoder arguments, XdrEncoder out,
-                                    XdrEncoder.Mark start) {
+    private static <A> RpcReply run(
+            Registered<A> procedure, RpcCall call, XdrDecoder arguments, XdrEncoder out, XdrEncoder.Mark start) {
         A decoded;
         try {
             decoded = procedure.arguments().read(arguments);
@@ -142,8 +141,7 @@ public final class RpcDispatcher implements RpcService {
         private final Map<Integer, TreeMap<Integer, Map<Integer, Registered<?>>>> programs = new HashMap<>();
         private RpcAuthenticator authenticator = RpcAuthenticator.noneOrSys();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Registers a procedure.
@@ -155,12 +153,16 @@ public final class RpcDispatcher implements RpcService {
          * @param body runs the procedure
          * @throws IllegalStateException if that (program, version, procedure) is already registered
          */
-        public <A> Builder register(int program, int version, int procedure, XdrReader<? extends A> arguments,
-                                    RpcProcedure<? super A> body) {
-            Registered<A> entry = new Registered<>(Objects.requireNonNull(arguments, "arguments"),
-                    Objects.requireNonNull(body, "body"));
-            Map<Integer, Registered<?>> procedures = programs
-                    .computeIfAbsent(program, p -> new TreeMap<>(Integer::compareUnsigned))
+        public <A> Builder register(
+                int program,
+                int version,
+                int procedure,
+                XdrReader<? extends A> arguments,
+                RpcProcedure<? super A> body) {
+            Registered<A> entry = new Registered<>(
+                    Objects.requireNonNull(arguments, "arguments"), Objects.requireNonNull(body, "body"));
+            Map<Integer, Registered<?>> procedures = programs.computeIfAbsent(
+                            program, p -> new TreeMap<>(Integer::compareUnsigned))
                     .computeIfAbsent(version, v -> new HashMap<>());
             if (procedures.putIfAbsent(procedure, entry) != null) {
                 throw new IllegalStateException("procedure " + Integer.toUnsignedString(program) + "."

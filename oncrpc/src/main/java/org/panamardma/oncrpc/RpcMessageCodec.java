@@ -18,8 +18,7 @@ public final class RpcMessageCodec {
     static final int MSG_ACCEPTED = 0;
     static final int MSG_DENIED = 1;
 
-    private RpcMessageCodec() {
-    }
+    private RpcMessageCodec() {}
 
     /** Encodes a message header. */
     public static void encode(RpcMessage message, XdrEncoder out) {
@@ -56,11 +55,17 @@ public final class RpcMessageCodec {
     public static int size(RpcMessage message) {
         int words = 2; // xid, msg_type
         return switch (message) {
-            case RpcCall call -> (words + 4) * Xdr.INT_SIZE + call.credential().xdrSize() + call.verifier().xdrSize();
-            case AcceptedReply reply -> (words + 2) * Xdr.INT_SIZE + reply.verifier().xdrSize()
-                    + (reply.stat() == AcceptStat.PROG_MISMATCH ? 2 * Xdr.INT_SIZE : 0);
-            case RejectedReply reply -> (words + 2) * Xdr.INT_SIZE
-                    + (reply.stat() == RejectStat.RPC_MISMATCH ? 2 * Xdr.INT_SIZE : Xdr.INT_SIZE);
+            case RpcCall call ->
+                (words + 4) * Xdr.INT_SIZE
+                        + call.credential().xdrSize()
+                        + call.verifier().xdrSize();
+            case AcceptedReply reply ->
+                (words + 2) * Xdr.INT_SIZE
+                        + reply.verifier().xdrSize()
+                        + (reply.stat() == AcceptStat.PROG_MISMATCH ? 2 * Xdr.INT_SIZE : 0);
+            case RejectedReply reply ->
+                (words + 2) * Xdr.INT_SIZE
+                        + (reply.stat() == RejectStat.RPC_MISMATCH ? 2 * Xdr.INT_SIZE : Xdr.INT_SIZE);
         };
     }
 

@@ -32,8 +32,12 @@ public interface RpcService {
      * @param local the address the call came in on, if the transport knows it
      * @param remote the caller's address, if the transport knows it
      */
-    record Incoming(RpcCall header, MemorySegment message, XdrDecoder arguments, Optional<InetSocketAddress> local,
-                    Optional<InetSocketAddress> remote) {
+    record Incoming(
+            RpcCall header,
+            MemorySegment message,
+            XdrDecoder arguments,
+            Optional<InetSocketAddress> local,
+            Optional<InetSocketAddress> remote) {
         public Incoming {
             Objects.requireNonNull(header, "header");
             Objects.requireNonNull(message, "message");

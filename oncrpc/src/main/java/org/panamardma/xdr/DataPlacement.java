@@ -30,6 +30,5 @@ public interface DataPlacement {
      *
      * @param streamPosition the unreduced stream position the encoder was reset to
      */
-    default void discardFrom(long streamPosition) {
-    }
+    default void discardFrom(long streamPosition) {}
 }

@@ -21,8 +21,7 @@ public final class Xdr {
     /** Encoded size of double (RFC 4506 section 4.7). */
     public static final int DOUBLE_SIZE = 8;
 
-    private Xdr() {
-    }
+    private Xdr() {}
 
     /**
      * @param length a byte length, not negative

@@ -84,7 +84,9 @@ public final class XdrDecoder {
 
     private void require(long bytes, String what) {
         if (bytes > remaining()) {
-            throw new XdrException(XdrException.Reason.TRUNCATED, position,
+            throw new XdrException(
+                    XdrException.Reason.TRUNCATED,
+                    position,
                     what + " needs " + bytes + " bytes, " + remaining() + " left");
         }
     }
@@ -141,7 +143,8 @@ public final class XdrDecoder {
         return switch (value) {
             case 0 -> false;
             case 1 -> true;
-            default -> throw new XdrException(XdrException.Reason.INVALID_VALUE, at, "bool must be 0 or 1, is " + value);
+            default ->
+                throw new XdrException(XdrException.Reason.INVALID_VALUE, at, "bool must be 0 or 1, is " + value);
         };
     }
 
@@ -220,13 +223,15 @@ public final class XdrDecoder {
         long at = position;
         MemorySegment bytes = getOpaque(maxLength);
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(bytes.asByteBuffer())
                     .toString();
         } catch (CharacterCodingException e) {
-            throw new XdrException(XdrException.Reason.INVALID_VALUE, at, "string is not valid UTF-8: " + e.getMessage());
+            throw new XdrException(
+                    XdrException.Reason.INVALID_VALUE, at, "string is not valid UTF-8: " + e.getMessage());
         }
     }
 
@@ -289,8 +294,8 @@ public final class XdrDecoder {
         long at = position;
         long length = getUnsignedInt(what + " length");
         if (length > max) {
-            throw new XdrException(XdrException.Reason.LIMIT_EXCEEDED, at,
-                    what + " length " + length + " exceeds its maximum " + max);
+            throw new XdrException(
+                    XdrException.Reason.LIMIT_EXCEEDED, at, what + " length " + length + " exceeds its maximum " + max);
         }
         return (int) length;
     }
@@ -328,7 +333,9 @@ public final class XdrDecoder {
             for (long i = padAt; i < position; i++) {
                 byte b = segment.get(ValueLayout.JAVA_BYTE, i);
                 if (b != 0) {
-                    throw new XdrException(XdrException.Reason.NONZERO_PADDING, i,
+                    throw new XdrException(
+                            XdrException.Reason.NONZERO_PADDING,
+                            i,
                             "padding byte after " + what + " is 0x" + Integer.toHexString(b & 0xFF));
                 }
             }

@@ -7,7 +7,7 @@ package org.panamardma.xdr;
 @FunctionalInterface
 public interface XdrEncodable {
     /** Encodes nothing: the XDR {@code void} result. */
-    XdrEncodable VOID = out -> { };
+    XdrEncodable VOID = out -> {};
 
     /**
      * @param out where to encode

@@ -62,8 +62,7 @@ public final class XdrEncoder {
      * @param position the segment position
      * @param elided the bytes moved out of band before that position
      */
-    public record Mark(long position, long elided) {
-    }
+    public record Mark(long position, long elided) {}
 
     /** An encoder writing from offset 0 of {@code segment}, keeping everything inline. */
     public XdrEncoder(MemorySegment segment) {
@@ -140,7 +139,9 @@ public final class XdrEncoder {
 
     private void require(long bytes, String what) {
         if (bytes > remaining() && !grow(position + bytes)) {
-            throw new XdrException(XdrException.Reason.NO_SPACE, position,
+            throw new XdrException(
+                    XdrException.Reason.NO_SPACE,
+                    position,
                     what + " needs " + bytes + " bytes, " + remaining() + " left");
         }
     }
@@ -160,8 +161,7 @@ public final class XdrEncoder {
      */
     public XdrEncoder putUnsignedInt(long value) {
         if (value < 0 || value > 0xFFFF_FFFFL) {
-            throw new XdrException(XdrException.Reason.INVALID_VALUE, position,
-                    "unsigned int out of range: " + value);
+            throw new XdrException(XdrException.Reason.INVALID_VALUE, position, "unsigned int out of range: " + value);
         }
         return putInt((int) value);
     }
@@ -227,7 +227,9 @@ public final class XdrEncoder {
      */
     public XdrEncoder putFixedOpaque(MemorySegment data, long expectedLength) {
         if (data.byteSize() != expectedLength) {
-            throw new XdrException(XdrException.Reason.LIMIT_EXCEEDED, position,
+            throw new XdrException(
+                    XdrException.Reason.LIMIT_EXCEEDED,
+                    position,
                     "fixed opaque of " + expectedLength + " bytes given " + data.byteSize());
         }
         require(Xdr.roundUp(data.byteSize()), "opaque[" + expectedLength + "]");
@@ -311,7 +313,9 @@ public final class XdrEncoder {
      */
     public <T> XdrEncoder putFixedArray(List<? extends T> values, int count, XdrWriter<? super T> writer) {
         if (values.size() != count) {
-            throw new XdrException(XdrException.Reason.LIMIT_EXCEEDED, position,
+            throw new XdrException(
+                    XdrException.Reason.LIMIT_EXCEEDED,
+                    position,
                     "fixed array of " + count + " elements given " + values.size());
         }
         for (T value : values) {
@@ -361,7 +365,8 @@ public final class XdrEncoder {
      */
     public XdrEncoder patchInt(long offset, int value) {
         if (offset < 0 || offset > position - Xdr.INT_SIZE) {
-            throw new IllegalArgumentException("offset " + offset + " is not a written word (position " + position + ")");
+            throw new IllegalArgumentException(
+                    "offset " + offset + " is not a written word (position " + position + ")");
         }
         segment.set(INT, offset, value);
         return this;
@@ -381,7 +386,9 @@ public final class XdrEncoder {
 
     private void checkMax(long length, int max, String what) {
         if (length > max) {
-            throw new XdrException(XdrException.Reason.LIMIT_EXCEEDED, position,
+            throw new XdrException(
+                    XdrException.Reason.LIMIT_EXCEEDED,
+                    position,
                     what + " of " + length + " exceeds its maximum " + max);
         }
     }

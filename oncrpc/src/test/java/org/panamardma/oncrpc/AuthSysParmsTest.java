@@ -8,7 +8,6 @@ import static org.panamardma.testing.Bytes.words;
 import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.panamardma.testing.Bytes;
 import org.panamardma.xdr.XdrException;
 
 class AuthSysParmsTest {
@@ -28,12 +27,13 @@ class AuthSysParmsTest {
     @Test
     void decodingEnforcesTheLimitsToo() {
         // machinename length 256
-        XdrException name = assertThrows(XdrException.class,
-                () -> AuthSysParms.from(new OpaqueAuth(AuthFlavor.AUTH_SYS, words(0, 256))));
+        XdrException name = assertThrows(
+                XdrException.class, () -> AuthSysParms.from(new OpaqueAuth(AuthFlavor.AUTH_SYS, words(0, 256))));
         assertEquals(XdrException.Reason.LIMIT_EXCEEDED, name.reason());
         assertEquals(4, name.offset());
         // 17 gids
-        XdrException gids = assertThrows(XdrException.class,
+        XdrException gids = assertThrows(
+                XdrException.class,
                 () -> AuthSysParms.from(new OpaqueAuth(AuthFlavor.AUTH_SYS, words(0, 0, 0, 0, 17))));
         assertEquals(XdrException.Reason.LIMIT_EXCEEDED, gids.reason());
         assertEquals(16, gids.offset());
@@ -41,7 +41,8 @@ class AuthSysParmsTest {
 
     @Test
     void bodyMustHoldExactlyTheParameters() {
-        XdrException trailing = assertThrows(XdrException.class,
+        XdrException trailing = assertThrows(
+                XdrException.class,
                 () -> AuthSysParms.from(new OpaqueAuth(AuthFlavor.AUTH_SYS, words(0, 0, 0, 0, 0, 99))));
         assertEquals(XdrException.Reason.INVALID_VALUE, trailing.reason());
         assertEquals(20, trailing.offset());

@@ -31,8 +31,10 @@ class OncRpcIndependenceTest {
     void theModuleRequiresNoOtherModuleOfTheProject() {
         assertTrue(MODULE.isNamed(), "the tests run on the module path, patched into org.panamardma.oncrpc");
         assertEquals("org.panamardma.oncrpc", MODULE.getName());
-        List<String> project = MODULE.getDescriptor().requires().stream().map(ModuleDescriptor.Requires::name)
-                .filter(n -> n.startsWith("org.panamardma.")).toList();
+        List<String> project = MODULE.getDescriptor().requires().stream()
+                .map(ModuleDescriptor.Requires::name)
+                .filter(n -> n.startsWith("org.panamardma."))
+                .toList();
         assertEquals(List.of(), project, "org.panamardma.oncrpc must stand alone");
     }
 
@@ -40,7 +42,8 @@ class OncRpcIndependenceTest {
     void theResolvedGraphOfTheModuleDoesNotReachVerbs() {
         // what the module reads through its requires, transitively (the reads surefire adds for the tests are not
         // part of the resolved configuration)
-        ResolvedModule self = MODULE.getLayer().configuration().findModule(MODULE.getName()).orElseThrow();
+        ResolvedModule self =
+                MODULE.getLayer().configuration().findModule(MODULE.getName()).orElseThrow();
         Set<String> reached = new HashSet<>();
         ArrayDeque<ResolvedModule> todo = new ArrayDeque<>(List.of(self));
         while (!todo.isEmpty()) {
@@ -66,22 +69,36 @@ class OncRpcIndependenceTest {
     void theSourcesImportNothingOfRdma() throws IOException {
         Path main = Path.of("src/main/java/org/panamardma");
         assertTrue(Files.isDirectory(main.resolve("xdr")), "run from the module directory");
-        assertEquals(List.of(), offenders(main.resolve("xdr"), "org.panamardma.verbs", "org.panamardma.rpcrdma",
-                "org.panamardma.oncrpc"));
-        assertEquals(List.of(), offenders(main.resolve("oncrpc"), "org.panamardma.verbs", "org.panamardma.rpcrdma",
-                "java.lang.foreign.Linker", "java.lang.foreign.SymbolLookup"));
+        assertEquals(
+                List.of(),
+                offenders(
+                        main.resolve("xdr"),
+                        "org.panamardma.verbs",
+                        "org.panamardma.rpcrdma",
+                        "org.panamardma.oncrpc"));
+        assertEquals(
+                List.of(),
+                offenders(
+                        main.resolve("oncrpc"),
+                        "org.panamardma.verbs",
+                        "org.panamardma.rpcrdma",
+                        "java.lang.foreign.Linker",
+                        "java.lang.foreign.SymbolLookup"));
     }
 
     private static List<String> offenders(Path dir, String... forbidden) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(f -> f.toString().endsWith(".java")).filter(f -> {
-                try {
-                    String source = Files.readString(f);
-                    return Stream.of(forbidden).anyMatch(source::contains);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).map(Path::toString).toList();
+            return files.filter(f -> f.toString().endsWith(".java"))
+                    .filter(f -> {
+                        try {
+                            String source = Files.readString(f);
+                            return Stream.of(forbidden).anyMatch(source::contains);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    })
+                    .map(Path::toString)
+                    .toList();
         }
     }
 }

@@ -49,7 +49,7 @@ class RecordMarkingFuzzTest {
         for (int at = 0; at < stream.length; at += step) {
             reads.add(MemorySegment.ofArray(stream).asSlice(at, Math.min(step, stream.length - at)));
         }
-        long[] records = new long[stream.length / 4 + 1];   // each record takes at least a 4-byte header
+        long[] records = new long[stream.length / 4 + 1]; // each record takes at least a 4-byte header
         int[] count = {0};
         boolean[] failed = {false};
         RecordMarkingDecoder[] decoder = new RecordMarkingDecoder[1];
@@ -75,11 +75,12 @@ class RecordMarkingFuzzTest {
                 }
             }
         });
-        assertEquals(expected.records, Arrays.stream(records, 0, count[0]).boxed().toList(), "records");
+        assertEquals(
+                expected.records, Arrays.stream(records, 0, count[0]).boxed().toList(), "records");
         assertEquals(expected.failed, failed[0], "refusal");
         if (failed[0]) {
-            assertThrows(IllegalStateException.class,
-                    () -> decoder[0].feed(MemorySegment.ofArray(new byte[1]), r -> { }));
+            assertThrows(
+                    IllegalStateException.class, () -> decoder[0].feed(MemorySegment.ofArray(new byte[1]), r -> {}));
         } else {
             assertEquals(expected.partial, decoder[0].hasPartialRecord(), "partial record at the end");
         }
@@ -99,13 +100,15 @@ class RecordMarkingFuzzTest {
         static Reference parse(byte[] s, int max) {
             List<Long> records = new ArrayList<>();
             java.io.ByteArrayOutputStream record = new java.io.ByteArrayOutputStream();
-            boolean open = false;   // a fragment of the current record has been seen
+            boolean open = false; // a fragment of the current record has been seen
             int at = 0;
             while (at < s.length) {
                 if (s.length - at < 4) {
                     return new Reference(records, false, true);
                 }
-                int header = ((s[at] & 0xFF) << 24) | ((s[at + 1] & 0xFF) << 16) | ((s[at + 2] & 0xFF) << 8)
+                int header = ((s[at] & 0xFF) << 24)
+                        | ((s[at + 1] & 0xFF) << 16)
+                        | ((s[at + 2] & 0xFF) << 8)
                         | (s[at + 3] & 0xFF);
                 at += 4;
                 open = true;

@@ -25,19 +25,19 @@ class RecordMarkingTest {
 
     @Test
     void singleFragmentHasTheLastBitAndLength() {
-        assertArrayEquals(new byte[] {(byte) 0x80, 0, 0, 3, 'a', 'b', 'c'},
+        assertArrayEquals(
+                new byte[] {(byte) 0x80, 0, 0, 3, 'a', 'b', 'c'},
                 frame(new RecordMarkingEncoder(), new byte[] {'a', 'b', 'c'}));
     }
 
     @Test
     void longRecordsAreSplitAndOnlyTheFinalFragmentIsMarked() {
         byte[] framed = frame(new RecordMarkingEncoder(4), new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
-        assertArrayEquals(new byte[] {
-            0, 0, 0, 4, 1, 2, 3, 4,
-            0, 0, 0, 4, 5, 6, 7, 8,
-            (byte) 0x80, 0, 0, 2, 9, 10}, framed);
+        assertArrayEquals(
+                new byte[] {0, 0, 0, 4, 1, 2, 3, 4, 0, 0, 0, 4, 5, 6, 7, 8, (byte) 0x80, 0, 0, 2, 9, 10}, framed);
         // an exact multiple does not end with an empty fragment
-        assertArrayEquals(new byte[] {0, 0, 0, 2, 1, 2, (byte) 0x80, 0, 0, 2, 3, 4},
+        assertArrayEquals(
+                new byte[] {0, 0, 0, 2, 1, 2, (byte) 0x80, 0, 0, 2, 3, 4},
                 frame(new RecordMarkingEncoder(2), new byte[] {1, 2, 3, 4}));
     }
 
@@ -49,8 +49,10 @@ class RecordMarkingTest {
     @Test
     void encoderRefusesTooSmallOutputWithoutWriting() {
         byte[] out = new byte[6];
-        XdrException e = assertThrows(XdrException.class, () -> new RecordMarkingEncoder()
-                .encode(MemorySegment.ofArray(new byte[3]), MemorySegment.ofArray(out), 0));
+        XdrException e = assertThrows(
+                XdrException.class,
+                () -> new RecordMarkingEncoder()
+                        .encode(MemorySegment.ofArray(new byte[3]), MemorySegment.ofArray(out), 0));
         assertEquals(XdrException.Reason.NO_SPACE, e.reason());
         assertArrayEquals(new byte[6], out);
     }
@@ -125,12 +127,15 @@ class RecordMarkingTest {
         assertEquals(XdrException.Reason.LIMIT_EXCEEDED, e.reason());
         assertEquals(8, e.offset());
         assertTrue(e.getMessage().contains("maximum record size 6"), e.getMessage());
-        assertThrows(IllegalStateException.class, () -> decoder.feed(MemorySegment.ofArray(new byte[1]), r -> { }));
+        assertThrows(IllegalStateException.class, () -> decoder.feed(MemorySegment.ofArray(new byte[1]), r -> {}));
 
         // a single hostile header announcing 2 GiB is refused before anything is buffered
         RecordMarkingDecoder small = new RecordMarkingDecoder(1 << 20);
-        assertThrows(XdrException.class, () -> small.feed(
-                MemorySegment.ofArray(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF}), r -> { }));
+        assertThrows(
+                XdrException.class,
+                () -> small.feed(
+                        MemorySegment.ofArray(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF}),
+                        r -> {}));
     }
 
     @Test

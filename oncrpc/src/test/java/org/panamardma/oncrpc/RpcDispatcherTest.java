@@ -22,7 +22,11 @@ class RpcDispatcherTest {
 
     /** Two versions (2 and 5) of a test program: 2.1 adds two ints, 5.0 is NULL, 5.7 throws, 5.8 returns a lot. */
     private final RpcDispatcher dispatcher = RpcDispatcher.builder()
-            .register(PROG, 2, 1, in -> new int[] {in.getInt(), in.getInt()},
+            .register(
+                    PROG,
+                    2,
+                    1,
+                    in -> new int[] {in.getInt(), in.getInt()},
                     (int[] args, RpcCall call) -> out -> out.putInt(args[0] + args[1]))
             .register(PROG, 5, 0, in -> "", (args, call) -> XdrEncodable.VOID)
             .register(PROG, 5, 7, in -> "", (args, call) -> {
@@ -31,8 +35,7 @@ class RpcDispatcherTest {
             .register(PROG, 5, 8, in -> "", (args, call) -> out -> out.putOpaque(new byte[4096], 8192))
             .build();
 
-    private record Outcome(RpcReply header, XdrDecoder rest) {
-    }
+    private record Outcome(RpcReply header, XdrDecoder rest) {}
 
     private Outcome dispatch(RpcCall call, int... argumentWords) {
         return dispatch(dispatcher, call, 256, argumentWords);
@@ -75,8 +78,10 @@ class RpcDispatcherTest {
 
     @Test
     void unknownProcedureIsProcUnavail() {
-        assertEquals(AcceptStat.PROC_UNAVAIL, ((AcceptedReply) dispatch(call(2, 0)).header()).stat());
-        assertEquals(AcceptStat.PROC_UNAVAIL, ((AcceptedReply) dispatch(call(5, 1)).header()).stat());
+        assertEquals(
+                AcceptStat.PROC_UNAVAIL, ((AcceptedReply) dispatch(call(2, 0)).header()).stat());
+        assertEquals(
+                AcceptStat.PROC_UNAVAIL, ((AcceptedReply) dispatch(call(5, 1)).header()).stat());
     }
 
     @Test
@@ -88,7 +93,9 @@ class RpcDispatcherTest {
 
     @Test
     void procedureThatThrowsIsSystemErr() {
-        assertEquals(AcceptedReply.failure(XID, OpaqueAuth.NONE, AcceptStat.SYSTEM_ERR), dispatch(call(5, 7)).header());
+        assertEquals(
+                AcceptedReply.failure(XID, OpaqueAuth.NONE, AcceptStat.SYSTEM_ERR),
+                dispatch(call(5, 7)).header());
     }
 
     @Test
@@ -107,21 +114,30 @@ class RpcDispatcherTest {
     @Test
     void credentialsAreCheckedBeforeDispatch() {
         OpaqueAuth sys = new AuthSysParms(1, "client", 0, 0, List.of()).toOpaqueAuth();
-        assertEquals(AcceptStat.SUCCESS, ((AcceptedReply) dispatch(
-                RpcCall.of(XID, PROG, 2, 1, sys, OpaqueAuth.NONE), 1, 1).header()).stat());
+        assertEquals(
+                AcceptStat.SUCCESS,
+                ((AcceptedReply) dispatch(RpcCall.of(XID, PROG, 2, 1, sys, OpaqueAuth.NONE), 1, 1)
+                                .header())
+                        .stat());
         OpaqueAuth gss = new OpaqueAuth(AuthFlavor.RPCSEC_GSS, new byte[8]);
-        assertEquals(RejectedReply.authError(XID, AuthStat.AUTH_BADCRED),
+        assertEquals(
+                RejectedReply.authError(XID, AuthStat.AUTH_BADCRED),
                 dispatch(RpcCall.of(XID, PROG, 2, 1, gss, OpaqueAuth.NONE)).header());
         OpaqueAuth brokenSys = new OpaqueAuth(AuthFlavor.AUTH_SYS, words(0, 99));
-        assertEquals(RejectedReply.authError(XID, AuthStat.AUTH_BADCRED),
-                dispatch(RpcCall.of(XID, PROG, 2, 1, brokenSys, OpaqueAuth.NONE)).header());
+        assertEquals(
+                RejectedReply.authError(XID, AuthStat.AUTH_BADCRED),
+                dispatch(RpcCall.of(XID, PROG, 2, 1, brokenSys, OpaqueAuth.NONE))
+                        .header());
 
         RpcDispatcher strict = RpcDispatcher.builder()
                 .register(PROG, 1, 0, in -> "", (a, c) -> XdrEncodable.VOID)
-                .authenticator(c -> c.credential().flavor() == AuthFlavor.AUTH_SYS ? AuthStat.AUTH_OK : AuthStat.AUTH_TOOWEAK)
+                .authenticator(
+                        c -> c.credential().flavor() == AuthFlavor.AUTH_SYS ? AuthStat.AUTH_OK : AuthStat.AUTH_TOOWEAK)
                 .build();
-        assertEquals(RejectedReply.authError(XID, AuthStat.AUTH_TOOWEAK),
-                dispatch(strict, RpcCall.of(XID, PROG, 1, 0, OpaqueAuth.NONE, OpaqueAuth.NONE), 64).header());
+        assertEquals(
+                RejectedReply.authError(XID, AuthStat.AUTH_TOOWEAK),
+                dispatch(strict, RpcCall.of(XID, PROG, 1, 0, OpaqueAuth.NONE, OpaqueAuth.NONE), 64)
+                        .header());
     }
 
     @Test
@@ -134,8 +150,8 @@ class RpcDispatcherTest {
                     return out -> out.putString(name.toUpperCase(), 16);
                 })
                 .build();
-        Outcome o = dispatch(recording, RpcCall.of(XID, PROG, 1, 4, OpaqueAuth.NONE, OpaqueAuth.NONE), 64,
-                3, 0x61626300);
+        Outcome o =
+                dispatch(recording, RpcCall.of(XID, PROG, 1, 4, OpaqueAuth.NONE, OpaqueAuth.NONE), 64, 3, 0x61626300);
         assertEquals(List.of("abc", 4), seen);
         assertEquals("ABC", o.rest().getString(16));
     }
@@ -152,8 +168,8 @@ class RpcDispatcherTest {
                 .build();
         MemorySegment buffer = MemorySegment.ofArray(new byte[128]);
         XdrEncoder out = new XdrEncoder(buffer, 0, placement);
-        reader.dispatch(RpcCall.of(XID, PROG, 1, 6, OpaqueAuth.NONE, OpaqueAuth.NONE),
-                new XdrDecoder(MemorySegment.NULL), out);
+        reader.dispatch(
+                RpcCall.of(XID, PROG, 1, 6, OpaqueAuth.NONE, OpaqueAuth.NONE), new XdrDecoder(MemorySegment.NULL), out);
         // header 24 bytes, status 4, length 4: the data starts at stream position 32
         assertEquals(List.of(32L), placed);
         assertArrayEquals(words(XID, 1, 0, 0, 0, 0, 0, 5000), Bytes.of(out.written(0)));
@@ -161,7 +177,9 @@ class RpcDispatcherTest {
 
     @Test
     void duplicateRegistrationIsRefused() {
-        RpcDispatcher.Builder builder = RpcDispatcher.builder().register(1, 1, 1, in -> "", (a, c) -> XdrEncodable.VOID);
-        assertThrows(IllegalStateException.class, () -> builder.register(1, 1, 1, in -> "", (a, c) -> XdrEncodable.VOID));
+        RpcDispatcher.Builder builder =
+                RpcDispatcher.builder().register(1, 1, 1, in -> "", (a, c) -> XdrEncodable.VOID);
+        assertThrows(
+                IllegalStateException.class, () -> builder.register(1, 1, 1, in -> "", (a, c) -> XdrEncodable.VOID));
     }
 }

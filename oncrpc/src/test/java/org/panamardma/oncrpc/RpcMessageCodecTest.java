@@ -38,22 +38,23 @@ class RpcMessageCodecTest {
         RpcCall call = RpcCall.of(0xCAFE0001, 100003, 3, 6, parms.toOpaqueAuth(), OpaqueAuth.NONE);
         byte[] expected = words(
                 0xCAFE0001, // xid
-                0,          // msg_type CALL
-                2,          // rpcvers
-                100003,     // prog (NFS)
-                3,          // vers
-                6,          // proc
-                1,          // cred flavor AUTH_SYS
-                32,         // cred body length: stamp 4 + name 4+4 + uid 4 + gid 4 + gids 4+8
+                0, // msg_type CALL
+                2, // rpcvers
+                100003, // prog (NFS)
+                3, // vers
+                6, // proc
+                1, // cred flavor AUTH_SYS
+                32, // cred body length: stamp 4 + name 4+4 + uid 4 + gid 4 + gids 4+8
                 0x11223344, // stamp
-                4,          // machinename length
+                4, // machinename length
                 0x686F7374, // "host"
-                1000,       // uid
-                100,        // gid
-                2,          // gids count
-                4, 24,      // gids
-                0,          // verf flavor AUTH_NONE
-                0);         // verf body length
+                1000, // uid
+                100, // gid
+                2, // gids count
+                4,
+                24, // gids
+                0, // verf flavor AUTH_NONE
+                0); // verf body length
         assertArrayEquals(expected, encode(call), Bytes.hex(encode(call)));
         RpcCall decoded = (RpcCall) decode(expected);
         assertEquals(call, decoded);
@@ -63,8 +64,7 @@ class RpcMessageCodecTest {
     @Test
     void everyAcceptedReplyRoundTripsWithItsExactWords() {
         OpaqueAuth none = OpaqueAuth.NONE;
-        record Case(AcceptedReply reply, int[] words) {
-        }
+        record Case(AcceptedReply reply, int[] words) {}
         List<Case> cases = new ArrayList<>();
         // xid, REPLY, MSG_ACCEPTED, verf flavor, verf length, accept_stat [, low, high]
         cases.add(new Case(AcceptedReply.success(7, none), new int[] {7, 1, 0, 0, 0, 0}));
@@ -109,8 +109,8 @@ class RpcMessageCodecTest {
     }
 
     private static void rejected(XdrException.Reason reason, long offset, String text, int... words) {
-        XdrException e = assertThrows(XdrException.class,
-                () -> RpcMessageCodec.decode(new XdrDecoder(MemorySegment.ofArray(words(words)))));
+        XdrException e = assertThrows(
+                XdrException.class, () -> RpcMessageCodec.decode(new XdrDecoder(MemorySegment.ofArray(words(words)))));
         assertEquals(reason, e.reason(), e.getMessage());
         assertEquals(offset, e.offset(), e.getMessage());
         assertTrue(e.getMessage().contains(text), e.getMessage());
@@ -131,11 +131,14 @@ class RpcMessageCodecTest {
 
     @Test
     void replyFieldsMustMatchTheirStatus() {
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new AcceptedReply(1, OpaqueAuth.NONE, AcceptStat.SUCCESS, new MismatchInfo(1, 2)));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new AcceptedReply(1, OpaqueAuth.NONE, AcceptStat.PROG_MISMATCH, null));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new RejectedReply(1, RejectStat.AUTH_ERROR, new MismatchInfo(1, 2), AuthStat.AUTH_BADCRED));
         assertThrows(IllegalArgumentException.class, () -> new RejectedReply(1, RejectStat.RPC_MISMATCH, null, null));
         assertThrows(IllegalArgumentException.class, () -> new OpaqueAuth(0, new byte[401]));

@@ -29,8 +29,9 @@ class XdrDecoderFuzzTest {
         return (64 << 10) + 32L * inputLength;
     }
 
-    private static final int[] MAXIMA = {0, 1, 3, 4, 7, 8, 16, 31, 64, 100, 255, 400, 1024, 4096, 65536,
-        Integer.MAX_VALUE};
+    private static final int[] MAXIMA = {
+        0, 1, 3, 4, 7, 8, 16, 31, 64, 100, 255, 400, 1024, 4096, 65536, Integer.MAX_VALUE
+    };
 
     @FuzzTest
     void getters(byte[] input) throws Exception {
@@ -51,7 +52,8 @@ class XdrDecoderFuzzTest {
             for (byte op : ops) {
                 long before = in.position();
                 apply(in, op & 0x0F, (op >> 4) & 0x0F);
-                assertTrue(in.position() >= before && in.position() <= data.byteSize(),
+                assertTrue(
+                        in.position() >= before && in.position() <= data.byteSize(),
                         "position " + in.position() + " after op " + (op & 0xFF) + " from " + before);
                 assertEquals(data.byteSize() - in.position(), in.remaining());
                 assertEquals(in.position() == data.byteSize(), in.atEnd());

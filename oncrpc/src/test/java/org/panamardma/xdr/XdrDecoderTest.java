@@ -11,8 +11,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.panamardma.testing.Bytes;
 import org.junit.jupiter.api.function.Executable;
+import org.panamardma.testing.Bytes;
 
 class XdrDecoderTest {
 
@@ -30,8 +30,8 @@ class XdrDecoderTest {
 
     @Test
     void readsPrimitives() {
-        XdrDecoder in = decoder(words(0xFFFFFFFE, 0xFFFFFFFE, 0x01234567, 0x89ABCDEF, 1, 0, 5,
-                Float.floatToIntBits(-0.5f), 0x40090000, 0));
+        XdrDecoder in = decoder(words(
+                0xFFFFFFFE, 0xFFFFFFFE, 0x01234567, 0x89ABCDEF, 1, 0, 5, Float.floatToIntBits(-0.5f), 0x40090000, 0));
         assertEquals(-2, in.getInt());
         assertEquals(0xFFFF_FFFEL, in.getUnsignedInt());
         assertEquals(0x0123_4567_89AB_CDEFL, in.getHyper());
@@ -75,32 +75,54 @@ class XdrDecoderTest {
         // length 8 but only 4 data bytes follow
         fails(XdrException.Reason.TRUNCATED, 4, () -> decoder(words(8, 0)).getOpaque(100));
         // length 5 needs 8 bytes with padding; only 5 present
-        fails(XdrException.Reason.TRUNCATED, 4, () -> decoder(new byte[] {0, 0, 0, 5, 1, 2, 3, 4, 5}).getOpaque(100));
+        fails(
+                XdrException.Reason.TRUNCATED,
+                4,
+                () -> decoder(new byte[] {0, 0, 0, 5, 1, 2, 3, 4, 5}).getOpaque(100));
         fails(XdrException.Reason.TRUNCATED, 0, () -> decoder(new byte[2]).getDouble());
         fails(XdrException.Reason.TRUNCATED, 0, () -> decoder(new byte[0]).getFixedOpaque(1));
     }
 
     @Test
     void lengthsOverTheirMaximumAreRejectedBeforeReadingData() {
-        XdrException e = fails(XdrException.Reason.LIMIT_EXCEEDED, 0, () -> decoder(words(9, 0, 0)).getOpaque(8));
+        XdrException e = fails(
+                XdrException.Reason.LIMIT_EXCEEDED,
+                0,
+                () -> decoder(words(9, 0, 0)).getOpaque(8));
         assertTrue(e.getMessage().contains("9") && e.getMessage().contains("maximum 8"), e.getMessage());
-        fails(XdrException.Reason.LIMIT_EXCEEDED, 0, () -> decoder(words(4, 0x61626364)).getString(3));
+        fails(
+                XdrException.Reason.LIMIT_EXCEEDED,
+                0,
+                () -> decoder(words(4, 0x61626364)).getString(3));
         // a length with the top bit set is a huge unsigned value, not a negative one
-        fails(XdrException.Reason.LIMIT_EXCEEDED, 0, () -> decoder(words(0x80000000)).getOpaque(Integer.MAX_VALUE));
+        fails(
+                XdrException.Reason.LIMIT_EXCEEDED,
+                0,
+                () -> decoder(words(0x80000000)).getOpaque(Integer.MAX_VALUE));
     }
 
     @Test
     void absurdArrayCountsFailBeforeAllocation() {
         // count 1_000_000 within the declared maximum, but the message cannot hold that many elements
-        XdrException e = fails(XdrException.Reason.TRUNCATED, 4, () -> decoder(words(1_000_000, 1, 2))
-                .getArray(Integer.MAX_VALUE, XdrDecoder::getInt));
+        XdrException e = fails(
+                XdrException.Reason.TRUNCATED,
+                4,
+                () -> decoder(words(1_000_000, 1, 2)).getArray(Integer.MAX_VALUE, XdrDecoder::getInt));
         assertTrue(e.getMessage().contains("1000000"), e.getMessage());
-        fails(XdrException.Reason.LIMIT_EXCEEDED, 0, () -> decoder(words(3, 1, 2, 3)).getArray(2, XdrDecoder::getInt));
-        fails(XdrException.Reason.LIMIT_EXCEEDED, 0, () -> decoder(words(3, 1, 2, 3)).getIntArray(2));
+        fails(
+                XdrException.Reason.LIMIT_EXCEEDED,
+                0,
+                () -> decoder(words(3, 1, 2, 3)).getArray(2, XdrDecoder::getInt));
+        fails(
+                XdrException.Reason.LIMIT_EXCEEDED,
+                0,
+                () -> decoder(words(3, 1, 2, 3)).getIntArray(2));
         fails(XdrException.Reason.TRUNCATED, 4, () -> decoder(words(0x7FFFFFFF)).getIntArray(Integer.MAX_VALUE));
         // elements of at least 16 bytes: 2 of them need 32 bytes, 24 are there
-        fails(XdrException.Reason.TRUNCATED, 4, () -> decoder(words(2, 0, 0, 0, 0, 0, 0))
-                .getArray(10, 16, XdrDecoder::getHyper));
+        fails(
+                XdrException.Reason.TRUNCATED,
+                4,
+                () -> decoder(words(2, 0, 0, 0, 0, 0, 0)).getArray(10, 16, XdrDecoder::getHyper));
         fails(XdrException.Reason.TRUNCATED, 0, () -> decoder(new byte[12]).getFixedArray(2, 8, XdrDecoder::getHyper));
     }
 
@@ -126,13 +148,19 @@ class XdrDecoderTest {
         fails(XdrException.Reason.INVALID_VALUE, 0, () -> decoder(words(7, 1)).getOptional(XdrDecoder::getInt));
     }
 
-    enum Color { RED, GREEN }
+    enum Color {
+        RED,
+        GREEN
+    }
 
     @Test
     void enumLookupRejectsUndeclaredValues() {
         XdrDecoder in = decoder(words(1, 2));
-        assertEquals(Color.GREEN, in.getEnum(v -> v >= 0 && v < Color.values().length ? Color.values()[v] : null, "color"));
-        XdrException e = fails(XdrException.Reason.INVALID_VALUE, 4,
+        assertEquals(
+                Color.GREEN, in.getEnum(v -> v >= 0 && v < Color.values().length ? Color.values()[v] : null, "color"));
+        XdrException e = fails(
+                XdrException.Reason.INVALID_VALUE,
+                4,
                 () -> in.getEnum(v -> v >= 0 && v < Color.values().length ? Color.values()[v] : null, "color"));
         assertTrue(e.getMessage().contains("unknown color value 2"), e.getMessage());
     }
@@ -140,7 +168,8 @@ class XdrDecoderTest {
     @Test
     void nonZeroPaddingIsRejectedByDefaultAndToleratedOnRequest() {
         byte[] bytes = {0, 0, 0, 1, 'x', 0, 7, 0};
-        XdrException e = fails(XdrException.Reason.NONZERO_PADDING, 6, () -> decoder(bytes).getOpaque(4));
+        XdrException e = fails(
+                XdrException.Reason.NONZERO_PADDING, 6, () -> decoder(bytes).getOpaque(4));
         assertTrue(e.getMessage().contains("0x7"), e.getMessage());
         XdrDecoder tolerant = new XdrDecoder(MemorySegment.ofArray(bytes), PaddingPolicy.TOLERATE);
         assertArrayEquals(new byte[] {'x'}, Bytes.of(tolerant.getOpaque(4)));
@@ -149,7 +178,10 @@ class XdrDecoderTest {
 
     @Test
     void invalidUtf8IsRejected() {
-        fails(XdrException.Reason.INVALID_VALUE, 0, () -> decoder(new byte[] {0, 0, 0, 1, (byte) 0xFF, 0, 0, 0}).getString(4));
+        fails(
+                XdrException.Reason.INVALID_VALUE,
+                0,
+                () -> decoder(new byte[] {0, 0, 0, 1, (byte) 0xFF, 0, 0, 0}).getString(4));
     }
 
     @Test

@@ -25,34 +25,42 @@ class XdrEncoderTest {
 
     @Test
     void integersAreBigEndianWords() {
-        assertArrayEquals(words(0x01020304, 0xFFFFFFFF, 0x80000000),
+        assertArrayEquals(
+                words(0x01020304, 0xFFFFFFFF, 0x80000000),
                 encode(12, out -> out.putInt(0x01020304).putInt(-1).putUnsignedInt(0x8000_0000L)));
     }
 
     @Test
     void hypersAreTwoWordsHighFirst() {
-        assertArrayEquals(words(0x01234567, 0x89ABCDEF, 0xFFFFFFFF, 0xFFFFFFFE),
-                encode(16, out -> out.putHyper(0x0123_4567_89AB_CDEFL)
-                        .putUnsignedHyper(Long.parseUnsignedLong("18446744073709551614"))));
+        assertArrayEquals(
+                words(0x01234567, 0x89ABCDEF, 0xFFFFFFFF, 0xFFFFFFFE),
+                encode(
+                        16,
+                        out -> out.putHyper(0x0123_4567_89AB_CDEFL)
+                                .putUnsignedHyper(Long.parseUnsignedLong("18446744073709551614"))));
     }
 
     @Test
     void booleansAndEnumsAreWords() {
-        assertArrayEquals(words(1, 0, 7), encode(12, out -> out.putBoolean(true).putBoolean(false).putEnum(7)));
+        assertArrayEquals(
+                words(1, 0, 7),
+                encode(12, out -> out.putBoolean(true).putBoolean(false).putEnum(7)));
     }
 
     @Test
     void floatsAreIeee754() {
-        assertArrayEquals(words(Float.floatToIntBits(1.5f), (int) (Double.doubleToLongBits(-2.25) >>> 32),
-                        (int) Double.doubleToLongBits(-2.25)),
+        assertArrayEquals(
+                words(Float.floatToIntBits(1.5f), (int) (Double.doubleToLongBits(-2.25) >>> 32), (int)
+                        Double.doubleToLongBits(-2.25)),
                 encode(12, out -> out.putFloat(1.5f).putDouble(-2.25)));
     }
 
     @Test
     void unsignedIntRejectsOutOfRange() {
         XdrEncoder out = new XdrEncoder(MemorySegment.ofArray(new byte[8]));
-        assertEquals(XdrException.Reason.INVALID_VALUE, assertThrows(XdrException.class,
-                () -> out.putUnsignedInt(-1)).reason());
+        assertEquals(
+                XdrException.Reason.INVALID_VALUE,
+                assertThrows(XdrException.class, () -> out.putUnsignedInt(-1)).reason());
         assertThrows(XdrException.class, () -> out.putUnsignedInt(1L << 32));
         assertEquals(0, out.position());
     }
@@ -60,7 +68,8 @@ class XdrEncoderTest {
     @Test
     void variableOpaqueIsLengthDataAndZeroPadding() {
         // opaque<> of 5 bytes: length 5, 5 data bytes, 3 zero bytes (RFC 4506 section 4.10)
-        assertArrayEquals(new byte[] {0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0},
+        assertArrayEquals(
+                new byte[] {0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0, 0},
                 encode(12, out -> out.putOpaque(new byte[] {'h', 'e', 'l', 'l', 'o'}, 16)));
     }
 
@@ -75,21 +84,23 @@ class XdrEncoderTest {
 
     @Test
     void fixedOpaqueHasNoLength() {
-        assertArrayEquals(new byte[] {9, 8, 7, 6, 5, 4, 0, 0},
+        assertArrayEquals(
+                new byte[] {9, 8, 7, 6, 5, 4, 0, 0},
                 encode(8, out -> out.putFixedOpaque(new byte[] {9, 8, 7, 6, 5, 4})));
     }
 
     @Test
     void fixedOpaqueOfWrongLengthIsRejected() {
         XdrEncoder out = new XdrEncoder(MemorySegment.ofArray(new byte[16]));
-        XdrException e = assertThrows(XdrException.class,
-                () -> out.putFixedOpaque(MemorySegment.ofArray(new byte[3]), 4));
+        XdrException e =
+                assertThrows(XdrException.class, () -> out.putFixedOpaque(MemorySegment.ofArray(new byte[3]), 4));
         assertEquals(XdrException.Reason.LIMIT_EXCEEDED, e.reason());
     }
 
     @Test
     void stringIsUtf8Opaque() {
-        assertArrayEquals(new byte[] {0, 0, 0, 3, 'a', (byte) 0xC3, (byte) 0xA9, 0},
+        assertArrayEquals(
+                new byte[] {0, 0, 0, 3, 'a', (byte) 0xC3, (byte) 0xA9, 0},
                 encode(8, out -> out.putString("a\u00e9", 8)));
     }
 
@@ -106,7 +117,8 @@ class XdrEncoderTest {
 
     @Test
     void arraysAreCountThenElements() {
-        assertArrayEquals(words(3, 10, 20, 30), encode(16, out -> out.putArray(List.of(10, 20, 30), 5, XdrEncoder::putInt)));
+        assertArrayEquals(
+                words(3, 10, 20, 30), encode(16, out -> out.putArray(List.of(10, 20, 30), 5, XdrEncoder::putInt)));
         assertArrayEquals(words(2, 7, 8), encode(12, out -> out.putIntArray(new int[] {7, 8}, 2)));
         assertArrayEquals(words(10, 20), encode(8, out -> out.putFixedArray(List.of(10, 20), 2, XdrEncoder::putInt)));
         assertThrows(XdrException.class, () -> encode(8, out -> out.putFixedArray(List.of(10), 2, XdrEncoder::putInt)));
@@ -114,8 +126,12 @@ class XdrEncoderTest {
 
     @Test
     void optionalIsDiscriminantThenValue() {
-        assertArrayEquals(words(1, 42, 0), encode(12, out -> out.putNullable(42, XdrEncoder::putInt)
-                .putOptional(Optional.<Integer>empty(), XdrEncoder::putInt)));
+        assertArrayEquals(
+                words(1, 42, 0),
+                encode(
+                        12,
+                        out -> out.putNullable(42, XdrEncoder::putInt)
+                                .putOptional(Optional.<Integer>empty(), XdrEncoder::putInt)));
     }
 
     @Test
@@ -139,7 +155,8 @@ class XdrEncoderTest {
             XdrEncoder out = new XdrEncoder(segment, 1, DataPlacement.INLINE);
             out.putInt(0x0A0B0C0D).putHyper(-2);
             assertEquals(13, out.position());
-            assertArrayEquals(new byte[] {0x0A, 0x0B, 0x0C, 0x0D, -1, -1, -1, -1, -1, -1, -1, -2}, Bytes.of(out.written(1)));
+            assertArrayEquals(
+                    new byte[] {0x0A, 0x0B, 0x0C, 0x0D, -1, -1, -1, -1, -1, -1, -1, -2}, Bytes.of(out.written(1)));
         }
     }
 

@@ -26,69 +26,157 @@ class XdrRoundTripTest {
     }
 
     private record IntItem(int v) implements Item {
-        public void write(XdrEncoder out) { out.putInt(v); }
-        public void check(XdrDecoder in) { assertEquals(v, in.getInt()); }
-        public long size() { return Xdr.INT_SIZE; }
+        public void write(XdrEncoder out) {
+            out.putInt(v);
+        }
+
+        public void check(XdrDecoder in) {
+            assertEquals(v, in.getInt());
+        }
+
+        public long size() {
+            return Xdr.INT_SIZE;
+        }
     }
 
     private record UIntItem(long v) implements Item {
-        public void write(XdrEncoder out) { out.putUnsignedInt(v); }
-        public void check(XdrDecoder in) { assertEquals(v, in.getUnsignedInt()); }
-        public long size() { return Xdr.INT_SIZE; }
+        public void write(XdrEncoder out) {
+            out.putUnsignedInt(v);
+        }
+
+        public void check(XdrDecoder in) {
+            assertEquals(v, in.getUnsignedInt());
+        }
+
+        public long size() {
+            return Xdr.INT_SIZE;
+        }
     }
 
     private record HyperItem(long v) implements Item {
-        public void write(XdrEncoder out) { out.putHyper(v); }
-        public void check(XdrDecoder in) { assertEquals(v, in.getHyper()); }
-        public long size() { return Xdr.HYPER_SIZE; }
+        public void write(XdrEncoder out) {
+            out.putHyper(v);
+        }
+
+        public void check(XdrDecoder in) {
+            assertEquals(v, in.getHyper());
+        }
+
+        public long size() {
+            return Xdr.HYPER_SIZE;
+        }
     }
 
     private record BoolItem(boolean v) implements Item {
-        public void write(XdrEncoder out) { out.putBoolean(v); }
-        public void check(XdrDecoder in) { assertEquals(v, in.getBoolean()); }
-        public long size() { return Xdr.INT_SIZE; }
+        public void write(XdrEncoder out) {
+            out.putBoolean(v);
+        }
+
+        public void check(XdrDecoder in) {
+            assertEquals(v, in.getBoolean());
+        }
+
+        public long size() {
+            return Xdr.INT_SIZE;
+        }
     }
 
     private record DoubleItem(double v) implements Item {
-        public void write(XdrEncoder out) { out.putDouble(v); }
-        public void check(XdrDecoder in) { assertEquals(Double.doubleToRawLongBits(v), Double.doubleToRawLongBits(in.getDouble())); }
-        public long size() { return Xdr.DOUBLE_SIZE; }
+        public void write(XdrEncoder out) {
+            out.putDouble(v);
+        }
+
+        public void check(XdrDecoder in) {
+            assertEquals(Double.doubleToRawLongBits(v), Double.doubleToRawLongBits(in.getDouble()));
+        }
+
+        public long size() {
+            return Xdr.DOUBLE_SIZE;
+        }
     }
 
     private record FloatItem(float v) implements Item {
-        public void write(XdrEncoder out) { out.putFloat(v); }
-        public void check(XdrDecoder in) { assertEquals(Float.floatToRawIntBits(v), Float.floatToRawIntBits(in.getFloat())); }
-        public long size() { return Xdr.FLOAT_SIZE; }
+        public void write(XdrEncoder out) {
+            out.putFloat(v);
+        }
+
+        public void check(XdrDecoder in) {
+            assertEquals(Float.floatToRawIntBits(v), Float.floatToRawIntBits(in.getFloat()));
+        }
+
+        public long size() {
+            return Xdr.FLOAT_SIZE;
+        }
     }
 
     private record OpaqueItem(byte[] v) implements Item {
-        public void write(XdrEncoder out) { out.putOpaque(v, v.length); }
-        public void check(XdrDecoder in) { assertArrayEquals(v, Bytes.of(in.getOpaque(v.length))); }
-        public long size() { return Xdr.opaqueSize(v.length); }
+        public void write(XdrEncoder out) {
+            out.putOpaque(v, v.length);
+        }
+
+        public void check(XdrDecoder in) {
+            assertArrayEquals(v, Bytes.of(in.getOpaque(v.length)));
+        }
+
+        public long size() {
+            return Xdr.opaqueSize(v.length);
+        }
     }
 
     private record FixedOpaqueItem(byte[] v) implements Item {
-        public void write(XdrEncoder out) { out.putFixedOpaque(v); }
-        public void check(XdrDecoder in) { assertArrayEquals(v, Bytes.of(in.getFixedOpaque(v.length))); }
-        public long size() { return Xdr.fixedOpaqueSize(v.length); }
+        public void write(XdrEncoder out) {
+            out.putFixedOpaque(v);
+        }
+
+        public void check(XdrDecoder in) {
+            assertArrayEquals(v, Bytes.of(in.getFixedOpaque(v.length)));
+        }
+
+        public long size() {
+            return Xdr.fixedOpaqueSize(v.length);
+        }
     }
 
     private record StringItem(String v) implements Item {
-        public void write(XdrEncoder out) { out.putString(v, 1024); }
-        public void check(XdrDecoder in) { assertEquals(v, in.getString(1024)); }
-        public long size() { return Xdr.stringSize(v); }
+        public void write(XdrEncoder out) {
+            out.putString(v, 1024);
+        }
+
+        public void check(XdrDecoder in) {
+            assertEquals(v, in.getString(1024));
+        }
+
+        public long size() {
+            return Xdr.stringSize(v);
+        }
     }
 
     private record ArrayItem(List<Long> v) implements Item {
-        public void write(XdrEncoder out) { out.putArray(v, 64, XdrEncoder::putHyper); }
-        public void check(XdrDecoder in) { assertEquals(v, in.getArray(64, 8, XdrDecoder::getHyper)); }
-        public long size() { return Xdr.arraySize(v.size(), Xdr.HYPER_SIZE); }
+        public void write(XdrEncoder out) {
+            out.putArray(v, 64, XdrEncoder::putHyper);
+        }
+
+        public void check(XdrDecoder in) {
+            assertEquals(v, in.getArray(64, 8, XdrDecoder::getHyper));
+        }
+
+        public long size() {
+            return Xdr.arraySize(v.size(), Xdr.HYPER_SIZE);
+        }
     }
 
     private record OptionalItem(Optional<Integer> v) implements Item {
-        public void write(XdrEncoder out) { out.putOptional(v, XdrEncoder::putInt); }
-        public void check(XdrDecoder in) { assertEquals(v, in.getOptional(XdrDecoder::getInt)); }
-        public long size() { return Xdr.optionalSize(v.isPresent(), Xdr.INT_SIZE); }
+        public void write(XdrEncoder out) {
+            out.putOptional(v, XdrEncoder::putInt);
+        }
+
+        public void check(XdrDecoder in) {
+            assertEquals(v, in.getOptional(XdrDecoder::getInt));
+        }
+
+        public long size() {
+            return Xdr.optionalSize(v.isPresent(), Xdr.INT_SIZE);
+        }
     }
 
     private static Item randomItem(Random random) {
@@ -119,8 +207,10 @@ class XdrRoundTripTest {
         for (int i = 0; i < length; i++) {
             // mostly ASCII, some two- and three-byte UTF-8
             int kind = random.nextInt(10);
-            s.append((char) (kind < 7 ? random.nextInt(0x20, 0x7F) : kind < 9 ? random.nextInt(0xA0, 0x800)
-                    : random.nextInt(0x800, 0xD800)));
+            s.append((char)
+                    (kind < 7
+                            ? random.nextInt(0x20, 0x7F)
+                            : kind < 9 ? random.nextInt(0xA0, 0x800) : random.nextInt(0x800, 0xD800)));
         }
         return s.toString();
     }
@@ -141,7 +231,8 @@ class XdrRoundTripTest {
             long start = random.nextInt(0, 16); // any start offset, aligned or not
             XdrEncoder out = new XdrEncoder(buffer, start, DataPlacement.INLINE);
             items.forEach(item -> item.write(out));
-            assertEquals(expectedSize, out.position() - start, "size computed ahead matches the encoding, round " + round);
+            assertEquals(
+                    expectedSize, out.position() - start, "size computed ahead matches the encoding, round " + round);
             assertEquals(0, (out.position() - start) % Xdr.UNIT, "every item is a whole number of units");
 
             XdrDecoder in = new XdrDecoder(out.written(start));

@@ -22,6 +22,7 @@ final class BoundedXdr extends Xdr {
     private static final byte[] NOTHING = new byte[0];
 
     private final MemoryManager<?> memoryManager;
+
     BoundedXdr(Buffer body, MemoryManager<?> memoryManager) {
         super(body, memoryManager);
         this.memoryManager = memoryManager;
@@ -65,8 +66,7 @@ final class BoundedXdr extends Xdr {
     private void fits(long count, int unit, int after, String what) throws BadXdrOncRpcException {
         long left = _buffer.remaining() - after;
         if (count < 0 || count * unit > left) {
-            LOG.atDebug().log(() -> what + " of " + count + " declared, " + left
-                    + " bytes left in the call");
+            LOG.atDebug().log(() -> what + " of " + count + " declared, " + left + " bytes left in the call");
             tooShort();
         }
     }

@@ -20,7 +20,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import javax.security.auth.Subject;
 import org.dcache.oncrpc4j.grizzly.GrizzlyMemoryManager;
-import org.dcache.oncrpc4j.rpc.OncRpcException;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAuthError;
@@ -82,6 +81,7 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OncRpcBridge.class);
     /** For a transport that does not know an address: the wildcard address, port 0. */
     private static final InetSocketAddress UNKNOWN = new InetSocketAddress(0);
+
     private static final MemoryManager<?> MEMORY = GrizzlyMemoryManager.getDefaultMemoryManager();
     /** RPCSEC_GSS (RFC 2203 section 5). */
     private static final int RPCSEC_GSS = 6;
@@ -106,8 +106,13 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
      * @param replyTimeout how long a call waits for its program's reply before it is answered SYSTEM_ERR
      * @param fileChunks where file chunks are read to
      */
-    OncRpcBridge(Map<OncRpcProgram, RpcDispatchable> programs, Executor executor, Consumer<RpcCall> interceptor,
-                 boolean subjectPropagation, Duration replyTimeout, FileChunkMemory fileChunks) {
+    OncRpcBridge(
+            Map<OncRpcProgram, RpcDispatchable> programs,
+            Executor executor,
+            Consumer<RpcCall> interceptor,
+            boolean subjectPropagation,
+            Duration replyTimeout,
+            FileChunkMemory fileChunks) {
         this.programs = new ConcurrentHashMap<>(programs);
         this.executor = executor;
         this.interceptor = Objects.requireNonNull(interceptor, "interceptor");
@@ -143,8 +148,8 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
             systemError(xid, out);
             return;
         }
-        RdmaCallTransport transport = new RdmaCallTransport(incoming.local().orElse(UNKNOWN),
-                incoming.remote().orElse(UNKNOWN), replyQueue, open);
+        RdmaCallTransport transport = new RdmaCallTransport(
+                incoming.local().orElse(UNKNOWN), incoming.remote().orElse(UNKNOWN), replyQueue, open);
         waiting.add(transport);
         try {
             Xdr xdr = new BoundedXdr(wrap(incoming.message()), MEMORY);
@@ -280,7 +285,8 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
             unanswered.incrementAndGet();
             String line = "xid " + Integer.toHexString(xid) + ": the program did not reply in " + replyTimeout
                     + ", answered SYSTEM_ERR (over RDMA an unanswered call keeps the client's credit)";
-            LOG.atLevel(unansweredWarned.compareAndSet(false, true) ? Level.WARN : Level.DEBUG).log(line);
+            LOG.atLevel(unansweredWarned.compareAndSet(false, true) ? Level.WARN : Level.DEBUG)
+                    .log(line);
             return null;
         } catch (ExecutionException closed) {
             return null;
@@ -322,10 +328,10 @@ final class OncRpcBridge implements RpcService, AutoCloseable {
      * buffer must be writable and the call's bytes are not read again once the program runs: the server does not.
      */
     static Buffer wrap(MemorySegment message) {
-        if (message.heapBase().orElse(null) instanceof byte[] array && message.byteSize() <= Integer.MAX_VALUE
+        if (message.heapBase().orElse(null) instanceof byte[] array
+                && message.byteSize() <= Integer.MAX_VALUE
                 && !message.isReadOnly()) {
-            return Buffers.wrap(MEMORY, array, Math.toIntExact(message.address()),
-                    Math.toIntExact(message.byteSize()));
+            return Buffers.wrap(MEMORY, array, Math.toIntExact(message.address()), Math.toIntExact(message.byteSize()));
         }
         return Buffers.wrap(MEMORY, message.toArray(ValueLayout.JAVA_BYTE));
     }

@@ -35,16 +35,15 @@ public final class OncRpcRdmaSvcBuilder {
     private int port;
     private int credits = 32;
     private ExecutorService executor;
-    private Consumer<RpcCall> callInterceptor = call -> { };
+    private Consumer<RpcCall> callInterceptor = call -> {};
     private boolean subjectPropagation;
     private Duration replyTimeout = Duration.ofSeconds(60);
     private long fileChunkMemory = 256L << 20;
     private Duration fileChunkWait = Duration.ofSeconds(10);
-    private Consumer<RpcRdmaServer.Builder> server = b -> { };
+    private Consumer<RpcRdmaServer.Builder> server = b -> {};
 
     /** A builder with no program, every address, no port yet (give one: {@link #withPort}). */
-    public OncRpcRdmaSvcBuilder() {
-    }
+    public OncRpcRdmaSvcBuilder() {}
 
     /**
      * Serves {@code service} for {@code program} (its number and version), as oncrpc4j's builder does.
@@ -209,11 +208,17 @@ public final class OncRpcRdmaSvcBuilder {
         if (port == 0) {
             throw new IllegalStateException("withPort(port) first: an RDMA listener needs a known port");
         }
-        OncRpcBridge bridge = new OncRpcBridge(programs, executor, callInterceptor, subjectPropagation, replyTimeout,
+        OncRpcBridge bridge = new OncRpcBridge(
+                programs,
+                executor,
+                callInterceptor,
+                subjectPropagation,
+                replyTimeout,
                 new FileChunkMemory(fileChunkMemory, fileChunkWait));
         InetSocketAddress address = new InetSocketAddress(bindAddress, port);
         return new OncRpcRdmaSvc(bridge, () -> {
-            RpcRdmaServer.Builder b = RpcRdmaServer.builder(bridge).bind(address).credits(credits);
+            RpcRdmaServer.Builder b =
+                    RpcRdmaServer.builder(bridge).bind(address).credits(credits);
             server.accept(b);
             // the address and credits are this builder's, whatever the settings did
             return b.bind(address).credits(credits);

@@ -41,8 +41,7 @@ final class RdmaCallTransport implements RpcTransport {
      * @param file the file chunk to follow them, or null
      * @param notification the program's completion handler
      */
-    record Reply(Buffer head, FileChunk file, Notification notification) {
-    }
+    record Reply(Buffer head, FileChunk file, Notification notification) {}
 
     /** The service's completion handler with its attachment, typed once. */
     interface Notification {
@@ -108,16 +107,21 @@ final class RdmaCallTransport implements RpcTransport {
         if (head.remaining() < 2 * Integer.BYTES || head.getInt(head.position() + Integer.BYTES) != REPLY) {
             // RpcCall.call(...) on a received call sends a call to the client through its transport
             release(file);
-            handler.failed(new UnsupportedOperationException("calls to the client (backchannel, RFC 8167) are not"
-                    + " offered over the RPC-over-RDMA bridge"), attachment);
+            handler.failed(
+                    new UnsupportedOperationException("calls to the client (backchannel, RFC 8167) are not"
+                            + " offered over the RPC-over-RDMA bridge"),
+                    attachment);
             return;
         }
         if (!reply.complete(new Reply(head, file, notification))) {
             // A second reply to one call, or one after the bridge gave up waiting: RPC-over-RDMA has no room for it
             // (the client's credit and chunks belong to the first), so it is not sent.
             release(file);
-            handler.failed(new IllegalStateException(reply.isCompletedExceptionally()
-                    ? "the bridge stopped waiting for this call's reply" : "this call was answered already"),
+            handler.failed(
+                    new IllegalStateException(
+                            reply.isCompletedExceptionally()
+                                    ? "the bridge stopped waiting for this call's reply"
+                                    : "this call was answered already"),
                     attachment);
         }
     }
@@ -160,14 +164,14 @@ final class RdmaCallTransport implements RpcTransport {
 
     @Override
     public RpcTransport getPeerTransport() {
-        throw new UnsupportedOperationException("calls to the client (backchannel, RFC 8167) are not offered over"
-                + " the RPC-over-RDMA bridge");
+        throw new UnsupportedOperationException(
+                "calls to the client (backchannel, RFC 8167) are not offered over" + " the RPC-over-RDMA bridge");
     }
 
     @Override
     public void startTLS() throws RpcAuthException {
-        throw new RpcAuthException("RPC-over-TLS cannot start on an RPC-over-RDMA connection",
-                new RpcAuthError(RpcAuthStat.AUTH_FAILED));
+        throw new RpcAuthException(
+                "RPC-over-TLS cannot start on an RPC-over-RDMA connection", new RpcAuthError(RpcAuthStat.AUTH_FAILED));
     }
 
     @Override

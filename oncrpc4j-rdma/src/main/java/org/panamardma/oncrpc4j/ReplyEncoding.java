@@ -25,8 +25,7 @@ final class ReplyEncoding {
     /** Copy pieces of a composite buffer: a multiple of 4 bytes, so that only the last piece may need XDR padding. */
     private static final int STAGE = 16 << 10;
 
-    private ReplyEncoding() {
-    }
+    private ReplyEncoding() {}
 
     /**
      * Encodes a reply at {@code out}'s position and releases its file chunk, if any, whatever happens.
@@ -48,8 +47,8 @@ final class ReplyEncoding {
                 return out.streamPosition() - start;
             }
             int length = file.remaining();
-            boolean endsTheReply = head.remaining() >= Integer.BYTES
-                    && head.getInt(head.limit() - Integer.BYTES) == length;
+            boolean endsTheReply =
+                    head.remaining() >= Integer.BYTES && head.getInt(head.limit() - Integer.BYTES) == length;
             MemorySegment data = memory.take(length);
             readFully(file, data);
             if (endsTheReply) {
@@ -74,8 +73,8 @@ final class ReplyEncoding {
         }
         if (head.hasArray()) {
             // a plain heap buffer (the common case: no shallow buffers in the reply): straight from its array
-            MemorySegment bytes = MemorySegment.ofArray(head.array())
-                    .asSlice(head.arrayOffset() + head.position(), count);
+            MemorySegment bytes =
+                    MemorySegment.ofArray(head.array()).asSlice(head.arrayOffset() + head.position(), count);
             out.putFixedOpaque(bytes, count);
             head.position(head.position() + count);
             return;

@@ -69,7 +69,9 @@ class BoundedXdrFuzzTest {
         for (int i = 0; i < bounded.size(); i++) {
             reference.add(normalize(apply(plain, ops[i] & 0xFF)));
         }
-        assertEquals(reference, bounded.stream().map(BoundedXdrFuzzTest::normalize).toList(),
+        assertEquals(
+                reference,
+                bounded.stream().map(BoundedXdrFuzzTest::normalize).toList(),
                 "BoundedXdr decodes as oncrpc4j does");
     }
 

@@ -24,6 +24,7 @@ import org.glassfish.grizzly.memory.Buffers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.panamardma.oncrpc.RpcDispatcher;
+import org.panamardma.oncrpc4j.demo.DemoService;
 import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.HeaderLimits;
 import org.panamardma.rpcrdma.RdmaDone;
@@ -36,7 +37,6 @@ import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.rpcrdma.server.ReplyPath;
 import org.panamardma.xdr.DataPlacement;
 import org.panamardma.xdr.XdrEncoder;
-import org.panamardma.oncrpc4j.demo.DemoService;
 
 /**
  * The edges of the bridge: transport headers it never sees (answered exactly as the server answers them for its own
@@ -60,26 +60,41 @@ class BridgeEdgesTest {
     /** Messages a client must not send; each is refused by the transport, before any RPC decoding. */
     static List<byte[]> badHeaders() {
         List<byte[]> bad = new ArrayList<>();
-        bad.add(words(XID, 2, 1, 0, 0, 0, 0));                        // version 2: ERR_VERS
-        bad.add(words(XID, 1, 1));                                    // ends after the credits
-        bad.add(words(XID, 1, 1, 0, 1));                              // a Read list entry cut short
-        bad.add(words(XID, 1, 1, 5));                                 // unknown rdma_proc
+        bad.add(words(XID, 2, 1, 0, 0, 0, 0)); // version 2: ERR_VERS
+        bad.add(words(XID, 1, 1)); // ends after the credits
+        bad.add(words(XID, 1, 1, 0, 1)); // a Read list entry cut short
+        bad.add(words(XID, 1, 1, 5)); // unknown rdma_proc
         bad.add(words(XID, 1, 1, 0x8000_0000));
         bad.add(HostBridge.header(new RdmaMsgp(XID, 1, 4096, 4096, ChunkLists.NONE))); // retired RDMA_MSGP
-        bad.add(HostBridge.header(new RdmaDone(XID, 1)));             // dropped
+        bad.add(HostBridge.header(new RdmaDone(XID, 1))); // dropped
         bad.add(HostBridge.header(new RdmaError.ChunkError(XID, 1))); // errors are never answered
-        bad.add(new byte[] {1, 2, 3});                                // too short for a version: dropped
-        bad.add(words(XID, 1, 1, 0, 0, 1, 0x7fff_ffff, 0, 0));        // a Write chunk of 2^31-1 segments
+        bad.add(new byte[] {1, 2, 3}); // too short for a version: dropped
+        bad.add(words(XID, 1, 1, 0, 0, 1, 0x7fff_ffff, 0, 0)); // a Write chunk of 2^31-1 segments
         bad.add(HostBridge.concat(words(XID, 1, 1, 0, 0, 0, 1, 65), new byte[65 * 16])); // 65 Reply segments
         RdmaSegment huge = new RdmaSegment(1, HeaderLimits.DEFAULT.maxSegmentLength() + 1, 0);
-        bad.add(HostBridge.concat(HostBridge.header(new RdmaMsg(XID, 1, new ChunkLists(List.of(),
-                List.of(WriteChunk.of(huge)), Optional.empty()))), words(XID, 0, 2, 1, 1, 0, 0, 0, 0, 0)));
+        bad.add(HostBridge.concat(
+                HostBridge.header(
+                        new RdmaMsg(XID, 1, new ChunkLists(List.of(), List.of(WriteChunk.of(huge)), Optional.empty()))),
+                words(XID, 0, 2, 1, 1, 0, 0, 0, 0, 0)));
         // Read positions out of order, and beyond the message
-        bad.add(HostBridge.concat(HostBridge.header(new RdmaMsg(XID, 1, new ChunkLists(List.of(
-                new ReadSegment(40, new RdmaSegment(1, 8, 0)), new ReadSegment(36, new RdmaSegment(2, 8, 0))),
-                List.of(), Optional.empty()))), new byte[40]));
-        bad.add(HostBridge.concat(HostBridge.header(new RdmaMsg(XID, 1, new ChunkLists(List.of(
-                new ReadSegment(400, new RdmaSegment(1, 8, 0))), List.of(), Optional.empty()))), new byte[40]));
+        bad.add(HostBridge.concat(
+                HostBridge.header(new RdmaMsg(
+                        XID,
+                        1,
+                        new ChunkLists(
+                                List.of(
+                                        new ReadSegment(40, new RdmaSegment(1, 8, 0)),
+                                        new ReadSegment(36, new RdmaSegment(2, 8, 0))),
+                                List.of(),
+                                Optional.empty()))),
+                new byte[40]));
+        bad.add(HostBridge.concat(
+                HostBridge.header(new RdmaMsg(
+                        XID,
+                        1,
+                        new ChunkLists(
+                                List.of(new ReadSegment(400, new RdmaSegment(1, 8, 0))), List.of(), Optional.empty()))),
+                new byte[40]));
         bad.add(HostBridge.header(new org.panamardma.rpcrdma.RdmaNoMsg(XID, 1, ChunkLists.NONE))); // NOMSG, no call
         return bad;
     }
@@ -87,18 +102,29 @@ class BridgeEdgesTest {
     @Test
     void badTransportHeadersAreAnsweredExactlyAsTheServerAnswersThemForItsOwnDispatcher() throws IOException {
         DemoService demo = new DemoService(files, Duration.ZERO);
-        try (OncRpcBridge bridge = new OncRpcBridge(Map.of(DemoService.PROGRAM, demo), null, c -> { }, false,
-                Duration.ofSeconds(5), new FileChunkMemory(1 << 20, Duration.ZERO))) {
+        try (OncRpcBridge bridge = new OncRpcBridge(
+                Map.of(DemoService.PROGRAM, demo),
+                null,
+                c -> {},
+                false,
+                Duration.ofSeconds(5),
+                new FileChunkMemory(1 << 20, Duration.ZERO))) {
             HostBridge viaBridge = new HostBridge(bridge);
             HostBridge viaDispatcher = new HostBridge(RpcDispatcher.builder().build());
             int answered = 0;
             for (byte[] message : badHeaders()) {
                 HostBridge.Answer a = viaBridge.send(message);
                 HostBridge.Answer b = viaDispatcher.send(message);
-                assertEquals(b.outcome(), a.outcome(), "outcome of " + java.util.HexFormat.of().formatHex(message));
+                assertEquals(
+                        b.outcome(),
+                        a.outcome(),
+                        "outcome of " + java.util.HexFormat.of().formatHex(message));
                 assertEquals(b.header(), a.header());
-                assertTrue(a.outcome().path() == ReplyPath.ERR_VERS || a.outcome().path() == ReplyPath.ERR_CHUNK
-                        || a.outcome().path() == ReplyPath.DROPPED, "refused by the transport: " + a.outcome());
+                assertTrue(
+                        a.outcome().path() == ReplyPath.ERR_VERS
+                                || a.outcome().path() == ReplyPath.ERR_CHUNK
+                                || a.outcome().path() == ReplyPath.DROPPED,
+                        "refused by the transport: " + a.outcome());
                 if (a.outcome().path() != ReplyPath.DROPPED) {
                     answered++;
                 }
@@ -201,8 +227,8 @@ class BridgeEdgesTest {
         XdrEncoder encoder = new XdrEncoder(MemorySegment.ofArray(out), 0, placement);
         ReplyEncoding.encode(head, chunk[0], encoder, new FileChunkMemory(1 << 20, Duration.ZERO));
         assertTrue(placement.placed.isEmpty(), "nothing placed: the data is not an XDR item of its own");
-        assertArrayEquals(HostBridge.concat(words(10, 0x1234), data, new byte[2]),
-                java.util.Arrays.copyOf(out, (int) encoder.position()));
+        assertArrayEquals(HostBridge.concat(words(10, 0x1234), data, new byte[2]), java.util.Arrays.copyOf(out, (int)
+                encoder.position()));
         assertEquals(1, chunk[0].released);
     }
 
@@ -216,8 +242,9 @@ class BridgeEdgesTest {
         };
         Buffer head = Buffers.wrap(GrizzlyMemoryManager.getDefaultMemoryManager(), words(100));
         XdrEncoder encoder = new XdrEncoder(MemorySegment.ofArray(new byte[256]));
-        IOException e = assertThrows(IOException.class, () -> ReplyEncoding.encode(head, liar, encoder,
-                new FileChunkMemory(1 << 20, Duration.ZERO)));
+        IOException e = assertThrows(
+                IOException.class,
+                () -> ReplyEncoding.encode(head, liar, encoder, new FileChunkMemory(1 << 20, Duration.ZERO)));
         assertTrue(e.getMessage().contains("ended after 0 of 100"), e.getMessage());
         assertEquals(0, encoder.position(), "nothing written");
         assertEquals(1, liar.released);
@@ -238,22 +265,29 @@ class BridgeEdgesTest {
         byte[] out = new byte[50_000];
         XdrEncoder encoder = new XdrEncoder(MemorySegment.ofArray(out));
         ReplyEncoding.encode(head, null, encoder, new FileChunkMemory(0, Duration.ZERO));
-        assertArrayEquals(HostBridge.concat(words(1, 40_001), shallow, new byte[3], words(2)),
+        assertArrayEquals(
+                HostBridge.concat(words(1, 40_001), shallow, new byte[3], words(2)),
                 java.util.Arrays.copyOf(out, (int) encoder.position()));
     }
 
     @Test
     void theBuilderRefusesWhatCannotWork() {
-        assertThrows(IllegalStateException.class, () -> new OncRpcRdmaSvcBuilder()
-                .withRpcService(DemoService.PROGRAM, new DemoService(files, Duration.ZERO)).build(),
+        assertThrows(
+                IllegalStateException.class,
+                () -> new OncRpcRdmaSvcBuilder()
+                        .withRpcService(DemoService.PROGRAM, new DemoService(files, Duration.ZERO))
+                        .build(),
                 "no port: an RDMA listener cannot tell which port rdma_cm chose");
         assertThrows(IllegalArgumentException.class, () -> new OncRpcRdmaSvcBuilder().withPort(0));
         assertThrows(IllegalArgumentException.class, () -> new OncRpcRdmaSvcBuilder().withCredits(0));
         assertThrows(IllegalArgumentException.class, () -> new OncRpcRdmaSvcBuilder().withReplyTimeout(Duration.ZERO));
-        assertThrows(IllegalArgumentException.class, () -> new OncRpcRdmaSvcBuilder()
-                .withFileChunkMemory(-1, Duration.ZERO));
-        OncRpcRdmaSvc svc = new OncRpcRdmaSvcBuilder().withPort(20_050)
-                .withRpcService(DemoService.PROGRAM, new DemoService(files, Duration.ZERO)).build();
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new OncRpcRdmaSvcBuilder().withFileChunkMemory(-1, Duration.ZERO));
+        OncRpcRdmaSvc svc = new OncRpcRdmaSvcBuilder()
+                .withPort(20_050)
+                .withRpcService(DemoService.PROGRAM, new DemoService(files, Duration.ZERO))
+                .build();
         assertThrows(IllegalStateException.class, svc::getInetSocketAddress, "not started");
         svc.stop(); // stopping one never started is harmless
     }

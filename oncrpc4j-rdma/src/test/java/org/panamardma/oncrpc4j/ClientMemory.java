@@ -15,8 +15,7 @@ import org.panamardma.rpcrdma.server.ChunkTransfers;
  * the connection: IOException). Counts the bytes moved each way.
  */
 final class ClientMemory implements ChunkTransfers {
-    private record Region(long base, byte[] bytes) {
-    }
+    private record Region(long base, byte[] bytes) {}
 
     private final Map<Integer, Region> regions = new HashMap<>();
     private int nextHandle = 0x100;

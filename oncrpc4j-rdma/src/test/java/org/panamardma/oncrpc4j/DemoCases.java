@@ -34,8 +34,7 @@ final class DemoCases {
         }
     }
 
-    private DemoCases() {
-    }
+    private DemoCases() {}
 
     /** The files READ is asked for; the tests create them. */
     static final int[] FILES = {0, 1, 5000, (1 << 20) + 3};
@@ -46,22 +45,27 @@ final class DemoCases {
         cases.add(new Case("NULL", 1, Demo.NULL_1, XdrVoid.XDR_VOID, () -> XdrVoid.XDR_VOID, 64));
         for (int size : new int[] {0, 1, 3001, 100_003, largest}) {
             if (size <= largest) {
-                cases.add(new Case("ECHO " + size, 1, Demo.ECHO_1, new Blob(DemoFiles.pattern(size)), Blob::new,
-                        size + 64));
+                cases.add(new Case(
+                        "ECHO " + size, 1, Demo.ECHO_1, new Blob(DemoFiles.pattern(size)), Blob::new, size + 64));
             }
         }
         cases.add(new Case("ADD", 1, Demo.ADD_1, new AddArgs(Long.MAX_VALUE - 5, 3), () -> new XdrLong(0), 64));
         cases.add(new Case("ADD overflow", 1, Demo.ADD_1, new AddArgs(Long.MAX_VALUE, 1), () -> new XdrLong(0), 64));
         for (int size : FILES) {
             if (size <= largest) {
-                cases.add(new Case("READ " + size, 1, Demo.READ_1, new ReadArgs(DemoFiles.name(size), 0, size),
-                        ReadRes::new, size + 64));
+                cases.add(new Case(
+                        "READ " + size,
+                        1,
+                        Demo.READ_1,
+                        new ReadArgs(DemoFiles.name(size), 0, size),
+                        ReadRes::new,
+                        size + 64));
             }
         }
-        cases.add(new Case("READ middle", 1, Demo.READ_1, new ReadArgs(DemoFiles.name(5000), 1001, 2002),
-                ReadRes::new, 2100));
-        cases.add(new Case("READ past the end", 1, Demo.READ_1, new ReadArgs(DemoFiles.name(5000), 9000, 10),
-                ReadRes::new, 64));
+        cases.add(new Case(
+                "READ middle", 1, Demo.READ_1, new ReadArgs(DemoFiles.name(5000), 1001, 2002), ReadRes::new, 2100));
+        cases.add(new Case(
+                "READ past the end", 1, Demo.READ_1, new ReadArgs(DemoFiles.name(5000), 9000, 10), ReadRes::new, 64));
         cases.add(new Case("READ missing", 1, Demo.READ_1, new ReadArgs("missing", 0, 10), ReadRes::new, 64));
         cases.add(new Case("READ bad name", 1, Demo.READ_1, new ReadArgs("../etc/passwd", 0, 10), ReadRes::new, 64));
         cases.add(new Case("LIST 0", 1, Demo.LIST_1, new ListArgs(0, 10), ListRes::new, 64));

@@ -6,8 +6,7 @@ import java.nio.file.Path;
 
 /** The files the demo program's READ serves in the tests: a pattern of known bytes per size. */
 final class DemoFiles {
-    private DemoFiles() {
-    }
+    private DemoFiles() {}
 
     /** Byte i of a file of {@code size} bytes: (i * 31 + size) mod 253. */
     static byte[] pattern(int size) {

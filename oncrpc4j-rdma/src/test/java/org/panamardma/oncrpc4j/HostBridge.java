@@ -57,8 +57,17 @@ final class HostBridge {
     }
 
     HostBridge(RpcService service, ConnectionSettings settings, ConnectionMemory memory) {
-        this.handler = new RpcRdmaCallHandler(service, new RpcRdmaHeaderDecoder(), settings, client, statistics,
-                ConfigRdmaProgram.INSTANCE, memory, "host client", Optional.of(LOCAL), Optional.of(REMOTE));
+        this.handler = new RpcRdmaCallHandler(
+                service,
+                new RpcRdmaHeaderDecoder(),
+                settings,
+                client,
+                statistics,
+                ConfigRdmaProgram.INSTANCE,
+                memory,
+                "host client",
+                Optional.of(LOCAL),
+                Optional.of(REMOTE));
     }
 
     /** How a call travels (RFC 8166 section 3.5). */
@@ -120,8 +129,8 @@ final class HostBridge {
     }
 
     /** An RPC call message: our header encoding, then the arguments as oncrpc4j encodes them. */
-    static byte[] call(int xid, int rpcVersion, int program, int version, int procedure, OpaqueAuth credential,
-                       XdrAble args) {
+    static byte[] call(
+            int xid, int rpcVersion, int program, int version, int procedure, OpaqueAuth credential, XdrAble args) {
         RpcCall header = new RpcCall(xid, rpcVersion, program, version, procedure, credential, OpaqueAuth.NONE);
         byte[] h = new byte[RpcMessageCodec.size(header)];
         RpcMessageCodec.encode(header, new XdrEncoder(MemorySegment.ofArray(h)));
@@ -161,21 +170,28 @@ final class HostBridge {
      * client leaves it out (RFC 8166 section 3.4.5.2).
      */
     Answer call(byte[] rpc, CallPath path, int chunkAt, Room room) throws IOException {
-        List<WriteChunk> writes = room.writeChunk() >= 0
-                ? List.of(WriteChunk.of(client.registerEmpty(room.writeChunk()))) : List.of();
+        List<WriteChunk> writes =
+                room.writeChunk() >= 0 ? List.of(WriteChunk.of(client.registerEmpty(room.writeChunk()))) : List.of();
         Optional<WriteChunk> reply = room.replyChunk() >= 0
-                ? Optional.of(WriteChunk.of(client.registerEmpty(room.replyChunk()))) : Optional.empty();
+                ? Optional.of(WriteChunk.of(client.registerEmpty(room.replyChunk())))
+                : Optional.empty();
         byte[] message = switch (path) {
-            case INLINE -> concat(header(new RdmaMsg(TRANSPORT_XID, 8, new ChunkLists(List.of(), writes, reply))),
-                    rpc);
+            case INLINE -> concat(header(new RdmaMsg(TRANSPORT_XID, 8, new ChunkLists(List.of(), writes, reply))), rpc);
             case READ_CHUNK -> {
                 int length = (int) lastOpaqueLength(rpc, chunkAt);
                 RdmaSegment data = client.register(Arrays.copyOfRange(rpc, chunkAt, chunkAt + length));
-                yield concat(header(new RdmaMsg(TRANSPORT_XID, 8, new ChunkLists(
-                        List.of(new ReadSegment(chunkAt, data)), writes, reply))), Arrays.copyOf(rpc, chunkAt));
+                yield concat(
+                        header(new RdmaMsg(
+                                TRANSPORT_XID,
+                                8,
+                                new ChunkLists(List.of(new ReadSegment(chunkAt, data)), writes, reply))),
+                        Arrays.copyOf(rpc, chunkAt));
             }
-            case POSITION_ZERO -> header(new RdmaNoMsg(TRANSPORT_XID, 8, new ChunkLists(
-                    List.of(new ReadSegment(0, client.register(rpc))), writes, reply)));
+            case POSITION_ZERO ->
+                header(new RdmaNoMsg(
+                        TRANSPORT_XID,
+                        8,
+                        new ChunkLists(List.of(new ReadSegment(0, client.register(rpc))), writes, reply)));
         };
         return send(message, writes, reply);
     }
@@ -192,8 +208,8 @@ final class HostBridge {
 
     private Answer send(byte[] message, List<WriteChunk> writes, Optional<WriteChunk> reply) throws IOException {
         byte[] send = new byte[SETTINGS.sendInline()];
-        RpcRdmaCallHandler.Outcome outcome = handler.handle(MemorySegment.ofArray(message),
-                MemorySegment.ofArray(send));
+        RpcRdmaCallHandler.Outcome outcome =
+                handler.handle(MemorySegment.ofArray(message), MemorySegment.ofArray(send));
         if (outcome.sendLength() == 0) {
             return new Answer(outcome, null, null, new byte[0]);
         }
@@ -210,7 +226,8 @@ final class HostBridge {
                 byte[] inline = decoded.rpcMessage(sent).toArray(JAVA_BYTE);
                 if (!msg.chunks().writeList().isEmpty()) {
                     int length = msg.chunks().writeList().get(0).length();
-                    placed = Arrays.copyOf(client.contents(writes.get(0).segments().get(0)), length);
+                    placed = Arrays.copyOf(
+                            client.contents(writes.get(0).segments().get(0)), length);
                     // the placed item ends the reply (oncrpc4j's file chunk does): put it back after its length word,
                     // with the roundup the server left out of the reduced stream
                     inline = concat(inline, placed, new byte[(4 - (length & 3)) & 3]);
@@ -219,7 +236,8 @@ final class HostBridge {
             }
             case RdmaNoMsg noMsg -> {
                 int length = noMsg.chunks().replyChunk().orElseThrow().length();
-                byte[] stream = Arrays.copyOf(client.contents(reply.orElseThrow().segments().get(0)), length);
+                byte[] stream = Arrays.copyOf(
+                        client.contents(reply.orElseThrow().segments().get(0)), length);
                 return new Answer(outcome, noMsg, stream, placed);
             }
             default -> {

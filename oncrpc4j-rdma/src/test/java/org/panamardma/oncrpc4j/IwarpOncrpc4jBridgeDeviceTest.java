@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Clients on siw0, the bridge (and oncrpc4j's TCP server) on siw1's address. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpOncrpc4jBridgeDeviceTest extends Oncrpc4jBridgeDeviceTests {
-}
+class IwarpOncrpc4jBridgeDeviceTest extends Oncrpc4jBridgeDeviceTests {}

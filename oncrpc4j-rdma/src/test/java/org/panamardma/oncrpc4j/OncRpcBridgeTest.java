@@ -66,6 +66,7 @@ class OncRpcBridgeTest {
 
     @TempDir
     Path files;
+
     DemoService demo;
     OncRpcBridge bridge;
     HostBridge host;
@@ -86,9 +87,17 @@ class OncRpcBridgeTest {
         }
     }
 
-    OncRpcBridge bridge(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor, Duration timeout,
-                        long fileChunkMemory) {
-        OncRpcBridge b = new OncRpcBridge(programs, executor, call -> { }, false, timeout,
+    OncRpcBridge bridge(
+            Map<OncRpcProgram, RpcDispatchable> programs,
+            ExecutorService executor,
+            Duration timeout,
+            long fileChunkMemory) {
+        OncRpcBridge b = new OncRpcBridge(
+                programs,
+                executor,
+                call -> {},
+                false,
+                timeout,
                 new FileChunkMemory(fileChunkMemory, Duration.ofMillis(200)));
         open.add(b);
         return b;
@@ -149,7 +158,9 @@ class OncRpcBridgeTest {
                 Answer a = host.call(rpc, path, dataAt, room);
                 assertSuccess(a);
                 assertArrayEquals(payload, a.results(new Blob()).value, "echo of " + size + " by " + path);
-                assertEquals(large ? ReplyPath.REPLY_CHUNK : ReplyPath.INLINE, a.outcome().path(),
+                assertEquals(
+                        large ? ReplyPath.REPLY_CHUNK : ReplyPath.INLINE,
+                        a.outcome().path(),
                         size + " by " + path);
                 if (large) {
                     assertInstanceOf(RdmaNoMsg.class, a.header());
@@ -165,8 +176,8 @@ class OncRpcBridgeTest {
         for (int size : SIZES) {
             byte[] file = DemoFiles.pattern(size);
             long writesBefore = host.client.bytesWritten;
-            Answer a = host.call(demoCall(Demo.READ_1, new ReadArgs(DemoFiles.name(size), 0, size)),
-                    Room.write(size + 100));
+            Answer a = host.call(
+                    demoCall(Demo.READ_1, new ReadArgs(DemoFiles.name(size), 0, size)), Room.write(size + 100));
             assertSuccess(a);
             assertEquals(ReplyPath.WRITE_LIST, a.outcome().path(), "READ of " + size);
             RdmaMsg msg = assertInstanceOf(RdmaMsg.class, a.header());
@@ -223,23 +234,26 @@ class OncRpcBridgeTest {
 
     @Test
     void failuresMapAsOncrpc4jMapsThem() throws IOException {
-        assertAccepted(AcceptStat.PROG_UNAVAIL, host.call(HostBridge.call(XID, 2, 0x2000_0001, 1, 0,
-                OpaqueAuth.NONE, XdrVoid.XDR_VOID), Room.NONE));
+        assertAccepted(
+                AcceptStat.PROG_UNAVAIL,
+                host.call(HostBridge.call(XID, 2, 0x2000_0001, 1, 0, OpaqueAuth.NONE, XdrVoid.XDR_VOID), Room.NONE));
         // another version of a known program: oncrpc4j keys programs by (number, version): PROG_UNAVAIL too
-        assertAccepted(AcceptStat.PROG_UNAVAIL, host.call(HostBridge.call(XID, 2, Demo.DEMO, 2, 0,
-                OpaqueAuth.NONE, XdrVoid.XDR_VOID), Room.NONE));
+        assertAccepted(
+                AcceptStat.PROG_UNAVAIL,
+                host.call(HostBridge.call(XID, 2, Demo.DEMO, 2, 0, OpaqueAuth.NONE, XdrVoid.XDR_VOID), Room.NONE));
         assertAccepted(AcceptStat.PROC_UNAVAIL, host.call(demoCall(99, XdrVoid.XDR_VOID), Room.NONE));
         // ADD's two hypers cut to one: retrieveCall fails, GARBAGE_ARGS
-        assertAccepted(AcceptStat.GARBAGE_ARGS, host.call(HostBridge.concat(demoCall(Demo.ADD_1, XdrVoid.XDR_VOID),
-                new byte[8]), Room.NONE));
-        assertAccepted(AcceptStat.SYSTEM_ERR, host.call(demoCall(Demo.FAIL_1, new FailArgs(Demo.FAIL_RUNTIME)),
-                Room.NONE));
-        assertAccepted(AcceptStat.GARBAGE_ARGS, host.call(demoCall(Demo.FAIL_1, new FailArgs(Demo.FAIL_XDR)),
-                Room.NONE));
-        assertAccepted(AcceptStat.GARBAGE_ARGS, host.call(demoCall(Demo.FAIL_1, new FailArgs(Demo.FAIL_IO)),
-                Room.NONE));
-        assertAuthError(AuthStat.AUTH_TOOWEAK, host.call(demoCall(Demo.FAIL_1, new FailArgs(Demo.FAIL_AUTH)),
-                Room.NONE));
+        assertAccepted(
+                AcceptStat.GARBAGE_ARGS,
+                host.call(HostBridge.concat(demoCall(Demo.ADD_1, XdrVoid.XDR_VOID), new byte[8]), Room.NONE));
+        assertAccepted(
+                AcceptStat.SYSTEM_ERR, host.call(demoCall(Demo.FAIL_1, new FailArgs(Demo.FAIL_RUNTIME)), Room.NONE));
+        assertAccepted(
+                AcceptStat.GARBAGE_ARGS, host.call(demoCall(Demo.FAIL_1, new FailArgs(Demo.FAIL_XDR)), Room.NONE));
+        assertAccepted(
+                AcceptStat.GARBAGE_ARGS, host.call(demoCall(Demo.FAIL_1, new FailArgs(Demo.FAIL_IO)), Room.NONE));
+        assertAuthError(
+                AuthStat.AUTH_TOOWEAK, host.call(demoCall(Demo.FAIL_1, new FailArgs(Demo.FAIL_AUTH)), Room.NONE));
         assertAccepted(AcceptStat.SYSTEM_ERR, host.call(demoCall(Demo.LIST_1, new ListArgs(-1, 10)), Room.NONE));
         Answer a = host.call(demoCall(Demo.FAIL_1, new FailArgs(99)), Room.NONE);
         assertSuccess(a);
@@ -249,18 +263,33 @@ class OncRpcBridgeTest {
     @Test
     void callHeadersOncrpc4jRefusesAreRejectedAsItRejectsThem() throws IOException {
         // RPC version 3: oncrpc4j's RpcMismatchReply(version, 2): low is the caller's version, high 2
-        assertEquals(new RejectedReply(XID, RejectStat.RPC_MISMATCH, new org.panamardma.oncrpc.MismatchInfo(3, 2),
-                null), host.call(HostBridge.call(XID, 3, Demo.DEMO, 1, 0, OpaqueAuth.NONE, XdrVoid.XDR_VOID),
-                Room.NONE).rpc());
+        assertEquals(
+                new RejectedReply(XID, RejectStat.RPC_MISMATCH, new org.panamardma.oncrpc.MismatchInfo(3, 2), null),
+                host.call(HostBridge.call(XID, 3, Demo.DEMO, 1, 0, OpaqueAuth.NONE, XdrVoid.XDR_VOID), Room.NONE)
+                        .rpc());
         // a flavor oncrpc4j does not know, AUTH_TLS (no TLS over RDMA) and RPCSEC_GSS (no GSS filter here)
         for (int flavor : new int[] {99, 7, 6}) {
-            assertAuthError(AuthStat.AUTH_FAILED, host.call(HostBridge.call(XID, 2, Demo.DEMO, 1, 0,
-                    new OpaqueAuth(flavor, new byte[8]), XdrVoid.XDR_VOID), Room.NONE));
+            assertAuthError(
+                    AuthStat.AUTH_FAILED,
+                    host.call(
+                            HostBridge.call(
+                                    XID, 2, Demo.DEMO, 1, 0, new OpaqueAuth(flavor, new byte[8]), XdrVoid.XDR_VOID),
+                            Room.NONE));
         }
         // an AUTH_SYS body that is not one: machine name longer than the body
-        assertAuthError(AuthStat.AUTH_BADCRED, host.call(HostBridge.call(XID, 2, Demo.DEMO, 1, 0,
-                new OpaqueAuth(1, HostBridge.concat(new byte[4], new byte[] {0, 0, 0, 100}, new byte[8])),
-                XdrVoid.XDR_VOID), Room.NONE));
+        assertAuthError(
+                AuthStat.AUTH_BADCRED,
+                host.call(
+                        HostBridge.call(
+                                XID,
+                                2,
+                                Demo.DEMO,
+                                1,
+                                0,
+                                new OpaqueAuth(
+                                        1, HostBridge.concat(new byte[4], new byte[] {0, 0, 0, 100}, new byte[8])),
+                                XdrVoid.XDR_VOID),
+                        Room.NONE));
         assertEquals(0, demo.calls.get(), "none of them reached the program");
     }
 
@@ -268,22 +297,30 @@ class OncRpcBridgeTest {
     void authSysReachesTheProgramAsOncrpc4jDecodesIt() throws IOException {
         AtomicReference<RpcCall> seen = new AtomicReference<>();
         AtomicReference<Subject> inside = new AtomicReference<>();
-        OncRpcBridge recording = new OncRpcBridge(Map.of(DemoService.PROGRAM, call -> {
-            inside.set(Subject.current());
-            demo.dispatchOncRpcCall(call);
-        }), null, seen::set, true, Duration.ofSeconds(5), new FileChunkMemory(1 << 20, Duration.ZERO));
+        OncRpcBridge recording = new OncRpcBridge(
+                Map.of(DemoService.PROGRAM, call -> {
+                    inside.set(Subject.current());
+                    demo.dispatchOncRpcCall(call);
+                }),
+                null,
+                seen::set,
+                true,
+                Duration.ofSeconds(5),
+                new FileChunkMemory(1 << 20, Duration.ZERO));
         open.add(recording);
         OpaqueAuth sys = new AuthSysParms(17, "client.example", 4242, 100, List.of(100, 200)).toOpaqueAuth();
-        Answer a = new HostBridge(recording).call(HostBridge.call(XID, 2, Demo.DEMO, 1, Demo.ADD_1, sys,
-                new AddArgs(2, 3)), Room.NONE);
+        Answer a = new HostBridge(recording)
+                .call(HostBridge.call(XID, 2, Demo.DEMO, 1, Demo.ADD_1, sys, new AddArgs(2, 3)), Room.NONE);
         assertSuccess(a);
         assertEquals(5, a.results(new XdrLong(0)).longValue());
-        RpcAuthTypeUnix unix = assertInstanceOf(RpcAuthTypeUnix.class, seen.get().getCredential());
+        RpcAuthTypeUnix unix =
+                assertInstanceOf(RpcAuthTypeUnix.class, seen.get().getCredential());
         assertEquals(4242, unix.uid());
         assertEquals(HostBridge.REMOTE, seen.get().getTransport().getRemoteSocketAddress());
         assertEquals(HostBridge.LOCAL, seen.get().getTransport().getLocalSocketAddress());
         assertNotNull(inside.get(), "the program ran as the call's Subject");
-        assertTrue(inside.get().getPrincipals().stream().map(Principal::getName).anyMatch("4242"::equals),
+        assertTrue(
+                inside.get().getPrincipals().stream().map(Principal::getName).anyMatch("4242"::equals),
                 "uid principal in " + inside.get().getPrincipals());
     }
 
@@ -302,29 +339,37 @@ class OncRpcBridgeTest {
         ExecutorService pool = Executors.newFixedThreadPool(2, r -> new Thread(r, "demo-worker"));
         open.add(pool::shutdownNow);
         AtomicReference<String> thread = new AtomicReference<>();
-        OncRpcBridge b = bridge(Map.of(DemoService.PROGRAM, call -> {
-            thread.set(Thread.currentThread().getName());
-            demo.dispatchOncRpcCall(call);
-        }), pool, Duration.ofSeconds(5), 1 << 20);
+        OncRpcBridge b = bridge(
+                Map.of(DemoService.PROGRAM, call -> {
+                    thread.set(Thread.currentThread().getName());
+                    demo.dispatchOncRpcCall(call);
+                }),
+                pool,
+                Duration.ofSeconds(5),
+                1 << 20);
         Answer a = new HostBridge(b).call(demoCall(Demo.ADD_1, new AddArgs(40, 2)), Room.NONE);
         assertEquals(42, a.results(new XdrLong(0)).longValue());
         assertEquals("demo-worker", thread.get());
 
         pool.shutdown(); // from now on it refuses work: SYSTEM_ERR, not a call left unanswered
         assertTrue(pool.awaitTermination(5, TimeUnit.SECONDS));
-        assertAccepted(AcceptStat.SYSTEM_ERR, new HostBridge(b).call(demoCall(Demo.ADD_1, new AddArgs(1, 2)),
-                Room.NONE));
+        assertAccepted(
+                AcceptStat.SYSTEM_ERR, new HostBridge(b).call(demoCall(Demo.ADD_1, new AddArgs(1, 2)), Room.NONE));
     }
 
     @Test
     void aCallNeverAnsweredIsSystemErrAfterTheReplyTimeoutAndALateReplyIsRefused() throws Exception {
         CompletableFuture<RpcCall> kept = new CompletableFuture<>();
-        OncRpcBridge b = bridge(Map.of(DemoService.PROGRAM, call -> {
-            if (call.getProcedure() == Demo.SILENT_1) {
-                kept.complete(call);
-            }
-            demo.dispatchOncRpcCall(call);
-        }), null, Duration.ofMillis(300), 1 << 20);
+        OncRpcBridge b = bridge(
+                Map.of(DemoService.PROGRAM, call -> {
+                    if (call.getProcedure() == Demo.SILENT_1) {
+                        kept.complete(call);
+                    }
+                    demo.dispatchOncRpcCall(call);
+                }),
+                null,
+                Duration.ofMillis(300),
+                1 << 20);
         long t0 = System.nanoTime();
         Answer a = new HostBridge(b).call(demoCall(Demo.SILENT_1, XdrVoid.XDR_VOID), Room.NONE);
         assertAccepted(AcceptStat.SYSTEM_ERR, a);
@@ -340,13 +385,17 @@ class OncRpcBridgeTest {
     @Test
     void aSecondReplyToOneCallIsRefusedAndTheFirstIsSent() throws Exception {
         CompletableFuture<Throwable> second = new CompletableFuture<>();
-        OncRpcBridge b = bridge(Map.of(DemoService.PROGRAM, call -> {
-            call.retrieveCall(XdrVoid.XDR_VOID);
-            call.reply(new XdrLong(1));
-            // oncrpc4j encodes the second reply into the call's Xdr again: the first must not change meanwhile
-            call.registerSendOnceListener(listener(null, second));
-            call.reply(new XdrLong(2));
-        }), null, Duration.ofSeconds(5), 1 << 20);
+        OncRpcBridge b = bridge(
+                Map.of(DemoService.PROGRAM, call -> {
+                    call.retrieveCall(XdrVoid.XDR_VOID);
+                    call.reply(new XdrLong(1));
+                    // oncrpc4j encodes the second reply into the call's Xdr again: the first must not change meanwhile
+                    call.registerSendOnceListener(listener(null, second));
+                    call.reply(new XdrLong(2));
+                }),
+                null,
+                Duration.ofSeconds(5),
+                1 << 20);
         Answer a = new HostBridge(b).call(demoCall(Demo.NULL_1, XdrVoid.XDR_VOID), Room.NONE);
         assertEquals(1, a.results(new XdrLong(0)).longValue());
         assertInstanceOf(IllegalStateException.class, second.get(5, TimeUnit.SECONDS));
@@ -355,12 +404,16 @@ class OncRpcBridgeTest {
     @Test
     void theProgramsSendListenerHearsOfTheReplyWithItsSize() throws Exception {
         CompletableFuture<Integer> sent = new CompletableFuture<>();
-        OncRpcBridge b = bridge(Map.of(DemoService.PROGRAM, call -> {
-            call.registerSendOnceListener(listener(sent, null));
-            demo.dispatchOncRpcCall(call);
-        }), null, Duration.ofSeconds(5), 1 << 20);
-        Answer a = new HostBridge(b).call(demoCall(Demo.READ_1, new ReadArgs(DemoFiles.name(5000), 0, 5000)),
-                Room.write(5000));
+        OncRpcBridge b = bridge(
+                Map.of(DemoService.PROGRAM, call -> {
+                    call.registerSendOnceListener(listener(sent, null));
+                    demo.dispatchOncRpcCall(call);
+                }),
+                null,
+                Duration.ofSeconds(5),
+                1 << 20);
+        Answer a = new HostBridge(b)
+                .call(demoCall(Demo.READ_1, new ReadArgs(DemoFiles.name(5000), 0, 5000)), Room.write(5000));
         assertEquals(5000, a.placed().length);
         assertEquals(a.reply().length, sent.get(5, TimeUnit.SECONDS), "the reply's size in the XDR stream");
     }
@@ -368,23 +421,28 @@ class OncRpcBridgeTest {
     @Test
     void aCallToTheClientThroughTheTransportIsRefused() throws Exception {
         CompletableFuture<Throwable> refused = new CompletableFuture<>();
-        OncRpcBridge b = bridge(Map.of(DemoService.PROGRAM, call -> {
-            call.retrieveCall(XdrVoid.XDR_VOID);
-            // a backchannel call: RpcCall.call sends a CALL message through the call's transport
-            call.call(0, XdrVoid.XDR_VOID, new CompletionHandler<>() {
-                @Override
-                public void completed(org.dcache.oncrpc4j.rpc.RpcReply result,
-                                      org.dcache.oncrpc4j.rpc.RpcTransport attachment) {
-                    refused.complete(null);
-                }
+        OncRpcBridge b = bridge(
+                Map.of(DemoService.PROGRAM, call -> {
+                    call.retrieveCall(XdrVoid.XDR_VOID);
+                    // a backchannel call: RpcCall.call sends a CALL message through the call's transport
+                    call.call(0, XdrVoid.XDR_VOID, new CompletionHandler<>() {
+                        @Override
+                        public void completed(
+                                org.dcache.oncrpc4j.rpc.RpcReply result,
+                                org.dcache.oncrpc4j.rpc.RpcTransport attachment) {
+                            refused.complete(null);
+                        }
 
-                @Override
-                public void failed(Throwable exc, org.dcache.oncrpc4j.rpc.RpcTransport attachment) {
-                    refused.complete(exc);
-                }
-            });
-            call.reply(new XdrLong(3));
-        }), null, Duration.ofSeconds(5), 1 << 20);
+                        @Override
+                        public void failed(Throwable exc, org.dcache.oncrpc4j.rpc.RpcTransport attachment) {
+                            refused.complete(exc);
+                        }
+                    });
+                    call.reply(new XdrLong(3));
+                }),
+                null,
+                Duration.ofSeconds(5),
+                1 << 20);
         Answer a = new HostBridge(b).call(demoCall(Demo.NULL_1, XdrVoid.XDR_VOID), Room.NONE);
         assertEquals(3, a.results(new XdrLong(0)).longValue(), "the reply still goes");
         assertInstanceOf(UnsupportedOperationException.class, refused.get(5, TimeUnit.SECONDS));
@@ -393,10 +451,14 @@ class OncRpcBridgeTest {
     @Test
     void closingTheBridgeAnswersTheCallsWaitingAtOnce() throws Exception {
         CompletableFuture<Void> entered = new CompletableFuture<>();
-        OncRpcBridge b = bridge(Map.of(DemoService.PROGRAM, call -> {
-            entered.complete(null);
-            demo.dispatchOncRpcCall(call);
-        }), null, Duration.ofMinutes(5), 1 << 20);
+        OncRpcBridge b = bridge(
+                Map.of(DemoService.PROGRAM, call -> {
+                    entered.complete(null);
+                    demo.dispatchOncRpcCall(call);
+                }),
+                null,
+                Duration.ofMinutes(5),
+                1 << 20);
         CompletableFuture<Answer> waiting = CompletableFuture.supplyAsync(() -> {
             try {
                 return new HostBridge(b).call(demoCall(Demo.SILENT_1, XdrVoid.XDR_VOID), Room.NONE);
@@ -409,8 +471,8 @@ class OncRpcBridgeTest {
         b.close();
         assertAccepted(AcceptStat.SYSTEM_ERR, waiting.get(5, TimeUnit.SECONDS));
         assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "at once, not after the 5 minutes");
-        assertAccepted(AcceptStat.SYSTEM_ERR, new HostBridge(b).call(demoCall(Demo.NULL_1, XdrVoid.XDR_VOID),
-                Room.NONE));
+        assertAccepted(
+                AcceptStat.SYSTEM_ERR, new HostBridge(b).call(demoCall(Demo.NULL_1, XdrVoid.XDR_VOID), Room.NONE));
     }
 
     // ------------------------------------------------------------------------------------------------ bounds
@@ -419,8 +481,9 @@ class OncRpcBridgeTest {
     void aFileChunkBeyondItsMemoryIsSystemErrAndHoldsNothing() throws IOException {
         OncRpcBridge b = bridge(Map.of(DemoService.PROGRAM, demo), null, Duration.ofSeconds(5), 4096);
         HostBridge small = new HostBridge(b);
-        assertAccepted(AcceptStat.SYSTEM_ERR, small.call(demoCall(Demo.READ_1, new ReadArgs(DemoFiles.name(5000), 0,
-                5000)), Room.write(8192)));
+        assertAccepted(
+                AcceptStat.SYSTEM_ERR,
+                small.call(demoCall(Demo.READ_1, new ReadArgs(DemoFiles.name(5000), 0, 5000)), Room.write(8192)));
         assertEquals(0, b.fileChunks().budget().used());
         Answer a = small.call(demoCall(Demo.READ_1, new ReadArgs(DemoFiles.name(5000), 0, 4096)), Room.write(8192));
         assertArrayEquals(java.util.Arrays.copyOf(DemoFiles.pattern(5000), 4096), a.placed(), "4 KiB fit");
@@ -442,8 +505,8 @@ class OncRpcBridgeTest {
                 .getCurrentThreadAllocatedBytes();
     }
 
-    static CompletionHandler<Integer, java.net.InetSocketAddress> listener(CompletableFuture<Integer> completed,
-                                                       CompletableFuture<Throwable> failed) {
+    static CompletionHandler<Integer, java.net.InetSocketAddress> listener(
+            CompletableFuture<Integer> completed, CompletableFuture<Throwable> failed) {
         return new CompletionHandler<>() {
             @Override
             public void completed(Integer result, java.net.InetSocketAddress attachment) {

@@ -50,7 +50,6 @@ import org.panamardma.oncrpc4j.demo.Blob;
 import org.panamardma.oncrpc4j.demo.Demo;
 import org.panamardma.oncrpc4j.demo.DemoService;
 import org.panamardma.oncrpc4j.demo.ReadArgs;
-import org.panamardma.oncrpc4j.demo.ReadRes;
 import org.panamardma.rpcrdma.ConfigRdma;
 import org.panamardma.rpcrdma.RdmaProcedure;
 import org.panamardma.rpcrdma.client.CallPlan;
@@ -116,9 +115,12 @@ abstract class Oncrpc4jBridgeDeviceTests {
     /** The bridge on the peer device, serving {@code program}. */
     OncRpcRdmaSvc bridge(RdmaTestDevice device, RpcDispatchable program, int credits) throws Exception {
         OncRpcRdmaSvc svc = new OncRpcRdmaSvcBuilder()
-                .withBindAddress(peerAddress(device).getHostAddress()).withPort(PORTS.getAndIncrement())
-                .withRpcService(DemoService.PROGRAM, program).withCredits(credits)
-                .withRdmaServer(b -> b.timeout(TIMEOUT)).build();
+                .withBindAddress(peerAddress(device).getHostAddress())
+                .withPort(PORTS.getAndIncrement())
+                .withRpcService(DemoService.PROGRAM, program)
+                .withCredits(credits)
+                .withRdmaServer(b -> b.timeout(TIMEOUT))
+                .build();
         svc.start();
         open.add(svc);
         return svc;
@@ -126,18 +128,23 @@ abstract class Oncrpc4jBridgeDeviceTests {
 
     /** oncrpc4j's own TCP server, on the peer device's address too. */
     OncRpcSvc tcp(RdmaTestDevice device, RpcDispatchable program) throws Exception {
-        OncRpcSvc svc = new OncRpcSvcBuilder().withTCP().withoutAutoPublish()
-                .withBindAddress(peerAddress(device).getHostAddress()).withPort(0)
-                .withRpcService(DemoService.PROGRAM, program).withServiceName("demo-tcp")
-                .withWorkerThreadIoStrategy().build();
+        OncRpcSvc svc = new OncRpcSvcBuilder()
+                .withTCP()
+                .withoutAutoPublish()
+                .withBindAddress(peerAddress(device).getHostAddress())
+                .withPort(0)
+                .withRpcService(DemoService.PROGRAM, program)
+                .withServiceName("demo-tcp")
+                .withWorkerThreadIoStrategy()
+                .build();
         svc.start();
         open.add(svc::stop);
         return svc;
     }
 
     RpcRdmaClient client(OncRpcRdmaSvc svc) throws Exception {
-        RpcRdmaClient c = RpcRdmaClient.connect(svc.getInetSocketAddress(), RpcRdmaClientOptions.DEFAULTS
-                .withTimeouts(TIMEOUT, TIMEOUT));
+        RpcRdmaClient c = RpcRdmaClient.connect(
+                svc.getInetSocketAddress(), RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT));
         open.add(c);
         return c;
     }
@@ -162,8 +169,8 @@ abstract class Oncrpc4jBridgeDeviceTests {
         ReplyExpectation expect = k.procedure() == Demo.READ_1
                 ? ReplyExpectation.placedInto(arena.allocate(Math.max(1, k.replyBytes())), k.replyBytes())
                 : ReplyExpectation.upTo(k.replyBytes());
-        RpcRdmaReply r = await(c.call(Demo.DEMO, k.version(), k.procedure(), OpaqueAuth.NONE,
-                out -> out.putFixedOpaque(args), expect));
+        RpcRdmaReply r = await(c.call(
+                Demo.DEMO, k.version(), k.procedure(), OpaqueAuth.NONE, out -> out.putFixedOpaque(args), expect));
         return r.isSuccess() ? results(r) : r.header();
     }
 
@@ -171,14 +178,22 @@ abstract class Oncrpc4jBridgeDeviceTests {
     static Object overTcp(TcpRpcClient c, Case k) throws Exception {
         byte[] args = HostBridge.xdr(k.args());
         try {
-            return c.call(Demo.DEMO, k.version(), k.procedure(), OpaqueAuth.NONE, out -> out.putFixedOpaque(args),
-                    in -> {
-                        byte[] b = in.rest().toArray(JAVA_BYTE);
-                        in.skip(b.length, "results");
-                        return b;
-                    }, TIMEOUT).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            return c.call(
+                            Demo.DEMO,
+                            k.version(),
+                            k.procedure(),
+                            OpaqueAuth.NONE,
+                            out -> out.putFixedOpaque(args),
+                            in -> {
+                                byte[] b = in.rest().toArray(JAVA_BYTE);
+                                in.skip(b.length, "results");
+                                return b;
+                            },
+                            TIMEOUT)
+                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         } catch (ExecutionException e) {
-            return assertInstanceOf(RpcReplyException.class, e.getCause(), k.name()).reply();
+            return assertInstanceOf(RpcReplyException.class, e.getCause(), k.name())
+                    .reply();
         }
     }
 
@@ -186,12 +201,18 @@ abstract class Oncrpc4jBridgeDeviceTests {
     static Object overInterface(RpcClient c, Case k) throws Exception {
         byte[] args = HostBridge.xdr(k.args());
         try {
-            return c.invoke(Demo.DEMO, k.version(), k.procedure(), OpaqueAuth.NONE, out -> out.putFixedOpaque(args),
+            return c.invoke(
+                    Demo.DEMO,
+                    k.version(),
+                    k.procedure(),
+                    OpaqueAuth.NONE,
+                    out -> out.putFixedOpaque(args),
                     in -> {
                         byte[] b = in.rest().toArray(JAVA_BYTE);
                         in.skip(b.length, "results");
                         return b;
-                    }, TIMEOUT);
+                    },
+                    TIMEOUT);
         } catch (RpcReplyException e) {
             return e.reply();
         }
@@ -204,8 +225,10 @@ abstract class Oncrpc4jBridgeDeviceTests {
             assertArrayEquals(e, assertInstanceOf(byte[].class, actual, k.name() + " " + how), k.name() + " " + how);
         } else {
             assertNull(k.results(), k.name() + " failed: " + expected);
-            assertEquals(SameInstanceTcpAndBridgeTest.withXid((RpcMessage) expected, 1),
-                    SameInstanceTcpAndBridgeTest.withXid((RpcMessage) actual, 1), k.name() + " " + how);
+            assertEquals(
+                    SameInstanceTcpAndBridgeTest.withXid((RpcMessage) expected, 1),
+                    SameInstanceTcpAndBridgeTest.withXid((RpcMessage) actual, 1),
+                    k.name() + " " + how);
         }
     }
 
@@ -218,12 +241,14 @@ abstract class Oncrpc4jBridgeDeviceTests {
         RpcRdmaClient c = client(rdma);
         TcpRpcClient ours = TcpRpcClient.connect(tcpAddress, 16 << 20);
         open.add(ours);
-        RpcClient viaUri = RpcClients.connect(URI.create("rdma://" + peerAddress(device).getHostAddress() + ":"
-                + rdma.getInetSocketAddress().getPort()), 4 << 20);
+        RpcClient viaUri = RpcClients.connect(
+                URI.create("rdma://" + peerAddress(device).getHostAddress() + ":"
+                        + rdma.getInetSocketAddress().getPort()),
+                4 << 20);
         open.add(viaUri);
         List<Case> cases = DemoCases.all(1 << 20);
         try (Arena arena = Arena.ofConfined();
-             OncRpcClient oncrpc4j = new OncRpcClient(tcpAddress, IpProtocolType.TCP)) {
+                OncRpcClient oncrpc4j = new OncRpcClient(tcpAddress, IpProtocolType.TCP)) {
             RpcTransport transport = oncrpc4j.connect();
             RpcCall theirs = new RpcCall(Demo.DEMO, Demo.DEMO_V1, new RpcAuthTypeNone(), transport);
             for (Case k : cases) {
@@ -250,8 +275,9 @@ abstract class Oncrpc4jBridgeDeviceTests {
     void payloadsFromZeroToEightMiBThroughEveryChunkPath(RdmaTestDevice device) throws Exception {
         OncRpcRdmaSvc rdma = bridge(device, demo(), 16);
         // a Write chunk for every placement target, however small (the default leaves those under 1 KiB inline)
-        RpcRdmaClient c = RpcRdmaClient.connect(rdma.getInetSocketAddress(), RpcRdmaClientOptions.DEFAULTS
-                .withTimeouts(TIMEOUT, TIMEOUT).withChunkMinimums(1024, 1));
+        RpcRdmaClient c = RpcRdmaClient.connect(
+                rdma.getInetSocketAddress(),
+                RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT).withChunkMinimums(1024, 1));
         open.add(c);
         ServerStatistics st = rdma.statistics();
         try (Arena arena = Arena.ofConfined()) {
@@ -263,10 +289,16 @@ abstract class Oncrpc4jBridgeDeviceTests {
                 // ECHO, the argument DDP-eligible: Read chunks once it is large; the reply inline or Reply chunk
                 long readChunks = st.readChunkCalls();
                 long t0 = System.nanoTime();
-                RpcRdmaReply r = await(c.call(Demo.DEMO, 1, Demo.ECHO_1, OpaqueAuth.NONE,
-                        out -> out.putEligibleOpaque(payload, Integer.MAX_VALUE), ReplyExpectation.upTo(size + 8L)));
-                System.out.printf("%s ECHO %d eligible: call %s, reply %s, %d ms%n", device.name(), size,
-                        r.callKind(), r.replyProcedure(), (System.nanoTime() - t0) / 1_000_000);
+                RpcRdmaReply r = await(c.call(
+                        Demo.DEMO,
+                        1,
+                        Demo.ECHO_1,
+                        OpaqueAuth.NONE,
+                        out -> out.putEligibleOpaque(payload, Integer.MAX_VALUE),
+                        ReplyExpectation.upTo(size + 8L)));
+                System.out.printf(
+                        "%s ECHO %d eligible: call %s, reply %s, %d ms%n",
+                        device.name(), size, r.callKind(), r.replyProcedure(), (System.nanoTime() - t0) / 1_000_000);
                 assertArrayEquals(bytes, r.resultsDecoder().getOpaqueBytes(Integer.MAX_VALUE), "ECHO " + size);
                 if (size >= 65_539) {
                     assertEquals(CallPlan.Kind.READ_CHUNKS, r.callKind());
@@ -277,10 +309,16 @@ abstract class Oncrpc4jBridgeDeviceTests {
                 // ECHO, nothing eligible: a Long Call (position zero) once it exceeds the inline threshold
                 long positionZero = st.positionZeroCalls();
                 t0 = System.nanoTime();
-                r = await(c.call(Demo.DEMO, 1, Demo.ECHO_1, OpaqueAuth.NONE,
-                        out -> out.putOpaque(payload, Integer.MAX_VALUE), ReplyExpectation.upTo(size + 8L)));
-                System.out.printf("%s ECHO %d plain: call %s, reply %s, %d ms%n", device.name(), size, r.callKind(),
-                        r.replyProcedure(), (System.nanoTime() - t0) / 1_000_000);
+                r = await(c.call(
+                        Demo.DEMO,
+                        1,
+                        Demo.ECHO_1,
+                        OpaqueAuth.NONE,
+                        out -> out.putOpaque(payload, Integer.MAX_VALUE),
+                        ReplyExpectation.upTo(size + 8L)));
+                System.out.printf(
+                        "%s ECHO %d plain: call %s, reply %s, %d ms%n",
+                        device.name(), size, r.callKind(), r.replyProcedure(), (System.nanoTime() - t0) / 1_000_000);
                 assertArrayEquals(bytes, r.resultsDecoder().getOpaqueBytes(Integer.MAX_VALUE), "plain ECHO " + size);
                 if (size >= 65_539) {
                     assertEquals(CallPlan.Kind.POSITION_ZERO, r.callKind());
@@ -291,11 +329,20 @@ abstract class Oncrpc4jBridgeDeviceTests {
                 long writeList = st.replies(ReplyPath.WRITE_LIST);
                 MemorySegment target = arena.allocate(Math.max(size, 1));
                 t0 = System.nanoTime();
-                r = await(c.call(Demo.DEMO, 1, Demo.READ_1, OpaqueAuth.NONE,
+                r = await(c.call(
+                        Demo.DEMO,
+                        1,
+                        Demo.READ_1,
+                        OpaqueAuth.NONE,
                         out -> out.putFixedOpaque(HostBridge.xdr(new ReadArgs(DemoFiles.name(size), 0, size))),
                         ReplyExpectation.placedInto(target, size + 64L)));
-                System.out.printf("%s READ %d: reply %s, write list %s, %d ms%n", device.name(), size,
-                        r.replyProcedure(), r.usedWriteList(), (System.nanoTime() - t0) / 1_000_000);
+                System.out.printf(
+                        "%s READ %d: reply %s, write list %s, %d ms%n",
+                        device.name(),
+                        size,
+                        r.replyProcedure(),
+                        r.usedWriteList(),
+                        (System.nanoTime() - t0) / 1_000_000);
                 assertTrue(r.usedWriteList(), "READ " + size + " offered a Write chunk");
                 assertEquals(writeList + 1, st.replies(ReplyPath.WRITE_LIST), "READ " + size + " by RDMA Write");
                 assertArrayEquals(bytes, r.placed(0).toArray(JAVA_BYTE), "READ " + size + " placed");
@@ -331,25 +378,42 @@ abstract class Oncrpc4jBridgeDeviceTests {
                 switch (i % 3) {
                     case 0 -> {
                         byte[] payload = DemoFiles.pattern(16 + i % 300);
-                        f = c.call(Demo.DEMO, 1, Demo.ECHO_1, OpaqueAuth.NONE,
-                                out -> out.putFixedOpaque(HostBridge.xdr(new Blob(payload))), ReplyExpectation.SMALL);
-                        all.add(f.thenAccept(r -> assertArrayEquals(payload,
-                                r.resultsDecoder().getOpaqueBytes(Integer.MAX_VALUE))));
+                        f = c.call(
+                                Demo.DEMO,
+                                1,
+                                Demo.ECHO_1,
+                                OpaqueAuth.NONE,
+                                out -> out.putFixedOpaque(HostBridge.xdr(new Blob(payload))),
+                                ReplyExpectation.SMALL);
+                        all.add(f.thenAccept(r ->
+                                assertArrayEquals(payload, r.resultsDecoder().getOpaqueBytes(Integer.MAX_VALUE))));
                     }
                     case 1 -> {
-                        f = c.call(Demo.DEMO, 1, Demo.ADD_1, OpaqueAuth.NONE, out -> out.putFixedOpaque(
-                                HostBridge.xdr(new org.panamardma.oncrpc4j.demo.AddArgs(n, 1_000_000L * n))),
+                        f = c.call(
+                                Demo.DEMO,
+                                1,
+                                Demo.ADD_1,
+                                OpaqueAuth.NONE,
+                                out -> out.putFixedOpaque(
+                                        HostBridge.xdr(new org.panamardma.oncrpc4j.demo.AddArgs(n, 1_000_000L * n))),
                                 ReplyExpectation.SMALL);
-                        all.add(f.thenAccept(r -> assertEquals(1_000_001L * n, r.resultsDecoder().getHyper())));
+                        all.add(f.thenAccept(r ->
+                                assertEquals(1_000_001L * n, r.resultsDecoder().getHyper())));
                     }
                     default -> {
                         MemorySegment target = arena.allocate(5000);
                         int offset = i % 4000;
-                        f = c.call(Demo.DEMO, 1, Demo.READ_1, OpaqueAuth.NONE, out -> out.putFixedOpaque(
-                                HostBridge.xdr(new ReadArgs(DemoFiles.name(5000), offset, 1000))),
+                        f = c.call(
+                                Demo.DEMO,
+                                1,
+                                Demo.READ_1,
+                                OpaqueAuth.NONE,
+                                out -> out.putFixedOpaque(
+                                        HostBridge.xdr(new ReadArgs(DemoFiles.name(5000), offset, 1000))),
                                 ReplyExpectation.placedInto(target, 1100));
-                        all.add(f.thenAccept(r -> assertArrayEquals(Arrays.copyOfRange(DemoFiles.pattern(5000),
-                                offset, offset + 1000), r.placed(0).toArray(JAVA_BYTE))));
+                        all.add(f.thenAccept(r -> assertArrayEquals(
+                                Arrays.copyOfRange(DemoFiles.pattern(5000), offset, offset + 1000),
+                                r.placed(0).toArray(JAVA_BYTE))));
                     }
                 }
                 f.thenRun(() -> maxOutstanding.accumulateAndGet(c.outstandingAndQueued()[0], Math::max));
@@ -357,16 +421,24 @@ abstract class Oncrpc4jBridgeDeviceTests {
             // meanwhile oncrpc4j's TCP server runs the same instance
             for (int i = 0; i < 100; i++) {
                 long a = i;
-                all.add(overTcp.call(Demo.DEMO, 1, Demo.ADD_1, OpaqueAuth.NONE, out -> out.putFixedOpaque(
-                        HostBridge.xdr(new org.panamardma.oncrpc4j.demo.AddArgs(a, a))), XdrDecoder::getHyper,
-                        TIMEOUT).thenAccept(sum -> assertEquals(2 * a, sum)));
+                all.add(overTcp.call(
+                                Demo.DEMO,
+                                1,
+                                Demo.ADD_1,
+                                OpaqueAuth.NONE,
+                                out -> out.putFixedOpaque(
+                                        HostBridge.xdr(new org.panamardma.oncrpc4j.demo.AddArgs(a, a))),
+                                XdrDecoder::getHyper,
+                                TIMEOUT)
+                        .thenAccept(sum -> assertEquals(2 * a, sum)));
             }
             CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(600, TimeUnit.SECONDS);
         }
         assertEquals(8, c.negotiated().creditGrant());
         assertTrue(maxOutstanding.get() <= 8, "outstanding " + maxOutstanding.get());
-        assertTrue(rdma.statistics().peakCallsInProgress() <= 8, "calls in progress at the server "
-                + rdma.statistics().peakCallsInProgress());
+        assertTrue(
+                rdma.statistics().peakCallsInProgress() <= 8,
+                "calls in progress at the server " + rdma.statistics().peakCallsInProgress());
         assertEquals(callsBefore + 1100, program.calls.get(), "every call ran once, on one instance");
         System.out.println(device.name() + " 1,000 calls: " + rdma.statistics());
     }
@@ -390,21 +462,37 @@ abstract class Oncrpc4jBridgeDeviceTests {
         OncRpcRdmaSvc rdma = bridge(device, gated, 8);
         String serverDevice = device.peer().orElseThrow().name();
         Map<String, Integer> before = resources(serverDevice);
-        RpcRdmaClient c = RpcRdmaClient.connect(rdma.getInetSocketAddress(), RpcRdmaClientOptions.DEFAULTS
-                .withTimeouts(TIMEOUT, TIMEOUT));
+        RpcRdmaClient c = RpcRdmaClient.connect(
+                rdma.getInetSocketAddress(), RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT));
         int size = 1 << 20;
         try (Arena arena = Arena.ofShared()) {
-            assertEquals(42, await(c.call(Demo.DEMO, 1, Demo.ADD_1, OpaqueAuth.NONE, out -> out.putFixedOpaque(
-                    HostBridge.xdr(new org.panamardma.oncrpc4j.demo.AddArgs(40, 2))), ReplyExpectation.SMALL))
-                    .resultsDecoder().getHyper());
+            assertEquals(
+                    42,
+                    await(c.call(
+                                    Demo.DEMO,
+                                    1,
+                                    Demo.ADD_1,
+                                    OpaqueAuth.NONE,
+                                    out -> out.putFixedOpaque(
+                                            HostBridge.xdr(new org.panamardma.oncrpc4j.demo.AddArgs(40, 2))),
+                                    ReplyExpectation.SMALL))
+                            .resultsDecoder()
+                            .getHyper());
             assertEquals(1, rdma.server().connectionCount());
-            CompletableFuture<RpcRdmaReply> pending = c.call(Demo.DEMO, 1, Demo.READ_1, OpaqueAuth.NONE,
+            CompletableFuture<RpcRdmaReply> pending = c.call(
+                    Demo.DEMO,
+                    1,
+                    Demo.READ_1,
+                    OpaqueAuth.NONE,
                     out -> out.putFixedOpaque(HostBridge.xdr(new ReadArgs(DemoFiles.name(size), 0, size))),
                     ReplyExpectation.placedInto(arena.allocate(size), size + 64L));
             assertTrue(entered.tryAcquire(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the READ reached the program");
             c.close(); // the client goes, its Write chunk with it, while the program still reads
-            Throwable t = assertInstanceOf(ExecutionException.class, org.junit.jupiter.api.Assertions.assertThrows(
-                    ExecutionException.class, () -> pending.get(60, TimeUnit.SECONDS))).getCause();
+            Throwable t = assertInstanceOf(
+                            ExecutionException.class,
+                            org.junit.jupiter.api.Assertions.assertThrows(
+                                    ExecutionException.class, () -> pending.get(60, TimeUnit.SECONDS)))
+                    .getCause();
             assertInstanceOf(RpcRdmaException.ConnectionLost.class, t);
         }
         gate.countDown(); // the program replies now: the bridge's RDMA Write or Send fails on the dead connection
@@ -427,17 +515,29 @@ abstract class Oncrpc4jBridgeDeviceTests {
         assertEquals(0, rdma.server().pinnedBudget().used());
         // and the next client is served
         RpcRdmaClient next = client(rdma);
-        assertEquals(7, await(next.call(Demo.DEMO, 1, Demo.ADD_1, OpaqueAuth.NONE, out -> out.putFixedOpaque(
-                HostBridge.xdr(new org.panamardma.oncrpc4j.demo.AddArgs(3, 4))), ReplyExpectation.SMALL))
-                .resultsDecoder().getHyper());
+        assertEquals(
+                7,
+                await(next.call(
+                                Demo.DEMO,
+                                1,
+                                Demo.ADD_1,
+                                OpaqueAuth.NONE,
+                                out -> out.putFixedOpaque(
+                                        HostBridge.xdr(new org.panamardma.oncrpc4j.demo.AddArgs(3, 4))),
+                                ReplyExpectation.SMALL))
+                        .resultsDecoder()
+                        .getHyper());
     }
 
     @Test
     void badHeadersAreAnsweredAsTheServerAnswersThemForItsOwnPrograms(RdmaTestDevice device) throws Exception {
         OncRpcRdmaSvc rdma = bridge(device, demo(), 8);
-        RpcRdmaServer plain = RpcRdmaServer.builder(org.panamardma.oncrpc.RpcDispatcher.builder().build())
-                .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement())).credits(8)
-                .timeout(TIMEOUT).start();
+        RpcRdmaServer plain = RpcRdmaServer.builder(
+                        org.panamardma.oncrpc.RpcDispatcher.builder().build())
+                .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement()))
+                .credits(8)
+                .timeout(TIMEOUT)
+                .start();
         open.add(plain);
         RawRequester toBridge = RawRequester.connect(rdma.getInetSocketAddress(), TIMEOUT);
         open.add(toBridge);
@@ -448,9 +548,17 @@ abstract class Oncrpc4jBridgeDeviceTests {
             // each bad message, then a NULL call of the transport's own program (the Connection Configuration
             // Protocol, answered alike by both): everything up to the NULL's reply must be the same bytes
             int xid = XIDS.incrementAndGet();
-            byte[] ping = HostBridge.concat(HostBridge.header(new org.panamardma.rpcrdma.RdmaMsg(xid, 8,
-                    org.panamardma.rpcrdma.ChunkLists.NONE)), HostBridge.call(xid, 2, ConfigRdma.PROGRAM,
-                    ConfigRdma.VERSION, 0, OpaqueAuth.NONE, org.dcache.oncrpc4j.xdr.XdrVoid.XDR_VOID));
+            byte[] ping = HostBridge.concat(
+                    HostBridge.header(
+                            new org.panamardma.rpcrdma.RdmaMsg(xid, 8, org.panamardma.rpcrdma.ChunkLists.NONE)),
+                    HostBridge.call(
+                            xid,
+                            2,
+                            ConfigRdma.PROGRAM,
+                            ConfigRdma.VERSION,
+                            0,
+                            OpaqueAuth.NONE,
+                            org.dcache.oncrpc4j.xdr.XdrVoid.XDR_VOID));
             // one message at a time: the server serves each on a thread of its own, and an error's credit value is
             // the last one granted, so the bad message's answer (if any) must come before the NULL is sent
             toBridge.send(bad);
@@ -463,7 +571,10 @@ abstract class Oncrpc4jBridgeDeviceTests {
             toPlain.send(ping);
             fromBridge.addAll(toBridge.until(xid, TIMEOUT));
             fromPlain.addAll(toPlain.until(xid, TIMEOUT));
-            assertEquals(hex(fromPlain), hex(fromBridge), "answers to " + java.util.HexFormat.of().formatHex(bad));
+            assertEquals(
+                    hex(fromPlain),
+                    hex(fromBridge),
+                    "answers to " + java.util.HexFormat.of().formatHex(bad));
             assertArrayEquals(ping(xid), fromBridge.getLast(), "the connection goes on: the NULL after it answered");
             answered += fromBridge.size() - 1;
         }
@@ -488,13 +599,16 @@ abstract class Oncrpc4jBridgeDeviceTests {
         AcceptedReply ok = AcceptedReply.success(xid, OpaqueAuth.NONE);
         byte[] rpc = new byte[RpcMessageCodec.size(ok)];
         RpcMessageCodec.encode(ok, new org.panamardma.xdr.XdrEncoder(MemorySegment.ofArray(rpc)));
-        return HostBridge.concat(HostBridge.header(new org.panamardma.rpcrdma.RdmaMsg(xid, 8,
-                org.panamardma.rpcrdma.ChunkLists.NONE)), rpc);
+        return HostBridge.concat(
+                HostBridge.header(new org.panamardma.rpcrdma.RdmaMsg(xid, 8, org.panamardma.rpcrdma.ChunkLists.NONE)),
+                rpc);
     }
 
     /** The counts {@code rdma resource show} gives for {@code device}, without ctx (librdmacm keeps it open). */
     static Map<String, Integer> resources(String device) throws Exception {
-        Process proc = new ProcessBuilder("rdma", "resource", "show").redirectErrorStream(true).start();
+        Process proc = new ProcessBuilder("rdma", "resource", "show")
+                .redirectErrorStream(true)
+                .start();
         String out = new String(proc.getInputStream().readAllBytes());
         proc.waitFor();
         for (String line : out.split("\n")) {

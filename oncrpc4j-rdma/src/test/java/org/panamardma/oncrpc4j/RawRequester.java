@@ -50,8 +50,8 @@ final class RawRequester implements AutoCloseable {
 
     static RawRequester connect(InetSocketAddress server, Duration timeout) throws Exception {
         byte[] ours = ConnectPrivateData.of(INLINE, INLINE, false).encode();
-        ConnectionOptions options = new ConnectionOptions(16, 16, INLINE,
-                ConnectionParameters.DEFAULTS.withPrivateData(ours), timeout);
+        ConnectionOptions options =
+                new ConnectionOptions(16, 16, INLINE, ConnectionParameters.DEFAULTS.withPrivateData(ours), timeout);
         return new RawRequester(RdmaClient.connect(server, options));
     }
 
@@ -90,7 +90,7 @@ final class RawRequester implements AutoCloseable {
     }
 
     private static final class ValueLayouts {
-        static final java.lang.foreign.ValueLayout.OfInt BE_INT = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED
-                .withOrder(ByteOrder.BIG_ENDIAN);
+        static final java.lang.foreign.ValueLayout.OfInt BE_INT =
+                java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     }
 }

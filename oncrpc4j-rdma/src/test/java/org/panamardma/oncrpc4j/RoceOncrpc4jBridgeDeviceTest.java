@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Clients on rxe0, the bridge (and oncrpc4j's TCP server) on rxe1's address. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceOncrpc4jBridgeDeviceTest extends Oncrpc4jBridgeDeviceTests {
-}
+class RoceOncrpc4jBridgeDeviceTest extends Oncrpc4jBridgeDeviceTests {}

@@ -50,6 +50,7 @@ class SameInstanceTcpAndBridgeTest {
 
     @TempDir
     Path files;
+
     DemoService demo;
     OncRpcSvc tcp;
     OncRpcBridge bridge;
@@ -60,13 +61,24 @@ class SameInstanceTcpAndBridgeTest {
     void setUp() throws Exception {
         DemoFiles.create(files, DemoCases.FILES);
         demo = new DemoService(files, Duration.ofMillis(20));
-        tcp = new OncRpcSvcBuilder().withTCP().withoutAutoPublish().withBindAddress("127.0.0.1").withPort(0)
-                .withRpcService(DemoService.PROGRAM, demo).withServiceName("demo-tcp")
+        tcp = new OncRpcSvcBuilder()
+                .withTCP()
+                .withoutAutoPublish()
+                .withBindAddress("127.0.0.1")
+                .withPort(0)
+                .withRpcService(DemoService.PROGRAM, demo)
+                .withServiceName("demo-tcp")
                 // worker threads, as services in production run: with oncrpc4j's default (the selector's own
                 // thread) a program's RuntimeException, rethrown after SYSTEM_ERR, closes the TCP connection
-                .withWorkerThreadIoStrategy().build();
+                .withWorkerThreadIoStrategy()
+                .build();
         tcp.start();
-        bridge = new OncRpcBridge(Map.of(DemoService.PROGRAM, demo), null, call -> { }, false, TIMEOUT,
+        bridge = new OncRpcBridge(
+                Map.of(DemoService.PROGRAM, demo),
+                null,
+                call -> {},
+                false,
+                TIMEOUT,
                 new FileChunkMemory(64 << 20, Duration.ofSeconds(1)));
         host = new HostBridge(bridge);
         ours = TcpRpcClient.connect(tcpAddress(), 64 << 20);
@@ -106,18 +118,29 @@ class SameInstanceTcpAndBridgeTest {
             byte[] overTcp = null;
             RpcMessage tcpError = null;
             try {
-                overTcp = ours.call(Demo.DEMO, c.version(), c.procedure(), OpaqueAuth.NONE,
-                        out -> out.putFixedOpaque(args), in -> {
-                            byte[] b = in.rest().toArray(JAVA_BYTE);
-                            in.skip(b.length, "results");
-                            return b;
-                        }, TIMEOUT).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                overTcp = ours.call(
+                                Demo.DEMO,
+                                c.version(),
+                                c.procedure(),
+                                OpaqueAuth.NONE,
+                                out -> out.putFixedOpaque(args),
+                                in -> {
+                                    byte[] b = in.rest().toArray(JAVA_BYTE);
+                                    in.skip(b.length, "results");
+                                    return b;
+                                },
+                                TIMEOUT)
+                        .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             } catch (ExecutionException e) {
-                tcpError = withXid(assertInstanceOf(RpcReplyException.class, e.getCause(), c.name()).reply(),
+                tcpError = withXid(
+                        assertInstanceOf(RpcReplyException.class, e.getCause(), c.name())
+                                .reply(),
                         OncRpcBridgeTest.XID);
             }
-            Answer rdma = host.call(HostBridge.call(OncRpcBridgeTest.XID, 2, Demo.DEMO, c.version(), c.procedure(),
-                    OpaqueAuth.NONE, c.args()), room(c));
+            Answer rdma = host.call(
+                    HostBridge.call(
+                            OncRpcBridgeTest.XID, 2, Demo.DEMO, c.version(), c.procedure(), OpaqueAuth.NONE, c.args()),
+                    room(c));
             if (c.results() == null) {
                 assertNotNull(tcpError, c.name() + " fails over TCP");
                 assertEquals(tcpError, rdma.rpc(), c.name());
@@ -131,7 +154,9 @@ class SameInstanceTcpAndBridgeTest {
 
     @Test
     void oncrpc4jsOwnClientDecodesTheSameTypedResults() throws Exception {
-        try (OncRpcClient client = new OncRpcClient(InetAddress.getLoopbackAddress(), IpProtocolType.TCP,
+        try (OncRpcClient client = new OncRpcClient(
+                InetAddress.getLoopbackAddress(),
+                IpProtocolType.TCP,
                 tcpAddress().getPort())) {
             RpcTransport transport = client.connect();
             RpcCall call = new RpcCall(Demo.DEMO, Demo.DEMO_V1, new RpcAuthTypeNone(), transport);
@@ -141,14 +166,29 @@ class SameInstanceTcpAndBridgeTest {
                 }
                 XdrAble overTcp = c.results().get();
                 call.call(c.procedure(), c.args(), overTcp, 30, TimeUnit.SECONDS, null);
-                XdrAble overBridge = host.call(HostBridge.call(OncRpcBridgeTest.XID, 2, Demo.DEMO, 1, c.procedure(),
-                        OpaqueAuth.NONE, c.args()), room(c)).results(c.results().get());
+                XdrAble overBridge = host.call(
+                                HostBridge.call(
+                                        OncRpcBridgeTest.XID,
+                                        2,
+                                        Demo.DEMO,
+                                        1,
+                                        c.procedure(),
+                                        OpaqueAuth.NONE,
+                                        c.args()),
+                                room(c))
+                        .results(c.results().get());
                 assertArrayEquals(HostBridge.xdr(overTcp), HostBridge.xdr(overBridge), c.name());
             }
             // and a failure, as oncrpc4j's client reports it
-            assertThrows(org.dcache.oncrpc4j.rpc.OncRpcAcceptedException.class, () -> call.call(99,
-                    org.dcache.oncrpc4j.xdr.XdrVoid.XDR_VOID, org.dcache.oncrpc4j.xdr.XdrVoid.XDR_VOID, 30,
-                    TimeUnit.SECONDS, null));
+            assertThrows(
+                    org.dcache.oncrpc4j.rpc.OncRpcAcceptedException.class,
+                    () -> call.call(
+                            99,
+                            org.dcache.oncrpc4j.xdr.XdrVoid.XDR_VOID,
+                            org.dcache.oncrpc4j.xdr.XdrVoid.XDR_VOID,
+                            30,
+                            TimeUnit.SECONDS,
+                            null));
         }
     }
 }

@@ -93,8 +93,8 @@ final class Args {
         }
         long n = parseSize(v, option);
         if (n < min || n > max) {
-            throw new UsageException(command + ": --" + option + " must be between " + min + " and " + max + ", not "
-                    + v);
+            throw new UsageException(
+                    command + ": --" + option + " must be between " + min + " and " + max + ", not " + v);
         }
         return (int) n;
     }

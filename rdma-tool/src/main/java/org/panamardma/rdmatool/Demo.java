@@ -62,6 +62,7 @@ public final class Demo {
     public static final int DEFAULT_PORT = 7500;
     /** The server's memory: counter at 0, CmpSwap word at 8, commit word at 64, the data area from 4096. */
     static final int COUNTER = 0;
+
     static final int COMMIT_WORD = 64;
     static final int DATA = 4096;
     static final int DATA_LENGTH = 4096;
@@ -74,12 +75,23 @@ public final class Demo {
      * What happened. {@code counter}/{@code casWon}/{@code committed} are null when skipped; {@code skipped} holds
      * the printed reasons; {@code atomics} says who executed the atomics (by device, by agent, not available).
      */
-    public record Report(String clientDevice, String serverDevice, boolean bytesVerified, Long counter,
-                         long expectedCounter, boolean distinctOldValues, Boolean casWon, Boolean casLost,
-                         Boolean committed, List<String> skipped, ConnectionCapabilities.Provider atomics) {
+    public record Report(
+            String clientDevice,
+            String serverDevice,
+            boolean bytesVerified,
+            Long counter,
+            long expectedCounter,
+            boolean distinctOldValues,
+            Boolean casWon,
+            Boolean casLost,
+            Boolean committed,
+            List<String> skipped,
+            ConnectionCapabilities.Provider atomics) {
         public boolean ok() {
-            return bytesVerified && (counter == null || (counter == expectedCounter && distinctOldValues))
-                    && (casWon == null || (casWon && casLost)) && (committed == null || committed);
+            return bytesVerified
+                    && (counter == null || (counter == expectedCounter && distinctOldValues))
+                    && (casWon == null || (casWon && casLost))
+                    && (committed == null || committed);
         }
     }
 
@@ -136,8 +148,8 @@ public final class Demo {
             try {
                 conn.receive().get();
                 conn.send(advert, 0, DESCRIPTION).get();
-                MemoryRegion buf = conn.protectionDomain().allocate(conn.receiveBufferSize(),
-                        Set.of(Access.LOCAL_WRITE));
+                MemoryRegion buf =
+                        conn.protectionDomain().allocate(conn.receiveBufferSize(), Set.of(Access.LOCAL_WRITE));
                 while (true) {
                     Received r = conn.receive().get();
                     MemorySegment.copy(r.data(), 0, buf.segment(), JAVA_BYTE, 0, r.length());
@@ -177,8 +189,14 @@ public final class Demo {
      * {@code mr} at 0 is posted: SENDs the question from {@code mr} at {@code questionOffset} and waits for both
      * completions.
      */
-    static Remote ask(CmConnector.Connection c, CompletionQueue cq, MemoryRegion mr, long questionOffset,
-                      WorkCompletions wc, Duration timeout) throws Exception {
+    static Remote ask(
+            CmConnector.Connection c,
+            CompletionQueue cq,
+            MemoryRegion mr,
+            long questionOffset,
+            WorkCompletions wc,
+            Duration timeout)
+            throws Exception {
         final long questionId = 1L << 61;
         MemorySegment.copy(ASK, 0, mr.segment(), JAVA_BYTE, questionOffset, ASK.length);
         c.queuePair().postSend(questionId, mr, questionOffset, ASK.length, SendFlags.SIGNALED);
@@ -216,17 +234,19 @@ public final class Demo {
      * Runs the demo against a server it starts on {@code serverAddress} (an address of the peer device), with
      * {@code clientCount} clients each doing {@code increments} FetchAdds.
      */
-    public static Report run(InetSocketAddress serverAddress, int clientCount, int increments, Duration timeout,
-                             PrintStream out) throws Exception {
-        ConnectionOptions options = ConnectionOptions.DEFAULTS.withTimeout(timeout)
-                .withAgent(AgentMode.WHERE_DEVICE_LACKS);
+    public static Report run(
+            InetSocketAddress serverAddress, int clientCount, int increments, Duration timeout, PrintStream out)
+            throws Exception {
+        ConnectionOptions options =
+                ConnectionOptions.DEFAULTS.withTimeout(timeout).withAgent(AgentMode.WHERE_DEVICE_LACKS);
         String host = serverAddress.getAddress().getHostAddress();
         List<String> skipped = new ArrayList<>();
         List<RdmaConnection> clients = new ArrayList<>();
         try (DemoServer server = new DemoServer(serverAddress, options)) {
-            out.printf("A server starts listening on %s port %d. It owns %d KiB of memory that its clients may%n"
-                    + "read, write and update remotely, without the server's CPU taking part.%n", host,
-                    serverAddress.getPort(), MEMORY / 1024);
+            out.printf(
+                    "A server starts listening on %s port %d. It owns %d KiB of memory that its clients may%n"
+                            + "read, write and update remotely, without the server's CPU taking part.%n",
+                    host, serverAddress.getPort(), MEMORY / 1024);
             for (int i = 0; i < clientCount; i++) {
                 clients.add(RdmaClient.connect(serverAddress, options));
             }
@@ -236,13 +256,23 @@ public final class Demo {
             }
             RdmaConnection first = clients.get(0);
             String clientDevice = first.deviceName();
-            String serverDevice = server.connections.isEmpty() ? "?" : server.connections.get(0).deviceName();
-            out.printf("%d clients connect to it through the RDMA connection manager (rdma_cm): the clients on %s,%n"
-                    + "the server on %s. Each client asks where that memory is, and the server's answer gives%n"
-                    + "its address and the key that grants access.%n%n", clientCount, clientDevice, serverDevice);
+            String serverDevice = server.connections.isEmpty()
+                    ? "?"
+                    : server.connections.get(0).deviceName();
+            out.printf(
+                    "%d clients connect to it through the RDMA connection manager (rdma_cm): the clients on %s,%n"
+                            + "the server on %s. Each client asks where that memory is, and the server's answer gives%n"
+                            + "its address and the key that grants access.%n%n",
+                    clientCount, clientDevice, serverDevice);
 
-            boolean bytes = moveBytes(first, clients.get(Math.min(1, clientCount - 1)), remotes.get(0),
-                    remotes.get(Math.min(1, clientCount - 1)), server.memory, timeout, out);
+            boolean bytes = moveBytes(
+                    first,
+                    clients.get(Math.min(1, clientCount - 1)),
+                    remotes.get(0),
+                    remotes.get(Math.min(1, clientCount - 1)),
+                    server.memory,
+                    timeout,
+                    out);
 
             Long counter = null;
             boolean distinct = false;
@@ -259,16 +289,22 @@ public final class Demo {
                 out.println("   Skipped: " + why);
             } else {
                 if (atomics == ConnectionCapabilities.Provider.AGENT) {
-                    out.printf("   %s has no remote atomics of its own (atomic_cap NONE, as on every Soft-iWARP device),%n"
-                            + "   so they run BY THE RFC 7306 AGENT: each FetchAdd and CmpSwap travels as an Atomic%n"
-                            + "   Request (RFC 7306 section 5) in a SEND; the server's agent checks the key, range and%n"
-                            + "   rights as a device would, executes it atomically on its memory and answers with the%n"
-                            + "   original value.%n", clientDevice);
+                    out.printf(
+                            "   %s has no remote atomics of its own (atomic_cap NONE, as on every Soft-iWARP device),%n"
+                                    + "   so they run BY THE RFC 7306 AGENT: each FetchAdd and CmpSwap travels as an Atomic%n"
+                                    + "   Request (RFC 7306 section 5) in a SEND; the server's agent checks the key, range and%n"
+                                    + "   rights as a device would, executes it atomically on its memory and answers with the%n"
+                                    + "   original value.%n",
+                            clientDevice);
                 }
                 server.memory.set(JAVA_LONG, COUNTER, 0L);
-                out.printf("   The counter in the server's memory starts at 0. Each of the %d clients adds 1 to it%n"
-                        + "   %d times with FetchAdd, all at the same time, %s.%n", clientCount, increments,
-                        atomics == ConnectionCapabilities.Provider.DEVICE ? "without asking the server's CPU"
+                out.printf(
+                        "   The counter in the server's memory starts at 0. Each of the %d clients adds 1 to it%n"
+                                + "   %d times with FetchAdd, all at the same time, %s.%n",
+                        clientCount,
+                        increments,
+                        atomics == ConnectionCapabilities.Provider.DEVICE
+                                ? "without asking the server's CPU"
                                 : "by the agent (the server's program does nothing)");
                 List<CompletableFuture<Long>> olds = new ArrayList<>();
                 for (int k = 0; k < increments; k++) {
@@ -288,23 +324,30 @@ public final class Demo {
                     }
                 }
                 counter = server.memory.get(JAVA_LONG, COUNTER);
-                out.printf("   The counter now reads %d; %d clients x %d increments = %d: %s%n", counter, clientCount,
-                        increments, expected, counter == expected ? "correct." : "WRONG!");
-                out.printf("   %s%n", distinct
-                        ? "Each FetchAdd returned the value it replaced, and all " + expected + " of them were\n"
-                                + "   different (0 to " + (expected - 1) + "): no increment was lost or applied twice."
-                        : "Some FetchAdds returned the same old value: increments were lost!");
+                out.printf(
+                        "   The counter now reads %d; %d clients x %d increments = %d: %s%n",
+                        counter, clientCount, increments, expected, counter == expected ? "correct." : "WRONG!");
+                out.printf(
+                        "   %s%n",
+                        distinct
+                                ? "Each FetchAdd returned the value it replaced, and all " + expected
+                                        + " of them were\n" + "   different (0 to " + (expected - 1)
+                                        + "): no increment was lost or applied twice."
+                                : "Some FetchAdds returned the same old value: increments were lost!");
                 Remote r0 = remotes.get(0);
                 long won = await(first.compareSwap(r0.address() + COUNTER, r0.rkey(), expected, 1000L), timeout);
                 casWon = won == expected && server.memory.get(JAVA_LONG, COUNTER) == 1000L;
-                out.printf("   Client 1 uses CmpSwap: \"if the counter is still %d, make it 1000\". It was %d, so the swap%n"
-                        + "   happened: the counter is now %d.%n", expected, won, server.memory.get(JAVA_LONG, COUNTER));
+                out.printf(
+                        "   Client 1 uses CmpSwap: \"if the counter is still %d, make it 1000\". It was %d, so the swap%n"
+                                + "   happened: the counter is now %d.%n",
+                        expected, won, server.memory.get(JAVA_LONG, COUNTER));
                 RdmaConnection second = clients.get(Math.min(1, clientCount - 1));
                 Remote r1 = remotes.get(Math.min(1, clientCount - 1));
                 long lost = await(second.compareSwap(r1.address() + COUNTER, r1.rkey(), expected, 2000L), timeout);
                 casLost = lost == 1000L && server.memory.get(JAVA_LONG, COUNTER) == 1000L;
-                out.printf("   Client %d tries the same with 2000, but the counter is %d, not %d: its swap is refused,%n"
-                        + "   the counter stays %d. That is how clients can take a lock or claim a slot safely.%n",
+                out.printf(
+                        "   Client %d tries the same with 2000, but the counter is %d, not %d: its swap is refused,%n"
+                                + "   the counter stays %d. That is how clients can take a lock or claim a slot safely.%n",
                         Math.min(2, clientCount), lost, expected, server.memory.get(JAVA_LONG, COUNTER));
             }
             out.println();
@@ -314,11 +357,12 @@ public final class Demo {
             QueuePair qp = first.queuePair();
             if (!qp.supportsFlush() || !qp.supportsAtomicWrite()) {
                 String why = (!RdmaCore.Feature.FLUSH.isAvailable()
-                        ? "the installed rdma-core has no RDMA FLUSH (it came in rdma-core "
-                                + RdmaCore.Feature.FLUSH.since() + "; this is " + rdmaCore() + ")"
-                        : clientDevice + " has no RDMA FLUSH" + (qp.supportsAtomicWrite() ? ""
-                                : " and no ATOMIC WRITE") + " (Soft-iWARP implements neither; Soft-RoCE both from "
-                                + "Linux 6.2)")
+                                ? "the installed rdma-core has no RDMA FLUSH (it came in rdma-core "
+                                        + RdmaCore.Feature.FLUSH.since() + "; this is " + rdmaCore() + ")"
+                                : clientDevice + " has no RDMA FLUSH"
+                                        + (qp.supportsAtomicWrite() ? "" : " and no ATOMIC WRITE")
+                                        + " (Soft-iWARP implements neither; Soft-RoCE both from "
+                                        + "Linux 6.2)")
                         + ":\n   the commit pipeline is skipped; the WRITE and READ of part 1 are what it can do.";
                 skipped.add(why);
                 out.println("   Skipped: " + why);
@@ -326,10 +370,22 @@ public final class Demo {
                 committed = commit(serverAddress, server, timeout, out);
             }
             out.println();
-            Report report = new Report(clientDevice, serverDevice, bytes, counter, expected, distinct, casWon, casLost,
-                    committed, List.copyOf(skipped), atomics);
-            out.println(report.ok() ? "Everything the device supports worked, and every byte and value was checked."
-                    : "SOMETHING WENT WRONG: see above.");
+            Report report = new Report(
+                    clientDevice,
+                    serverDevice,
+                    bytes,
+                    counter,
+                    expected,
+                    distinct,
+                    casWon,
+                    casLost,
+                    committed,
+                    List.copyOf(skipped),
+                    atomics);
+            out.println(
+                    report.ok()
+                            ? "Everything the device supports worked, and every byte and value was checked."
+                            : "SOMETHING WENT WRONG: see above.");
             return report;
         } finally {
             for (RdmaConnection c : clients) {
@@ -339,8 +395,15 @@ public final class Demo {
     }
 
     /** Part 1: SEND (echoed), RDMA WRITE into the server's memory, RDMA READ back by another client. */
-    private static boolean moveBytes(RdmaConnection a, RdmaConnection b, Remote ra, Remote rb, MemorySegment memory,
-                                     Duration timeout, PrintStream out) throws Exception {
+    private static boolean moveBytes(
+            RdmaConnection a,
+            RdmaConnection b,
+            Remote ra,
+            Remote rb,
+            MemorySegment memory,
+            Duration timeout,
+            PrintStream out)
+            throws Exception {
         out.println("1. Moving bytes: SEND, RDMA WRITE and RDMA READ");
         byte[] hello = "Hello, RDMA! This message went there and back by SEND.".getBytes(StandardCharsets.US_ASCII);
         // only ever the source of a SEND and a WRITE: no peer touches it
@@ -349,24 +412,29 @@ public final class Demo {
         CompletableFuture<Received> reply = a.receive();
         await(a.send(msg, 0, hello.length), timeout);
         boolean echoed = Arrays.equals(hello, await(reply, timeout).data());
-        out.printf("   Client 1 SENDs \"%s\"%n   (%d bytes); the server receives it and sends it back: %s%n",
-                new String(hello, StandardCharsets.US_ASCII), hello.length,
+        out.printf(
+                "   Client 1 SENDs \"%s\"%n   (%d bytes); the server receives it and sends it back: %s%n",
+                new String(hello, StandardCharsets.US_ASCII),
+                hello.length,
                 echoed ? "it came back intact." : "it came back DIFFERENT!");
 
         for (int i = 0; i < DATA_LENGTH; i++) {
             msg.segment().set(JAVA_BYTE, i, (byte) (i * 13 + 5));
         }
         await(a.write(msg, 0, DATA_LENGTH, ra.address() + DATA, ra.rkey()), timeout);
-        boolean placed = memory.asSlice(DATA, DATA_LENGTH).mismatch(msg.segment().asSlice(0, DATA_LENGTH)) == -1;
-        out.printf("   Client 1 writes %d bytes straight into the server's memory with RDMA WRITE. The server's%n"
-                + "   program did nothing, yet the bytes are there: %s%n", DATA_LENGTH,
-                placed ? "all " + DATA_LENGTH + " match." : "they DIFFER!");
+        boolean placed =
+                memory.asSlice(DATA, DATA_LENGTH).mismatch(msg.segment().asSlice(0, DATA_LENGTH)) == -1;
+        out.printf(
+                "   Client 1 writes %d bytes straight into the server's memory with RDMA WRITE. The server's%n"
+                        + "   program did nothing, yet the bytes are there: %s%n",
+                DATA_LENGTH, placed ? "all " + DATA_LENGTH + " match." : "they DIFFER!");
 
         MemoryRegion into = b.protectionDomain().allocate(DATA_LENGTH, Set.of(Access.LOCAL_WRITE));
         await(b.read(into, 0, DATA_LENGTH, rb.address() + DATA, rb.rkey()), timeout);
         boolean readBack = into.segment().mismatch(msg.segment().asSlice(0, DATA_LENGTH)) == -1;
-        out.printf("   Client 2 reads those %d bytes back from the server with RDMA READ: %s%n%n", DATA_LENGTH,
-                readBack ? "identical." : "DIFFERENT!");
+        out.printf(
+                "   Client 2 reads those %d bytes back from the server with RDMA READ: %s%n%n",
+                DATA_LENGTH, readBack ? "identical." : "DIFFERENT!");
         return echoed && placed && readBack;
     }
 
@@ -375,16 +443,19 @@ public final class Demo {
      * connection-layer QP leaves to its poller thread): connect, take the server's memory description, run the
      * pipeline, check the server's memory.
      */
-    private static boolean commit(InetSocketAddress serverAddress, DemoServer server, Duration timeout,
-                                  PrintStream out) throws Exception {
+    private static boolean commit(InetSocketAddress serverAddress, DemoServer server, Duration timeout, PrintStream out)
+            throws Exception {
         server.memory.set(JAVA_LONG, COMMIT_WORD, 0L);
         server.memory.asSlice(DATA, DATA_LENGTH).fill((byte) 0);
         ProtectionDomain[] pd = new ProtectionDomain[1];
         CompletionQueue[] cq = new CompletionQueue[1];
         MemoryRegion[] mr = new MemoryRegion[1];
         try (EventChannel channel = EventChannel.create();
-             WorkCompletions wc = WorkCompletions.allocate(4)) {
-            CmConnector.Connection c = CmConnector.connect(channel, serverAddress, ConnectionParameters.DEFAULTS,
+                WorkCompletions wc = WorkCompletions.allocate(4)) {
+            CmConnector.Connection c = CmConnector.connect(
+                    channel,
+                    serverAddress,
+                    ConnectionParameters.DEFAULTS,
                     id -> {
                         Context ctx = id.context();
                         pd[0] = ctx.allocateProtectionDomain();
@@ -395,38 +466,54 @@ public final class Demo {
                         QueuePair q = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
                         q.postReceive(1L << 62, mr[0], 0, 64); // the server's memory description
                         return q;
-                    }, timeout);
-            try (c; EmulatedVerify verify = new EmulatedVerify(c.queuePair(), DATA_LENGTH, VerifyHash.CRC32C,
-                    timeout)) {
+                    },
+                    timeout);
+            try (c;
+                    EmulatedVerify verify =
+                            new EmulatedVerify(c.queuePair(), DATA_LENGTH, VerifyHash.CRC32C, timeout)) {
                 Remote r = ask(c, cq[0], mr[0], 64, wc, timeout);
                 MemorySegment source = mr[0].segment().asSlice(DATA, DATA_LENGTH);
                 byte[] text = "A record that must be durable before it counts. ".getBytes(StandardCharsets.US_ASCII);
                 for (int i = 0; i < DATA_LENGTH; i++) {
                     source.set(JAVA_BYTE, i, text[i % text.length]);
                 }
-                out.printf("   One more connection, on the bare verbs API, stores a %d-byte record at the server%n"
-                        + "   and commits it: the commit word next to it goes from 0 to 0x%x only if every step%n"
-                        + "   before succeeded.%n",
+                out.printf(
+                        "   One more connection, on the bare verbs API, stores a %d-byte record at the server%n"
+                                + "   and commits it: the commit word next to it goes from 0 to 0x%x only if every step%n"
+                                + "   before succeeded.%n",
                         DATA_LENGTH, COMMIT_VALUE);
-                CommitPipeline.Outcome outcome = CommitPipeline.run(c.queuePair(), verify, mr[0], DATA, DATA_LENGTH,
-                        new RemoteRegion(r.address() + DATA, DATA_LENGTH, r.rkey()), FlushType.GLOBAL_VISIBILITY,
-                        new RemoteRegion(r.address() + COMMIT_WORD, 8, r.rkey()), COMMIT_VALUE, timeout,
-                        step -> out.println("   - " + switch (step) {
-                            case WRITE -> "WRITE: the record's bytes are placed in the server's memory.";
-                            case FLUSH -> "FLUSH: the server's device confirms they are globally visible\n"
-                                    + "     (no longer in flight).";
-                            case VERIFY -> "VERIFY: the record is read back and its CRC32C matches ("
-                                    + HexFormat.of().formatHex(VerifyHash.CRC32C.digest(source))
-                                    + ");\n     emulated by an RDMA READ, since no device implements VERIFY yet.";
-                            case ATOMIC_WRITE -> "ATOMIC WRITE: the commit word is set in one indivisible 8-byte write.";
-                        }));
+                CommitPipeline.Outcome outcome = CommitPipeline.run(
+                        c.queuePair(),
+                        verify,
+                        mr[0],
+                        DATA,
+                        DATA_LENGTH,
+                        new RemoteRegion(r.address() + DATA, DATA_LENGTH, r.rkey()),
+                        FlushType.GLOBAL_VISIBILITY,
+                        new RemoteRegion(r.address() + COMMIT_WORD, 8, r.rkey()),
+                        COMMIT_VALUE,
+                        timeout,
+                        step -> out.println("   - "
+                                + switch (step) {
+                                    case WRITE -> "WRITE: the record's bytes are placed in the server's memory.";
+                                    case FLUSH ->
+                                        "FLUSH: the server's device confirms they are globally visible\n"
+                                                + "     (no longer in flight).";
+                                    case VERIFY ->
+                                        "VERIFY: the record is read back and its CRC32C matches ("
+                                                + HexFormat.of().formatHex(VerifyHash.CRC32C.digest(source))
+                                                + ");\n     emulated by an RDMA READ, since no device implements VERIFY yet.";
+                                    case ATOMIC_WRITE ->
+                                        "ATOMIC WRITE: the commit word is set in one indivisible 8-byte write.";
+                                }));
                 if (!outcome.committed()) {
                     out.printf("   The pipeline stopped at %s: %s%n", outcome.failedStep(), outcome.cause());
                     return false;
                 }
                 boolean data = server.memory.asSlice(DATA, DATA_LENGTH).mismatch(source) == -1;
                 long word = server.memory.get(JAVA_LONG, COMMIT_WORD);
-                out.printf("   At the server: the record %s, and the commit word reads 0x%x.%n",
+                out.printf(
+                        "   At the server: the record %s, and the commit word reads 0x%x.%n",
                         data ? "is there byte for byte" : "DIFFERS", word);
                 return data && word == COMMIT_VALUE;
             }

@@ -24,8 +24,7 @@ final class JitQuiescence {
     private static final Path TASKS = Path.of("/proc/self/task");
     private static final long POLL_MILLIS = 200;
 
-    private JitQuiescence() {
-    }
+    private JitQuiescence() {}
 
     /**
      * Returns once the compiler threads have used no CPU for {@code quiet}, or after {@code max}.

@@ -22,7 +22,7 @@ public record LatencyStats(int count, double minUs, double avgUs, double p50Us, 
         }
         double median = (n % 2 == 0) ? (nanos[n / 2] + nanos[n / 2 - 1]) / 2.0 : nanos[n / 2];
         int p99 = (int) Math.ceil(0.99 * n) - 1;
-        return new LatencyStats(n, nanos[0] / d, sum / (double) n / d, median / d, nanos[Math.max(0, p99)] / d,
-                nanos[n - 1] / d);
+        return new LatencyStats(
+                n, nanos[0] / d, sum / (double) n / d, median / d, nanos[Math.max(0, p99)] / d, nanos[n - 1] / d);
     }
 }

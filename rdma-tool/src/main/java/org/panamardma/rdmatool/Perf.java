@@ -57,6 +57,7 @@ import org.panamardma.verbs.cm.StreamStartProbe;
 public final class Perf {
     /** perftest's default port. */
     public static final int DEFAULT_PORT = 18515;
+
     public static final int MIN_SIZE = 1;
     public static final int MAX_SIZE = 65536;
     static final int TX_DEPTH = 128;
@@ -72,7 +73,10 @@ public final class Perf {
 
     /** The tests, by their command-line name. */
     public enum Test {
-        SEND_LAT("send_lat", 2), WRITE_LAT("write_lat", 2), READ_LAT("read_lat", 1), ATOMIC_LAT("atomic_lat", 1),
+        SEND_LAT("send_lat", 2),
+        WRITE_LAT("write_lat", 2),
+        READ_LAT("read_lat", 1),
+        ATOMIC_LAT("atomic_lat", 1),
         WRITE_BW("write_bw", 0);
 
         private final String cliName;
@@ -103,8 +107,8 @@ public final class Perf {
                     return t;
                 }
             }
-            throw new UsageException("perf: unknown test '" + name + "' (send_lat, write_lat, read_lat, atomic_lat, "
-                    + "write_bw)");
+            throw new UsageException(
+                    "perf: unknown test '" + name + "' (send_lat, write_lat, read_lat, atomic_lat, " + "write_bw)");
         }
     }
 
@@ -116,8 +120,16 @@ public final class Perf {
                 double avgUs = bwMBps == 0 ? 0 : size / (bwMBps * 1048576.0) * 1e6;
                 return String.format(Locale.ROOT, "%s,%d,%d,,,%.3f,%.6f", test.cliName(), size, iters, avgUs, bwMBps);
             }
-            return String.format(Locale.ROOT, "%s,%d,%d,%.3f,%.3f,%.3f,%.6f", test.cliName(), size, iters,
-                    latency.p50Us(), latency.p99Us(), latency.avgUs(), bwMBps);
+            return String.format(
+                    Locale.ROOT,
+                    "%s,%d,%d,%.3f,%.3f,%.3f,%.6f",
+                    test.cliName(),
+                    size,
+                    iters,
+                    latency.p50Us(),
+                    latency.p99Us(),
+                    latency.avgUs(),
+                    bwMBps);
         }
     }
 
@@ -144,8 +156,9 @@ public final class Perf {
      *
      * @param timeout for connecting and for each size's run
      */
-    public static List<Result> run(InetSocketAddress server, Test test, int size, boolean allSizes, int iters,
-                                   Duration timeout) throws RdmaException {
+    public static List<Result> run(
+            InetSocketAddress server, Test test, int size, boolean allSizes, int iters, Duration timeout)
+            throws RdmaException {
         return run(server, test, size, allSizes, iters, 0, timeout);
     }
 
@@ -163,8 +176,9 @@ public final class Perf {
      * loop runs at full speed from the first iteration, while a JVM interprets the loop until its JIT has compiled
      * it; a warm-up measures the steady state a long-running service sees (say which one you report).
      */
-    public static List<Result> run(InetSocketAddress server, Test test, int size, boolean allSizes, int iters,
-                                   int warmup, Duration timeout) throws RdmaException {
+    public static List<Result> run(
+            InetSocketAddress server, Test test, int size, boolean allSizes, int iters, int warmup, Duration timeout)
+            throws RdmaException {
         warmup = warmupIterations(warmup);
         if (iters < 2) {
             throw new IllegalArgumentException("iters must be at least 2 (latency samples are differences)");
@@ -177,7 +191,8 @@ public final class Perf {
         int maxSize = sizes.stream().mapToInt(Integer::intValue).max().orElseThrow();
         int minSize = sizes.stream().mapToInt(Integer::intValue).min().orElseThrow();
         PerfEndpoint ep = new PerfEndpoint(maxSize, test == Test.WRITE_BW ? TX_DEPTH : RX_DEPTH);
-        try (EventChannel channel = EventChannel.create(); ep) {
+        try (EventChannel channel = EventChannel.create();
+                ep) {
             // CmConnector.connect's steps, by hand: the connect private data must name the buffer, which exists
             // only once the id is bound to a device
             CmId id = channel.createId();
@@ -187,14 +202,16 @@ public final class Perf {
             id.resolveRoute(timeout);
             id.expect(CmEventType.ROUTE_RESOLVED, wait);
             ep.create(id);
-            PerfRequest request = new PerfRequest(test, iters, minSize, maxSize, allSizes, ep.mr.address(),
-                    ep.mr.rkey(), warmup);
+            PerfRequest request =
+                    new PerfRequest(test, iters, minSize, maxSize, allSizes, ep.mr.address(), ep.mr.rkey(), warmup);
             id.connect(ConnectionParameters.DEFAULTS.withPrivateData(request.encode()));
             CmEvent established = id.expect(CmEventType.ESTABLISHED, wait);
             ByteBuffer reply = ByteBuffer.wrap(established.privateData());
             if (reply.remaining() < 16 || reply.get(0) != PerfRequest.MAGIC_REPLY) {
-                throw new RdmaException("perf: " + server + " is not an rdma-tool perf server (its accept carried no "
-                        + "buffer description)", 71 /* EPROTO */);
+                throw new RdmaException(
+                        "perf: " + server + " is not an rdma-tool perf server (its accept carried no "
+                                + "buffer description)",
+                        71 /* EPROTO */);
             }
             ep.remoteAddress = reply.getLong(4);
             ep.remoteRkey = reply.getInt(12);
@@ -216,13 +233,15 @@ public final class Perf {
             List<Result> results = new ArrayList<>();
             for (int n : sizes) {
                 long deadline = System.nanoTime() + timeout.toNanos();
-                results.add(switch (test) {
-                    case SEND_LAT -> latencyResult(test, n, iters, sendLatency(ep, n, iters, false, deadline));
-                    case WRITE_LAT -> latencyResult(test, n, iters, writeLatency(ep, n, iters, false, deadline));
-                    case READ_LAT -> latencyResult(test, n, iters, readLatency(ep, n, iters, false, deadline));
-                    case ATOMIC_LAT -> latencyResult(test, n, iters, readLatency(ep, n, iters, true, deadline));
-                    case WRITE_BW -> writeBandwidth(ep, n, iters, deadline);
-                });
+                results.add(
+                        switch (test) {
+                            case SEND_LAT -> latencyResult(test, n, iters, sendLatency(ep, n, iters, false, deadline));
+                            case WRITE_LAT ->
+                                latencyResult(test, n, iters, writeLatency(ep, n, iters, false, deadline));
+                            case READ_LAT -> latencyResult(test, n, iters, readLatency(ep, n, iters, false, deadline));
+                            case ATOMIC_LAT -> latencyResult(test, n, iters, readLatency(ep, n, iters, true, deadline));
+                            case WRITE_BW -> writeBandwidth(ep, n, iters, deadline);
+                        });
             }
             // Tell the server we are done and wait for its answer before closing: closing right after our SEND
             // completed could tear the connection down before the server consumed it (on siw a SEND completes
@@ -246,8 +265,8 @@ public final class Perf {
             if (waited.isNegative()) {
                 System.err.println("perf: the JIT compiler threads' CPU time is unreadable; measuring at once");
             } else if (waited.toMillis() > 1500) {
-                System.err.printf("perf: waited %d ms for the JIT to finish compiling before measuring%n",
-                        waited.toMillis());
+                System.err.printf(
+                        "perf: waited %d ms for the JIT to finish compiling before measuring%n", waited.toMillis());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

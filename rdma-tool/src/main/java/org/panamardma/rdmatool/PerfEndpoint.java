@@ -27,6 +27,7 @@ import org.panamardma.verbs.cm.StreamStartProbe;
 final class PerfEndpoint implements AutoCloseable {
     /** The wr_id of every receive (sends count up from 0). */
     private static final long RECV_BIT = 1L << 62;
+
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
 
     final int maxSize;
@@ -56,8 +57,9 @@ final class PerfEndpoint implements AutoCloseable {
         channel = ctx.createCompletionChannel();
         cq = ctx.createCompletionQueue(sendDepth + Perf.RX_DEPTH, channel);
         // the peer writes (write_lat, write_bw), reads (read_lat) and adds (atomic_lat) into it; receives land in it
-        mr = pd.allocate(2L * maxSize, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
-                Access.REMOTE_ATOMIC));
+        mr = pd.allocate(
+                2L * maxSize,
+                Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
         qp = cmId.createQueuePair(pd, QueuePairOptions.of(cq).withQueueDepths(sendDepth, Perf.RX_DEPTH));
         for (int i = 0; i < Perf.RX_DEPTH; i++) {
             postReceive();
@@ -183,8 +185,8 @@ final class PerfEndpoint implements AutoCloseable {
      */
     void checkDeadline(long deadline, String what) throws RdmaException {
         if (System.nanoTime() - deadline > 0) {
-            throw new RdmaException("perf: timed out waiting for " + what + " (" + describe() + ")",
-                    110 /* ETIMEDOUT */);
+            throw new RdmaException(
+                    "perf: timed out waiting for " + what + " (" + describe() + ")", 110 /* ETIMEDOUT */);
         }
     }
 
@@ -221,8 +223,10 @@ final class PerfEndpoint implements AutoCloseable {
         int spins = 0;
         while ((byte) BYTE.getVolatile(seg, offset) != expected) {
             if ((++spins & 0x3ff) == 0 && System.nanoTime() - deadline > 0) {
-                ep.checkDeadline(deadline, "the peer's RDMA WRITE (byte " + offset + " to become "
-                        + (expected & 0xff) + ", it is " + ((byte) BYTE.getVolatile(seg, offset) & 0xff) + ")");
+                ep.checkDeadline(
+                        deadline,
+                        "the peer's RDMA WRITE (byte " + offset + " to become " + (expected & 0xff) + ", it is "
+                                + ((byte) BYTE.getVolatile(seg, offset) & 0xff) + ")");
             }
             Thread.onSpinWait();
         }

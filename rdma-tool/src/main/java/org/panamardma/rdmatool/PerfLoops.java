@@ -57,7 +57,13 @@ final class PerfLoops {
                 stamps[scnt] = System.nanoTime();
                 seg.set(ValueLayout.JAVA_BYTE, postLast, (byte) ++scnt);
                 ep.awaitSendSlot(deadline);
-                ep.qp.postWrite(ep.sendsPosted++, ep.mr, ep.sendOffset(), size, ep.remoteAddress, ep.remoteRkey,
+                ep.qp.postWrite(
+                        ep.sendsPosted++,
+                        ep.mr,
+                        ep.sendOffset(),
+                        size,
+                        ep.remoteAddress,
+                        ep.remoteRkey,
                         SendFlags.SIGNALED);
             }
             if (ep.sendsCompleted - completedBefore < iters) {
@@ -77,11 +83,10 @@ final class PerfLoops {
             stamps[i] = System.nanoTime();
             long wrId = ep.sendsPosted++;
             if (atomic) {
-                ep.qp.postFetchAdd(wrId, ep.mr, ep.sendOffset(), ep.remoteAddress, ep.remoteRkey, 1L,
-                        SendFlags.SIGNALED);
+                ep.qp.postFetchAdd(
+                        wrId, ep.mr, ep.sendOffset(), ep.remoteAddress, ep.remoteRkey, 1L, SendFlags.SIGNALED);
             } else {
-                ep.qp.postRead(wrId, ep.mr, ep.sendOffset(), size, ep.remoteAddress, ep.remoteRkey,
-                        SendFlags.SIGNALED);
+                ep.qp.postRead(wrId, ep.mr, ep.sendOffset(), size, ep.remoteAddress, ep.remoteRkey, SendFlags.SIGNALED);
             }
             ep.awaitSends(deadline);
         }
@@ -101,10 +106,8 @@ final class PerfLoops {
         while (ep.sendsCompleted < end) {
             while (ep.sendsPosted < end && ep.sendsPosted - ep.sendsCompleted < depth) {
                 long n = ep.sendsPosted - base;
-                int flags = (n % cqMod == cqMod - 1 || ep.sendsPosted == end - 1) ? SendFlags.SIGNALED
-                        : SendFlags.NONE;
-                ep.qp.postWrite(ep.sendsPosted++, ep.mr, ep.sendOffset(), size, ep.remoteAddress, ep.remoteRkey,
-                        flags);
+                int flags = (n % cqMod == cqMod - 1 || ep.sendsPosted == end - 1) ? SendFlags.SIGNALED : SendFlags.NONE;
+                ep.qp.postWrite(ep.sendsPosted++, ep.mr, ep.sendOffset(), size, ep.remoteAddress, ep.remoteRkey, flags);
             }
             if (ep.pollOnce() == 0) {
                 ep.checkDeadline(deadline, "RDMA WRITE completions");

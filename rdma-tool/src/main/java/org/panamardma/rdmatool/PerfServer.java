@@ -94,8 +94,13 @@ public final class PerfServer implements AutoCloseable {
             }
             return;
         }
-        out.printf("perf server: %s, %d iterations, sizes %d..%d, from %s%n", r.test().cliName(), r.iters(),
-                r.minSize(), r.maxSize(), id.peerAddress().map(Object::toString).orElse("?"));
+        out.printf(
+                "perf server: %s, %d iterations, sizes %d..%d, from %s%n",
+                r.test().cliName(),
+                r.iters(),
+                r.minSize(),
+                r.maxSize(),
+                id.peerAddress().map(Object::toString).orElse("?"));
         PerfEndpoint ep = new PerfEndpoint(r.maxSize(), Perf.RX_DEPTH);
         try {
             ep.create(id);
@@ -109,7 +114,7 @@ public final class PerfServer implements AutoCloseable {
                 switch (r.test()) {
                     case SEND_LAT -> sendLatency(ep, r.sizes().get(0), r.warmup(), true, deadline);
                     case WRITE_LAT -> writeLatency(ep, r.sizes().get(0), r.warmup(), true, deadline);
-                    default -> { }
+                    default -> {}
                 }
             }
             for (int size : r.sizes()) {
@@ -117,7 +122,7 @@ public final class PerfServer implements AutoCloseable {
                 switch (r.test()) {
                     case SEND_LAT -> sendLatency(ep, size, r.iters(), true, deadline);
                     case WRITE_LAT -> writeLatency(ep, size, r.iters(), true, deadline);
-                    default -> { } // the client alone drives READs, atomics and write_bw
+                    default -> {} // the client alone drives READs, atomics and write_bw
                 }
             }
             // The client's final SEND; the passive tests may take long, hence the generous wait. Waited for
@@ -125,7 +130,8 @@ public final class PerfServer implements AutoCloseable {
             // spinning server would take CPU from the client it is measuring (perftest's passive side blocks,
             // too). On the single-threaded emulated testbed spinning made Java's read/atomic latency up to 50x
             // C's, and polling every millisecond in between still 5-7x (issue 15).
-            ep.awaitReceiveBlocking(System.nanoTime() + timeout.toNanos() * Math.max(1, r.sizes().size()));
+            ep.awaitReceiveBlocking(System.nanoTime()
+                    + timeout.toNanos() * Math.max(1, r.sizes().size()));
             // The client's final SEND says its run is over: served, whatever becomes of our answer below.
             served++;
             // Answer it, then let the client be the one to disconnect, once it has our answer. Whoever closes
@@ -141,8 +147,10 @@ public final class PerfServer implements AutoCloseable {
                 // leaves RTS (siw_qp.c, siw_sq_flush: "Flush an in-progress WQE if present"). Seen in
                 // a CI rehearsal on an overloaded host: the client had its answer and its result, our answer
                 // was flushed. Nothing the client needs is lost; say so and go on.
-                out.printf("perf server: %s done; the answer completed as %s (the client disconnected as it "
-                        + "went out)%n", r.test().cliName(), e.status());
+                out.printf(
+                        "perf server: %s done; the answer completed as %s (the client disconnected as it "
+                                + "went out)%n",
+                        r.test().cliName(), e.status());
                 return;
             }
             out.printf("perf server: %s done%n", r.test().cliName());
@@ -153,8 +161,8 @@ public final class PerfServer implements AutoCloseable {
             }
         } catch (org.panamardma.verbs.WorkCompletionException e) {
             // the client closed or failed before its final SEND: its QP's disconnect flushed ours
-            out.println("perf server: the client left before the end of the run (" + e.status() + "; "
-                    + ep.describe() + ")");
+            out.println("perf server: the client left before the end of the run (" + e.status() + "; " + ep.describe()
+                    + ")");
         } catch (RdmaException | RuntimeException e) {
             out.println("perf server: connection failed: " + e.getMessage());
         } finally {

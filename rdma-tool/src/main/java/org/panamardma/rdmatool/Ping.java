@@ -5,11 +5,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.Set;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
@@ -49,7 +49,10 @@ public final class Ping {
     }
 
     static ConnectionOptions options(Duration timeout) {
-        return ConnectionOptions.DEFAULTS.withQueueDepths(4, 4).withReceiveBufferSize(MAX_SIZE).withTimeout(timeout);
+        return ConnectionOptions.DEFAULTS
+                .withQueueDepths(4, 4)
+                .withReceiveBufferSize(MAX_SIZE)
+                .withTimeout(timeout);
     }
 
     /** The byte {@code j} of ping {@code seq}: differs between pings and along the message. */
@@ -63,8 +66,9 @@ public final class Ping {
      */
     public static RdmaServer serve(InetSocketAddress bind, Duration timeout, PrintStream out) throws RdmaException {
         return RdmaServer.listen(bind, options(timeout), conn -> {
-            out.printf("ping server: connection from %s on %s%n", conn.peerAddress().map(Object::toString)
-                    .orElse("?"), conn.deviceName());
+            out.printf(
+                    "ping server: connection from %s on %s%n",
+                    conn.peerAddress().map(Object::toString).orElse("?"), conn.deviceName());
             Thread.ofVirtual().name("ping-echo-" + conn.name()).start(() -> echo(conn, out));
         });
     }
@@ -107,8 +111,9 @@ public final class Ping {
         }
         String host = server.getAddress().getHostAddress();
         try (RdmaConnection conn = RdmaClient.connect(server, options(timeout))) {
-            out.printf("PING %s port %d over %s: %d bytes, %d pings%n", host, server.getPort(), conn.deviceName(),
-                    size, count);
+            out.printf(
+                    "PING %s port %d over %s: %d bytes, %d pings%n",
+                    host, server.getPort(), conn.deviceName(), size, count);
             MemoryRegion buf = conn.protectionDomain().allocate(size, Set.of(Access.LOCAL_WRITE));
             MemorySegment seg = buf.segment();
             long[] rtts = new long[count];
@@ -140,18 +145,21 @@ public final class Ping {
                     out.printf("%d bytes from %s: seq=%d verified rtt=%.1f us%n", r.length(), host, seq, rtt / 1000.0);
                 } else {
                     corrupted++;
-                    out.printf("%d bytes from %s: seq=%d CORRUPTED at byte %d (expected %d bytes) rtt=%.1f us%n",
+                    out.printf(
+                            "%d bytes from %s: seq=%d CORRUPTED at byte %d (expected %d bytes) rtt=%.1f us%n",
                             r.length(), host, seq, bad, size, rtt / 1000.0);
                 }
             }
             Result result = new Result(count, echoed, verified, corrupted, rtts);
             out.printf("--- %s ping statistics ---%n", host);
-            out.printf("%d sent, %d echoed, %d verified byte for byte, %d corrupted%n", count, echoed, verified,
-                    corrupted);
+            out.printf(
+                    "%d sent, %d echoed, %d verified byte for byte, %d corrupted%n",
+                    count, echoed, verified, corrupted);
             if (echoed > 0) {
                 LatencyStats s = result.stats();
-                out.printf("rtt min/avg/p50/p99/max = %.1f/%.1f/%.1f/%.1f/%.1f us%n", s.minUs(), s.avgUs(), s.p50Us(),
-                        s.p99Us(), s.maxUs());
+                out.printf(
+                        "rtt min/avg/p50/p99/max = %.1f/%.1f/%.1f/%.1f/%.1f us%n",
+                        s.minUs(), s.avgUs(), s.p50Us(), s.p99Us(), s.maxUs());
             }
             return result;
         }

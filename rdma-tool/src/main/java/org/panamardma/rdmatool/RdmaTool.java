@@ -105,8 +105,9 @@ public final class RdmaTool {
         return switch (e.event().type()) {
             case REJECTED -> " (connection refused: is a server listening on that address and port?)";
             case UNREACHABLE -> " (the peer is unreachable)";
-            case ADDR_ERROR -> " (the address cannot be resolved to a local RDMA device: is it reachable through an "
-                    + "RDMA-capable interface?)";
+            case ADDR_ERROR ->
+                " (the address cannot be resolved to a local RDMA device: is it reachable through an "
+                        + "RDMA-capable interface?)";
             case ROUTE_ERROR -> " (no route to the peer over an RDMA device)";
             case CONNECT_ERROR -> " (the connection could not be established)";
             default -> "";
@@ -130,7 +131,8 @@ public final class RdmaTool {
             }
             InetSocketAddress bind = Args.address("ping", a.string("bind", "0.0.0.0"), port);
             try (var server = Ping.serve(bind, timeout, out)) {
-                out.printf("ping server listening on %s port %d (Ctrl-C to stop)%n",
+                out.printf(
+                        "ping server listening on %s port %d (Ctrl-C to stop)%n",
                         bind.getAddress().getHostAddress(), port);
                 Thread.currentThread().join();
             }
@@ -155,7 +157,10 @@ public final class RdmaTool {
     }
 
     static int perf(String[] rest, PrintStream out, PrintStream err) throws Exception {
-        Args a = Args.parse("perf", rest, Set.of("bind", "port", "test", "size", "iters", "warmup", "timeout"),
+        Args a = Args.parse(
+                "perf",
+                rest,
+                Set.of("bind", "port", "test", "size", "iters", "warmup", "timeout"),
                 Set.of("server", "all-sizes", "csv"));
         int port = a.integer("port", Perf.DEFAULT_PORT, 1, 65535);
         Duration timeout = timeout(a, 120);
@@ -168,7 +173,8 @@ public final class RdmaTool {
             }
             InetSocketAddress bind = Args.address("perf", a.string("bind", "0.0.0.0"), port);
             try (PerfServer server = PerfServer.start(bind, timeout, out)) {
-                out.printf("perf server listening on %s port %d (Ctrl-C to stop)%n",
+                out.printf(
+                        "perf server listening on %s port %d (Ctrl-C to stop)%n",
                         bind.getAddress().getHostAddress(), port);
                 server.join();
             }
@@ -190,8 +196,9 @@ public final class RdmaTool {
         int warmup = a.integer("warmup", 0, 0, 100_000_000);
         boolean csv = a.has("csv");
         if (!csv) {
-            out.printf("perf %s to %s port %d, %d iterations per size%n", test.cliName(),
-                    server.getAddress().getHostAddress(), port, iters);
+            out.printf(
+                    "perf %s to %s port %d, %d iterations per size%n",
+                    test.cliName(), server.getAddress().getHostAddress(), port, iters);
         }
         List<Perf.Result> results = Perf.run(server, test, size, a.has("all-sizes"), iters, warmup, timeout);
         print(results, csv, out);
@@ -211,16 +218,30 @@ public final class RdmaTool {
         if (results.get(0).latency() == null) {
             out.printf(" %8s %12s %20s %16s%n", "#bytes", "#iterations", "BW average[MB/sec]", "MsgRate[Mpps]");
             for (Perf.Result r : results) {
-                out.printf(Locale.ROOT, " %8d %12d %20.2f %16.6f%n", r.size(), r.iters(), r.bwMBps(),
-                        r.msgRateMpps());
+                out.printf(Locale.ROOT, " %8d %12d %20.2f %16.6f%n", r.size(), r.iters(), r.bwMBps(), r.msgRateMpps());
             }
         } else {
-            out.printf(" %8s %12s %12s %12s %16s %12s %12s%n", "#bytes", "#iterations", "t_min[usec]", "t_max[usec]",
-                    "t_typical[usec]", "t_avg[usec]", "t_99[usec]");
+            out.printf(
+                    " %8s %12s %12s %12s %16s %12s %12s%n",
+                    "#bytes",
+                    "#iterations",
+                    "t_min[usec]",
+                    "t_max[usec]",
+                    "t_typical[usec]",
+                    "t_avg[usec]",
+                    "t_99[usec]");
             for (Perf.Result r : results) {
                 LatencyStats s = r.latency();
-                out.printf(Locale.ROOT, " %8d %12d %12.2f %12.2f %16.2f %12.2f %12.2f%n", r.size(), r.iters(),
-                        s.minUs(), s.maxUs(), s.p50Us(), s.avgUs(), s.p99Us());
+                out.printf(
+                        Locale.ROOT,
+                        " %8d %12d %12.2f %12.2f %16.2f %12.2f %12.2f%n",
+                        r.size(),
+                        r.iters(),
+                        s.minUs(),
+                        s.maxUs(),
+                        s.p50Us(),
+                        s.avgUs(),
+                        s.p99Us());
             }
             out.println(" (one-way latency: ping-pong round trips / 2 for send_lat and write_lat, as perftest)");
         }
@@ -241,34 +262,50 @@ public final class RdmaTool {
         try {
             List<Device> devices = Device.list();
             out.println(RdmaCore.describe());
-            out.printf("library features: %s%n", Arrays.stream(RdmaCore.Feature.values())
-                    .map(f -> f.description() + " " + (f.isAvailable() ? "yes" : "no (rdma-core " + f.since() + ")"))
-                    .collect(java.util.stream.Collectors.joining(", ")));
+            out.printf(
+                    "library features: %s%n",
+                    Arrays.stream(RdmaCore.Feature.values())
+                            .map(f -> f.description() + " "
+                                    + (f.isAvailable() ? "yes" : "no (rdma-core " + f.since() + ")"))
+                            .collect(java.util.stream.Collectors.joining(", ")));
             if (devices.isEmpty()) {
                 out.println("no RDMA devices");
                 return 1;
             }
             for (Device d : devices) {
-                out.printf("%s: %s transport, node %s, GUID %s%n", d.name(), d.transportType(), d.nodeType(),
-                        guid(d.guid()));
+                out.printf(
+                        "%s: %s transport, node %s, GUID %s%n",
+                        d.name(), d.transportType(), d.nodeType(), guid(d.guid()));
                 try (Context ctx = Context.open(d.name())) {
                     DeviceAttributes a = ctx.attributes();
-                    out.printf("  atomics %-6s  FLUSH global %-3s persistent %-3s  ATOMIC WRITE %-3s  (cap_flags_ex 0x%x)%n",
-                            a.atomicCapability(), yes(a.supportsFlushGlobal()), yes(a.supportsFlushPersistent()),
-                            yes(a.supportsAtomicWrite()), a.deviceCapFlagsEx());
+                    out.printf(
+                            "  atomics %-6s  FLUSH global %-3s persistent %-3s  ATOMIC WRITE %-3s  (cap_flags_ex 0x%x)%n",
+                            a.atomicCapability(),
+                            yes(a.supportsFlushGlobal()),
+                            yes(a.supportsFlushPersistent()),
+                            yes(a.supportsAtomicWrite()),
+                            a.deviceCapFlagsEx());
                     // what the connection layer offers on top: RFC 7306's agent where the device has nothing
-                    out.printf("  RFC 7306: atomics %s, immediate data %s%n", a.supportsAtomics() ? "by device"
-                            : "by agent (ConnectionOptions.withAgent on both ends)",
-                            d.transportType() != org.panamardma.verbs.TransportType.IWARP ? "by device"
+                    out.printf(
+                            "  RFC 7306: atomics %s, immediate data %s%n",
+                            a.supportsAtomics() ? "by device" : "by agent (ConnectionOptions.withAgent on both ends)",
+                            d.transportType() != org.panamardma.verbs.TransportType.IWARP
+                                    ? "by device"
                                     : "by agent (ConnectionOptions.withAgent on both ends)");
-                    out.printf("  limits: %d QPs x %d WRs, %d SGEs (%d for READ), %d CQEs, %d MRs, %d rd_atom%n",
+                    out.printf(
+                            "  limits: %d QPs x %d WRs, %d SGEs (%d for READ), %d CQEs, %d MRs, %d rd_atom%n",
                             a.maxQp(), a.maxQpWr(), a.maxSge(), a.maxSgeRd(), a.maxCqe(), a.maxMr(), a.maxQpRdAtomic());
                     for (int port = 1; port <= a.physicalPortCount(); port++) {
                         PortAttributes p = ctx.queryPort(port);
-                        out.printf("  port %d: %s, %s link, active MTU %d%n", port, p.state(), p.linkLayer(),
-                                p.activeMtu().bytes());
+                        out.printf(
+                                "  port %d: %s, %s link, active MTU %d%n",
+                                port, p.state(), p.linkLayer(), p.activeMtu().bytes());
                         for (GidEntry g : ctx.gidTable(port)) {
-                            out.printf("    gid %2d %-8s %s (%s)%n", g.index(), g.type(), g.gid(),
+                            out.printf(
+                                    "    gid %2d %-8s %s (%s)%n",
+                                    g.index(),
+                                    g.type(),
+                                    g.gid(),
                                     g.gid().toInetAddress().getHostAddress());
                         }
                     }

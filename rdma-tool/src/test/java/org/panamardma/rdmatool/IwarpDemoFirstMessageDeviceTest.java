@@ -56,8 +56,8 @@ class IwarpDemoFirstMessageDeviceTest {
         List<String> failed = new ArrayList<>();
         List<Long> answerMillis = new ArrayList<>();
         try (Demo.DemoServer server = new Demo.DemoServer(address, ConnectionOptions.DEFAULTS.withTimeout(TIMEOUT));
-             EventChannel channel = EventChannel.create();
-             WorkCompletions wc = WorkCompletions.allocate(4)) {
+                EventChannel channel = EventChannel.create();
+                WorkCompletions wc = WorkCompletions.allocate(4)) {
             for (int i = 0; i < CONNECTIONS; i++) {
                 long deadline = System.nanoTime() + TIMEOUT.toNanos();
                 while (server.server.connectionCount() > 32 && System.nanoTime() < deadline) {
@@ -68,40 +68,56 @@ class IwarpDemoFirstMessageDeviceTest {
                     failed.add("connection " + i + ": " + outcome);
                 }
                 if ((i + 1) % 100 == 0) {
-                    System.out.printf("%d connections: %d questions not answered within %d ms%n", i + 1,
-                            failed.size(), ANSWER_WITHIN.toMillis());
+                    System.out.printf(
+                            "%d connections: %d questions not answered within %d ms%n",
+                            i + 1, failed.size(), ANSWER_WITHIN.toMillis());
                 }
             }
-            long[] ms = answerMillis.stream().mapToLong(Long::longValue).sorted().toArray();
-            System.out.printf("%s: %d connections to the demo's server: %d questions answered within %d ms (median "
-                            + "%d ms, max %d ms), %d not%n", device, CONNECTIONS, CONNECTIONS - failed.size(),
-                    ANSWER_WITHIN.toMillis(), ms.length == 0 ? -1 : ms[ms.length / 2],
-                    ms.length == 0 ? -1 : ms[ms.length - 1], failed.size());
+            long[] ms =
+                    answerMillis.stream().mapToLong(Long::longValue).sorted().toArray();
+            System.out.printf(
+                    "%s: %d connections to the demo's server: %d questions answered within %d ms (median "
+                            + "%d ms, max %d ms), %d not%n",
+                    device,
+                    CONNECTIONS,
+                    CONNECTIONS - failed.size(),
+                    ANSWER_WITHIN.toMillis(),
+                    ms.length == 0 ? -1 : ms[ms.length / 2],
+                    ms.length == 0 ? -1 : ms[ms.length - 1],
+                    failed.size());
             failed.stream().limit(20).forEach(f -> System.out.println("  " + f));
             // what the race does: a question never answered (its bytes wait in the server's socket for good), a
             // connect failed
-            assertEquals(List.of(), failed.stream().filter(f -> !f.contains("answered after")).toList(),
+            assertEquals(
+                    List.of(),
+                    failed.stream().filter(f -> !f.contains("answered after")).toList(),
                     "questions never answered, connects failed");
         }
     }
 
     /** One fresh connection: the question SENT right after ESTABLISHED; null when answered in time, else why not. */
-    private static String ask(EventChannel channel, InetSocketAddress address, WorkCompletions wc, long memory,
-                              List<Long> answerMillis) throws Exception {
+    private static String ask(
+            EventChannel channel, InetSocketAddress address, WorkCompletions wc, long memory, List<Long> answerMillis)
+            throws Exception {
         ProtectionDomain[] pd = new ProtectionDomain[1];
         CompletionQueue[] cq = new CompletionQueue[1];
         MemoryRegion[] mr = new MemoryRegion[1];
         try {
             CmConnector.Connection c;
             try {
-                c = CmConnector.connect(channel, address, ConnectionParameters.DEFAULTS, id -> {
-                    pd[0] = id.context().allocateProtectionDomain();
-                    cq[0] = id.context().createCompletionQueue(8);
-                    mr[0] = pd[0].allocate(4096, Set.of(Access.LOCAL_WRITE));
-                    QueuePair qp = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
-                    qp.postReceive(RECEIVE_ID, mr[0], 0, 64);
-                    return qp;
-                }, TIMEOUT);
+                c = CmConnector.connect(
+                        channel,
+                        address,
+                        ConnectionParameters.DEFAULTS,
+                        id -> {
+                            pd[0] = id.context().allocateProtectionDomain();
+                            cq[0] = id.context().createCompletionQueue(8);
+                            mr[0] = pd[0].allocate(4096, Set.of(Access.LOCAL_WRITE));
+                            QueuePair qp = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
+                            qp.postReceive(RECEIVE_ID, mr[0], 0, 64);
+                            return qp;
+                        },
+                        TIMEOUT);
             } catch (Exception e) {
                 return "connect failed: " + e.getMessage();
             }
@@ -116,7 +132,8 @@ class IwarpDemoFirstMessageDeviceTest {
                         wc.check(i);
                         if (wc.wrId(i) == RECEIVE_ID) {
                             long took = System.nanoTime() - established;
-                            Demo.Remote r = Demo.Remote.of(mr[0].segment().asSlice(0, 16).toArray(JAVA_BYTE));
+                            Demo.Remote r = Demo.Remote.of(
+                                    mr[0].segment().asSlice(0, 16).toArray(JAVA_BYTE));
                             if (r.address() != memory) {
                                 return "the answer names address " + r.address() + ", not the server's " + memory;
                             }

@@ -21,11 +21,24 @@ class IwarpToolDeviceTest extends ToolDeviceTests {
         try (PerfServer server = PerfServer.start(address, TIMEOUT, System.out)) {
             Capture out = new Capture();
             Capture err = new Capture();
-            int rc = RdmaTool.run(new String[] {"perf", address.getAddress().getHostAddress(), "--port",
-                    String.valueOf(address.getPort()), "--test", "atomic_lat", "--iters", "10"}, out.stream,
+            int rc = RdmaTool.run(
+                    new String[] {
+                        "perf",
+                        address.getAddress().getHostAddress(),
+                        "--port",
+                        String.valueOf(address.getPort()),
+                        "--test",
+                        "atomic_lat",
+                        "--iters",
+                        "10"
+                    },
+                    out.stream,
                     err.stream);
             assertEquals(1, rc);
-            assertTrue(err.text().contains(device.name()) && err.text().toLowerCase().contains("atomic"), err.text());
+            assertTrue(
+                    err.text().contains(device.name())
+                            && err.text().toLowerCase().contains("atomic"),
+                    err.text());
         }
     }
 
@@ -36,8 +49,10 @@ class IwarpToolDeviceTest extends ToolDeviceTests {
         assertEquals(0, RdmaTool.run(new String[] {"devinfo"}, out.stream, err.stream), err.text());
         String text = out.text();
         String siw = text.substring(text.indexOf(device.name() + ": "));
-        assertTrue(siw.contains("RFC 7306: atomics by agent (ConnectionOptions.withAgent on both ends), immediate "
-                + "data by agent"), siw);
+        assertTrue(
+                siw.contains("RFC 7306: atomics by agent (ConnectionOptions.withAgent on both ends), immediate "
+                        + "data by agent"),
+                siw);
     }
 
     /**

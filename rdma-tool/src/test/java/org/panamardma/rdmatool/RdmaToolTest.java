@@ -19,7 +19,9 @@ class RdmaToolTest {
     static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int rc = RdmaTool.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int rc = RdmaTool.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -54,8 +56,7 @@ class RdmaToolTest {
         usageError("ping: --bind is for the server", "ping", "10.0.0.1", "--bind", "10.0.0.2");
         usageError("ping: unexpected argument '10.0.0.2'", "ping", "10.0.0.1", "10.0.0.2");
         usageError("perf: unknown test 'bw'", "perf", "10.0.0.1", "--test", "bw");
-        usageError("perf: --size and --all-sizes exclude each other", "perf", "10.0.0.1", "--size", "8",
-                "--all-sizes");
+        usageError("perf: --size and --all-sizes exclude each other", "perf", "10.0.0.1", "--size", "8", "--all-sizes");
         usageError("atomic_lat moves 8 bytes", "perf", "10.0.0.1", "--test", "atomic_lat", "--size", "16");
         usageError("perf: --iters must be between 2", "perf", "10.0.0.1", "--iters", "1");
         usageError("perf: option --test given twice", "perf", "10.0.0.1", "--test", "send_lat", "--test=read_lat");
@@ -65,13 +66,13 @@ class RdmaToolTest {
 
     @Test
     void sizesAcceptSuffixesAndEqualsForm() throws UsageException {
-        Args a = Args.parse("perf", new String[] {"--size=64k", "--iters", "2K", "x"}, Set.of("size", "iters"),
-                Set.of());
+        Args a = Args.parse(
+                "perf", new String[] {"--size=64k", "--iters", "2K", "x"}, Set.of("size", "iters"), Set.of());
         assertEquals(65536, a.integer("size", 0, 1, 65536));
         assertEquals(2048, a.integer("iters", 0, 1, 1 << 20));
         assertEquals(List.of("x"), a.positional());
-        assertThrows(UsageException.class, () -> Args.parse("perf", new String[] {"--csv=yes"}, Set.of(),
-                Set.of("csv")));
+        assertThrows(
+                UsageException.class, () -> Args.parse("perf", new String[] {"--csv=yes"}, Set.of(), Set.of("csv")));
     }
 
     @Test
@@ -106,8 +107,8 @@ class RdmaToolTest {
 
     @Test
     void csvLineHasTheAgreedColumns() {
-        Perf.Result lat = new Perf.Result(Perf.Test.WRITE_LAT, 64, 1000,
-                new LatencyStats(999, 1, 2.5, 2, 7.25, 9), 24.41, 0);
+        Perf.Result lat =
+                new Perf.Result(Perf.Test.WRITE_LAT, 64, 1000, new LatencyStats(999, 1, 2.5, 2, 7.25, 9), 24.41, 0);
         assertEquals("write_lat,64,1000,2.000,7.250,2.500,24.410000", lat.csv());
         Perf.Result bw = new Perf.Result(Perf.Test.WRITE_BW, 65536, 5000, null, 1024.0, 0.016384);
         String[] f = bw.csv().split(",", -1);

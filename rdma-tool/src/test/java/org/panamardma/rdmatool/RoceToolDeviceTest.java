@@ -36,10 +36,13 @@ class RoceToolDeviceTest extends ToolDeviceTests {
             assertNull(r.committed());
             assertEquals(1, r.skipped().size(), r.skipped().toString());
             String why = r.skipped().get(0);
-            assertTrue(ToolExpect.libraryFlush()
-                    ? why.startsWith(device.name() + " has no RDMA FLUSH")
-                    : why.startsWith("the installed rdma-core has no RDMA FLUSH (it came in rdma-core 45; this is "
-                            + "rdma-core " + org.panamardma.verbs.RdmaCore.version() + ")"), why);
+            assertTrue(
+                    ToolExpect.libraryFlush()
+                            ? why.startsWith(device.name() + " has no RDMA FLUSH")
+                            : why.startsWith(
+                                    "the installed rdma-core has no RDMA FLUSH (it came in rdma-core 45; this is "
+                                            + "rdma-core " + org.panamardma.verbs.RdmaCore.version() + ")"),
+                    why);
         }
         assertTrue(r.ok());
         assertTrue(out.text().contains("The counter now reads 30"), out.text());

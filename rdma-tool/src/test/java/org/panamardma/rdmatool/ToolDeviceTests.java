@@ -25,6 +25,7 @@ import org.panamardma.verbs.connection.RdmaServer;
 abstract class ToolDeviceTests {
     /** The first address resolution in a fresh testbed VM has been seen to take over 30 s (TCG). */
     static final Duration TIMEOUT = Duration.ofSeconds(90);
+
     private static final AtomicInteger PORTS = new AtomicInteger(20_000 + new Random().nextInt(20_000));
 
     static InetSocketAddress serverAddress(RdmaTestDevice device) {
@@ -36,19 +37,22 @@ abstract class ToolDeviceTests {
     /** Output that goes to stdout too, so the suite's report shows what a user would see. */
     static final class Capture {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        final PrintStream stream = new PrintStream(new java.io.OutputStream() {
-            @Override
-            public void write(int b) {
-                bytes.write(b);
-                System.out.write(b);
-            }
+        final PrintStream stream = new PrintStream(
+                new java.io.OutputStream() {
+                    @Override
+                    public void write(int b) {
+                        bytes.write(b);
+                        System.out.write(b);
+                    }
 
-            @Override
-            public void write(byte[] b, int off, int len) {
-                bytes.write(b, off, len);
-                System.out.write(b, off, len);
-            }
-        }, true, StandardCharsets.UTF_8);
+                    @Override
+                    public void write(byte[] b, int off, int len) {
+                        bytes.write(b, off, len);
+                        System.out.write(b, off, len);
+                    }
+                },
+                true,
+                StandardCharsets.UTF_8);
 
         String text() {
             stream.flush();
@@ -61,7 +65,8 @@ abstract class ToolDeviceTests {
         assertNotNull(s, r.toString());
         assertEquals(r.iters() - 1, s.count(), "perftest's iters - 1 samples");
         assertTrue(s.minUs() > 0, r.toString());
-        assertTrue(s.minUs() <= s.p50Us() && s.p50Us() <= s.p99Us() && s.p99Us() <= s.maxUs(),
+        assertTrue(
+                s.minUs() <= s.p50Us() && s.p50Us() <= s.p99Us() && s.p99Us() <= s.maxUs(),
                 "min <= p50 <= p99 <= max: " + r);
         assertTrue(s.avgUs() >= s.minUs() && s.avgUs() <= s.maxUs(), r.toString());
         assertTrue(r.bwMBps() > 0, r.toString());
@@ -91,8 +96,17 @@ abstract class ToolDeviceTests {
         InetSocketAddress address = serverAddress(device);
         Capture out = new Capture();
         Capture err = new Capture();
-        int rc = RdmaTool.run(new String[] {"ping", address.getAddress().getHostAddress(), "--port",
-                String.valueOf(address.getPort()), "--timeout", "60"}, out.stream, err.stream);
+        int rc = RdmaTool.run(
+                new String[] {
+                    "ping",
+                    address.getAddress().getHostAddress(),
+                    "--port",
+                    String.valueOf(address.getPort()),
+                    "--timeout",
+                    "60"
+                },
+                out.stream,
+                err.stream);
         assertEquals(1, rc, out.text() + err.text());
         String e = err.text();
         assertTrue(e.startsWith("rdma-tool ping: ") && e.length() > 30, e);
@@ -107,8 +121,7 @@ abstract class ToolDeviceTests {
      */
     static String serverSide(Capture log) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
-        while (System.nanoTime() < deadline
-                && !log.text().matches("(?s).*(left before|connection failed|stopped).*")) {
+        while (System.nanoTime() < deadline && !log.text().matches("(?s).*(left before|connection failed|stopped).*")) {
             Thread.sleep(50);
         }
         return log.text();
@@ -133,8 +146,10 @@ abstract class ToolDeviceTests {
                     try {
                         results = Perf.run(address, test, 64, false, 20, TIMEOUT);
                     } catch (RdmaException e) {
-                        throw new AssertionError(test + " failed on connection " + (2 * i + 1)
-                                + "; the server's side:\n" + serverSide(log), e);
+                        throw new AssertionError(
+                                test + " failed on connection " + (2 * i + 1) + "; the server's side:\n"
+                                        + serverSide(log),
+                                e);
                     }
                     assertEquals(1, results.size());
                     assertSaneLatency(results.get(0));
@@ -146,8 +161,11 @@ abstract class ToolDeviceTests {
             }
             assertEquals(2 * connections, server.served(), log.text());
         }
-        System.out.printf("perf: %d connections on %s in %.1f s; %d of them needed a second stream start probe%n",
-                2 * connections, device.name(), (System.nanoTime() - t0) / 1e9,
+        System.out.printf(
+                "perf: %d connections on %s in %.1f s; %d of them needed a second stream start probe%n",
+                2 * connections,
+                device.name(),
+                (System.nanoTime() - t0) / 1e9,
                 Perf.STREAM_STARTS_REPROBED.get() - reprobedBefore);
     }
 
@@ -179,9 +197,21 @@ abstract class ToolDeviceTests {
             // the command line, every size in one connection, CSV
             Capture out = new Capture();
             Capture err = new Capture();
-            int rc = RdmaTool.run(new String[] {"perf", address.getAddress().getHostAddress(), "--port",
-                    String.valueOf(address.getPort()), "--test", "write_lat", "--all-sizes", "--iters", "20",
-                    "--csv"}, out.stream, err.stream);
+            int rc = RdmaTool.run(
+                    new String[] {
+                        "perf",
+                        address.getAddress().getHostAddress(),
+                        "--port",
+                        String.valueOf(address.getPort()),
+                        "--test",
+                        "write_lat",
+                        "--all-sizes",
+                        "--iters",
+                        "20",
+                        "--csv"
+                    },
+                    out.stream,
+                    err.stream);
             assertEquals(0, rc, err.text());
             String[] lines = out.text().strip().split("\n");
             assertEquals(Perf.CSV_HEADER, lines[0]);

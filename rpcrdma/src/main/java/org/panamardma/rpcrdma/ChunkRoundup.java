@@ -12,8 +12,7 @@ import org.panamardma.xdr.Xdr;
  * computes the RFC 8166 values and accepts either form.
  */
 public final class ChunkRoundup {
-    private ChunkRoundup() {
-    }
+    private ChunkRoundup() {}
 
     /**
      * {@return {@code length} rounded up to the next multiple of 4: the item's extent in the XDR stream}

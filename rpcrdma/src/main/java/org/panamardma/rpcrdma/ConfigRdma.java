@@ -15,8 +15,7 @@ public final class ConfigRdma {
     /** Its one procedure, {@code CONF_RDMA}. */
     public static final int CONF_RDMA = 1;
 
-    private ConfigRdma() {
-    }
+    private ConfigRdma() {}
 
     /**
      * {@code config_rdma_req}: the largest inline call the client will send, the largest inline reply it accepts,
@@ -44,8 +43,7 @@ public final class ConfigRdma {
          * @throws org.panamardma.xdr.XdrException if the words are not there
          */
         public static Request decode(XdrDecoder in) {
-            return new Request(in.getInt("maxcall_sendsize"), in.getInt("maxreply_sendsize"),
-                    in.getInt("maxrdmaread"));
+            return new Request(in.getInt("maxcall_sendsize"), in.getInt("maxreply_sendsize"), in.getInt("maxrdmaread"));
         }
     }
 
@@ -78,5 +76,4 @@ public final class ConfigRdma {
             return new Reply(in.getInt("maxcall_sendsize"), in.getInt("align"), in.getInt("maxrdmaread"));
         }
     }
-
 }

@@ -42,12 +42,14 @@ public record ConnectPrivateData(int sendSize, int receiveSize, boolean remoteIn
     public static final int DEFAULT_INLINE_SIZE = 1024;
     /** Smallest and largest sizes the one-byte encoding can express. */
     public static final int MIN_SIZE = 1024;
+
     public static final int MAX_SIZE = 256 * 1024;
     /** What a peer that sent no RFC 8797 private data is assumed to support. */
     public static final ConnectPrivateData DEFAULTS =
             new ConnectPrivateData(DEFAULT_INLINE_SIZE, DEFAULT_INLINE_SIZE, false, false);
 
-    private static final ValueLayout.OfInt MAGIC_LAYOUT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt MAGIC_LAYOUT =
+            ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /**
      * Checks the sizes.
@@ -132,8 +134,11 @@ public record ConnectPrivateData(int sendSize, int receiveSize, boolean remoteIn
             return DEFAULTS;
         }
         byte flags = data.get(ValueLayout.JAVA_BYTE, 5);
-        return new ConnectPrivateData(decodeSize(data.get(ValueLayout.JAVA_BYTE, 6)),
-                decodeSize(data.get(ValueLayout.JAVA_BYTE, 7)), (flags & FLAG_REMOTE_INVALIDATION) != 0, true);
+        return new ConnectPrivateData(
+                decodeSize(data.get(ValueLayout.JAVA_BYTE, 6)),
+                decodeSize(data.get(ValueLayout.JAVA_BYTE, 7)),
+                (flags & FLAG_REMOTE_INVALIDATION) != 0,
+                true);
     }
 
     /**

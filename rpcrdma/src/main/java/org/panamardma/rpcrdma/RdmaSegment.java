@@ -19,8 +19,7 @@ public record RdmaSegment(int handle, int length, long offset) {
      */
     public RdmaSegment {
         if (length < 0) {
-            throw new IllegalArgumentException("segment length " + Integer.toUnsignedString(length)
-                    + " beyond 2^31-1");
+            throw new IllegalArgumentException("segment length " + Integer.toUnsignedString(length) + " beyond 2^31-1");
         }
     }
 }

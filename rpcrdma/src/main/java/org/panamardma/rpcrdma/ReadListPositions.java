@@ -13,8 +13,7 @@ import java.util.List;
  * then the stream the other chunks' positions refer to. It belongs in RDMA_NOMSG only.
  */
 public final class ReadListPositions {
-    private ReadListPositions() {
-    }
+    private ReadListPositions() {}
 
     /**
      * Validates the Read list of a decoded header.
@@ -40,34 +39,46 @@ public final class ReadListPositions {
         long messageLength = inlineLength;
         if (chunks.get(0).position() == 0) {
             if (!(header instanceof RdmaNoMsg)) {
-                throw fault(header, HeaderFault.MISPLACED_POSITION_ZERO, "a position-zero Read chunk in "
-                        + header.procedure() + ", whose RPC message is inline");
+                throw fault(
+                        header,
+                        HeaderFault.MISPLACED_POSITION_ZERO,
+                        "a position-zero Read chunk in " + header.procedure() + ", whose RPC message is inline");
             }
             messageLength = chunks.get(0).length();
             first = 1;
         }
-        long chunkBytesBefore = 0;  // rounded-up extents of the chunks already passed
+        long chunkBytesBefore = 0; // rounded-up extents of the chunks already passed
         long previousPosition = 0;
-        long previousEnd = 0;       // XDR position right after the previous chunk
+        long previousEnd = 0; // XDR position right after the previous chunk
         for (int i = first; i < chunks.size(); i++) {
             ReadChunk chunk = chunks.get(i);
             long position = chunk.position();
             if (position % 4 != 0) {
-                throw fault(header, HeaderFault.POSITION_MISALIGNED, "Read chunk at position " + position
-                        + ", not a 4-byte XDR boundary");
+                throw fault(
+                        header,
+                        HeaderFault.POSITION_MISALIGNED,
+                        "Read chunk at position " + position + ", not a 4-byte XDR boundary");
             }
             if (position < previousPosition) {
-                throw fault(header, HeaderFault.POSITION_DECREASING, "Read chunk at position " + position
-                        + " after one at position " + previousPosition);
+                throw fault(
+                        header,
+                        HeaderFault.POSITION_DECREASING,
+                        "Read chunk at position " + position + " after one at position " + previousPosition);
             }
             if (position < previousEnd) {
-                throw fault(header, HeaderFault.POSITION_OVERLAPS_CHUNK, "Read chunk at position " + position
-                        + " starts inside the previous chunk, which ends at " + previousEnd);
+                throw fault(
+                        header,
+                        HeaderFault.POSITION_OVERLAPS_CHUNK,
+                        "Read chunk at position " + position + " starts inside the previous chunk, which ends at "
+                                + previousEnd);
             }
             long inline = position - chunkBytesBefore;
             if (inline > messageLength) {
-                throw fault(header, HeaderFault.POSITION_BEYOND_MESSAGE, "Read chunk at position " + position
-                        + " needs " + inline + " inline bytes before it, the message has " + messageLength);
+                throw fault(
+                        header,
+                        HeaderFault.POSITION_BEYOND_MESSAGE,
+                        "Read chunk at position " + position + " needs " + inline
+                                + " inline bytes before it, the message has " + messageLength);
             }
             previousPosition = position;
             long extent = ChunkRoundup.roundUp(chunk.length());

@@ -23,8 +23,8 @@ public record ReadSegment(int position, RdmaSegment target) {
     public ReadSegment {
         Objects.requireNonNull(target, "target");
         if (position < 0) {
-            throw new IllegalArgumentException("read position " + Integer.toUnsignedString(position)
-                    + " beyond 2^31-1");
+            throw new IllegalArgumentException(
+                    "read position " + Integer.toUnsignedString(position) + " beyond 2^31-1");
         }
     }
 

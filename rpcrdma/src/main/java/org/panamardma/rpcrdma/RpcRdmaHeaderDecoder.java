@@ -78,8 +78,10 @@ public final class RpcRdmaHeaderDecoder {
                 int version = in.getInt("rdma_vers");
                 if (version != RpcRdmaHeader.VERSION) {
                     // Stop here: another version's header need not look like ours past this word.
-                    throw fault(HeaderFault.VERSION_MISMATCH, versionAt, "version "
-                            + Integer.toUnsignedString(version) + ", supported " + RpcRdmaHeader.VERSION);
+                    throw fault(
+                            HeaderFault.VERSION_MISMATCH,
+                            versionAt,
+                            "version " + Integer.toUnsignedString(version) + ", supported " + RpcRdmaHeader.VERSION);
                 }
                 versionRecognized = true;
                 int credits = in.getInt("rdma_credit");
@@ -87,8 +89,8 @@ public final class RpcRdmaHeaderDecoder {
                 int procValue = in.getInt("rdma_proc");
                 RdmaProcedure procedure = RdmaProcedure.fromValue(procValue);
                 if (procedure == null) {
-                    throw fault(HeaderFault.UNKNOWN_PROCEDURE, procAt,
-                            "rdma_proc " + Integer.toUnsignedString(procValue));
+                    throw fault(
+                            HeaderFault.UNKNOWN_PROCEDURE, procAt, "rdma_proc " + Integer.toUnsignedString(procValue));
                 }
                 RpcRdmaHeader header = switch (procedure) {
                     case RDMA_MSG -> new RdmaMsg(xid, credits, chunkLists());
@@ -104,7 +106,8 @@ public final class RpcRdmaHeaderDecoder {
                 return new DecodedHeader(header, (int) in.position());
             } catch (XdrException e) {
                 HeaderFault fault = e.reason() == XdrException.Reason.TRUNCATED
-                        ? HeaderFault.TRUNCATED : HeaderFault.BAD_DISCRIMINATOR;
+                        ? HeaderFault.TRUNCATED
+                        : HeaderFault.BAD_DISCRIMINATOR;
                 throw fault(fault, e.offset(), e.getMessage());
             }
         }
@@ -121,8 +124,9 @@ public final class RpcRdmaHeaderDecoder {
         private RdmaError error(int credits) {
             int code = in.getInt("rdma_err");
             return switch (code) {
-                case RdmaError.ERR_VERS -> new RdmaError.VersionMismatch(xid, credits,
-                        in.getInt("rdma_vers_low"), in.getInt("rdma_vers_high"));
+                case RdmaError.ERR_VERS ->
+                    new RdmaError.VersionMismatch(
+                            xid, credits, in.getInt("rdma_vers_low"), in.getInt("rdma_vers_high"));
                 case RdmaError.ERR_CHUNK -> new RdmaError.ChunkError(xid, credits);
                 default -> {
                     // The draft's default arm, rdma_extra[8]; RFC 8166 has none, so take what is there.
@@ -148,16 +152,23 @@ public final class RpcRdmaHeaderDecoder {
             while (in.getBoolean()) {
                 long entryAt = in.position();
                 if (reads.size() == limits.maxReadSegments()) {
-                    throw fault(HeaderFault.TOO_MANY_READ_SEGMENTS, entryAt,
+                    throw fault(
+                            HeaderFault.TOO_MANY_READ_SEGMENTS,
+                            entryAt,
                             "more than " + limits.maxReadSegments() + " Read list entries");
                 }
                 int position = in.getInt("read position");
                 if (position < 0) {
-                    throw fault(HeaderFault.POSITION_BEYOND_MESSAGE, entryAt, "read position "
-                            + Integer.toUnsignedString(position) + " beyond any message of at most 2^31-1 bytes");
+                    throw fault(
+                            HeaderFault.POSITION_BEYOND_MESSAGE,
+                            entryAt,
+                            "read position " + Integer.toUnsignedString(position)
+                                    + " beyond any message of at most 2^31-1 bytes");
                 }
                 if (position < previous) {
-                    throw fault(HeaderFault.POSITION_DECREASING, entryAt,
+                    throw fault(
+                            HeaderFault.POSITION_DECREASING,
+                            entryAt,
                             "read position " + position + " after position " + previous);
                 }
                 previous = position;
@@ -172,8 +183,11 @@ public final class RpcRdmaHeaderDecoder {
                 try {
                     chunk.length();
                 } catch (ArithmeticException overflow) {
-                    throw fault(HeaderFault.LENGTH_OVERFLOW, in.position(), "Read chunk at position "
-                            + chunk.position() + ": segment lengths add up to more than 2^31-1");
+                    throw fault(
+                            HeaderFault.LENGTH_OVERFLOW,
+                            in.position(),
+                            "Read chunk at position " + chunk.position()
+                                    + ": segment lengths add up to more than 2^31-1");
                 }
             }
         }
@@ -182,7 +196,9 @@ public final class RpcRdmaHeaderDecoder {
             List<WriteChunk> writes = new ArrayList<>();
             while (in.getBoolean()) {
                 if (writes.size() == limits.maxWriteChunks()) {
-                    throw fault(HeaderFault.TOO_MANY_WRITE_CHUNKS, in.position(),
+                    throw fault(
+                            HeaderFault.TOO_MANY_WRITE_CHUNKS,
+                            in.position(),
                             "more than " + limits.maxWriteChunks() + " Write chunks");
                 }
                 writes.add(writeChunk("Write chunk " + writes.size()));
@@ -197,12 +213,16 @@ public final class RpcRdmaHeaderDecoder {
                 throw fault(HeaderFault.EMPTY_CHUNK, countAt, which + " declares no segment");
             }
             if (count > limits.maxSegmentsPerChunk()) {
-                throw fault(HeaderFault.TOO_MANY_SEGMENTS, countAt, which + " declares " + count
-                        + " segments, at most " + limits.maxSegmentsPerChunk());
+                throw fault(
+                        HeaderFault.TOO_MANY_SEGMENTS,
+                        countAt,
+                        which + " declares " + count + " segments, at most " + limits.maxSegmentsPerChunk());
             }
             if (count * RdmaSegment.XDR_SIZE > in.remaining()) {
-                throw fault(HeaderFault.TRUNCATED, countAt, which + " declares " + count + " segments, "
-                        + in.remaining() + " bytes left");
+                throw fault(
+                        HeaderFault.TRUNCATED,
+                        countAt,
+                        which + " declares " + count + " segments, " + in.remaining() + " bytes left");
             }
             List<RdmaSegment> segments = new ArrayList<>((int) count);
             int total = 0;
@@ -212,7 +232,9 @@ public final class RpcRdmaHeaderDecoder {
                 try {
                     total = Math.addExact(total, segment.length());
                 } catch (ArithmeticException overflow) {
-                    throw fault(HeaderFault.LENGTH_OVERFLOW, segmentAt,
+                    throw fault(
+                            HeaderFault.LENGTH_OVERFLOW,
+                            segmentAt,
                             which + ": segment lengths add up to more than 2^31-1");
                 }
                 segments.add(segment);
@@ -225,7 +247,9 @@ public final class RpcRdmaHeaderDecoder {
             long lengthAt = in.position();
             long length = in.getUnsignedInt("segment length");
             if (length > limits.maxSegmentLength()) {
-                throw fault(HeaderFault.SEGMENT_TOO_LONG, lengthAt,
+                throw fault(
+                        HeaderFault.SEGMENT_TOO_LONG,
+                        lengthAt,
                         "segment of " + length + " bytes, at most " + limits.maxSegmentLength());
             }
             long offset = in.getHyper();

@@ -10,8 +10,7 @@ import org.panamardma.xdr.XdrException;
  * Stateless.
  */
 public final class RpcRdmaHeaderEncoder {
-    private RpcRdmaHeaderEncoder() {
-    }
+    private RpcRdmaHeaderEncoder() {}
 
     /**
      * Writes {@code header} at the encoder's position.
@@ -22,7 +21,9 @@ public final class RpcRdmaHeaderEncoder {
      */
     public static void encode(RpcRdmaHeader header, XdrEncoder out) {
         if (out.remaining() < size(header)) {
-            throw new XdrException(XdrException.Reason.NO_SPACE, out.position(),
+            throw new XdrException(
+                    XdrException.Reason.NO_SPACE,
+                    out.position(),
                     header.procedure() + " header needs " + size(header) + " bytes, " + out.remaining() + " left");
         }
         out.putInt(header.xid())
@@ -39,7 +40,8 @@ public final class RpcRdmaHeaderEncoder {
             case RdmaDone done -> {
                 // void body
             }
-            case RdmaError.VersionMismatch vers -> out.putEnum(RdmaError.ERR_VERS).putInt(vers.low()).putInt(vers.high());
+            case RdmaError.VersionMismatch vers ->
+                out.putEnum(RdmaError.ERR_VERS).putInt(vers.low()).putInt(vers.high());
             case RdmaError.ChunkError chunk -> out.putEnum(RdmaError.ERR_CHUNK);
             case RdmaError.Unrecognized other -> {
                 out.putEnum(other.code());
@@ -55,15 +57,16 @@ public final class RpcRdmaHeaderEncoder {
      */
     public static int size(RpcRdmaHeader header) {
         int fixed = 4 * 4;
-        return fixed + switch (header) {
-            case RdmaMsg msg -> msg.chunks().xdrSize();
-            case RdmaNoMsg noMsg -> noMsg.chunks().xdrSize();
-            case RdmaMsgp msgp -> 8 + msgp.chunks().xdrSize();
-            case RdmaDone done -> 0;
-            case RdmaError.VersionMismatch vers -> 12;
-            case RdmaError.ChunkError chunk -> 4;
-            case RdmaError.Unrecognized other -> 4 + 4 * other.extra().size();
-        };
+        return fixed
+                + switch (header) {
+                    case RdmaMsg msg -> msg.chunks().xdrSize();
+                    case RdmaNoMsg noMsg -> noMsg.chunks().xdrSize();
+                    case RdmaMsgp msgp -> 8 + msgp.chunks().xdrSize();
+                    case RdmaDone done -> 0;
+                    case RdmaError.VersionMismatch vers -> 12;
+                    case RdmaError.ChunkError chunk -> 4;
+                    case RdmaError.Unrecognized other -> 4 + 4 * other.extra().size();
+                };
     }
 
     /**

@@ -26,8 +26,8 @@ public final class RpcRdmaHeaderException extends Exception {
     /** Whether the header's version was 1. */
     private final boolean versionRecognized;
 
-    RpcRdmaHeaderException(HeaderFault fault, long offset, boolean xidKnown, int xid, boolean versionRecognized,
-                           String detail) {
+    RpcRdmaHeaderException(
+            HeaderFault fault, long offset, boolean xidKnown, int xid, boolean versionRecognized, String detail) {
         super(fault + ": " + detail + " (at offset " + offset + ")");
         this.fault = Objects.requireNonNull(fault, "fault");
         this.offset = offset;
@@ -68,7 +68,8 @@ public final class RpcRdmaHeaderException extends Exception {
      */
     public Optional<RdmaError> responderReply(int credits) {
         if (fault == HeaderFault.VERSION_MISMATCH) {
-            return Optional.of(new RdmaError.VersionMismatch(xid, credits, RpcRdmaHeader.VERSION, RpcRdmaHeader.VERSION));
+            return Optional.of(
+                    new RdmaError.VersionMismatch(xid, credits, RpcRdmaHeader.VERSION, RpcRdmaHeader.VERSION));
         }
         return versionRecognized ? Optional.of(new RdmaError.ChunkError(xid, credits)) : Optional.empty();
     }

@@ -20,14 +20,17 @@ class PackageIndependenceTest {
 
     private static List<String> offenders(String pkg, int depth, String... forbidden) throws IOException {
         try (Stream<Path> files = Files.walk(MAIN.resolve(pkg), depth)) {
-            return files.filter(f -> f.toString().endsWith(".java")).filter(f -> {
-                try {
-                    String source = Files.readString(f);
-                    return Stream.of(forbidden).anyMatch(source::contains);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }).map(Path::toString).toList();
+            return files.filter(f -> f.toString().endsWith(".java"))
+                    .filter(f -> {
+                        try {
+                            String source = Files.readString(f);
+                            return Stream.of(forbidden).anyMatch(source::contains);
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .map(Path::toString)
+                    .toList();
         }
     }
 
@@ -47,8 +50,13 @@ class PackageIndependenceTest {
 
     @Test
     void serverProtocolLogicNeedsNoDevice() throws IOException {
-        for (String pure : List.of("RpcRdmaCallHandler.java", "CallAssembler.java", "WriteListPlacement.java",
-                "ConnectionSettings.java", "ChunkTransfers.java", "ConfigRdmaProgram.java")) {
+        for (String pure : List.of(
+                "RpcRdmaCallHandler.java",
+                "CallAssembler.java",
+                "WriteListPlacement.java",
+                "ConnectionSettings.java",
+                "ChunkTransfers.java",
+                "ConfigRdmaProgram.java")) {
             String source = Files.readString(MAIN.resolve("rpcrdma/server").resolve(pure));
             assertFalse(source.contains("org.panamardma.verbs"), pure + " imports verbs");
         }
@@ -62,16 +70,31 @@ class PackageIndependenceTest {
      */
     @Test
     void serverRegistersNothingForRemoteAccess() throws IOException {
-        assertEquals(List.of(), offenders("rpcrdma/server", 1, "CallRegistrar", "MemoryWindows", "ChunkAccess",
-                "Exposure", "REMOTE_READ", "REMOTE_WRITE", "REMOTE_ATOMIC", "MW_BIND", "WINDOW_BASE"));
+        assertEquals(
+                List.of(),
+                offenders(
+                        "rpcrdma/server",
+                        1,
+                        "CallRegistrar",
+                        "MemoryWindows",
+                        "ChunkAccess",
+                        "Exposure",
+                        "REMOTE_READ",
+                        "REMOTE_WRITE",
+                        "REMOTE_ATOMIC",
+                        "MW_BIND",
+                        "WINDOW_BASE"));
     }
 
     /** Issue 27: rooms with one job; no main file of the module passes 500 lines (RpcRdmaClient had 746). */
     @Test
     void noMainFileIsOver500Lines() throws IOException {
         try (Stream<Path> files = Files.walk(MAIN.resolve("rpcrdma"))) {
-            List<String> long_ = files.filter(f -> f.toString().endsWith(".java")).filter(f -> lines(f) > 500)
-                    .map(f -> f + ": " + lines(f) + " lines").sorted().toList();
+            List<String> long_ = files.filter(f -> f.toString().endsWith(".java"))
+                    .filter(f -> lines(f) > 500)
+                    .map(f -> f + ": " + lines(f) + " lines")
+                    .sorted()
+                    .toList();
             assertEquals(List.of(), long_);
         }
     }

@@ -26,8 +26,8 @@ class ReadListPositionsTest {
     }
 
     private static void invalid(HeaderFault fault, RpcRdmaHeader header, long inlineLength) {
-        RpcRdmaHeaderException e = assertThrows(RpcRdmaHeaderException.class,
-                () -> ReadListPositions.validate(header, inlineLength));
+        RpcRdmaHeaderException e =
+                assertThrows(RpcRdmaHeaderException.class, () -> ReadListPositions.validate(header, inlineLength));
         assertEquals(fault, e.fault(), e.getMessage());
         assertEquals(Optional.of(new RdmaError.ChunkError(header.xid(), 1)), e.responderReply(1));
     }

@@ -25,7 +25,8 @@ class RpcRdmaHeaderDecoderTest {
     }
 
     private static RpcRdmaHeaderException refused(HeaderLimits limits, HeaderFault fault, long offset, int... words) {
-        RpcRdmaHeaderException e = assertThrows(RpcRdmaHeaderException.class,
+        RpcRdmaHeaderException e = assertThrows(
+                RpcRdmaHeaderException.class,
                 () -> new RpcRdmaHeaderDecoder(limits).decode(MemorySegment.ofArray(words(words))));
         assertEquals(fault, e.fault(), e.getMessage());
         assertEquals(offset, e.offset(), e.getMessage());
@@ -41,13 +42,15 @@ class RpcRdmaHeaderDecoderTest {
         byte[] full = words(concat(new int[] {XID, 1, 16, 0}, CHUNK_WORDS));
         for (int cut = 0; cut < full.length; cut++) {
             MemorySegment prefix = MemorySegment.ofArray(full).asSlice(0, cut);
-            RpcRdmaHeaderException e = assertThrows(RpcRdmaHeaderException.class,
-                    () -> new RpcRdmaHeaderDecoder().decode(prefix), "prefix of " + cut);
+            RpcRdmaHeaderException e = assertThrows(
+                    RpcRdmaHeaderException.class, () -> new RpcRdmaHeaderDecoder().decode(prefix), "prefix of " + cut);
             assertEquals(HeaderFault.TRUNCATED, e.fault(), e.getMessage());
             assertEquals(cut >= 4 ? OptionalInt.of(XID) : OptionalInt.empty(), e.xid());
             // no version read: drop; version 1 read: ERR_CHUNK (RFC 8166 section 4.5.2)
-            assertEquals(cut >= 8 ? Optional.of(new RdmaError.ChunkError(XID, 3)) : Optional.empty(),
-                    e.responderReply(3), "prefix of " + cut);
+            assertEquals(
+                    cut >= 8 ? Optional.of(new RdmaError.ChunkError(XID, 3)) : Optional.empty(),
+                    e.responderReply(3),
+                    "prefix of " + cut);
         }
     }
 
@@ -71,8 +74,8 @@ class RpcRdmaHeaderDecoderTest {
 
     @Test
     void discriminatorsMustBeBooleans() {
-        refused(HeaderFault.BAD_DISCRIMINATOR, 16, msg(2));                // read list
-        refused(HeaderFault.BAD_DISCRIMINATOR, 20, msg(0, 3));             // write list
+        refused(HeaderFault.BAD_DISCRIMINATOR, 16, msg(2)); // read list
+        refused(HeaderFault.BAD_DISCRIMINATOR, 20, msg(0, 3)); // write list
         refused(HeaderFault.BAD_DISCRIMINATOR, 24, msg(0, 0, 0xFFFFFFFF)); // reply chunk
     }
 
@@ -89,7 +92,10 @@ class RpcRdmaHeaderDecoderTest {
     @Test
     void writeListLongerThanTheLimitIsRefused() {
         int[] chunk = {1, 1, 0xBB, 0x100, 0, 0x2000};
-        refused(SMALL, HeaderFault.TOO_MANY_WRITE_CHUNKS, 16 + 4 + 48 + 4,
+        refused(
+                SMALL,
+                HeaderFault.TOO_MANY_WRITE_CHUNKS,
+                16 + 4 + 48 + 4,
                 msg(concat(new int[] {0}, concat(concat(chunk, chunk), concat(chunk, new int[] {0, 0})))));
     }
 
@@ -124,10 +130,16 @@ class RpcRdmaHeaderDecoderTest {
     @Test
     void chunkLengthsThatOverflowAreRefused() {
         // one Write chunk of two 2^31-1 segments
-        refused(HUGE, HeaderFault.LENGTH_OVERFLOW, 44,
+        refused(
+                HUGE,
+                HeaderFault.LENGTH_OVERFLOW,
+                44,
                 msg(0, 1, 2, 0xB1, 0x7FFFFFFF, 0, 0, 0xB2, 0x7FFFFFFF, 0, 0, 0, 0));
         // one Read chunk (same position) of two 2^31-1 segments
-        RpcRdmaHeaderException read = refused(HUGE, HeaderFault.LENGTH_OVERFLOW, 68,
+        RpcRdmaHeaderException read = refused(
+                HUGE,
+                HeaderFault.LENGTH_OVERFLOW,
+                68,
                 msg(1, 8, 0xA1, 0x7FFFFFFF, 0, 0, 1, 8, 0xA2, 0x7FFFFFFF, 0, 0, 0, 0, 0));
         assertTrue(read.getMessage().contains("position 8"), read.getMessage());
         // the same lengths in two different Read chunks do not overflow any one chunk
@@ -136,8 +148,8 @@ class RpcRdmaHeaderDecoderTest {
 
     @Test
     void decreasingReadPositionsAreRefused() {
-        RpcRdmaHeaderException e = refused(HeaderFault.POSITION_DECREASING, 44,
-                msg(1, 0x40, 0xA1, 8, 0, 0, 1, 0x20, 0xA2, 8, 0, 0, 0, 0, 0));
+        RpcRdmaHeaderException e = refused(
+                HeaderFault.POSITION_DECREASING, 44, msg(1, 0x40, 0xA1, 8, 0, 0, 1, 0x20, 0xA2, 8, 0, 0, 0, 0, 0));
         assertTrue(e.getMessage().contains("32 after position 64"), e.getMessage());
     }
 

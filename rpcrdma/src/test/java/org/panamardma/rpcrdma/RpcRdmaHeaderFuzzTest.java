@@ -42,8 +42,10 @@ class RpcRdmaHeaderFuzzTest {
                     decoded = decoder.decode(message);
                 } catch (RpcRdmaHeaderException refused) {
                     // what the server answers with: never a crash, ERR_VERS only for a version mismatch
-                    refused.responderReply(1).ifPresent(reply -> assertTrue(refused.versionRecognized()
-                            || refused.fault() == HeaderFault.VERSION_MISMATCH, refused.getMessage()));
+                    refused.responderReply(1)
+                            .ifPresent(reply -> assertTrue(
+                                    refused.versionRecognized() || refused.fault() == HeaderFault.VERSION_MISMATCH,
+                                    refused.getMessage()));
                     return;
                 }
                 checkDecoded(decoder, data, decoded);

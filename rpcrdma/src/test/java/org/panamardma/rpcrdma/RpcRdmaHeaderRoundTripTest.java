@@ -58,8 +58,12 @@ class RpcRdmaHeaderRoundTripTest {
             case 3 -> new RdmaDone(xid, credits);
             case 4 -> new RdmaError.VersionMismatch(xid, credits, random.nextInt(), random.nextInt());
             case 5 -> new RdmaError.ChunkError(xid, credits);
-            default -> new RdmaError.Unrecognized(xid, credits, random.nextInt(3, 1000),
-                    random.ints(8).boxed().toList());
+            default ->
+                new RdmaError.Unrecognized(
+                        xid,
+                        credits,
+                        random.nextInt(3, 1000),
+                        random.ints(8).boxed().toList());
         };
     }
 

@@ -33,11 +33,13 @@ class VerbsEncapsulationTest {
 
         // VerbsAccess.get() would hand out the native handles of every verbs object
         ClassLoader loader = Context.class.getClassLoader();
-        Method get = Class.forName("org.panamardma.verbs.internal.VerbsAccess", false, loader).getMethod("get");
+        Method get = Class.forName("org.panamardma.verbs.internal.VerbsAccess", false, loader)
+                .getMethod("get");
         assertThrows(IllegalAccessException.class, () -> get.invoke(null));
         assertThrows(InaccessibleObjectException.class, () -> get.setAccessible(true));
         // the bindings: downcall handles, struct layouts, native pointers
-        Method lib = Class.forName("org.panamardma.verbs.ffi.Native", false, loader).getDeclaredMethods()[0];
+        Method lib =
+                Class.forName("org.panamardma.verbs.ffi.Native", false, loader).getDeclaredMethods()[0];
         assertThrows(InaccessibleObjectException.class, () -> lib.setAccessible(true));
     }
 
@@ -45,20 +47,25 @@ class VerbsEncapsulationTest {
     void exportsEveryPackageAsApi() {
         Module self = getClass().getModule();
         assumeTrue(self.isNamed(), "the tests run on the class path; the module checks need the module path");
-        for (String api : new String[] {"org.panamardma.rpcrdma", "org.panamardma.rpcrdma.client",
-                "org.panamardma.rpcrdma.server"}) {
+        for (String api :
+                new String[] {"org.panamardma.rpcrdma", "org.panamardma.rpcrdma.client", "org.panamardma.rpcrdma.server"
+                }) {
             assertTrue(self.isExported(api), api);
         }
         // XDR and ONC RPC are org.panamardma.oncrpc's, read transitively so that users of this module see them
         for (String transitive : new String[] {"org.panamardma.verbs", "org.panamardma.oncrpc"}) {
-            assertTrue(self.getDescriptor().requires().stream().anyMatch(r -> r.name().equals(transitive)
-                    && r.modifiers().contains(java.lang.module.ModuleDescriptor.Requires.Modifier.TRANSITIVE)),
+            assertTrue(
+                    self.getDescriptor().requires().stream()
+                            .anyMatch(r -> r.name().equals(transitive)
+                                    && r.modifiers()
+                                            .contains(java.lang.module.ModuleDescriptor.Requires.Modifier.TRANSITIVE)),
                     "requires transitive " + transitive);
         }
         Module oncrpc = org.panamardma.xdr.XdrDecoder.class.getModule();
         assertEquals("org.panamardma.oncrpc", oncrpc.getName());
-        for (String api : new String[] {"org.panamardma.xdr", "org.panamardma.oncrpc", "org.panamardma.oncrpc.tcp",
-                "org.panamardma.oncrpc.limits"}) {
+        for (String api : new String[] {
+            "org.panamardma.xdr", "org.panamardma.oncrpc", "org.panamardma.oncrpc.tcp", "org.panamardma.oncrpc.limits"
+        }) {
             assertTrue(oncrpc.isExported(api), api);
         }
     }

@@ -24,8 +24,7 @@ public final class AllocationBudget {
         THREADS.setThreadAllocatedMemoryEnabled(true);
     }
 
-    private AllocationBudget() {
-    }
+    private AllocationBudget() {}
 
     /** One decode; it catches the typed exceptions its decoder declares, anything else escapes as a finding. */
     @FunctionalInterface
@@ -54,8 +53,8 @@ public final class AllocationBudget {
         }
         long second = allocatedBy(decode);
         if (second > bound) {
-            throw new AssertionError(what + " allocated " + second + " bytes (first run " + first + "), more than its bound of "
-                    + bound + " bytes");
+            throw new AssertionError(what + " allocated " + second + " bytes (first run " + first
+                    + "), more than its bound of " + bound + " bytes");
         }
     }
 

@@ -6,8 +6,7 @@ import java.util.HexFormat;
 
 /** Test helpers: build expected byte images word by word, and show segments as hex. */
 public final class Bytes {
-    private Bytes() {
-    }
+    private Bytes() {}
 
     /**
      * Lays out 32-bit words as XDR does.

@@ -13,8 +13,7 @@ import java.util.Map;
  * {@code NfsFuzzSeeds}) builds the inputs and hands them here.
  */
 public final class SeedCorpus {
-    private SeedCorpus() {
-    }
+    private SeedCorpus() {}
 
     /**
      * Writes {@code seeds} (name to bytes) for {@code testClass#method}, replacing seeds of the same name.
@@ -26,8 +25,10 @@ public final class SeedCorpus {
      */
     public static void write(Path resources, String testClass, String method, Map<String, byte[]> seeds) {
         int dot = testClass.lastIndexOf('.');
-        Path dir = resources.resolve(testClass.substring(0, dot).replace('.', '/'))
-                .resolve(testClass.substring(dot + 1) + "Inputs").resolve(method);
+        Path dir = resources
+                .resolve(testClass.substring(0, dot).replace('.', '/'))
+                .resolve(testClass.substring(dot + 1) + "Inputs")
+                .resolve(method);
         try {
             Files.createDirectories(dir);
             for (Map.Entry<String, byte[]> seed : seeds.entrySet()) {

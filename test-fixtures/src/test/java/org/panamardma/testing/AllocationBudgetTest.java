@@ -12,7 +12,8 @@ class AllocationBudgetTest {
 
     @Test
     void aDecodeThatAllocatesOverItsBoundEveryTimeFails() {
-        AssertionError e = assertThrows(AssertionError.class,
+        AssertionError e = assertThrows(
+                AssertionError.class,
                 () -> AllocationBudget.within("greedy", 64 << 10, () -> sink = new byte[1 << 20]));
         assertTrue(e.getMessage().contains("greedy allocated"), e.getMessage());
     }
@@ -25,8 +26,8 @@ class AllocationBudgetTest {
     @Test
     void oneTimeCostsOnTheFirstRunAreForgiven() {
         int[] runs = {0};
-        assertDoesNotThrow(() -> AllocationBudget.within("warming up", 64 << 10,
-                () -> sink = new byte[runs[0]++ == 0 ? 1 << 20 : 16]));
+        assertDoesNotThrow(() ->
+                AllocationBudget.within("warming up", 64 << 10, () -> sink = new byte[runs[0]++ == 0 ? 1 << 20 : 16]));
         assertTrue(runs[0] == 2);
     }
 }

@@ -14,8 +14,8 @@ import java.util.Optional;
  * @param subject    the Java object the event is about (a {@link QueuePair}, {@link CompletionQueue} or
  *                   {@link SharedReceiveQueue} made through this library on the same context), if there is one
  */
-public record AsyncEvent(AsyncEventType type, int rawType, String deviceName, int port, int qpNumber,
-                         Optional<NativeResource> subject) {
+public record AsyncEvent(
+        AsyncEventType type, int rawType, String deviceName, int port, int qpNumber, Optional<NativeResource> subject) {
 
     /** An event; a null {@code subject} becomes empty. */
     public AsyncEvent {
@@ -40,11 +40,12 @@ public record AsyncEvent(AsyncEventType type, int rawType, String deviceName, in
     @Override
     public String toString() {
         StringBuilder b = new StringBuilder(type == AsyncEventType.UNKNOWN ? "event " + rawType : type.name())
-                .append(" on ").append(deviceName);
+                .append(" on ")
+                .append(deviceName);
         switch (type.subject()) {
             case PORT -> b.append(" port ").append(port);
             case QUEUE_PAIR -> b.append(" qp ").append(qpNumber);
-            default -> { }
+            default -> {}
         }
         subject.ifPresent(s -> b.append(" (").append(s.describe()).append(')'));
         return b.toString();

@@ -40,7 +40,9 @@ public final class AsyncEventMonitor extends NativeResource {
         super("async event monitor", context);
         this.context = context;
         this.listener = listener;
-        this.thread = Thread.ofPlatform().daemon(true).name("rdma-async-" + context.deviceName())
+        this.thread = Thread.ofPlatform()
+                .daemon(true)
+                .name("rdma-async-" + context.deviceName())
                 .unstarted(this::run);
     }
 
@@ -60,8 +62,7 @@ public final class AsyncEventMonitor extends NativeResource {
 
     private void run() {
         try (Arena arena = Arena.ofConfined()) {
-            ReadableFd readable = new ReadableFd(context.asyncFd(), "async event fd of " + context.deviceName(),
-                    arena);
+            ReadableFd readable = new ReadableFd(context.asyncFd(), "async event fd of " + context.deviceName(), arena);
             MemorySegment event = arena.allocate(ibv_async_event.layout());
             MemorySegment callState = arena.allocate(Native.CALL_STATE);
             while (!stopping) {
@@ -127,11 +128,13 @@ public final class AsyncEventMonitor extends NativeResource {
                     subject = context.tracked(qp.address());
                 }
             }
-            case COMPLETION_QUEUE -> subject = context.tracked(
-                    event.get(ADDRESS, ibv_async_event.element$OFFSET).address());
-            case SHARED_RECEIVE_QUEUE -> subject = context.tracked(
-                    event.get(ADDRESS, ibv_async_event.element$OFFSET).address());
-            default -> { }
+            case COMPLETION_QUEUE ->
+                subject = context.tracked(
+                        event.get(ADDRESS, ibv_async_event.element$OFFSET).address());
+            case SHARED_RECEIVE_QUEUE ->
+                subject = context.tracked(
+                        event.get(ADDRESS, ibv_async_event.element$OFFSET).address());
+            default -> {}
         }
         return new AsyncEvent(type, raw, context.deviceName(), port, qpNumber, subject);
     }

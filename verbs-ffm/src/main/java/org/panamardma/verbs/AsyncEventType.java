@@ -87,8 +87,8 @@ public enum AsyncEventType {
     /** Whether the event means the object (or device) can no longer be used as it was. */
     public boolean isError() {
         return switch (this) {
-            case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, PATH_MIG_ERR, DEVICE_FATAL, PORT_ERR, SRQ_ERR,
-                 WQ_FATAL -> true;
+            case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, PATH_MIG_ERR, DEVICE_FATAL, PORT_ERR, SRQ_ERR, WQ_FATAL ->
+                true;
             default -> false;
         };
     }

@@ -43,6 +43,7 @@ final class CallGate {
 
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
+
     private volatile boolean closing;
 
     /**

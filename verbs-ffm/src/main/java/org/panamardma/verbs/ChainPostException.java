@@ -18,8 +18,10 @@ public final class ChainPostException extends RdmaException {
 
     /** @param operation the verb and the QP, with the reason's hint (SendPath.postFailure's wording) */
     ChainPostException(String operation, int errno, int postedRequests, int chainLength) {
-        super(operation + " (a chain of " + chainLength + ": request " + postedRequests + " refused, "
-                + (postedRequests == 0 ? "none" : "the " + postedRequests + " before it") + " posted, none after it)",
+        super(
+                operation + " (a chain of " + chainLength + ": request " + postedRequests + " refused, "
+                        + (postedRequests == 0 ? "none" : "the " + postedRequests + " before it")
+                        + " posted, none after it)",
                 errno);
         this.postedRequests = postedRequests;
         this.chainLength = chainLength;

@@ -30,6 +30,7 @@ public final class CompletionChannel extends NativeResource {
      * event allocates nothing (an event loop takes one per wake-up).
      */
     private volatile CompletionQueue[] queues = new CompletionQueue[0];
+
     private final Arena scratchArena = Arena.ofShared();
     private final org.panamardma.verbs.internal.ReadableFd readable;
     private final MemorySegment cqOut;

@@ -44,15 +44,25 @@ public final class CompletionQueue extends NativeResource {
     private boolean extendedPolling;
     /** Whether poll_cq stays in user space on this provider (ProviderTraits): then its downcall is critical. */
     private final boolean criticalPoll;
+
     private final CallGate gate = new CallGate();
     private final MemorySegment cqx;
-    private final MemorySegment startPollFn, nextPollFn, endPollFn, readOpcodeFn, readVendorErrFn, readByteLenFn,
-            readImmDataFn, readQpNumFn, readWcFlagsFn;
+    private final MemorySegment startPollFn,
+            nextPollFn,
+            endPollFn,
+            readOpcodeFn,
+            readVendorErrFn,
+            readByteLenFn,
+            readImmDataFn,
+            readQpNumFn,
+            readWcFlagsFn;
     // true where ibv_next_poll's ENOENT followed by ibv_end_poll corrupts the queue (see RdmaCore.Quirk)
     private final boolean oneCompletionPerBatch;
 
     private CompletionQueue(Context context, MemorySegment handle, CompletionChannel channel, boolean extended) {
-        super("completion queue", channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel});
+        super(
+                "completion queue",
+                channel == null ? new NativeResource[] {context} : new NativeResource[] {context, channel});
         this.context = context;
         this.handle = handle;
         context.track(handle, this);
@@ -95,11 +105,13 @@ public final class CompletionQueue extends NativeResource {
                 MemorySegment attr = arena.allocate(ibv_cq_init_attr_ex.layout());
                 attr.set(JAVA_INT, ibv_cq_init_attr_ex.cqe$OFFSET, capacity);
                 attr.set(ADDRESS, ibv_cq_init_attr_ex.channel$OFFSET, channelHandle);
-                attr.set(JAVA_LONG, ibv_cq_init_attr_ex.wc_flags$OFFSET, verbs_h.IBV_WC_EX_WITH_BYTE_LEN
-                        | verbs_h.IBV_WC_EX_WITH_IMM | verbs_h.IBV_WC_EX_WITH_QP_NUM);
+                attr.set(
+                        JAVA_LONG,
+                        ibv_cq_init_attr_ex.wc_flags$OFFSET,
+                        verbs_h.IBV_WC_EX_WITH_BYTE_LEN | verbs_h.IBV_WC_EX_WITH_IMM | verbs_h.IBV_WC_EX_WITH_QP_NUM);
                 try {
-                    cq = (MemorySegment) VerbsOps.CREATE_CQ_EX.invokeExact(context.createCqExFn, callState,
-                            context.handle, attr);
+                    cq = (MemorySegment)
+                            VerbsOps.CREATE_CQ_EX.invokeExact(context.createCqExFn, callState, context.handle, attr);
                 } catch (Throwable t) {
                     throw verbsError(t);
                 }
@@ -107,12 +119,14 @@ public final class CompletionQueue extends NativeResource {
                 cq = verbs_h.ibv_create_cq(callState, context.handle, capacity, MemorySegment.NULL, channelHandle, 0);
             }
             if (cq.equals(MemorySegment.NULL)) {
-                throw new RdmaException((isExtended ? "ibv_create_cq_ex(" : "ibv_create_cq(") + capacity
-                        + " entries on " + context.deviceName() + ")", Native.errno(callState));
+                throw new RdmaException(
+                        (isExtended ? "ibv_create_cq_ex(" : "ibv_create_cq(") + capacity + " entries on "
+                                + context.deviceName() + ")",
+                        Native.errno(callState));
             }
             // an ibv_cq_ex starts with the fields of an ibv_cq (ibv_cq_ex_to_cq is a cast)
-            CompletionQueue q = new CompletionQueue(context, cq.reinterpret(ibv_cq.layout().byteSize()), channel,
-                    isExtended);
+            CompletionQueue q =
+                    new CompletionQueue(context, cq.reinterpret(ibv_cq.layout().byteSize()), channel, isExtended);
             if (channel != null) {
                 channel.attach(q);
             }
@@ -156,11 +170,11 @@ public final class CompletionQueue extends NativeResource {
             if (extendedPolling) {
                 n = pollExtended(completions);
             } else if (criticalPoll) {
-                n = (int) VerbsOps.POLL_CQ_CRITICAL.invokeExact(pollCqFn, handle.address(), completions.capacity(),
-                        completions.array.address());
+                n = (int) VerbsOps.POLL_CQ_CRITICAL.invokeExact(
+                        pollCqFn, handle.address(), completions.capacity(), completions.array.address());
             } else {
-                n = (int) VerbsOps.POLL_CQ.invokeExact(pollCqFn, handle.address(), completions.capacity(),
-                        completions.array.address());
+                n = (int) VerbsOps.POLL_CQ.invokeExact(
+                        pollCqFn, handle.address(), completions.capacity(), completions.array.address());
             }
         } catch (Throwable t) {
             throw verbsError(t);
@@ -280,18 +294,24 @@ public final class CompletionQueue extends NativeResource {
         int status = cqx.get(JAVA_INT, ibv_cq_ex.status$OFFSET);
         array.set(JAVA_LONG, base + ibv_wc.wr_id$OFFSET, cqx.get(JAVA_LONG, ibv_cq_ex.wr_id$OFFSET));
         array.set(JAVA_INT, base + ibv_wc.status$OFFSET, status);
-        array.set(JAVA_INT, base + ibv_wc.vendor_err$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readVendorErrFn, cqx.address()));
+        array.set(JAVA_INT, base + ibv_wc.vendor_err$OFFSET, (int)
+                VerbsOps.CQ_INT.invokeExact(readVendorErrFn, cqx.address()));
         array.set(JAVA_INT, base + ibv_wc.qp_num$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readQpNumFn, cqx.address()));
         if (status == verbs_h.IBV_WC_SUCCESS) {
             // opcode, length, flags and immediate data are defined only for successful completions
             int flags = (int) VerbsOps.CQ_INT.invokeExact(readWcFlagsFn, cqx.address());
-            array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx.address()));
-            array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int) VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx.address()));
+            array.set(JAVA_INT, base + ibv_wc.opcode$OFFSET, (int)
+                    VerbsOps.CQ_INT.invokeExact(readOpcodeFn, cqx.address()));
+            array.set(JAVA_INT, base + ibv_wc.byte_len$OFFSET, (int)
+                    VerbsOps.CQ_INT.invokeExact(readByteLenFn, cqx.address()));
             array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, flags);
             // ibv_wc_read_invalidated_rkey is read_imm_data too: the two share the union
-            array.set(JAVA_INT, base + ibv_wc.$anon0$imm_data$OFFSET,
+            array.set(
+                    JAVA_INT,
+                    base + ibv_wc.$anon0$imm_data$OFFSET,
                     (flags & (verbs_h.IBV_WC_WITH_IMM | verbs_h.IBV_WC_WITH_INV)) != 0
-                    ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx.address()) : 0);
+                            ? (int) VerbsOps.CQ_INT.invokeExact(readImmDataFn, cqx.address())
+                            : 0);
         } else {
             array.set(JAVA_INT, base + ibv_wc.wc_flags$OFFSET, 0);
         }

@@ -12,8 +12,15 @@ package org.panamardma.verbs;
  * @param hopLimit           GRH hop limit (RoCE)
  * @param trafficClass       GRH traffic class (RoCE)
  */
-public record ConnectOptions(int responderResources, int initiatorDepth, int timeout, int retryCount, int rnrRetry,
-                             int minRnrTimer, int hopLimit, int trafficClass) {
+public record ConnectOptions(
+        int responderResources,
+        int initiatorDepth,
+        int timeout,
+        int retryCount,
+        int rnrRetry,
+        int minRnrTimer,
+        int hopLimit,
+        int trafficClass) {
     public static final ConnectOptions DEFAULTS = new ConnectOptions(16, 16, 14, 7, 7, 12, 64, 0);
 
     /** Options; refuses values outside their {@code ibv_qp_attr} fields. */
@@ -36,19 +43,19 @@ public record ConnectOptions(int responderResources, int initiatorDepth, int tim
 
     /** These options with {@code rnrRetry} RNR retries (7: without limit). */
     public ConnectOptions withRnrRetry(int rnrRetry) {
-        return new ConnectOptions(responderResources, initiatorDepth, timeout, retryCount, rnrRetry, minRnrTimer,
-                hopLimit, trafficClass);
+        return new ConnectOptions(
+                responderResources, initiatorDepth, timeout, retryCount, rnrRetry, minRnrTimer, hopLimit, trafficClass);
     }
 
     /** These options with {@code retryCount} transport retries. */
     public ConnectOptions withRetryCount(int retryCount) {
-        return new ConnectOptions(responderResources, initiatorDepth, timeout, retryCount, rnrRetry, minRnrTimer,
-                hopLimit, trafficClass);
+        return new ConnectOptions(
+                responderResources, initiatorDepth, timeout, retryCount, rnrRetry, minRnrTimer, hopLimit, trafficClass);
     }
 
     /** These options with the local ACK timeout exponent {@code timeout} (4.096 us * 2^timeout; 0: infinite). */
     public ConnectOptions withTimeout(int timeout) {
-        return new ConnectOptions(responderResources, initiatorDepth, timeout, retryCount, rnrRetry, minRnrTimer,
-                hopLimit, trafficClass);
+        return new ConnectOptions(
+                responderResources, initiatorDepth, timeout, retryCount, rnrRetry, minRnrTimer, hopLimit, trafficClass);
     }
 }

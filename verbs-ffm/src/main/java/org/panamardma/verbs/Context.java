@@ -52,6 +52,7 @@ public final class Context extends NativeResource {
     final MemorySegment postSrqRecvFn;
     /** ibv_context_ops.alloc_mw / dealloc_mw: libibverbs fills them with EOPNOTSUPP stubs where the provider has none. */
     final MemorySegment allocMwFn;
+
     final MemorySegment deallocMwFn;
     final MemorySegment createQpExFn;
     final MemorySegment createCqExFn;
@@ -107,7 +108,8 @@ public final class Context extends NativeResource {
                 MemorySegment pointers = list.reinterpret(ADDRESS.byteSize() * n);
                 List<String> names = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
-                    MemorySegment dev = pointers.getAtIndex(ADDRESS, i).reinterpret(ibv_device.layout().byteSize());
+                    MemorySegment dev = pointers.getAtIndex(ADDRESS, i)
+                            .reinterpret(ibv_device.layout().byteSize());
                     String name = ibv_device.name(dev);
                     names.add(name);
                     if (name.equals(deviceName)) {
@@ -115,8 +117,11 @@ public final class Context extends NativeResource {
                         if (ctx.equals(MemorySegment.NULL)) {
                             throw new RdmaException("ibv_open_device(" + deviceName + ")", Native.errno(callState));
                         }
-                        return new Context(ctx.reinterpret(ibv_context.layout().byteSize()), name,
-                                TransportType.of(ibv_device.transport_type(dev)), true);
+                        return new Context(
+                                ctx.reinterpret(ibv_context.layout().byteSize()),
+                                name,
+                                TransportType.of(ibv_device.transport_type(dev)),
+                                true);
                     }
                 }
                 throw new RdmaException("no RDMA device named " + deviceName + " (devices: " + names + ")");
@@ -138,7 +143,8 @@ public final class Context extends NativeResource {
             known = ADOPTED.get(ibvContext.address());
             if (known == null) {
                 MemorySegment ctx = ibvContext.reinterpret(ibv_context.layout().byteSize());
-                MemorySegment dev = ctx.get(ADDRESS, ibv_context.device$OFFSET).reinterpret(ibv_device.layout().byteSize());
+                MemorySegment dev = ctx.get(ADDRESS, ibv_context.device$OFFSET)
+                        .reinterpret(ibv_device.layout().byteSize());
                 known = new Context(ctx, ibv_device.name(dev), TransportType.of(ibv_device.transport_type(dev)), false);
                 ADOPTED.put(ibvContext.address(), known);
             }
@@ -166,13 +172,15 @@ public final class Context extends NativeResource {
         long bindingsSize = verbs_context.layout().byteSize();
         long contextSize = bindingsSize - verbs_context.context$OFFSET; // sizeof(struct ibv_context), never changed
         long szBeforeContext = verbs_context.context$OFFSET - verbs_context.sz$OFFSET;
-        long sz = MemorySegment.ofAddress(handle.address() - szBeforeContext).reinterpret(JAVA_LONG.byteSize())
+        long sz = MemorySegment.ofAddress(handle.address() - szBeforeContext)
+                .reinterpret(JAVA_LONG.byteSize())
                 .get(JAVA_LONG, 0);
         long fromEnd = bindingsSize - opOffset;
         if (sz < fromEnd || sz > 1 << 16) {
             return MemorySegment.NULL;
         }
-        MemorySegment installed = MemorySegment.ofAddress(handle.address() + contextSize - sz).reinterpret(sz);
+        MemorySegment installed =
+                MemorySegment.ofAddress(handle.address() + contextSize - sz).reinterpret(sz);
         return installed.get(ADDRESS, sz - fromEnd);
     }
 
@@ -181,8 +189,8 @@ public final class Context extends NativeResource {
             MemorySegment attr = arena.allocate(ibv_device_attr_ex.layout());
             int rc = Errno.EOPNOTSUPP;
             if (!queryDeviceExFn.equals(MemorySegment.NULL)) {
-                rc = (int) VerbsOps.QUERY_DEVICE_EX.invokeExact(queryDeviceExFn, handle, MemorySegment.NULL, attr,
-                        attr.byteSize());
+                rc = (int) VerbsOps.QUERY_DEVICE_EX.invokeExact(
+                        queryDeviceExFn, handle, MemorySegment.NULL, attr, attr.byteSize());
             }
             if (rc == Errno.EOPNOTSUPP || rc == Errno.ENOSYS) {
                 attr.fill((byte) 0);
@@ -259,8 +267,7 @@ public final class Context extends NativeResource {
             synchronized (this) {
                 checkOpen();
                 if (!queryPortFn.equals(MemorySegment.NULL)) {
-                    rc = (int) VerbsOps.QUERY_PORT.invokeExact(queryPortFn, handle, (byte) port, attr,
-                            attr.byteSize());
+                    rc = (int) VerbsOps.QUERY_PORT.invokeExact(queryPortFn, handle, (byte) port, attr, attr.byteSize());
                 } else {
                     rc = verbs_h.ibv_query_port(handle, (byte) port, attr);
                 }
@@ -268,7 +275,8 @@ public final class Context extends NativeResource {
             if (rc != 0) {
                 throw new RdmaException("ibv_query_port(" + deviceName + ", " + port + ")", rc);
             }
-            return new PortAttributes(port,
+            return new PortAttributes(
+                    port,
                     PortState.of(attr.get(JAVA_INT, ibv_port_attr.state$OFFSET)),
                     Mtu.of(attr.get(JAVA_INT, ibv_port_attr.max_mtu$OFFSET)),
                     Mtu.of(attr.get(JAVA_INT, ibv_port_attr.active_mtu$OFFSET)),
@@ -308,7 +316,9 @@ public final class Context extends NativeResource {
                 MemorySegment e = entries.asSlice(i * entrySize, entrySize);
                 int entryPort = e.get(JAVA_INT, ibv_gid_entry.port_num$OFFSET);
                 if (entryPort == port) {
-                    out.add(new GidEntry(e.get(JAVA_INT, ibv_gid_entry.gid_index$OFFSET), entryPort,
+                    out.add(new GidEntry(
+                            e.get(JAVA_INT, ibv_gid_entry.gid_index$OFFSET),
+                            entryPort,
                             Gid.read(e, ibv_gid_entry.gid$OFFSET),
                             GidType.of(e.get(JAVA_INT, ibv_gid_entry.gid_type$OFFSET)),
                             e.get(JAVA_INT, ibv_gid_entry.ndev_ifindex$OFFSET)));
@@ -377,8 +387,8 @@ public final class Context extends NativeResource {
     public CompletionQueue createCompletionQueue(int capacity, CompletionChannel channel, boolean extended)
             throws RdmaException {
         if (capacity < 1 || capacity > attributes.maxCqe()) {
-            throw new IllegalArgumentException("CQ capacity " + capacity + " out of range 1.." + attributes.maxCqe()
-                    + " of " + deviceName);
+            throw new IllegalArgumentException(
+                    "CQ capacity " + capacity + " out of range 1.." + attributes.maxCqe() + " of " + deviceName);
         }
         synchronized (this) {
             checkOpen();
@@ -394,8 +404,7 @@ public final class Context extends NativeResource {
      */
     @Verb("ibv_get_async_event")
     @Verb("ibv_ack_async_event")
-    public AsyncEventMonitor monitorAsyncEvents(java.util.function.Consumer<AsyncEvent> listener)
-            throws RdmaException {
+    public AsyncEventMonitor monitorAsyncEvents(java.util.function.Consumer<AsyncEvent> listener) throws RdmaException {
         synchronized (this) {
             checkOpen();
             if (asyncMonitor != null) {
@@ -433,8 +442,8 @@ public final class Context extends NativeResource {
 
     void checkPort(int port) {
         if (port < 1 || port > attributes.physicalPortCount()) {
-            throw new IllegalArgumentException(deviceName + " has ports 1.." + attributes.physicalPortCount()
-                    + ", not " + port);
+            throw new IllegalArgumentException(
+                    deviceName + " has ports 1.." + attributes.physicalPortCount() + ", not " + port);
         }
     }
 

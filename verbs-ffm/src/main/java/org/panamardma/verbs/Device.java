@@ -53,10 +53,14 @@ public record Device(String name, NodeType nodeType, TransportType transportType
                 MemorySegment pointers = array.reinterpret(ADDRESS.byteSize() * n);
                 List<Device> devices = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
-                    MemorySegment dev = pointers.getAtIndex(ADDRESS, i).reinterpret(ibv_device.layout().byteSize());
-                    devices.add(new Device(ibv_device.name(dev), NodeType.of(ibv_device.node_type(dev)),
+                    MemorySegment dev = pointers.getAtIndex(ADDRESS, i)
+                            .reinterpret(ibv_device.layout().byteSize());
+                    devices.add(new Device(
+                            ibv_device.name(dev),
+                            NodeType.of(ibv_device.node_type(dev)),
                             TransportType.of(ibv_device.transport_type(dev)),
-                            Long.reverseBytes(verbs_h.ibv_get_device_guid(dev)), ibv_device.ibdev_path(dev)));
+                            Long.reverseBytes(verbs_h.ibv_get_device_guid(dev)),
+                            ibv_device.ibdev_path(dev)));
                 }
                 return List.copyOf(devices);
             } finally {

@@ -11,11 +11,29 @@ import org.panamardma.verbs.ffi.verbs_h;
  * @param deviceCapFlagsEx the full {@code device_cap_flags_ex}; bits 38-40 are the kernel's
  *                         {@code IB_UVERBS_DEVICE_FLUSH_GLOBAL}, {@code _FLUSH_PERSISTENT}, {@code _ATOMIC_WRITE}
  */
-public record DeviceAttributes(String firmwareVersion, long nodeGuid, long maxMrSize, int vendorId,
-                               int vendorPartId, int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int maxCq,
-                               int maxCqe, int maxMr, int maxPd, int maxQpRdAtomic, int maxQpInitRdAtomic,
-                               AtomicCapability atomicCapability, int maxSrq, int maxSrqWr, int maxSrqSge,
-                               int physicalPortCount, int deviceCapFlags, long deviceCapFlagsEx) {
+public record DeviceAttributes(
+        String firmwareVersion,
+        long nodeGuid,
+        long maxMrSize,
+        int vendorId,
+        int vendorPartId,
+        int maxQp,
+        int maxQpWr,
+        int maxSge,
+        int maxSgeRd,
+        int maxCq,
+        int maxCqe,
+        int maxMr,
+        int maxPd,
+        int maxQpRdAtomic,
+        int maxQpInitRdAtomic,
+        AtomicCapability atomicCapability,
+        int maxSrq,
+        int maxSrqWr,
+        int maxSrqSge,
+        int physicalPortCount,
+        int deviceCapFlags,
+        long deviceCapFlagsEx) {
 
     /** RDMA atomics (FetchAdd, CmpSwap): {@code atomic_cap} is not {@code IBV_ATOMIC_NONE}. */
     public boolean supportsAtomics() {

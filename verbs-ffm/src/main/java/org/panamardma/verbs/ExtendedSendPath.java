@@ -29,9 +29,23 @@ import org.panamardma.verbs.ffi.verbs_h;
 final class ExtendedSendPath extends SendPath {
     /** The provider's ibv_qp_ex, viewed at the installed rdma-core's size (RdmaCore.qpExView), and its address. */
     private final MemorySegment qpx;
+
     private final long qpxAddress;
-    private final MemorySegment wrStart, wrComplete, wrAbort, wrSend, wrSendImm, wrRdmaWrite, wrRdmaWriteImm, wrRdmaRead,
-            wrCmpSwp, wrFetchAdd, wrAtomicWrite, wrFlush, wrSetSge, wrSetSgeList, wrSetInlineData;
+    private final MemorySegment wrStart,
+            wrComplete,
+            wrAbort,
+            wrSend,
+            wrSendImm,
+            wrRdmaWrite,
+            wrRdmaWriteImm,
+            wrRdmaRead,
+            wrCmpSwp,
+            wrFetchAdd,
+            wrAtomicWrite,
+            wrFlush,
+            wrSetSge,
+            wrSetSgeList,
+            wrSetInlineData;
     private final boolean atomics;
     private final boolean flush;
     private final boolean atomicWrite;
@@ -52,9 +66,17 @@ final class ExtendedSendPath extends SendPath {
      * @param deviceAtomics whether the device has atomics at all (atomic_cap)
      * @param bindInfo      scratch of {@code sizeof(struct ibv_mw_bind_info)} bytes
      */
-    ExtendedSendPath(MemorySegment qpx, long grantedOps, boolean deviceAtomics, String qpDescription,
-                     int sendQueueDepth, MemorySegment inlineScratch, MemorySegment atomicValue,
-                     MemorySegment sgeScratch, MemorySegment bindInfo, boolean criticalComplete) {
+    ExtendedSendPath(
+            MemorySegment qpx,
+            long grantedOps,
+            boolean deviceAtomics,
+            String qpDescription,
+            int sendQueueDepth,
+            MemorySegment inlineScratch,
+            MemorySegment atomicValue,
+            MemorySegment sgeScratch,
+            MemorySegment bindInfo,
+            boolean criticalComplete) {
         super(qpDescription, sendQueueDepth, inlineScratch);
         this.criticalComplete = criticalComplete;
         this.qpx = qpx;
@@ -62,9 +84,11 @@ final class ExtendedSendPath extends SendPath {
         this.atomicValue = atomicValue;
         this.sgeScratch = sgeScratch;
         this.bindInfo = bindInfo;
-        this.wrBindMw = (grantedOps & verbs_h.IBV_QP_EX_WITH_BIND_MW) != 0 ? fn(ibv_qp_ex.wr_bind_mw$OFFSET)
+        this.wrBindMw = (grantedOps & verbs_h.IBV_QP_EX_WITH_BIND_MW) != 0
+                ? fn(ibv_qp_ex.wr_bind_mw$OFFSET)
                 : MemorySegment.NULL;
-        this.wrLocalInv = (grantedOps & verbs_h.IBV_QP_EX_WITH_LOCAL_INV) != 0 ? fn(ibv_qp_ex.wr_local_inv$OFFSET)
+        this.wrLocalInv = (grantedOps & verbs_h.IBV_QP_EX_WITH_LOCAL_INV) != 0
+                ? fn(ibv_qp_ex.wr_local_inv$OFFSET)
                 : MemorySegment.NULL;
         this.wrStart = fn(ibv_qp_ex.wr_start$OFFSET);
         this.wrComplete = fn(ibv_qp_ex.wr_complete$OFFSET);
@@ -78,17 +102,23 @@ final class ExtendedSendPath extends SendPath {
         this.wrFetchAdd = fn(ibv_qp_ex.wr_atomic_fetch_add$OFFSET);
         // members newer than the oldest supported rdma-core: read only where the installed release has them and the
         // provider granted the operation (it refuses IBV_QP_EX_WITH_* flags it does not know)
-        this.wrAtomicWrite = sendOpSlot(qpx, grantedOps, verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
-                RdmaCore.Feature.ATOMIC_WRITE, ibv_qp_ex.wr_atomic_write$OFFSET);
-        this.wrFlush = sendOpSlot(qpx, grantedOps, verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH,
-                ibv_qp_ex.wr_flush$OFFSET);
+        this.wrAtomicWrite = sendOpSlot(
+                qpx,
+                grantedOps,
+                verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
+                RdmaCore.Feature.ATOMIC_WRITE,
+                ibv_qp_ex.wr_atomic_write$OFFSET);
+        this.wrFlush = sendOpSlot(
+                qpx, grantedOps, verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH, ibv_qp_ex.wr_flush$OFFSET);
         this.wrSetSge = fn(ibv_qp_ex.wr_set_sge$OFFSET);
         this.wrSetSgeList = fn(ibv_qp_ex.wr_set_sge_list$OFFSET);
         this.wrSetInlineData = fn(ibv_qp_ex.wr_set_inline_data$OFFSET);
         // a slot is usable only if its IBV_QP_EX_WITH_* flag was granted and the provider filled it
         this.atomics = deviceAtomics
-                && (grantedOps & verbs_h.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) != 0 && !isNull(wrCmpSwp)
-                && (grantedOps & verbs_h.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD) != 0 && !isNull(wrFetchAdd);
+                && (grantedOps & verbs_h.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP) != 0
+                && !isNull(wrCmpSwp)
+                && (grantedOps & verbs_h.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD) != 0
+                && !isNull(wrFetchAdd);
         this.flush = (grantedOps & verbs_h.IBV_QP_EX_WITH_FLUSH) != 0 && !isNull(wrFlush);
         this.atomicWrite = (grantedOps & verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE) != 0 && !isNull(wrAtomicWrite);
     }
@@ -102,10 +132,11 @@ final class ExtendedSendPath extends SendPath {
      * provider granted {@code opFlag} and the installed rdma-core has {@code feature}, else NULL: a member newer than
      * the installed release is never read (and lies outside the view: reading it would throw).
      */
-    static MemorySegment sendOpSlot(MemorySegment qpx, long grantedOps, int opFlag, RdmaCore.Feature feature,
-                                    long offset) {
+    static MemorySegment sendOpSlot(
+            MemorySegment qpx, long grantedOps, int opFlag, RdmaCore.Feature feature, long offset) {
         return (grantedOps & opFlag) != 0 && feature.isAvailable() && offset + ADDRESS.byteSize() <= qpx.byteSize()
-                ? qpx.get(ADDRESS, offset) : MemorySegment.NULL;
+                ? qpx.get(ADDRESS, offset)
+                : MemorySegment.NULL;
     }
 
     private static boolean isNull(MemorySegment s) {
@@ -134,8 +165,19 @@ final class ExtendedSendPath extends SendPath {
     }
 
     @Override
-    void post(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, long compareAdd, long swap,
-              long addr, int length, int lkey) throws RdmaException {
+    void post(
+            Op op,
+            long wrId,
+            int flags,
+            long remoteAddress,
+            int rkey,
+            int immediate,
+            long compareAdd,
+            long swap,
+            long addr,
+            int length,
+            int lkey)
+            throws RdmaException {
         begin();
         try {
             setIdAndFlags(wrId, flags);
@@ -148,8 +190,9 @@ final class ExtendedSendPath extends SendPath {
     }
 
     @Override
-    void postList(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, MemorySegment sges,
-                  int count) throws RdmaException {
+    void postList(
+            Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, MemorySegment sges, int count)
+            throws RdmaException {
         // the caller's list, copied before the region opens: a list closed meanwhile throws here, nothing started
         MemorySegment.copy(sges, 0, sgeScratch, 0, count * ScatterGatherList.SGE_SIZE);
         begin();
@@ -190,8 +233,8 @@ final class ExtendedSendPath extends SendPath {
             for (int i = 0; i < n; i++) {
                 setIdAndFlags(chain.wrIds[i], chain.flags[i]);
                 build(chain.ops[i], chain.remoteAddresses[i], chain.rkeys[i], chain.immediates[i], 0L, 0L);
-                VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpxAddress, chain.lkeys[i], chain.addresses[i],
-                        chain.lengths[i]);
+                VerbsOps.WR_SET_SGE.invokeExact(
+                        wrSetSge, qpxAddress, chain.lkeys[i], chain.addresses[i], chain.lengths[i]);
             }
         } catch (Throwable t) {
             throw abort(t);
@@ -229,8 +272,9 @@ final class ExtendedSendPath extends SendPath {
     }
 
     @Override
-    void postBindWindow(long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr,
-                        long length, int access) throws RdmaException {
+    void postBindWindow(
+            long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr, long length, int access)
+            throws RdmaException {
         // the bind's description goes into the QP's scratch before the region opens, like every other input
         bindInfo.set(ADDRESS, ibv_mw_bind_info.mr$OFFSET, mr);
         bindInfo.set(JAVA_LONG, ibv_mw_bind_info.addr$OFFSET, addr);
@@ -292,15 +336,17 @@ final class ExtendedSendPath extends SendPath {
             throws Throwable {
         switch (op) {
             case SEND -> VerbsOps.WR_VOID.invokeExact(wrSend, qpxAddress);
-            case SEND_WITH_IMM -> VerbsOps.WR_SEND_IMM.invokeExact(wrSendImm, qpxAddress, Integer.reverseBytes(immediate));
+            case SEND_WITH_IMM ->
+                VerbsOps.WR_SEND_IMM.invokeExact(wrSendImm, qpxAddress, Integer.reverseBytes(immediate));
             case WRITE -> VerbsOps.WR_RDMA.invokeExact(wrRdmaWrite, qpxAddress, rkey, remoteAddress);
-            case WRITE_WITH_IMM -> VerbsOps.WR_RDMA_WRITE_IMM.invokeExact(wrRdmaWriteImm, qpxAddress, rkey, remoteAddress,
-                    Integer.reverseBytes(immediate));
+            case WRITE_WITH_IMM ->
+                VerbsOps.WR_RDMA_WRITE_IMM.invokeExact(
+                        wrRdmaWriteImm, qpxAddress, rkey, remoteAddress, Integer.reverseBytes(immediate));
             case READ -> VerbsOps.WR_RDMA.invokeExact(wrRdmaRead, qpxAddress, rkey, remoteAddress);
-            case COMPARE_SWAP -> VerbsOps.WR_ATOMIC_CMP_SWP.invokeExact(wrCmpSwp, qpxAddress, rkey, remoteAddress,
-                    compareAdd, swap);
-            case FETCH_ADD -> VerbsOps.WR_ATOMIC_FETCH_ADD.invokeExact(wrFetchAdd, qpxAddress, rkey, remoteAddress,
-                    compareAdd);
+            case COMPARE_SWAP ->
+                VerbsOps.WR_ATOMIC_CMP_SWP.invokeExact(wrCmpSwp, qpxAddress, rkey, remoteAddress, compareAdd, swap);
+            case FETCH_ADD ->
+                VerbsOps.WR_ATOMIC_FETCH_ADD.invokeExact(wrFetchAdd, qpxAddress, rkey, remoteAddress, compareAdd);
         }
     }
 
@@ -314,7 +360,8 @@ final class ExtendedSendPath extends SendPath {
 
     private int completeRc() {
         try {
-            return criticalComplete ? (int) VerbsOps.WR_COMPLETE_CRITICAL.invokeExact(wrComplete, qpxAddress)
+            return criticalComplete
+                    ? (int) VerbsOps.WR_COMPLETE_CRITICAL.invokeExact(wrComplete, qpxAddress)
                     : (int) VerbsOps.WR_COMPLETE.invokeExact(wrComplete, qpxAddress);
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);

@@ -14,7 +14,8 @@ public record Gid(long high, long low) {
 
     /** Reads 16 bytes in network byte order. */
     public static Gid read(MemorySegment segment, long offset) {
-        return new Gid(segment.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset),
+        return new Gid(
+                segment.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset),
                 segment.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset + 8));
     }
 

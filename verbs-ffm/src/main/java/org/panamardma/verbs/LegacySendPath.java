@@ -30,6 +30,7 @@ final class LegacySendPath extends SendPath {
     private final MemorySegment badWr;
     /** The addresses of sendWr and sendSge, for the stores of each post (through AllMemory, see there). */
     private final long wrAt;
+
     private final long sgeAt;
     /** Whether post_send stays in user space on this provider (ProviderTraits): then the downcall is critical. */
     private final boolean critical;
@@ -39,6 +40,7 @@ final class LegacySendPath extends SendPath {
      * list after its n-th request for the call and links it again after (as QueuePair's receive batches).
      */
     private final long chainWrsAt;
+
     private final long chainSgesAt;
     private static final long WR_SIZE = ibv_send_wr.layout().byteSize();
     private static final long SGE_SIZE = ibv_sge.layout().byteSize();
@@ -58,6 +60,7 @@ final class LegacySendPath extends SendPath {
     private int immediate;
     /** Which member of the request's union ({@code wr.rdma} or {@code wr.atomic}) the four below describe. */
     private boolean atomicUnion;
+
     private long remoteAddress;
     private int rkey;
     private long compareAdd;
@@ -67,9 +70,18 @@ final class LegacySendPath extends SendPath {
     private int sgeLkey;
 
     /** The scratch segments are the QP's (global-scope views, see QueuePair.unscoped). */
-    LegacySendPath(MemorySegment postSendFn, MemorySegment qp, String qpDescription, int sendQueueDepth,
-                   MemorySegment inlineScratch, MemorySegment sendWr, MemorySegment sendSge, MemorySegment badWr,
-                   MemorySegment chainWrs, MemorySegment chainSges, boolean critical) {
+    LegacySendPath(
+            MemorySegment postSendFn,
+            MemorySegment qp,
+            String qpDescription,
+            int sendQueueDepth,
+            MemorySegment inlineScratch,
+            MemorySegment sendWr,
+            MemorySegment sendSge,
+            MemorySegment badWr,
+            MemorySegment chainWrs,
+            MemorySegment chainSges,
+            boolean critical) {
         super(qpDescription, sendQueueDepth, inlineScratch);
         this.critical = critical;
         this.postSendFn = postSendFn;
@@ -85,7 +97,9 @@ final class LegacySendPath extends SendPath {
         this.chainSgesAt = chainSges.address();
         for (int i = 0; i < SendChain.MAX_REQUESTS; i++) {
             long wr = i * WR_SIZE;
-            chainWrs.set(JAVA_LONG, wr + ibv_send_wr.next$OFFSET,
+            chainWrs.set(
+                    JAVA_LONG,
+                    wr + ibv_send_wr.next$OFFSET,
                     i + 1 < SendChain.MAX_REQUESTS ? chainWrsAt + wr + WR_SIZE : 0L);
             chainWrs.set(JAVA_LONG, wr + ibv_send_wr.sg_list$OFFSET, chainSgesAt + i * SGE_SIZE);
             chainWrs.set(JAVA_INT, wr + ibv_send_wr.num_sge$OFFSET, 1);
@@ -105,8 +119,8 @@ final class LegacySendPath extends SendPath {
             AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr_id$OFFSET, chain.wrIds[i]);
             AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.opcode$OFFSET, chain.ops[i].wrOpcode);
             AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.send_flags$OFFSET, chain.flags[i]);
-            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.$anon0$imm_data$OFFSET,
-                    Integer.reverseBytes(chain.immediates[i]));
+            AllMemory.EVERYWHERE.set(
+                    JAVA_INT, wr + ibv_send_wr.$anon0$imm_data$OFFSET, Integer.reverseBytes(chain.immediates[i]));
             AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr$rdma$remote_addr$OFFSET, chain.remoteAddresses[i]);
             AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.wr$rdma$rkey$OFFSET, chain.rkeys[i]);
             AllMemory.EVERYWHERE.set(JAVA_LONG, sge + ibv_sge.addr$OFFSET, chain.addresses[i]);
@@ -127,23 +141,37 @@ final class LegacySendPath extends SendPath {
             long index = (bad - chainWrsAt) / WR_SIZE;
             // a provider that names no request of the list: the chain's fate is unknown, say so rather than guess
             if (bad < chainWrsAt || index >= n || (bad - chainWrsAt) % WR_SIZE != 0) {
-                throw postFailure("ibv_post_send (a chain of " + n + ": the provider named no request of it as "
-                        + "refused, so how many were posted is unknown)", rc);
+                throw postFailure(
+                        "ibv_post_send (a chain of " + n + ": the provider named no request of it as "
+                                + "refused, so how many were posted is unknown)",
+                        rc);
             }
             throw chainFailure("ibv_post_send", rc, (int) index, n);
         }
     }
 
     @Override
-    void post(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, long compareAdd, long swap,
-              long addr, int length, int lkey) throws RdmaException {
+    void post(
+            Op op,
+            long wrId,
+            int flags,
+            long remoteAddress,
+            int rkey,
+            int immediate,
+            long compareAdd,
+            long swap,
+            long addr,
+            int length,
+            int lkey)
+            throws RdmaException {
         sge(addr, length, lkey);
         postSend(op, wrId, 1, remoteAddress, rkey, immediate, compareAdd, swap, flags);
     }
 
     @Override
-    void postList(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, MemorySegment sges,
-                  int count) throws RdmaException {
+    void postList(
+            Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, MemorySegment sges, int count)
+            throws RdmaException {
         MemorySegment.copy(sges, 0, sendSge, 0, count * ScatterGatherList.SGE_SIZE);
         sgeLength = -1; // the first element is the list's now: store it again at the next single post
         postSend(op, wrId, count, remoteAddress, rkey, immediate, 0L, 0L, flags);
@@ -157,8 +185,9 @@ final class LegacySendPath extends SendPath {
     }
 
     @Override
-    void postBindWindow(long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr,
-                        long length, int access) throws RdmaException {
+    void postBindWindow(
+            long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr, long length, int access)
+            throws RdmaException {
         // bind_mw is a union of its own (with tso), apart from wr.rdma and wr.atomic: their shadows stay true
         long info = ibv_send_wr.$anon1$bind_mw$bind_info$OFFSET;
         sendWr.set(ADDRESS, ibv_send_wr.$anon1$bind_mw$mw$OFFSET, mw);
@@ -192,8 +221,17 @@ final class LegacySendPath extends SendPath {
         }
     }
 
-    private void postSend(Op op, long wrId, int numSge, long remoteAddress, int rkey, int immediate,
-                          long compareAdd, long swap, int flags) throws RdmaException {
+    private void postSend(
+            Op op,
+            long wrId,
+            int numSge,
+            long remoteAddress,
+            int rkey,
+            int immediate,
+            long compareAdd,
+            long swap,
+            int flags)
+            throws RdmaException {
         header(wrId, numSge, op.wrOpcode, flags, Integer.reverseBytes(immediate));
         boolean atomic = op.atomic();
         boolean switched = atomic != atomicUnion; // the other member overlaps: write all of it
@@ -261,8 +299,8 @@ final class LegacySendPath extends SendPath {
     private int call(long wrs) {
         try {
             // the QP, its scratch: kept alive by the QP's CallGate around this call (VerbsOps: addresses as longs)
-            return critical ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postSendFn, qp.address(), wrs,
-                    badWr.address())
+            return critical
+                    ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postSendFn, qp.address(), wrs, badWr.address())
                     : (int) VerbsOps.POST_WR.invokeExact(postSendFn, qp.address(), wrs, badWr.address());
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);

@@ -25,6 +25,7 @@ public final class MemoryRegion extends NativeResource {
     private final ProtectionDomain pd;
     /** The provider's ibv_mr: a window bind hands it to the provider, which reads its lkey during the post. */
     final MemorySegment handle;
+
     private final MemorySegment segment;
     private final Set<Access> access;
     private final Arena ownedMemory;
@@ -33,8 +34,8 @@ public final class MemoryRegion extends NativeResource {
     /** Set when ibv_dereg_mr failed: the device may still access the memory, so it was leaked, not freed. */
     private volatile boolean deregistrationFailed;
 
-    private MemoryRegion(ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Set<Access> access,
-                         Arena ownedMemory) {
+    private MemoryRegion(
+            ProtectionDomain pd, MemorySegment handle, MemorySegment segment, Set<Access> access, Arena ownedMemory) {
         super("memory region", pd);
         this.pd = pd;
         this.handle = handle;
@@ -49,8 +50,8 @@ public final class MemoryRegion extends NativeResource {
             throws RdmaException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment callState = arena.allocate(Native.CALL_STATE);
-            MemorySegment mr = verbs_h.ibv_reg_mr_iova2(callState, pd.handle, segment, segment.byteSize(),
-                    segment.address(), Access.bits(access));
+            MemorySegment mr = verbs_h.ibv_reg_mr_iova2(
+                    callState, pd.handle, segment, segment.byteSize(), segment.address(), Access.bits(access));
             if (mr.equals(MemorySegment.NULL)) {
                 int errno = Native.errno(callState);
                 String hint = access.contains(Access.FLUSH_PERSISTENT) && errno == Errno.EINVAL
@@ -156,13 +157,15 @@ public final class MemoryRegion extends NativeResource {
     static void releaseAfterDeregistration(int rc, Arena ownedMemory, String region) {
         if (rc != 0) {
             String why = rc == Errno.EINVAL || rc == Errno.EBUSY
-                    ? " (is a memory window still bound to it? invalidate or close windows before their region)" : "";
-            String memory = ownedMemory != null ? "its memory is deliberately leaked (not freed)"
+                    ? " (is a memory window still bound to it? invalidate or close windows before their region)"
+                    : "";
+            String memory = ownedMemory != null
+                    ? "its memory is deliberately leaked (not freed)"
                     : "the memory it was registered over must not be freed by its owner";
             LOG.warn("ibv_dereg_mr failed (" + Errno.name(rc) + ") for " + region
                     + ": the device may still access it, so " + memory + why);
-            throw new IllegalStateException("ibv_dereg_mr failed for " + region + ": " + Errno.name(rc) + "; "
-                    + memory + why);
+            throw new IllegalStateException(
+                    "ibv_dereg_mr failed for " + region + ": " + Errno.name(rc) + "; " + memory + why);
         }
         if (ownedMemory != null) {
             ownedMemory.close();
@@ -174,5 +177,4 @@ public final class MemoryRegion extends NativeResource {
         return "memory region of " + segment.byteSize() + " bytes (rkey 0x" + Integer.toHexString(rkey) + ") on "
                 + pd.context.deviceName();
     }
-
 }

@@ -61,8 +61,8 @@ public final class MemoryWindow extends NativeResource {
             MemorySegment callState = arena.allocate(Native.CALL_STATE);
             MemorySegment mw;
             try {
-                mw = (MemorySegment) VerbsOps.ALLOC_MW.invokeExact(ctx.allocMwFn, callState, pd.handle,
-                        verbs_h.IBV_MW_TYPE_2);
+                mw = (MemorySegment)
+                        VerbsOps.ALLOC_MW.invokeExact(ctx.allocMwFn, callState, pd.handle, verbs_h.IBV_MW_TYPE_2);
             } catch (Throwable t) {
                 throw CompletionQueue.verbsError(t);
             }

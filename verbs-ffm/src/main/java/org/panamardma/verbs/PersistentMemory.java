@@ -52,15 +52,21 @@ public final class PersistentMemory implements AutoCloseable {
             }
             try {
                 checkDeviceDax(daxDevice, fd, length);
-                MemorySegment addr = libc_h.mmap(callState, MemorySegment.NULL, length,
-                        libc_h.PROT_READ | libc_h.PROT_WRITE, libc_h.MAP_SHARED, fd, 0);
+                MemorySegment addr = libc_h.mmap(
+                        callState,
+                        MemorySegment.NULL,
+                        length,
+                        libc_h.PROT_READ | libc_h.PROT_WRITE,
+                        libc_h.MAP_SHARED,
+                        fd,
+                        0);
                 if (addr.address() == libc_h.MAP_FAILED) {
                     throw new RdmaException("mmap(" + daxDevice + ", " + length + " bytes)", Native.errno(callState));
                 }
                 // the segment lives in its own arena, whose close unmaps: regions over it then see it freed
                 Arena mapping = Arena.ofShared();
-                return new PersistentMemory(daxDevice, mapping,
-                        addr.reinterpret(length, mapping, s -> libc_h.munmap(s, length)));
+                return new PersistentMemory(
+                        daxDevice, mapping, addr.reinterpret(length, mapping, s -> libc_h.munmap(s, length)));
             } finally {
                 // the mapping keeps the device open
                 libc_h.close(fd);
@@ -70,6 +76,7 @@ public final class PersistentMemory implements AutoCloseable {
 
     /** S_IFMT and S_IFCHR of {@code <sys/stat.h>}. */
     private static final int S_IFMT = 0170000;
+
     private static final int S_IFCHR = 0020000;
 
     /**
@@ -96,10 +103,13 @@ public final class PersistentMemory implements AutoCloseable {
         Path sys = Path.of("/sys/dev/char/" + major + ":" + minor);
         String subsystem;
         try {
-            subsystem = Files.readSymbolicLink(sys.resolve("subsystem")).getFileName().toString();
+            subsystem = Files.readSymbolicLink(sys.resolve("subsystem"))
+                    .getFileName()
+                    .toString();
         } catch (IOException | UnsupportedOperationException e) {
-            throw new IllegalArgumentException(path + " (" + major + ":" + minor + ") has no subsystem in " + sys
-                    + ": not a device-DAX device", e);
+            throw new IllegalArgumentException(
+                    path + " (" + major + ":" + minor + ") has no subsystem in " + sys + ": not a device-DAX device",
+                    e);
         }
         if (!subsystem.equals("dax")) {
             throw new IllegalArgumentException(path + " is a " + subsystem + " device, not device-DAX");
@@ -112,8 +122,8 @@ public final class PersistentMemory implements AutoCloseable {
         if (Files.exists(alignFile)) {
             long align = sysfsNumber(path, alignFile);
             if (align > 0 && length % align != 0) {
-                throw new IllegalArgumentException(length + " bytes is not a multiple of " + path + "'s alignment "
-                        + align);
+                throw new IllegalArgumentException(
+                        length + " bytes is not a multiple of " + path + "'s alignment " + align);
             }
         }
     }

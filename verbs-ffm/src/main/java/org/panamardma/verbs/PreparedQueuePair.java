@@ -43,8 +43,8 @@ public final class PreparedQueuePair implements AutoCloseable {
         Context ctx = b.pd.context;
         DeviceAttributes attrs = ctx.attributes();
         if (b.maxSendWr > attrs.maxQpWr() || b.maxRecvWr > attrs.maxQpWr()) {
-            throw new IllegalArgumentException("queue depth over " + ctx.deviceName() + "'s max_qp_wr "
-                    + attrs.maxQpWr());
+            throw new IllegalArgumentException(
+                    "queue depth over " + ctx.deviceName() + "'s max_qp_wr " + attrs.maxQpWr());
         }
         if (b.maxSendSge > attrs.maxSge() || b.maxRecvSge > attrs.maxSge()) {
             throw new IllegalArgumentException("SGE count over " + ctx.deviceName() + "'s max_sge " + attrs.maxSge());
@@ -66,8 +66,11 @@ public final class PreparedQueuePair implements AutoCloseable {
      * post (rdma-core 44's providers refuse IBV_QP_EX_WITH_FLUSH, and its ibv_qp_ex has no wr_flush).
      */
     static long wantedSendOps(DeviceAttributes attrs) {
-        long ops = verbs_h.IBV_QP_EX_WITH_SEND | verbs_h.IBV_QP_EX_WITH_SEND_WITH_IMM | verbs_h.IBV_QP_EX_WITH_RDMA_WRITE
-                | verbs_h.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | verbs_h.IBV_QP_EX_WITH_RDMA_READ;
+        long ops = verbs_h.IBV_QP_EX_WITH_SEND
+                | verbs_h.IBV_QP_EX_WITH_SEND_WITH_IMM
+                | verbs_h.IBV_QP_EX_WITH_RDMA_WRITE
+                | verbs_h.IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM
+                | verbs_h.IBV_QP_EX_WITH_RDMA_READ;
         if (attrs.supportsAtomics()) {
             ops |= verbs_h.IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | verbs_h.IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
         }
@@ -106,12 +109,14 @@ public final class PreparedQueuePair implements AutoCloseable {
             long ops = 0;
             if (!b.legacySendPath && ctx.createQpExFn.address() != 0) {
                 ops = wantedSendOps(ctx.attributes());
-                attr.set(JAVA_INT, ibv_qp_init_attr_ex.comp_mask$OFFSET,
+                attr.set(
+                        JAVA_INT,
+                        ibv_qp_init_attr_ex.comp_mask$OFFSET,
                         verbs_h.IBV_QP_INIT_ATTR_PD | verbs_h.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
                 attr.set(JAVA_LONG, ibv_qp_init_attr_ex.send_ops_flags$OFFSET, ops);
                 try {
-                    qp = (MemorySegment) VerbsOps.CREATE_QP_EX.invokeExact(ctx.createQpExFn, callState, ctx.handle,
-                            attr);
+                    qp = (MemorySegment)
+                            VerbsOps.CREATE_QP_EX.invokeExact(ctx.createQpExFn, callState, ctx.handle, attr);
                 } catch (Throwable t) {
                     throw CompletionQueue.verbsError(t);
                 }
@@ -131,12 +136,16 @@ public final class PreparedQueuePair implements AutoCloseable {
                 }
             }
             // the provider writes back what it really granted
-            return new QueuePairCreation(qp, extended, ops,
+            return new QueuePairCreation(
+                    qp,
+                    extended,
+                    ops,
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_send_wr$OFFSET),
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_recv_wr$OFFSET),
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_send_sge$OFFSET),
                     attr.get(JAVA_INT, cap + ibv_qp_cap.max_recv_sge$OFFSET),
-                    attr.get(JAVA_INT, cap + ibv_qp_cap.max_inline_data$OFFSET), b.workRequestsForEveryOpcode);
+                    attr.get(JAVA_INT, cap + ibv_qp_cap.max_inline_data$OFFSET),
+                    b.workRequestsForEveryOpcode);
         }
     }
 
@@ -147,11 +156,16 @@ public final class PreparedQueuePair implements AutoCloseable {
      */
     static void toInit(QueuePair qp, int port) throws RdmaException {
         DeviceAttributes attrs = qp.pd.context.attributes();
-        int access = verbs_h.IBV_ACCESS_LOCAL_WRITE | verbs_h.IBV_ACCESS_REMOTE_READ | verbs_h.IBV_ACCESS_REMOTE_WRITE
+        int access = verbs_h.IBV_ACCESS_LOCAL_WRITE
+                | verbs_h.IBV_ACCESS_REMOTE_READ
+                | verbs_h.IBV_ACCESS_REMOTE_WRITE
                 | (attrs.supportsAtomics() ? verbs_h.IBV_ACCESS_REMOTE_ATOMIC : 0)
                 | (attrs.supportsFlushGlobal() ? verbs_h.IBV_ACCESS_FLUSH_GLOBAL : 0)
                 | (attrs.supportsFlushPersistent() ? verbs_h.IBV_ACCESS_FLUSH_PERSISTENT : 0);
-        QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_INIT,
+        QueuePairAttributes.modify(
+                qp.qp,
+                qp.describe(),
+                verbs_h.IBV_QPS_INIT,
                 verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_PKEY_INDEX | verbs_h.IBV_QP_PORT | verbs_h.IBV_QP_ACCESS_FLAGS,
                 a -> {
                     a.set(JAVA_SHORT, ibv_qp_attr.pkey_index$OFFSET, (short) 0);
@@ -171,18 +185,25 @@ public final class PreparedQueuePair implements AutoCloseable {
             return 0;
         }
         List<GidEntry> table = ctx.gidTable(port);
-        return table.stream().filter(e -> e.type() == GidType.ROCE_V2 && e.gid().isIpv4Mapped()).findFirst()
-                .or(() -> table.stream().filter(e -> e.type() == GidType.ROCE_V2).findFirst())
-                .map(GidEntry::index).orElse(0);
+        return table.stream()
+                .filter(e -> e.type() == GidType.ROCE_V2 && e.gid().isIpv4Mapped())
+                .findFirst()
+                .or(() ->
+                        table.stream().filter(e -> e.type() == GidType.ROCE_V2).findFirst())
+                .map(GidEntry::index)
+                .orElse(0);
     }
 
     private static QueuePairEndpoint endpointOf(QueuePair qp, int gidIndex) throws RdmaException {
         Context ctx = qp.pd.context;
         PortAttributes port = ctx.queryPort(qp.port());
-        Gid gid = ctx.gidTable(qp.port()).stream().filter(e -> e.index() == gidIndex).map(GidEntry::gid)
-                .findFirst().orElse(Gid.ZERO);
-        return new QueuePairEndpoint(qp.qpNumber(), RANDOM.nextInt(1 << 24), qp.port(), port.lid(), gid,
-                port.activeMtu());
+        Gid gid = ctx.gidTable(qp.port()).stream()
+                .filter(e -> e.index() == gidIndex)
+                .map(GidEntry::gid)
+                .findFirst()
+                .orElse(Gid.ZERO);
+        return new QueuePairEndpoint(
+                qp.qpNumber(), RANDOM.nextInt(1 << 24), qp.port(), port.lid(), gid, port.activeMtu());
     }
 
     /** What the peer needs to connect to this QP. */
@@ -237,10 +258,18 @@ public final class PreparedQueuePair implements AutoCloseable {
         Mtu mtu = endpoint.mtu().bytes() <= remote.mtu().bytes() ? endpoint.mtu() : remote.mtu();
         boolean global = !remote.gid().isZero();
         synchronized (qp) {
-            QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_RTR,
-                    verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_AV | verbs_h.IBV_QP_PATH_MTU
-                    | verbs_h.IBV_QP_DEST_QPN | verbs_h.IBV_QP_RQ_PSN | verbs_h.IBV_QP_MAX_DEST_RD_ATOMIC
-                    | verbs_h.IBV_QP_MIN_RNR_TIMER, a -> {
+            QueuePairAttributes.modify(
+                    qp.qp,
+                    qp.describe(),
+                    verbs_h.IBV_QPS_RTR,
+                    verbs_h.IBV_QP_STATE
+                            | verbs_h.IBV_QP_AV
+                            | verbs_h.IBV_QP_PATH_MTU
+                            | verbs_h.IBV_QP_DEST_QPN
+                            | verbs_h.IBV_QP_RQ_PSN
+                            | verbs_h.IBV_QP_MAX_DEST_RD_ATOMIC
+                            | verbs_h.IBV_QP_MIN_RNR_TIMER,
+                    a -> {
                         a.set(JAVA_INT, ibv_qp_attr.path_mtu$OFFSET, mtu.value());
                         a.set(JAVA_INT, ibv_qp_attr.dest_qp_num$OFFSET, remote.qpNumber());
                         a.set(JAVA_INT, ibv_qp_attr.rq_psn$OFFSET, remote.psn());
@@ -254,13 +283,21 @@ public final class PreparedQueuePair implements AutoCloseable {
                             remote.gid().write(a, ibv_qp_attr.ah_attr$grh$dgid$OFFSET);
                             a.set(JAVA_BYTE, ibv_qp_attr.ah_attr$grh$sgid_index$OFFSET, (byte) gidIndex);
                             a.set(JAVA_BYTE, ibv_qp_attr.ah_attr$grh$hop_limit$OFFSET, (byte) options.hopLimit());
-                            a.set(JAVA_BYTE, ibv_qp_attr.ah_attr$grh$traffic_class$OFFSET,
-                                    (byte) options.trafficClass());
+                            a.set(JAVA_BYTE, ibv_qp_attr.ah_attr$grh$traffic_class$OFFSET, (byte)
+                                    options.trafficClass());
                         }
                     });
-            QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_RTS,
-                    verbs_h.IBV_QP_STATE | verbs_h.IBV_QP_TIMEOUT | verbs_h.IBV_QP_RETRY_CNT
-                    | verbs_h.IBV_QP_RNR_RETRY | verbs_h.IBV_QP_SQ_PSN | verbs_h.IBV_QP_MAX_QP_RD_ATOMIC, a -> {
+            QueuePairAttributes.modify(
+                    qp.qp,
+                    qp.describe(),
+                    verbs_h.IBV_QPS_RTS,
+                    verbs_h.IBV_QP_STATE
+                            | verbs_h.IBV_QP_TIMEOUT
+                            | verbs_h.IBV_QP_RETRY_CNT
+                            | verbs_h.IBV_QP_RNR_RETRY
+                            | verbs_h.IBV_QP_SQ_PSN
+                            | verbs_h.IBV_QP_MAX_QP_RD_ATOMIC,
+                    a -> {
                         a.set(JAVA_BYTE, ibv_qp_attr.timeout$OFFSET, (byte) options.timeout());
                         a.set(JAVA_BYTE, ibv_qp_attr.retry_cnt$OFFSET, (byte) options.retryCount());
                         a.set(JAVA_BYTE, ibv_qp_attr.rnr_retry$OFFSET, (byte) options.rnrRetry());
@@ -275,8 +312,8 @@ public final class PreparedQueuePair implements AutoCloseable {
 
     private void checkNotSpent() {
         if (spent) {
-            throw new IllegalStateException("this prepared queue pair was connected; use the QueuePair connect() "
-                    + "returned");
+            throw new IllegalStateException(
+                    "this prepared queue pair was connected; use the QueuePair connect() " + "returned");
         }
     }
 

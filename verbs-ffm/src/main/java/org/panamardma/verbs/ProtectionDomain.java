@@ -23,6 +23,7 @@ public final class ProtectionDomain extends NativeResource {
     final MemorySegment handle;
     /** ibv_reg_mr calls that succeeded in this PD, and ibv_dereg_mr calls made for its regions. */
     private final LongAdder registrations = new LongAdder();
+
     private final LongAdder deregistrations = new LongAdder();
     /**
      * The open regions by rkey, for {@link #regionByRkey}: a responder that checks a peer's STag itself (the RFC 7306

@@ -37,8 +37,12 @@ package org.panamardma.verbs;
  * CQEs; the stub), an extended CQ is polled with it. Elsewhere the extended poll is kept: libibverbs does not promise
  * it (ibv_create_cq_ex(3) documents only {@code ibv_start_poll} for such CQs).
  */
-record ProviderTraits(String name, boolean postSendCritical, boolean postRecvCritical, boolean pollCritical,
-                      boolean pollsExtendedCqWithPollCq) {
+record ProviderTraits(
+        String name,
+        boolean postSendCritical,
+        boolean postRecvCritical,
+        boolean pollCritical,
+        boolean pollsExtendedCqWithPollCq) {
 
     /** rxe's vendor_id (Linux drivers/infiniband/sw/rxe/rxe_param.h, RXE_VENDOR_ID). */
     static final int RXE_VENDOR_ID = 0xFFFFFF;
@@ -51,6 +55,7 @@ record ProviderTraits(String name, boolean postSendCritical, boolean postRecvCri
 
     /** The system property that, set to false, makes no data-path call critical. */
     static final String CRITICAL_PROPERTY = "panama.rdma.criticalDowncalls";
+
     private static final boolean CRITICAL_ALLOWED =
             !"false".equalsIgnoreCase(System.getProperty(CRITICAL_PROPERTY, "true"));
 

@@ -50,10 +50,17 @@ public final class QueuePair extends NativeResource {
     private final SendPosting sends;
     /** Receive requests: validation and ibv_post_recv. */
     private final ReceivePath receives;
+
     private final Runnable destroyHook;
 
-    QueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int port,
-              QueuePairCreation c, Runnable destroyHook) {
+    QueuePair(
+            ProtectionDomain pd,
+            CompletionQueue sendCq,
+            CompletionQueue recvCq,
+            SharedReceiveQueue srq,
+            int port,
+            QueuePairCreation c,
+            Runnable destroyHook) {
         super("queue pair", QueuePairCreation.dependencies(pd, sendCq, recvCq, srq));
         this.pd = pd;
         this.qp = c.qp().reinterpret(ibv_qp.layout().byteSize());
@@ -67,8 +74,7 @@ public final class QueuePair extends NativeResource {
         ctx.track(qp, this);
         this.deviceName = ctx.deviceName();
         this.sends = new SendPosting(pd, gate, qp, describe(), c, scratch);
-        this.receives = new ReceivePath(gate, qp, describe(), srq != null, c.maxRecvWr(), c.maxRecvSge(), ctx,
-                scratch);
+        this.receives = new ReceivePath(gate, qp, describe(), srq != null, c.maxRecvWr(), c.maxRecvSge(), ctx, scratch);
     }
 
     /** The size of the view of the provider's ibv_qp_ex (0 on the legacy path): for tests. */
@@ -337,8 +343,9 @@ public final class QueuePair extends NativeResource {
      */
     @Verb("ibv_wr_rdma_write_imm")
     @Verb("ibv_post_send")
-    public void postWriteWithImmediate(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress,
-                                       int rkey, int immediate, int flags) throws RdmaException {
+    public void postWriteWithImmediate(
+            long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int immediate, int flags)
+            throws RdmaException {
         sends.postOne(Op.WRITE_WITH_IMM, wrId, mr, offset, length, remoteAddress, rkey, immediate, 0L, 0L, flags);
     }
 
@@ -363,8 +370,9 @@ public final class QueuePair extends NativeResource {
      */
     @Verb("ibv_wr_atomic_fetch_add")
     @Verb("ibv_post_send")
-    public void postFetchAdd(long wrId, MemoryRegion result, long offset, long remoteAddress, int rkey, long add,
-                             int flags) throws RdmaException {
+    public void postFetchAdd(
+            long wrId, MemoryRegion result, long offset, long remoteAddress, int rkey, long add, int flags)
+            throws RdmaException {
         sends.postOne(Op.FETCH_ADD, wrId, result, offset, 8, remoteAddress, rkey, 0, add, 0L, flags);
     }
 
@@ -376,8 +384,16 @@ public final class QueuePair extends NativeResource {
      */
     @Verb("ibv_wr_atomic_cmp_swp")
     @Verb("ibv_post_send")
-    public void postCompareSwap(long wrId, MemoryRegion result, long offset, long remoteAddress, int rkey,
-                                long compare, long swap, int flags) throws RdmaException {
+    public void postCompareSwap(
+            long wrId,
+            MemoryRegion result,
+            long offset,
+            long remoteAddress,
+            int rkey,
+            long compare,
+            long swap,
+            int flags)
+            throws RdmaException {
         sends.postOne(Op.COMPARE_SWAP, wrId, result, offset, 8, remoteAddress, rkey, 0, compare, swap, flags);
     }
 
@@ -393,8 +409,9 @@ public final class QueuePair extends NativeResource {
      *                                       names both releases and {@code ibv_wr_flush}), or the device cannot FLUSH
      */
     @Verb("ibv_wr_flush")
-    public void postFlush(long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope,
-                          int flags) throws RdmaException {
+    public void postFlush(
+            long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope, int flags)
+            throws RdmaException {
         sends.postFlush(wrId, remoteAddress, rkey, length, type, scope, flags);
     }
 
@@ -431,8 +448,16 @@ public final class QueuePair extends NativeResource {
      */
     @Verb("ibv_wr_bind_mw")
     @Verb("ibv_post_send")
-    public void postBindMemoryWindow(long wrId, MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length,
-                                     java.util.Set<Access> access, int flags) throws RdmaException {
+    public void postBindMemoryWindow(
+            long wrId,
+            MemoryWindow mw,
+            int newRkey,
+            MemoryRegion mr,
+            long offset,
+            long length,
+            java.util.Set<Access> access,
+            int flags)
+            throws RdmaException {
         sends.postBindMemoryWindow(wrId, mw, newRkey, mr, offset, length, access, flags);
     }
 

@@ -15,8 +15,7 @@ import org.panamardma.verbs.ffi.verbs_h;
  * path: each call allocates its attribute structs in a confined arena of its own.
  */
 final class QueuePairAttributes {
-    private QueuePairAttributes() {
-    }
+    private QueuePairAttributes() {}
 
     /** ibv_query_qp of the state of {@code qp} (named {@code description} in errors); the caller keeps it open. */
     static QpState state(MemorySegment qp, String description) throws RdmaException {

@@ -125,8 +125,8 @@ public final class RdmaCore {
          */
         public void require() {
             if (!isAvailable()) {
-                throw new UnsupportedOperationException(description + " needs rdma-core " + since + " or later ("
-                        + verb + "); the installed libibverbs is " + installed(ibverbs()));
+                throw new UnsupportedOperationException(description + " needs rdma-core " + since + " or later (" + verb
+                        + "); the installed libibverbs is " + installed(ibverbs()));
             }
         }
     }
@@ -216,9 +216,15 @@ public final class RdmaCore {
             throw e;
         } catch (Throwable e) {
             // never fail a class initialiser: the refusal says why
-            d = new RdmaCoreDetection.Detected(spec, library, Optional.empty(), Optional.empty(),
-                    new RdmaCoreDetection.Verdict(null, Optional.empty(), Optional.of("cannot tell which rdma-core "
-                            + "release " + spec.library() + " is: " + e)));
+            d = new RdmaCoreDetection.Detected(
+                    spec,
+                    library,
+                    Optional.empty(),
+                    Optional.empty(),
+                    new RdmaCoreDetection.Verdict(
+                            null,
+                            Optional.empty(),
+                            Optional.of("cannot tell which rdma-core " + "release " + spec.library() + " is: " + e)));
         }
         if (d.loaded()) {
             LOG.atDebug().log(d::describe);
@@ -240,8 +246,7 @@ public final class RdmaCore {
         } catch (NumberFormatException e) {
             // below
         }
-        LOG.warn("-D" + ASSUME_PROPERTY + "=" + value + " ignored: not an rdma-core "
-                + "release number such as 44");
+        LOG.warn("-D" + ASSUME_PROPERTY + "=" + value + " ignored: not an rdma-core " + "release number such as 44");
         return null;
     }
 
@@ -314,7 +319,8 @@ public final class RdmaCore {
     private static Version versionOf(RdmaCoreDetection.Detected d) throws RdmaLibraryException {
         Version v = effective(d);
         if (v == null) {
-            throw new RdmaLibraryException(d.refusal().orElse("cannot tell the release of " + d.spec().library()));
+            throw new RdmaLibraryException(
+                    d.refusal().orElse("cannot tell the release of " + d.spec().library()));
         }
         return v;
     }

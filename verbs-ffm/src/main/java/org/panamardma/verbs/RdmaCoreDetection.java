@@ -63,10 +63,20 @@ final class RdmaCoreDetection {
      * rdma-core {@value RdmaCore#OLDEST_SUPPORTED} whose presence admits a library of unknown release, and what to
      * install when it is missing.
      */
-    record Spec(String library, String filePrefix, String publicNodePrefix, String anchor, List<Probe> probes,
-                String requiredNode, String install) {
+    record Spec(
+            String library,
+            String filePrefix,
+            String publicNodePrefix,
+            String anchor,
+            List<Probe> probes,
+            String requiredNode,
+            String install) {
         int requiredNodeSince() {
-            return probes.stream().filter(p -> p.node.equals(requiredNode)).mapToInt(Probe::since).min().orElseThrow();
+            return probes.stream()
+                    .filter(p -> p.node.equals(requiredNode))
+                    .mapToInt(Probe::since)
+                    .min()
+                    .orElseThrow();
         }
     }
 
@@ -76,27 +86,37 @@ final class RdmaCoreDetection {
      * IBVERBS_1.17 (v64.0, ibv_reg_buf_mr); private symbols at IBVERBS_PRIVATE_34: ibv_cmd_alloc_pd (34..56),
      * __verbs_log (added in v37.0), ibv_wr_opcode_str (v49.0), ibv_cmd_create_cq_ex2 (v53.0).
      */
-    static final Spec IBVERBS = new Spec("libibverbs", "libibverbs.so.", "IBVERBS_1.", "ibv_get_device_list", List.of(
-            new Probe("ibv_query_qp_data_in_order", "IBVERBS_1.14", 36, UNBOUNDED),
-            new Probe("ibv_reg_mr_ex", "IBVERBS_1.15", 59, UNBOUNDED),
-            new Probe("ibv_query_port_speed", "IBVERBS_1.16", 62, UNBOUNDED),
-            new Probe("ibv_reg_buf_mr", "IBVERBS_1.17", 64, UNBOUNDED),
-            new Probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_34", 34, 56),
-            new Probe("__verbs_log", "IBVERBS_PRIVATE_34", 37, 56),
-            new Probe("ibv_wr_opcode_str", "IBVERBS_PRIVATE_34", 49, 56),
-            new Probe("ibv_cmd_create_cq_ex2", "IBVERBS_PRIVATE_34", 53, 56),
-            new Probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_57", 57, 58),
-            new Probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_59", 59, 63),
-            new Probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_64", 64, 64)),
+    static final Spec IBVERBS = new Spec(
+            "libibverbs",
+            "libibverbs.so.",
+            "IBVERBS_1.",
+            "ibv_get_device_list",
+            List.of(
+                    new Probe("ibv_query_qp_data_in_order", "IBVERBS_1.14", 36, UNBOUNDED),
+                    new Probe("ibv_reg_mr_ex", "IBVERBS_1.15", 59, UNBOUNDED),
+                    new Probe("ibv_query_port_speed", "IBVERBS_1.16", 62, UNBOUNDED),
+                    new Probe("ibv_reg_buf_mr", "IBVERBS_1.17", 64, UNBOUNDED),
+                    new Probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_34", 34, 56),
+                    new Probe("__verbs_log", "IBVERBS_PRIVATE_34", 37, 56),
+                    new Probe("ibv_wr_opcode_str", "IBVERBS_PRIVATE_34", 49, 56),
+                    new Probe("ibv_cmd_create_cq_ex2", "IBVERBS_PRIVATE_34", 53, 56),
+                    new Probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_57", 57, 58),
+                    new Probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_59", 59, 63),
+                    new Probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_64", 64, 64)),
             "IBVERBS_1.14",
             "install rdma-core's verbs library and its device providers: on Debian and Ubuntu the packages libibverbs1 "
                     + "and ibverbs-providers (apt-get install libibverbs1 ibverbs-providers), on RHEL, Fedora and SUSE "
                     + "libibverbs (dnf install libibverbs)");
 
     /** librdmacm's probes, from librdmacm/librdmacm.map: RDMACM_1.3 (v31.0, rdma_get_remote_ece), 1.4 (v60.0). */
-    static final Spec RDMACM = new Spec("librdmacm", "librdmacm.so.", "RDMACM_1.", "rdma_create_event_channel", List.of(
-            new Probe("rdma_get_remote_ece", "RDMACM_1.3", 31, UNBOUNDED),
-            new Probe("rdma_resolve_addrinfo", "RDMACM_1.4", 60, UNBOUNDED)),
+    static final Spec RDMACM = new Spec(
+            "librdmacm",
+            "librdmacm.so.",
+            "RDMACM_1.",
+            "rdma_create_event_channel",
+            List.of(
+                    new Probe("rdma_get_remote_ece", "RDMACM_1.3", 31, UNBOUNDED),
+                    new Probe("rdma_resolve_addrinfo", "RDMACM_1.4", 60, UNBOUNDED)),
             "RDMACM_1.3",
             "install rdma-core's connection manager library: on Debian and Ubuntu the package librdmacm1 "
                     + "(apt-get install librdmacm1), on RHEL, Fedora and SUSE librdmacm (dnf install librdmacm)");
@@ -124,8 +144,8 @@ final class RdmaCoreDetection {
             if (major >= 1000) {
                 return Optional.empty();
             }
-            return Optional.of(new FileVersion(Integer.parseInt(m.group(1)), major,
-                    m.group(3) == null ? 0 : Integer.parseInt(m.group(3))));
+            return Optional.of(new FileVersion(
+                    Integer.parseInt(m.group(1)), major, m.group(3) == null ? 0 : Integer.parseInt(m.group(3))));
         }
     }
 
@@ -138,8 +158,10 @@ final class RdmaCoreDetection {
      */
     static Verdict reconcile(Spec spec, String fileName, Optional<Set<Probe>> found, int oldest) {
         Optional<FileVersion> named = FileVersion.parse(spec.filePrefix, fileName);
-        int lower = found.map(f -> f.stream().mapToInt(Probe::since).max().orElse(0)).orElse(0);
-        int upper = found.map(f -> f.stream().mapToInt(Probe::until).min().orElse(UNBOUNDED)).orElse(UNBOUNDED);
+        int lower = found.map(f -> f.stream().mapToInt(Probe::since).max().orElse(0))
+                .orElse(0);
+        int upper = found.map(f -> f.stream().mapToInt(Probe::until).min().orElse(UNBOUNDED))
+                .orElse(UNBOUNDED);
         String nodes = found.map(f -> nodes(spec, f)).orElse("");
         RdmaCore.Version version;
         String warning = null;
@@ -157,16 +179,24 @@ final class RdmaCoreDetection {
             }
         } else if (found.isPresent()) {
             version = new RdmaCore.Version(lower, 0, false);
-            warning = (fileName == null ? spec.library + "'s file was not found in /proc/self/maps"
-                    : spec.library + "'s file name " + fileName + " does not tell its rdma-core release (rdma-core "
-                            + "names it " + spec.filePrefix + "1.<ABI>.<release>)")
+            warning = (fileName == null
+                            ? spec.library + "'s file was not found in /proc/self/maps"
+                            : spec.library + "'s file name " + fileName
+                                    + " does not tell its rdma-core release (rdma-core " + "names it " + spec.filePrefix
+                                    + "1.<ABI>.<release>)")
                     + "; its symbol versions (" + (nodes.isEmpty() ? "none known" : nodes) + ") prove rdma-core "
                     + lower + " or later: features of later releases are refused";
         } else {
-            return new Verdict(null, Optional.empty(), Optional.of("cannot tell which rdma-core release "
-                    + spec.library + " is: " + (fileName == null ? "its file was not found in /proc/self/maps"
-                    : "its file name " + fileName + " does not say") + ", and its symbol versions cannot be read "
-                    + "(no dlvsym)"));
+            return new Verdict(
+                    null,
+                    Optional.empty(),
+                    Optional.of("cannot tell which rdma-core release "
+                            + spec.library + " is: "
+                            + (fileName == null
+                                    ? "its file was not found in /proc/self/maps"
+                                    : "its file name " + fileName + " does not say")
+                            + ", and its symbol versions cannot be read "
+                            + "(no dlvsym)"));
         }
         String refusal = null;
         if (version.exact() && version.major() < oldest) {
@@ -200,15 +230,18 @@ final class RdmaCoreDetection {
 
     /** The version nodes among {@code found}, in the order of the spec's probes: "IBVERBS_1.14, IBVERBS_PRIVATE_34". */
     static String nodes(Spec spec, Set<Probe> found) {
-        return spec.probes.stream().filter(found::contains).map(Probe::node).distinct()
+        return spec.probes.stream()
+                .filter(found::contains)
+                .map(Probe::node)
+                .distinct()
                 .collect(Collectors.joining(", "));
     }
 
     // ------------------------------------------------------------------------------------------- the process
 
     /** Everything found about one loaded library. */
-    record Detected(Spec spec, Native.Library library, Optional<Path> file, Optional<Set<Probe>> found,
-                    Verdict verdict) {
+    record Detected(
+            Spec spec, Native.Library library, Optional<Path> file, Optional<Set<Probe>> found, Verdict verdict) {
         boolean loaded() {
             return library.isLoaded();
         }
@@ -221,8 +254,8 @@ final class RdmaCoreDetection {
                         + "org.panamardma.verbs, or ALL-UNNAMED on the class path");
             }
             if (!library.isLoaded()) {
-                return Optional.of(library.name() + " cannot be loaded (" + library.failure().orElse("?") + "): "
-                        + spec.install);
+                return Optional.of(library.name() + " cannot be loaded ("
+                        + library.failure().orElse("?") + "): " + spec.install);
             }
             return verdict.refusal();
         }
@@ -243,7 +276,11 @@ final class RdmaCoreDetection {
     /** Finds out what {@code library} (loaded, or not, by Native) is. Never throws. */
     static Detected detect(Spec spec, Native.Library library) {
         if (!library.isLoaded()) {
-            return new Detected(spec, library, Optional.empty(), Optional.empty(),
+            return new Detected(
+                    spec,
+                    library,
+                    Optional.empty(),
+                    Optional.empty(),
                     new Verdict(null, Optional.empty(), Optional.empty()));
         }
         Optional<Path> file = Optional.empty();
@@ -259,8 +296,8 @@ final class RdmaCoreDetection {
         } catch (Throwable e) {
             // what could be found stays; reconcile decides with less
         }
-        Verdict verdict = reconcile(spec, file.map(p -> p.getFileName().toString()).orElse(null), found,
-                RdmaCore.OLDEST_SUPPORTED);
+        Verdict verdict = reconcile(
+                spec, file.map(p -> p.getFileName().toString()).orElse(null), found, RdmaCore.OLDEST_SUPPORTED);
         return new Detected(spec, library, file, found, verdict);
     }
 
@@ -307,8 +344,8 @@ final class RdmaCoreDetection {
             return Optional.empty();
         }
         MethodHandle open = linker.downcallHandle(dlopen.get(), FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
-        MethodHandle vsym = linker.downcallHandle(dlvsym.get(),
-                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+        MethodHandle vsym =
+                linker.downcallHandle(dlvsym.get(), FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
         MethodHandle close = linker.downcallHandle(dlclose.get(), FunctionDescriptor.of(JAVA_INT, ADDRESS));
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment handle = (MemorySegment) open.invokeExact(arena.allocateFrom(name), RTLD_LAZY | RTLD_NOLOAD);
@@ -318,8 +355,8 @@ final class RdmaCoreDetection {
             try {
                 Set<Probe> found = new LinkedHashSet<>();
                 for (Probe p : probes) {
-                    MemorySegment a = (MemorySegment) vsym.invokeExact(handle, arena.allocateFrom(p.symbol),
-                            arena.allocateFrom(p.node));
+                    MemorySegment a = (MemorySegment)
+                            vsym.invokeExact(handle, arena.allocateFrom(p.symbol), arena.allocateFrom(p.node));
                     if (a.address() != 0) {
                         found.add(p);
                     }

@@ -26,6 +26,7 @@ final class ReceivePath {
     private final int maxRecvSge;
     /** Whether post_recv stays in user space on this provider (ProviderTraits): then its downcall is critical. */
     private final boolean criticalRecv;
+
     private final MemorySegment postRecvFn;
     private final MemorySegment recvWr;
     private final MemorySegment recvSge;
@@ -36,11 +37,19 @@ final class ReceivePath {
      * element for the call and links it again after.
      */
     private final MemorySegment batchWrs;
+
     private final MemorySegment batchSges;
 
     /** The request structs come from {@code scratch}, the QP's, freed only after {@code gate} is closed. */
-    ReceivePath(CallGate gate, MemorySegment qp, String description, boolean sharedReceiveQueue, int maxRecvWr,
-                int maxRecvSge, Context ctx, Arena scratch) {
+    ReceivePath(
+            CallGate gate,
+            MemorySegment qp,
+            String description,
+            boolean sharedReceiveQueue,
+            int maxRecvWr,
+            int maxRecvSge,
+            Context ctx,
+            Arena scratch) {
         this.gate = gate;
         this.qp = qp;
         this.description = description;
@@ -107,8 +116,7 @@ final class ReceivePath {
     }
 
     /** {@link QueuePair#postReceives}: one ibv_post_recv of a list cut from the linked scratch requests. */
-    void postReceives(long[] wrIds, MemoryRegion mr, long[] offsets, int length, int count)
-            throws RdmaException {
+    void postReceives(long[] wrIds, MemoryRegion mr, long[] offsets, int length, int count) throws RdmaException {
         if (count < 1 || count > QueuePair.MAX_RECEIVE_BATCH || count > wrIds.length || count > offsets.length) {
             throw new IllegalArgumentException("a batch of " + count + " receives (at most "
                     + QueuePair.MAX_RECEIVE_BATCH
@@ -145,8 +153,12 @@ final class ReceivePath {
                 long bad = badRecvWr.get(JAVA_LONG, 0);
                 long index = (bad - batchWrs.address()) / wrSize;
                 String posted = index >= 0 && index < count ? String.valueOf(index) : "an unknown number";
-                throw SendPath.postFailure("ibv_post_recv (a batch of " + count + ": " + posted
-                        + " posted before the one refused)", description, rc, maxRecvWr, "receive");
+                throw SendPath.postFailure(
+                        "ibv_post_recv (a batch of " + count + ": " + posted + " posted before the one refused)",
+                        description,
+                        rc,
+                        maxRecvWr,
+                        "receive");
             }
         } finally {
             gate.leave();
@@ -164,8 +176,8 @@ final class ReceivePath {
         try {
             // the QP and its scratch: kept alive by the CallGate around this call (VerbsOps: addresses as longs)
             return criticalRecv
-                    ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postRecvFn, qp.address(), wrs.address(),
-                            badRecvWr.address())
+                    ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(
+                            postRecvFn, qp.address(), wrs.address(), badRecvWr.address())
                     : (int) VerbsOps.POST_WR.invokeExact(postRecvFn, qp.address(), wrs.address(), badRecvWr.address());
         } catch (Throwable t) {
             throw CompletionQueue.verbsError(t);

@@ -22,7 +22,7 @@ public record RemoteRegion(long address, long length, int rkey) {
 
     @Override
     public String toString() {
-        return "remote[0x" + Long.toHexString(address) + ", " + length + " bytes, rkey 0x"
-                + Integer.toHexString(rkey) + "]";
+        return "remote[0x" + Long.toHexString(address) + ", " + length + " bytes, rkey 0x" + Integer.toHexString(rkey)
+                + "]";
     }
 }

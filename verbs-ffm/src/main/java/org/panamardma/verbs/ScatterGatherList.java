@@ -23,6 +23,7 @@ public final class ScatterGatherList implements AutoCloseable {
      * whose memory may have been freed since {@link #add}.
      */
     final MemoryRegion[] regions;
+
     final long[] offsets;
     private final int capacity;
     private int count;

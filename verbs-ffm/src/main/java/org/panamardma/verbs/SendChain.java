@@ -82,31 +82,45 @@ public final class SendChain {
     }
 
     /** A SEND with immediate data (host byte order). */
-    public SendChain sendWithImmediate(long wrId, MemoryRegion mr, long offset, int length, int immediate,
-                                       int flags) {
+    public SendChain sendWithImmediate(long wrId, MemoryRegion mr, long offset, int length, int immediate, int flags) {
         return add(Op.SEND_WITH_IMM, wrId, mr, offset, length, 0L, 0, immediate, flags);
     }
 
     /** An RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}. */
-    public SendChain write(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey,
-                           int flags) {
+    public SendChain write(
+            long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags) {
         return add(Op.WRITE, wrId, mr, offset, length, remoteAddress, rkey, 0, flags);
     }
 
     /** An RDMA WRITE with immediate data. */
-    public SendChain writeWithImmediate(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress,
-                                        int rkey, int immediate, int flags) {
+    public SendChain writeWithImmediate(
+            long wrId,
+            MemoryRegion mr,
+            long offset,
+            int length,
+            long remoteAddress,
+            int rkey,
+            int immediate,
+            int flags) {
         return add(Op.WRITE_WITH_IMM, wrId, mr, offset, length, remoteAddress, rkey, immediate, flags);
     }
 
     /** An RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. */
-    public SendChain read(long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey,
-                          int flags) {
+    public SendChain read(
+            long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags) {
         return add(Op.READ, wrId, mr, offset, length, remoteAddress, rkey, 0, flags);
     }
 
-    private SendChain add(Op op, long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey,
-                          int immediate, int flags) {
+    private SendChain add(
+            Op op,
+            long wrId,
+            MemoryRegion mr,
+            long offset,
+            int length,
+            long remoteAddress,
+            int rkey,
+            int immediate,
+            int flags) {
         if (count == capacity) {
             throw new IllegalStateException("send chain full (" + capacity + " requests)");
         }

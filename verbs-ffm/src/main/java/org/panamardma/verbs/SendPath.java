@@ -20,9 +20,13 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
 
     /** The send opcodes both backends build. */
     enum Op {
-        SEND(verbs_h.IBV_WR_SEND), SEND_WITH_IMM(verbs_h.IBV_WR_SEND_WITH_IMM), WRITE(verbs_h.IBV_WR_RDMA_WRITE),
-        WRITE_WITH_IMM(verbs_h.IBV_WR_RDMA_WRITE_WITH_IMM), READ(verbs_h.IBV_WR_RDMA_READ),
-        COMPARE_SWAP(verbs_h.IBV_WR_ATOMIC_CMP_AND_SWP), FETCH_ADD(verbs_h.IBV_WR_ATOMIC_FETCH_AND_ADD);
+        SEND(verbs_h.IBV_WR_SEND),
+        SEND_WITH_IMM(verbs_h.IBV_WR_SEND_WITH_IMM),
+        WRITE(verbs_h.IBV_WR_RDMA_WRITE),
+        WRITE_WITH_IMM(verbs_h.IBV_WR_RDMA_WRITE_WITH_IMM),
+        READ(verbs_h.IBV_WR_RDMA_READ),
+        COMPARE_SWAP(verbs_h.IBV_WR_ATOMIC_CMP_AND_SWP),
+        FETCH_ADD(verbs_h.IBV_WR_ATOMIC_FETCH_AND_ADD);
 
         final int wrOpcode;
 
@@ -41,6 +45,7 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
 
     /** For messages: the QP's {@code describe()}, e.g. "queue pair 17 on rxe0". */
     private final String qpDescription;
+
     private final int sendQueueDepth;
     /** The QP's inline scratch (see {@link QueuePair}): bytes the provider copies during the post call. */
     final MemorySegment inlineScratch;
@@ -52,16 +57,28 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
     }
 
     /** One request of one scatter/gather element ({@code lkey} 0 and the INLINE flag: inline bytes at addr). */
-    abstract void post(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, long compareAdd,
-                       long swap, long addr, int length, int lkey) throws RdmaException;
+    abstract void post(
+            Op op,
+            long wrId,
+            int flags,
+            long remoteAddress,
+            int rkey,
+            int immediate,
+            long compareAdd,
+            long swap,
+            long addr,
+            int length,
+            int lkey)
+            throws RdmaException;
 
     /** One request gathering {@code count} elements laid out as {@code struct ibv_sge} in {@code sges}. */
-    abstract void postList(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate,
-                           MemorySegment sges, int count) throws RdmaException;
+    abstract void postList(
+            Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, MemorySegment sges, int count)
+            throws RdmaException;
 
     /** One inline request of the first {@code length} bytes of {@link #inlineScratch}. */
-    abstract void postInlineScratch(Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate,
-                                    long length) throws RdmaException;
+    abstract void postInlineScratch(
+            Op op, long wrId, int flags, long remoteAddress, int rkey, int immediate, long length) throws RdmaException;
 
     /**
      * One inline request of the caller's native segment {@code data} (at most the inline scratch's size), copied
@@ -82,8 +99,9 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
      * of the region {@code mr} with {@code access} (ibv_access_flags bits). Both are the provider's structs; it reads
      * them during the call (rxe: the window's current key and the region's lkey), so the caller keeps them open.
      */
-    abstract void postBindWindow(long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr,
-                                 long length, int access) throws RdmaException;
+    abstract void postBindWindow(
+            long wrId, int flags, MemorySegment mw, int newRkey, MemorySegment mr, long addr, long length, int access)
+            throws RdmaException;
 
     /** {@code IBV_WR_LOCAL_INV}: invalidates the window (or fast-registered region) of {@code rkey}. */
     abstract void postLocalInvalidate(long wrId, int flags, int rkey) throws RdmaException;
@@ -102,8 +120,8 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
 
     /** The failure of a chain's post: request {@code posted} of {@code n} refused, those before it posted. */
     final ChainPostException chainFailure(String verb, int rc, int posted, int n) {
-        return new ChainPostException(postOperation(verb, qpDescription, rc, sendQueueDepth, "send"), Math.abs(rc),
-                posted, n);
+        return new ChainPostException(
+                postOperation(verb, qpDescription, rc, sendQueueDepth, "send"), Math.abs(rc), posted, n);
     }
 
     /** The failure of a post call on {@code qp}'s {@code queue}: the errno, and what ENOMEM/ENOSPC mean there. */

@@ -59,11 +59,17 @@ final class SendPosting {
      * own and is freed only by its destroy(), after the {@link CallGate} every post passes is closed.
      */
     private final MemorySegment inlineBuf;
+
     private volatile boolean connected;
 
     /** Decides the paths and capabilities of the QP {@code qp} that {@code c} describes. */
-    SendPosting(ProtectionDomain pd, CallGate gate, MemorySegment qp, String description, QueuePairCreation c,
-                Arena scratch) {
+    SendPosting(
+            ProtectionDomain pd,
+            CallGate gate,
+            MemorySegment qp,
+            String description,
+            QueuePairCreation c,
+            Arena scratch) {
         this.pd = pd;
         this.gate = gate;
         this.description = description;
@@ -80,16 +86,30 @@ final class SendPosting {
         this.inlineBuf = unscoped(scratch.allocate(Math.max(8, maxInlineData), 8));
         ProviderTraits traits = ctx.providerTraits;
         long sgeArray = ibv_sge.layout().byteSize() * Math.max(1, maxSendSge);
-        LegacySendPath postSend = new LegacySendPath(ctx.postSendFn, qp, description, maxSendWr, inlineBuf,
-                unscoped(scratch.allocate(ibv_send_wr.layout())), unscoped(scratch.allocate(sgeArray, 8)),
+        LegacySendPath postSend = new LegacySendPath(
+                ctx.postSendFn,
+                qp,
+                description,
+                maxSendWr,
+                inlineBuf,
+                unscoped(scratch.allocate(ibv_send_wr.layout())),
+                unscoped(scratch.allocate(sgeArray, 8)),
                 unscoped(scratch.allocate(ADDRESS)),
                 unscoped(scratch.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS)),
-                unscoped(scratch.allocate(ibv_sge.layout(), SendChain.MAX_REQUESTS)), traits.postSendCritical());
+                unscoped(scratch.allocate(ibv_sge.layout(), SendChain.MAX_REQUESTS)),
+                traits.postSendCritical());
         if (extended) {
             // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
-            this.extendedPath = new ExtendedSendPath(RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)), ops,
-                    attrs.supportsAtomics(), description, maxSendWr, inlineBuf, unscoped(scratch.allocate(JAVA_LONG)),
-                    unscoped(scratch.allocate(sgeArray, 8)), unscoped(scratch.allocate(ibv_mw_bind_info.layout())),
+            this.extendedPath = new ExtendedSendPath(
+                    RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)),
+                    ops,
+                    attrs.supportsAtomics(),
+                    description,
+                    maxSendWr,
+                    inlineBuf,
+                    unscoped(scratch.allocate(JAVA_LONG)),
+                    unscoped(scratch.allocate(sgeArray, 8)),
+                    unscoped(scratch.allocate(ibv_mw_bind_info.layout())),
                     traits.postSendCritical());
             // binds and local invalidates take the same path as every other request: ibv_post_send carries
             // IBV_WR_BIND_MW and IBV_WR_LOCAL_INV on a QP made by ibv_create_qp_ex as well (rxe's post_send and
@@ -98,7 +118,8 @@ final class SendPosting {
             // gathers avoid rxe's ibv_wr_set_sge_list where ibv_wr_* posts them: the one ibv_post_send path takes
             // them (its remembered fields stay its own; the gate serializes both paths' posts)
             this.listPath = sendPath == extendedPath && RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH.affects(ctx)
-                    ? postSend : null;
+                    ? postSend
+                    : null;
             // the provider was asked for the atomics' and windows' IBV_QP_EX_WITH_* flags at creation: as granted there
             this.atomics = extendedPath.atomics();
             this.flush = extendedPath.flush();
@@ -171,12 +192,14 @@ final class SendPosting {
     }
 
     /** {@link QueuePair#postFlush}. */
-    void postFlush(long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope,
-                          int flags) throws RdmaException {
+    void postFlush(long wrId, long remoteAddress, int rkey, long length, FlushType type, FlushScope scope, int flags)
+            throws RdmaException {
         if (!flush) {
             RdmaCore.Feature.FLUSH.require(); // the library first: rdma-core 44 has no ibv_wr_flush
-            throw unsupported("RDMA FLUSH", "FLUSH (device_cap_flags_ex IB_UVERBS_DEVICE_FLUSH_GLOBAL/PERSISTENT "
-                    + "and IBV_QP_EX_WITH_FLUSH of the extended QP API)");
+            throw unsupported(
+                    "RDMA FLUSH",
+                    "FLUSH (device_cap_flags_ex IB_UVERBS_DEVICE_FLUSH_GLOBAL/PERSISTENT "
+                            + "and IBV_QP_EX_WITH_FLUSH of the extended QP API)");
         }
         if (length < 0) {
             throw new IllegalArgumentException("negative FLUSH length " + length);
@@ -195,8 +218,10 @@ final class SendPosting {
     void postAtomicWrite(long wrId, long remoteAddress, int rkey, long value, int flags) throws RdmaException {
         if (!atomicWrite) {
             RdmaCore.Feature.ATOMIC_WRITE.require();
-            throw unsupported("RDMA ATOMIC WRITE", "ATOMIC WRITE (device_cap_flags_ex IB_UVERBS_DEVICE_ATOMIC_WRITE "
-                    + "and IBV_QP_EX_WITH_ATOMIC_WRITE of the extended QP API)");
+            throw unsupported(
+                    "RDMA ATOMIC WRITE",
+                    "ATOMIC WRITE (device_cap_flags_ex IB_UVERBS_DEVICE_ATOMIC_WRITE "
+                            + "and IBV_QP_EX_WITH_ATOMIC_WRITE of the extended QP API)");
         }
         checkAligned(remoteAddress, "ATOMIC WRITE");
         checkFlags(flags);
@@ -210,37 +235,47 @@ final class SendPosting {
     }
 
     /** {@link QueuePair#postBindMemoryWindow}. */
-    void postBindMemoryWindow(long wrId, MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length,
-                                     java.util.Set<Access> access, int flags) throws RdmaException {
+    void postBindMemoryWindow(
+            long wrId,
+            MemoryWindow mw,
+            int newRkey,
+            MemoryRegion mr,
+            long offset,
+            long length,
+            java.util.Set<Access> access,
+            int flags)
+            throws RdmaException {
         if (!memoryWindows) {
-            throw unsupported("memory windows",
+            throw unsupported(
+                    "memory windows",
                     "type 2 memory windows (device_cap_flags IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B"
-                    + (extended ? " and IBV_QP_EX_WITH_BIND_MW/_LOCAL_INV of the extended QP API)" : ")"));
+                            + (extended ? " and IBV_QP_EX_WITH_BIND_MW/_LOCAL_INV of the extended QP API)" : ")"));
         }
         checkFlags(flags);
         if ((flags & SendFlags.INLINE) != 0) {
             throw new IllegalArgumentException("INLINE applies to SEND and RDMA WRITE, not to a window bind");
         }
         if (mw.protectionDomain() != pd || mr.protectionDomain() != pd) {
-            throw new IllegalArgumentException("window, region and queue pair must share one protection domain "
-                    + "(InfiniBand C10-72)");
+            throw new IllegalArgumentException(
+                    "window, region and queue pair must share one protection domain " + "(InfiniBand C10-72)");
         }
-        if (access.isEmpty() || !java.util.EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC)
-                .containsAll(access)) {
+        if (access.isEmpty()
+                || !java.util.EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC)
+                        .containsAll(access)) {
             throw new IllegalArgumentException("a window grants remote rights only (REMOTE_READ, REMOTE_WRITE, "
                     + "REMOTE_ATOMIC), not " + access);
         }
         if (!mr.access().contains(Access.MW_BIND)) {
-            throw new IllegalArgumentException("windows bind only to a region registered with MW_BIND (C10-73): "
-                    + mr.access());
+            throw new IllegalArgumentException(
+                    "windows bind only to a region registered with MW_BIND (C10-73): " + mr.access());
         }
         if ((access.contains(Access.REMOTE_WRITE) || access.contains(Access.REMOTE_ATOMIC))
                 && !mr.access().contains(Access.LOCAL_WRITE)) {
             throw new IllegalArgumentException("a writable window needs a region with LOCAL_WRITE (C10-74)");
         }
         if (length <= 0) {
-            throw new IllegalArgumentException("a window binds a non-empty range (o10-37.2.40), not " + length
-                    + " bytes");
+            throw new IllegalArgumentException(
+                    "a window binds a non-empty range (o10-37.2.40), not " + length + " bytes");
         }
         int bits = Access.bits(access);
         gate.enterOrThrow(description);
@@ -251,8 +286,8 @@ final class SendPosting {
                 mw.checkBindable(newRkey);
                 synchronized (mr) {
                     mr.checkRange(offset, length);
-                    sendPath.postBindWindow(wrId, flags, mw.handle, newRkey, mr.handle, mr.address() + offset, length,
-                            bits);
+                    sendPath.postBindWindow(
+                            wrId, flags, mw.handle, newRkey, mr.handle, mr.address() + offset, length, bits);
                 }
                 mw.bound(newRkey);
             }
@@ -311,18 +346,20 @@ final class SendPosting {
 
     private void checkOp(Op op) {
         if (op.atomic() && !atomics) {
-            throw unsupported(op == Op.FETCH_ADD ? "ATOMIC FETCH AND ADD" : "ATOMIC COMPARE AND SWAP",
+            throw unsupported(
+                    op == Op.FETCH_ADD ? "ATOMIC FETCH AND ADD" : "ATOMIC COMPARE AND SWAP",
                     "atomics (atomic_cap is " + pd.context.attributes().atomicCapability() + ")");
         }
         if (op.immediate() && !immediateData) {
-            throw unsupported(op == Op.SEND_WITH_IMM ? "SEND with immediate data" : "RDMA WRITE with immediate data",
+            throw unsupported(
+                    op == Op.SEND_WITH_IMM ? "SEND with immediate data" : "RDMA WRITE with immediate data",
                     "immediate data (the iWARP transport has none)");
         }
     }
 
     private UnsupportedOperationException unsupported(String what, String capability) {
-        return new UnsupportedOperationException(what + " is not supported by " + deviceName + ": it lacks "
-                + capability);
+        return new UnsupportedOperationException(
+                what + " is not supported by " + deviceName + ": it lacks " + capability);
     }
 
     private static void checkFlags(int flags) {
@@ -333,13 +370,24 @@ final class SendPosting {
 
     private static void checkAligned(long remoteAddress, String what) {
         if ((remoteAddress & 7) != 0) {
-            throw new IllegalArgumentException(what + " needs an 8-byte aligned remote address, got 0x"
-                    + Long.toHexString(remoteAddress));
+            throw new IllegalArgumentException(
+                    what + " needs an 8-byte aligned remote address, got 0x" + Long.toHexString(remoteAddress));
         }
     }
 
-    void postOne(Op op, long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey,
-                         int immediate, long compareAdd, long swap, int flags) throws RdmaException {
+    void postOne(
+            Op op,
+            long wrId,
+            MemoryRegion mr,
+            long offset,
+            int length,
+            long remoteAddress,
+            int rkey,
+            int immediate,
+            long compareAdd,
+            long swap,
+            int flags)
+            throws RdmaException {
         checkOp(op);
         checkFlags(flags);
         mr.checkRange(offset, Integer.toUnsignedLong(length));
@@ -374,8 +422,8 @@ final class SendPosting {
         }
     }
 
-    void postList(Op op, long wrId, ScatterGatherList sgl, long remoteAddress, int rkey, int immediate,
-                          int flags) throws RdmaException {
+    void postList(Op op, long wrId, ScatterGatherList sgl, long remoteAddress, int rkey, int immediate, int flags)
+            throws RdmaException {
         checkOp(op);
         checkFlags(flags);
         if (sgl.count() == 0 || sgl.count() > maxSendSge) {
@@ -404,8 +452,9 @@ final class SendPosting {
      * concurrent close of a region or of its memory's arena cannot free what the provider reads) and posted as one
      * inline element; the request carries the same bytes.
      */
-    private void postListInline(Op op, long wrId, ScatterGatherList sgl, long remoteAddress, int rkey,
-                                int immediate, int flags) throws RdmaException {
+    private void postListInline(
+            Op op, long wrId, ScatterGatherList sgl, long remoteAddress, int rkey, int immediate, int flags)
+            throws RdmaException {
         gate.enterOrThrow(description);
         try {
             checkConnected();

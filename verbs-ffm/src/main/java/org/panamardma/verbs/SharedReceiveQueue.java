@@ -65,7 +65,9 @@ public final class SharedReceiveQueue extends NativeResource {
             if (srq.address() == 0) {
                 throw new RdmaException("ibv_create_srq(" + pd.context.deviceName() + ")", Native.errno(callState));
             }
-            return new SharedReceiveQueue(pd, srq.reinterpret(ibv_srq.layout().byteSize()),
+            return new SharedReceiveQueue(
+                    pd,
+                    srq.reinterpret(ibv_srq.layout().byteSize()),
                     attr.get(JAVA_INT, ibv_srq_init_attr.attr$max_wr$OFFSET),
                     attr.get(JAVA_INT, ibv_srq_init_attr.attr$max_sge$OFFSET));
         }
@@ -98,16 +100,18 @@ public final class SharedReceiveQueue extends NativeResource {
             try {
                 // critical where the provider's receive posts stay in user space (ProviderTraits)
                 rc = pd.context.providerTraits.postRecvCritical()
-                        ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(postSrqRecvFn, handle.address(),
-                                recvWr.address(), badWr.address())
-                        : (int) VerbsOps.POST_WR.invokeExact(postSrqRecvFn, handle.address(), recvWr.address(),
-                                badWr.address());
+                        ? (int) VerbsOps.POST_WR_CRITICAL.invokeExact(
+                                postSrqRecvFn, handle.address(), recvWr.address(), badWr.address())
+                        : (int) VerbsOps.POST_WR.invokeExact(
+                                postSrqRecvFn, handle.address(), recvWr.address(), badWr.address());
             } catch (Throwable t) {
                 throw CompletionQueue.verbsError(t);
             }
             if (rc != 0) {
-                throw new RdmaException("ibv_post_srq_recv on " + describe()
-                        + (Math.abs(rc) == Errno.ENOMEM ? ": the SRQ is full (" + maxWr + ")" : ""), rc);
+                throw new RdmaException(
+                        "ibv_post_srq_recv on " + describe()
+                                + (Math.abs(rc) == Errno.ENOMEM ? ": the SRQ is full (" + maxWr + ")" : ""),
+                        rc);
             }
         }
     }

@@ -47,12 +47,30 @@ final class VerbsAccessImpl implements VerbsAccess {
     }
 
     @Override
-    public QueuePair adoptQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
-                                    SharedReceiveQueue srq, int port, MemorySegment qp, boolean extended,
-                                    long sendOpsFlags, int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge,
-                                    int maxInlineData, Runnable destroy) {
-        return new QueuePair(pd, sendCq, recvCq, srq, port, new QueuePairCreation(qp, extended, sendOpsFlags,
-                maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData), destroy);
+    public QueuePair adoptQueuePair(
+            ProtectionDomain pd,
+            CompletionQueue sendCq,
+            CompletionQueue recvCq,
+            SharedReceiveQueue srq,
+            int port,
+            MemorySegment qp,
+            boolean extended,
+            long sendOpsFlags,
+            int maxSendWr,
+            int maxRecvWr,
+            int maxSendSge,
+            int maxRecvSge,
+            int maxInlineData,
+            Runnable destroy) {
+        return new QueuePair(
+                pd,
+                sendCq,
+                recvCq,
+                srq,
+                port,
+                new QueuePairCreation(
+                        qp, extended, sendOpsFlags, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData),
+                destroy);
     }
 
     @Override
@@ -66,15 +84,22 @@ final class VerbsAccessImpl implements VerbsAccess {
         if (!a.supportsFlushGlobal() && !a.supportsFlushPersistent()) {
             return;
         }
-        int access = verbs_h.IBV_ACCESS_LOCAL_WRITE | verbs_h.IBV_ACCESS_REMOTE_READ | verbs_h.IBV_ACCESS_REMOTE_WRITE
+        int access = verbs_h.IBV_ACCESS_LOCAL_WRITE
+                | verbs_h.IBV_ACCESS_REMOTE_READ
+                | verbs_h.IBV_ACCESS_REMOTE_WRITE
                 | (a.supportsAtomics() ? verbs_h.IBV_ACCESS_REMOTE_ATOMIC : 0)
                 | (a.supportsFlushGlobal() ? verbs_h.IBV_ACCESS_FLUSH_GLOBAL : 0)
                 | (a.supportsFlushPersistent() ? verbs_h.IBV_ACCESS_FLUSH_PERSISTENT : 0);
         synchronized (qp) {
-            QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_RTS, verbs_h.IBV_QP_ACCESS_FLAGS,
+            QueuePairAttributes.modify(
+                    qp.qp,
+                    qp.describe(),
+                    verbs_h.IBV_QPS_RTS,
+                    verbs_h.IBV_QP_ACCESS_FLAGS,
                     attr -> attr.set(
-                    java.lang.foreign.ValueLayout.JAVA_INT, org.panamardma.verbs.ffi.ibv_qp_attr.qp_access_flags$OFFSET,
-                    access));
+                            java.lang.foreign.ValueLayout.JAVA_INT,
+                            org.panamardma.verbs.ffi.ibv_qp_attr.qp_access_flags$OFFSET,
+                            access));
         }
     }
 }

@@ -1,7 +1,6 @@
 package org.panamardma.verbs;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -56,8 +55,11 @@ final class AbortSafetyProbe {
         System.out.println(r.output());
         Map<String, String> v = r.values();
         if (!r.finished()) {
-            String stuck = v.entrySet().stream().filter(e -> e.getValue().equals("begin")).map(Map.Entry::getKey)
-                    .reduce((x, y) -> y).orElse("(before the first step)");
+            String stuck = v.entrySet().stream()
+                    .filter(e -> e.getValue().equals("begin"))
+                    .map(Map.Entry::getKey)
+                    .reduce((x, y) -> y)
+                    .orElse("(before the first step)");
             fail("the probe's JVM was still in " + stuck + " after " + deadline.toSeconds() + " s and had to be "
                     + "killed with SIGKILL: a provider lock left held by a failed post or poll\n" + r.output());
         }
@@ -65,8 +67,9 @@ final class AbortSafetyProbe {
         for (String path : List.of("wr", "ext", "legacy")) {
             for (Map.Entry<String, String> e : EXPECTED) {
                 String outcome = v.get(path + "." + e.getKey());
-                assertTrue(outcome != null && outcome.startsWith(e.getValue()), path + "." + e.getKey() + ": "
-                        + outcome + ", expected " + e.getValue() + "...\n" + r.output());
+                assertTrue(
+                        outcome != null && outcome.startsWith(e.getValue()),
+                        path + "." + e.getKey() + ": " + outcome + ", expected " + e.getValue() + "...\n" + r.output());
             }
         }
         assertEquals("true", v.get("done"), r.output());
@@ -152,6 +155,7 @@ final class AbortSafetyProbe {
         final MemoryRegion local;
         /** The peer's QP and CQ, and its memory receives and WRITEs land in; null on the stub. */
         final QueuePair peer;
+
         final CompletionQueue peerCq;
         final MemoryRegion peerMemory;
         final long remoteAddress;
@@ -159,9 +163,16 @@ final class AbortSafetyProbe {
         final WorkCompletions wc = WorkCompletions.allocate(4);
         private final AutoCloseable[] owned;
 
-        private Setup(StubLoopback.Path path, QueuePair qp, CompletionQueue cq, MemoryRegion local, QueuePair peer,
-                      CompletionQueue peerCq, MemoryRegion peerMemory, MemoryRegion writeTarget,
-                      AutoCloseable... owned) {
+        private Setup(
+                StubLoopback.Path path,
+                QueuePair qp,
+                CompletionQueue cq,
+                MemoryRegion local,
+                QueuePair peer,
+                CompletionQueue peerCq,
+                MemoryRegion peerMemory,
+                MemoryRegion writeTarget,
+                AutoCloseable... owned) {
             this.path = switch (path) {
                 case WORK_REQUESTS -> "wr";
                 case EXTENDED -> "ext";
@@ -196,8 +207,12 @@ final class AbortSafetyProbe {
             CompletionQueue cqB = b.createCompletionQueue(64);
             MemoryRegion local = pdA.allocate(4096, Set.of(Access.LOCAL_WRITE));
             MemoryRegion remote = pdB.allocate(4096, TestAccess.ALL_REMOTE);
-            PreparedQueuePair pa = pdA.queuePair().completionQueue(cqA).maxSendSge(2).maxInlineData(64)
-                    .legacySendPath(!extended).workRequestsForEveryOpcode(path == StubLoopback.Path.WORK_REQUESTS)
+            PreparedQueuePair pa = pdA.queuePair()
+                    .completionQueue(cqA)
+                    .maxSendSge(2)
+                    .maxInlineData(64)
+                    .legacySendPath(!extended)
+                    .workRequestsForEveryOpcode(path == StubLoopback.Path.WORK_REQUESTS)
                     .prepare();
             PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
             for (int i = 0; i < 4; i++) {

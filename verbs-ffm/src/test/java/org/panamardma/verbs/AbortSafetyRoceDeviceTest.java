@@ -20,7 +20,7 @@ class AbortSafetyRoceDeviceTest {
     void aPostOrPollRefusedInTheMiddleOfTheExtendedApiLeavesNoLockHeld(RdmaTestDevice device) throws Exception {
         // a JVM start and two connections under the testbed's emulation: 80 s on a quiet host, several times that on a
         // loaded one; a hang: forever
-        AbortSafetyProbe.assertNoLockLeftHeld(Duration.ofSeconds(900), device.name(),
-                device.peerName().orElseThrow());
+        AbortSafetyProbe.assertNoLockLeftHeld(
+                Duration.ofSeconds(900), device.name(), device.peerName().orElseThrow());
     }
 }

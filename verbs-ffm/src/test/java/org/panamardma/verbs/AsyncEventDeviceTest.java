@@ -1,7 +1,6 @@
 package org.panamardma.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,17 +34,18 @@ class AsyncEventDeviceTest {
 
     @Test
     void overrunningACompletionQueueReportsCqErrNamingThatQueue(RdmaTestDevice device) throws Exception {
-        try (Context a = Context.open(device.name()); Context b = Context.open(device.peerName().orElseThrow())) {
+        try (Context a = Context.open(device.name());
+                Context b = Context.open(device.peerName().orElseThrow())) {
             BlockingQueue<AsyncEvent> events = new LinkedBlockingQueue<>();
             AsyncEventMonitor monitor = a.monitorAsyncEvents(events::add);
-            assertThrows(IllegalStateException.class, () -> a.monitorAsyncEvents(e -> { }),
-                    "one monitor per context");
+            assertThrows(IllegalStateException.class, () -> a.monitorAsyncEvents(e -> {}), "one monitor per context");
             ProtectionDomain pdA = a.allocateProtectionDomain();
             ProtectionDomain pdB = b.allocateProtectionDomain();
             CompletionQueue tiny = a.createCompletionQueue(1);
             CompletionQueue cqB = b.createCompletionQueue(16);
             int writes = tiny.capacity() + 4;
-            PreparedQueuePair pa = pdA.queuePair().completionQueue(tiny).sendQueueDepth(writes).prepare();
+            PreparedQueuePair pa =
+                    pdA.queuePair().completionQueue(tiny).sendQueueDepth(writes).prepare();
             PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
             QueuePair qa = pa.connect(pb.endpoint());
             pb.connect(pa.endpoint());
@@ -60,7 +60,9 @@ class AsyncEventDeviceTest {
             assertSame(tiny, e.completionQueue().orElseThrow(), "the event names our Java CQ: " + e);
             assertEquals(device.name(), e.deviceName());
             assertTrue(e.type().isError());
-            assertEquals(0x5A5A5A5A5A5A5A5AL, dst.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 0),
+            assertEquals(
+                    0x5A5A5A5A5A5A5A5AL,
+                    dst.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 0),
                     "the writes did move data before the CQ overflowed");
             monitor.close();
             // another monitor may start once the first is closed; closing the context closes it

@@ -28,13 +28,16 @@ class BadInputDeviceTest {
 
     @Test
     void wrongRkeyCompletesWithRemoteAccessErrorAndTheQpRecoversAfterReset(RdmaTestDevice device) throws Exception {
-        pair = RcPair.open(device, q -> { }, ConnectOptions.DEFAULTS.withRetryCount(1).withTimeout(10));
+        pair = RcPair.open(
+                device, q -> {}, ConnectOptions.DEFAULTS.withRetryCount(1).withTimeout(10));
         MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
         MemoryRegion remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
         pair.a.postWrite(1, local, 0, 64, remote.address(), remote.rkey() ^ 0x5a5a00, SendFlags.SIGNALED);
         pair.expectFailure(pair.cqA, 1, WcStatus.REM_ACCESS_ERR);
         WorkCompletionException e = assertThrows(WorkCompletionException.class, () -> pair.wc.check(0));
-        assertTrue(e.getMessage().contains("IBV_WC_REM_ACCESS_ERR") && e.getMessage().contains("vendor error"),
+        assertTrue(
+                e.getMessage().contains("IBV_WC_REM_ACCESS_ERR")
+                        && e.getMessage().contains("vendor error"),
                 e.getMessage());
         assertEquals(QpState.ERR, pair.a.state(), "a failed request puts the QP in the error state");
 
@@ -55,18 +58,22 @@ class BadInputDeviceTest {
         pair = RcPair.open(device);
         MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
         MemoryRegion remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
-                pair.a.postFetchAdd(1, local, 0, remote.address() + 4, remote.rkey(), 1, SendFlags.SIGNALED));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> pair.a.postFetchAdd(1, local, 0, remote.address() + 4, remote.rkey(), 1, SendFlags.SIGNALED));
         assertTrue(e.getMessage().contains("8-byte aligned"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () ->
-                pair.a.postCompareSwap(2, local, 3, remote.address(), remote.rkey(), 0, 1, SendFlags.SIGNALED));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> pair.a.postCompareSwap(2, local, 3, remote.address(), remote.rkey(), 0, 1, SendFlags.SIGNALED));
         if (Expect.rxeAtomicWrite()) {
-            assertThrows(IllegalArgumentException.class, () ->
-                    pair.a.postAtomicWrite(3, remote.address() + 1, remote.rkey(), 1, SendFlags.SIGNALED));
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> pair.a.postAtomicWrite(3, remote.address() + 1, remote.rkey(), 1, SendFlags.SIGNALED));
         } else {
             // no ATOMIC WRITE at all here (a kernel before 6.2): that is said first
-            Expect.assertAtomicWriteRefused(pair.a.deviceName(), () ->
-                    pair.a.postAtomicWrite(3, remote.address() + 1, remote.rkey(), 1, SendFlags.SIGNALED));
+            Expect.assertAtomicWriteRefused(
+                    pair.a.deviceName(),
+                    () -> pair.a.postAtomicWrite(3, remote.address() + 1, remote.rkey(), 1, SendFlags.SIGNALED));
         }
         // nothing was posted, and the QP still works
         pair.a.postFetchAdd(4, local, 0, remote.address(), remote.rkey(), 1, SendFlags.SIGNALED);
@@ -76,33 +83,52 @@ class BadInputDeviceTest {
 
     @Test
     void flushOfARegionWithoutFlushAccessFailsRemotely(RdmaTestDevice device) throws RdmaException {
-        pair = RcPair.open(device, q -> { }, ConnectOptions.DEFAULTS.withRetryCount(1).withTimeout(10));
+        pair = RcPair.open(
+                device, q -> {}, ConnectOptions.DEFAULTS.withRetryCount(1).withTimeout(10));
         MemoryRegion noFlush = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
         if (!Expect.rxeFlush()) {
-            Expect.assertFlushRefused(pair.a.deviceName(), () -> pair.a.postFlush(1, noFlush.address(),
-                    noFlush.rkey(), 4096, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE, SendFlags.SIGNALED));
+            Expect.assertFlushRefused(
+                    pair.a.deviceName(),
+                    () -> pair.a.postFlush(
+                            1,
+                            noFlush.address(),
+                            noFlush.rkey(),
+                            4096,
+                            FlushType.GLOBAL_VISIBILITY,
+                            FlushScope.RANGE,
+                            SendFlags.SIGNALED));
             assertEquals(0, pair.cqA.poll(pair.wc), "nothing was posted");
             return;
         }
-        pair.a.postFlush(1, noFlush.address(), noFlush.rkey(), 4096, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE,
+        pair.a.postFlush(
+                1,
+                noFlush.address(),
+                noFlush.rkey(),
+                4096,
+                FlushType.GLOBAL_VISIBILITY,
+                FlushScope.RANGE,
                 SendFlags.SIGNALED);
         int i = pair.pollOne(pair.cqA);
         assertTrue(!pair.wc.isSuccess(i), "FLUSH without FLUSH_GLOBAL access must fail, got " + pair.wc.status(i));
-        assertTrue(pair.wc.status(i) == WcStatus.REM_ACCESS_ERR || pair.wc.status(i) == WcStatus.REM_INV_REQ_ERR,
+        assertTrue(
+                pair.wc.status(i) == WcStatus.REM_ACCESS_ERR || pair.wc.status(i) == WcStatus.REM_INV_REQ_ERR,
                 "status " + pair.wc.status(i));
     }
 
     @Test
     void registeringAClosedSegmentFails(RdmaTestDevice device) throws RdmaException {
-        try (Context ctx = Context.open(device.name()); ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+        try (Context ctx = Context.open(device.name());
+                ProtectionDomain pd = ctx.allocateProtectionDomain()) {
             Arena arena = Arena.ofShared();
             MemorySegment segment = arena.allocate(4096);
             arena.close();
-            IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> pd.register(segment, TestAccess.ALL_REMOTE));
+            IllegalStateException e =
+                    assertThrows(IllegalStateException.class, () -> pd.register(segment, TestAccess.ALL_REMOTE));
             assertTrue(e.getMessage().contains("arena is already closed"), e.getMessage());
-            assertThrows(IllegalArgumentException.class,
-                    () -> pd.register(MemorySegment.ofArray(new byte[64]), TestAccess.ALL_REMOTE), "heap memory");
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> pd.register(MemorySegment.ofArray(new byte[64]), TestAccess.ALL_REMOTE),
+                    "heap memory");
         }
     }
 
@@ -112,8 +138,8 @@ class BadInputDeviceTest {
         Arena arena = Arena.ofShared();
         MemoryRegion mr = pair.pdA.register(arena.allocate(4096), TestAccess.ALL_REMOTE);
         arena.close();
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> pair.a.postSend(1, mr, 0, 8, SendFlags.SIGNALED));
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> pair.a.postSend(1, mr, 0, 8, SendFlags.SIGNALED));
         assertTrue(e.getMessage().contains("was freed"), e.getMessage());
     }
 
@@ -122,8 +148,8 @@ class BadInputDeviceTest {
         pair = RcPair.open(device);
         MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
         pair.a.close();
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> pair.a.postSend(1, local, 0, 8, SendFlags.SIGNALED));
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> pair.a.postSend(1, local, 0, 8, SendFlags.SIGNALED));
         assertTrue(e.getMessage().contains("is closed"), e.getMessage());
         assertThrows(IllegalStateException.class, () -> pair.a.postReceive(2, local, 0, 8));
         assertThrows(IllegalStateException.class, () -> pair.a.state());
@@ -175,9 +201,10 @@ class BadInputDeviceTest {
 
     @Test
     void unsupportedFlushPersistentOnOrdinaryMemoryIsRefusedByTheDevice(RdmaTestDevice device) throws RdmaException {
-        try (Context ctx = Context.open(device.name()); ProtectionDomain pd = ctx.allocateProtectionDomain()) {
-            RdmaException e = assertThrows(RdmaException.class,
-                    () -> pd.allocate(4096, Set.of(Access.LOCAL_WRITE, Access.FLUSH_PERSISTENT)));
+        try (Context ctx = Context.open(device.name());
+                ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+            RdmaException e = assertThrows(
+                    RdmaException.class, () -> pd.allocate(4096, Set.of(Access.LOCAL_WRITE, Access.FLUSH_PERSISTENT)));
             assertTrue(e.getMessage().contains("persistent memory"), e.getMessage());
         }
     }

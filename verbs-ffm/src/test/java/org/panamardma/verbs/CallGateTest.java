@@ -69,7 +69,8 @@ class CallGateTest {
             }
         });
         entered.await();
-        CompletableFuture<Boolean> closed = CompletableFuture.supplyAsync(() -> gate.close(TimeUnit.SECONDS.toNanos(60)));
+        CompletableFuture<Boolean> closed =
+                CompletableFuture.supplyAsync(() -> gate.close(TimeUnit.SECONDS.toNanos(60)));
         Thread.sleep(200);
         assertFalse(closed.isDone(), "close returned while a call was inside");
         assertFalse(gate.enter(), "a call entered a closing gate");

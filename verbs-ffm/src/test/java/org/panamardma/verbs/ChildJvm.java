@@ -47,14 +47,19 @@ final class ChildJvm {
     static Result run(Class<?> main, Duration deadline, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", classPath(main), main.getName()));
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                classPath(main),
+                main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().remove("JDK_JAVA_OPTIONS");
         Process p = pb.start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Thread reader = Thread.ofPlatform().daemon().name("child-jvm-output").start(() -> copy(p.getInputStream(), out));
+        Thread reader =
+                Thread.ofPlatform().daemon().name("child-jvm-output").start(() -> copy(p.getInputStream(), out));
         boolean finished = p.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS);
         if (!finished) {
             p.destroyForcibly();
@@ -91,8 +96,10 @@ final class ChildJvm {
             }
         }
         entries.add(path(main.getProtectionDomain().getCodeSource().getLocation()));
-        for (String e : (System.getProperty("java.class.path") + File.pathSeparator
-                + System.getProperty("jdk.module.path", "")).split(File.pathSeparator)) {
+        for (String e : (System.getProperty("java.class.path")
+                        + File.pathSeparator
+                        + System.getProperty("jdk.module.path", ""))
+                .split(File.pathSeparator)) {
             if (!e.isEmpty()) {
                 entries.add(e);
             }

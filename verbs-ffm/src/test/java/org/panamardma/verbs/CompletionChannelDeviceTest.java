@@ -19,8 +19,9 @@ class CompletionChannelDeviceTest {
 
     @Test
     void waitsForACompletionTimesOutWhenNoneComesAndReArms(RdmaTestDevice device) throws Exception {
-        try (Context ctxA = Context.open(device.name()); Context ctxB = Context.open(device.peerName().orElseThrow());
-             WorkCompletions wc = WorkCompletions.allocate(4)) {
+        try (Context ctxA = Context.open(device.name());
+                Context ctxB = Context.open(device.peerName().orElseThrow());
+                WorkCompletions wc = WorkCompletions.allocate(4)) {
             CompletionChannel channel = ctxB.createCompletionChannel();
             CompletionQueue cqB = ctxB.createCompletionQueue(16, channel);
             CompletionQueue cqA = ctxA.createCompletionQueue(16);

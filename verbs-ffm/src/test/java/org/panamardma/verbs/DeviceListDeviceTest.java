@@ -16,7 +16,9 @@ class DeviceListDeviceTest {
     @RdmaDeviceTest(transport = Transport.ROCE)
     void listsTheSoftRoceDeviceWithInfinibandTransport(RdmaTestDevice expected) throws RdmaException {
         List<Device> devices = Device.list();
-        Device rxe = devices.stream().filter(d -> d.name().equals(expected.name())).findFirst()
+        Device rxe = devices.stream()
+                .filter(d -> d.name().equals(expected.name()))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError(expected.name() + " not in " + devices));
         assertEquals(TransportType.INFINIBAND, rxe.transportType(), rxe.toString());
         assertEquals(NodeType.CA, rxe.nodeType(), rxe.toString());
@@ -27,7 +29,9 @@ class DeviceListDeviceTest {
     @RdmaDeviceTest(transport = Transport.IWARP)
     void listsTheSoftIwarpDeviceWithIwarpTransport(RdmaTestDevice expected) throws RdmaException {
         List<Device> devices = Device.list();
-        Device siw = devices.stream().filter(d -> d.name().equals(expected.name())).findFirst()
+        Device siw = devices.stream()
+                .filter(d -> d.name().equals(expected.name()))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError(expected.name() + " not in " + devices));
         assertEquals(TransportType.IWARP, siw.transportType(), siw.toString());
         assertEquals(NodeType.RNIC, siw.nodeType(), siw.toString());

@@ -16,7 +16,8 @@ class DeviceQueryDeviceTest {
 
     @Test
     @RdmaDeviceTest(transport = Transport.ROCE)
-    void rxeReportsAtomicsFlushAtomicWriteFromLinux62AndAnActivePortWithRoceV2Gids(RdmaTestDevice device) throws RdmaException {
+    void rxeReportsAtomicsFlushAtomicWriteFromLinux62AndAnActivePortWithRoceV2Gids(RdmaTestDevice device)
+            throws RdmaException {
         try (Context ctx = Context.open(device.name())) {
             DeviceAttributes a = ctx.attributes();
             assertEquals(TransportType.INFINIBAND, ctx.transportType());
@@ -39,10 +40,17 @@ class DeviceQueryDeviceTest {
 
             List<GidEntry> gids = ctx.gidTable(1);
             String ipv4 = device.ipv4().orElseThrow().getHostAddress();
-            assertTrue(gids.stream().anyMatch(g -> g.type() == GidType.ROCE_V2 && g.gid().isIpv4Mapped()
-                    && g.gid().toInetAddress().getHostAddress().equals(ipv4)), "a RoCE v2 GID of " + ipv4 + " in " + gids);
-            assertTrue(gids.stream().anyMatch(g -> g.type() == GidType.ROCE_V2
-                    && g.gid().equals(Gid.of(device.ipv6().orElseThrow()))), "a RoCE v2 GID of the IPv6 address");
+            assertTrue(
+                    gids.stream()
+                            .anyMatch(g -> g.type() == GidType.ROCE_V2
+                                    && g.gid().isIpv4Mapped()
+                                    && g.gid().toInetAddress().getHostAddress().equals(ipv4)),
+                    "a RoCE v2 GID of " + ipv4 + " in " + gids);
+            assertTrue(
+                    gids.stream()
+                            .anyMatch(g -> g.type() == GidType.ROCE_V2
+                                    && g.gid().equals(Gid.of(device.ipv6().orElseThrow()))),
+                    "a RoCE v2 GID of the IPv6 address");
         }
     }
 
@@ -66,7 +74,8 @@ class DeviceQueryDeviceTest {
             if (status == WcStatus.UNKNOWN) {
                 continue;
             }
-            String c = verbs_h.ibv_wc_status_str(status.ordinal()).reinterpret(256).getString(0);
+            String c =
+                    verbs_h.ibv_wc_status_str(status.ordinal()).reinterpret(256).getString(0);
             assertEquals(c, status.description(), status.cName());
         }
     }
@@ -74,8 +83,8 @@ class DeviceQueryDeviceTest {
     @Test
     @RdmaDeviceTest(transport = Transport.ANY)
     void openingAnUnknownDeviceSaysWhichExist(RdmaTestDevice device) {
-        RdmaException e = org.junit.jupiter.api.Assertions.assertThrows(RdmaException.class,
-                () -> Context.open("no-such-device"));
+        RdmaException e = org.junit.jupiter.api.Assertions.assertThrows(
+                RdmaException.class, () -> Context.open("no-such-device"));
         assertTrue(e.getMessage().contains(device.name()), e.getMessage());
     }
 }

@@ -60,7 +60,8 @@ public final class Expect {
         if (!libraryFlush()) {
             assertEquals(libraryRefusal(RdmaCore.Feature.FLUSH), e.getMessage());
         } else {
-            assertTrue(e.getMessage().startsWith("RDMA FLUSH is not supported by " + deviceName + ": it lacks FLUSH"),
+            assertTrue(
+                    e.getMessage().startsWith("RDMA FLUSH is not supported by " + deviceName + ": it lacks FLUSH"),
                     e.getMessage());
         }
         return e;
@@ -72,8 +73,11 @@ public final class Expect {
         if (!libraryAtomicWrite()) {
             assertEquals(libraryRefusal(RdmaCore.Feature.ATOMIC_WRITE), e.getMessage());
         } else {
-            assertTrue(e.getMessage().startsWith("RDMA ATOMIC WRITE is not supported by " + deviceName
-                    + ": it lacks ATOMIC WRITE"), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .startsWith(
+                                    "RDMA ATOMIC WRITE is not supported by " + deviceName + ": it lacks ATOMIC WRITE"),
+                    e.getMessage());
         }
         return e;
     }
@@ -82,9 +86,13 @@ public final class Expect {
     public static String libraryRefusal(RdmaCore.Feature feature) {
         RdmaCore.Version detected = RdmaCore.ibverbs().verdict().version();
         RdmaCore.Version v = release();
-        String installed = v.equals(detected) ? "rdma-core " + v
-                : "rdma-core " + detected + ", taken as " + v.major() + " (" + (RdmaCore.assumedByTest()
-                        ? "RdmaCore.assumeForTest" : "-D" + RdmaCore.ASSUME_PROPERTY + "=" + v.major()) + ")";
+        String installed = v.equals(detected)
+                ? "rdma-core " + v
+                : "rdma-core " + detected + ", taken as " + v.major() + " ("
+                        + (RdmaCore.assumedByTest()
+                                ? "RdmaCore.assumeForTest"
+                                : "-D" + RdmaCore.ASSUME_PROPERTY + "=" + v.major())
+                        + ")";
         return feature.description() + " needs rdma-core " + feature.since() + " or later ("
                 + (feature == RdmaCore.Feature.FLUSH ? "ibv_wr_flush" : "ibv_wr_atomic_write")
                 + "); the installed libibverbs is " + installed;

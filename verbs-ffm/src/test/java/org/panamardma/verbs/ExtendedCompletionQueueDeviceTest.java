@@ -38,7 +38,8 @@ class ExtendedCompletionQueueDeviceTest {
     @Test
     void extendedCqsPolledWithTheExtendedApiReportOpcodesLengthsImmediatesAndErrors(RdmaTestDevice device)
             throws RdmaException {
-        reportsOpcodesLengthsImmediatesAndErrors(device, true, !RdmaCore.version().atLeast(55));
+        reportsOpcodesLengthsImmediatesAndErrors(
+                device, true, !RdmaCore.version().atLeast(55));
     }
 
     /** The workaround for rxe before rdma-core 55 (RdmaCore.Quirk.RXE_END_POLL_OVERRUN), run on any release. */
@@ -74,16 +75,19 @@ class ExtendedCompletionQueueDeviceTest {
         return extendedApi ? cq.pollWithExtendedApiForTest() : cq;
     }
 
-    private static void everyCompletionOnceAfterEmptyPolls(RdmaTestDevice device, boolean extendedApi,
-                                                           boolean oneByOne) throws RdmaException {
-        try (Context ctxA = Context.open(device.name()); Context ctxB = Context.open(device.peerName().orElseThrow());
-             WorkCompletions wc = WorkCompletions.allocate(8)) {
+    private static void everyCompletionOnceAfterEmptyPolls(RdmaTestDevice device, boolean extendedApi, boolean oneByOne)
+            throws RdmaException {
+        try (Context ctxA = Context.open(device.name());
+                Context ctxB = Context.open(device.peerName().orElseThrow());
+                WorkCompletions wc = WorkCompletions.allocate(8)) {
             CompletionQueue cqA = extendedCq(ctxA, extendedApi);
             CompletionQueue cqB = ctxB.createCompletionQueue(32, null, false);
             assertEquals(oneByOne, cqA.pollsOneCompletionPerBatch() && extendedApi);
             ProtectionDomain pdA = ctxA.allocateProtectionDomain();
             ProtectionDomain pdB = ctxB.allocateProtectionDomain();
-            PreparedQueuePair pa = pdA.queuePair().completionQueue(cqA).workRequestsForEveryOpcode(extendedApi)
+            PreparedQueuePair pa = pdA.queuePair()
+                    .completionQueue(cqA)
+                    .workRequestsForEveryOpcode(extendedApi)
                     .prepare();
             PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).prepare();
             QueuePair a = pa.connect(pb.endpoint(), ConnectOptions.DEFAULTS);
@@ -103,19 +107,23 @@ class ExtendedCompletionQueueDeviceTest {
         }
     }
 
-    private static void reportsOpcodesLengthsImmediatesAndErrors(RdmaTestDevice device, boolean extendedApi,
-                                                                 boolean oneByOne) throws RdmaException {
-        try (Context ctxA = Context.open(device.name()); Context ctxB = Context.open(device.peerName().orElseThrow());
-             WorkCompletions wc = WorkCompletions.allocate(8)) {
+    private static void reportsOpcodesLengthsImmediatesAndErrors(
+            RdmaTestDevice device, boolean extendedApi, boolean oneByOne) throws RdmaException {
+        try (Context ctxA = Context.open(device.name());
+                Context ctxB = Context.open(device.peerName().orElseThrow());
+                WorkCompletions wc = WorkCompletions.allocate(8)) {
             CompletionQueue cqA = extendedCq(ctxA, extendedApi);
             CompletionQueue cqB = extendedCq(ctxB, extendedApi);
-            assertEquals(oneByOne, cqA.pollsOneCompletionPerBatch() && cqB.pollsOneCompletionPerBatch()
-                    && extendedApi);
+            assertEquals(oneByOne, cqA.pollsOneCompletionPerBatch() && cqB.pollsOneCompletionPerBatch() && extendedApi);
             ProtectionDomain pdA = ctxA.allocateProtectionDomain();
             ProtectionDomain pdB = ctxB.allocateProtectionDomain();
-            PreparedQueuePair pa = pdA.queuePair().completionQueue(cqA).workRequestsForEveryOpcode(extendedApi)
+            PreparedQueuePair pa = pdA.queuePair()
+                    .completionQueue(cqA)
+                    .workRequestsForEveryOpcode(extendedApi)
                     .prepare();
-            PreparedQueuePair pb = pdB.queuePair().completionQueue(cqB).workRequestsForEveryOpcode(extendedApi)
+            PreparedQueuePair pb = pdB.queuePair()
+                    .completionQueue(cqB)
+                    .workRequestsForEveryOpcode(extendedApi)
                     .prepare();
             QueuePair a = pa.connect(pb.endpoint(), ConnectOptions.DEFAULTS.withRetryCount(1));
             QueuePair b = pb.connect(pa.endpoint(), ConnectOptions.DEFAULTS.withRetryCount(1));

@@ -15,10 +15,10 @@ class IwarpMemoryWindowDeviceTest {
     @Test
     void aWindowIsRefusedNamingTheDevice(RdmaTestDevice device) throws RdmaException {
         try (Context ctx = Context.open(device.name());
-             ProtectionDomain pd = ctx.allocateProtectionDomain()) {
+                ProtectionDomain pd = ctx.allocateProtectionDomain()) {
             assertFalse(ctx.attributes().supportsMemoryWindows(), "siw's device_cap_flags have no type 2 windows");
-            UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                    pd::allocateMemoryWindow);
+            UnsupportedOperationException e =
+                    assertThrows(UnsupportedOperationException.class, pd::allocateMemoryWindow);
             assertTrue(e.getMessage().contains(device.name()), e.getMessage());
             pd.allocate(64, java.util.Set.of(Access.LOCAL_WRITE)).close(); // the PD is intact
         }

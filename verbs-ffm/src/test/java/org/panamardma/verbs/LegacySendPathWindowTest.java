@@ -30,9 +30,18 @@ import org.panamardma.verbs.ffi.verbs_h;
  */
 class LegacySendPathWindowTest {
     /** What one request held when the provider read it. */
-    record Seen(long wrId, int opcode, int numSge, int flags, int immOrKey, long mw, int bindRkey, long bindMr,
-                long bindAddr, long bindLength, int bindAccess) {
-    }
+    record Seen(
+            long wrId,
+            int opcode,
+            int numSge,
+            int flags,
+            int immOrKey,
+            long mw,
+            int bindRkey,
+            long bindMr,
+            long bindAddr,
+            long bindLength,
+            int bindAccess) {}
 
     private static final List<Seen> SEEN = new ArrayList<>();
 
@@ -40,8 +49,11 @@ class LegacySendPathWindowTest {
     private static int postSend(MemorySegment qp, MemorySegment wr, MemorySegment badWr) {
         MemorySegment w = wr.reinterpret(ibv_send_wr.layout().byteSize());
         long info = ibv_send_wr.$anon1$bind_mw$bind_info$OFFSET;
-        SEEN.add(new Seen(w.get(JAVA_LONG, ibv_send_wr.wr_id$OFFSET), w.get(JAVA_INT, ibv_send_wr.opcode$OFFSET),
-                w.get(JAVA_INT, ibv_send_wr.num_sge$OFFSET), w.get(JAVA_INT, ibv_send_wr.send_flags$OFFSET),
+        SEEN.add(new Seen(
+                w.get(JAVA_LONG, ibv_send_wr.wr_id$OFFSET),
+                w.get(JAVA_INT, ibv_send_wr.opcode$OFFSET),
+                w.get(JAVA_INT, ibv_send_wr.num_sge$OFFSET),
+                w.get(JAVA_INT, ibv_send_wr.send_flags$OFFSET),
                 w.get(JAVA_INT, ibv_send_wr.$anon0$imm_data$OFFSET),
                 w.get(ADDRESS, ibv_send_wr.$anon1$bind_mw$mw$OFFSET).address(),
                 w.get(JAVA_INT, ibv_send_wr.$anon1$bind_mw$rkey$OFFSET),
@@ -55,15 +67,31 @@ class LegacySendPathWindowTest {
     @Test
     void aSendWithImmediateAfterAnInvalidationOrABindCarriesItsOwnFields() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment postSendFn = Linker.nativeLinker().upcallStub(
-                    MethodHandles.lookup().findStatic(LegacySendPathWindowTest.class, "postSend",
-                            MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class,
-                                    MemorySegment.class)),
-                    FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), arena);
-            LegacySendPath path = new LegacySendPath(postSendFn, arena.allocate(64, 8), "test QP", 16,
-                    arena.allocate(64, 8), arena.allocate(ibv_send_wr.layout()), arena.allocate(16 * 4, 8),
-                    arena.allocate(ADDRESS), arena.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS),
-                    arena.allocate(16L * SendChain.MAX_REQUESTS, 8), false);
+            MemorySegment postSendFn = Linker.nativeLinker()
+                    .upcallStub(
+                            MethodHandles.lookup()
+                                    .findStatic(
+                                            LegacySendPathWindowTest.class,
+                                            "postSend",
+                                            MethodType.methodType(
+                                                    int.class,
+                                                    MemorySegment.class,
+                                                    MemorySegment.class,
+                                                    MemorySegment.class)),
+                            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS),
+                            arena);
+            LegacySendPath path = new LegacySendPath(
+                    postSendFn,
+                    arena.allocate(64, 8),
+                    "test QP",
+                    16,
+                    arena.allocate(64, 8),
+                    arena.allocate(ibv_send_wr.layout()),
+                    arena.allocate(16 * 4, 8),
+                    arena.allocate(ADDRESS),
+                    arena.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS),
+                    arena.allocate(16L * SendChain.MAX_REQUESTS, 8),
+                    false);
             MemorySegment buffer = arena.allocate(64, 8);
             MemorySegment mw = arena.allocate(64, 8);
             MemorySegment mr = arena.allocate(64, 8);

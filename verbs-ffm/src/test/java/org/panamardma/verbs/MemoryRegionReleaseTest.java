@@ -33,12 +33,10 @@ class MemoryRegionReleaseTest {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     @BeforeEach
@@ -55,28 +53,39 @@ class MemoryRegionReleaseTest {
     void aFailedDeregistrationLeavesTheOwnedMemoryAllocatedAndWarnsNamingTheRegion() {
         Arena owned = Arena.ofShared();
         MemorySegment memory = owned.allocate(4096, 4096);
-        IllegalStateException e = assertThrows(IllegalStateException.class, () ->
-                MemoryRegion.releaseAfterDeregistration(Errno.EBUSY, owned, "memory region of 4096 bytes (rkey 0x1234)"));
-        assertTrue(e.getMessage().contains("EBUSY") && e.getMessage().contains("rkey 0x1234")
-                && e.getMessage().contains("leaked"), e.getMessage());
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
+                () -> MemoryRegion.releaseAfterDeregistration(
+                        Errno.EBUSY, owned, "memory region of 4096 bytes (rkey 0x1234)"));
+        assertTrue(
+                e.getMessage().contains("EBUSY")
+                        && e.getMessage().contains("rkey 0x1234")
+                        && e.getMessage().contains("leaked"),
+                e.getMessage());
         // still allocated: usable, and closable by nobody but its (now lost) owner
         assertTrue(owned.scope().isAlive(), "the memory must not be freed");
         memory.set(ValueLayout.JAVA_LONG, 0, 42L);
         assertEquals(1, records.size(), "one warning");
         LogRecord r = records.get(0);
         assertEquals(Level.WARNING, r.getLevel());
-        assertTrue(r.getMessage().contains("ibv_dereg_mr failed (EBUSY)") && r.getMessage().contains("rkey 0x1234")
-                && r.getMessage().contains("deliberately leaked"), r.getMessage());
+        assertTrue(
+                r.getMessage().contains("ibv_dereg_mr failed (EBUSY)")
+                        && r.getMessage().contains("rkey 0x1234")
+                        && r.getMessage().contains("deliberately leaked"),
+                r.getMessage());
         owned.close(); // only so the test does not leak
     }
 
     @Test
     void aFailedDeregistrationOfCallerMemoryWarnsItsOwnerNotToFreeIt() {
-        IllegalStateException e = assertThrows(IllegalStateException.class, () ->
-                MemoryRegion.releaseAfterDeregistration(Errno.EINVAL, null, "memory region X"));
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
+                () -> MemoryRegion.releaseAfterDeregistration(Errno.EINVAL, null, "memory region X"));
         assertTrue(e.getMessage().contains("must not be freed"), e.getMessage());
         assertEquals(1, records.size());
-        assertTrue(records.get(0).getMessage().contains("memory region X"), records.get(0).getMessage());
+        assertTrue(
+                records.get(0).getMessage().contains("memory region X"),
+                records.get(0).getMessage());
     }
 
     @Test

@@ -48,8 +48,10 @@ class MemoryWindowDeviceTest {
 
     private void open(RdmaTestDevice device, SendPathUnderTest path) throws RdmaException {
         boolean legacy = path == SendPathUnderTest.LEGACY;
-        pair = RcPair.open(device, q -> q.legacySendPath(legacy)
-                .workRequestsForEveryOpcode(path == SendPathUnderTest.WORK_REQUESTS), ConnectOptions.DEFAULTS);
+        pair = RcPair.open(
+                device,
+                q -> q.legacySendPath(legacy).workRequestsForEveryOpcode(path == SendPathUnderTest.WORK_REQUESTS),
+                ConnectOptions.DEFAULTS);
         assertEquals(!legacy, pair.a.usesExtendedSendPath());
         assertTrue(pair.ctxA.attributes().supportsMemoryWindows(), "rxe has type 2B windows");
         assertTrue(pair.a.supportsMemoryWindows());
@@ -105,7 +107,9 @@ class MemoryWindowDeviceTest {
             pair.a.postInvalidate(3, mw, SendFlags.SIGNALED);
             pair.expectSuccess(pair.cqA, 3, WcOpcode.LOCAL_INV);
             assertFalse(mw.isBound());
-            assertThrows(IllegalStateException.class, () -> pair.a.postInvalidate(4, mw, SendFlags.SIGNALED),
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> pair.a.postInvalidate(4, mw, SendFlags.SIGNALED),
                     "a free window is not invalidated again (rxe's kernel would crash)");
 
             peerBuffer.segment().asSlice(0, 64).fill((byte) 0x77);
@@ -117,7 +121,8 @@ class MemoryWindowDeviceTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(SendPathUnderTest.class)
-    void everyBindTakesANewKeyAndTheOldKeyIsRefused(SendPathUnderTest path, RdmaTestDevice device) throws RdmaException {
+    void everyBindTakesANewKeyAndTheOldKeyIsRefused(SendPathUnderTest path, RdmaTestDevice device)
+            throws RdmaException {
         open(device, path);
         try (MemoryWindow mw = pair.pdA.allocateMemoryWindow()) {
             int first = bindMiddlePage(mw, Set.of(Access.REMOTE_WRITE), 1);
@@ -167,7 +172,8 @@ class MemoryWindowDeviceTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(SendPathUnderTest.class)
-    void closingABoundWindowRevokesItWithoutARequest(SendPathUnderTest path, RdmaTestDevice device) throws RdmaException {
+    void closingABoundWindowRevokesItWithoutARequest(SendPathUnderTest path, RdmaTestDevice device)
+            throws RdmaException {
         open(device, path);
         MemoryWindow mw = pair.pdA.allocateMemoryWindow();
         int key = bindMiddlePage(mw, Set.of(Access.REMOTE_WRITE), 1);
@@ -189,7 +195,8 @@ class MemoryWindowDeviceTest {
     @Test
     void onRxeAWindowReachesTheWholeRegionItIsBoundTo(RdmaTestDevice device) throws RdmaException {
         open(device, SendPathUnderTest.POST_SEND_ON_EXTENDED_QP);
-        assertTrue(pair.ctxA.attributes().memoryWindowDefect().orElseThrow().contains("check_rkey"),
+        assertTrue(
+                pair.ctxA.attributes().memoryWindowDefect().orElseThrow().contains("check_rkey"),
                 "the library names the defect");
         try (MemoryWindow mw = pair.pdA.allocateMemoryWindow()) {
             int key = bindMiddlePage(mw, Set.of(Access.REMOTE_WRITE), 1);
@@ -205,31 +212,54 @@ class MemoryWindowDeviceTest {
     void misuseIsRefusedBeforeAnythingIsPosted(SendPathUnderTest path, RdmaTestDevice device) throws RdmaException {
         open(device, path);
         try (MemoryWindow mw = pair.pdA.allocateMemoryWindow();
-             MemoryWindow other = pair.pdA.allocateMemoryWindow();
-             MemoryRegion remoteRights = pair.pdA.allocate(PAGE, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-             MemoryRegion readOnly = pair.pdA.allocate(PAGE, Set.of(Access.MW_BIND))) {
+                MemoryWindow other = pair.pdA.allocateMemoryWindow();
+                MemoryRegion remoteRights = pair.pdA.allocate(PAGE, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                MemoryRegion readOnly = pair.pdA.allocate(PAGE, Set.of(Access.MW_BIND))) {
             Set<Access> write = Set.of(Access.REMOTE_WRITE);
-            assertThrows(IllegalStateException.class, () -> pair.a.postInvalidate(1, mw, SendFlags.SIGNALED),
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> pair.a.postInvalidate(1, mw, SendFlags.SIGNALED),
                     "a window never bound");
-            assertThrows(IllegalArgumentException.class, () -> pair.a.postBindMemoryWindow(1, mw, mw.nextRkey(),
-                    remoteRights, 0, 64, write, SendFlags.SIGNALED), "a region without MW_BIND (C10-73)");
-            assertThrows(IllegalArgumentException.class, () -> pair.a.postBindMemoryWindow(1, mw, mw.nextRkey(),
-                    readOnly, 0, 64, write, SendFlags.SIGNALED), "writable window, region without LOCAL_WRITE");
-            assertThrows(IllegalArgumentException.class, () -> pair.a.postBindMemoryWindow(1, mw, mw.nextRkey(),
-                    target, 0, 64, Set.of(Access.LOCAL_WRITE), SendFlags.SIGNALED), "local rights");
-            assertThrows(IllegalArgumentException.class, () -> pair.a.postBindMemoryWindow(1, mw, other.nextRkey(),
-                    target, 0, 64, write, SendFlags.SIGNALED), "another window's key");
-            assertThrows(IllegalArgumentException.class, () -> pair.a.postBindMemoryWindow(1, mw, mw.nextRkey(),
-                    target, 0, 0, write, SendFlags.SIGNALED), "an empty range");
-            assertThrows(IndexOutOfBoundsException.class, () -> pair.a.postBindMemoryWindow(1, mw, mw.nextRkey(),
-                    target, 2 * PAGE, 2 * PAGE, write, SendFlags.SIGNALED), "beyond the region");
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> pair.a.postBindMemoryWindow(
+                            1, mw, mw.nextRkey(), remoteRights, 0, 64, write, SendFlags.SIGNALED),
+                    "a region without MW_BIND (C10-73)");
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> pair.a.postBindMemoryWindow(1, mw, mw.nextRkey(), readOnly, 0, 64, write, SendFlags.SIGNALED),
+                    "writable window, region without LOCAL_WRITE");
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> pair.a.postBindMemoryWindow(
+                            1, mw, mw.nextRkey(), target, 0, 64, Set.of(Access.LOCAL_WRITE), SendFlags.SIGNALED),
+                    "local rights");
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> pair.a.postBindMemoryWindow(
+                            1, mw, other.nextRkey(), target, 0, 64, write, SendFlags.SIGNALED),
+                    "another window's key");
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> pair.a.postBindMemoryWindow(1, mw, mw.nextRkey(), target, 0, 0, write, SendFlags.SIGNALED),
+                    "an empty range");
+            assertThrows(
+                    IndexOutOfBoundsException.class,
+                    () -> pair.a.postBindMemoryWindow(
+                            1, mw, mw.nextRkey(), target, 2 * PAGE, 2 * PAGE, write, SendFlags.SIGNALED),
+                    "beyond the region");
             try (MemoryRegion peers = pair.pdB.allocate(PAGE, BIND_ONLY)) {
-                assertThrows(IllegalArgumentException.class, () -> pair.a.postBindMemoryWindow(1, mw, mw.nextRkey(),
-                        peers, 0, 64, write, SendFlags.SIGNALED), "a region of another protection domain");
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () -> pair.a.postBindMemoryWindow(
+                                1, mw, mw.nextRkey(), peers, 0, 64, write, SendFlags.SIGNALED),
+                        "a region of another protection domain");
             }
             int key = bindMiddlePage(mw, write, 2);
-            assertThrows(IllegalStateException.class, () -> pair.a.postBindMemoryWindow(3, mw, mw.nextRkey(),
-                    target, 0, 64, write, SendFlags.SIGNALED), "a bound window (o10-37.2.30)");
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> pair.a.postBindMemoryWindow(3, mw, mw.nextRkey(), target, 0, 64, write, SendFlags.SIGNALED),
+                    "a bound window (o10-37.2.30)");
             assertEquals(key, mw.rkey(), "a refused bind changes no key");
             // nothing was posted by the refusals: the queue pair still works
             byte[] before = targetBytes();

@@ -30,15 +30,25 @@ class ModuleTest {
         assumeTrue(module.isNamed(), "the tests run on the class path; the module checks need the module path");
         assertEquals("org.panamardma.verbs", module.getName());
         ModuleDescriptor descriptor = module.getDescriptor();
-        assertEquals(Set.of("org.panamardma.verbs", "org.panamardma.verbs.cm", "org.panamardma.verbs.connection",
-                        "org.panamardma.verbs.connection.agent", "org.panamardma.verbs.extensions"),
-                descriptor.exports().stream().filter(e -> !e.isQualified()).map(ModuleDescriptor.Exports::source)
+        assertEquals(
+                Set.of(
+                        "org.panamardma.verbs",
+                        "org.panamardma.verbs.cm",
+                        "org.panamardma.verbs.connection",
+                        "org.panamardma.verbs.connection.agent",
+                        "org.panamardma.verbs.extensions"),
+                descriptor.exports().stream()
+                        .filter(e -> !e.isQualified())
+                        .map(ModuleDescriptor.Exports::source)
                         .collect(Collectors.toSet()));
         // Spans makes segments larger on this module's native access: for the RPC module's registration cache only
         // (issue 25 item 7; at 5c5f9a1 it was in org.panamardma.verbs, exported to every module)
-        assertEquals(Set.of("org.panamardma.verbs.trusted -> [org.panamardma.rpcrdma]"),
-                descriptor.exports().stream().filter(ModuleDescriptor.Exports::isQualified)
-                        .map(e -> e.source() + " -> " + e.targets()).collect(Collectors.toSet()));
+        assertEquals(
+                Set.of("org.panamardma.verbs.trusted -> [org.panamardma.rpcrdma]"),
+                descriptor.exports().stream()
+                        .filter(ModuleDescriptor.Exports::isQualified)
+                        .map(e -> e.source() + " -> " + e.targets())
+                        .collect(Collectors.toSet()));
         assertTrue(descriptor.opens().isEmpty(), "nothing is open for deep reflection");
         for (String hidden : new String[] {"org.panamardma.verbs.ffi", "org.panamardma.verbs.internal"}) {
             assertTrue(descriptor.packages().contains(hidden), hidden);
@@ -56,7 +66,11 @@ class ModuleTest {
         Module module = Context.class.getModule();
         assumeTrue(module.isNamed(), "the tests run on the class path; the module checks need the module path");
         assertTrue(module.getDescriptor().mainClass().isEmpty(), "no main class in the descriptor");
-        Path location = Path.of(Context.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path location = Path.of(Context.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         List<String> classes = new ArrayList<>();
         if (Files.isDirectory(location)) {
             try (Stream<Path> files = Files.walk(location)) {
@@ -69,7 +83,8 @@ class ModuleTest {
         }
         classes.removeIf(n -> !n.endsWith(".class") || n.endsWith("module-info.class"));
         classes.replaceAll(n -> n.substring(0, n.length() - ".class".length()).replace('/', '.'));
-        assertTrue(classes.contains(Context.class.getName()) && classes.size() > 50,
+        assertTrue(
+                classes.contains(Context.class.getName()) && classes.size() > 50,
                 "the module's classes were listed from " + location + ": " + classes.size());
         List<String> mains = new ArrayList<>();
         for (String name : classes) {

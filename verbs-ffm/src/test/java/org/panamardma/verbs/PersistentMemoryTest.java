@@ -21,8 +21,8 @@ class PersistentMemoryTest {
     @Test
     void aRegularFileIsRefusedWhateverItsLength(@TempDir Path dir) throws IOException {
         Path file = Files.write(dir.resolve("not-pmem"), new byte[4096]);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> PersistentMemory.map(file, TWO_MIB));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> PersistentMemory.map(file, TWO_MIB));
         assertTrue(e.getMessage().contains("not a character device"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> PersistentMemory.map(file, 4096));
     }
@@ -31,8 +31,8 @@ class PersistentMemoryTest {
     void aCharacterDeviceThatIsNotDeviceDaxIsRefused() {
         Path zero = Path.of("/dev/zero");
         assumeTrue(Files.exists(zero), "a Linux host");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> PersistentMemory.map(zero, TWO_MIB));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> PersistentMemory.map(zero, TWO_MIB));
         assertTrue(e.getMessage().contains("not device-DAX"), e.getMessage());
     }
 

@@ -53,14 +53,32 @@ abstract class PostCloseRaceDeviceTests {
     static final String RACES_PER_PATH = "verbs.race.count";
     /** How a path's races are shared among the kinds, in parts of 10,000 (the share of each in the soak). */
     private static final Map<Kind, Integer> SHARE = new EnumMap<>(Map.of(
-            Kind.MEMORY_REGION, 3000, Kind.ARENA, 4500, Kind.QUEUE_PAIR, 1000, Kind.COMPLETION_QUEUE, 700,
-            Kind.PROTECTION_DOMAIN, 500, Kind.CONTEXT, 300));
+            Kind.MEMORY_REGION,
+            3000,
+            Kind.ARENA,
+            4500,
+            Kind.QUEUE_PAIR,
+            1000,
+            Kind.COMPLETION_QUEUE,
+            700,
+            Kind.PROTECTION_DOMAIN,
+            500,
+            Kind.CONTEXT,
+            300));
     /** A long-lived QP is replaced after this many posts, before its queues fill (posts in ERR are not consumed). */
     private static final int QP_REUSE = 100;
+
     private static final long REMOTE = 0x10000;
     private static final int RKEY = 0x1234;
 
-    enum Kind { MEMORY_REGION, ARENA, QUEUE_PAIR, COMPLETION_QUEUE, PROTECTION_DOMAIN, CONTEXT }
+    enum Kind {
+        MEMORY_REGION,
+        ARENA,
+        QUEUE_PAIR,
+        COMPLETION_QUEUE,
+        PROTECTION_DOMAIN,
+        CONTEXT
+    }
 
     /** The send path and the CQ polling of every QP and CQ a round of races makes. */
     enum SendPathUnderTest {
@@ -109,6 +127,7 @@ abstract class PostCloseRaceDeviceTests {
     private volatile boolean stop;
     /** Positive: the post waits this long after the start; negative: the close does. Adapted after each race. */
     private long biasNanos;
+
     private int interruptsFromArenaClose;
 
     private RdmaTestDevice device;
@@ -144,8 +163,10 @@ abstract class PostCloseRaceDeviceTests {
         closer.start();
         long t0 = System.nanoTime();
         List<SendPathUnderTest> paths;
-        try (Context c = Context.open(device.name()); WorkCompletions w = WorkCompletions.allocate(64);
-             ScatterGatherList s = new ScatterGatherList(2); Arena g = Arena.ofShared()) {
+        try (Context c = Context.open(device.name());
+                WorkCompletions w = WorkCompletions.allocate(64);
+                ScatterGatherList s = new ScatterGatherList(2);
+                Arena g = Arena.ofShared()) {
             ctx = c;
             wc = w;
             sgl = s;
@@ -166,8 +187,8 @@ abstract class PostCloseRaceDeviceTests {
                         race(kind, i);
                     }
                     millis.put(kind, (System.nanoTime() - k0) / 1_000_000);
-                    System.out.println(device.name() + " " + p + ": " + kind + " " + counts.get(p).get(kind) + " in "
-                            + millis.get(kind) + " ms");
+                    System.out.println(device.name() + " " + p + ": " + kind + " "
+                            + counts.get(p).get(kind) + " in " + millis.get(kind) + " ms");
                 }
                 report(p, millis, (System.nanoTime() - t0) / 1_000_000);
                 pd0.close();
@@ -193,8 +214,9 @@ abstract class PostCloseRaceDeviceTests {
                 closed += m.getOrDefault(Outcome.CLOSED, 0);
             }
             // all of them, and every kind its share of the count (each share rounded down: at most one short)
-            assertTrue(total == expected && expected > racesPerPath - Kind.values().length, p + ": ran " + total
-                    + " of " + expected + " races (" + RACES_PER_PATH + "=" + racesPerPath + ")");
+            assertTrue(
+                    total == expected && expected > racesPerPath - Kind.values().length,
+                    p + ": ran " + total + " of " + expected + " races (" + RACES_PER_PATH + "=" + racesPerPath + ")");
             // the races must really race: over all kinds both orders happened, else the test proves little
             assertTrue(posted > 0 && closed > 0, p + ": posts won " + posted + " races and closes " + closed);
         }
@@ -205,9 +227,11 @@ abstract class PostCloseRaceDeviceTests {
      * every device has), else the legacy one only (siw).
      */
     private static List<SendPathUnderTest> pathsOf(Context c) throws RdmaException {
-        try (ProtectionDomain pd = c.allocateProtectionDomain(); CompletionQueue cq = c.createCompletionQueue(4)) {
+        try (ProtectionDomain pd = c.allocateProtectionDomain();
+                CompletionQueue cq = c.createCompletionQueue(4)) {
             QueuePair probe = pd.queuePair().completionQueue(cq).prepare().inErrorStateForTest();
-            return probe.usesExtendedSendPath() ? List.of(SendPathUnderTest.EXTENDED, SendPathUnderTest.LEGACY)
+            return probe.usesExtendedSendPath()
+                    ? List.of(SendPathUnderTest.EXTENDED, SendPathUnderTest.LEGACY)
                     : List.of(SendPathUnderTest.LEGACY);
         }
     }
@@ -247,8 +271,8 @@ abstract class PostCloseRaceDeviceTests {
             case 1 -> () -> qp.postSend(id, mr, 8, 32, SendFlags.INLINE);
             case 2 -> () -> qp.postWrite(id, mr, 0, 64, REMOTE, RKEY, SendFlags.SIGNALED);
             case 3 -> () -> qp.postReceive(id, mr, 0, 64);
-            case 4 -> () -> qp.postWrite(id, sgl.clear().add(mr, 0, 16).add(mr, 32, 16), REMOTE, RKEY,
-                    SendFlags.INLINE);
+            case 4 ->
+                () -> qp.postWrite(id, sgl.clear().add(mr, 0, 16).add(mr, 32, 16), REMOTE, RKEY, SendFlags.INLINE);
             default -> () -> qp.postRead(id, mr, 0, 64, REMOTE, RKEY, SendFlags.SIGNALED);
         };
         run(Kind.MEMORY_REGION, post, mr::close);
@@ -338,18 +362,21 @@ abstract class PostCloseRaceDeviceTests {
             case 1 -> () -> qp.postSend(id, mr, 0, 32, SendFlags.INLINE | SendFlags.SIGNALED);
             case 2 -> () -> qp.postWrite(id, mr, 0, 256, REMOTE, RKEY, SendFlags.SIGNALED);
             case 3 -> () -> qp.postRead(id, mr, 0, 256, REMOTE, RKEY, SendFlags.NONE);
-            case 4 -> qp.supportsAtomics()
-                    ? () -> qp.postFetchAdd(id, mr, 8, REMOTE, RKEY, 1, SendFlags.SIGNALED)
-                    : () -> qp.postSendInline(id, data0.asSlice(0, 8), SendFlags.NONE);
-            case 5 -> qp.supportsAtomics()
-                    ? () -> qp.postCompareSwap(id, mr, 16, REMOTE, RKEY, 0, 1, SendFlags.SIGNALED)
-                    : () -> qp.postSend(id, mr, 0, 128, SendFlags.SIGNALED);
-            case 6 -> qp.supportsFlush()
-                    ? () -> qp.postFlush(id, REMOTE, RKEY, 64, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE,
-                            SendFlags.SIGNALED)
-                    : qp.supportsAtomicWrite()
-                    ? () -> qp.postAtomicWrite(id, REMOTE, RKEY, 7, SendFlags.SIGNALED)
-                    : () -> qp.postWrite(id, mr, 0, 64, REMOTE, RKEY, SendFlags.INLINE);
+            case 4 ->
+                qp.supportsAtomics()
+                        ? () -> qp.postFetchAdd(id, mr, 8, REMOTE, RKEY, 1, SendFlags.SIGNALED)
+                        : () -> qp.postSendInline(id, data0.asSlice(0, 8), SendFlags.NONE);
+            case 5 ->
+                qp.supportsAtomics()
+                        ? () -> qp.postCompareSwap(id, mr, 16, REMOTE, RKEY, 0, 1, SendFlags.SIGNALED)
+                        : () -> qp.postSend(id, mr, 0, 128, SendFlags.SIGNALED);
+            case 6 ->
+                qp.supportsFlush()
+                        ? () -> qp.postFlush(
+                                id, REMOTE, RKEY, 64, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE, SendFlags.SIGNALED)
+                        : qp.supportsAtomicWrite()
+                                ? () -> qp.postAtomicWrite(id, REMOTE, RKEY, 7, SendFlags.SIGNALED)
+                                : () -> qp.postWrite(id, mr, 0, 64, REMOTE, RKEY, SendFlags.INLINE);
             default -> () -> qp.postReceive(id, mr, 0, 512);
         };
     }
@@ -370,9 +397,16 @@ abstract class PostCloseRaceDeviceTests {
 
     /** A QP in ERR that posts on the current path. */
     private QueuePair errorStateQp(ProtectionDomain pd, CompletionQueue cq) throws RdmaException {
-        QueuePair qp = pd.queuePair().completionQueue(cq).sendQueueDepth(QP_REUSE + 8).receiveQueueDepth(QP_REUSE + 8)
-                .maxSendSge(2).maxInlineData(64).legacySendPath(path == SendPathUnderTest.LEGACY)
-                .workRequestsForEveryOpcode(path == SendPathUnderTest.EXTENDED).prepare().inErrorStateForTest();
+        QueuePair qp = pd.queuePair()
+                .completionQueue(cq)
+                .sendQueueDepth(QP_REUSE + 8)
+                .receiveQueueDepth(QP_REUSE + 8)
+                .maxSendSge(2)
+                .maxInlineData(64)
+                .legacySendPath(path == SendPathUnderTest.LEGACY)
+                .workRequestsForEveryOpcode(path == SendPathUnderTest.EXTENDED)
+                .prepare()
+                .inErrorStateForTest();
         if (qp.usesExtendedSendPath() != (path == SendPathUnderTest.EXTENDED)) {
             qp.close();
             throw new AssertionError(path + ": " + qp + " does not post on that path");
@@ -430,7 +464,8 @@ abstract class PostCloseRaceDeviceTests {
             closesRefused.computeIfAbsent(path, p -> new EnumMap<>(Kind.class)).merge(kind, 1, Integer::sum);
         }
         counts.computeIfAbsent(path, p -> new EnumMap<>(Kind.class))
-                .computeIfAbsent(kind, k -> new EnumMap<>(Outcome.class)).merge(outcome, 1, Integer::sum);
+                .computeIfAbsent(kind, k -> new EnumMap<>(Outcome.class))
+                .merge(outcome, 1, Integer::sum);
         // staircase: a post that won moves the next post later, a close that won moves it earlier
         biasNanos += outcome == Outcome.POSTED ? 2_000 : outcome == Outcome.CLOSED ? -2_000 : 0;
         biasNanos = Math.clamp(biasNanos, -2_000_000, 2_000_000);
@@ -486,13 +521,23 @@ abstract class PostCloseRaceDeviceTests {
             Map<Outcome, Integer> m = counts.getOrDefault(p, Map.of()).getOrDefault(kind, Map.of());
             int n = m.values().stream().mapToInt(Integer::intValue).sum();
             total += n;
-            b.append(String.format(Locale.ROOT, "  %-18s %5d races: %5d posted, %5d closed first, %4d refused by the"
-                            + " device; %d closes refused during a call (%d ms)%n", kind, n,
-                    m.getOrDefault(Outcome.POSTED, 0), m.getOrDefault(Outcome.CLOSED, 0),
+            b.append(String.format(
+                    Locale.ROOT,
+                    "  %-18s %5d races: %5d posted, %5d closed first, %4d refused by the"
+                            + " device; %d closes refused during a call (%d ms)%n",
+                    kind,
+                    n,
+                    m.getOrDefault(Outcome.POSTED, 0),
+                    m.getOrDefault(Outcome.CLOSED, 0),
                     m.getOrDefault(Outcome.DEVICE_REFUSED, 0),
-                    closesRefused.getOrDefault(p, Map.of()).getOrDefault(kind, 0), millis.get(kind)));
+                    closesRefused.getOrDefault(p, Map.of()).getOrDefault(kind, 0),
+                    millis.get(kind)));
         }
-        b.append("  total ").append(total).append(" races on the ").append(p).append(" path, the JVM survived; ")
+        b.append("  total ")
+                .append(total)
+                .append(" races on the ")
+                .append(p)
+                .append(" path, the JVM survived; ")
                 .append(interruptsFromArenaClose)
                 .append(" posts so far came back with the interrupt flag the JDK's shared-arena close sets");
         System.out.println(b);

@@ -43,7 +43,7 @@ final class RcPair implements AutoCloseable {
     }
 
     static RcPair open(RdmaTestDevice device) throws RdmaException {
-        return open(device, q -> { }, ConnectOptions.DEFAULTS);
+        return open(device, q -> {}, ConnectOptions.DEFAULTS);
     }
 
     static RcPair open(RdmaTestDevice device, Consumer<QueuePairBuilder> customize, ConnectOptions options)

@@ -44,11 +44,16 @@ class RdmaCoreChildJvmTest {
         assertEquals(String.valueOf(lower >= 45), r.get("flush"), r.toString());
         assertEquals(String.valueOf(lower >= 44), r.get("atomicWrite"), r.toString());
         assertTrue(r.get("list1").startsWith("ok "), r.toString());
-        assertTrue(r.get("stderr").contains("WARNING: libibverbs's file name libibverbs.so.1 does not tell its "
-                + "rdma-core release"), r.get("stderr"));
+        assertTrue(
+                r.get("stderr")
+                        .contains("WARNING: libibverbs's file name libibverbs.so.1 does not tell its "
+                                + "rdma-core release"),
+                r.get("stderr"));
         if (lower < 45) {
-            assertEquals("RDMA FLUSH needs rdma-core 45 or later (ibv_wr_flush); the installed libibverbs is "
-                    + "rdma-core " + version, r.get("flushRequire"));
+            assertEquals(
+                    "RDMA FLUSH needs rdma-core 45 or later (ibv_wr_flush); the installed libibverbs is " + "rdma-core "
+                            + version,
+                    r.get("flushRequire"));
         }
     }
 
@@ -73,15 +78,19 @@ class RdmaCoreChildJvmTest {
     @Test
     void aCopyNamedAsANewerReleaseThanItsSymbolVersionsAllowIsNotBelieved(@TempDir Path dir) throws Exception {
         Path real = installedLibibverbs();
-        Assumptions.assumeTrue(RdmaCore.ibverbs().verdict().version().major() <= 56,
+        Assumptions.assumeTrue(
+                RdmaCore.ibverbs().verdict().version().major() <= 56,
                 "the installed libibverbs has IBVERBS_PRIVATE_34 (rdma-core 34 to 56)");
         Files.copy(real, dir.resolve("libibverbs.so.1.14.60.0"));
         Files.createSymbolicLink(dir.resolve("libibverbs.so.1"), Path.of("libibverbs.so.1.14.60.0"));
         Map<String, String> r = run(dir, List.of());
         assertTrue(r.get("version").startsWith("of unknown release, at least "), r.toString());
         assertTrue(r.get("list1").startsWith("ok "), r.toString());
-        assertTrue(r.get("stderr").contains("WARNING: libibverbs's file libibverbs.so.1.14.60.0 names rdma-core "
-                + "60.0, but its symbol versions (IBVERBS_1.14, IBVERBS_PRIVATE_34) belong to rdma-core "),
+        assertTrue(
+                r.get("stderr")
+                        .contains(
+                                "WARNING: libibverbs's file libibverbs.so.1.14.60.0 names rdma-core "
+                                        + "60.0, but its symbol versions (IBVERBS_1.14, IBVERBS_PRIVATE_34) belong to rdma-core "),
                 r.get("stderr"));
         int lower = lowerBound(r.get("version"));
         assertTrue(lower < 60, r.toString());
@@ -95,10 +104,16 @@ class RdmaCoreChildJvmTest {
                 + "is not enabled for panama-rdma";
         assertTrue(r.get("list1").startsWith(expected), r.toString());
         assertEquals(r.get("list1"), r.get("list2"), "the same refusal again, no NoClassDefFoundError");
-        assertTrue(r.get("list1").endsWith("run java with --enable-native-access=org.panamardma.verbs, or ALL-UNNAMED "
-                + "on the class path"), r.toString());
-        assertTrue(r.get("eventChannel").startsWith("org.panamardma.verbs.RdmaLibraryException: librdmacm.so.1 "
-                + "cannot be loaded: native access is not enabled"), r.toString());
+        assertTrue(
+                r.get("list1")
+                        .endsWith("run java with --enable-native-access=org.panamardma.verbs, or ALL-UNNAMED "
+                                + "on the class path"),
+                r.toString());
+        assertTrue(
+                r.get("eventChannel")
+                        .startsWith("org.panamardma.verbs.RdmaLibraryException: librdmacm.so.1 "
+                                + "cannot be loaded: native access is not enabled"),
+                r.toString());
         assertEquals("false", r.get("flush"));
     }
 
@@ -109,15 +124,16 @@ class RdmaCoreChildJvmTest {
     }
 
     private static Path installedLibibverbs() throws IOException {
-        Assumptions.assumeTrue(Native.IBVERBS.isLoaded(), "no libibverbs on this host (Debian: apt-get install "
-                + "libibverbs1)");
+        Assumptions.assumeTrue(
+                Native.IBVERBS.isLoaded(), "no libibverbs on this host (Debian: apt-get install " + "libibverbs1)");
         Path file = RdmaCore.ibverbsFile().orElseThrow(() -> new AssertionError(RdmaCore.describe()));
         return file.toRealPath();
     }
 
     /** A real 49..56 proves 49 by ibv_wr_opcode_str: named 43 it is contradicted, not refused as 43. */
     private static void assumeSymbolVersionsAdmit43(Map<String, String> r) {
-        Assumptions.assumeTrue(RdmaCore.ibverbs().verdict().version().major() < 49,
+        Assumptions.assumeTrue(
+                RdmaCore.ibverbs().verdict().version().major() < 49,
                 "the installed libibverbs proves 49 or later by its symbol versions: " + r);
     }
 
@@ -128,7 +144,12 @@ class RdmaCoreChildJvmTest {
      */
     private static String childClassPath() throws Exception {
         List<String> entries = new ArrayList<>();
-        entries.add(Path.of(RdmaCoreReport.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+        entries.add(Path.of(RdmaCoreReport.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
+                .toString());
         for (String property : List.of("jdk.module.path", "java.class.path")) {
             String value = System.getProperty(property);
             if (value != null && !value.isEmpty()) {

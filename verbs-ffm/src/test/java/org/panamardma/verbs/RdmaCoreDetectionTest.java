@@ -24,19 +24,32 @@ class RdmaCoreDetectionTest {
 
     @Test
     void fileNamesOfRealPackagesTellAbiLevelAndRelease() {
-        assertEquals(Optional.of(new FileVersion(14, 44, 0)), FileVersion.parse("libibverbs.so.", "libibverbs.so.1.14.44.0"));
-        assertEquals(Optional.of(new FileVersion(14, 56, 1)), FileVersion.parse("libibverbs.so.", "libibverbs.so.1.14.56.1"));
-        assertEquals(Optional.of(new FileVersion(3, 44, 0)), FileVersion.parse("librdmacm.so.", "librdmacm.so.1.3.44.0"));
-        assertEquals(Optional.of(new FileVersion(3, 56, 1)), FileVersion.parse("librdmacm.so.", "librdmacm.so.1.3.56.1"));
+        assertEquals(
+                Optional.of(new FileVersion(14, 44, 0)),
+                FileVersion.parse("libibverbs.so.", "libibverbs.so.1.14.44.0"));
+        assertEquals(
+                Optional.of(new FileVersion(14, 56, 1)),
+                FileVersion.parse("libibverbs.so.", "libibverbs.so.1.14.56.1"));
+        assertEquals(
+                Optional.of(new FileVersion(3, 44, 0)), FileVersion.parse("librdmacm.so.", "librdmacm.so.1.3.44.0"));
+        assertEquals(
+                Optional.of(new FileVersion(3, 56, 1)), FileVersion.parse("librdmacm.so.", "librdmacm.so.1.3.56.1"));
         // an unofficial release with a distributor tag (Documentation/versioning.md: '11.vendor2')
-        assertEquals(Optional.of(new FileVersion(14, 44, 0)),
+        assertEquals(
+                Optional.of(new FileVersion(14, 44, 0)),
                 FileVersion.parse("libibverbs.so.", "libibverbs.so.1.14.44.vendor2"));
     }
 
     @Test
     void namesThatDoNotTellAReleaseGiveNone() {
-        for (String name : new String[] {"libibverbs.so.1", "libibverbs.so", "libibverbs.so.1.14",
-                "libibverbs.so.1.14.2410mlnx54", "librdmacm.so.1.3.44.0", "libibverbs.so.2.14.44.0"}) {
+        for (String name : new String[] {
+            "libibverbs.so.1",
+            "libibverbs.so",
+            "libibverbs.so.1.14",
+            "libibverbs.so.1.14.2410mlnx54",
+            "librdmacm.so.1.3.44.0",
+            "libibverbs.so.2.14.44.0"
+        }) {
             assertEquals(Optional.empty(), FileVersion.parse("libibverbs.so.", name), name);
         }
         assertEquals(Optional.empty(), FileVersion.parse("libibverbs.so.", null));
@@ -52,7 +65,9 @@ class RdmaCoreDetectionTest {
 
     @Test
     void debian13sLibrariesAre56Point1() {
-        assertEquals(new RdmaCore.Version(56, 1, true), reconcile(IBVERBS, "libibverbs.so.1.14.56.1", 56).version());
+        assertEquals(
+                new RdmaCore.Version(56, 1, true),
+                reconcile(IBVERBS, "libibverbs.so.1.14.56.1", 56).version());
         Verdict cm = reconcile(RDMACM, "librdmacm.so.1.3.56.1", 56);
         assertEquals(new RdmaCore.Version(56, 1, true), cm.version());
         assertEquals(Optional.empty(), cm.refusal());
@@ -63,8 +78,10 @@ class RdmaCoreDetectionTest {
         // Ubuntu 22.04's rdma-core 39
         Verdict v = reconcile(IBVERBS, "libibverbs.so.1.14.39.0", 39);
         assertEquals(new RdmaCore.Version(39, 0, true), v.version());
-        assertEquals(Optional.of("libibverbs is rdma-core 39.0, older than 44, the oldest release supported "
-                + "(Debian 12's): install rdma-core 44 or later"), v.refusal());
+        assertEquals(
+                Optional.of("libibverbs is rdma-core 39.0, older than 44, the oldest release supported "
+                        + "(Debian 12's): install rdma-core 44 or later"),
+                v.refusal());
     }
 
     @Test
@@ -73,9 +90,10 @@ class RdmaCoreDetectionTest {
         Verdict v = reconcile(IBVERBS, "libibverbs.so.1", 44);
         assertEquals(new RdmaCore.Version(37, 0, false), v.version());
         assertEquals(Optional.empty(), v.refusal(), "it has IBVERBS_1.14: used, with later features refused");
-        assertEquals(Optional.of("libibverbs's file name libibverbs.so.1 does not tell its rdma-core release "
-                + "(rdma-core names it libibverbs.so.1.<ABI>.<release>); its symbol versions (IBVERBS_1.14, "
-                + "IBVERBS_PRIVATE_34) prove rdma-core 37 or later: features of later releases are refused"),
+        assertEquals(
+                Optional.of("libibverbs's file name libibverbs.so.1 does not tell its rdma-core release "
+                        + "(rdma-core names it libibverbs.so.1.<ABI>.<release>); its symbol versions (IBVERBS_1.14, "
+                        + "IBVERBS_PRIVATE_34) prove rdma-core 37 or later: features of later releases are refused"),
                 v.warning());
         assertFalse(v.version().atLeast(44));
         // a 56 so copied proves 53 (ibv_cmd_create_cq_ex2): FLUSH (45) is there
@@ -88,31 +106,42 @@ class RdmaCoreDetectionTest {
     @Test
     void withoutAReleaseInTheNameAndWithoutIbverbs1Point14ItIsRefused() {
         Verdict v = reconcile(IBVERBS, "libibverbs.so.1", 35);
-        assertEquals(Optional.of("libibverbs (libibverbs.so.1) has no symbol version IBVERBS_1.14, which every "
-                + "rdma-core since 36 has: it is older than rdma-core 44, the oldest release supported (Debian 12's), "
-                + "or no rdma-core at all: install rdma-core 44 or later"), v.refusal());
+        assertEquals(
+                Optional.of("libibverbs (libibverbs.so.1) has no symbol version IBVERBS_1.14, which every "
+                        + "rdma-core since 36 has: it is older than rdma-core 44, the oldest release supported (Debian 12's), "
+                        + "or no rdma-core at all: install rdma-core 44 or later"),
+                v.refusal());
     }
 
     @Test
     void aFileNameTheSymbolVersionsContradictIsNotBelieved() {
         // named 60, but with the private node of 34..56: taken as what the nodes prove
-        Verdict v = RdmaCoreDetection.reconcile(IBVERBS, "libibverbs.so.1.14.60.0",
-                Optional.of(RdmaCoreDetection.expectedProbes(IBVERBS, 56)), 44);
+        Verdict v = RdmaCoreDetection.reconcile(
+                IBVERBS, "libibverbs.so.1.14.60.0", Optional.of(RdmaCoreDetection.expectedProbes(IBVERBS, 56)), 44);
         assertEquals(new RdmaCore.Version(53, 0, false), v.version());
         assertEquals(Optional.empty(), v.refusal());
-        assertEquals(Optional.of("libibverbs's file libibverbs.so.1.14.60.0 names rdma-core 60.0, but its symbol "
-                + "versions (IBVERBS_1.14, IBVERBS_PRIVATE_34) belong to rdma-core 53 to 56: taken as rdma-core 53 "
-                + "(the lower bound of its symbol versions), features of later releases refused"), v.warning());
+        assertEquals(
+                Optional.of("libibverbs's file libibverbs.so.1.14.60.0 names rdma-core 60.0, but its symbol "
+                        + "versions (IBVERBS_1.14, IBVERBS_PRIVATE_34) belong to rdma-core 53 to 56: taken as rdma-core 53 "
+                        + "(the lower bound of its symbol versions), features of later releases refused"),
+                v.warning());
         // named 45, with no IBVERBS_1.14 at all: a 45 has it, so the name lies, and the nodes prove too little
-        Verdict liar = RdmaCoreDetection.reconcile(IBVERBS, "libibverbs.so.1.14.45.0",
-                Optional.of(Set.of(probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_34"))), 44);
+        Verdict liar = RdmaCoreDetection.reconcile(
+                IBVERBS,
+                "libibverbs.so.1.14.45.0",
+                Optional.of(Set.of(probe("ibv_cmd_alloc_pd", "IBVERBS_PRIVATE_34"))),
+                44);
         assertEquals(new RdmaCore.Version(34, 0, false), liar.version());
-        assertTrue(liar.warning().orElseThrow().contains("it lacks symbol version IBVERBS_1.14 "
-                + "(ibv_query_qp_data_in_order), which rdma-core 36 and later have"), liar.warning().orElseThrow());
+        assertTrue(
+                liar.warning()
+                        .orElseThrow()
+                        .contains("it lacks symbol version IBVERBS_1.14 "
+                                + "(ibv_query_qp_data_in_order), which rdma-core 36 and later have"),
+                liar.warning().orElseThrow());
         assertTrue(liar.refusal().isPresent());
         // named 44 but proving 49 (ibv_wr_opcode_str): the lower bound wins, which is safe both ways here
-        Verdict under = RdmaCoreDetection.reconcile(IBVERBS, "libibverbs.so.1.14.44.0",
-                Optional.of(RdmaCoreDetection.expectedProbes(IBVERBS, 50)), 44);
+        Verdict under = RdmaCoreDetection.reconcile(
+                IBVERBS, "libibverbs.so.1.14.44.0", Optional.of(RdmaCoreDetection.expectedProbes(IBVERBS, 50)), 44);
         assertEquals(new RdmaCore.Version(49, 0, false), under.version());
     }
 
@@ -135,37 +164,56 @@ class RdmaCoreDetectionTest {
         assertEquals(new RdmaCore.Version(44, 0, true), v.version());
         Verdict none = RdmaCoreDetection.reconcile(IBVERBS, "libibverbs.so.1", Optional.empty(), 44);
         assertEquals(null, none.version());
-        assertEquals(Optional.of("cannot tell which rdma-core release libibverbs is: its file name libibverbs.so.1 "
-                + "does not say, and its symbol versions cannot be read (no dlvsym)"), none.refusal());
+        assertEquals(
+                Optional.of("cannot tell which rdma-core release libibverbs is: its file name libibverbs.so.1 "
+                        + "does not say, and its symbol versions cannot be read (no dlvsym)"),
+                none.refusal());
     }
 
     @Test
     void librdmacmOfUnknownReleaseNeedsRdmacm1Point3() {
-        assertEquals(new RdmaCore.Version(31, 0, false), reconcile(RDMACM, "librdmacm.so.1", 44).version());
+        assertEquals(
+                new RdmaCore.Version(31, 0, false),
+                reconcile(RDMACM, "librdmacm.so.1", 44).version());
         assertEquals(Optional.empty(), reconcile(RDMACM, "librdmacm.so.1", 44).refusal());
-        assertTrue(RdmaCoreDetection.reconcile(RDMACM, "librdmacm.so.1", Optional.of(Set.of()), 44).refusal()
-                .orElseThrow().contains("has no symbol version RDMACM_1.3"));
+        assertTrue(RdmaCoreDetection.reconcile(RDMACM, "librdmacm.so.1", Optional.of(Set.of()), 44)
+                .refusal()
+                .orElseThrow()
+                .contains("has no symbol version RDMACM_1.3"));
     }
 
     @Test
     void theProbesMatchWhatDebiansLibrariesExport() {
         // objdump -T of Debian's libibverbs.so.1.14.44.0 and .56.1: IBVERBS_1.14 and IBVERBS_PRIVATE_34, and the
         // private symbols __verbs_log (both), ibv_wr_opcode_str and ibv_cmd_create_cq_ex2 (56.1 only)
-        assertEquals("IBVERBS_1.14, IBVERBS_PRIVATE_34",
+        assertEquals(
+                "IBVERBS_1.14, IBVERBS_PRIVATE_34",
                 RdmaCoreDetection.nodes(IBVERBS, RdmaCoreDetection.expectedProbes(IBVERBS, 44)));
-        assertEquals(Set.of("ibv_query_qp_data_in_order", "ibv_cmd_alloc_pd", "__verbs_log"),
+        assertEquals(
+                Set.of("ibv_query_qp_data_in_order", "ibv_cmd_alloc_pd", "__verbs_log"),
                 symbols(RdmaCoreDetection.expectedProbes(IBVERBS, 44)));
-        assertEquals(Set.of("ibv_query_qp_data_in_order", "ibv_cmd_alloc_pd", "__verbs_log", "ibv_wr_opcode_str",
-                "ibv_cmd_create_cq_ex2"), symbols(RdmaCoreDetection.expectedProbes(IBVERBS, 56)));
+        assertEquals(
+                Set.of(
+                        "ibv_query_qp_data_in_order",
+                        "ibv_cmd_alloc_pd",
+                        "__verbs_log",
+                        "ibv_wr_opcode_str",
+                        "ibv_cmd_create_cq_ex2"),
+                symbols(RdmaCoreDetection.expectedProbes(IBVERBS, 56)));
     }
 
     private static Verdict reconcile(RdmaCoreDetection.Spec spec, String fileName, int release) {
-        return RdmaCoreDetection.reconcile(spec, fileName, Optional.of(RdmaCoreDetection.expectedProbes(spec, release)),
+        return RdmaCoreDetection.reconcile(
+                spec,
+                fileName,
+                Optional.of(RdmaCoreDetection.expectedProbes(spec, release)),
                 RdmaCore.OLDEST_SUPPORTED);
     }
 
     private static Probe probe(String symbol, String node) {
-        return IBVERBS.probes().stream().filter(p -> p.symbol().equals(symbol) && p.node().equals(node)).findFirst()
+        return IBVERBS.probes().stream()
+                .filter(p -> p.symbol().equals(symbol) && p.node().equals(node))
+                .findFirst()
                 .orElseThrow();
     }
 

@@ -35,12 +35,18 @@ class RdmaCoreDeviceTest {
     void theReleaseFoundIsTheOneDpkgInstalled(RdmaTestDevice device) throws Exception {
         RdmaCore.Version ibverbs = RdmaCore.ibverbs().verdict().version();
         assertTrue(ibverbs.exact(), RdmaCore.describe());
-        assertEquals(upstreamVersion(RdmaCore.ibverbsFile().orElseThrow()), ibverbs.major() + "." + ibverbs.minor(),
+        assertEquals(
+                upstreamVersion(RdmaCore.ibverbsFile().orElseThrow()),
+                ibverbs.major() + "." + ibverbs.minor(),
                 RdmaCore.describe());
         RdmaCore.Version rdmacm = RdmaCore.rdmacm().verdict().version();
-        assertEquals(upstreamVersion(RdmaCore.rdmacmFile().orElseThrow()), rdmacm.major() + "." + rdmacm.minor(),
+        assertEquals(
+                upstreamVersion(RdmaCore.rdmacmFile().orElseThrow()),
+                rdmacm.major() + "." + rdmacm.minor(),
                 RdmaCore.describe());
-        assertTrue(RdmaCore.describe().contains("IBVERBS_1.14") && RdmaCore.describe().contains("RDMACM_1.3"),
+        assertTrue(
+                RdmaCore.describe().contains("IBVERBS_1.14")
+                        && RdmaCore.describe().contains("RDMACM_1.3"),
                 RdmaCore.describe());
         System.out.println("rdma-core in the testbed: " + RdmaCore.describe());
     }
@@ -57,8 +63,16 @@ class RdmaCoreDeviceTest {
             assertFalse(qp.supportsFlush());
             MemoryRegion remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
             MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
-            Expect.assertFlushRefused(device.name(), () -> qp.postFlush(1, remote.address(), remote.rkey(), 64,
-                    FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE, SendFlags.SIGNALED));
+            Expect.assertFlushRefused(
+                    device.name(),
+                    () -> qp.postFlush(
+                            1,
+                            remote.address(),
+                            remote.rkey(),
+                            64,
+                            FlushType.GLOBAL_VISIBILITY,
+                            FlushScope.RANGE,
+                            SendFlags.SIGNALED));
             assertEquals(0, pair.cqA.poll(pair.wc), "nothing was posted");
             // what 44 has works: RDMA WRITE, and ATOMIC WRITE (wr_atomic_write, inside 44's struct) where the kernel
             // has it

@@ -10,7 +10,8 @@ final class RdmaCoreReport {
 
     public static void main(String[] args) {
         System.out.println("describe=" + RdmaCore.describe().replace(System.lineSeparator(), " | "));
-        System.out.println("file=" + RdmaCore.ibverbsFile().map(p -> p.getFileName().toString()).orElse("none"));
+        System.out.println("file="
+                + RdmaCore.ibverbsFile().map(p -> p.getFileName().toString()).orElse("none"));
         try {
             System.out.println("version=" + RdmaCore.version());
         } catch (Throwable t) {

@@ -70,8 +70,8 @@ class RdmaCoreTest {
     void flushIsRefusedOn44NamingFeatureReleasesAndCall() {
         RdmaCore.assumeForTest(44);
         assertFalse(RdmaCore.Feature.FLUSH.isAvailable());
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                RdmaCore.Feature.FLUSH::require);
+        UnsupportedOperationException e =
+                assertThrows(UnsupportedOperationException.class, RdmaCore.Feature.FLUSH::require);
         String prefix = "RDMA FLUSH needs rdma-core 45 or later (ibv_wr_flush); the installed libibverbs is ";
         assertTrue(e.getMessage().startsWith(prefix), e.getMessage());
         String installed = e.getMessage().substring(prefix.length());
@@ -80,8 +80,10 @@ class RdmaCoreTest {
         } else if (RdmaCore.ibverbs().verdict().version().equals(new RdmaCore.Version(44, 0, true))) {
             assertEquals("rdma-core 44.0", installed);
         } else {
-            assertEquals("rdma-core " + RdmaCore.ibverbs().verdict().version() + ", taken as 44 "
-                    + "(RdmaCore.assumeForTest)", installed);
+            assertEquals(
+                    "rdma-core " + RdmaCore.ibverbs().verdict().version() + ", taken as 44 "
+                            + "(RdmaCore.assumeForTest)",
+                    installed);
         }
     }
 
@@ -94,10 +96,13 @@ class RdmaCoreTest {
         RdmaCore.assumeForTest(44);
         RdmaCore.Feature.ATOMIC_WRITE.require();
         RdmaCore.assumeForTest(43);
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                RdmaCore.Feature.ATOMIC_WRITE::require);
-        assertTrue(e.getMessage().startsWith("RDMA ATOMIC WRITE needs rdma-core 44 or later (ibv_wr_atomic_write); "
-                + "the installed libibverbs is rdma-core "), e.getMessage());
+        UnsupportedOperationException e =
+                assertThrows(UnsupportedOperationException.class, RdmaCore.Feature.ATOMIC_WRITE::require);
+        assertTrue(
+                e.getMessage()
+                        .startsWith("RDMA ATOMIC WRITE needs rdma-core 44 or later (ibv_wr_atomic_write); "
+                                + "the installed libibverbs is rdma-core "),
+                e.getMessage());
     }
 
     @Test
@@ -106,7 +111,8 @@ class RdmaCoreTest {
         RdmaLibraryException e = assertThrows(RdmaLibraryException.class, Device::list);
         if (Native.IBVERBS.isLoaded()) {
             assertTrue(e.getMessage().startsWith("libibverbs is rdma-core "), e.getMessage());
-            assertTrue(e.getMessage().endsWith(", older than 44, the oldest release supported (Debian 12's)"),
+            assertTrue(
+                    e.getMessage().endsWith(", older than 44, the oldest release supported (Debian 12's)"),
                     e.getMessage());
             assertThrows(RdmaLibraryException.class, () -> Context.open("rxe0"));
         } else {
@@ -145,23 +151,54 @@ class RdmaCoreTest {
             long granted = verbs_h.IBV_QP_EX_WITH_FLUSH | verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE;
             if (Native.IBVERBS.isLoaded()) {
                 assertEquals(352, view.byteSize());
-                assertEquals(0x1000 + ibv_qp_ex.wr_atomic_write$OFFSET, ExtendedSendPath.sendOpSlot(view, granted,
-                        verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE, RdmaCore.Feature.ATOMIC_WRITE,
-                        ibv_qp_ex.wr_atomic_write$OFFSET).address());
+                assertEquals(
+                        0x1000 + ibv_qp_ex.wr_atomic_write$OFFSET,
+                        ExtendedSendPath.sendOpSlot(
+                                        view,
+                                        granted,
+                                        verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
+                                        RdmaCore.Feature.ATOMIC_WRITE,
+                                        ibv_qp_ex.wr_atomic_write$OFFSET)
+                                .address());
             } else {
                 assertEquals(344, view.byteSize(), "no release known: not even wr_atomic_write");
             }
-            assertEquals(0, ExtendedSendPath.sendOpSlot(view, granted, verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH,
-                    ibv_qp_ex.wr_flush$OFFSET).address(), "granted, but 44 has no wr_flush");
-            assertThrows(IndexOutOfBoundsException.class, () -> view.get(ADDRESS, ibv_qp_ex.wr_flush$OFFSET),
+            assertEquals(
+                    0,
+                    ExtendedSendPath.sendOpSlot(
+                                    view,
+                                    granted,
+                                    verbs_h.IBV_QP_EX_WITH_FLUSH,
+                                    RdmaCore.Feature.FLUSH,
+                                    ibv_qp_ex.wr_flush$OFFSET)
+                            .address(),
+                    "granted, but 44 has no wr_flush");
+            assertThrows(
+                    IndexOutOfBoundsException.class,
+                    () -> view.get(ADDRESS, ibv_qp_ex.wr_flush$OFFSET),
                     "the view cannot be read past 44's struct");
-            if (Native.IBVERBS.isLoaded() && RdmaCore.ibverbs().verdict().version().atLeast(45)) {
+            if (Native.IBVERBS.isLoaded()
+                    && RdmaCore.ibverbs().verdict().version().atLeast(45)) {
                 RdmaCore.assumeForTest(null);
                 MemorySegment full = RdmaCore.qpExView(MemorySegment.ofAddress(provider.address()));
-                assertEquals(0x1000 + ibv_qp_ex.wr_flush$OFFSET, ExtendedSendPath.sendOpSlot(full, granted,
-                        verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH, ibv_qp_ex.wr_flush$OFFSET).address());
-                assertEquals(0, ExtendedSendPath.sendOpSlot(full, verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
-                        verbs_h.IBV_QP_EX_WITH_FLUSH, RdmaCore.Feature.FLUSH, ibv_qp_ex.wr_flush$OFFSET).address(),
+                assertEquals(
+                        0x1000 + ibv_qp_ex.wr_flush$OFFSET,
+                        ExtendedSendPath.sendOpSlot(
+                                        full,
+                                        granted,
+                                        verbs_h.IBV_QP_EX_WITH_FLUSH,
+                                        RdmaCore.Feature.FLUSH,
+                                        ibv_qp_ex.wr_flush$OFFSET)
+                                .address());
+                assertEquals(
+                        0,
+                        ExtendedSendPath.sendOpSlot(
+                                        full,
+                                        verbs_h.IBV_QP_EX_WITH_ATOMIC_WRITE,
+                                        verbs_h.IBV_QP_EX_WITH_FLUSH,
+                                        RdmaCore.Feature.FLUSH,
+                                        ibv_qp_ex.wr_flush$OFFSET)
+                                .address(),
                         "not granted by the provider: not read");
             }
         }
@@ -182,15 +219,21 @@ class RdmaCoreTest {
         assertFalse(missing.isLoaded());
         RdmaCoreDetection.Detected d = RdmaCoreDetection.detect(RdmaCoreDetection.IBVERBS, missing);
         RdmaLibraryException e = assertThrows(RdmaLibraryException.class, () -> RdmaCore.check(d));
-        assertEquals("libpanama-rdma-missing.so.1 cannot be loaded (Cannot open library: "
-                + "libpanama-rdma-missing.so.1): install rdma-core's verbs library and its device providers: "
-                + "on Debian and Ubuntu the packages libibverbs1 and ibverbs-providers (apt-get install libibverbs1 "
-                + "ibverbs-providers), on RHEL, Fedora and SUSE libibverbs (dnf install libibverbs)", e.getMessage());
-        RdmaCoreDetection.Detected cm = RdmaCoreDetection.detect(RdmaCoreDetection.RDMACM,
-                new Native.Library("libpanama-rdmacm-missing.so.1"));
-        assertTrue(cm.refusal().orElseThrow().endsWith("install rdma-core's connection manager library: on Debian "
-                + "and Ubuntu the package librdmacm1 (apt-get install librdmacm1), on RHEL, Fedora and SUSE "
-                + "librdmacm (dnf install librdmacm)"), cm.refusal().orElseThrow());
+        assertEquals(
+                "libpanama-rdma-missing.so.1 cannot be loaded (Cannot open library: "
+                        + "libpanama-rdma-missing.so.1): install rdma-core's verbs library and its device providers: "
+                        + "on Debian and Ubuntu the packages libibverbs1 and ibverbs-providers (apt-get install libibverbs1 "
+                        + "ibverbs-providers), on RHEL, Fedora and SUSE libibverbs (dnf install libibverbs)",
+                e.getMessage());
+        RdmaCoreDetection.Detected cm =
+                RdmaCoreDetection.detect(RdmaCoreDetection.RDMACM, new Native.Library("libpanama-rdmacm-missing.so.1"));
+        assertTrue(
+                cm.refusal()
+                        .orElseThrow()
+                        .endsWith("install rdma-core's connection manager library: on Debian "
+                                + "and Ubuntu the package librdmacm1 (apt-get install librdmacm1), on RHEL, Fedora and SUSE "
+                                + "librdmacm (dnf install librdmacm)"),
+                cm.refusal().orElseThrow());
     }
 
     @Test
@@ -212,7 +255,8 @@ class RdmaCoreTest {
         } else if (Native.IBVERBS.isLoaded()) {
             RdmaCore.checkRdmacm();
             assertTrue(RdmaCore.rdmacmVersion().atLeast(RdmaCore.OLDEST_SUPPORTED), RdmaCore.describe());
-            assertTrue(RdmaCore.rdmacmFile().orElseThrow().getFileName().toString().startsWith("librdmacm.so.1.3."));
+            assertTrue(
+                    RdmaCore.rdmacmFile().orElseThrow().getFileName().toString().startsWith("librdmacm.so.1.3."));
         }
     }
 
@@ -231,12 +275,10 @@ class RdmaCoreTest {
             }
 
             @Override
-            public void flush() {
-            }
+            public void flush() {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         jul.addHandler(capture);
         try {
@@ -249,7 +291,8 @@ class RdmaCoreTest {
         }
         assertEquals(2, records.size(), "one warning per value that is not a release");
         assertEquals(Level.WARNING, records.get(0).getLevel());
-        assertEquals("-Dpanama.rdma.assumeRdmaCore=forty-four ignored: not an rdma-core release number such as 44",
+        assertEquals(
+                "-Dpanama.rdma.assumeRdmaCore=forty-four ignored: not an rdma-core release number such as 44",
                 records.get(0).getMessage());
     }
 }

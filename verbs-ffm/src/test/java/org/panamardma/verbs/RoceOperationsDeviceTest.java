@@ -34,8 +34,8 @@ class RoceOperationsDeviceTest {
     void connect(RdmaTestDevice device) throws RdmaException {
         pair = RcPair.open(device, q -> q.maxSendSge(4).maxReceiveSge(4).maxInlineData(64), ConnectOptions.DEFAULTS);
         local = pair.pdA.allocate(64 * 1024, TestAccess.ALL_REMOTE);
-        Set<Access> access = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE,
-                Access.REMOTE_ATOMIC);
+        Set<Access> access =
+                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
         if (Expect.rxeKernelFlushAndAtomicWrite()) {
             access.add(Access.FLUSH_GLOBAL); // a kernel without FLUSH refuses the flag (EINVAL)
         }
@@ -65,7 +65,8 @@ class RoceOperationsDeviceTest {
         assertTrue(pair.a.supportsAtomics());
         assertEquals(Expect.rxeFlush(), pair.a.supportsFlush(), "rdma-core 45+ and Linux 6.2+");
         assertEquals(Expect.rxeAtomicWrite(), pair.a.supportsAtomicWrite(), "rdma-core 44+ and Linux 6.2+");
-        assertEquals(Expect.rxeKernelFlushAndAtomicWrite(), pair.ctxA.attributes().supportsFlushGlobal());
+        assertEquals(
+                Expect.rxeKernelFlushAndAtomicWrite(), pair.ctxA.attributes().supportsFlushGlobal());
         // the provider's ibv_qp_ex is read through a view of the installed release's size: wr_flush only from 45
         assertEquals(Expect.libraryFlush() ? 360 : 352, pair.a.extendedQpViewSize());
     }
@@ -122,8 +123,8 @@ class RoceOperationsDeviceTest {
         byte[] data = pattern(512, 3);
         MemorySegment.copy(data, 0, local.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
         pair.b.postReceive(11, remote, 60_000, 16);
-        pair.a.postWriteWithImmediate(12, local, 0, data.length, remote.address(), remote.rkey(), 0x01020304,
-                SendFlags.SIGNALED);
+        pair.a.postWriteWithImmediate(
+                12, local, 0, data.length, remote.address(), remote.rkey(), 0x01020304, SendFlags.SIGNALED);
         pair.expectSuccess(pair.cqA, 12, WcOpcode.RDMA_WRITE);
         pair.expectSuccess(pair.cqB, 11, WcOpcode.RECV_RDMA_WITH_IMM);
         assertEquals(0x01020304, pair.wc.immediate(0));
@@ -166,8 +167,10 @@ class RoceOperationsDeviceTest {
     @Test
     void atomicWriteStoresTheWord() throws RdmaException {
         if (!Expect.rxeAtomicWrite()) {
-            Expect.assertAtomicWriteRefused(pair.a.deviceName(), () -> pair.a.postAtomicWrite(13,
-                    remote.address() + 256, remote.rkey(), 0x1122334455667788L, SendFlags.SIGNALED));
+            Expect.assertAtomicWriteRefused(
+                    pair.a.deviceName(),
+                    () -> pair.a.postAtomicWrite(
+                            13, remote.address() + 256, remote.rkey(), 0x1122334455667788L, SendFlags.SIGNALED));
             assertEquals(0, pair.cqA.poll(pair.wc), "nothing was posted");
             return;
         }
@@ -180,22 +183,44 @@ class RoceOperationsDeviceTest {
     void flushToGlobalVisibilityAfterWriteCompletes_rangeAndWholeRegion() throws RdmaException {
         if (!Expect.rxeFlush()) {
             // rdma-core 44 (refused by the library, before the device is asked) or a kernel before 6.2
-            Expect.assertFlushRefused(pair.a.deviceName(), () -> pair.a.postFlush(21, remote.address(),
-                    remote.rkey(), 4096, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE, SendFlags.SIGNALED));
-            Expect.assertFlushRefused(pair.a.deviceName(), () -> pair.a.postFlush(22, 0, remote.rkey(), 0,
-                    FlushType.GLOBAL_VISIBILITY, FlushScope.MEMORY_REGION, SendFlags.SIGNALED));
+            Expect.assertFlushRefused(
+                    pair.a.deviceName(),
+                    () -> pair.a.postFlush(
+                            21,
+                            remote.address(),
+                            remote.rkey(),
+                            4096,
+                            FlushType.GLOBAL_VISIBILITY,
+                            FlushScope.RANGE,
+                            SendFlags.SIGNALED));
+            Expect.assertFlushRefused(
+                    pair.a.deviceName(),
+                    () -> pair.a.postFlush(
+                            22,
+                            0,
+                            remote.rkey(),
+                            0,
+                            FlushType.GLOBAL_VISIBILITY,
+                            FlushScope.MEMORY_REGION,
+                            SendFlags.SIGNALED));
             assertEquals(0, pair.cqA.poll(pair.wc), "nothing was posted");
             return;
         }
         byte[] data = pattern(4096, 5);
         MemorySegment.copy(data, 0, local.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
         pair.a.postWrite(20, local, 0, data.length, remote.address(), remote.rkey(), SendFlags.NONE);
-        pair.a.postFlush(21, remote.address(), remote.rkey(), data.length, FlushType.GLOBAL_VISIBILITY,
-                FlushScope.RANGE, SendFlags.SIGNALED);
+        pair.a.postFlush(
+                21,
+                remote.address(),
+                remote.rkey(),
+                data.length,
+                FlushType.GLOBAL_VISIBILITY,
+                FlushScope.RANGE,
+                SendFlags.SIGNALED);
         pair.expectSuccess(pair.cqA, 21, WcOpcode.FLUSH);
         assertArrayEquals(data, bytes(remote, 0, data.length));
-        pair.a.postFlush(22, 0, remote.rkey(), 0, FlushType.GLOBAL_VISIBILITY, FlushScope.MEMORY_REGION,
-                SendFlags.SIGNALED);
+        pair.a.postFlush(
+                22, 0, remote.rkey(), 0, FlushType.GLOBAL_VISIBILITY, FlushScope.MEMORY_REGION, SendFlags.SIGNALED);
         pair.expectSuccess(pair.cqA, 22, WcOpcode.FLUSH);
     }
 
@@ -204,7 +229,8 @@ class RoceOperationsDeviceTest {
         local.segment().setString(0, "ab");
         local.segment().setString(1000, "cd");
         local.segment().setString(2000, "ef");
-        try (ScatterGatherList out = new ScatterGatherList(4); ScatterGatherList in = new ScatterGatherList(4)) {
+        try (ScatterGatherList out = new ScatterGatherList(4);
+                ScatterGatherList in = new ScatterGatherList(4)) {
             in.add(remote, 0, 3).add(remote, 500, 16);
             pair.b.postReceive(30, in);
             out.add(local, 0, 2).add(local, 1000, 2).add(local, 2000, 2);
@@ -230,7 +256,9 @@ class RoceOperationsDeviceTest {
             throws RdmaException {
         if (workRequestsForEveryOpcode) {
             close();
-            pair = RcPair.open(device, q -> q.maxSendSge(4).maxReceiveSge(4).workRequestsForEveryOpcode(true),
+            pair = RcPair.open(
+                    device,
+                    q -> q.maxSendSge(4).maxReceiveSge(4).workRequestsForEveryOpcode(true),
                     ConnectOptions.DEFAULTS);
             assertTrue(pair.a.usesExtendedSendPath());
             local = pair.pdA.allocate(64 * 1024, TestAccess.ALL_REMOTE);
@@ -246,8 +274,12 @@ class RoceOperationsDeviceTest {
             pair.expectSuccess(pair.cqB, 32, WcOpcode.RECV);
             assertEquals(5, pair.wc.byteLength(0));
             assertArrayEquals("head!".getBytes(), bytes(remote, 0, 5));
-            pair.a.postWrite(34, out.clear().add(local, 1000, 1).add(local, 2000, 10).add(local, 0, 2),
-                    remote.address() + 100, remote.rkey(), SendFlags.SIGNALED);
+            pair.a.postWrite(
+                    34,
+                    out.clear().add(local, 1000, 1).add(local, 2000, 10).add(local, 0, 2),
+                    remote.address() + 100,
+                    remote.rkey(),
+                    SendFlags.SIGNALED);
             pair.expectSuccess(pair.cqA, 34, WcOpcode.RDMA_WRITE);
             assertArrayEquals("!0123456789he".getBytes(), bytes(remote, 100, 13));
         }
@@ -270,8 +302,7 @@ class RoceOperationsDeviceTest {
     void unsignaledRequestsCompleteSilentlyAndFencedReadSeesEarlierWrite() throws RdmaException {
         local.segment().set(ValueLayout.JAVA_LONG, 0, 0x5555_5555_5555_5555L);
         pair.a.postWrite(50, local, 0, 8, remote.address() + 1024, remote.rkey(), SendFlags.NONE);
-        pair.a.postRead(51, local, 64, 8, remote.address() + 1024, remote.rkey(),
-                SendFlags.SIGNALED | SendFlags.FENCE);
+        pair.a.postRead(51, local, 64, 8, remote.address() + 1024, remote.rkey(), SendFlags.SIGNALED | SendFlags.FENCE);
         pair.expectSuccess(pair.cqA, 51, WcOpcode.RDMA_READ);
         assertEquals(0x5555_5555_5555_5555L, local.segment().get(ValueLayout.JAVA_LONG, 64));
         assertEquals(0, pair.cqA.poll(pair.wc), "the unsignaled WRITE produced no completion");
@@ -296,7 +327,15 @@ class RoceOperationsDeviceTest {
         assertEquals(77, pair.wc.immediate(0));
         assertEquals("legacy", remote.segment().getString(512));
         // the legacy path has no FLUSH: the library's reason where rdma-core lacks it, else the device's
-        Expect.assertFlushRefused(device.name(), () -> pair.a.postFlush(4, remote.address(), remote.rkey(), 8,
-                FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE, SendFlags.SIGNALED));
+        Expect.assertFlushRefused(
+                device.name(),
+                () -> pair.a.postFlush(
+                        4,
+                        remote.address(),
+                        remote.rkey(),
+                        8,
+                        FlushType.GLOBAL_VISIBILITY,
+                        FlushScope.RANGE,
+                        SendFlags.SIGNALED));
     }
 }

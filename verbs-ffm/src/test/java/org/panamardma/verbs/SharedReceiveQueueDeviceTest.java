@@ -17,8 +17,9 @@ class SharedReceiveQueueDeviceTest {
 
     @Test
     void twoQueuePairsConsumeReceivesOfOneSrq(RdmaTestDevice device) throws RdmaException {
-        try (Context client = Context.open(device.name()); Context server = Context.open(device.peerName().orElseThrow());
-             WorkCompletions wc = WorkCompletions.allocate(8)) {
+        try (Context client = Context.open(device.name());
+                Context server = Context.open(device.peerName().orElseThrow());
+                WorkCompletions wc = WorkCompletions.allocate(8)) {
             ProtectionDomain spd = server.allocateProtectionDomain();
             CompletionQueue scq = server.createCompletionQueue(32);
             SharedReceiveQueue srq = spd.createSharedReceiveQueue(16, 1);
@@ -33,11 +34,16 @@ class SharedReceiveQueueDeviceTest {
             QueuePair[] clients = new QueuePair[2];
             for (int c = 0; c < 2; c++) {
                 PreparedQueuePair cp = cpd.queuePair().completionQueue(ccq).prepare();
-                PreparedQueuePair sp = spd.queuePair().completionQueue(scq).sharedReceiveQueue(srq).prepare();
+                PreparedQueuePair sp = spd.queuePair()
+                        .completionQueue(scq)
+                        .sharedReceiveQueue(srq)
+                        .prepare();
                 clients[c] = cp.connect(sp.endpoint());
                 QueuePair s = sp.connect(cp.endpoint());
                 serverQpns.add(s.qpNumber());
-                assertThrows(IllegalStateException.class, () -> s.postReceive(1, buffers, 0, 8),
+                assertThrows(
+                        IllegalStateException.class,
+                        () -> s.postReceive(1, buffers, 0, 8),
                         "a QP on an SRQ has no receive queue of its own");
             }
             for (int c = 0; c < 2; c++) {

@@ -29,7 +29,8 @@ class SinceGatesTest {
     static final Map<String, Gate> GATES = new TreeMap<>(Map.ofEntries(
             // struct members past the end of 44's struct: read only through views of the installed size
             Map.entry("ibv_qp_ex.wr_flush$OFFSET", new Gate(45, "RdmaCore.qpExSize + Feature.FLUSH (QueuePair)")),
-            Map.entry("ibv_port_attr.active_speed_ex$OFFSET", new Gate(49, "RdmaCore.portAttrSize (Context.queryPort)")),
+            Map.entry(
+                    "ibv_port_attr.active_speed_ex$OFFSET", new Gate(49, "RdmaCore.portAttrSize (Context.queryPort)")),
             // what only ibv_wr_flush takes, or asks the provider for it
             Map.entry("verbs_h.IBV_QP_EX_WITH_FLUSH", new Gate(45, "Feature.FLUSH (PreparedQueuePair.wantedSendOps)")),
             Map.entry("verbs_h.IBV_FLUSH_GLOBAL", new Gate(45, "argument of ibv_wr_flush only (Feature.FLUSH)")),
@@ -39,10 +40,16 @@ class SinceGatesTest {
             Map.entry("verbs_h.IBV_WR_FLUSH", new Gate(45, "never handed to the library (no legacy FLUSH)")),
             // values the library only reads back or passes through to the kernel
             Map.entry("verbs_h.IBV_WC_FLUSH", new Gate(45, "a completion opcode: 44 never reports it")),
-            Map.entry("verbs_h.IBV_ACCESS_FLUSH_GLOBAL", new Gate(45,
-                    "access bit 44 hands to the kernel as is (ibv_reg_mr_iova2, ibv_modify_qp); device-gated")),
-            Map.entry("verbs_h.IBV_ACCESS_FLUSH_PERSISTENT", new Gate(45,
-                    "access bit 44 hands to the kernel as is (ibv_reg_mr_iova2, ibv_modify_qp); device-gated")),
+            Map.entry(
+                    "verbs_h.IBV_ACCESS_FLUSH_GLOBAL",
+                    new Gate(
+                            45,
+                            "access bit 44 hands to the kernel as is (ibv_reg_mr_iova2, ibv_modify_qp); device-gated")),
+            Map.entry(
+                    "verbs_h.IBV_ACCESS_FLUSH_PERSISTENT",
+                    new Gate(
+                            45,
+                            "access bit 44 hands to the kernel as is (ibv_reg_mr_iova2, ibv_modify_qp); device-gated")),
             // the kernel's uapi (<rdma/ib_user_verbs.h> of linux-libc-dev 6.2), not rdma-core: bits of
             // device_cap_flags_ex, which 44 copies from the kernel unchanged
             Map.entry("verbs_h.IB_UVERBS_DEVICE_FLUSH_GLOBAL", new Gate(45, "kernel capability bit, read only")),
@@ -57,7 +64,10 @@ class SinceGatesTest {
         for (String item : GATES.keySet()) {
             String cls = item.substring(0, item.indexOf('.'));
             String member = item.substring(item.indexOf('.') + 1);
-            Class<?> c = GATED_CLASSES.stream().filter(k -> k.getSimpleName().equals(cls)).findFirst().orElseThrow();
+            Class<?> c = GATED_CLASSES.stream()
+                    .filter(k -> k.getSimpleName().equals(cls))
+                    .findFirst()
+                    .orElseThrow();
             try {
                 c.getField(member);
             } catch (NoSuchFieldException e) {
@@ -73,7 +83,9 @@ class SinceGatesTest {
         assertEquals(352, ibv_qp_ex.wr_flush$OFFSET);
         assertEquals(360, ibv_qp_ex.layout().byteSize(), "56's");
         assertEquals(52, ibv_port_attr.active_speed_ex$OFFSET);
-        assertEquals(RdmaCore.Feature.FLUSH.since(), GATES.get("ibv_qp_ex.wr_flush$OFFSET").since());
+        assertEquals(
+                RdmaCore.Feature.FLUSH.since(),
+                GATES.get("ibv_qp_ex.wr_flush$OFFSET").since());
     }
 
     @Test
@@ -82,7 +94,8 @@ class SinceGatesTest {
         for (Class<?> c : ffiClasses()) {
             for (Field f : c.getDeclaredFields()) {
                 Since since = f.getAnnotation(Since.class);
-                if (since == null || !Modifier.isPublic(f.getModifiers())
+                if (since == null
+                        || !Modifier.isPublic(f.getModifiers())
                         || since.value() <= RdmaCore.OLDEST_SUPPORTED) {
                     continue;
                 }

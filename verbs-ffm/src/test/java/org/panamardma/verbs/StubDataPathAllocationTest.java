@@ -97,12 +97,13 @@ class StubDataPathAllocationTest {
     Stream<DynamicTest> aMillionPostsAndPollsAllocateNothing() {
         List<DynamicTest> tests = new ArrayList<>();
         for (StubOperation op : StubOperation.values()) {
-            tests.add(DynamicTest.dynamicTest(op + " extended (ibv_post_send or ibv_wr_*, ibv_poll_cq)",
-                    () -> check(extended, op)));
-            tests.add(DynamicTest.dynamicTest(op + " work requests (ibv_wr_*, ibv_start_poll)",
-                    () -> check(workRequests, op)));
+            tests.add(DynamicTest.dynamicTest(
+                    op + " extended (ibv_post_send or ibv_wr_*, ibv_poll_cq)", () -> check(extended, op)));
+            tests.add(DynamicTest.dynamicTest(
+                    op + " work requests (ibv_wr_*, ibv_start_poll)", () -> check(workRequests, op)));
             if (op.onLegacyPath()) {
-                tests.add(DynamicTest.dynamicTest(op + " legacy (ibv_post_send, ibv_poll_cq)", () -> check(legacy, op)));
+                tests.add(
+                        DynamicTest.dynamicTest(op + " legacy (ibv_post_send, ibv_poll_cq)", () -> check(legacy, op)));
             }
         }
         return tests.stream();
@@ -115,11 +116,14 @@ class StubDataPathAllocationTest {
         rounds(l, op, ROUNDS);
         long after = THREADS.getCurrentThreadAllocatedBytes();
         long allocated = after - before;
-        System.out.printf("[allocation] %s on the %s path: %d B over %,d post+poll rounds (warm-up: %d B over %,d)%n",
+        System.out.printf(
+                "[allocation] %s on the %s path: %d B over %,d post+poll rounds (warm-up: %d B over %,d)%n",
                 op, l.path, allocated, ROUNDS, before - w0, WARMUP);
-        assertTrue(allocated <= HARNESS_BOUND, op + " allocated " + allocated + " bytes over " + ROUNDS
-                + " post+poll rounds (" + (double) allocated / ROUNDS + " B per round; the harness may take "
-                + HARNESS_BOUND + ")");
+        assertTrue(
+                allocated <= HARNESS_BOUND,
+                op + " allocated " + allocated + " bytes over " + ROUNDS
+                        + " post+poll rounds (" + (double) allocated / ROUNDS + " B per round; the harness may take "
+                        + HARNESS_BOUND + ")");
     }
 
     /** Posts and polls {@code n} times, checking each completion without allocating (a failure throws). */

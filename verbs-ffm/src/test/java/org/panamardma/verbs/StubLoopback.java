@@ -14,6 +14,7 @@ import org.panamardma.verbs.ffi.StubProvider;
 public final class StubLoopback implements AutoCloseable {
     /** Offsets in {@link #local}: where sends come from and READs and atomics land; the atomics' 8-byte slot. */
     public static final long DATA = 0;
+
     public static final long ATOMIC_RESULT = 64;
     /** Bytes per SEND / WRITE / READ. */
     public static final int LENGTH = 8;
@@ -29,6 +30,7 @@ public final class StubLoopback implements AutoCloseable {
     public final MemorySegment inlineData;
     /** Two elements of {@link #local}, for gathering sends. */
     public final ScatterGatherList sgl;
+
     private final Arena arena;
 
     /** How the loopback's QP posts and its CQ is polled. */
@@ -44,8 +46,15 @@ public final class StubLoopback implements AutoCloseable {
         WORK_REQUESTS
     }
 
-    private StubLoopback(Context context, ProtectionDomain pd, MemoryRegion local, MemoryRegion remote,
-                         CompletionQueue cq, QueuePair qp, Arena arena, Path path) {
+    private StubLoopback(
+            Context context,
+            ProtectionDomain pd,
+            MemoryRegion local,
+            MemoryRegion remote,
+            CompletionQueue cq,
+            QueuePair qp,
+            Arena arena,
+            Path path) {
         this.context = context;
         this.pd = pd;
         this.local = local;
@@ -81,11 +90,17 @@ public final class StubLoopback implements AutoCloseable {
             if (path == Path.WORK_REQUESTS) {
                 cq.pollWithExtendedApiForTest();
             }
-            PreparedQueuePair prepared = pd.queuePair().completionQueue(cq).sendQueueDepth(queueDepth)
-                    .maxSendSge(2).maxInlineData(64).legacySendPath(!extended)
-                    .workRequestsForEveryOpcode(path == Path.WORK_REQUESTS).prepare();
+            PreparedQueuePair prepared = pd.queuePair()
+                    .completionQueue(cq)
+                    .sendQueueDepth(queueDepth)
+                    .maxSendSge(2)
+                    .maxInlineData(64)
+                    .legacySendPath(!extended)
+                    .workRequestsForEveryOpcode(path == Path.WORK_REQUESTS)
+                    .prepare();
             QueuePair qp = prepared.connect(prepared.endpoint());
-            if (qp.usesExtendedSendPath() != extended || cq.isExtended() != extended
+            if (qp.usesExtendedSendPath() != extended
+                    || cq.isExtended() != extended
                     || cq.pollsWithExtendedApi() != (path == Path.WORK_REQUESTS)) {
                 throw new IllegalStateException("the stub gave " + qp + " and " + cq + " other paths than asked");
             }

@@ -35,43 +35,81 @@ public enum StubOperation {
     WRITE(WcOpcode.RDMA_WRITE, StubProvider.OP_WRITE) {
         @Override
         void post(StubLoopback l, long wrId) throws RdmaException {
-            l.qp.postWrite(wrId, l.local, StubLoopback.DATA, StubLoopback.LENGTH, l.remote.address(), l.remote.rkey(),
+            l.qp.postWrite(
+                    wrId,
+                    l.local,
+                    StubLoopback.DATA,
+                    StubLoopback.LENGTH,
+                    l.remote.address(),
+                    l.remote.rkey(),
                     SendFlags.SIGNALED);
         }
     },
     WRITE_WITH_IMMEDIATE(WcOpcode.RDMA_WRITE, -1) {
         @Override
         void post(StubLoopback l, long wrId) throws RdmaException {
-            l.qp.postWriteWithImmediate(wrId, l.local, StubLoopback.DATA, StubLoopback.LENGTH, l.remote.address(),
-                    l.remote.rkey(), 7, SendFlags.SIGNALED);
+            l.qp.postWriteWithImmediate(
+                    wrId,
+                    l.local,
+                    StubLoopback.DATA,
+                    StubLoopback.LENGTH,
+                    l.remote.address(),
+                    l.remote.rkey(),
+                    7,
+                    SendFlags.SIGNALED);
         }
     },
     READ(WcOpcode.RDMA_READ, StubProvider.OP_READ) {
         @Override
         void post(StubLoopback l, long wrId) throws RdmaException {
-            l.qp.postRead(wrId, l.local, StubLoopback.DATA, StubLoopback.LENGTH, l.remote.address(), l.remote.rkey(),
+            l.qp.postRead(
+                    wrId,
+                    l.local,
+                    StubLoopback.DATA,
+                    StubLoopback.LENGTH,
+                    l.remote.address(),
+                    l.remote.rkey(),
                     SendFlags.SIGNALED);
         }
     },
     COMPARE_SWAP(WcOpcode.COMP_SWAP, -1) {
         @Override
         void post(StubLoopback l, long wrId) throws RdmaException {
-            l.qp.postCompareSwap(wrId, l.local, StubLoopback.ATOMIC_RESULT, l.remote.address(), l.remote.rkey(), 0L,
-                    1L, SendFlags.SIGNALED);
+            l.qp.postCompareSwap(
+                    wrId,
+                    l.local,
+                    StubLoopback.ATOMIC_RESULT,
+                    l.remote.address(),
+                    l.remote.rkey(),
+                    0L,
+                    1L,
+                    SendFlags.SIGNALED);
         }
     },
     FETCH_ADD(WcOpcode.FETCH_ADD, StubProvider.OP_FETCH_ADD) {
         @Override
         void post(StubLoopback l, long wrId) throws RdmaException {
-            l.qp.postFetchAdd(wrId, l.local, StubLoopback.ATOMIC_RESULT, l.remote.address(), l.remote.rkey(), 1L,
+            l.qp.postFetchAdd(
+                    wrId,
+                    l.local,
+                    StubLoopback.ATOMIC_RESULT,
+                    l.remote.address(),
+                    l.remote.rkey(),
+                    1L,
                     SendFlags.SIGNALED);
         }
     },
     FLUSH(WcOpcode.FLUSH, StubProvider.OP_FLUSH) {
         @Override
         void post(StubLoopback l, long wrId) throws RdmaException {
-            l.qp.postFlush(wrId, l.remote.address(), l.remote.rkey(), StubLoopback.LENGTH, FlushType.GLOBAL_VISIBILITY,
-                    FlushScope.RANGE, SendFlags.SIGNALED);
+            l.qp.postFlush(
+                    wrId,
+                    l.remote.address(),
+                    l.remote.rkey(),
+                    StubLoopback.LENGTH,
+                    FlushType.GLOBAL_VISIBILITY,
+                    FlushScope.RANGE,
+                    SendFlags.SIGNALED);
         }
     },
     ATOMIC_WRITE(WcOpcode.ATOMIC_WRITE, StubProvider.OP_ATOMIC_WRITE) {

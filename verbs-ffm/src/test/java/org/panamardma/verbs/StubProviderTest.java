@@ -99,7 +99,9 @@ class StubProviderTest {
             assertEquals(List.of(0L, 1L, 1L, 0L), delta(write, flush), "post_send, wr_start, poll_cq, start_poll");
             StubOperation.WRITE.post(workRequests, 3);
             assertEquals(1, workRequests.cq.poll(wc));
-            assertEquals(List.of(0L, 1L, 0L, 1L), delta(flush, StubProvider.callCounts()),
+            assertEquals(
+                    List.of(0L, 1L, 0L, 1L),
+                    delta(flush, StubProvider.callCounts()),
                     "the work-request path, for tests and the benchmark: post_send, wr_start, poll_cq, start_poll");
         }
     }
@@ -128,8 +130,8 @@ class StubProviderTest {
     @Test
     void anUnsignaledRequestMakesNoCompletion() throws RdmaException {
         try (WorkCompletions wc = WorkCompletions.allocate(4)) {
-            extended.qp.postWrite(1, extended.local, 0, 8, extended.remote.address(), extended.remote.rkey(),
-                    SendFlags.NONE);
+            extended.qp.postWrite(
+                    1, extended.local, 0, 8, extended.remote.address(), extended.remote.rkey(), SendFlags.NONE);
             legacy.qp.postWrite(1, legacy.local, 0, 8, legacy.remote.address(), legacy.remote.rkey(), SendFlags.NONE);
             assertEquals(0, extended.cq.poll(wc));
             assertEquals(0, legacy.cq.poll(wc));
@@ -138,7 +140,8 @@ class StubProviderTest {
 
     @Test
     void aFullCompletionQueueRefusesThePost() throws Exception {
-        try (StubLoopback small = StubLoopback.open(true, 4); WorkCompletions wc = WorkCompletions.allocate(8)) {
+        try (StubLoopback small = StubLoopback.open(true, 4);
+                WorkCompletions wc = WorkCompletions.allocate(8)) {
             int capacity = small.cq.capacity();
             for (int i = 0; i < capacity; i++) {
                 StubOperation.SEND.post(small, i);
@@ -167,17 +170,38 @@ class StubProviderTest {
     }
 
     private static void cLoop(MethodHandle loop, StubLoopback l, StubOperation op) throws Throwable {
-        try (Arena arena = Arena.ofConfined(); WorkCompletions wc = WorkCompletions.allocate(4)) {
+        try (Arena arena = Arena.ofConfined();
+                WorkCompletions wc = WorkCompletions.allocate(4)) {
             MemorySegment cWc = arena.allocate(ibv_wc.layout().byteSize() * 16, 8);
             long n = 1000;
-            long sum = (long) loop.invokeExact(l.qp.qpNumber(), l.path.ordinal(), op.cOp(), l.local.lkey(),
-                    l.local.address(), StubLoopback.LENGTH, l.remote.address(), l.remote.rkey(), cWc, 16, n);
+            long sum = (long) loop.invokeExact(
+                    l.qp.qpNumber(),
+                    l.path.ordinal(),
+                    op.cOp(),
+                    l.local.lkey(),
+                    l.local.address(),
+                    StubLoopback.LENGTH,
+                    l.remote.address(),
+                    l.remote.rkey(),
+                    cWc,
+                    16,
+                    n);
             assertEquals(n * (n + 1) / 2, sum, "the sum of wr_ids 1.." + n + " (negative: -errno)");
             assertEquals(0, l.cq.poll(wc), "the C loop polled every completion it made");
             // the other path is refused by the C loop: it must measure the path it is asked for
             int other = l.path == StubLoopback.Path.LEGACY ? 1 : 0;
-            long wrong = (long) loop.invokeExact(l.qp.qpNumber(), other, op.cOp(), l.local.lkey(),
-                    l.local.address(), StubLoopback.LENGTH, l.remote.address(), l.remote.rkey(), cWc, 16, 1L);
+            long wrong = (long) loop.invokeExact(
+                    l.qp.qpNumber(),
+                    other,
+                    op.cOp(),
+                    l.local.lkey(),
+                    l.local.address(),
+                    StubLoopback.LENGTH,
+                    l.remote.address(),
+                    l.remote.rkey(),
+                    cWc,
+                    16,
+                    1L);
             assertEquals(-Errno.EINVAL, wrong);
         }
     }

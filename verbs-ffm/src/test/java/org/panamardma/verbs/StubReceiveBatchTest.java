@@ -31,7 +31,8 @@ class StubReceiveBatchTest {
         ProtectionDomain pd = context.allocateProtectionDomain();
         buffers = pd.allocate(64L * 256, Set.of(Access.LOCAL_WRITE));
         CompletionQueue cq = context.createCompletionQueue(64, null, false);
-        PreparedQueuePair prepared = pd.queuePair().completionQueue(cq).receiveQueueDepth(DEPTH).prepare();
+        PreparedQueuePair prepared =
+                pd.queuePair().completionQueue(cq).receiveQueueDepth(DEPTH).prepare();
         qp = prepared.connect(prepared.endpoint());
     }
 
@@ -63,14 +64,14 @@ class StubReceiveBatchTest {
         qp.postReceives(ids(4, 0), buffers, offsets(4), 256, 4);
         qp.postReceives(ids(4, 4), buffers, offsets(4), 256, 3); // count below the arrays' length
         // 7 posted of 10: a batch of 5 posts 3, then the provider refuses the 4th request of the list
-        RdmaException full = assertThrows(RdmaException.class,
-                () -> qp.postReceives(ids(5, 8), buffers, offsets(5), 256, 5));
+        RdmaException full =
+                assertThrows(RdmaException.class, () -> qp.postReceives(ids(5, 8), buffers, offsets(5), 256, 5));
         assertEquals(Errno.ENOMEM, full.errno(), full.getMessage());
         assertTrue(full.getMessage().contains("a batch of 5: 3 posted before the one refused"), full.getMessage());
         assertTrue(full.getMessage().contains("receive queue is full"), full.getMessage());
         // the list was linked again after the cut: a later batch is walked from its first request
-        RdmaException still = assertThrows(RdmaException.class,
-                () -> qp.postReceives(ids(2, 20), buffers, offsets(2), 256, 2));
+        RdmaException still =
+                assertThrows(RdmaException.class, () -> qp.postReceives(ids(2, 20), buffers, offsets(2), 256, 2));
         assertTrue(still.getMessage().contains("a batch of 2: 0 posted"), still.getMessage());
         assertThrows(RdmaException.class, () -> qp.postReceive(30, buffers, 0, 256), "and single posts agree");
     }
@@ -79,8 +80,9 @@ class StubReceiveBatchTest {
     void aBatchAsLargeAsTheMaximumIsOneListAndBadArgumentsPostNothing() throws Exception {
         assertThrows(IllegalArgumentException.class, () -> qp.postReceives(ids(1, 0), buffers, offsets(1), 256, 0));
         assertThrows(IllegalArgumentException.class, () -> qp.postReceives(ids(2, 0), buffers, offsets(1), 256, 2));
-        assertThrows(IllegalArgumentException.class, () -> qp.postReceives(ids(65, 0), buffers, offsets(65), 16,
-                QueuePair.MAX_RECEIVE_BATCH + 1));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> qp.postReceives(ids(65, 0), buffers, offsets(65), 16, QueuePair.MAX_RECEIVE_BATCH + 1));
         long[] outside = offsets(3);
         outside[2] = 64L * 256; // the third receive would lie past the region's end
         assertThrows(IndexOutOfBoundsException.class, () -> qp.postReceives(ids(3, 0), buffers, outside, 256, 3));
@@ -105,8 +107,10 @@ class StubReceiveBatchTest {
         ProtectionDomain pd = big.allocateProtectionDomain();
         MemoryRegion mr = pd.allocate(64L * QueuePair.MAX_RECEIVE_BATCH, Set.of(Access.LOCAL_WRITE));
         CompletionQueue cq = big.createCompletionQueue(256, null, false);
-        PreparedQueuePair prepared = pd.queuePair().completionQueue(cq)
-                .receiveQueueDepth(QueuePair.MAX_RECEIVE_BATCH + 1).prepare();
+        PreparedQueuePair prepared = pd.queuePair()
+                .completionQueue(cq)
+                .receiveQueueDepth(QueuePair.MAX_RECEIVE_BATCH + 1)
+                .prepare();
         QueuePair wide = prepared.connect(prepared.endpoint());
         long[] offs = new long[QueuePair.MAX_RECEIVE_BATCH];
         for (int i = 0; i < offs.length; i++) {

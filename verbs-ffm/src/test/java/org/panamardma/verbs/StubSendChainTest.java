@@ -126,7 +126,8 @@ class StubSendChainTest {
     @Test
     void aRequestTheProviderRefusesInTheMiddleIsNamedWithThoseBeforeItPostedAndNoneAfter() throws Exception {
         for (boolean ext : new boolean[] {false, true}) {
-            try (StubLoopback small = StubLoopback.open(ext, 8); WorkCompletions wc = WorkCompletions.allocate(16)) {
+            try (StubLoopback small = StubLoopback.open(ext, 8);
+                    WorkCompletions wc = WorkCompletions.allocate(16)) {
                 int free = small.cq.capacity();
                 for (int i = 0; i < free - 4; i++) {
                     small.qp.postSend(1000 + i, small.local, 0, 8, SendFlags.SIGNALED); // leaves 4 entries free
@@ -139,7 +140,8 @@ class StubSendChainTest {
                 assertEquals(4, e.postedRequests(), e.getMessage());
                 assertEquals(6, e.chainLength());
                 assertEquals(Errno.ENOMEM, e.errno(), e.getMessage());
-                assertTrue(e.getMessage().contains("request 4 refused, the 4 before it posted, none after it"),
+                assertTrue(
+                        e.getMessage().contains("request 4 refused, the 4 before it posted, none after it"),
                         e.getMessage());
                 int polled = 0;
                 List<Long> ids = new ArrayList<>();
@@ -151,7 +153,9 @@ class StubSendChainTest {
                     polled += n;
                 }
                 assertEquals(free, polled);
-                assertEquals(List.of(0L, 1L, 2L, 3L), ids.subList(ids.size() - 4, ids.size()),
+                assertEquals(
+                        List.of(0L, 1L, 2L, 3L),
+                        ids.subList(ids.size() - 4, ids.size()),
                         "the chain's first four, in order, and nothing of the two refused");
             }
         }
@@ -163,15 +167,16 @@ class StubSendChainTest {
         long[] before = StubProvider.callCounts();
         assertThrows(IllegalArgumentException.class, () -> new SendChain(0));
         assertThrows(IllegalArgumentException.class, () -> new SendChain(SendChain.MAX_REQUESTS + 1));
-        IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
-                () -> qp.postChain(new SendChain(2)));
+        IllegalArgumentException empty =
+                assertThrows(IllegalArgumentException.class, () -> qp.postChain(new SendChain(2)));
         assertTrue(empty.getMessage().contains("empty"), empty.getMessage());
         SendChain full = new SendChain(1).send(1, legacy.local, 0, 8, SendFlags.SIGNALED);
         assertThrows(IllegalStateException.class, () -> full.send(2, legacy.local, 0, 8, SendFlags.SIGNALED));
-        assertThrows(IllegalArgumentException.class,
-                () -> new SendChain(1).send(1, legacy.local, 0, 8, SendFlags.INLINE));
+        assertThrows(
+                IllegalArgumentException.class, () -> new SendChain(1).send(1, legacy.local, 0, 8, SendFlags.INLINE));
         assertThrows(IllegalArgumentException.class, () -> new SendChain(1).send(1, legacy.local, 0, 8, 1 << 20));
-        assertThrows(IndexOutOfBoundsException.class,
+        assertThrows(
+                IndexOutOfBoundsException.class,
                 () -> new SendChain(1).send(1, legacy.local, legacy.local.length() - 4, 8, SendFlags.SIGNALED));
         try (StubLoopback shallow = StubLoopback.open(false, 4)) {
             SendChain five = new SendChain(5);
@@ -179,14 +184,17 @@ class StubSendChainTest {
                 five.send(i, shallow.local, 0, 8, SendFlags.SIGNALED);
             }
             long[] b = StubProvider.callCounts();
-            IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
-                    () -> shallow.qp.postChain(five));
-            assertTrue(tooLong.getMessage().contains("exceeds") && tooLong.getMessage().contains("send queue of 4"),
+            IllegalArgumentException tooLong =
+                    assertThrows(IllegalArgumentException.class, () -> shallow.qp.postChain(five));
+            assertTrue(
+                    tooLong.getMessage().contains("exceeds")
+                            && tooLong.getMessage().contains("send queue of 4"),
                     tooLong.getMessage());
             assertEquals(b[0], StubProvider.callCounts()[0], "nothing posted");
             // a region closed after it was added: refused at the post, nothing posted
             MemoryRegion gone = shallow.pd.allocate(64, Set.of(Access.LOCAL_WRITE));
-            SendChain withGone = new SendChain(2).send(1, shallow.local, 0, 8, SendFlags.SIGNALED)
+            SendChain withGone = new SendChain(2)
+                    .send(1, shallow.local, 0, 8, SendFlags.SIGNALED)
                     .send(2, gone, 0, 8, SendFlags.SIGNALED);
             gone.close();
             assertThrows(IllegalStateException.class, () -> shallow.qp.postChain(withGone));
@@ -226,16 +234,16 @@ class StubSendChainTest {
                 long before = THREADS.getCurrentThreadAllocatedBytes();
                 chainRounds(l, chain, wc, rounds);
                 long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-                System.out.printf("[allocation] chains of 4 on the %s path: %d B over %,d chains%n", l.path,
-                        allocated, rounds);
-                assertTrue(allocated <= StubDataPathAllocationTest.HARNESS_BOUND, allocated + " B over " + rounds
-                        + " chains");
+                System.out.printf(
+                        "[allocation] chains of 4 on the %s path: %d B over %,d chains%n", l.path, allocated, rounds);
+                assertTrue(
+                        allocated <= StubDataPathAllocationTest.HARNESS_BOUND,
+                        allocated + " B over " + rounds + " chains");
             }
         });
     }
 
-    private static void chainRounds(StubLoopback l, SendChain chain, WorkCompletions wc, int n)
-            throws RdmaException {
+    private static void chainRounds(StubLoopback l, SendChain chain, WorkCompletions wc, int n) throws RdmaException {
         for (int i = 0; i < n; i++) {
             l.qp.postChain(reply(l, chain, 4L * i));
             if (l.cq.poll(wc) != 1 || wc.wrId(0) != 4L * i + 3 || !wc.isSuccess(0)) {

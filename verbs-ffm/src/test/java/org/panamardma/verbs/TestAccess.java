@@ -10,6 +10,6 @@ public final class TestAccess {
     private TestAccess() {}
 
     /** Local write, remote read, remote write, remote atomic. */
-    public static final Set<Access> ALL_REMOTE = Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE,
-            Access.REMOTE_ATOMIC);
+    public static final Set<Access> ALL_REMOTE =
+            Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
 }

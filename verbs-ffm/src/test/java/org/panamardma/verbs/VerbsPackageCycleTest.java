@@ -46,9 +46,15 @@ class VerbsPackageCycleTest {
     private static final Pattern TYPE_IN_DESCRIPTOR = Pattern.compile("L(" + ROOT + "[\\w/$]*);");
     /** The one known cycle (see above): exactly these packages, and its edges only from these classes. */
     private static final Set<String> KNOWN_CYCLE = Set.of(ROOT, ROOT + "/internal");
+
     private static final Set<String> KNOWN_CYCLE_CLASSES = Set.of(
-            ROOT + "/CompletionChannel", ROOT + "/AsyncEventMonitor", ROOT + "/Context", ROOT + "/VerbsAccessImpl",
-            ROOT + "/internal/ReadableFd", ROOT + "/internal/VerbsAccess", ROOT + "/internal/VerbsAccessHolder",
+            ROOT + "/CompletionChannel",
+            ROOT + "/AsyncEventMonitor",
+            ROOT + "/Context",
+            ROOT + "/VerbsAccessImpl",
+            ROOT + "/internal/ReadableFd",
+            ROOT + "/internal/VerbsAccess",
+            ROOT + "/internal/VerbsAccessHolder",
             ROOT + "/internal/VerbsAccessHolder$Installed");
 
     /** Package -> package it depends on -> the classes of the first that name the second. */
@@ -68,7 +74,8 @@ class VerbsPackageCycleTest {
                 for (String used : referencedClasses(model)) {
                     String to = packageOf(used);
                     if (to.startsWith(ROOT) && !to.equals(from)) {
-                        graph.computeIfAbsent(from, k -> new TreeMap<>()).computeIfAbsent(to, k -> new TreeSet<>())
+                        graph.computeIfAbsent(from, k -> new TreeMap<>())
+                                .computeIfAbsent(to, k -> new TreeSet<>())
                                 .add(self);
                     }
                 }
@@ -116,9 +123,14 @@ class VerbsPackageCycleTest {
         return found;
     }
 
-    private static void connect(String v, Map<String, ? extends Map<String, ?>> graph, Map<String, Integer> index,
-                                Map<String, Integer> low, Deque<String> stack, Set<String> onStack,
-                                List<Set<String>> found) {
+    private static void connect(
+            String v,
+            Map<String, ? extends Map<String, ?>> graph,
+            Map<String, Integer> index,
+            Map<String, Integer> low,
+            Deque<String> stack,
+            Set<String> onStack,
+            List<Set<String>> found) {
         index.put(v, index.size());
         low.put(v, index.get(v));
         stack.push(v);
@@ -149,8 +161,15 @@ class VerbsPackageCycleTest {
     @Test
     void theFinderFindsACycle() {
         // the check must be able to fail: a three-package ring like the one this test was written against
-        Map<String, Map<String, Set<String>>> ring = Map.of("a", Map.of("b", Set.of()), "b", Map.of("c", Set.of()),
-                "c", Map.of("a", Set.of()), "d", Map.of("a", Set.of()));
+        Map<String, Map<String, Set<String>>> ring = Map.of(
+                "a",
+                Map.of("b", Set.of()),
+                "b",
+                Map.of("c", Set.of()),
+                "c",
+                Map.of("a", Set.of()),
+                "d",
+                Map.of("a", Set.of()));
         assertEquals(List.of(Set.of("a", "b", "c")), cycles(ring));
         assertEquals(List.of(), cycles(Map.of("a", Map.of("b", Set.of()), "b", Map.of("c", Set.of()))));
     }
@@ -166,8 +185,10 @@ class VerbsPackageCycleTest {
         for (String from : KNOWN_CYCLE) {
             for (String to : KNOWN_CYCLE) {
                 for (String cls : graph.getOrDefault(from, Map.of()).getOrDefault(to, Set.of())) {
-                    assertTrue(KNOWN_CYCLE_CLASSES.contains(cls), cls + " joins the known cycle "
-                            + KNOWN_CYCLE + " (it names " + to + "): " + describe(KNOWN_CYCLE, graph));
+                    assertTrue(
+                            KNOWN_CYCLE_CLASSES.contains(cls),
+                            cls + " joins the known cycle " + KNOWN_CYCLE + " (it names " + to + "): "
+                                    + describe(KNOWN_CYCLE, graph));
                 }
             }
         }
@@ -177,7 +198,9 @@ class VerbsPackageCycleTest {
     void nothingBelowCmNamesIt() throws IOException {
         Map<String, Map<String, Set<String>>> graph = packageGraph();
         for (String below : List.of(ROOT, ROOT + "/internal", ROOT + "/ffi")) {
-            assertEquals(Set.of(), graph.getOrDefault(below, Map.of()).getOrDefault(ROOT + "/cm", Set.of()),
+            assertEquals(
+                    Set.of(),
+                    graph.getOrDefault(below, Map.of()).getOrDefault(ROOT + "/cm", Set.of()),
                     below + " names the cm package above it");
         }
     }
@@ -187,7 +210,12 @@ class VerbsPackageCycleTest {
         for (String from : cycle) {
             graph.getOrDefault(from, Map.of()).forEach((to, classes) -> {
                 if (cycle.contains(to)) {
-                    b.append("\n  ").append(from).append(" -> ").append(to).append(" by ").append(classes);
+                    b.append("\n  ")
+                            .append(from)
+                            .append(" -> ")
+                            .append(to)
+                            .append(" by ")
+                            .append(classes);
                 }
             });
         }

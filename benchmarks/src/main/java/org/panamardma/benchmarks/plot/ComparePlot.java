@@ -31,8 +31,14 @@ public final class ComparePlot {
     record Pair(String label, double a, double b) {}
 
     /** One chart: what is compared, in which unit, whether lower is better, and the ratio shown (b over a). */
-    record Panel(String title, String unit, boolean lowerIsBetter, String seriesA, String seriesB, String ratio,
-                 List<Pair> pairs) {}
+    record Panel(
+            String title,
+            String unit,
+            boolean lowerIsBetter,
+            String seriesA,
+            String seriesB,
+            String ratio,
+            List<Pair> pairs) {}
 
     public static void main(String[] args) throws IOException {
         if (args.length < 3) {
@@ -87,16 +93,31 @@ public final class ComparePlot {
         Map<String, List<Pair>> byTest = new LinkedHashMap<>();
         for (Map<String, String> r : rows) {
             boolean bandwidth = r.get("test").endsWith("_bw");
-            byTest.computeIfAbsent(r.get("test"), t -> new ArrayList<>()).add(new Pair(size(r.get("size")),
-                    number(r.get(bandwidth ? "c_bw_MBps" : "c_p50_us")),
-                    number(r.get(bandwidth ? "java_bw_MBps" : "java_p50_us"))));
+            byTest.computeIfAbsent(r.get("test"), t -> new ArrayList<>())
+                    .add(new Pair(
+                            size(r.get("size")),
+                            number(r.get(bandwidth ? "c_bw_MBps" : "c_p50_us")),
+                            number(r.get(bandwidth ? "java_bw_MBps" : "java_p50_us"))));
         }
         List<Panel> panels = new ArrayList<>();
-        byTest.forEach((test, pairs) -> panels.add(test.endsWith("_bw")
-                ? new Panel(test + ": bandwidth by message size", "MB/s", false, "perftest (C)", "rdma-tool (Java)",
-                        "Java/C", pairs)
-                : new Panel(test + ": p50 latency by message size", "µs", true, "perftest (C)", "rdma-tool (Java)",
-                        "Java/C", pairs)));
+        byTest.forEach((test, pairs) -> panels.add(
+                test.endsWith("_bw")
+                        ? new Panel(
+                                test + ": bandwidth by message size",
+                                "MB/s",
+                                false,
+                                "perftest (C)",
+                                "rdma-tool (Java)",
+                                "Java/C",
+                                pairs)
+                        : new Panel(
+                                test + ": p50 latency by message size",
+                                "µs",
+                                true,
+                                "perftest (C)",
+                                "rdma-tool (Java)",
+                                "Java/C",
+                                pairs)));
         return panels;
     }
 
@@ -104,22 +125,33 @@ public final class ComparePlot {
         List<Pair> latency = new ArrayList<>();
         List<Pair> throughput = new ArrayList<>();
         for (Map<String, String> r : rows) {
-            Pair p = new Pair(switch (r.get("test")) {
-                case "rpc_null" -> "NULL " + r.get("stat");
-                case "rpc_null_busy" -> "NULL " + r.get("stat") + ", busy poll";
-                default -> r.get("test").startsWith("nfs_") ? ioLabel(r.get("test")) : r.get("test") + " "
-                        + r.get("stat");
-            }, number(r.get("tcp")), number(r.get("rdma")));
+            Pair p = new Pair(
+                    switch (r.get("test")) {
+                        case "rpc_null" -> "NULL " + r.get("stat");
+                        case "rpc_null_busy" -> "NULL " + r.get("stat") + ", busy poll";
+                        default ->
+                            r.get("test").startsWith("nfs_")
+                                    ? ioLabel(r.get("test"))
+                                    : r.get("test") + " " + r.get("stat");
+                    },
+                    number(r.get("tcp")),
+                    number(r.get("rdma")));
             (r.get("stat").equals("bw") ? throughput : latency).add(p);
         }
         List<Panel> panels = new ArrayList<>();
         if (!latency.isEmpty()) {
-            panels.add(new Panel("NFSv3 against knfsd: NULL round trip", "µs", true, "TCP", "RPC-over-RDMA",
-                    "RDMA/TCP", latency));
+            panels.add(new Panel(
+                    "NFSv3 against knfsd: NULL round trip", "µs", true, "TCP", "RPC-over-RDMA", "RDMA/TCP", latency));
         }
         if (!throughput.isEmpty()) {
-            panels.add(new Panel("NFSv3 against knfsd: a file in calls of 256 KiB", "MB/s", false, "TCP",
-                    "RPC-over-RDMA", "RDMA/TCP", throughput));
+            panels.add(new Panel(
+                    "NFSv3 against knfsd: a file in calls of 256 KiB",
+                    "MB/s",
+                    false,
+                    "TCP",
+                    "RPC-over-RDMA",
+                    "RDMA/TCP",
+                    throughput));
         }
         return panels;
     }
@@ -134,11 +166,19 @@ public final class ComparePlot {
     private static List<Panel> knfs(List<Map<String, String>> rows) {
         List<Pair> pairs = new ArrayList<>();
         for (Map<String, String> r : rows) {
-            pairs.add(new Pair(r.get("op").toUpperCase(Locale.ROOT) + " " + r.get("device") + " "
-                    + size(r.get("block")), number(r.get("knfsd_MBps")), number(r.get("java_MBps"))));
+            pairs.add(new Pair(
+                    r.get("op").toUpperCase(Locale.ROOT) + " " + r.get("device") + " " + size(r.get("block")),
+                    number(r.get("knfsd_MBps")),
+                    number(r.get("java_MBps"))));
         }
-        return List.of(new Panel("Linux NFS client over RDMA, dd direct I/O", "MB/s", false, "knfsd",
-                "Java NFS server", "Java/knfsd", pairs));
+        return List.of(new Panel(
+                "Linux NFS client over RDMA, dd direct I/O",
+                "MB/s",
+                false,
+                "knfsd",
+                "Java NFS server",
+                "Java/knfsd",
+                pairs));
     }
 
     /** oncrpc4j's TCP (its own client) and the bridge over RDMA; the table's third column (our TCP client) stays there. */
@@ -157,17 +197,32 @@ public final class ComparePlot {
             if (bw && !r.get("size").isBlank()) {
                 size = size(r.get("size"));
             }
-            (bw ? throughput : latency).add(new Pair(bw ? op : op + " " + r.get("stat"),
-                    number(r.get("oncrpc4j_tcp")), number(r.get("bridge_rdma"))));
+            (bw ? throughput : latency)
+                    .add(new Pair(
+                            bw ? op : op + " " + r.get("stat"),
+                            number(r.get("oncrpc4j_tcp")),
+                            number(r.get("bridge_rdma"))));
         }
         List<Panel> panels = new ArrayList<>();
         if (!latency.isEmpty()) {
-            panels.add(new Panel("An oncrpc4j service: NULL round trip", "µs", true, "oncrpc4j TCP",
-                    "bridge over RDMA", "RDMA/TCP", latency));
+            panels.add(new Panel(
+                    "An oncrpc4j service: NULL round trip",
+                    "µs",
+                    true,
+                    "oncrpc4j TCP",
+                    "bridge over RDMA",
+                    "RDMA/TCP",
+                    latency));
         }
         if (!throughput.isEmpty()) {
-            panels.add(new Panel("An oncrpc4j service: " + (size == null ? "" : size + " ") + "GET and PUT, one at a time",
-                    "MB/s", false, "oncrpc4j TCP", "bridge over RDMA", "RDMA/TCP", throughput));
+            panels.add(new Panel(
+                    "An oncrpc4j service: " + (size == null ? "" : size + " ") + "GET and PUT, one at a time",
+                    "MB/s",
+                    false,
+                    "oncrpc4j TCP",
+                    "bridge over RDMA",
+                    "RDMA/TCP",
+                    throughput));
         }
         return panels;
     }
@@ -188,8 +243,8 @@ public final class ComparePlot {
     // ---- drawing ------------------------------------------------------------------------------------------------
 
     private static final int WIDTH = 960;
-    private static final int LABEL = 150;      // left column: the pair's label
-    private static final int PLOT = 600;       // bar area
+    private static final int LABEL = 150; // left column: the pair's label
+    private static final int PLOT = 600; // bar area
     private static final int BAR = 11;
     private static final int PAIR_GAP = 9;
     private static final String COLOR_A = "#4e79a7";
@@ -210,8 +265,14 @@ public final class ComparePlot {
         }
         StringBuilder out = new StringBuilder();
         out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        out.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                + "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n", WIDTH, y, WIDTH, y));
+        out.append(String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                        + "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n",
+                WIDTH,
+                y,
+                WIDTH,
+                y));
         out.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, y));
         out.append(body);
         out.append("</svg>\n");
@@ -219,12 +280,14 @@ public final class ComparePlot {
     }
 
     private static int panel(StringBuilder out, Panel p, int top) {
-        out.append(text(12, top + 14, p.title() + " (" + p.unit() + ", " + (p.lowerIsBetter() ? "lower" : "higher")
-                + " is better)", "font-weight=\"bold\""));
+        out.append(text(
+                12,
+                top + 14,
+                p.title() + " (" + p.unit() + ", " + (p.lowerIsBetter() ? "lower" : "higher") + " is better)",
+                "font-weight=\"bold\""));
         int legend = LABEL + PLOT - 170;
         out.append(rect(legend, top + 4, 10, 10, COLOR_A)).append(text(legend + 14, top + 13, p.seriesA(), ""));
-        out.append(rect(legend + 120, top + 4, 10, 10, COLOR_B))
-                .append(text(legend + 134, top + 13, p.seriesB(), ""));
+        out.append(rect(legend + 120, top + 4, 10, 10, COLOR_B)).append(text(legend + 134, top + 13, p.seriesB(), ""));
         double max = 0;
         for (Pair pair : p.pairs()) {
             max = Math.max(max, Math.max(finite(pair.a()), finite(pair.b())));
@@ -236,8 +299,13 @@ public final class ComparePlot {
         for (int i = 0; i <= 5; i++) {
             double v = scaleMax * i / 5;
             int x = LABEL + (int) Math.round(PLOT * (double) i / 5);
-            out.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>%n",
-                    x, plotTop - 2, x, plotTop + height));
+            out.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>%n",
+                    x,
+                    plotTop - 2,
+                    x,
+                    plotTop + height));
             out.append(text(x, plotTop + height + 13, tick(v), "text-anchor=\"middle\" fill=\"#555\""));
         }
         int y = plotTop;
@@ -246,8 +314,11 @@ public final class ComparePlot {
             bar(out, pair.a(), scaleMax, y, COLOR_A);
             bar(out, pair.b(), scaleMax, y + BAR, COLOR_B);
             if (pair.a() > 0 && pair.b() >= 0) {
-                out.append(text(LABEL + PLOT + 24, y + BAR + 4, String.format(Locale.ROOT, "%s %.2f", p.ratio(),
-                        pair.b() / pair.a()), "fill=\"#333\""));
+                out.append(text(
+                        LABEL + PLOT + 24,
+                        y + BAR + 4,
+                        String.format(Locale.ROOT, "%s %.2f", p.ratio(), pair.b() / pair.a()),
+                        "fill=\"#333\""));
             }
             y += 2 * BAR + PAIR_GAP;
         }
@@ -281,7 +352,9 @@ public final class ComparePlot {
 
     /** A scale's number: no trailing zeros (0.5, 2.5, 40). */
     static String tick(double v) {
-        return java.math.BigDecimal.valueOf(v).round(new java.math.MathContext(6)).stripTrailingZeros()
+        return java.math.BigDecimal.valueOf(v)
+                .round(new java.math.MathContext(6))
+                .stripTrailingZeros()
                 .toPlainString();
     }
 
@@ -314,13 +387,18 @@ public final class ComparePlot {
     }
 
     private static String rect(int x, int y, int w, int h, String color) {
-        return String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n",
-                x, y, w, h, color);
+        return String.format(
+                Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n", x, y, w, h, color);
     }
 
     private static String text(int x, int y, String s, String attributes) {
-        return String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\"%s>%s</text>%n", x, y,
-                attributes.isEmpty() ? "" : " " + attributes, escape(s));
+        return String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\"%s>%s</text>%n",
+                x,
+                y,
+                attributes.isEmpty() ? "" : " " + attributes,
+                escape(s));
     }
 
     static String escape(String s) {

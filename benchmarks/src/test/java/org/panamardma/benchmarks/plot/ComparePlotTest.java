@@ -18,11 +18,15 @@ import org.w3c.dom.NodeList;
 class ComparePlotTest {
     private static final Path RESULTS = Path.of("results");
     /** The committed figures behind the README's tables, in the order perftest-compare.sh passes them. */
-    static final List<String> RESULT_FILES = List.of("perftest-compare.csv", "perftest-compare-rpc.csv",
-            "perftest-compare-knfs.csv", "perftest-compare-bridge.csv");
+    static final List<String> RESULT_FILES = List.of(
+            "perftest-compare.csv",
+            "perftest-compare-rpc.csv",
+            "perftest-compare-knfs.csv",
+            "perftest-compare-bridge.csv");
 
     static Document parse(String svg) throws Exception {
-        return DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        return DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
                 .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
     }
 
@@ -34,9 +38,11 @@ class ComparePlotTest {
                 "read_lat,512,1000,,1449.0,,,8655.41,,,,",
                 "write_bw,65536,5000,,,,,,,22.01,27.55,1.25");
         List<ComparePlot.Panel> panels = ComparePlot.panels(csv);
-        assertEquals(List.of("send_lat", "read_lat", "write_bw"),
+        assertEquals(
+                List.of("send_lat", "read_lat", "write_bw"),
                 panels.stream().map(p -> p.title().split(":")[0]).toList());
-        assertEquals(new ComparePlot.Pair("8 B", 4000, 6000), panels.get(0).pairs().get(0));
+        assertEquals(
+                new ComparePlot.Pair("8 B", 4000, 6000), panels.get(0).pairs().get(0));
         assertTrue(Double.isNaN(panels.get(1).pairs().get(0).a()), "read_lat 512 has no C figure");
         String svg = ComparePlot.svg("a <caption> & more", panels);
         Document doc = parse(svg);
@@ -51,7 +57,9 @@ class ComparePlotTest {
         assertEquals("a <caption> & more", texts.get(0));
         assertTrue(texts.contains("Java/C 1.50"), texts.toString());
         assertTrue(texts.contains("Java/C 1.25"), texts.toString());
-        assertEquals(List.of("2.5", "40", "0.05"), List.of(ComparePlot.tick(2.5), ComparePlot.tick(40.0), ComparePlot.tick(0.05)));
+        assertEquals(
+                List.of("2.5", "40", "0.05"),
+                List.of(ComparePlot.tick(2.5), ComparePlot.tick(40.0), ComparePlot.tick(0.05)));
         assertTrue(texts.contains("no figure"), texts.toString());
         assertTrue(texts.contains("64 KiB"), texts.toString());
     }
@@ -64,9 +72,15 @@ class ComparePlotTest {
                 "bridge_null,p99,0,1000,90000,60000,0.67,95000",
                 "bridge_get,bw,1048576,32,4.5,9.0,2.00,5.0",
                 "bridge_put,bw,1048576,32,4.0,,,4.2"));
-        assertEquals(List.of("An oncrpc4j service: NULL round trip", "An oncrpc4j service: 1 MiB GET and PUT, one at a time"),
+        assertEquals(
+                List.of(
+                        "An oncrpc4j service: NULL round trip",
+                        "An oncrpc4j service: 1 MiB GET and PUT, one at a time"),
                 panels.stream().map(ComparePlot.Panel::title).toList());
-        assertEquals(List.of(new ComparePlot.Pair("NULL p50", 20000.5, 15000.25), new ComparePlot.Pair("NULL p99", 90000, 60000)),
+        assertEquals(
+                List.of(
+                        new ComparePlot.Pair("NULL p50", 20000.5, 15000.25),
+                        new ComparePlot.Pair("NULL p99", 90000, 60000)),
                 panels.get(0).pairs());
         assertEquals("GET", panels.get(1).pairs().get(0).label());
         assertTrue(Double.isNaN(panels.get(1).pairs().get(1).b()), "PUT has no RDMA figure");
@@ -98,11 +112,16 @@ class ComparePlotTest {
         for (String f : RESULT_FILES) {
             panels.addAll(ComparePlot.panels(Files.readAllLines(RESULTS.resolve(f))));
         }
-        assertEquals(5 + 2 + 1 + 2, panels.size(),
+        assertEquals(
+                5 + 2 + 1 + 2,
+                panels.size(),
                 "perftest's five tests, RPC latency and throughput, kernel NFS, the oncrpc4j bridge's latency and throughput");
-        String expected = ComparePlot.svg(Files.readString(RESULTS.resolve("caption.txt")).strip(), panels);
+        String expected =
+                ComparePlot.svg(Files.readString(RESULTS.resolve("caption.txt")).strip(), panels);
         parse(expected);
-        assertEquals(expected, Files.readString(RESULTS.resolve("perftest-compare.svg")),
+        assertEquals(
+                expected,
+                Files.readString(RESULTS.resolve("perftest-compare.svg")),
                 "results/perftest-compare.svg is stale: redraw it (see this test's comment)");
     }
 }

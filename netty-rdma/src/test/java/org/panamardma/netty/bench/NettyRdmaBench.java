@@ -51,8 +51,13 @@ import org.panamardma.netty.RdmaServerChannel;
 public final class NettyRdmaBench {
     private NettyRdmaBench() {}
 
-    record Transport(String name, IoHandlerFactory io, Class<? extends Channel> client,
-                     Class<? extends ServerChannel> server, String serverHost, String clientHost) {}
+    record Transport(
+            String name,
+            IoHandlerFactory io,
+            Class<? extends Channel> client,
+            Class<? extends ServerChannel> server,
+            String serverHost,
+            String clientHost) {}
 
     @ChannelHandler.Sharable
     static final class Echo extends ChannelInboundHandlerAdapter {
@@ -126,8 +131,11 @@ public final class NettyRdmaBench {
     }
 
     static final MethodDescriptor<byte[], byte[]> UNARY = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Echo/Unary")
-            .setRequestMarshaller(Bytes.INSTANCE).setResponseMarshaller(Bytes.INSTANCE).build();
+            .setType(MethodDescriptor.MethodType.UNARY)
+            .setFullMethodName("bench.Echo/Unary")
+            .setRequestMarshaller(Bytes.INSTANCE)
+            .setResponseMarshaller(Bytes.INSTANCE)
+            .build();
 
     enum Bytes implements MethodDescriptor.Marshaller<byte[]> {
         INSTANCE;
@@ -151,15 +159,35 @@ public final class NettyRdmaBench {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         long throughputMiB = args.length > 1 ? Long.parseLong(args[1]) : 64;
         List<Transport> transports = new ArrayList<>();
-        transports.add(new Transport("rdma-rxe", RdmaIoHandler.newFactory(), RdmaChannel.class,
-                RdmaServerChannel.class, "10.77.0.2", "10.77.0.1"));
-        transports.add(new Transport("rdma-siw", RdmaIoHandler.newFactory(), RdmaChannel.class,
-                RdmaServerChannel.class, "10.77.1.2", "10.77.1.1"));
-        transports.add(new Transport("tcp-nio", NioIoHandler.newFactory(), NioSocketChannel.class,
-                NioServerSocketChannel.class, "10.77.0.2", "10.77.0.1"));
+        transports.add(new Transport(
+                "rdma-rxe",
+                RdmaIoHandler.newFactory(),
+                RdmaChannel.class,
+                RdmaServerChannel.class,
+                "10.77.0.2",
+                "10.77.0.1"));
+        transports.add(new Transport(
+                "rdma-siw",
+                RdmaIoHandler.newFactory(),
+                RdmaChannel.class,
+                RdmaServerChannel.class,
+                "10.77.1.2",
+                "10.77.1.1"));
+        transports.add(new Transport(
+                "tcp-nio",
+                NioIoHandler.newFactory(),
+                NioSocketChannel.class,
+                NioServerSocketChannel.class,
+                "10.77.0.2",
+                "10.77.0.1"));
         if (Epoll.isAvailable()) {
-            transports.add(new Transport("tcp-epoll", EpollIoHandler.newFactory(), EpollSocketChannel.class,
-                    EpollServerSocketChannel.class, "10.77.0.2", "10.77.0.1"));
+            transports.add(new Transport(
+                    "tcp-epoll",
+                    EpollIoHandler.newFactory(),
+                    EpollSocketChannel.class,
+                    EpollServerSocketChannel.class,
+                    "10.77.0.2",
+                    "10.77.0.1"));
         } else {
             System.out.println("epoll unavailable: " + Epoll.unavailabilityCause());
         }
@@ -172,28 +200,51 @@ public final class NettyRdmaBench {
             EventLoopGroup client = new MultiThreadIoEventLoopGroup(1, t.io);
             try {
                 InetSocketAddress addr = new InetSocketAddress(t.serverHost, port++);
-                Channel s = new ServerBootstrap().group(server).channel(t.server).childHandler(new Echo()).bind(addr)
-                        .sync().channel();
+                Channel s = new ServerBootstrap()
+                        .group(server)
+                        .channel(t.server)
+                        .childHandler(new Echo())
+                        .bind(addr)
+                        .sync()
+                        .channel();
                 for (int size : new int[] {64, 4096, 65536}) {
                     PingPong p = new PingPong(size, rounds);
-                    Channel c = new Bootstrap().group(client).channel(t.client).handler(p)
-                            .localAddress(new InetSocketAddress(t.clientHost, 0)).connect(addr).sync().channel();
+                    Channel c = new Bootstrap()
+                            .group(client)
+                            .channel(t.client)
+                            .handler(p)
+                            .localAddress(new InetSocketAddress(t.clientHost, 0))
+                            .connect(addr)
+                            .sync()
+                            .channel();
                     long[] samples = p.done.get(600, TimeUnit.SECONDS);
                     long[] measured = Arrays.copyOfRange(samples, samples.length / 2, samples.length); // 2nd half
                     Arrays.sort(measured);
                     r.put("rtt " + size + " B median us", measured[measured.length / 2] / 1000.0);
                     r.put("rtt " + size + " B p99 us", measured[(int) (measured.length * 0.99)] / 1000.0);
-                    System.out.printf("%s: rtt %d B median %.1f us%n", t.name, size, measured[measured.length / 2] / 1e3);
+                    System.out.printf(
+                            "%s: rtt %d B median %.1f us%n", t.name, size, measured[measured.length / 2] / 1e3);
                     c.close().sync();
                 }
                 s.close().sync();
                 // throughput: 1 MiB writes one way, the sink counts
                 Sink sink = new Sink();
                 InetSocketAddress tAddr = new InetSocketAddress(t.serverHost, port++);
-                Channel ts = new ServerBootstrap().group(server).channel(t.server).childHandler(sink).bind(tAddr)
-                        .sync().channel();
-                Channel tc = new Bootstrap().group(client).channel(t.client).handler(new ChannelInboundHandlerAdapter())
-                        .localAddress(new InetSocketAddress(t.clientHost, 0)).connect(tAddr).sync().channel();
+                Channel ts = new ServerBootstrap()
+                        .group(server)
+                        .channel(t.server)
+                        .childHandler(sink)
+                        .bind(tAddr)
+                        .sync()
+                        .channel();
+                Channel tc = new Bootstrap()
+                        .group(client)
+                        .channel(t.client)
+                        .handler(new ChannelInboundHandlerAdapter())
+                        .localAddress(new InetSocketAddress(t.clientHost, 0))
+                        .connect(tAddr)
+                        .sync()
+                        .channel();
                 double best = 0;
                 for (int run = 0; run < 3; run++) {
                     long total = throughputMiB << 20;
@@ -211,19 +262,28 @@ public final class NettyRdmaBench {
                 ts.close().sync();
                 // gRPC unary, 64 B
                 InetSocketAddress gAddr = new InetSocketAddress(t.serverHost, port++);
-                Server g = NettyServerBuilder.forAddress(gAddr).channelType(t.server).bossEventLoopGroup(server)
-                        .workerEventLoopGroup(server).addService(ServerServiceDefinition.builder("bench.Echo")
+                Server g = NettyServerBuilder.forAddress(gAddr)
+                        .channelType(t.server)
+                        .bossEventLoopGroup(server)
+                        .workerEventLoopGroup(server)
+                        .addService(ServerServiceDefinition.builder("bench.Echo")
                                 .addMethod(UNARY, ServerCalls.asyncUnaryCall((req, out) -> {
                                     out.onNext(req);
                                     out.onCompleted();
-                                })).build()).build().start();
-                ManagedChannel ch = NettyChannelBuilder.forAddress(gAddr).channelType(t.client)
-                        .eventLoopGroup(client).usePlaintext().build();
+                                }))
+                                .build())
+                        .build()
+                        .start();
+                ManagedChannel ch = NettyChannelBuilder.forAddress(gAddr)
+                        .channelType(t.client)
+                        .eventLoopGroup(client)
+                        .usePlaintext()
+                        .build();
                 long[] calls = new long[rounds];
                 for (int i = 0; i < rounds; i++) {
                     long t0 = System.nanoTime();
-                    ClientCalls.blockingUnaryCall(ch, UNARY, CallOptions.DEFAULT.withDeadlineAfter(60,
-                            TimeUnit.SECONDS), new byte[64]);
+                    ClientCalls.blockingUnaryCall(
+                            ch, UNARY, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS), new byte[64]);
                     calls[i] = System.nanoTime() - t0;
                 }
                 long[] measured = Arrays.copyOfRange(calls, rounds / 2, rounds);
@@ -272,8 +332,14 @@ public final class NettyRdmaBench {
             }
         }
         b.append('\n').append("|---|");
-        b.append("---|".repeat(names.size() + (int) (names.stream().filter(n -> n.startsWith("rdma")).count()
-                * names.stream().filter(n -> n.startsWith("tcp")).count())));
+        b.append("---|"
+                .repeat(names.size()
+                        + (int) (names.stream()
+                                        .filter(n -> n.startsWith("rdma"))
+                                        .count()
+                                * names.stream()
+                                        .filter(n -> n.startsWith("tcp"))
+                                        .count())));
         for (String row : rows) {
             b.append("\n| ").append(row).append(" |");
             for (String n : names) {
@@ -283,7 +349,9 @@ public final class NettyRdmaBench {
                 if (n.startsWith("rdma")) {
                     for (String tcp : names) {
                         if (tcp.startsWith("tcp")) {
-                            b.append(String.format(" %.2f |", results.get(n).get(row) / results.get(tcp).get(row)));
+                            b.append(String.format(
+                                    " %.2f |",
+                                    results.get(n).get(row) / results.get(tcp).get(row)));
                         }
                     }
                 }

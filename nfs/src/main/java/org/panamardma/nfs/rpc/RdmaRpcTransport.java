@@ -55,9 +55,20 @@ public final class RdmaRpcTransport implements RpcTransport {
     }
 
     @Override
-    public <T> T call(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
-                      ReplyReader<T> results, Duration timeout) throws IOException, InterruptedException {
-        return decode(program, version, procedure, results,
+    public <T> T call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            ReplyReader<T> results,
+            Duration timeout)
+            throws IOException, InterruptedException {
+        return decode(
+                program,
+                version,
+                procedure,
+                results,
                 await(callAsync(program, version, procedure, credential, arguments, results, timeout), timeout));
     }
 
@@ -65,13 +76,18 @@ public final class RdmaRpcTransport implements RpcTransport {
      * Sends a call without waiting; {@link #decode} its reply after. For many concurrent calls from one thread
      * (the credit window queues those beyond the server's grant).
      */
-    public <T> CompletableFuture<RpcRdmaReply> callAsync(int program, int version, int procedure,
-                                                         OpaqueAuth credential, XdrEncodable arguments,
-                                                         ReplyReader<T> results, Duration timeout) {
+    public <T> CompletableFuture<RpcRdmaReply> callAsync(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            ReplyReader<T> results,
+            Duration timeout) {
         Objects.requireNonNull(results, "results");
         MemorySegment target = results.placementTarget();
-        ReplyExpectation expectation = new ReplyExpectation(results.maxResultsSize(),
-                target == null ? List.of() : List.of(target));
+        ReplyExpectation expectation =
+                new ReplyExpectation(results.maxResultsSize(), target == null ? List.of() : List.of(target));
         return client.call(program, version, procedure, credential, arguments, expectation, timeout);
     }
 
@@ -106,14 +122,17 @@ public final class RdmaRpcTransport implements RpcTransport {
             throw new RpcReplyException(reply.header(), call);
         }
         List<RpcRdmaReply.Placement> placements = reply.placements();
-        ReplyPlacement placement = placements.isEmpty() || !placements.getFirst().writeChunk()
-                ? ReplyPlacement.INLINE
-                : placed(placements.getFirst());
+        ReplyPlacement placement =
+                placements.isEmpty() || !placements.getFirst().writeChunk()
+                        ? ReplyPlacement.INLINE
+                        : placed(placements.getFirst());
         XdrDecoder in = reply.resultsDecoder();
         try {
             T value = results.read(in, placement);
             if (!in.atEnd()) {
-                throw new XdrException(XdrException.Reason.INVALID_VALUE, in.position(),
+                throw new XdrException(
+                        XdrException.Reason.INVALID_VALUE,
+                        in.position(),
                         in.remaining() + " bytes left after the results");
             }
             return value;
@@ -131,8 +150,10 @@ public final class RdmaRpcTransport implements RpcTransport {
             long at = in.position();
             int length = in.getLength(maxLength, "placed data");
             if (length > p.length()) {
-                throw new XdrException(XdrException.Reason.INVALID_VALUE, at, "length word " + length
-                        + " exceeds the " + p.length() + " bytes written to the Write chunk");
+                throw new XdrException(
+                        XdrException.Reason.INVALID_VALUE,
+                        at,
+                        "length word " + length + " exceeds the " + p.length() + " bytes written to the Write chunk");
             }
             return p.target().asSlice(0, length);
         };
@@ -140,8 +161,10 @@ public final class RdmaRpcTransport implements RpcTransport {
 
     @Override
     public String peer() {
-        return "rdma:" + client.peerAddress().map(a -> a.getAddress().getHostAddress() + ":" + a.getPort())
-                .orElse("?") + " on " + client.deviceName();
+        return "rdma:"
+                + client.peerAddress()
+                        .map(a -> a.getAddress().getHostAddress() + ":" + a.getPort())
+                        .orElse("?") + " on " + client.deviceName();
     }
 
     @Override

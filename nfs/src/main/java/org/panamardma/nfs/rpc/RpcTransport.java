@@ -42,8 +42,15 @@ public interface RpcTransport extends AutoCloseable {
      *                     {@link org.panamardma.oncrpc.tcp.RpcException} and its subclasses)
      * @throws InterruptedException if interrupted while waiting
      */
-    <T> T call(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
-               ReplyReader<T> results, Duration timeout) throws IOException, InterruptedException;
+    <T> T call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            ReplyReader<T> results,
+            Duration timeout)
+            throws IOException, InterruptedException;
 
     /** @return the server, for messages (host and port, or a device and address) */
     String peer();

@@ -35,6 +35,7 @@ public final class TcpRpcTransport implements RpcTransport {
 
     /** The reserved ports Linux's client binds ({@code xprt_min_resvport} .. {@code xprt_max_resvport}). */
     private static final int RESERVED_LOW = 665;
+
     private static final int RESERVED_HIGH = 1023;
 
     /**
@@ -53,13 +54,13 @@ public final class TcpRpcTransport implements RpcTransport {
     /**
      * {@link #connectFromReservedPort(InetSocketAddress, int)} from a given local address ({@code null}: any).
      */
-    public static TcpRpcTransport connectFromReservedPort(InetSocketAddress server, java.net.InetAddress local,
-                                                          int maxRecordSize) throws IOException {
+    public static TcpRpcTransport connectFromReservedPort(
+            InetSocketAddress server, java.net.InetAddress local, int maxRecordSize) throws IOException {
         IOException last = null;
         for (int port = RESERVED_HIGH; port >= RESERVED_LOW; port--) {
             try {
-                return new TcpRpcTransport(TcpRpcClient.connect(server, new InetSocketAddress(local, port),
-                        maxRecordSize));
+                return new TcpRpcTransport(
+                        TcpRpcClient.connect(server, new InetSocketAddress(local, port), maxRecordSize));
             } catch (java.net.BindException e) {
                 last = e;
                 if (e.getMessage() != null && e.getMessage().contains("ermission")) {
@@ -82,19 +83,29 @@ public final class TcpRpcTransport implements RpcTransport {
     }
 
     @Override
-    public <T> T call(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
-                      ReplyReader<T> results, Duration timeout) throws IOException, InterruptedException {
+    public <T> T call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            ReplyReader<T> results,
+            Duration timeout)
+            throws IOException, InterruptedException {
         Objects.requireNonNull(results, "results");
         // TcpRpcClient decodes on its reader thread; take the results undecoded (a slice of the reply's private
         // copy) and decode them here, on the caller's thread, which may own the READ target (a confined arena)
-        MemorySegment reply = client.invoke(program, version, procedure, credential, arguments, XdrDecoder::rest,
-                timeout);
+        MemorySegment reply =
+                client.invoke(program, version, procedure, credential, arguments, XdrDecoder::rest, timeout);
         try {
             return results.read(new XdrDecoder(reply), ReplyPlacement.INLINE);
         } catch (RuntimeException e) {
-            throw new RpcException("the results of call " + Integer.toUnsignedString(program) + "."
-                    + Integer.toUnsignedString(version) + "." + Integer.toUnsignedString(procedure) + " to " + peer()
-                    + " do not decode: " + e.getMessage(), e);
+            throw new RpcException(
+                    "the results of call " + Integer.toUnsignedString(program) + "."
+                            + Integer.toUnsignedString(version) + "." + Integer.toUnsignedString(procedure) + " to "
+                            + peer()
+                            + " do not decode: " + e.getMessage(),
+                    e);
         }
     }
 

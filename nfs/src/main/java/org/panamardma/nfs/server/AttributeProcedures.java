@@ -41,7 +41,8 @@ final class AttributeProcedures extends ProcedureBase {
     XdrEncodable setattr(SetattrArgs a, Caller c) throws NfsError, PosixException {
         try (ExportFs.Node n = fs.resolve(a.object())) {
             Stat before = fs.stat(n);
-            if (a.guard() != null && !Stat.time(before.ctimeSec(), before.ctimeNsec()).equals(a.guard())) {
+            if (a.guard() != null
+                    && !Stat.time(before.ctimeSec(), before.ctimeNsec()).equals(a.guard())) {
                 WccData w = wcc(before, attributes(before));
                 return out -> {
                     out.putInt(NfsStat3.NFS3ERR_NOT_SYNC.code());
@@ -79,8 +80,8 @@ final class AttributeProcedures extends ProcedureBase {
             }
         }
         if (a.uid() != null || a.gid() != null) {
-            Posix.fchownat(n.fd(), "", a.uid() == null ? -1 : a.uid(), a.gid() == null ? -1 : a.gid(),
-                    Posix.AT_EMPTY_PATH);
+            Posix.fchownat(
+                    n.fd(), "", a.uid() == null ? -1 : a.uid(), a.gid() == null ? -1 : a.gid(), Posix.AT_EMPTY_PATH);
         }
         if (a.mode() != null) {
             Posix.fchmodat(Posix.AT_FDCWD, Posix.procPath(n.fd()), c.permittedMode(a.mode()) & 07777, 0);
@@ -98,7 +99,8 @@ final class AttributeProcedures extends ProcedureBase {
     private static long[] utime(Sattr3.SetTime t) {
         return switch (t.how()) {
             case Sattr3.SetTime.SET_TO_SERVER_TIME -> new long[] {0, Posix.UTIME_NOW};
-            case Sattr3.SetTime.SET_TO_CLIENT_TIME -> new long[] {t.time().seconds(), t.time().nanoseconds()};
+            case Sattr3.SetTime.SET_TO_CLIENT_TIME ->
+                new long[] {t.time().seconds(), t.time().nanoseconds()};
             default -> new long[] {0, Posix.UTIME_OMIT};
         };
     }
@@ -129,18 +131,31 @@ final class AttributeProcedures extends ProcedureBase {
             return out -> {
                 ok(out);
                 Fattr3.encodePostOp(out, attrs);
-                out.putUnsignedHyper(v.blocks() * v.blockSize()).putUnsignedHyper(v.free() * v.blockSize())
-                        .putUnsignedHyper(v.available() * v.blockSize()).putUnsignedHyper(v.files())
-                        .putUnsignedHyper(v.freeFiles()).putUnsignedHyper(v.availableFiles()).putInt(0);
+                out.putUnsignedHyper(v.blocks() * v.blockSize())
+                        .putUnsignedHyper(v.free() * v.blockSize())
+                        .putUnsignedHyper(v.available() * v.blockSize())
+                        .putUnsignedHyper(v.files())
+                        .putUnsignedHyper(v.freeFiles())
+                        .putUnsignedHyper(v.availableFiles())
+                        .putInt(0);
             };
         }
     }
 
     /** The FSINFO answer (section 3.3.19) for attributes {@code attrs}. */
     static FsInfo fsinfo(Fattr3 attrs) {
-        return new FsInfo(attrs, MAX_IO, MAX_IO, 4096, MAX_IO, MAX_IO, 4096, MAX_DIR_REPLY, Long.MAX_VALUE,
-                new NfsTime3(0, 1), FsInfo.FSF3_LINK | FsInfo.FSF3_SYMLINK | FsInfo.FSF3_HOMOGENEOUS
-                | FsInfo.FSF3_CANSETTIME);
+        return new FsInfo(
+                attrs,
+                MAX_IO,
+                MAX_IO,
+                4096,
+                MAX_IO,
+                MAX_IO,
+                4096,
+                MAX_DIR_REPLY,
+                Long.MAX_VALUE,
+                new NfsTime3(0, 1),
+                FsInfo.FSF3_LINK | FsInfo.FSF3_SYMLINK | FsInfo.FSF3_HOMOGENEOUS | FsInfo.FSF3_CANSETTIME);
     }
 
     XdrEncodable fsinfo(FileHandle3 fh, Caller c) throws NfsError {
@@ -162,7 +177,11 @@ final class AttributeProcedures extends ProcedureBase {
             return out -> {
                 ok(out);
                 Fattr3.encodePostOp(out, attrs);
-                out.putInt(32000).putUnsignedInt(nameMax).putBoolean(true).putBoolean(true).putBoolean(false)
+                out.putInt(32000)
+                        .putUnsignedInt(nameMax)
+                        .putBoolean(true)
+                        .putBoolean(true)
+                        .putBoolean(false)
                         .putBoolean(true);
             };
         }

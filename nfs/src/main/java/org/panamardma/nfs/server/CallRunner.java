@@ -29,8 +29,7 @@ final class CallRunner {
      * @param resource the longest wait for a thread or a buffer
      * @param running the longest wait for a running procedure
      */
-    record Waits(Duration resource, Duration running) {
-    }
+    record Waits(Duration resource, Duration running) {}
 
     /** A procedure's body, run as its caller. */
     @FunctionalInterface
@@ -58,8 +57,13 @@ final class CallRunner {
      * @param bufferBytes the data buffer the procedure needs ({@link CallScope#lease()}), 0 for none
      * @param failure the results of a failure with a status (the procedure's {@code resfail} arm)
      */
-    <A> XdrEncodable run(int number, A args, RpcCall call, ToLongFunction<A> bufferBytes, Body<A> body,
-                         Function<NfsStat3, XdrEncodable> failure) {
+    <A> XdrEncodable run(
+            int number,
+            A args,
+            RpcCall call,
+            ToLongFunction<A> bufferBytes,
+            Body<A> body,
+            Function<NfsStat3, XdrEncodable> failure) {
         Optional<ExportGate.Client> client = ExportGate.current();
         if (client.isEmpty()) {
             return failure.apply(NfsStat3.NFS3ERR_PERM); // not behind the export's gate: no client list to apply
@@ -74,8 +78,15 @@ final class CallRunner {
         IoBuffers.Lease lease;
         try {
             // a client's share of the buffers is by address: it cannot take more by opening connections
-            lease = need <= 0 ? null : buffers.take(need, client.get().address().<Object>map(a -> a.getAddress())
-                    .orElse("unknown"), waits.resource());
+            lease = need <= 0
+                    ? null
+                    : buffers.take(
+                            need,
+                            client.get()
+                                    .address()
+                                    .<Object>map(a -> a.getAddress())
+                                    .orElse("unknown"),
+                            waits.resource());
         } catch (IoBuffers.Exhausted e) {
             LOG.debug("procedure " + number + " answered JUKEBOX: " + e.getMessage());
             return failure.apply(NfsStat3.NFS3ERR_JUKEBOX);
@@ -86,8 +97,12 @@ final class CallRunner {
         CallScope scope = new CallScope(lease);
         boolean released = false;
         try {
-            XdrEncodable results = threads.run(caller, waits.resource(), waits.running(),
-                    () -> scope.during(() -> body.run(args, caller)), scope::release);
+            XdrEncodable results = threads.run(
+                    caller,
+                    waits.resource(),
+                    waits.running(),
+                    () -> scope.during(() -> body.run(args, caller)),
+                    scope::release);
             scope.handOver();
             released = true;
             return results;

@@ -61,8 +61,13 @@ record Caller(int uid, int gid, int[] groups, String machine, boolean sharedIden
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Caller c && c.uid == uid && c.gid == gid && Arrays.equals(c.groups, groups)
-                && c.machine.equals(machine) && c.sharedIdentity == sharedIdentity && c.options.equals(options);
+        return o instanceof Caller c
+                && c.uid == uid
+                && c.gid == gid
+                && Arrays.equals(c.groups, groups)
+                && c.machine.equals(machine)
+                && c.sharedIdentity == sharedIdentity
+                && c.options.equals(options);
     }
 
     @Override

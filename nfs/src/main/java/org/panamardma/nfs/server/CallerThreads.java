@@ -60,6 +60,7 @@ final class CallerThreads implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Guards {@link #running} and the moment {@link #closed} is set: no call starts once close() has begun. */
     private final Object idle = new Object();
+
     private int running;
     private final AtomicInteger names = new AtomicInteger();
     private final String prefix;
@@ -85,19 +86,22 @@ final class CallerThreads implements AutoCloseable {
     private void startThread() throws PosixException {
         CountDownLatch ready = new CountDownLatch(1);
         PosixException[] failed = new PosixException[1];
-        Thread t = Thread.ofPlatform().daemon().name(prefix + "-" + names.incrementAndGet()).unstarted(() -> {
-            Worker w;
-            try {
-                w = new Worker(server);
-            } catch (PosixException e) {
-                failed[0] = e;
-                ready.countDown();
-                return;
-            }
-            CURRENT.set(w);
-            ready.countDown();
-            loop(w);
-        });
+        Thread t = Thread.ofPlatform()
+                .daemon()
+                .name(prefix + "-" + names.incrementAndGet())
+                .unstarted(() -> {
+                    Worker w;
+                    try {
+                        w = new Worker(server);
+                    } catch (PosixException e) {
+                        failed[0] = e;
+                        ready.countDown();
+                        return;
+                    }
+                    CURRENT.set(w);
+                    ready.countDown();
+                    loop(w);
+                });
         t.start();
         boolean started;
         try {

@@ -29,8 +29,8 @@ record Cidr(byte[] network, int prefix) {
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }
-        if (host.isEmpty() || !(host.indexOf(':') >= 0 || host.chars().allMatch(ch -> ch == '.'
-                || Character.isDigit(ch)))) {
+        if (host.isEmpty()
+                || !(host.indexOf(':') >= 0 || host.chars().allMatch(ch -> ch == '.' || Character.isDigit(ch)))) {
             throw new IllegalArgumentException("not a numeric address: \"" + text + "\"");
         }
         byte[] address;

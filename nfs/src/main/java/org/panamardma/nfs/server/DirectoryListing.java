@@ -25,13 +25,16 @@ final class DirectoryListing extends ProcedureBase {
     }
 
     /** One directory entry to return. */
-    private record Entry(long fileid, String name, long cookie, Fattr3 attributes, FileHandle3 handle) {
-    }
+    private record Entry(long fileid, String name, long cookie, Fattr3 attributes, FileHandle3 handle) {}
 
     /** The cookie verifier of a directory: stable across restarts (the cookies are the file system's offsets). */
     private long cookieVerifier(Stat dir) {
-        byte[] in = ByteBuffer.allocate(20).putInt(0x636f6f6b).putLong(dir.ino()).putInt(dir.generation())
-                .putInt(fs.handles().exportId()).array();
+        byte[] in = ByteBuffer.allocate(20)
+                .putInt(0x636f6f6b)
+                .putLong(dir.ino())
+                .putInt(dir.generation())
+                .putInt(fs.handles().exportId())
+                .array();
         long v = ByteBuffer.wrap(fs.handles().mac(in, 0, in.length)).getLong();
         return v == 0 ? 1 : v;
     }
@@ -89,7 +92,7 @@ final class DirectoryListing extends ProcedureBase {
                         break;
                     }
                     for (long at = 0; at < n; ) {
-                        ExportFs.Dirent e = ExportFs.Dirent.at(buf, at);
+                        Dirent e = Dirent.at(buf, at);
                         at += e.reclen();
                         long fileid = e.ino();
                         if (e.name().equals("..") && dir.isRoot()) {
@@ -107,7 +110,9 @@ final class DirectoryListing extends ProcedureBase {
                                     attrs = dirAttributes;
                                 }
                             }
-                            entrySize += 4 + (attrs == null ? 0 : Nfs3.FATTR3_SIZE) + 4
+                            entrySize += 4
+                                    + (attrs == null ? 0 : Nfs3.FATTR3_SIZE)
+                                    + 4
                                     + (handle == null ? 0 : Xdr.opaqueSize(handle.bytes().length));
                         }
                         long entryInfo = 8 + nameSize(e.name()) + 8;

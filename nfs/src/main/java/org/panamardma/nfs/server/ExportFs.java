@@ -1,10 +1,5 @@
 package org.panamardma.nfs.server;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
-
-import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.panamardma.nfs.FileHandle3;
@@ -38,6 +33,7 @@ final class ExportFs implements AutoCloseable {
     static final int WALKERS = 2;
     /** Handles searched for in vain that are remembered, and for how long. */
     static final int MAX_STALE = 10_000;
+
     static final java.time.Duration STALE_TTL = java.time.Duration.ofSeconds(60);
     /** The longest path from the export's root the server opens: PATH_MAX - 1 (a longer one is NAMETOOLONG). */
     static final int MAX_PATH = 4095;
@@ -72,8 +68,13 @@ final class ExportFs implements AutoCloseable {
         }
     }
 
-    private ExportFs(String displayPath, int rootFd, Stat rootStat, FileHandles handles, int maxCached,
-                     GenerationSource generations) {
+    private ExportFs(
+            String displayPath,
+            int rootFd,
+            Stat rootStat,
+            FileHandles handles,
+            int maxCached,
+            GenerationSource generations) {
         this.paths = new PathCache(maxCached, MAX_CACHED_CHARS);
         this.generations = generations;
         this.displayPath = displayPath;
@@ -312,16 +313,14 @@ final class ExportFs implements AutoCloseable {
         int depth = dir.handle().depth() - 1;
         int fd;
         try {
-            fd = Posix.openat2(rootFd, openable(parentRel), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
-                    Posix.RESOLVE_CONFINED);
+            fd = Posix.openat2(rootFd, openable(parentRel), Posix.O_PATH | Posix.O_NOFOLLOW, 0, Posix.RESOLVE_CONFINED);
         } catch (PosixException e) {
-            throw new NfsError(NfsStat3.NFS3ERR_STALE, "the parent of " + display(dir.rel()) + ": "
-                    + e.getMessage());
+            throw new NfsError(NfsStat3.NFS3ERR_STALE, "the parent of " + display(dir.rel()) + ": " + e.getMessage());
         }
         try {
             Stat stat = identify(fd);
-            FileHandles.Decoded d = new FileHandles.Decoded(depth, stat.ino(), stat.generation(),
-                    dir.handle().parentHints());
+            FileHandles.Decoded d = new FileHandles.Decoded(
+                    depth, stat.ino(), stat.generation(), dir.handle().parentHints());
             Node node = new Node(fd, parentRel, stat, d);
             fd = -1;
             return node;
@@ -354,7 +353,10 @@ final class ExportFs implements AutoCloseable {
             if (depth > FileHandles.MAX_DEPTH) {
                 throw new NfsError(NfsStat3.NFS3ERR_NAMETOOLONG, "deeper than " + FileHandles.MAX_DEPTH);
             }
-            FileHandles.Decoded d = new FileHandles.Decoded(depth, stat.ino(), stat.generation(),
+            FileHandles.Decoded d = new FileHandles.Decoded(
+                    depth,
+                    stat.ino(),
+                    stat.generation(),
                     trimmedHints(dir.handle().childHints(), depth));
             String rel = join(dir.rel(), name);
             remember(stat, rel);
@@ -374,8 +376,8 @@ final class ExportFs implements AutoCloseable {
      */
     static void checkPathLength(Node dir, String name) throws NfsError {
         if (dir.rel().length() + 1 + name.length() > MAX_PATH) {
-            throw new NfsError(NfsStat3.NFS3ERR_NAMETOOLONG, "a path from the export's root longer than " + MAX_PATH
-                    + " bytes");
+            throw new NfsError(
+                    NfsStat3.NFS3ERR_NAMETOOLONG, "a path from the export's root longer than " + MAX_PATH + " bytes");
         }
     }
 
@@ -391,8 +393,8 @@ final class ExportFs implements AutoCloseable {
 
     private Node reopenAsServer(Node node) throws NfsError {
         try {
-            int fd = Posix.openat2(rootFd, openable(node.rel()), Posix.O_PATH | Posix.O_NOFOLLOW, 0,
-                    Posix.RESOLVE_CONFINED);
+            int fd = Posix.openat2(
+                    rootFd, openable(node.rel()), Posix.O_PATH | Posix.O_NOFOLLOW, 0, Posix.RESOLVE_CONFINED);
             Stat stat = identify(fd);
             if (stat.ino() != node.stat().ino()) {
                 Posix.close(fd);
@@ -422,8 +424,8 @@ final class ExportFs implements AutoCloseable {
      * @param flags {@link Posix#O_RDONLY}, {@link Posix#O_WRONLY} or {@link Posix#O_RDWR}, plus others
      */
     int openForIo(Node node, int flags) throws PosixException {
-        return CallerThreads.asServer(() -> Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()),
-                flags | Posix.O_NOCTTY, 0));
+        return CallerThreads.asServer(
+                () -> Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()), flags | Posix.O_NOCTTY, 0));
     }
 
     /**
@@ -437,8 +439,11 @@ final class ExportFs implements AutoCloseable {
         CallerThreads.asServer(() -> {
             int fd;
             if (s.isRegular() || s.isDirectory()) {
-                fd = Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()), Posix.O_RDONLY | Posix.O_NOCTTY
-                        | (s.isDirectory() ? Posix.O_DIRECTORY : Posix.O_NONBLOCK), 0);
+                fd = Posix.openat(
+                        Posix.AT_FDCWD,
+                        Posix.procPath(node.fd()),
+                        Posix.O_RDONLY | Posix.O_NOCTTY | (s.isDirectory() ? Posix.O_DIRECTORY : Posix.O_NONBLOCK),
+                        0);
             } else {
                 fd = Posix.openat(Posix.AT_FDCWD, Posix.procPath(rootFd), Posix.O_RDONLY | Posix.O_DIRECTORY, 0);
             }
@@ -462,28 +467,6 @@ final class ExportFs implements AutoCloseable {
 
     boolean sameFileSystem(Stat stat) {
         return stat.sameDevice(rootStat);
-    }
-
-    /** One {@code struct linux_dirent64}. */
-    record Dirent(long ino, long off, int reclen, byte type, String name) {
-        static Dirent at(MemorySegment buf, long at) {
-            long ino = buf.get(JAVA_LONG, at);
-            long off = buf.get(JAVA_LONG, at + 8);
-            int reclen = Short.toUnsignedInt(buf.get(JAVA_SHORT, at + 16));
-            byte type = buf.get(JAVA_BYTE, at + 18);
-            long nameAt = at + 19;
-            long end = nameAt;
-            long limit = at + reclen;
-            while (end < limit && buf.get(JAVA_BYTE, end) != 0) {
-                end++;
-            }
-            byte[] name = buf.asSlice(nameAt, end - nameAt).toArray(JAVA_BYTE);
-            return new Dirent(ino, off, reclen, type, new String(name, StandardCharsets.ISO_8859_1));
-        }
-
-        boolean isDotOrDotDot() {
-            return name.equals(".") || name.equals("..");
-        }
     }
 
     @Override

@@ -37,11 +37,14 @@ final class ExportGate implements RpcService {
          * prove nothing, or the call came from a reserved port.
          */
         boolean portAllowed() {
-            return !options.secure() || !portsProve || address.map(a -> a.getPort() < 1024).orElse(false);
+            return !options.secure()
+                    || !portsProve
+                    || address.map(a -> a.getPort() < 1024).orElse(false);
         }
 
         String describe() {
-            return address.map(a -> a.getAddress().getHostAddress() + ":" + a.getPort()).orElse("an unknown address");
+            return address.map(a -> a.getAddress().getHostAddress() + ":" + a.getPort())
+                    .orElse("an unknown address");
         }
     }
 
@@ -60,8 +63,13 @@ final class ExportGate implements RpcService {
      * @param what names the program and transport in log lines
      * @param refusals where refusals are logged (shared by the gates of a server)
      */
-    ExportGate(RpcService program, java.util.Set<Integer> answeredByProgram, ExportClients clients,
-               boolean portsProve, String what, RateLimitedLog refusals) {
+    ExportGate(
+            RpcService program,
+            java.util.Set<Integer> answeredByProgram,
+            ExportClients clients,
+            boolean portsProve,
+            String what,
+            RateLimitedLog refusals) {
         this.program = Objects.requireNonNull(program, "program");
         this.answeredByProgram = java.util.Set.copyOf(answeredByProgram);
         this.clients = Objects.requireNonNull(clients, "clients");
@@ -85,14 +93,13 @@ final class ExportGate implements RpcService {
         Optional<ExportOptions> options = call.remote().flatMap(a -> clients.optionsFor(a.getAddress()));
         int procedure = call.header().procedure();
         if (options.isEmpty() && procedure != 0 && !answeredByProgram.contains(procedure)) {
-            refusals.warn(() -> what + ": refused a call from " + call.remote().map(a -> a.getAddress()
-                    .getHostAddress()).orElse("an unknown address") + ": not in the export's client list (--allow)");
+            refusals.warn(() -> what + ": refused a call from "
+                    + call.remote().map(a -> a.getAddress().getHostAddress()).orElse("an unknown address")
+                    + ": not in the export's client list (--allow)");
             RpcMessageCodec.encode(RejectedReply.authError(call.header().xid(), AuthStat.AUTH_BADCRED), out);
             return;
         }
-        Client client = new Client(call.remote(), options.isPresent(), options.orElse(clients.defaults()),
-                portsProve);
+        Client client = new Client(call.remote(), options.isPresent(), options.orElse(clients.defaults()), portsProve);
         ScopedValue.where(CURRENT, client).run(() -> program.serve(call, out));
     }
-
 }

@@ -18,8 +18,14 @@ package org.panamardma.nfs.server;
  * @param anonUid the anonymous user: 65534 ({@code nobody}) by default ({@code anonuid})
  * @param anonGid the anonymous group: 65534 ({@code nogroup}) by default ({@code anongid})
  */
-public record ExportOptions(boolean readOnly, boolean rootSquash, boolean allSquash, boolean secure, boolean sync,
-                            int anonUid, int anonGid) {
+public record ExportOptions(
+        boolean readOnly,
+        boolean rootSquash,
+        boolean allSquash,
+        boolean secure,
+        boolean sync,
+        int anonUid,
+        int anonGid) {
     /** Read-write, root squashed to 65534:65534, reserved ports only, metadata committed before replying. */
     public static final ExportOptions DEFAULTS = new ExportOptions(false, true, false, true, true, 65534, 65534);
 
@@ -108,8 +114,9 @@ public record ExportOptions(boolean readOnly, boolean rootSquash, boolean allSqu
     /** The options in exports(5) syntax, for log lines. */
     @Override
     public String toString() {
-        return (readOnly ? "ro" : "rw") + "," + (allSquash ? "all_squash" : rootSquash ? "root_squash"
-                : "no_root_squash") + "," + (secure ? "secure" : "insecure") + "," + (sync ? "sync" : "async")
+        return (readOnly ? "ro" : "rw") + ","
+                + (allSquash ? "all_squash" : rootSquash ? "root_squash" : "no_root_squash") + ","
+                + (secure ? "secure" : "insecure") + "," + (sync ? "sync" : "async")
                 + ",anonuid=" + Integer.toUnsignedString(anonUid) + ",anongid=" + Integer.toUnsignedString(anonGid);
     }
 }

@@ -51,7 +51,11 @@ final class FileDataProcedures extends ProcedureBase {
      * native memory (over RDMA, written from where it arrived) or a WRITE that is refused anyway.
      */
     static long writeBuffer(WriteArgs a) {
-        return a.data().isNative() || a.count() == 0 || a.count() > MAX_IO || a.count() > a.data().byteSize() ? 0
+        return a.data().isNative()
+                        || a.count() == 0
+                        || a.count() > MAX_IO
+                        || a.count() > a.data().byteSize()
+                ? 0
                 : a.count();
     }
 
@@ -61,7 +65,7 @@ final class FileDataProcedures extends ProcedureBase {
             if (!n.stat().isSymlink()) {
                 throw new NfsError(NfsStat3.NFS3ERR_INVAL, "not a symbolic link");
             }
-            byte[] target = Posix.readlinkat(n.fd(), "", MAX_PATH);
+            byte[] target = PosixNames.readlinkat(n.fd(), "", MAX_PATH);
             Fattr3 attrs = attributes(n);
             return out -> {
                 ok(out);
@@ -134,8 +138,9 @@ final class FileDataProcedures extends ProcedureBase {
     XdrEncodable write(WriteArgs a, Caller c) throws NfsError, PosixException {
         requireWritable(c);
         if (a.count() > a.data().byteSize()) {
-            throw new NfsError(NfsStat3.NFS3ERR_INVAL, "count " + a.count() + " but " + a.data().byteSize()
-                    + " bytes of data");
+            throw new NfsError(
+                    NfsStat3.NFS3ERR_INVAL,
+                    "count " + a.count() + " but " + a.data().byteSize() + " bytes of data");
         }
         if (a.count() > MAX_IO) {
             throw new NfsError(NfsStat3.NFS3ERR_INVAL, "WRITE of " + a.count() + " bytes beyond wtmax " + MAX_IO);

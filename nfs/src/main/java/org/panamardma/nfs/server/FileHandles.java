@@ -107,7 +107,12 @@ final class FileHandles {
         }
         int n = Math.min(hints.length, Math.min(MAX_HINTS, Math.max(0, depth - 1)));
         ByteBuffer b = ByteBuffer.allocate(HEADER + n + MAC_SIZE);
-        b.put((byte) VERSION).put((byte) depth).putInt(exportId).putLong(ino).putInt(generation).put(hints, 0, n);
+        b.put((byte) VERSION)
+                .put((byte) depth)
+                .putInt(exportId)
+                .putLong(ino)
+                .putInt(generation)
+                .put(hints, 0, n);
         byte[] bytes = b.array();
         System.arraycopy(mac(bytes, 0, HEADER + n), 0, bytes, HEADER + n, MAC_SIZE);
         return new FileHandle3(bytes);
@@ -117,8 +122,9 @@ final class FileHandles {
     Decoded decode(FileHandle3 handle) throws NfsError {
         byte[] b = handle.bytes();
         if (b.length < HEADER + MAC_SIZE || b[0] != VERSION) {
-            throw new NfsError(NfsStat3.NFS3ERR_BADHANDLE, "handle of " + b.length + " bytes, version " + (b.length
-                    > 0 ? b[0] : -1));
+            throw new NfsError(
+                    NfsStat3.NFS3ERR_BADHANDLE,
+                    "handle of " + b.length + " bytes, version " + (b.length > 0 ? b[0] : -1));
         }
         int depth = Byte.toUnsignedInt(b[1]);
         int n = b.length - HEADER - MAC_SIZE;

@@ -69,8 +69,11 @@ enum GenerationSource {
             // cannot be opened safely (a FIFO blocks, a device runs its driver, a link or socket cannot be)
             return s.withInodeVersion((int) (s.ctimeSec() * 1_000_000_007L + s.ctimeNsec()));
         }
-        int io = CallerThreads.asServer(() -> Posix.openat(Posix.AT_FDCWD, Posix.procPath(fd), Posix.O_RDONLY
-                | Posix.O_NONBLOCK | Posix.O_NOCTTY | (s.isDirectory() ? Posix.O_DIRECTORY : 0), 0));
+        int io = CallerThreads.asServer(() -> Posix.openat(
+                Posix.AT_FDCWD,
+                Posix.procPath(fd),
+                Posix.O_RDONLY | Posix.O_NONBLOCK | Posix.O_NOCTTY | (s.isDirectory() ? Posix.O_DIRECTORY : 0),
+                0));
         try {
             return s.withInodeVersion(Posix.inodeVersion(io));
         } finally {

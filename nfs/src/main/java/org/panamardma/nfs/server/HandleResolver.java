@@ -73,8 +73,8 @@ final class HandleResolver {
             paths.remove(key, rel);
         }
         if (stale.isStale(key)) {
-            throw new NfsError(NfsStat3.NFS3ERR_STALE, "no file of inode " + d.ino() + " in the export (searched"
-                    + " lately)");
+            throw new NfsError(
+                    NfsStat3.NFS3ERR_STALE, "no file of inode " + d.ino() + " in the export (searched" + " lately)");
         }
         boolean permitted;
         try {
@@ -110,19 +110,22 @@ final class HandleResolver {
     /** Opens the directory {@code rel} for reading its entries; null if it cannot be. */
     private int openDirectory(String rel) {
         try {
-            return Posix.openat2(rootFd, ExportFs.openable(rel), Posix.O_RDONLY | Posix.O_DIRECTORY, 0,
-                    Posix.RESOLVE_CONFINED);
+            return Posix.openat2(
+                    rootFd, ExportFs.openable(rel), Posix.O_RDONLY | Posix.O_DIRECTORY, 0, Posix.RESOLVE_CONFINED);
         } catch (PosixException e) {
             return -1;
         }
     }
 
     /** What a visitor of a directory's entries says after each one. */
-    private enum Next { GO_ON, STOP }
+    private enum Next {
+        GO_ON,
+        STOP
+    }
 
     @FunctionalInterface
     private interface EntryVisitor {
-        Next visit(ExportFs.Dirent entry);
+        Next visit(Dirent entry);
     }
 
     /**
@@ -131,15 +134,14 @@ final class HandleResolver {
      *
      * @return false if the budget ran out first
      */
-    private static boolean list(int dfd, MemorySegment buf, int[] budget, EntryVisitor visitor)
-            throws PosixException {
+    private static boolean list(int dfd, MemorySegment buf, int[] budget, EntryVisitor visitor) throws PosixException {
         while (true) {
             long n = Posix.getdents64(dfd, buf);
             if (n == 0) {
                 return true;
             }
             for (long at = 0; at < n; ) {
-                ExportFs.Dirent e = ExportFs.Dirent.at(buf, at);
+                Dirent e = Dirent.at(buf, at);
                 at += e.reclen();
                 if (e.isDotOrDotDot()) {
                     continue;
@@ -161,7 +163,7 @@ final class HandleResolver {
         }
     }
 
-    private static boolean mayBeDirectory(ExportFs.Dirent e) {
+    private static boolean mayBeDirectory(Dirent e) {
         return e.type() == Posix.DT_DIR || e.type() == 0;
     }
 

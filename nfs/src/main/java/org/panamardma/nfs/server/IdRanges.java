@@ -15,8 +15,7 @@ import java.util.List;
  */
 final class IdRanges {
     /** One line of a map: {@code count} ids from {@code first} (as the process sees them). */
-    private record Range(long first, long count) {
-    }
+    private record Range(long first, long count) {}
 
     /** The initial user namespace's map: every id but -1. */
     static final IdRanges ALL = new IdRanges(List.of(new Range(0, 0xFFFFFFFFL)));

@@ -25,72 +25,76 @@ final class Libc {
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
     /** The call state {@code errno} is captured into, right after the call (before the JVM can change it). */
     static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+
     private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
     private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 
-    static final MethodHandle OPENAT2 = withErrno("syscall",
+    static final MethodHandle OPENAT2 = withErrno(
+            "syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG),
             Linker.Option.firstVariadicArg(1));
-    static final MethodHandle FACCESSAT2 = withErrno("syscall",
+    static final MethodHandle FACCESSAT2 = withErrno(
+            "syscall",
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
             Linker.Option.firstVariadicArg(1));
-    static final MethodHandle OPENAT = withErrno("openat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(3));
+    static final MethodHandle OPENAT = withErrno(
+            "openat",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+            Linker.Option.firstVariadicArg(3));
     static final MethodHandle CLOSE = withErrno("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    static final MethodHandle STATX = withErrno("statx",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
-    static final MethodHandle PREAD = withErrno("pread64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    static final MethodHandle PWRITE = withErrno("pwrite64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    static final MethodHandle STATX =
+            withErrno("statx", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
+    static final MethodHandle PREAD =
+            withErrno("pread64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    static final MethodHandle PWRITE =
+            withErrno("pwrite64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
     static final MethodHandle FSYNC = withErrno("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle FDATASYNC = withErrno("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle SYNCFS = withErrno("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    static final MethodHandle IOCTL = withErrno("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG,
-            ADDRESS), Linker.Option.firstVariadicArg(2));
-    static final MethodHandle FTRUNCATE = withErrno("ftruncate64",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
-    static final MethodHandle LSEEK = withErrno("lseek64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    static final MethodHandle GETDENTS64 = withErrno("getdents64",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-    static final MethodHandle MKDIRAT = withErrno("mkdirat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle UNLINKAT = withErrno("unlinkat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle RENAMEAT = withErrno("renameat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    static final MethodHandle SYMLINKAT = withErrno("symlinkat",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
-    static final MethodHandle READLINKAT = withErrno("readlinkat",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
-    static final MethodHandle LINKAT = withErrno("linkat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle MKNODAT = withErrno("mknodat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
-    static final MethodHandle FCHOWNAT = withErrno("fchownat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
-    static final MethodHandle FCHMODAT = withErrno("fchmodat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-    static final MethodHandle UTIMENSAT = withErrno("utimensat",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    static final MethodHandle FSTATVFS = withErrno("fstatvfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
-            ADDRESS));
+    static final MethodHandle IOCTL = withErrno(
+            "ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), Linker.Option.firstVariadicArg(2));
+    static final MethodHandle FTRUNCATE =
+            withErrno("ftruncate64", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+    static final MethodHandle LSEEK =
+            withErrno("lseek64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+    static final MethodHandle GETDENTS64 =
+            withErrno("getdents64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+    static final MethodHandle MKDIRAT =
+            withErrno("mkdirat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle UNLINKAT =
+            withErrno("unlinkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle RENAMEAT =
+            withErrno("renameat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    static final MethodHandle SYMLINKAT =
+            withErrno("symlinkat", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    static final MethodHandle READLINKAT =
+            withErrno("readlinkat", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    static final MethodHandle LINKAT =
+            withErrno("linkat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle MKNODAT =
+            withErrno("mknodat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+    static final MethodHandle FCHOWNAT =
+            withErrno("fchownat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+    static final MethodHandle FCHMODAT =
+            withErrno("fchmodat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    static final MethodHandle UTIMENSAT =
+            withErrno("utimensat", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    static final MethodHandle FSTATVFS = withErrno("fstatvfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     static final MethodHandle GETEUID = plain("geteuid", FunctionDescriptor.of(JAVA_INT));
     static final MethodHandle SETFSUID = plain("setfsuid", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle SETFSGID = plain("setfsgid", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle GETEGID = plain("getegid", FunctionDescriptor.of(JAVA_INT));
     static final MethodHandle UMASK = plain("umask", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    static final MethodHandle SYSCALL_SETGROUPS = withErrno("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS), Linker.Option.firstVariadicArg(1));
-    static final MethodHandle GETGROUPS = withErrno("getgroups",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    static final MethodHandle SYSCALL_SETGROUPS = withErrno(
+            "syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS),
+            Linker.Option.firstVariadicArg(1));
+    static final MethodHandle GETGROUPS = withErrno("getgroups", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     static final MethodHandle CAPGET = withErrno("capget", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle CAPSET = withErrno("capset", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle UNSHARE = withErrno("unshare", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 
-    private Libc() {
-    }
+    private Libc() {}
 
     /** @return the {@code errno} a call with errno capture left in {@code state} */
     static int errno(MemorySegment state) {

@@ -40,14 +40,12 @@ final class MountServer {
     /** The mount list, oldest first; guarded by itself. */
     private final Map<Entry, Boolean> mounts = new LinkedHashMap<>();
 
-    private record Entry(String host, String address, String path) {
-    }
+    private record Entry(String host, String address, String path) {}
 
     /**
      * @param onUnmount run after each UMNT (the server logs its statistics then)
      */
-    MountServer(ExportFs fs, ExportClients clients, Squashing squashing, RateLimitedLog refusals,
-                Runnable onUnmount) {
+    MountServer(ExportFs fs, ExportClients clients, Squashing squashing, RateLimitedLog refusals, Runnable onUnmount) {
         this.fs = fs;
         this.clients = clients;
         this.squashing = squashing;
@@ -79,14 +77,20 @@ final class MountServer {
     }
 
     private static String address(Optional<ExportGate.Client> client) {
-        return client.flatMap(ExportGate.Client::address).map(a -> a.getAddress().getHostAddress()).orElse("");
+        return client.flatMap(ExportGate.Client::address)
+                .map(a -> a.getAddress().getHostAddress())
+                .orElse("");
     }
 
     void register(RpcDispatcher.Builder builder) {
         int prog = Mount3.PROGRAM;
         int vers = Mount3.VERSION;
         builder.register(prog, vers, Mount3.PROC_NULL, in -> Boolean.TRUE, (a, call) -> XdrEncodable.VOID);
-        builder.register(prog, vers, Mount3.PROC_MNT, Mount3::decodeDirpath,
+        builder.register(
+                prog,
+                vers,
+                Mount3.PROC_MNT,
+                Mount3::decodeDirpath,
                 (byte[] raw, org.panamardma.oncrpc.RpcCall call) -> {
                     String path = new String(raw, StandardCharsets.UTF_8);
                     Optional<ExportGate.Client> client = ExportGate.current();
@@ -118,18 +122,23 @@ final class MountServer {
             }
             return out -> {
                 for (Entry e : list) {
-                    out.putBoolean(true).putString(e.host().isEmpty() ? e.address() : e.host(),
-                            Mount3.MNTNAMLEN).putString(e.path(), Mount3.MNTPATHLEN);
+                    out.putBoolean(true)
+                            .putString(e.host().isEmpty() ? e.address() : e.host(), Mount3.MNTNAMLEN)
+                            .putString(e.path(), Mount3.MNTPATHLEN);
                 }
                 out.putBoolean(false);
             };
         });
-        builder.register(prog, vers, Mount3.PROC_UMNT, Mount3::decodeDirpath,
+        builder.register(
+                prog,
+                vers,
+                Mount3.PROC_UMNT,
+                Mount3::decodeDirpath,
                 (byte[] raw, org.panamardma.oncrpc.RpcCall call) -> {
                     String path = new String(raw, StandardCharsets.UTF_8);
                     Optional<ExportGate.Client> client = ExportGate.current();
-                    Caller caller = squashing.map(call, client.map(ExportGate.Client::options)
-                            .orElse(clients.defaults()));
+                    Caller caller = squashing.map(
+                            call, client.map(ExportGate.Client::options).orElse(clients.defaults()));
                     synchronized (mounts) {
                         mounts.remove(new Entry(caller.machine(), address(client), fs.path()));
                     }
@@ -139,17 +148,21 @@ final class MountServer {
                 });
         builder.register(prog, vers, Mount3.PROC_UMNTALL, in -> Boolean.TRUE, (a, call) -> {
             Optional<ExportGate.Client> client = ExportGate.current();
-            Caller caller = squashing.map(call, client.map(ExportGate.Client::options).orElse(clients.defaults()));
+            Caller caller =
+                    squashing.map(call, client.map(ExportGate.Client::options).orElse(clients.defaults()));
             String address = address(client);
             synchronized (mounts) {
-                mounts.keySet().removeIf(e -> e.host().equals(caller.machine()) && e.address().equals(address));
+                mounts.keySet()
+                        .removeIf(e ->
+                                e.host().equals(caller.machine()) && e.address().equals(address));
             }
             LOG.info("UMNTALL by " + caller);
             return XdrEncodable.VOID;
         });
         builder.register(prog, vers, Mount3.PROC_EXPORT, in -> Boolean.TRUE, (a, call) -> {
             // one exportnode: the directory and its groups (the client list; "*" for every address)
-            List<String> groups = clients.everyAddress() ? List.of("*")
+            List<String> groups = clients.everyAddress()
+                    ? List.of("*")
                     : clients.rules().stream().map(r -> r.block().toString()).toList();
             return Mount3.exports(List.of(new Mount3.Export(fs.path(), groups)));
         });

@@ -7,8 +7,7 @@ final class Names {
     /** NAME_MAX of Linux, and what PATHCONF answers. */
     static final int MAX = 255;
 
-    private Names() {
-    }
+    private Names() {}
 
     /**
      * Checks one path component: not empty, at most {@value #MAX} bytes, no '/' and no NUL (either would make it

@@ -96,7 +96,11 @@ final class NamespaceProcedures extends ProcedureBase {
      */
     private void initialize(Caller c, ExportFs.Node child, Sattr3 a) throws PosixException {
         if (c.isRoot() && (a.uid() != null || a.gid() != null)) {
-            Posix.fchownat(child.fd(), "", a.uid() == null ? -1 : a.uid(), a.gid() == null ? -1 : a.gid(),
+            Posix.fchownat(
+                    child.fd(),
+                    "",
+                    a.uid() == null ? -1 : a.uid(),
+                    a.gid() == null ? -1 : a.gid(),
                     Posix.AT_EMPTY_PATH);
         }
         Sattr3 rest = new Sattr3(null, null, null, a.size(), a.atime(), a.mtime());
@@ -115,12 +119,16 @@ final class NamespaceProcedures extends ProcedureBase {
             String name = a.where().name();
             Stat dirBefore = checkNewEntry(c, dir, name);
             Integer mode = a.attributes().mode();
-            int initial = a.mode() == Nfs3.CREATE_EXCLUSIVE ? 0600
-                    : (mode == null ? 0644 : c.permittedMode(mode) & 07777);
+            int initial =
+                    a.mode() == Nfs3.CREATE_EXCLUSIVE ? 0600 : (mode == null ? 0644 : c.permittedMode(mode) & 07777);
             int fd;
             try {
-                fd = Posix.openat2(dir.fd(), name, Posix.O_CREAT | Posix.O_EXCL | Posix.O_RDONLY | Posix.O_NOFOLLOW,
-                        initial, Posix.RESOLVE_CONFINED);
+                fd = Posix.openat2(
+                        dir.fd(),
+                        name,
+                        Posix.O_CREAT | Posix.O_EXCL | Posix.O_RDONLY | Posix.O_NOFOLLOW,
+                        initial,
+                        Posix.RESOLVE_CONFINED);
             } catch (PosixException e) {
                 if (e.errno() != PosixException.EEXIST || a.mode() == Nfs3.CREATE_GUARDED) {
                     throw e;
@@ -131,8 +139,14 @@ final class NamespaceProcedures extends ProcedureBase {
             try (ExportFs.Node child = fs.lookup(dir, name)) {
                 if (a.mode() == Nfs3.CREATE_EXCLUSIVE) {
                     ByteBuffer v = ByteBuffer.wrap(a.verifier());
-                    Posix.utimensat(Posix.AT_FDCWD, Posix.procPath(child.fd()), Integer.toUnsignedLong(v.getInt()), 0,
-                            Integer.toUnsignedLong(v.getInt()), 0, 0);
+                    Posix.utimensat(
+                            Posix.AT_FDCWD,
+                            Posix.procPath(child.fd()),
+                            Integer.toUnsignedLong(v.getInt()),
+                            0,
+                            Integer.toUnsignedLong(v.getInt()),
+                            0,
+                            0);
                 } else {
                     initialize(c, child, a.attributes());
                 }
@@ -177,7 +191,7 @@ final class NamespaceProcedures extends ProcedureBase {
             Integer mode = a.attributes().mode();
             // mkdir(2) keeps the permission and sticky bits; a directory below a set-group-id directory becomes
             // set-group-id by the kernel (and takes its group)
-            Posix.mkdirat(dir.fd(), name, mode == null ? 0755 : c.permittedMode(mode) & 07777);
+            PosixNames.mkdirat(dir.fd(), name, mode == null ? 0755 : c.permittedMode(mode) & 07777);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
                 initialize(c, child, a.attributes());
                 commitMetadata(c, child, dir);
@@ -193,14 +207,19 @@ final class NamespaceProcedures extends ProcedureBase {
             throw new NfsError(NfsStat3.NFS3ERR_INVAL, "symbolic link target empty or holding a NUL");
         }
         if (a.target().length() > MAX_PATH) {
-            throw new NfsError(NfsStat3.NFS3ERR_NAMETOOLONG, "target of " + a.target().length() + " bytes");
+            throw new NfsError(
+                    NfsStat3.NFS3ERR_NAMETOOLONG, "target of " + a.target().length() + " bytes");
         }
         try (ExportFs.Node dir = fs.resolve(a.where().dir())) {
             String name = a.where().name();
             Stat dirBefore = checkNewEntry(c, dir, name);
-            Posix.symlinkat(a.target(), dir.fd(), name);
+            PosixNames.symlinkat(a.target(), dir.fd(), name);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
-                initialize(c, child, Sattr3.NONE.withOwner(a.attributes().uid(), a.attributes().gid()));
+                initialize(
+                        c,
+                        child,
+                        Sattr3.NONE.withOwner(
+                                a.attributes().uid(), a.attributes().gid()));
                 commitMetadata(c, dir); // the directory's fsync commits the new link's inode with it (journal)
                 return created(dir, dirBefore, child);
             }
@@ -225,7 +244,7 @@ final class NamespaceProcedures extends ProcedureBase {
             Stat dirBefore = checkNewEntry(c, dir, name);
             Integer mode = a.attributes().mode();
             long dev = makedev(a.major(), a.minor());
-            Posix.mknodat(dir.fd(), name, type | (c.permittedMode(mode == null ? 0644 : mode) & 07777), dev);
+            PosixNames.mknodat(dir.fd(), name, type | (c.permittedMode(mode == null ? 0644 : mode) & 07777), dev);
             try (ExportFs.Node child = fs.lookup(dir, name)) {
                 initialize(c, child, a.attributes());
                 commitMetadata(c, dir);
@@ -261,7 +280,7 @@ final class NamespaceProcedures extends ProcedureBase {
             if (directory && !target.isDirectory()) {
                 throw new NfsError(NfsStat3.NFS3ERR_NOTDIR, "RMDIR of a file that is not a directory");
             }
-            Posix.unlinkat(dir.fd(), name, directory ? Posix.AT_REMOVEDIR : 0);
+            PosixNames.unlinkat(dir.fd(), name, directory ? Posix.AT_REMOVEDIR : 0);
             fs.forget(target);
             commitMetadata(c, dir);
             WccData w = wcc(dirBefore, attributes(dir));
@@ -275,7 +294,8 @@ final class NamespaceProcedures extends ProcedureBase {
     /** RENAME (section 3.3.14). */
     XdrEncodable rename(RenameArgs a, Caller c) throws NfsError, PosixException {
         requireWritable(c);
-        try (ExportFs.Node from = fs.resolve(a.from().dir()); ExportFs.Node to = fs.resolve(a.to().dir())) {
+        try (ExportFs.Node from = fs.resolve(a.from().dir());
+                ExportFs.Node to = fs.resolve(a.to().dir())) {
             requireDirectory(from);
             requireDirectory(to);
             for (String name : List.of(a.from().name(), a.to().name())) {
@@ -302,12 +322,13 @@ final class NamespaceProcedures extends ProcedureBase {
             if (target != null) {
                 requireStickyAllows(c, toBefore, target);
             }
-            if (source.isDirectory() && fromBefore.ino() != toBefore.ino()
+            if (source.isDirectory()
+                    && fromBefore.ino() != toBefore.ino()
                     && !mayWriteEntry(fs, from, a.from().name())) {
                 // moving a directory elsewhere rewrites its ".." entry
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not move the directory");
             }
-            Posix.renameat(from.fd(), a.from().name(), to.fd(), a.to().name());
+            PosixNames.renameat(from.fd(), a.from().name(), to.fd(), a.to().name());
             fs.forget(source);
             if (target != null) {
                 fs.forget(target);
@@ -326,7 +347,8 @@ final class NamespaceProcedures extends ProcedureBase {
     /** LINK (section 3.3.15): a hard link, where {@link PermissionPolicy#requireMayLink} allows it. */
     XdrEncodable link(LinkArgs a, Caller c) throws NfsError, PosixException {
         requireWritable(c);
-        try (ExportFs.Node file = fs.resolve(a.file()); ExportFs.Node dir = fs.resolve(a.link().dir())) {
+        try (ExportFs.Node file = fs.resolve(a.file());
+                ExportFs.Node dir = fs.resolve(a.link().dir())) {
             String name = a.link().name();
             Stat dirBefore = checkNewEntry(c, dir, name);
             Stat s = file.stat();
@@ -334,11 +356,11 @@ final class NamespaceProcedures extends ProcedureBase {
             if (s.isSymlink()) {
                 // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH: the server links, having checked the caller may
                 CallerThreads.asServer(() -> {
-                    Posix.linkat(file.fd(), "", dir.fd(), name, Posix.AT_EMPTY_PATH);
+                    PosixNames.linkat(file.fd(), "", dir.fd(), name, Posix.AT_EMPTY_PATH);
                     return null;
                 });
             } else {
-                Posix.linkat(Posix.AT_FDCWD, Posix.procPath(file.fd()), dir.fd(), name, Posix.AT_SYMLINK_FOLLOW);
+                PosixNames.linkat(Posix.AT_FDCWD, Posix.procPath(file.fd()), dir.fd(), name, Posix.AT_SYMLINK_FOLLOW);
             }
             if (s.isRegular()) {
                 commitMetadata(c, file, dir); // its link count

@@ -85,9 +85,30 @@ public final class Nfs3Server {
     /** @return calls per procedure so far, and the data moved, for log lines */
     String statistics() {
         StringBuilder b = new StringBuilder();
-        String[] names = {"NULL", "GETATTR", "SETATTR", "LOOKUP", "ACCESS", "READLINK", "READ", "WRITE", "CREATE",
-            "MKDIR", "SYMLINK", "MKNOD", "REMOVE", "RMDIR", "RENAME", "LINK", "READDIR", "READDIRPLUS", "FSSTAT",
-            "FSINFO", "PATHCONF", "COMMIT"};
+        String[] names = {
+            "NULL",
+            "GETATTR",
+            "SETATTR",
+            "LOOKUP",
+            "ACCESS",
+            "READLINK",
+            "READ",
+            "WRITE",
+            "CREATE",
+            "MKDIR",
+            "SYMLINK",
+            "MKNOD",
+            "REMOVE",
+            "RMDIR",
+            "RENAME",
+            "LINK",
+            "READDIR",
+            "READDIRPLUS",
+            "FSSTAT",
+            "FSINFO",
+            "PATHCONF",
+            "COMMIT"
+        };
         for (int i = 0; i < calls.length; i++) {
             long n = calls[i].sum();
             if (n > 0) {
@@ -102,7 +123,11 @@ public final class Nfs3Server {
 
     /** What a failed procedure's results hold besides the status (RFC 1813: the {@code resfail} arms). */
     private enum Shape {
-        NONE(0), ATTR(1), WCC(2), ATTR_WCC(3), WCC2(4);
+        NONE(0),
+        ATTR(1),
+        WCC(2),
+        ATTR_WCC(3),
+        WCC2(4);
 
         final int falses;
 
@@ -127,10 +152,8 @@ public final class Nfs3Server {
         procedure(builder, Nfs3.PROC_LOOKUP, DirOp::decode, Shape.ATTR, names::lookup);
         procedure(builder, Nfs3.PROC_ACCESS, AccessArgs::decode, Shape.ATTR, attributes::access);
         procedure(builder, Nfs3.PROC_READLINK, FileHandle3::decode, Shape.ATTR, data::readlink);
-        procedure(builder, Nfs3.PROC_READ, ReadArgs::decode, Shape.ATTR,
-                FileDataProcedures::readBuffer, data::read);
-        procedure(builder, Nfs3.PROC_WRITE, WriteArgs::decode, Shape.WCC,
-                FileDataProcedures::writeBuffer, data::write);
+        procedure(builder, Nfs3.PROC_READ, ReadArgs::decode, Shape.ATTR, FileDataProcedures::readBuffer, data::read);
+        procedure(builder, Nfs3.PROC_WRITE, WriteArgs::decode, Shape.WCC, FileDataProcedures::writeBuffer, data::write);
         procedure(builder, Nfs3.PROC_CREATE, CreateArgs::decode, Shape.WCC, names::create);
         procedure(builder, Nfs3.PROC_MKDIR, MkdirArgs::decode, Shape.WCC, names::mkdir);
         procedure(builder, Nfs3.PROC_SYMLINK, SymlinkArgs::decode, Shape.WCC, names::symlink);
@@ -140,16 +163,15 @@ public final class Nfs3Server {
         procedure(builder, Nfs3.PROC_RENAME, RenameArgs::decode, Shape.WCC2, names::rename);
         procedure(builder, Nfs3.PROC_LINK, LinkArgs::decode, Shape.ATTR_WCC, names::link);
         procedure(builder, Nfs3.PROC_READDIR, ReaddirArgs::decodeReaddir, Shape.ATTR, listing::readdir);
-        procedure(builder, Nfs3.PROC_READDIRPLUS, ReaddirArgs::decodeReaddirplus, Shape.ATTR,
-                listing::readdir);
+        procedure(builder, Nfs3.PROC_READDIRPLUS, ReaddirArgs::decodeReaddirplus, Shape.ATTR, listing::readdir);
         procedure(builder, Nfs3.PROC_FSSTAT, FileHandle3::decode, Shape.ATTR, attributes::fsstat);
         procedure(builder, Nfs3.PROC_FSINFO, FileHandle3::decode, Shape.ATTR, attributes::fsinfo);
         procedure(builder, Nfs3.PROC_PATHCONF, FileHandle3::decode, Shape.ATTR, attributes::pathconf);
         procedure(builder, Nfs3.PROC_COMMIT, CommitArgs::decode, Shape.WCC, data::commit);
     }
 
-    private <A> void procedure(RpcDispatcher.Builder builder, int number, XdrReader<A> arguments, Shape failure,
-                               Body<A> body) {
+    private <A> void procedure(
+            RpcDispatcher.Builder builder, int number, XdrReader<A> arguments, Shape failure, Body<A> body) {
         procedure(builder, number, arguments, failure, a -> 0, body);
     }
 
@@ -157,13 +179,18 @@ public final class Nfs3Server {
      * Registers a procedure, run by the {@link CallRunner} (the client's checks, its caller, the thread acting as
      * it); {@code bufferBytes} says how large a data buffer it needs ({@link CallScope#lease()}).
      */
-    private <A> void procedure(RpcDispatcher.Builder builder, int number, XdrReader<A> arguments, Shape failure,
-                               java.util.function.ToLongFunction<A> bufferBytes, Body<A> body) {
-        builder.register(Nfs3.PROGRAM, Nfs3.VERSION, number, arguments, (A args, org.panamardma.oncrpc.RpcCall call)
-                -> {
-            calls[number].increment();
-            return runner.run(number, args, call, bufferBytes, body::run, status -> failure(status, failure));
-        });
+    private <A> void procedure(
+            RpcDispatcher.Builder builder,
+            int number,
+            XdrReader<A> arguments,
+            Shape failure,
+            java.util.function.ToLongFunction<A> bufferBytes,
+            Body<A> body) {
+        builder.register(
+                Nfs3.PROGRAM, Nfs3.VERSION, number, arguments, (A args, org.panamardma.oncrpc.RpcCall call) -> {
+                    calls[number].increment();
+                    return runner.run(number, args, call, bufferBytes, body::run, status -> failure(status, failure));
+                });
     }
 
     private static XdrEncodable failure(NfsStat3 status, Shape shape) {

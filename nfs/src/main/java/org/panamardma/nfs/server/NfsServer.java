@@ -76,32 +76,49 @@ public final class NfsServer implements AutoCloseable {
         try {
             pool = new IoBuffers(Nfs3Server.MAX_IO, b.smallBuffers, b.largeBuffers);
             workers = new CallerThreads(identity, b.threads, b.threads * 64, "nfs-caller");
-            program = new Nfs3Server(opened, new CallRunner(pool, workers, squashing,
-                    new CallRunner.Waits(b.resourceWait, b.runningWait), refusals));
+            program = new Nfs3Server(
+                    opened,
+                    new CallRunner(
+                            pool, workers, squashing, new CallRunner.Waits(b.resourceWait, b.runningWait), refusals));
             RpcDispatcher.Builder nfsDispatcher = RpcDispatcher.builder();
             program.register(nfsDispatcher);
             RpcDispatcher dispatcher = nfsDispatcher.build();
             RpcDispatcher.Builder mountDispatcher = RpcDispatcher.builder();
             Nfs3Server p = program;
-            new MountServer(opened, clients, squashing, refusals, () -> LOG.atInfo().log(() -> statistics(p,
-                    rdmaServers))).register(mountDispatcher);
+            new MountServer(
+                            opened,
+                            clients,
+                            squashing,
+                            refusals,
+                            () -> LOG.atInfo().log(() -> statistics(p, rdmaServers)))
+                    .register(mountDispatcher);
             RpcDispatcher mountPrograms = mountDispatcher.build();
             if (b.tcp != null) {
-                tcpServer = TcpRpcServer.builder(new ExportGate(dispatcher, Set.of(), clients, true, "NFS over TCP",
-                                refusals)).bind(b.tcp).logConnections(true)
+                tcpServer = TcpRpcServer.builder(
+                                new ExportGate(dispatcher, Set.of(), clients, true, "NFS over TCP", refusals))
+                        .bind(b.tcp)
+                        .logConnections(true)
                         .maxRecordSize(Nfs3Server.MAX_IO + (64 << 10))
-                        .replyBufferSize(Nfs3Server.MAX_DIR_REPLY + (16 << 10)).start();
+                        .replyBufferSize(Nfs3Server.MAX_DIR_REPLY + (16 << 10))
+                        .start();
             }
             for (InetSocketAddress address : b.rdma) {
                 // over RDMA the client's port proves nothing (the Linux client's RDMA CM port is ephemeral): the
                 // client list applies, secure does not, as with knfsd
-                rdmaServers.add(RpcRdmaServer.builder(new ExportGate(dispatcher, Set.of(), clients, false,
-                                "NFS over RDMA", refusals)).bind(address).logConnections(true)
+                rdmaServers.add(RpcRdmaServer.builder(
+                                new ExportGate(dispatcher, Set.of(), clients, false, "NFS over RDMA", refusals))
+                        .bind(address)
+                        .logConnections(true)
                         .maxMessageSizes(Nfs3Server.MAX_IO + (64 << 10), Nfs3Server.MAX_IO + (64 << 10))
-                        .credits(b.credits).timeout(b.rdmaTimeout).start());
+                        .credits(b.credits)
+                        .timeout(b.rdmaTimeout)
+                        .start());
             }
-            mountServer = TcpRpcServer.builder(new ExportGate(mountPrograms, Set.of(Mount3.PROC_MNT), clients,
-                    true, "MOUNT", refusals)).bind(b.mount).logConnections(true).start();
+            mountServer = TcpRpcServer.builder(
+                            new ExportGate(mountPrograms, Set.of(Mount3.PROC_MNT), clients, true, "MOUNT", refusals))
+                    .bind(b.mount)
+                    .logConnections(true)
+                    .start();
         } catch (IOException | RuntimeException e) {
             for (RpcRdmaServer r : rdmaServers) {
                 r.close();
@@ -125,9 +142,12 @@ public final class NfsServer implements AutoCloseable {
         this.tcp = tcpServer;
         this.rdma = List.copyOf(rdmaServers);
         this.mount = mountServer;
-        LOG.info("exporting " + fs.path() + " to " + (clients.everyAddress()
-                ? "every address (no --allow given: any host that can reach the server may mount it) with "
-                + clients.defaults() : clients) + "; NFSv3"
+        LOG.info("exporting " + fs.path() + " to "
+                + (clients.everyAddress()
+                        ? "every address (no --allow given: any host that can reach the server may mount it) with "
+                                + clients.defaults()
+                        : clients)
+                + "; NFSv3"
                 + (tcp != null ? " over TCP " + tcp.address() : "")
                 + rdma.stream().map(r -> " over RDMA " + r.address()).reduce("", String::concat)
                 + "; MOUNT v3 over TCP " + mount.address() + "; state " + b.state + "; acting as each caller on "
@@ -308,7 +328,10 @@ public final class NfsServer implements AutoCloseable {
         }
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
-        Path temp = Files.createTempFile(stateReal, "secret", ".tmp",
+        Path temp = Files.createTempFile(
+                stateReal,
+                "secret",
+                ".tmp",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         Files.write(temp, secret);
         try {
@@ -323,7 +346,8 @@ public final class NfsServer implements AutoCloseable {
     /** The default state directory: {@code $XDG_STATE_HOME/panama-nfs}, else {@code ~/.local/state/panama-nfs}. */
     public static Path defaultState() {
         String xdg = System.getenv("XDG_STATE_HOME");
-        Path base = xdg != null && !xdg.isEmpty() ? Path.of(xdg)
+        Path base = xdg != null && !xdg.isEmpty()
+                ? Path.of(xdg)
                 : Path.of(System.getProperty("user.home"), ".local", "state");
         return base.resolve("panama-nfs");
     }

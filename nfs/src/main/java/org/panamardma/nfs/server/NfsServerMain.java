@@ -26,8 +26,7 @@ import java.util.logging.Logger;
  * grep). Run with another SLF4J binding on the class path, the server logs through that one instead.
  */
 public final class NfsServerMain {
-    private NfsServerMain() {
-    }
+    private NfsServerMain() {}
 
     private static final String USAGE = """
             usage: java -jar nfs-server.jar --export DIR [options]
@@ -67,14 +66,21 @@ public final class NfsServerMain {
             String a = args[i];
             switch (a) {
                 case "--read-only", "--no-root-squash", "--no-rpcbind", "--all-squash", "--insecure", "--async" ->
-                        pending.add(new String[] {a});
+                    pending.add(new String[] {a});
                 case "--debug" -> debug = true;
                 case "-h", "--help" -> {
                     System.out.print(USAGE);
                     return;
                 }
-                case "--export", "--tcp", "--rdma", "--mount", "--state", "--anon", "--credits", "--allow",
-                     "--threads" -> {
+                case "--export",
+                        "--tcp",
+                        "--rdma",
+                        "--mount",
+                        "--state",
+                        "--anon",
+                        "--credits",
+                        "--allow",
+                        "--threads" -> {
                     if (i + 1 >= args.length) {
                         fail(a + " needs a value");
                     }
@@ -105,14 +111,18 @@ public final class NfsServerMain {
             fail(e.getMessage()); // a bad --allow entry or anonymous id
             return;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            // written directly: java.util.logging has its own shutdown hook, which may have closed the handlers
-            LogRecord last = new LogRecord(Level.INFO, "stopped; " + server.statistics());
-            last.setLoggerName(NfsServer.class.getName());
-            System.err.print(new LineFormat().format(last));
-            System.err.flush();
-        }, "nfs-server-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            server.close();
+                            // written directly: java.util.logging has its own shutdown hook, which may have closed the
+                            // handlers
+                            LogRecord last = new LogRecord(Level.INFO, "stopped; " + server.statistics());
+                            last.setLoggerName(NfsServer.class.getName());
+                            System.err.print(new LineFormat().format(last));
+                            System.err.flush();
+                        },
+                        "nfs-server-shutdown"));
         System.err.println("nfs-server: ready");
         server.awaitClose();
     }
@@ -204,8 +214,15 @@ public final class NfsServerMain {
             }
             String logger = r.getLoggerName() == null ? "" : r.getLoggerName();
             logger = logger.substring(logger.lastIndexOf('.') + 1);
-            StringBuilder b = new StringBuilder().append(Instant.ofEpochMilli(r.getMillis())).append(' ')
-                    .append(level).append(' ').append(logger).append(": ").append(formatMessage(r)).append('\n');
+            StringBuilder b = new StringBuilder()
+                    .append(Instant.ofEpochMilli(r.getMillis()))
+                    .append(' ')
+                    .append(level)
+                    .append(' ')
+                    .append(logger)
+                    .append(": ")
+                    .append(formatMessage(r))
+                    .append('\n');
             if (r.getThrown() != null) {
                 StringWriter w = new StringWriter();
                 r.getThrown().printStackTrace(new PrintWriter(w));

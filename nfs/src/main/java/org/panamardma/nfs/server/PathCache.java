@@ -12,8 +12,7 @@ import java.util.Map;
  */
 final class PathCache {
     /** A file as its handle names it. */
-    record Key(long ino, int generation) {
-    }
+    record Key(long ino, int generation) {}
 
     private final int maxEntries;
     private final long maxChars;

@@ -15,8 +15,7 @@ import org.panamardma.nfs.Sattr3;
  * ACL test itself is {@link Permissions}'.
  */
 final class PermissionPolicy {
-    private PermissionPolicy() {
-    }
+    private PermissionPolicy() {}
 
     static void requireWritable(Caller c) throws NfsError {
         if (c.options().readOnly()) {
@@ -73,7 +72,8 @@ final class PermissionPolicy {
             throw new NfsError(NfsStat3.NFS3ERR_PERM, c + " may not change the group to " + a.gid());
         }
         for (Sattr3.SetTime t : List.of(a.atime(), a.mtime())) {
-            if (t.how() == Sattr3.SetTime.SET_TO_SERVER_TIME && !ownerOrRoot
+            if (t.how() == Sattr3.SetTime.SET_TO_SERVER_TIME
+                    && !ownerOrRoot
                     && !Permissions.may(n, Permissions.WRITE)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not touch the file");
             }
@@ -123,8 +123,9 @@ final class PermissionPolicy {
         if (s.isDirectory()) {
             throw new NfsError(NfsStat3.NFS3ERR_ISDIR, "hard link to a directory");
         }
-        if (!c.isRoot() && !c.owns(s) && !(s.isRegular() && Permissions.may(file, Permissions.READ
-                | Permissions.WRITE))) {
+        if (!c.isRoot()
+                && !c.owns(s)
+                && !(s.isRegular() && Permissions.may(file, Permissions.READ | Permissions.WRITE))) {
             throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not link to a file it cannot read and write");
         }
     }

@@ -14,8 +14,7 @@ final class Permissions {
     static final int WRITE = Posix.W_OK;
     static final int EXECUTE = Posix.X_OK;
 
-    private Permissions() {
-    }
+    private Permissions() {}
 
     /** Whether the acting identity may {@code want} ({@link #READ} | {@link #WRITE} | {@link #EXECUTE}) {@code n}. */
     static boolean may(ExportFs.Node n, int want) throws PosixException {

@@ -5,7 +5,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 
@@ -45,12 +44,13 @@ final class Posix {
 
     /** {@code struct open_how.resolve} bits (linux/openat2.h). */
     static final long RESOLVE_NO_XDEV = 0x01;
+
     static final long RESOLVE_NO_MAGICLINKS = 0x02;
     static final long RESOLVE_NO_SYMLINKS = 0x04;
     static final long RESOLVE_BENEATH = 0x08;
     /** What the server resolves every client path with: beneath the export, no links of any kind, no mounts. */
-    static final long RESOLVE_CONFINED = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
-            | RESOLVE_NO_XDEV;
+    static final long RESOLVE_CONFINED =
+            RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
 
     static final int STATX_BASIC_STATS = 0x7ff;
     static final int STATX_BTIME = 0x800;
@@ -92,11 +92,10 @@ final class Posix {
     /** {@code struct statvfs} on LP64 Linux: eleven 8-byte fields and six spare ints. */
     static final int STATVFS_SIZE = 112;
 
-    private Posix() {
-    }
+    private Posix() {}
 
     /** Paths are byte strings (one byte per char, see {@link ExportFs}): encoded as ISO-8859-1, NUL-terminated. */
-    private static MemorySegment path(Arena arena, String path) {
+    static MemorySegment path(Arena arena, String path) {
         return arena.allocateFrom(path, StandardCharsets.ISO_8859_1);
     }
 
@@ -107,7 +106,7 @@ final class Posix {
         return result;
     }
 
-    private static long check(long result, MemorySegment state, String op, String what) throws PosixException {
+    static long check(long result, MemorySegment state, String op, String what) throws PosixException {
         if (result < 0) {
             throw new PosixException(Libc.errno(state), op, what);
         }
@@ -164,15 +163,14 @@ final class Posix {
     static int faccess(int fd, int mode) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            long r = (long) Libc.FACCESSAT2.invokeExact(state, SYS_FACCESSAT2, fd, path(arena, ""), mode,
-                    AT_EMPTY_PATH | AT_EACCESS);
+            long r = (long) Libc.FACCESSAT2.invokeExact(
+                    state, SYS_FACCESSAT2, fd, path(arena, ""), mode, AT_EMPTY_PATH | AT_EACCESS);
             if (r == 0) {
                 return 0;
             }
             int errno = Libc.errno(state);
             return switch (errno) {
-                case PosixException.EACCES, PosixException.EPERM, PosixException.EROFS, PosixException.ETXTBSY ->
-                        errno;
+                case PosixException.EACCES, PosixException.EPERM, PosixException.EROFS, PosixException.ETXTBSY -> errno;
                 default -> throw new PosixException(errno, "faccessat2", "fd " + fd);
             };
         } catch (PosixException e) {
@@ -213,8 +211,8 @@ final class Posix {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment buf = arena.allocate(STATX_SIZE, 8);
-            int r = (int) Libc.STATX.invokeExact(state, dirfd, path(arena, path), flags,
-                    STATX_BASIC_STATS | STATX_BTIME, buf);
+            int r = (int) Libc.STATX.invokeExact(
+                    state, dirfd, path(arena, path), flags, STATX_BASIC_STATS | STATX_BTIME, buf);
             check(r, state, "statx", path);
             return Stat.of(buf);
         } catch (PosixException e) {
@@ -283,7 +281,10 @@ final class Posix {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment out = arena.allocate(8, 8);
-            check((int) Libc.IOCTL.invokeExact(state, fd, FS_IOC_GETVERSION, out), state, "ioctl(FS_IOC_GETVERSION)",
+            check(
+                    (int) Libc.IOCTL.invokeExact(state, fd, FS_IOC_GETVERSION, out),
+                    state,
+                    "ioctl(FS_IOC_GETVERSION)",
                     "fd " + fd);
             return out.get(JAVA_INT, 0); // the kernel writes an int (ext4_ioctl: put_user(i_generation, (int *)))
         } catch (PosixException e) {
@@ -335,95 +336,11 @@ final class Posix {
     static long getdents64(int fd, MemorySegment buf) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            return check((long) Libc.GETDENTS64.invokeExact(state, fd, buf, buf.byteSize()), state, "getdents64",
+            return check(
+                    (long) Libc.GETDENTS64.invokeExact(state, fd, buf, buf.byteSize()),
+                    state,
+                    "getdents64",
                     "fd " + fd);
-        } catch (PosixException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
-    }
-
-    static void mkdirat(int dirfd, String name, int mode) throws PosixException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            check((int) Libc.MKDIRAT.invokeExact(state, dirfd, path(arena, name), mode), state, "mkdirat", name);
-        } catch (PosixException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
-    }
-
-    static void unlinkat(int dirfd, String name, int flags) throws PosixException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            check((int) Libc.UNLINKAT.invokeExact(state, dirfd, path(arena, name), flags), state, "unlinkat", name);
-        } catch (PosixException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
-    }
-
-    static void renameat(int fromDir, String from, int toDir, String to) throws PosixException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            check((int) Libc.RENAMEAT.invokeExact(state, fromDir, path(arena, from), toDir, path(arena, to)), state,
-                    "renameat", from + " -> " + to);
-        } catch (PosixException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
-    }
-
-    static void symlinkat(String target, int dirfd, String name) throws PosixException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            check((int) Libc.SYMLINKAT.invokeExact(state, path(arena, target), dirfd, path(arena, name)), state,
-                    "symlinkat", name);
-        } catch (PosixException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
-    }
-
-    /** {@code readlinkat(2)}: the link's target bytes, at most {@code max}. */
-    static byte[] readlinkat(int dirfd, String name, int max) throws PosixException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            MemorySegment buf = arena.allocate(max + 1L);
-            long n = check((long) Libc.READLINKAT.invokeExact(state, dirfd, path(arena, name), buf, max + 1L), state,
-                    "readlinkat", name);
-            if (n > max) {
-                throw new PosixException(PosixException.ENAMETOOLONG, "readlinkat", name);
-            }
-            return buf.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE);
-        } catch (PosixException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
-    }
-
-    static void linkat(int fromDir, String from, int toDir, String to, int flags) throws PosixException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            check((int) Libc.LINKAT.invokeExact(state, fromDir, path(arena, from), toDir, path(arena, to), flags),
-                    state, "linkat", to);
-        } catch (PosixException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
-    }
-
-    static void mknodat(int dirfd, String name, int mode, long dev) throws PosixException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            check((int) Libc.MKNODAT.invokeExact(state, dirfd, path(arena, name), mode, dev), state, "mknodat", name);
         } catch (PosixException e) {
             throw e;
         } catch (Throwable t) {
@@ -435,8 +352,11 @@ final class Posix {
     static void fchownat(int dirfd, String name, int uid, int gid, int flags) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            check((int) Libc.FCHOWNAT.invokeExact(state, dirfd, path(arena, name), uid, gid, flags), state,
-                    "fchownat", name);
+            check(
+                    (int) Libc.FCHOWNAT.invokeExact(state, dirfd, path(arena, name), uid, gid, flags),
+                    state,
+                    "fchownat",
+                    name);
         } catch (PosixException e) {
             throw e;
         } catch (Throwable t) {
@@ -447,7 +367,10 @@ final class Posix {
     static void fchmodat(int dirfd, String name, int mode, int flags) throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Libc.CALL_STATE);
-            check((int) Libc.FCHMODAT.invokeExact(state, dirfd, path(arena, name), mode, flags), state, "fchmodat",
+            check(
+                    (int) Libc.FCHMODAT.invokeExact(state, dirfd, path(arena, name), mode, flags),
+                    state,
+                    "fchmodat",
                     name);
         } catch (PosixException e) {
             throw e;
@@ -460,8 +383,9 @@ final class Posix {
      * {@code utimensat(2)}: access and modification times, each as seconds and nanoseconds, or nanoseconds
      * {@link #UTIME_NOW} / {@link #UTIME_OMIT}.
      */
-    static void utimensat(int dirfd, String name, long atimeSec, long atimeNsec, long mtimeSec, long mtimeNsec,
-                          int flags) throws PosixException {
+    static void utimensat(
+            int dirfd, String name, long atimeSec, long atimeNsec, long mtimeSec, long mtimeNsec, int flags)
+            throws PosixException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment times = arena.allocate(32, 8);
@@ -469,7 +393,10 @@ final class Posix {
             times.set(JAVA_LONG, 8, atimeNsec);
             times.set(JAVA_LONG, 16, mtimeSec);
             times.set(JAVA_LONG, 24, mtimeNsec);
-            check((int) Libc.UTIMENSAT.invokeExact(state, dirfd, path(arena, name), times, flags), state, "utimensat",
+            check(
+                    (int) Libc.UTIMENSAT.invokeExact(state, dirfd, path(arena, name), times, flags),
+                    state,
+                    "utimensat",
                     name);
         } catch (PosixException e) {
             throw e;

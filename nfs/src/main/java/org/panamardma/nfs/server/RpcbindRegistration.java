@@ -35,17 +35,22 @@ final class RpcbindRegistration {
         wanted.add(new Portmap.Mapping(Mount3.PROGRAM, Mount3.VERSION, Portmap.IPPROTO_TCP, mountPort));
         try (TcpRpcTransport rpcbind = connect()) {
             for (Portmap.Mapping m : wanted) {
-                boolean done = rpcbind.call(Portmap.PROGRAM, Portmap.PMAP_VERSION, Portmap.PMAPPROC_SET,
-                        OpaqueAuth.NONE, Portmap.mapping(m), ReplyReader.of(in -> in.getBoolean()), TIMEOUT);
+                boolean done = rpcbind.call(
+                        Portmap.PROGRAM,
+                        Portmap.PMAP_VERSION,
+                        Portmap.PMAPPROC_SET,
+                        OpaqueAuth.NONE,
+                        Portmap.mapping(m),
+                        ReplyReader.of(in -> in.getBoolean()),
+                        TIMEOUT);
                 if (done) {
                     registered.add(m);
                 }
-                LOG.info("rpcbind: program " + m.program() + " version " + m.version()
-                        + " on TCP port " + m.port() + (done ? " registered" : " not registered (taken?)"));
+                LOG.info("rpcbind: program " + m.program() + " version " + m.version() + " on TCP port " + m.port()
+                        + (done ? " registered" : " not registered (taken?)"));
             }
         } catch (IOException e) {
-            LOG.info("no rpcbind on this host (" + e.getMessage()
-                    + "): clients give port and mountport");
+            LOG.info("no rpcbind on this host (" + e.getMessage() + "): clients give port and mountport");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -58,8 +63,14 @@ final class RpcbindRegistration {
         }
         try (TcpRpcTransport rpcbind = connect()) {
             for (Portmap.Mapping m : registered) {
-                rpcbind.call(Portmap.PROGRAM, Portmap.PMAP_VERSION, Portmap.PMAPPROC_UNSET, OpaqueAuth.NONE,
-                        Portmap.mapping(m), ReplyReader.of(in -> in.getBoolean()), TIMEOUT);
+                rpcbind.call(
+                        Portmap.PROGRAM,
+                        Portmap.PMAP_VERSION,
+                        Portmap.PMAPPROC_UNSET,
+                        OpaqueAuth.NONE,
+                        Portmap.mapping(m),
+                        ReplyReader.of(in -> in.getBoolean()),
+                        TIMEOUT);
             }
         } catch (IOException e) {
             LOG.debug("rpcbind unset: " + e.getMessage());

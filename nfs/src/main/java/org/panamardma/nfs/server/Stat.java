@@ -37,26 +37,63 @@ import org.panamardma.nfs.WccData;
  *                     export has no birth times ({@link ExportFs} fills it in); valid only if {@code hasInodeVersion}
  * @param hasInodeVersion whether {@code inodeVersion} was filled in
  */
-record Stat(int mode, long nlink, int uid, int gid, long size, long blocks, long ino, int devMajor, int devMinor,
-            int rdevMajor, int rdevMinor, long atimeSec, int atimeNsec, long mtimeSec, int mtimeNsec,
-            long ctimeSec, int ctimeNsec, long btimeSec, int btimeNsec, boolean hasBtime, int inodeVersion,
-            boolean hasInodeVersion) {
+record Stat(
+        int mode,
+        long nlink,
+        int uid,
+        int gid,
+        long size,
+        long blocks,
+        long ino,
+        int devMajor,
+        int devMinor,
+        int rdevMajor,
+        int rdevMinor,
+        long atimeSec,
+        int atimeNsec,
+        long mtimeSec,
+        int mtimeNsec,
+        long ctimeSec,
+        int ctimeNsec,
+        long btimeSec,
+        int btimeNsec,
+        boolean hasBtime,
+        int inodeVersion,
+        boolean hasInodeVersion) {
 
     /** Reads a filled {@code struct statx} (linux/stat.h). */
     static Stat of(MemorySegment b) {
         int mask = b.get(JAVA_INT, 0);
-        return new Stat(Short.toUnsignedInt(b.get(JAVA_SHORT, 28)), Integer.toUnsignedLong(b.get(JAVA_INT, 16)),
-                b.get(JAVA_INT, 20), b.get(JAVA_INT, 24), b.get(JAVA_LONG, 40), b.get(JAVA_LONG, 48),
-                b.get(JAVA_LONG, 32), b.get(JAVA_INT, 136), b.get(JAVA_INT, 140), b.get(JAVA_INT, 128),
-                b.get(JAVA_INT, 132), b.get(JAVA_LONG, 64), b.get(JAVA_INT, 72), b.get(JAVA_LONG, 112),
-                b.get(JAVA_INT, 120), b.get(JAVA_LONG, 96), b.get(JAVA_INT, 104), b.get(JAVA_LONG, 80),
-                b.get(JAVA_INT, 88), (mask & Posix.STATX_BTIME) != 0, 0, false);
+        return new Stat(
+                Short.toUnsignedInt(b.get(JAVA_SHORT, 28)),
+                Integer.toUnsignedLong(b.get(JAVA_INT, 16)),
+                b.get(JAVA_INT, 20),
+                b.get(JAVA_INT, 24),
+                b.get(JAVA_LONG, 40),
+                b.get(JAVA_LONG, 48),
+                b.get(JAVA_LONG, 32),
+                b.get(JAVA_INT, 136),
+                b.get(JAVA_INT, 140),
+                b.get(JAVA_INT, 128),
+                b.get(JAVA_INT, 132),
+                b.get(JAVA_LONG, 64),
+                b.get(JAVA_INT, 72),
+                b.get(JAVA_LONG, 112),
+                b.get(JAVA_INT, 120),
+                b.get(JAVA_LONG, 96),
+                b.get(JAVA_INT, 104),
+                b.get(JAVA_LONG, 80),
+                b.get(JAVA_INT, 88),
+                (mask & Posix.STATX_BTIME) != 0,
+                0,
+                false);
     }
 
     /** This status with the inode's own generation, for an export without birth times. */
     Stat withInodeVersion(int version) {
-        return new Stat(mode, nlink, uid, gid, size, blocks, ino, devMajor, devMinor, rdevMajor, rdevMinor, atimeSec,
-                atimeNsec, mtimeSec, mtimeNsec, ctimeSec, ctimeNsec, btimeSec, btimeNsec, hasBtime, version, true);
+        return new Stat(
+                mode, nlink, uid, gid, size, blocks, ino, devMajor, devMinor, rdevMajor, rdevMinor, atimeSec, atimeNsec,
+                mtimeSec, mtimeNsec, ctimeSec, ctimeNsec, btimeSec, btimeNsec, hasBtime, version, true);
     }
 
     int type() {
@@ -119,9 +156,21 @@ record Stat(int mode, long nlink, int uid, int gid, long size, long blocks, long
 
     /** {@code fattr3} (RFC 1813 section 2.6) with the export's {@code fsid}. */
     Fattr3 toFattr3(long fsid) {
-        return new Fattr3(fileType(), permissions(), nlink, Integer.toUnsignedLong(uid), Integer.toUnsignedLong(gid),
-                size, blocks * 512, Integer.toUnsignedLong(rdevMajor), Integer.toUnsignedLong(rdevMinor), fsid, ino,
-                time(atimeSec, atimeNsec), time(mtimeSec, mtimeNsec), time(ctimeSec, ctimeNsec));
+        return new Fattr3(
+                fileType(),
+                permissions(),
+                nlink,
+                Integer.toUnsignedLong(uid),
+                Integer.toUnsignedLong(gid),
+                size,
+                blocks * 512,
+                Integer.toUnsignedLong(rdevMajor),
+                Integer.toUnsignedLong(rdevMinor),
+                fsid,
+                ino,
+                time(atimeSec, atimeNsec),
+                time(mtimeSec, mtimeNsec),
+                time(ctimeSec, ctimeNsec));
     }
 
     /** {@code wcc_attr}: size, mtime, ctime before an operation. */

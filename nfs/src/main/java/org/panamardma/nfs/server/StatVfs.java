@@ -19,8 +19,15 @@ import java.lang.foreign.MemorySegment;
  * @param availableFiles {@code f_favail}
  * @param nameMax {@code f_namemax}
  */
-record StatVfs(long blockSize, long blocks, long free, long available, long files, long freeFiles,
-               long availableFiles, long nameMax) {
+record StatVfs(
+        long blockSize,
+        long blocks,
+        long free,
+        long available,
+        long files,
+        long freeFiles,
+        long availableFiles,
+        long nameMax) {
 
     /** {@code fstatvfs(3)} of the file system {@code fd} is on. */
     static StatVfs of(int fd) throws PosixException {
@@ -30,8 +37,14 @@ record StatVfs(long blockSize, long blocks, long free, long available, long file
             Posix.check((int) Libc.FSTATVFS.invokeExact(state, fd, buf), state, "fstatvfs", "fd " + fd);
             long bsize = buf.get(JAVA_LONG, 0);
             long frsize = buf.get(JAVA_LONG, 8);
-            return new StatVfs(frsize != 0 ? frsize : bsize, buf.get(JAVA_LONG, 16), buf.get(JAVA_LONG, 24),
-                    buf.get(JAVA_LONG, 32), buf.get(JAVA_LONG, 40), buf.get(JAVA_LONG, 48), buf.get(JAVA_LONG, 56),
+            return new StatVfs(
+                    frsize != 0 ? frsize : bsize,
+                    buf.get(JAVA_LONG, 16),
+                    buf.get(JAVA_LONG, 24),
+                    buf.get(JAVA_LONG, 32),
+                    buf.get(JAVA_LONG, 40),
+                    buf.get(JAVA_LONG, 48),
+                    buf.get(JAVA_LONG, 56),
                     buf.get(JAVA_LONG, 80));
         } catch (PosixException e) {
             throw e;

@@ -41,8 +41,14 @@ final class ThreadCredentials {
      * include/linux/capability.h: the file-system set {@code CAP_FS_MASK} and CAP_SYS_RESOURCE): without them the
      * kernel checks permissions for the caller and clears set-id bits on its writes.
      */
-    static final long NFSD_SET = bit(CAP_CHOWN) | bit(CAP_DAC_OVERRIDE) | bit(CAP_DAC_READ_SEARCH) | bit(CAP_FOWNER)
-            | bit(CAP_FSETID) | bit(CAP_LINUX_IMMUTABLE) | bit(CAP_MKNOD) | bit(CAP_MAC_OVERRIDE)
+    static final long NFSD_SET = bit(CAP_CHOWN)
+            | bit(CAP_DAC_OVERRIDE)
+            | bit(CAP_DAC_READ_SEARCH)
+            | bit(CAP_FOWNER)
+            | bit(CAP_FSETID)
+            | bit(CAP_LINUX_IMMUTABLE)
+            | bit(CAP_MKNOD)
+            | bit(CAP_MAC_OVERRIDE)
             | bit(CAP_SYS_RESOURCE);
 
     private static final int CLONE_FS = 0x200;
@@ -57,8 +63,7 @@ final class ThreadCredentials {
         default -> -1;
     };
 
-    private ThreadCredentials() {
-    }
+    private ThreadCredentials() {}
 
     static long bit(int capability) {
         return 1L << capability;
@@ -76,8 +81,8 @@ final class ThreadCredentials {
 
     private static void requirePlatformThread() {
         if (Thread.currentThread().isVirtual()) {
-            throw new IllegalStateException("credentials belong to an OS thread; a virtual thread changes OS thread"
-                    + " whenever it blocks");
+            throw new IllegalStateException(
+                    "credentials belong to an OS thread; a virtual thread changes OS thread" + " whenever it blocks");
         }
     }
 
@@ -128,8 +133,8 @@ final class ThreadCredentials {
     static void setgroups(int[] groups) throws PosixException {
         requirePlatformThread();
         if (SYS_SETGROUPS < 0) {
-            throw new UnsupportedOperationException("setgroups: unknown system call number on "
-                    + System.getProperty("os.arch"));
+            throw new UnsupportedOperationException(
+                    "setgroups: unknown system call number on " + System.getProperty("os.arch"));
         }
         if (groups.length > MAX_GROUPS) {
             throw new IllegalArgumentException(groups.length + " groups");

@@ -38,7 +38,8 @@ final class WriteVerifier {
      * (knfsd's {@code commit_reset_write_verifier}: EAGAIN and ESTALE do not reset it).
      */
     void failed(PosixException e) {
-        if (e.errno() != PosixException.EAGAIN && e.errno() != PosixException.ESTALE
+        if (e.errno() != PosixException.EAGAIN
+                && e.errno() != PosixException.ESTALE
                 && e.errno() != PosixException.EINTR) {
             reset();
         }

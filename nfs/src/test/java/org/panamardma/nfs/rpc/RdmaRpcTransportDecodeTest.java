@@ -45,8 +45,11 @@ class RdmaRpcTransportDecodeTest {
     void placedDataIsReadFromTheTargetWithoutACopy() throws Exception {
         MemorySegment target = MemorySegment.ofArray(new byte[64]);
         target.asSlice(0, 5).copyFrom(MemorySegment.ofArray("hello".getBytes()));
-        ReadResult r = RdmaRpcTransport.decodeResults(Nfs3Xdr.readResults(target),
-                reply(readResults(5, null), new RpcRdmaReply.Placement(target, true, 5)), "READ").orThrow("READ");
+        ReadResult r = RdmaRpcTransport.decodeResults(
+                        Nfs3Xdr.readResults(target),
+                        reply(readResults(5, null), new RpcRdmaReply.Placement(target, true, 5)),
+                        "READ")
+                .orThrow("READ");
         assertEquals(5, r.count());
         assertEquals("hello", new String(r.data().toArray(ValueLayout.JAVA_BYTE)));
         assertEquals(target.heapBase(), r.data().heapBase());
@@ -56,8 +59,10 @@ class RdmaRpcTransportDecodeTest {
     @Test
     void dataThatCameInlineIsCopiedIntoTheTarget() throws Exception {
         MemorySegment target = MemorySegment.ofArray(new byte[64]);
-        Nfs3Result<ReadResult> r = RdmaRpcTransport.decodeResults(Nfs3Xdr.readResults(target),
-                reply(readResults(3, "abc".getBytes()), new RpcRdmaReply.Placement(target, false, 0)), "READ");
+        Nfs3Result<ReadResult> r = RdmaRpcTransport.decodeResults(
+                Nfs3Xdr.readResults(target),
+                reply(readResults(3, "abc".getBytes()), new RpcRdmaReply.Placement(target, false, 0)),
+                "READ");
         assertEquals("abc", new String(target.asSlice(0, 3).toArray(ValueLayout.JAVA_BYTE)));
         assertEquals(3, r.orThrow("READ").count());
     }
@@ -65,8 +70,12 @@ class RdmaRpcTransportDecodeTest {
     @Test
     void aLengthWordBeyondWhatTheServerWroteIsRefused() {
         MemorySegment target = MemorySegment.ofArray(new byte[64]);
-        assertThrows(RpcException.class, () -> RdmaRpcTransport.decodeResults(Nfs3Xdr.readResults(target),
-                reply(readResults(10, null), new RpcRdmaReply.Placement(target, true, 9)), "READ"));
+        assertThrows(
+                RpcException.class,
+                () -> RdmaRpcTransport.decodeResults(
+                        Nfs3Xdr.readResults(target),
+                        reply(readResults(10, null), new RpcRdmaReply.Placement(target, true, 9)),
+                        "READ"));
     }
 
     @Test
@@ -75,12 +84,22 @@ class RdmaRpcTransportDecodeTest {
         MemorySegment results = readResults(3, "abc".getBytes());
         MemorySegment longer = MemorySegment.ofArray(new byte[(int) results.byteSize() + 4]);
         longer.copyFrom(results);
-        assertThrows(RpcException.class, () -> RdmaRpcTransport.decodeResults(Nfs3Xdr.readResults(target),
-                reply(longer, new RpcRdmaReply.Placement(target, false, 0)), "READ"));
-        RpcRdmaReply denied = new RpcRdmaReply(AcceptedReply.failure(1, OpaqueAuth.NONE, AcceptStat.PROC_UNAVAIL),
-                MemorySegment.ofArray(new byte[0]), List.of(), CallPlan.Kind.INLINE, RdmaProcedure.RDMA_MSG, false);
-        RpcReplyException e = assertThrows(RpcReplyException.class, () -> RdmaRpcTransport.decodeResults(
-                Nfs3Xdr.readResults(target), denied, "READ"));
+        assertThrows(
+                RpcException.class,
+                () -> RdmaRpcTransport.decodeResults(
+                        Nfs3Xdr.readResults(target),
+                        reply(longer, new RpcRdmaReply.Placement(target, false, 0)),
+                        "READ"));
+        RpcRdmaReply denied = new RpcRdmaReply(
+                AcceptedReply.failure(1, OpaqueAuth.NONE, AcceptStat.PROC_UNAVAIL),
+                MemorySegment.ofArray(new byte[0]),
+                List.of(),
+                CallPlan.Kind.INLINE,
+                RdmaProcedure.RDMA_MSG,
+                false);
+        RpcReplyException e = assertThrows(
+                RpcReplyException.class,
+                () -> RdmaRpcTransport.decodeResults(Nfs3Xdr.readResults(target), denied, "READ"));
         assertEquals(AcceptStat.PROC_UNAVAIL, e.acceptStat());
     }
 }

@@ -49,10 +49,14 @@ class CallerThreadsTest {
                 switch (f[0]) {
                     case "Uid:" -> fsuid = Integer.parseUnsignedInt(f[4]);
                     case "Gid:" -> fsgid = Integer.parseUnsignedInt(f[4]);
-                    case "Groups:" -> groups = Arrays.stream(f).skip(1).map(Integer::parseUnsignedInt).toList();
+                    case "Groups:" ->
+                        groups = Arrays.stream(f)
+                                .skip(1)
+                                .map(Integer::parseUnsignedInt)
+                                .toList();
                     case "CapEff:" -> eff = Long.parseUnsignedLong(f[1], 16);
                     case "Umask:" -> umask = Integer.parseInt(f[1], 8);
-                    default -> { }
+                    default -> {}
                 }
             }
             return new Seen(fsuid, fsgid, groups, eff, umask);
@@ -66,33 +70,44 @@ class CallerThreadsTest {
     @Test
     void eachCallTakesItsCallersCredentialsAndGivesThemBack() throws Exception {
         threads = new CallerThreads(ServerIdentity.ofThisProcess(), 1, 8, "test-caller");
-        Seen server = threads.run(caller(0, 0), LONG, LONG, () -> CallerThreads.asServer(Seen::now), () -> { });
+        Seen server = threads.run(caller(0, 0), LONG, LONG, () -> CallerThreads.asServer(Seen::now), () -> {});
         assertEquals(0, server.fsuid());
         assertEquals(0, server.umask(), "each thread has its own umask, 0");
 
-        Seen user = threads.run(caller(1000, 1001, 3000, 4000), LONG, LONG, Seen::now, () -> { });
+        Seen user = threads.run(caller(1000, 1001, 3000, 4000), LONG, LONG, Seen::now, () -> {});
         assertEquals(1000, user.fsuid());
         assertEquals(1001, user.fsgid());
         assertEquals(List.of(3000, 4000), user.groups());
-        for (int cap : new int[] {ThreadCredentials.CAP_FSETID, ThreadCredentials.CAP_DAC_OVERRIDE,
-            ThreadCredentials.CAP_DAC_READ_SEARCH, ThreadCredentials.CAP_FOWNER, ThreadCredentials.CAP_CHOWN,
-            ThreadCredentials.CAP_MKNOD, ThreadCredentials.CAP_SYS_RESOURCE}) {
+        for (int cap : new int[] {
+            ThreadCredentials.CAP_FSETID,
+            ThreadCredentials.CAP_DAC_OVERRIDE,
+            ThreadCredentials.CAP_DAC_READ_SEARCH,
+            ThreadCredentials.CAP_FOWNER,
+            ThreadCredentials.CAP_CHOWN,
+            ThreadCredentials.CAP_MKNOD,
+            ThreadCredentials.CAP_SYS_RESOURCE
+        }) {
             assertFalse(user.has(cap), "capability " + cap + " dropped");
         }
 
         // the next call on the same thread: none of the last one's groups, its own ids
-        Seen next = threads.run(caller(2000, 2000), LONG, LONG, Seen::now, () -> { });
+        Seen next = threads.run(caller(2000, 2000), LONG, LONG, Seen::now, () -> {});
         assertEquals(2000, next.fsuid());
         assertEquals(List.of(), next.groups());
 
-        Seen root = threads.run(caller(0, 0), LONG, LONG, Seen::now, () -> { });
+        Seen root = threads.run(caller(0, 0), LONG, LONG, Seen::now, () -> {});
         assertEquals(0, root.fsuid());
-        assertTrue(root.has(ThreadCredentials.CAP_FSETID) && root.has(ThreadCredentials.CAP_DAC_OVERRIDE),
+        assertTrue(
+                root.has(ThreadCredentials.CAP_FSETID) && root.has(ThreadCredentials.CAP_DAC_OVERRIDE),
                 "root (not squashed) acts with root's file capabilities");
 
         // the server's identity inside a call, and the caller's again after it
-        List<Seen> inside = threads.run(caller(1000, 1000, 7), LONG, LONG, () -> List.of(
-                CallerThreads.asServer(Seen::now), Seen.now()), () -> { });
+        List<Seen> inside = threads.run(
+                caller(1000, 1000, 7),
+                LONG,
+                LONG,
+                () -> List.of(CallerThreads.asServer(Seen::now), Seen.now()),
+                () -> {});
         assertEquals(0, inside.get(0).fsuid());
         assertTrue(inside.get(0).has(ThreadCredentials.CAP_DAC_READ_SEARCH));
         assertEquals(1000, inside.get(1).fsuid());
@@ -120,23 +135,31 @@ class CallerThreadsTest {
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean abandonedRanAfter = new AtomicBoolean();
         AtomicBoolean opOver = new AtomicBoolean();
-        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed =
+                new java.util.concurrent.atomic.AtomicReference<>();
         Thread.UncaughtExceptionHandler keep = (t, e) -> failed.set(e);
         Thread first = Thread.ofVirtual().uncaughtExceptionHandler(keep).start(() -> {
-            CallerThreads.Busy busy = assertThrows(CallerThreads.Busy.class, () -> threads.run(caller(1, 1),
-                    LONG, Duration.ofMillis(300), () -> {
-                        release.await(30, TimeUnit.SECONDS);
-                        opOver.set(true);
-                        return null;
-                    }, () -> abandonedRanAfter.set(opOver.get())));
+            CallerThreads.Busy busy = assertThrows(
+                    CallerThreads.Busy.class,
+                    () -> threads.run(
+                            caller(1, 1),
+                            LONG,
+                            Duration.ofMillis(300),
+                            () -> {
+                                release.await(30, TimeUnit.SECONDS);
+                                opOver.set(true);
+                                return null;
+                            },
+                            () -> abandonedRanAfter.set(opOver.get())));
             assertTrue(busy.abandoned(), "it was running: its thread releases what it holds when it ends");
         });
         assertTrue(first.join(Duration.ofSeconds(20)), "a running call is given up at its limit");
         assertEquals(null, failed.get());
         // the only thread is still busy with it: the next call waits for a thread at most its wait
         Thread second = Thread.ofVirtual().uncaughtExceptionHandler(keep).start(() -> {
-            CallerThreads.Busy busy = assertThrows(CallerThreads.Busy.class, () -> threads.run(caller(1, 1),
-                    Duration.ofMillis(200), LONG, () -> null, () -> { }));
+            CallerThreads.Busy busy = assertThrows(
+                    CallerThreads.Busy.class,
+                    () -> threads.run(caller(1, 1), Duration.ofMillis(200), LONG, () -> null, () -> {}));
             assertFalse(busy.abandoned(), "it never ran");
         });
         assertTrue(second.join(Duration.ofSeconds(20)));
@@ -147,7 +170,7 @@ class CallerThreadsTest {
             Thread.sleep(10);
         }
         assertTrue(abandonedRanAfter.get(), "the abandoned call's resources are released after it is over");
-        assertEquals(42, (int) threads.run(caller(1, 1), LONG, LONG, () -> 42, () -> { }), "the thread serves on");
+        assertEquals(42, (int) threads.run(caller(1, 1), LONG, LONG, () -> 42, () -> {}), "the thread serves on");
     }
 
     /**
@@ -163,17 +186,24 @@ class CallerThreadsTest {
         AtomicBoolean queuedRan = new AtomicBoolean();
         Thread running = Thread.ofVirtual().start(() -> {
             try {
-                threads.run(caller(1, 1), LONG, LONG, () -> {
-                    started.countDown();
-                    return release.await(30, TimeUnit.SECONDS);
-                }, () -> { });
+                threads.run(
+                        caller(1, 1),
+                        LONG,
+                        LONG,
+                        () -> {
+                            started.countDown();
+                            return release.await(30, TimeUnit.SECONDS);
+                        },
+                        () -> {});
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
         });
         assertTrue(started.await(20, TimeUnit.SECONDS));
-        Thread queued = Thread.ofVirtual().start(() -> assertThrows(CallerThreads.Busy.class,
-                () -> threads.run(caller(1, 1), LONG, LONG, () -> queuedRan.getAndSet(true), () -> { })));
+        Thread queued = Thread.ofVirtual()
+                .start(() -> assertThrows(
+                        CallerThreads.Busy.class,
+                        () -> threads.run(caller(1, 1), LONG, LONG, () -> queuedRan.getAndSet(true), () -> {})));
         Thread.sleep(100); // let it queue behind the running one
         threads.close();
         assertFalse(threads.awaitIdle(Duration.ofMillis(200)), "a procedure still runs: its buffers are in use");

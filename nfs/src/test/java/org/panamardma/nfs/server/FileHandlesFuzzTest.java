@@ -73,8 +73,8 @@ class FileHandlesFuzzTest {
         FileHandle3 handle;
         if ((input[0] & 1) == 0) {
             try {
-                handle = FileHandle3.decode(new XdrDecoder(MemorySegment.ofArray(Arrays.copyOfRange(input, 1,
-                        input.length))));
+                handle = FileHandle3.decode(
+                        new XdrDecoder(MemorySegment.ofArray(Arrays.copyOfRange(input, 1, input.length))));
             } catch (XdrException refused) {
                 return;
             }
@@ -90,7 +90,8 @@ class FileHandlesFuzzTest {
             try {
                 decoded[0] = HANDLES.decode(h);
             } catch (NfsError e) {
-                assertTrue(e.status() == NfsStat3.NFS3ERR_BADHANDLE || e.status() == NfsStat3.NFS3ERR_STALE,
+                assertTrue(
+                        e.status() == NfsStat3.NFS3ERR_BADHANDLE || e.status() == NfsStat3.NFS3ERR_STALE,
                         e.getMessage());
                 decoded[0] = null;
             }
@@ -99,7 +100,9 @@ class FileHandlesFuzzTest {
             return;
         }
         FileHandles.Decoded d = decoded[0];
-        assertArrayEquals(h.bytes(), HANDLES.encode(d.depth(), d.ino(), d.generation(), d.hints()).bytes(),
+        assertArrayEquals(
+                h.bytes(),
+                HANDLES.encode(d.depth(), d.ino(), d.generation(), d.hints()).bytes(),
                 "a handle that decodes encodes back to its bytes");
         long walkedBefore = FS.walkedEntries();
         try (ExportFs.Node n = FS.resolve(h)) {
@@ -115,8 +118,8 @@ class FileHandlesFuzzTest {
     /** A handle of the fuzzer's body (version, depth, inode, generation, hints), with this export's id and MAC. */
     private static FileHandle3 signed(byte[] input) {
         int bodyStart = (input[0] & 2) != 0 ? 2 : 1;
-        byte[] body = Arrays.copyOfRange(input, bodyStart, Math.min(input.length,
-                bodyStart + FileHandles.HEADER + FileHandles.MAX_HINTS));
+        byte[] body = Arrays.copyOfRange(
+                input, bodyStart, Math.min(input.length, bodyStart + FileHandles.HEADER + FileHandles.MAX_HINTS));
         if (body.length < FileHandles.HEADER) {
             return null;
         }

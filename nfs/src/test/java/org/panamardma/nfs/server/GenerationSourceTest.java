@@ -27,7 +27,8 @@ class GenerationSourceTest {
     private static final byte[] SECRET = new byte[32];
 
     private static FileHandle3 handleOf(ExportFs fs, String name) throws Exception {
-        try (ExportFs.Node root = fs.root(); ExportFs.Node n = fs.lookup(root, name)) {
+        try (ExportFs.Node root = fs.root();
+                ExportFs.Node n = fs.lookup(root, name)) {
             return fs.handleOf(n);
         }
     }
@@ -49,7 +50,9 @@ class GenerationSourceTest {
                 reused = (long) Files.getAttribute(export.resolve("new" + i), "unix:ino") == ino;
                 if (reused) {
                     FileHandle3 now = handleOf(fs, "new" + i);
-                    assertNotEquals(Arrays.toString(old.bytes()), Arrays.toString(now.bytes()),
+                    assertNotEquals(
+                            Arrays.toString(old.bytes()),
+                            Arrays.toString(now.bytes()),
                             "the same inode number, another generation");
                 }
             }
@@ -62,8 +65,9 @@ class GenerationSourceTest {
         }
         // the generations are the file system's: another server instance issues the same handles
         try (ExportFs again = ExportFs.open(export, SECRET, 1000, GenerationSource.INODE_VERSION);
-             ExportFs first = ExportFs.open(export, SECRET, 1000, GenerationSource.INODE_VERSION)) {
-            assertArrayEquals(handleOf(first, "sub").bytes(), handleOf(again, "sub").bytes());
+                ExportFs first = ExportFs.open(export, SECRET, 1000, GenerationSource.INODE_VERSION)) {
+            assertArrayEquals(
+                    handleOf(first, "sub").bytes(), handleOf(again, "sub").bytes());
         }
     }
 
@@ -84,7 +88,8 @@ class GenerationSourceTest {
             Posix.close(fd);
         }
         Stat noBtime = Posix.fstat(Posix.AT_FDCWD);
-        assertTrue(noBtime.withInodeVersion(1).generation() != noBtime.withInodeVersion(2).generation()
+        assertTrue(noBtime.withInodeVersion(1).generation()
+                        != noBtime.withInodeVersion(2).generation()
                 || noBtime.hasBtime());
     }
 }

@@ -53,8 +53,7 @@ class LibcSymbolsTest {
             """;
 
     /** One line of the list: its kind, the Java field ("Class.FIELD") or function, and the C side. */
-    record Entry(String kind, String name, String c) {
-    }
+    record Entry(String kind, String name, String c) {}
 
     static List<Entry> list() throws IOException {
         assertTrue(Files.exists(LIST), "run from the nfs module directory: no " + LIST.toAbsolutePath());
@@ -78,7 +77,7 @@ class LibcSymbolsTest {
 
     /** The functions Libc binds, from its source: every {@code plain("name"} and {@code withErrno("name"}. */
     static Set<String> boundFunctions() throws IOException {
-        Matcher m = Pattern.compile("(?:plain|withErrno)\\(\"(\\w+)\"").matcher(Files.readString(LIBC_SOURCE));
+        Matcher m = Pattern.compile("(?:plain|withErrno)\\(\\s*\"(\\w+)\"").matcher(Files.readString(LIBC_SOURCE));
         TreeSet<String> out = new TreeSet<>();
         while (m.find()) {
             out.add(m.group(1));
@@ -93,7 +92,8 @@ class LibcSymbolsTest {
             for (Field f : c.getDeclaredFields()) {
                 int mod = f.getModifiers();
                 Class<?> t = f.getType();
-                if (Modifier.isStatic(mod) && Modifier.isFinal(mod)
+                if (Modifier.isStatic(mod)
+                        && Modifier.isFinal(mod)
                         && (t == int.class || t == long.class || t == byte.class)) {
                     f.setAccessible(true);
                     out.put(c.getSimpleName() + "." + f.getName(), ((Number) f.get(null)).longValue());
@@ -106,22 +106,28 @@ class LibcSymbolsTest {
     @Test
     void theListAndTheJavaSideAgreeInBothDirections() throws Exception {
         List<Entry> entries = list();
-        assertEquals(boundFunctions(), names(entries, Set.of("func")),
+        assertEquals(
+                boundFunctions(),
+                names(entries, Set.of("func")),
                 "functions bound in Libc.java vs func lines of " + LIST);
-        assertEquals(new TreeSet<>(javaConstants().keySet()), names(entries, Set.of("const", "size", "derived")),
+        assertEquals(
+                new TreeSet<>(javaConstants().keySet()),
+                names(entries, Set.of("const", "size", "derived")),
                 "numeric constants of Posix and ThreadCredentials vs const/size/derived lines of " + LIST);
     }
 
     @Test
     void theCLibraryExportsEveryListedFunction() throws Exception {
         List<String> missing = names(list(), Set.of("func")).stream()
-                .filter(f -> Linker.nativeLinker().defaultLookup().find(f).isEmpty()).toList();
+                .filter(f -> Linker.nativeLinker().defaultLookup().find(f).isEmpty())
+                .toList();
         assertEquals(List.of(), missing, "not exported by this C library");
     }
 
     @Test
     void everyConstantAndSizeIsWhatTheInstalledHeadersSay(@TempDir Path dir) throws Exception {
-        List<Entry> checked = list().stream().filter(e -> e.kind().equals("const") || e.kind().equals("size"))
+        List<Entry> checked = list().stream()
+                .filter(e -> e.kind().equals("const") || e.kind().equals("size"))
                 .toList();
         assertEquals(List.of(), disagreements(checked, dir));
     }
@@ -129,15 +135,21 @@ class LibcSymbolsTest {
     @Test
     void aValueThatDiffersFromTheHeadersIsReported(@TempDir Path dir) throws Exception {
         // the check itself can fail: O_CREAT held against O_EXCL's value, and a size against another struct's
-        List<String> found = disagreements(List.of(new Entry("const", "Posix.O_CREAT", "O_EXCL"),
-                new Entry("size", "Posix.STATX_SIZE", "struct stat")), dir);
+        List<String> found = disagreements(
+                List.of(
+                        new Entry("const", "Posix.O_CREAT", "O_EXCL"),
+                        new Entry("size", "Posix.STATX_SIZE", "struct stat")),
+                dir);
         assertEquals(2, found.size(), String.join("\n", found));
     }
 
     /** Compiles and runs a probe printing each entry's C value; returns the entries whose Java value differs. */
     static List<String> disagreements(List<Entry> entries, Path dir) throws Exception {
-        Path gcc = Stream.of("/usr/bin/gcc", "/usr/bin/cc", "/usr/local/bin/gcc").map(Path::of)
-                .filter(Files::isExecutable).findFirst().orElse(null);
+        Path gcc = Stream.of("/usr/bin/gcc", "/usr/bin/cc", "/usr/local/bin/gcc")
+                .map(Path::of)
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElse(null);
         if (gcc == null) {
             boolean ci = "true".equals(System.getenv("CI"));
             assertTrue(!ci, "CI: no C compiler to check libc.symbols against the headers");

@@ -11,10 +11,10 @@ import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.Mount3;
 import org.panamardma.nfs.MountStat3;
 import org.panamardma.nfs.Nfs3;
-import org.panamardma.testing.AllocationBudget;
 import org.panamardma.oncrpc.AuthFlavor;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrException;
 
@@ -27,8 +27,8 @@ import org.panamardma.xdr.XdrException;
  * The typed refusal is {@link XdrException}.
  */
 class MountFuzzTest {
-    private static final Squashing SQUASHING = new Squashing(IdRanges.ALL, IdRanges.ALL,
-            new ServerIdentity(0, 0, true));
+    private static final Squashing SQUASHING =
+            new Squashing(IdRanges.ALL, IdRanges.ALL, new ServerIdentity(0, 0, true));
 
     /**
      * A dirpath is at most 1024 bytes, copied once; a credential body at most 400 (the RPC limit), with a 255-byte
@@ -62,7 +62,7 @@ class MountFuzzTest {
             }
         });
         switch (result[0]) {
-            case null -> { }
+            case null -> {}
             case byte[] path -> assertTrue(path.length <= Mount3.MNTPATHLEN);
             case Mount3.MountResult r -> assertTrue(r.root().bytes().length <= Nfs3.FHSIZE);
             case MountStat3 status -> assertTrue(status != MountStat3.MNT3_OK);
@@ -85,8 +85,9 @@ class MountFuzzTest {
                 for (int g : callers[0].groups()) {
                     assertTrue(g != 0, "root's group squashed: " + callers[0]);
                 }
-                assertTrue(callers[1].uid() == 65534 && callers[1].gid() == 65534
-                        && callers[1].groups().length == 0, "all squashed: " + callers[1]);
+                assertTrue(
+                        callers[1].uid() == 65534 && callers[1].gid() == 65534 && callers[1].groups().length == 0,
+                        "all squashed: " + callers[1]);
                 assertFalse(callers[1].permittedMode(06777) != 0777);
             }
             default -> throw new AssertionError(result[0].getClass());
@@ -95,11 +96,13 @@ class MountFuzzTest {
 
     /** The credential under root_squash, all_squash and no_root_squash. */
     private static Caller[] identities(byte[] body) {
-        RpcCall call = RpcCall.of(1, Nfs3.PROGRAM, Nfs3.VERSION, 1, new OpaqueAuth(AuthFlavor.AUTH_SYS, body),
-                OpaqueAuth.NONE);
-        return new Caller[] {SQUASHING.map(call, ExportOptions.DEFAULTS),
+        RpcCall call = RpcCall.of(
+                1, Nfs3.PROGRAM, Nfs3.VERSION, 1, new OpaqueAuth(AuthFlavor.AUTH_SYS, body), OpaqueAuth.NONE);
+        return new Caller[] {
+            SQUASHING.map(call, ExportOptions.DEFAULTS),
             SQUASHING.map(call, ExportOptions.DEFAULTS.withAllSquash(true)),
-            SQUASHING.map(call, ExportOptions.DEFAULTS.withRootSquash(false))};
+            SQUASHING.map(call, ExportOptions.DEFAULTS.withRootSquash(false))
+        };
     }
 
     /** A handle's bytes, for the seeds. */

@@ -28,11 +28,29 @@ import org.panamardma.xdr.XdrReader;
  */
 class Nfs3ArgumentsFuzzTest {
     /** The procedures with arguments, in the order byte 0 picks them. */
-    private static final int[] PROCEDURES = {Nfs3.PROC_GETATTR, Nfs3.PROC_SETATTR, Nfs3.PROC_LOOKUP,
-        Nfs3.PROC_ACCESS, Nfs3.PROC_READLINK, Nfs3.PROC_READ, Nfs3.PROC_WRITE, Nfs3.PROC_CREATE, Nfs3.PROC_MKDIR,
-        Nfs3.PROC_SYMLINK, Nfs3.PROC_MKNOD, Nfs3.PROC_REMOVE, Nfs3.PROC_RMDIR, Nfs3.PROC_RENAME, Nfs3.PROC_LINK,
-        Nfs3.PROC_READDIR, Nfs3.PROC_READDIRPLUS, Nfs3.PROC_FSSTAT, Nfs3.PROC_FSINFO, Nfs3.PROC_PATHCONF,
-        Nfs3.PROC_COMMIT};
+    private static final int[] PROCEDURES = {
+        Nfs3.PROC_GETATTR,
+        Nfs3.PROC_SETATTR,
+        Nfs3.PROC_LOOKUP,
+        Nfs3.PROC_ACCESS,
+        Nfs3.PROC_READLINK,
+        Nfs3.PROC_READ,
+        Nfs3.PROC_WRITE,
+        Nfs3.PROC_CREATE,
+        Nfs3.PROC_MKDIR,
+        Nfs3.PROC_SYMLINK,
+        Nfs3.PROC_MKNOD,
+        Nfs3.PROC_REMOVE,
+        Nfs3.PROC_RMDIR,
+        Nfs3.PROC_RENAME,
+        Nfs3.PROC_LINK,
+        Nfs3.PROC_READDIR,
+        Nfs3.PROC_READDIRPLUS,
+        Nfs3.PROC_FSSTAT,
+        Nfs3.PROC_FSINFO,
+        Nfs3.PROC_PATHCONF,
+        Nfs3.PROC_COMMIT
+    };
 
     /**
      * A decode copies a handle (at most 64 bytes) and names or a link target (at most 4096 bytes each, copied to a
@@ -46,7 +64,7 @@ class Nfs3ArgumentsFuzzTest {
     static XdrReader<?> reader(int procedure) {
         return switch (procedure) {
             case Nfs3.PROC_GETATTR, Nfs3.PROC_READLINK, Nfs3.PROC_FSSTAT, Nfs3.PROC_FSINFO, Nfs3.PROC_PATHCONF ->
-                    FileHandle3::decode;
+                FileHandle3::decode;
             case Nfs3.PROC_SETATTR -> Nfs3Args.SetattrArgs::decode;
             case Nfs3.PROC_LOOKUP, Nfs3.PROC_REMOVE, Nfs3.PROC_RMDIR -> Nfs3Args.DirOp::decode;
             case Nfs3.PROC_ACCESS -> Nfs3Args.AccessArgs::decode;
@@ -92,7 +110,9 @@ class Nfs3ArgumentsFuzzTest {
         XdrEncoder out = new XdrEncoder(MemorySegment.ofArray(again));
         encode(decoded[0], out);
         assertTrue(out.position() == read[0], "re-encoded " + out.position() + " bytes of " + read[0]);
-        assertArrayEquals(data.asSlice(0, read[0]).toArray(ValueLayout.JAVA_BYTE), again,
+        assertArrayEquals(
+                data.asSlice(0, read[0]).toArray(ValueLayout.JAVA_BYTE),
+                again,
                 "procedure " + procedure + " re-encodes to other bytes");
     }
 
@@ -110,7 +130,8 @@ class Nfs3ArgumentsFuzzTest {
             }
             case Nfs3Args.WriteArgs w -> {
                 assertTrue(w.data().byteSize() <= data.byteSize());
-                assertTrue(w.data().heapBase().orElse(null) == data.heapBase().orElse(null),
+                assertTrue(
+                        w.data().heapBase().orElse(null) == data.heapBase().orElse(null),
                         "WRITE data is a view of the call, not a copy");
                 assertTrue(FileDataProcedures.writeBuffer(w) <= Nfs3Server.MAX_IO);
             }
@@ -118,7 +139,7 @@ class Nfs3ArgumentsFuzzTest {
                 long buffer = FileDataProcedures.readBuffer(r);
                 assertTrue(buffer <= Nfs3Server.MAX_IO && buffer >= 0);
             }
-            default -> { }
+            default -> {}
         }
     }
 

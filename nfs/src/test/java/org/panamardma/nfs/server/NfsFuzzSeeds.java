@@ -27,8 +27,7 @@ import org.panamardma.xdr.XdrEncoder;
  * {@code nfs/fuzz.sh seeds} after a format changes.
  */
 public final class NfsFuzzSeeds {
-    private NfsFuzzSeeds() {
-    }
+    private NfsFuzzSeeds() {}
 
     public static void main(String[] args) throws IOException {
         Path resources = Path.of(args.length > 0 ? args[0] : "src/test/resources");
@@ -60,11 +59,29 @@ public final class NfsFuzzSeeds {
     }
 
     private static int index(int procedure) {
-        int[] order = {Nfs3.PROC_GETATTR, Nfs3.PROC_SETATTR, Nfs3.PROC_LOOKUP, Nfs3.PROC_ACCESS,
-            Nfs3.PROC_READLINK, Nfs3.PROC_READ, Nfs3.PROC_WRITE, Nfs3.PROC_CREATE, Nfs3.PROC_MKDIR,
-            Nfs3.PROC_SYMLINK, Nfs3.PROC_MKNOD, Nfs3.PROC_REMOVE, Nfs3.PROC_RMDIR, Nfs3.PROC_RENAME, Nfs3.PROC_LINK,
-            Nfs3.PROC_READDIR, Nfs3.PROC_READDIRPLUS, Nfs3.PROC_FSSTAT, Nfs3.PROC_FSINFO, Nfs3.PROC_PATHCONF,
-            Nfs3.PROC_COMMIT};
+        int[] order = {
+            Nfs3.PROC_GETATTR,
+            Nfs3.PROC_SETATTR,
+            Nfs3.PROC_LOOKUP,
+            Nfs3.PROC_ACCESS,
+            Nfs3.PROC_READLINK,
+            Nfs3.PROC_READ,
+            Nfs3.PROC_WRITE,
+            Nfs3.PROC_CREATE,
+            Nfs3.PROC_MKDIR,
+            Nfs3.PROC_SYMLINK,
+            Nfs3.PROC_MKNOD,
+            Nfs3.PROC_REMOVE,
+            Nfs3.PROC_RMDIR,
+            Nfs3.PROC_RENAME,
+            Nfs3.PROC_LINK,
+            Nfs3.PROC_READDIR,
+            Nfs3.PROC_READDIRPLUS,
+            Nfs3.PROC_FSSTAT,
+            Nfs3.PROC_FSINFO,
+            Nfs3.PROC_PATHCONF,
+            Nfs3.PROC_COMMIT
+        };
         for (int i = 0; i < order.length; i++) {
             if (order[i] == procedure) {
                 return i;
@@ -75,8 +92,8 @@ public final class NfsFuzzSeeds {
 
     static Map<String, byte[]> argumentSeeds() {
         FileHandle3 h = handle();
-        Sattr3 all = new Sattr3(0644, 1000, 1000, 4096L, Sattr3.SetTime.SERVER,
-                Sattr3.SetTime.client(new NfsTime3(1_700_000_000L, 5)));
+        Sattr3 all = new Sattr3(
+                0644, 1000, 1000, 4096L, Sattr3.SetTime.SERVER, Sattr3.SetTime.client(new NfsTime3(1_700_000_000L, 5)));
         Map<String, byte[]> s = new LinkedHashMap<>();
         s.put("getattr", encode(index(Nfs3.PROC_GETATTR), Nfs3Xdr.getattr(h)));
         s.put("setattr", encode(index(Nfs3.PROC_SETATTR), Nfs3Xdr.setattr(h, all, new NfsTime3(1, 2))));
@@ -84,18 +101,27 @@ public final class NfsFuzzSeeds {
         s.put("access", encode(index(Nfs3.PROC_ACCESS), Nfs3Xdr.access(h, 0x3f)));
         s.put("readlink", encode(index(Nfs3.PROC_READLINK), Nfs3Xdr.getattr(h)));
         s.put("read", encode(index(Nfs3.PROC_READ), Nfs3Xdr.read(h, 4096, 1 << 20)));
-        s.put("write", encode(index(Nfs3.PROC_WRITE), Nfs3Xdr.write(h, 0, StableHow.UNSTABLE,
-                MemorySegment.ofArray("data".getBytes()))));
-        s.put("create-unchecked", encode(index(Nfs3.PROC_CREATE), Nfs3Xdr.create(h, "f", Nfs3.CREATE_UNCHECKED,
-                Sattr3.mode(06777), 0)));
-        s.put("create-exclusive", encode(index(Nfs3.PROC_CREATE), Nfs3Xdr.create(h, "f", Nfs3.CREATE_EXCLUSIVE,
-                Sattr3.NONE, 0x0102030405060708L)));
+        s.put(
+                "write",
+                encode(
+                        index(Nfs3.PROC_WRITE),
+                        Nfs3Xdr.write(h, 0, StableHow.UNSTABLE, MemorySegment.ofArray("data".getBytes()))));
+        s.put(
+                "create-unchecked",
+                encode(index(Nfs3.PROC_CREATE), Nfs3Xdr.create(h, "f", Nfs3.CREATE_UNCHECKED, Sattr3.mode(06777), 0)));
+        s.put(
+                "create-exclusive",
+                encode(
+                        index(Nfs3.PROC_CREATE),
+                        Nfs3Xdr.create(h, "f", Nfs3.CREATE_EXCLUSIVE, Sattr3.NONE, 0x0102030405060708L)));
         s.put("mkdir", encode(index(Nfs3.PROC_MKDIR), Nfs3Xdr.mkdir(h, "d", all)));
         s.put("symlink", encode(index(Nfs3.PROC_SYMLINK), Nfs3Xdr.symlink(h, "l", Sattr3.NONE, "../target")));
-        s.put("mknod-chr", encode(index(Nfs3.PROC_MKNOD), Nfs3Xdr.mknod(h, "c", FileType3.NF3CHR, Sattr3.mode(0600),
-                1, 7)));
-        s.put("mknod-fifo", encode(index(Nfs3.PROC_MKNOD), Nfs3Xdr.mknod(h, "p", FileType3.NF3FIFO,
-                Sattr3.mode(0600), 0, 0)));
+        s.put(
+                "mknod-chr",
+                encode(index(Nfs3.PROC_MKNOD), Nfs3Xdr.mknod(h, "c", FileType3.NF3CHR, Sattr3.mode(0600), 1, 7)));
+        s.put(
+                "mknod-fifo",
+                encode(index(Nfs3.PROC_MKNOD), Nfs3Xdr.mknod(h, "p", FileType3.NF3FIFO, Sattr3.mode(0600), 0, 0)));
         s.put("remove", encode(index(Nfs3.PROC_REMOVE), Nfs3Xdr.lookup(h, "f")));
         s.put("rmdir", encode(index(Nfs3.PROC_RMDIR), Nfs3Xdr.lookup(h, "d")));
         s.put("rename", encode(index(Nfs3.PROC_RENAME), Nfs3Xdr.rename(h, "a", h, "b")));
@@ -133,8 +159,17 @@ public final class NfsFuzzSeeds {
         Map<String, byte[]> s = new LinkedHashMap<>();
         s.put("none", encode(-1, Sattr3.NONE::encodeTo));
         s.put("mode", encode(-1, Sattr3.mode(06777)::encodeTo));
-        s.put("all", encode(-1, new Sattr3(0755, 0, 0, 0L, Sattr3.SetTime.client(new NfsTime3(0xffffffffL,
-                999_999_999)), Sattr3.SetTime.SERVER)::encodeTo));
+        s.put(
+                "all",
+                encode(
+                        -1,
+                        new Sattr3(
+                                0755,
+                                0,
+                                0,
+                                0L,
+                                Sattr3.SetTime.client(new NfsTime3(0xffffffffL, 999_999_999)),
+                                Sattr3.SetTime.SERVER)::encodeTo));
         return s;
     }
 
@@ -149,15 +184,39 @@ public final class NfsFuzzSeeds {
         s.put("mnt-acces", encode(1, out -> out.putEnum(13)));
         s.put("exports", encode(2, out -> {
             out.putBoolean(true).putString("/srv/export", 1024);
-            out.putBoolean(true).putString("10.77.0.0/16", 255).putBoolean(true).putString("*", 255)
+            out.putBoolean(true)
+                    .putString("10.77.0.0/16", 255)
+                    .putBoolean(true)
+                    .putString("*", 255)
                     .putBoolean(false);
             out.putBoolean(false);
         }));
-        s.put("cred-root", withPrefix(3, new AuthSysParms(1, "host", 0, 0, List.of(0, 5)).toOpaqueAuth().body()));
-        s.put("cred-minus-one", withPrefix(3, new AuthSysParms(1, "host", -1, -1, List.of(-1)).toOpaqueAuth()
-                .body()));
-        s.put("cred-user", withPrefix(3, new AuthSysParms(1, "h", 1000, 1000, List.of(1, 2, 3, 4, 5, 6, 7, 8, 9,
-                10, 11, 12, 13, 14, 15, 16)).toOpaqueAuth().body()));
+        s.put(
+                "cred-root",
+                withPrefix(
+                        3,
+                        new AuthSysParms(1, "host", 0, 0, List.of(0, 5))
+                                .toOpaqueAuth()
+                                .body()));
+        s.put(
+                "cred-minus-one",
+                withPrefix(
+                        3,
+                        new AuthSysParms(1, "host", -1, -1, List.of(-1))
+                                .toOpaqueAuth()
+                                .body()));
+        s.put(
+                "cred-user",
+                withPrefix(
+                        3,
+                        new AuthSysParms(
+                                        1,
+                                        "h",
+                                        1000,
+                                        1000,
+                                        List.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))
+                                .toOpaqueAuth()
+                                .body()));
         return s;
     }
 

@@ -46,6 +46,7 @@ class NfsServerDeadlinesTest {
 
     @TempDir
     Path dir;
+
     ServerFixture fx;
     private final List<Socket> slow = new ArrayList<>();
     private final List<TcpRpcTransport> transports = new ArrayList<>();
@@ -67,7 +68,9 @@ class NfsServerDeadlinesTest {
         content = new byte[4 << 20];
         new Random(11).nextBytes(content);
         Files.write(fx.export.resolve("big"), content);
-        return fx.client(ServerFixture.USER, ServerFixture.USER).lookup(fx.root, "big").handle();
+        return fx.client(ServerFixture.USER, ServerFixture.USER)
+                .lookup(fx.root, "big")
+                .handle();
     }
 
     /** A TCP connection from {@code from}, from a reserved port, with a small receive buffer it never reads. */
@@ -91,13 +94,22 @@ class NfsServerDeadlinesTest {
             byte[] record = new byte[512];
             XdrEncoder enc = new XdrEncoder(MemorySegment.ofArray(record));
             enc.putInt(0); // the record mark, below
-            RpcMessageCodec.encode(RpcCall.of(1000 + i, Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_READ,
-                    Nfs3Client.authSys("slow", ServerFixture.USER, ServerFixture.USER),
-                    org.panamardma.oncrpc.OpaqueAuth.NONE), enc);
+            RpcMessageCodec.encode(
+                    RpcCall.of(
+                            1000 + i,
+                            Nfs3.PROGRAM,
+                            Nfs3.VERSION,
+                            Nfs3.PROC_READ,
+                            Nfs3Client.authSys("slow", ServerFixture.USER, ServerFixture.USER),
+                            org.panamardma.oncrpc.OpaqueAuth.NONE),
+                    enc);
             Nfs3Xdr.read(file, (long) (i % 4) << 20, 1 << 20).encodeTo(enc);
             int length = (int) enc.position();
-            MemorySegment.ofArray(record).set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(
-                    java.nio.ByteOrder.BIG_ENDIAN), 0, 0x80000000 | (length - 4));
+            MemorySegment.ofArray(record)
+                    .set(
+                            ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN),
+                            0,
+                            0x80000000 | (length - 4));
             out.write(record, 0, length);
         }
         out.flush();
@@ -133,7 +145,9 @@ class NfsServerDeadlinesTest {
         await("the slow reader's share of the large buffers is out", () -> pool.lent()[1] == 2);
         Nfs3Client other = client(InetAddress.getByName("127.0.0.2"));
         for (int i = 0; i < 5; i++) {
-            assertArrayEquals(java.util.Arrays.copyOf(content, 1 << 20), readMebibyte(other, h),
+            assertArrayEquals(
+                    java.util.Arrays.copyOf(content, 1 << 20),
+                    readMebibyte(other, h),
                     "another client's READ of 1 MiB is served while the slow reader sits on its replies");
         }
         assertEquals(2, pool.lent()[1], "the slow reader still holds its share, no more");

@@ -27,6 +27,7 @@ import org.panamardma.nfs.WriteResult;
 class NfsServerDurabilityTest {
     @TempDir
     Path dir;
+
     ServerFixture fx;
     private Path mounted;
 
@@ -36,7 +37,12 @@ class NfsServerDurabilityTest {
             fx.close();
         }
         if (mounted != null) {
-            assertEquals(0, new ProcessBuilder("umount", mounted.toString()).inheritIO().start().waitFor());
+            assertEquals(
+                    0,
+                    new ProcessBuilder("umount", mounted.toString())
+                            .inheritIO()
+                            .start()
+                            .waitFor());
         }
     }
 
@@ -76,15 +82,17 @@ class NfsServerDurabilityTest {
     void aFailedWriteChangesTheWriteVerifier() throws Exception {
         mounted = Files.createDirectories(dir.resolve("export"));
         Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mounted.toString())
-                .inheritIO().start();
+                .inheritIO()
+                .start();
         assertEquals(0, mount.waitFor(), "mounting a small tmpfs (the tests run as root)");
         fx = ServerFixture.start(dir, ExportOptions.DEFAULTS);
         Nfs3Client nfs = fx.client(ServerFixture.USER, ServerFixture.USER);
         FileHandle3 f = nfs.create(fx.root, "f", 0644).handle();
         WriteResult first = nfs.write(f, 0, MemorySegment.ofArray(new byte[64 << 10]), StableHow.UNSTABLE);
         assertEquals(first.verifier(), nfs.commit(f, 0, 0).verifier(), "no failure: the same verifier");
-        NfsException full = assertThrows(NfsException.class, () -> nfs.write(f, 64 << 10,
-                MemorySegment.ofArray(new byte[512 << 10]), StableHow.UNSTABLE));
+        NfsException full = assertThrows(
+                NfsException.class,
+                () -> nfs.write(f, 64 << 10, MemorySegment.ofArray(new byte[512 << 10]), StableHow.UNSTABLE));
         assertEquals(NfsStat3.NFS3ERR_NOSPC, full.status());
         WriteResult after = nfs.write(f, 0, MemorySegment.ofArray(new byte[4096]), StableHow.UNSTABLE);
         assertNotEquals(first.verifier(), after.verifier(), "a new verifier after the failure");

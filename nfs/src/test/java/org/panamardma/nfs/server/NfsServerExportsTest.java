@@ -44,6 +44,7 @@ class NfsServerExportsTest {
 
     @TempDir
     Path dir;
+
     private NfsServer server;
     private final List<TcpRpcTransport> transports = new ArrayList<>();
 
@@ -70,27 +71,34 @@ class NfsServerExportsTest {
     }
 
     private void start(NfsServer.Builder b) throws Exception {
-        server = b.state(dir.resolve("state")).rpcbind(false).tcp(new InetSocketAddress(ONE, 0))
-                .mount(new InetSocketAddress(ONE, 0)).buffers(8, 4).start();
+        server = b.state(dir.resolve("state"))
+                .rpcbind(false)
+                .tcp(new InetSocketAddress(ONE, 0))
+                .mount(new InetSocketAddress(ONE, 0))
+                .buffers(8, 4)
+                .start();
     }
 
     /** A connection from {@code from}, from a reserved port if {@code reserved}. */
     private TcpRpcTransport connect(InetSocketAddress to, InetAddress from, boolean reserved) throws Exception {
-        TcpRpcTransport t = reserved ? TcpRpcTransport.connectFromReservedPort(to, from, 4 << 20)
-                : TcpRpcTransport.over(org.panamardma.oncrpc.tcp.TcpRpcClient.connect(to,
-                        new InetSocketAddress(from, 0), 4 << 20));
+        TcpRpcTransport t = reserved
+                ? TcpRpcTransport.connectFromReservedPort(to, from, 4 << 20)
+                : TcpRpcTransport.over(
+                        org.panamardma.oncrpc.tcp.TcpRpcClient.connect(to, new InetSocketAddress(from, 0), 4 << 20));
         transports.add(t);
         return t;
     }
 
     private MountClient mount(InetAddress from, boolean reserved) throws Exception {
-        return new MountClient(connect(server.mountAddress(), from, reserved), Nfs3Client.authSys("m", 1000, 1000),
+        return new MountClient(
+                connect(server.mountAddress(), from, reserved),
+                Nfs3Client.authSys("m", 1000, 1000),
                 ServerFixture.TIMEOUT);
     }
 
     private Nfs3Client nfs(InetAddress from, boolean reserved, int uid) throws Exception {
-        return new Nfs3Client(connect(server.tcpAddress(), from, reserved), Nfs3Client.authSys("c", uid, uid),
-                ServerFixture.TIMEOUT);
+        return new Nfs3Client(
+                connect(server.tcpAddress(), from, reserved), Nfs3Client.authSys("c", uid, uid), ServerFixture.TIMEOUT);
     }
 
     private FileHandle3 root(InetAddress from) throws Exception {
@@ -101,8 +109,8 @@ class NfsServerExportsTest {
     void anAddressNotListedIsRefusedButNull() throws Exception {
         start(NfsServer.builder(export()).allow("127.0.0.2/32"));
         FileHandle3 root = root(TWO);
-        var refused = assertThrows(MountClient.MountException.class, () -> mount(ONE, true)
-                .mount(server.exportPath()));
+        var refused = assertThrows(
+                MountClient.MountException.class, () -> mount(ONE, true).mount(server.exportPath()));
         assertEquals(MountStat3.MNT3ERR_ACCES, refused.status(), "MNT: access denied, as rpc.mountd says it");
         mount(ONE, true).ping();
         Nfs3Client stranger = nfs(ONE, true, 1000);
@@ -121,12 +129,19 @@ class NfsServerExportsTest {
     void secureTakesReservedPortsOnlyAndInsecureLiftsIt() throws Exception {
         start(NfsServer.builder(export()));
         FileHandle3 root = root(ONE);
-        assertEquals(MountStat3.MNT3ERR_ACCES, assertThrows(MountClient.MountException.class,
-                () -> mount(ONE, false).mount(server.exportPath())).status());
+        assertEquals(
+                MountStat3.MNT3ERR_ACCES,
+                assertThrows(
+                                MountClient.MountException.class,
+                                () -> mount(ONE, false).mount(server.exportPath()))
+                        .status());
         Nfs3Client unprivileged = nfs(ONE, false, 1000);
         unprivileged.ping();
-        assertEquals(NfsStat3.NFS3ERR_PERM, assertThrows(NfsException.class, () -> unprivileged.getattr(root))
-                .status(), "knfsd's answer to a call from an insecure port");
+        assertEquals(
+                NfsStat3.NFS3ERR_PERM,
+                assertThrows(NfsException.class, () -> unprivileged.getattr(root))
+                        .status(),
+                "knfsd's answer to a call from an insecure port");
         server.close();
 
         start(NfsServer.builder(export()).options(ExportOptions.DEFAULTS.withSecure(false)));
@@ -137,12 +152,16 @@ class NfsServerExportsTest {
 
     @Test
     void eachClientBlockHasItsOwnOptionsAndTheMostSpecificDecides() throws Exception {
-        start(NfsServer.builder(export()).allow("127.0.0.0/8").allow("127.0.0.1(ro)")
+        start(NfsServer.builder(export())
+                .allow("127.0.0.0/8")
+                .allow("127.0.0.1(ro)")
                 .allow("127.0.0.2/32(all_squash,anonuid=4242,anongid=4343)"));
         FileHandle3 root = root(ONE);
         Nfs3Client readOnly = nfs(ONE, true, 1000);
-        assertEquals(NfsStat3.NFS3ERR_ROFS, assertThrows(NfsException.class,
-                () -> readOnly.create(root, "f", 0644)).status());
+        assertEquals(
+                NfsStat3.NFS3ERR_ROFS,
+                assertThrows(NfsException.class, () -> readOnly.create(root, "f", 0644))
+                        .status());
         assertEquals(0, readOnly.access(root, Nfs3.ACCESS_MODIFY));
         Nfs3Client squashed = nfs(TWO, true, 1000);
         FileHandle3 f = squashed.create(root, "by-two", 0644).handle();
@@ -152,8 +171,15 @@ class NfsServerExportsTest {
         assertEquals(4343, Files.getAttribute(made, "unix:gid"));
         nfs(THREE, true, 1000).create(root, "by-three", 0644);
         assertEquals(1000, Files.getAttribute(Path.of(server.exportPath()).resolve("by-three"), "unix:uid"));
-        assertThrows(IllegalArgumentException.class, () -> NfsServer.builder(export()).allow("127.0.0.1/8")
-                .state(dir.resolve("state2")).tcp(null).mount(new InetSocketAddress(ONE, 0)).rpcbind(false).start(),
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> NfsServer.builder(export())
+                        .allow("127.0.0.1/8")
+                        .state(dir.resolve("state2"))
+                        .tcp(null)
+                        .mount(new InetSocketAddress(ONE, 0))
+                        .rpcbind(false)
+                        .start(),
                 "host bits set");
     }
 
@@ -171,12 +197,10 @@ class NfsServerExportsTest {
             }
 
             @Override
-            public void flush() {
-            }
+            public void flush() {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         Logger gate = Logger.getLogger(ExportGate.class.getName());
         gate.addHandler(handler);
@@ -201,11 +225,15 @@ class NfsServerExportsTest {
         start(NfsServer.builder(export()));
         TcpRpcTransport t = connect(server.mountAddress(), ONE, true);
         for (int i = 0; i < MountServer.MAX_MOUNTS + 300; i++) {
-            new MountClient(t, Nfs3Client.authSys("host-" + i, 0, 0), ServerFixture.TIMEOUT)
-                    .mount(server.exportPath());
+            new MountClient(t, Nfs3Client.authSys("host-" + i, 0, 0), ServerFixture.TIMEOUT).mount(server.exportPath());
         }
-        var dump = t.call(Mount3.PROGRAM, Mount3.VERSION, 2, Nfs3Client.authSys("d", 0, 0),
-                org.panamardma.xdr.XdrEncodable.VOID, org.panamardma.nfs.rpc.ReplyReader.of(in -> {
+        var dump = t.call(
+                Mount3.PROGRAM,
+                Mount3.VERSION,
+                2,
+                Nfs3Client.authSys("d", 0, 0),
+                org.panamardma.xdr.XdrEncodable.VOID,
+                org.panamardma.nfs.rpc.ReplyReader.of(in -> {
                     int n = 0;
                     while (in.getBoolean()) {
                         in.getString(Mount3.MNTNAMLEN);
@@ -213,7 +241,8 @@ class NfsServerExportsTest {
                         n++;
                     }
                     return n;
-                }), ServerFixture.TIMEOUT);
+                }),
+                ServerFixture.TIMEOUT);
         assertEquals(MountServer.MAX_MOUNTS, dump, "the oldest are forgotten");
     }
 }

@@ -59,7 +59,9 @@ class NfsServerIdentityTest extends ServerFixtureTest {
         Files.setAttribute(pub, "unix:uid", ServerFixture.USER);
         Files.setAttribute(pub, "unix:gid", ServerFixture.USER);
         Files.setAttribute(pub, "unix:mode", 0777);
-        return fx.client(ServerFixture.USER, ServerFixture.USER).lookup(fx.root, name).handle();
+        return fx.client(ServerFixture.USER, ServerFixture.USER)
+                .lookup(fx.root, name)
+                .handle();
     }
 
     /**
@@ -147,8 +149,8 @@ class NfsServerIdentityTest extends ServerFixtureTest {
             assertEquals(ServerFixture.OTHER, uid(shared.resolve(name)), name);
             assertEquals(3000, gid(shared.resolve(name)), name);
         }
-        assertEquals(ServerFixture.OTHER, (int) Files.getAttribute(shared.resolve("l"), "unix:uid",
-                java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        assertEquals(ServerFixture.OTHER, (int)
+                Files.getAttribute(shared.resolve("l"), "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS));
         assertEquals(0640, mode(shared.resolve("f")), "the mode as asked: the server's umask does not apply");
         assertEquals(02750, mode(shared.resolve("d")), "set-group-id inherited, as mkdir(2) does");
     }

@@ -19,9 +19,11 @@ import org.slf4j.LoggerFactory;
 class NfsServerMainTest {
     @Test
     void addressesWithAndWithoutAHost() throws Exception {
-        assertEquals(new InetSocketAddress(InetAddress.getByName("10.77.0.2"), 20049),
+        assertEquals(
+                new InetSocketAddress(InetAddress.getByName("10.77.0.2"), 20049),
                 NfsServerMain.address("10.77.0.2:20049"));
-        assertEquals(new InetSocketAddress(InetAddress.getByName("fd77::2"), 20049),
+        assertEquals(
+                new InetSocketAddress(InetAddress.getByName("fd77::2"), 20049),
                 NfsServerMain.address("[fd77::2]:20049"));
         assertEquals(new InetSocketAddress(2049), NfsServerMain.address(":2049"));
         assertEquals(new InetSocketAddress(2049), NfsServerMain.address("2049"));
@@ -57,12 +59,10 @@ class NfsServerMainTest {
             }
 
             @Override
-            public void flush() {
-            }
+            public void flush() {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         String name = "org.panamardma.rpcrdma.server.ServerConnection";
         java.util.logging.Logger jul = java.util.logging.Logger.getLogger(name);
@@ -80,8 +80,10 @@ class NfsServerMainTest {
         assertEquals(3, lines.size(), lines.toString());
         assertTrue(lines.get(0).endsWith(" WARN  ServerConnection: conn-1: careful\n"), lines.get(0));
         assertTrue(JavaNfsServerProcessPattern.PROBLEM.matcher(lines.get(0)).find(), lines.get(0));
-        assertTrue(lines.get(1).contains(" ERROR ServerConnection: broken\n")
-                && lines.get(1).contains("IllegalStateException: why"), lines.get(1));
+        assertTrue(
+                lines.get(1).contains(" ERROR ServerConnection: broken\n")
+                        && lines.get(1).contains("IllegalStateException: why"),
+                lines.get(1));
         assertTrue(JavaNfsServerProcessPattern.PROBLEM.matcher(lines.get(1)).find(), lines.get(1));
         assertFalse(JavaNfsServerProcessPattern.PROBLEM.matcher(lines.get(2)).find(), lines.get(2));
     }
@@ -95,27 +97,38 @@ class NfsServerMainTest {
     @Test
     void exportOptionsFromTheCommandLine(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path export = java.nio.file.Files.createDirectories(dir.resolve("export"));
-        List<String[]> options = List.of(new String[] {"--allow", "127.0.0.1(rw,no_root_squash,no_all_squash)"},
-                new String[] {"--allow", "10.0.0.0/8"}, new String[] {"--insecure"}, new String[] {"--all-squash"},
-                new String[] {"--anon", "7:8"}, new String[] {"--threads", "2"}, new String[] {"--no-rpcbind"},
-                new String[] {"--state", dir.resolve("state").toString()}, new String[] {"--tcp", "127.0.0.1:0"},
+        List<String[]> options = List.of(
+                new String[] {"--allow", "127.0.0.1(rw,no_root_squash,no_all_squash)"},
+                new String[] {"--allow", "10.0.0.0/8"},
+                new String[] {"--insecure"},
+                new String[] {"--all-squash"},
+                new String[] {"--anon", "7:8"},
+                new String[] {"--threads", "2"},
+                new String[] {"--no-rpcbind"},
+                new String[] {"--state", dir.resolve("state").toString()},
+                new String[] {"--tcp", "127.0.0.1:0"},
                 new String[] {"--mount", "127.0.0.1:0"});
         try (NfsServer server = NfsServerMain.configure(export, options).start();
-             org.panamardma.nfs.rpc.TcpRpcTransport m = org.panamardma.nfs.rpc.TcpRpcTransport.connect(
-                     server.mountAddress(), 1 << 16)) {
+                org.panamardma.nfs.rpc.TcpRpcTransport m =
+                        org.panamardma.nfs.rpc.TcpRpcTransport.connect(server.mountAddress(), 1 << 16)) {
             // from an unprivileged port (insecure), as root not squashed (127.0.0.1's own options)
-            var root = new org.panamardma.nfs.MountClient(m, org.panamardma.nfs.Nfs3Client.authSys("t", 0, 0),
-                    java.time.Duration.ofSeconds(30)).mount(server.exportPath()).root();
-            try (org.panamardma.nfs.rpc.TcpRpcTransport t = org.panamardma.nfs.rpc.TcpRpcTransport.connect(
-                    server.tcpAddress(), 1 << 20)) {
-                new org.panamardma.nfs.Nfs3Client(t, org.panamardma.nfs.Nfs3Client.authSys("t", 0, 0),
-                        java.time.Duration.ofSeconds(30)).create(root, "f", 0644);
+            var root = new org.panamardma.nfs.MountClient(
+                            m, org.panamardma.nfs.Nfs3Client.authSys("t", 0, 0), java.time.Duration.ofSeconds(30))
+                    .mount(server.exportPath())
+                    .root();
+            try (org.panamardma.nfs.rpc.TcpRpcTransport t =
+                    org.panamardma.nfs.rpc.TcpRpcTransport.connect(server.tcpAddress(), 1 << 20)) {
+                new org.panamardma.nfs.Nfs3Client(
+                                t, org.panamardma.nfs.Nfs3Client.authSys("t", 0, 0), java.time.Duration.ofSeconds(30))
+                        .create(root, "f", 0644);
             }
             assertEquals(0, java.nio.file.Files.getAttribute(export.resolve("f"), "unix:uid"));
         }
-        assertThrows(IllegalArgumentException.class, () -> NfsServerMain.configure(export,
-                List.<String[]>of(new String[] {"--anon", "7"})));
-        assertThrows(IllegalArgumentException.class, () -> NfsServerMain.configure(export,
-                List.<String[]>of(new String[] {"--threads", "many"})));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> NfsServerMain.configure(export, List.<String[]>of(new String[] {"--anon", "7"})));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> NfsServerMain.configure(export, List.<String[]>of(new String[] {"--threads", "many"})));
     }
 }

@@ -52,6 +52,7 @@ import org.panamardma.nfs.WriteResult;
 class NfsServerProceduresTest {
     @TempDir
     Path dir;
+
     ServerFixture fx;
     Nfs3Client nfs;
 
@@ -86,7 +87,9 @@ class NfsServerProceduresTest {
         assertNotNull(created.handle());
         Path file = fx.export.resolve("data.bin");
         assertEquals(ServerFixture.USER, Files.getAttribute(file, "unix:uid"), "given to the creator");
-        assertEquals("rw-r-----", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)),
+        assertEquals(
+                "rw-r-----",
+                PosixFilePermissions.toString(Files.getPosixFilePermissions(file)),
                 "the mode exactly as asked, no umask");
         byte[] data = new byte[3 * 1024 * 1024 + 12345]; // not a multiple of 4 KiB, several WRITEs of 1 MiB
         new Random(7).nextBytes(data);
@@ -132,25 +135,26 @@ class NfsServerProceduresTest {
         byte[] expected = new byte[15];
         System.arraycopy("hello".getBytes(), 0, expected, 10, 5);
         assertArrayEquals(expected, Files.readAllBytes(fx.export.resolve("f")));
-        DirOpResult again = nfs.create(fx.root, "f", Nfs3.CREATE_UNCHECKED, Sattr3.mode(0644).withSize(0L), 0);
+        DirOpResult again = nfs.create(
+                fx.root, "f", Nfs3.CREATE_UNCHECKED, Sattr3.mode(0644).withSize(0L), 0);
         assertEquals(h, again.handle(), "UNCHECKED on an existing file: the same file");
         assertEquals(0, Files.size(fx.export.resolve("f")));
-        assertEquals(NfsStat3.NFS3ERR_EXIST, status(() -> nfs.create(fx.root, "f", Nfs3.CREATE_GUARDED,
-                Sattr3.mode(0644), 0)));
+        assertEquals(
+                NfsStat3.NFS3ERR_EXIST,
+                status(() -> nfs.create(fx.root, "f", Nfs3.CREATE_GUARDED, Sattr3.mode(0644), 0)));
     }
 
     @Test
     void exclusiveCreateIsIdempotentForItsVerifierOnly() throws Exception {
         DirOpResult first = nfs.create(fx.root, "x", Nfs3.CREATE_EXCLUSIVE, Sattr3.NONE, 0x1122334455667788L);
-        DirOpResult retransmitted = nfs.create(fx.root, "x", Nfs3.CREATE_EXCLUSIVE, Sattr3.NONE,
-                0x1122334455667788L);
+        DirOpResult retransmitted = nfs.create(fx.root, "x", Nfs3.CREATE_EXCLUSIVE, Sattr3.NONE, 0x1122334455667788L);
         assertEquals(first.handle(), retransmitted.handle());
-        assertEquals(NfsStat3.NFS3ERR_EXIST, status(() -> nfs.create(fx.root, "x", Nfs3.CREATE_EXCLUSIVE,
-                Sattr3.NONE, 0x1122334455667789L)));
+        assertEquals(
+                NfsStat3.NFS3ERR_EXIST,
+                status(() -> nfs.create(fx.root, "x", Nfs3.CREATE_EXCLUSIVE, Sattr3.NONE, 0x1122334455667789L)));
         // the client then sets the real attributes, as Linux does after an exclusive create
         nfs.setattr(first.handle(), Sattr3.mode(0600).withTimes(Sattr3.SetTime.SERVER, Sattr3.SetTime.SERVER), null);
-        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
-                fx.export.resolve("x"))));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(fx.export.resolve("x"))));
     }
 
     @Test
@@ -159,8 +163,14 @@ class NfsServerProceduresTest {
         Files.setAttribute(fx.export.resolve("s"), "unix:uid", ServerFixture.USER);
         FileHandle3 h = nfs.lookup(fx.root, "s").handle();
         Fattr3 before = nfs.getattr(h);
-        nfs.setattr(h, Sattr3.mode(0604).withSize(10L).withTimes(Sattr3.SetTime.client(new NfsTime3(1000, 5)),
-                Sattr3.SetTime.client(new NfsTime3(2000, 7))), before.ctime());
+        nfs.setattr(
+                h,
+                Sattr3.mode(0604)
+                        .withSize(10L)
+                        .withTimes(
+                                Sattr3.SetTime.client(new NfsTime3(1000, 5)),
+                                Sattr3.SetTime.client(new NfsTime3(2000, 7))),
+                before.ctime());
         Path p = fx.export.resolve("s");
         assertEquals(10, Files.size(p));
         assertEquals("rw----r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(p)));
@@ -168,7 +178,9 @@ class NfsServerProceduresTest {
         Fattr3 after = nfs.getattr(h);
         assertEquals(new NfsTime3(1000, 5), after.atime());
         assertEquals(new NfsTime3(2000, 7), after.mtime());
-        assertEquals(NfsStat3.NFS3ERR_NOT_SYNC, status(() -> nfs.setattr(h, Sattr3.mode(0600), before.ctime())),
+        assertEquals(
+                NfsStat3.NFS3ERR_NOT_SYNC,
+                status(() -> nfs.setattr(h, Sattr3.mode(0600), before.ctime())),
                 "the guard's ctime is no longer the file's");
         assertEquals("rw----r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(p)));
     }
@@ -187,16 +199,16 @@ class NfsServerProceduresTest {
         assertEquals(0, fx.client(ServerFixture.OTHER, ServerFixture.OTHER).access(h, all), "others: nothing");
         int dirAll = Nfs3.ACCESS_READ | Nfs3.ACCESS_LOOKUP | Nfs3.ACCESS_MODIFY | Nfs3.ACCESS_DELETE;
         assertEquals(dirAll, nfs.access(fx.root, dirAll));
-        assertEquals(Nfs3.ACCESS_READ | Nfs3.ACCESS_LOOKUP, fx.client(ServerFixture.OTHER, ServerFixture.OTHER)
-                .access(fx.root, dirAll));
+        assertEquals(
+                Nfs3.ACCESS_READ | Nfs3.ACCESS_LOOKUP,
+                fx.client(ServerFixture.OTHER, ServerFixture.OTHER).access(fx.root, dirAll));
     }
 
     @Test
     void mkdirRmdirRemoveAndRename() throws Exception {
         FileHandle3 d = nfs.mkdir(fx.root, "d", Sattr3.mode(0750)).handle();
         assertTrue(Files.isDirectory(fx.export.resolve("d")));
-        assertEquals("rwxr-x---", PosixFilePermissions.toString(Files.getPosixFilePermissions(
-                fx.export.resolve("d"))));
+        assertEquals("rwxr-x---", PosixFilePermissions.toString(Files.getPosixFilePermissions(fx.export.resolve("d"))));
         FileHandle3 f = nfs.create(d, "f", 0644).handle();
         assertEquals(NfsStat3.NFS3ERR_NOTEMPTY, status(() -> nfs.rmdir(fx.root, "d")));
         assertEquals(NfsStat3.NFS3ERR_EXIST, status(() -> nfs.mkdir(fx.root, "d", Sattr3.NONE)));
@@ -221,15 +233,18 @@ class NfsServerProceduresTest {
     void symlinkReadlinkLinkAndMknod() throws Exception {
         DirOpResult link = nfs.symlink(fx.root, "l", "../../etc/passwd");
         assertEquals(FileType3.NF3LNK, link.attributes().type());
-        assertEquals("../../etc/passwd", Files.readSymbolicLink(fx.export.resolve("l")).toString());
+        assertEquals(
+                "../../etc/passwd",
+                Files.readSymbolicLink(fx.export.resolve("l")).toString());
         assertEquals("../../etc/passwd", nfs.readlink(link.handle()));
-        assertEquals(ServerFixture.USER, Files.getAttribute(fx.export.resolve("l"), "unix:uid",
-                LinkOption.NOFOLLOW_LINKS));
+        assertEquals(
+                ServerFixture.USER, Files.getAttribute(fx.export.resolve("l"), "unix:uid", LinkOption.NOFOLLOW_LINKS));
 
         FileHandle3 f = nfs.create(fx.root, "f", 0644).handle();
         var linked = nfs.link(f, fx.root, "hard");
         assertEquals(2, linked.file().nlink());
-        assertEquals(Files.getAttribute(fx.export.resolve("f"), "unix:ino"),
+        assertEquals(
+                Files.getAttribute(fx.export.resolve("f"), "unix:ino"),
                 Files.getAttribute(fx.export.resolve("hard"), "unix:ino"));
         assertEquals(NfsStat3.NFS3ERR_ISDIR, status(() -> nfs.link(fx.root, fx.root, "rootlink")));
 
@@ -237,10 +252,14 @@ class NfsServerProceduresTest {
         assertEquals(FileType3.NF3FIFO, fifo.attributes().type());
         assertTrue(Files.getAttribute(fx.export.resolve("fifo"), "unix:mode") instanceof Integer m
                 && (m & Posix.S_IFMT) == Posix.S_IFIFO);
-        assertEquals(NfsStat3.NFS3ERR_PERM, status(() -> nfs.mknod(fx.root, "dev", FileType3.NF3CHR, Sattr3.mode(0600),
-                1, 3)), "device files: root only");
-        assertEquals(NfsStat3.NFS3ERR_INVAL, status(() -> nfs.read(fifo.handle(), 0,
-                MemorySegment.ofArray(new byte[10]))), "READ of a FIFO is refused, never opened");
+        assertEquals(
+                NfsStat3.NFS3ERR_PERM,
+                status(() -> nfs.mknod(fx.root, "dev", FileType3.NF3CHR, Sattr3.mode(0600), 1, 3)),
+                "device files: root only");
+        assertEquals(
+                NfsStat3.NFS3ERR_INVAL,
+                status(() -> nfs.read(fifo.handle(), 0, MemorySegment.ofArray(new byte[10]))),
+                "READ of a FIFO is refused, never opened");
     }
 
     @Test
@@ -268,12 +287,17 @@ class NfsServerProceduresTest {
         FileHandle3 h = nfs.lookup(fx.root, "big").handle();
         for (boolean plus : new boolean[] {false, true}) {
             List<DirEntry3> all = nfs.listDirectory(h, 4096, plus);
-            Set<String> seen = all.stream().map(DirEntry3::name).filter(n -> !n.equals(".") && !n.equals(".."))
+            Set<String> seen = all.stream()
+                    .map(DirEntry3::name)
+                    .filter(n -> !n.equals(".") && !n.equals(".."))
                     .collect(Collectors.toSet());
             assertEquals(names, seen, plus ? "READDIRPLUS" : "READDIR");
             assertEquals(3002, all.size(), "each entry once, with . and ..");
             if (plus) {
-                DirEntry3 e = all.stream().filter(x -> x.name().equals("entry-5-xxxxx")).findFirst().orElseThrow();
+                DirEntry3 e = all.stream()
+                        .filter(x -> x.name().equals("entry-5-xxxxx"))
+                        .findFirst()
+                        .orElseThrow();
                 assertEquals(e.fileid(), nfs.getattr(e.handle()).fileid(), "READDIRPLUS handles work");
                 assertEquals(Files.getAttribute(big.resolve("entry-5-xxxxx"), "unix:ino"), e.fileid());
             }
@@ -282,11 +306,13 @@ class NfsServerProceduresTest {
         assertFalse(first.eof());
         long cookie = first.entries().getLast().cookie();
         DirList3 next = nfs.readdir(h, cookie, first.cookieVerifier(), 4096);
-        assertNotEquals(first.entries().getFirst().name(), next.entries().getFirst().name());
-        assertEquals(NfsStat3.NFS3ERR_BAD_COOKIE, status(() -> nfs.readdir(h, cookie, first.cookieVerifier() ^ 1,
-                4096)), "a verifier not the directory's");
-        assertEquals(NfsStat3.NFS3ERR_TOOSMALL, status(() -> nfs.readdir(h, 0, 0, 100)),
-                "no room for one entry");
+        assertNotEquals(
+                first.entries().getFirst().name(), next.entries().getFirst().name());
+        assertEquals(
+                NfsStat3.NFS3ERR_BAD_COOKIE,
+                status(() -> nfs.readdir(h, cookie, first.cookieVerifier() ^ 1, 4096)),
+                "a verifier not the directory's");
+        assertEquals(NfsStat3.NFS3ERR_TOOSMALL, status(() -> nfs.readdir(h, 0, 0, 100)), "no room for one entry");
         DirList3 huge = nfs.readdir(h, 0, 0, Integer.MAX_VALUE);
         assertTrue(huge.entries().size() < 3002, "a reply of at most " + Nfs3Server.MAX_DIR_REPLY + " bytes");
         assertFalse(huge.eof());
@@ -295,9 +321,15 @@ class NfsServerProceduresTest {
     @Test
     void readdirplusOfTheRootGivesNoHandleAbove() throws Exception {
         DirList3 list = nfs.readdirplus(fx.root, 0, 0, 8192, 8192);
-        DirEntry3 dotdot = list.entries().stream().filter(e -> e.name().equals("..")).findFirst().orElseThrow();
+        DirEntry3 dotdot = list.entries().stream()
+                .filter(e -> e.name().equals(".."))
+                .findFirst()
+                .orElseThrow();
         assertEquals(fx.root, dotdot.handle(), ".. of the export's root is the root");
         assertEquals(fx.root, nfs.lookup(fx.root, "..").handle());
-        assertNull(list.entries().stream().filter(e -> e.name().equals("nothing")).findFirst().orElse(null));
+        assertNull(list.entries().stream()
+                .filter(e -> e.name().equals("nothing"))
+                .findFirst()
+                .orElse(null));
     }
 }

@@ -17,7 +17,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.Nfs3Client;
@@ -88,7 +87,9 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
         Files.createDirectories(fx.export.resolve("z"));
         Files.writeString(fx.export.resolve("x/y/f"), "moved");
         Nfs3Client nfs = fx.client(ServerFixture.USER, ServerFixture.USER);
-        FileHandle3 f = nfs.lookup(nfs.lookup(nfs.lookup(fx.root, "x").handle(), "y").handle(), "f").handle();
+        FileHandle3 f = nfs.lookup(
+                        nfs.lookup(nfs.lookup(fx.root, "x").handle(), "y").handle(), "f")
+                .handle();
         Path export = fx.export;
         Path state = fx.state;
         fx.close();
@@ -155,8 +156,14 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
         Nfs3Client nfs = new Nfs3Client(raw, user(), ServerFixture.TIMEOUT);
         FileHandle3 h = nfs.lookup(fx.root, "big").handle();
         MemorySegment target = MemorySegment.ofArray(new byte[8 << 20]);
-        Nfs3Result<ReadResult> r = raw.call(Nfs3.PROGRAM, 3, Nfs3.PROC_READ, user(), Nfs3Xdr.read(h, 0, 8 << 20),
-                Nfs3Xdr.readResults(target), ServerFixture.TIMEOUT);
+        Nfs3Result<ReadResult> r = raw.call(
+                Nfs3.PROGRAM,
+                3,
+                Nfs3.PROC_READ,
+                user(),
+                Nfs3Xdr.read(h, 0, 8 << 20),
+                Nfs3Xdr.readResults(target),
+                ServerFixture.TIMEOUT);
         assertEquals(Nfs3Server.MAX_IO, r.value().count(), "asked for 8 MiB, got rtmax");
         byte[] expected = new byte[Nfs3Server.MAX_IO];
         System.arraycopy(content, 0, expected, 0, expected.length);
@@ -170,17 +177,31 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
         Nfs3Client nfs = new Nfs3Client(raw, user(), ServerFixture.TIMEOUT);
         FileHandle3 h = nfs.create(fx.root, "w", 0644).handle();
         byte[] tooMuch = new byte[Nfs3Server.MAX_IO + 1];
-        Nfs3Result<WriteResult> r = raw.call(Nfs3.PROGRAM, 3, Nfs3.PROC_WRITE, user(),
+        Nfs3Result<WriteResult> r = raw.call(
+                Nfs3.PROGRAM,
+                3,
+                Nfs3.PROC_WRITE,
+                user(),
                 Nfs3Xdr.write(h, 0, StableHow.FILE_SYNC, MemorySegment.ofArray(tooMuch)),
-                ReplyReader.of(Nfs3Xdr::writeResults), ServerFixture.TIMEOUT);
+                ReplyReader.of(Nfs3Xdr::writeResults),
+                ServerFixture.TIMEOUT);
         assertEquals(NfsStat3.NFS3ERR_INVAL, r.status());
         XdrEncodable countBeyondData = out -> {
             h.encodeTo(out);
             out.putUnsignedHyper(0).putUnsignedInt(1000).putEnum(StableHow.FILE_SYNC.code());
             out.putOpaque(new byte[10], 100);
         };
-        assertEquals(NfsStat3.NFS3ERR_INVAL, raw.call(Nfs3.PROGRAM, 3, Nfs3.PROC_WRITE, user(), countBeyondData,
-                ReplyReader.of(Nfs3Xdr::writeResults), ServerFixture.TIMEOUT).status());
+        assertEquals(
+                NfsStat3.NFS3ERR_INVAL,
+                raw.call(
+                                Nfs3.PROGRAM,
+                                3,
+                                Nfs3.PROC_WRITE,
+                                user(),
+                                countBeyondData,
+                                ReplyReader.of(Nfs3Xdr::writeResults),
+                                ServerFixture.TIMEOUT)
+                        .status());
         assertEquals(0, Files.size(fx.export.resolve("w")));
     }
 
@@ -188,8 +209,7 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
     void argumentsThatDoNotDecodeAreGarbageArgs() throws Exception {
         fx = ServerFixture.start(dir, ExportOptions.DEFAULTS);
         TcpRpcTransport raw = fx.transport();
-        record Garbage(int procedure, XdrEncodable arguments) {
-        }
+        record Garbage(int procedure, XdrEncodable arguments) {}
         List<Garbage> garbage = List.of(
                 new Garbage(Nfs3.PROC_LOOKUP, out -> fx.root.encodeTo(out)), // no name
                 new Garbage(Nfs3.PROC_LOOKUP, out -> {
@@ -206,11 +226,23 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
                     out.putHyper(0).putInt(10).putInt(7); // no such stable_how
                 }));
         for (Garbage g : garbage) {
-            RpcReplyException e = assertThrows(RpcReplyException.class, () -> raw.call(Nfs3.PROGRAM, 3,
-                    g.procedure(), user(), g.arguments(), ReplyReader.of(in -> in.getInt()), ServerFixture.TIMEOUT));
+            RpcReplyException e = assertThrows(
+                    RpcReplyException.class,
+                    () -> raw.call(
+                            Nfs3.PROGRAM,
+                            3,
+                            g.procedure(),
+                            user(),
+                            g.arguments(),
+                            ReplyReader.of(in -> in.getInt()),
+                            ServerFixture.TIMEOUT));
             assertEquals(AcceptStat.GARBAGE_ARGS, e.acceptStat(), "procedure " + g.procedure());
         }
-        assertEquals(ServerFixture.USER, new Nfs3Client(raw, user(), ServerFixture.TIMEOUT).getattr(fx.root).uid(),
+        assertEquals(
+                ServerFixture.USER,
+                new Nfs3Client(raw, user(), ServerFixture.TIMEOUT)
+                        .getattr(fx.root)
+                        .uid(),
                 "the connection goes on");
     }
 
@@ -224,7 +256,8 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
         while (true) {
             FileHandle3 parent = h;
             try {
-                h = nfs.mkdir(parent, name, org.panamardma.nfs.Sattr3.mode(0755)).handle();
+                h = nfs.mkdir(parent, name, org.panamardma.nfs.Sattr3.mode(0755))
+                        .handle();
                 depth++;
             } catch (NfsException e) {
                 assertEquals(NfsStat3.NFS3ERR_NAMETOOLONG, e.status());
@@ -239,24 +272,32 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
         assertEquals(2, nfs.listDirectory(last, 4096, false).size(), "only . and .. in it");
         // find(1) walks with openat, so it sees below PATH_MAX from the root
         Process find = new ProcessBuilder("find", fx.export.toString(), "-mindepth", String.valueOf(depth))
-                .redirectErrorStream(true).start();
-        List<String> found = new String(find.getInputStream().readAllBytes()).lines().toList();
+                .redirectErrorStream(true)
+                .start();
+        List<String> found =
+                new String(find.getInputStream().readAllBytes()).lines().toList();
         assertEquals(0, find.waitFor());
         assertEquals(1, found.size(), "one entry at the deepest level, nothing below: " + found.size());
         // rm(1) removes what Java's paths cannot name (JUnit's TempDir would fail on it)
-        assertEquals(0, new ProcessBuilder("rm", "-rf", fx.export.resolve(name).toString()).start().waitFor());
+        assertEquals(
+                0,
+                new ProcessBuilder("rm", "-rf", fx.export.resolve(name).toString())
+                        .start()
+                        .waitFor());
     }
 
     @Test
     void manyConcurrentReadsShareTheFixedBufferPool() throws Exception {
         // 8 small and 4 large buffers, at most 2 of each to one client (all of these connections are 127.0.0.1);
         // the calls wait as long as their client does (this test is about sharing, not about the deadline)
-        fx = ServerFixture.start(dir, ExportOptions.DEFAULTS, b -> b.waits(ServerFixture.TIMEOUT,
-                ServerFixture.TIMEOUT));
+        fx = ServerFixture.start(
+                dir, ExportOptions.DEFAULTS, b -> b.waits(ServerFixture.TIMEOUT, ServerFixture.TIMEOUT));
         byte[] content = new byte[4 << 20];
         new Random(9).nextBytes(content);
         Files.write(fx.export.resolve("f"), content);
-        FileHandle3 h = fx.client(ServerFixture.USER, ServerFixture.USER).lookup(fx.root, "f").handle();
+        FileHandle3 h = fx.client(ServerFixture.USER, ServerFixture.USER)
+                .lookup(fx.root, "f")
+                .handle();
         List<Nfs3Client> clients = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             clients.add(fx.client(ServerFixture.USER, ServerFixture.USER));

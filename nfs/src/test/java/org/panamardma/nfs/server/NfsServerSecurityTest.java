@@ -60,18 +60,26 @@ class NfsServerSecurityTest extends ServerFixtureTest {
         }
         FileHandle3 file = nfs.lookup(fx.root, "file").handle();
         assertEquals(NfsStat3.NFS3ERR_INVAL, status(() -> read(nfs, file)), "READ of a link, not of its target");
-        assertEquals(NfsStat3.NFS3ERR_INVAL, status(() -> nfs.write(file, 0, MemorySegment.ofArray(new byte[3]),
-                StableHow.FILE_SYNC)));
+        assertEquals(
+                NfsStat3.NFS3ERR_INVAL,
+                status(() -> nfs.write(file, 0, MemorySegment.ofArray(new byte[3]), StableHow.FILE_SYNC)));
         assertEquals("OUTSIDE", Files.readString(outside.resolve("secret.txt")), "unchanged");
         assertEquals(fx.root, nfs.lookup(fx.root, "..").handle(), ".. of the root is the root");
-        assertEquals(fx.root, nfs.lookup(nfs.lookup(fx.root, "..").handle(), "..").handle());
+        assertEquals(
+                fx.root, nfs.lookup(nfs.lookup(fx.root, "..").handle(), "..").handle());
         for (String bad : List.of("../outside", "a/b", "/etc", "")) {
             assertEquals(NfsStat3.NFS3ERR_ACCES, status(() -> nfs.lookup(fx.root, bad)), bad);
         }
         // (this client refuses such a name itself: sent raw)
-        var tooLong = fx.transport().call(Nfs3.PROGRAM, 3, Nfs3.PROC_LOOKUP, Nfs3Client.authSys("t",
-                ServerFixture.USER, ServerFixture.USER), Nfs3Xdr.dirop(fx.root, "n".repeat(256).getBytes()),
-                ReplyReader.of(Nfs3Xdr::lookupResults), ServerFixture.TIMEOUT);
+        var tooLong = fx.transport()
+                .call(
+                        Nfs3.PROGRAM,
+                        3,
+                        Nfs3.PROC_LOOKUP,
+                        Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER),
+                        Nfs3Xdr.dirop(fx.root, "n".repeat(256).getBytes()),
+                        ReplyReader.of(Nfs3Xdr::lookupResults),
+                        ServerFixture.TIMEOUT);
         assertEquals(NfsStat3.NFS3ERR_NAMETOOLONG, tooLong.status());
     }
 
@@ -90,7 +98,9 @@ class NfsServerSecurityTest extends ServerFixtureTest {
         assertArrayEquals("INSIDE-F".getBytes(), read(nfs, fh), "the handle names the file, wherever it went");
         assertArrayEquals("INSIDE-F".getBytes(), read(nfs, nfs.lookup(dh, "f").handle()));
         assertEquals(FileType3.NF3LNK, nfs.lookup(fx.root, "d").attributes().type());
-        assertEquals(NfsStat3.NFS3ERR_NOTDIR, status(() -> nfs.lookup(nfs.lookup(fx.root, "d").handle(), "f")));
+        assertEquals(
+                NfsStat3.NFS3ERR_NOTDIR,
+                status(() -> nfs.lookup(nfs.lookup(fx.root, "d").handle(), "f")));
         // the directory goes for good: its handles are stale, never resolved through the link
         Files.delete(fx.export.resolve("d.old/f"));
         Files.delete(fx.export.resolve("d.old"));
@@ -107,22 +117,28 @@ class NfsServerSecurityTest extends ServerFixtureTest {
         for (int i = 0; i < good.length; i++) {
             byte[] flipped = good.clone();
             flipped[i] ^= 0x01;
-            assertEquals(NfsStat3.NFS3ERR_BADHANDLE, status(() -> nfs.getattr(new FileHandle3(flipped))),
+            assertEquals(
+                    NfsStat3.NFS3ERR_BADHANDLE,
+                    status(() -> nfs.getattr(new FileHandle3(flipped))),
                     "byte " + i + " changed");
         }
         assertEquals(NfsStat3.NFS3ERR_BADHANDLE, status(() -> nfs.getattr(new FileHandle3(new byte[0]))));
-        assertEquals(NfsStat3.NFS3ERR_BADHANDLE, status(() -> nfs.getattr(new FileHandle3(
-                java.util.Arrays.copyOf(good, good.length - 1)))));
+        assertEquals(
+                NfsStat3.NFS3ERR_BADHANDLE,
+                status(() -> nfs.getattr(new FileHandle3(java.util.Arrays.copyOf(good, good.length - 1)))));
         assertEquals(NfsStat3.NFS3ERR_BADHANDLE, status(() -> nfs.getattr(new FileHandle3(new byte[64]))));
 
         // the same secret, another export: the MAC holds, the export id does not
         Path other = Files.createDirectories(dir.resolve("other"));
-        try (NfsServer second = NfsServer.builder(other).state(fx.state).rpcbind(false)
-                .tcp(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
-                .mount(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)).start();
-             TcpRpcTransport t = TcpRpcTransport.connectFromReservedPort(second.tcpAddress(), 1 << 20)) {
-            Nfs3Client nfs2 = new Nfs3Client(t, Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER),
-                    ServerFixture.TIMEOUT);
+        try (NfsServer second = NfsServer.builder(other)
+                        .state(fx.state)
+                        .rpcbind(false)
+                        .tcp(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
+                        .mount(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
+                        .start();
+                TcpRpcTransport t = TcpRpcTransport.connectFromReservedPort(second.tcpAddress(), 1 << 20)) {
+            Nfs3Client nfs2 = new Nfs3Client(
+                    t, Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER), ServerFixture.TIMEOUT);
             assertEquals(NfsStat3.NFS3ERR_STALE, status(() -> nfs2.getattr(new FileHandle3(good))));
         }
     }
@@ -160,17 +176,24 @@ class NfsServerSecurityTest extends ServerFixtureTest {
         FileHandle3 f = owner.create(fx.root, "f", 0600).handle();
         owner.write(f, 0, MemorySegment.ofArray("data".getBytes()), StableHow.FILE_SYNC);
         assertEquals(NfsStat3.NFS3ERR_ACCES, status(() -> read(other, f)));
-        assertEquals(NfsStat3.NFS3ERR_ACCES, status(() -> other.write(f, 0, MemorySegment.ofArray(new byte[1]),
-                StableHow.FILE_SYNC)));
+        assertEquals(
+                NfsStat3.NFS3ERR_ACCES,
+                status(() -> other.write(f, 0, MemorySegment.ofArray(new byte[1]), StableHow.FILE_SYNC)));
         assertEquals(NfsStat3.NFS3ERR_ACCES, status(() -> other.create(fx.root, "g", 0644)), "0755 directory");
         assertEquals(NfsStat3.NFS3ERR_ACCES, status(() -> other.remove(fx.root, "f")));
         assertEquals(NfsStat3.NFS3ERR_PERM, status(() -> other.setattr(f, Sattr3.mode(0666), null)));
-        assertEquals(NfsStat3.NFS3ERR_PERM, status(() -> owner.setattr(f, Sattr3.NONE.withOwner(ServerFixture.OTHER,
-                null), null)), "only root gives files away");
-        assertEquals(NfsStat3.NFS3ERR_PERM, status(() -> owner.setattr(f, Sattr3.NONE.withOwner(null, 3000), null)),
+        assertEquals(
+                NfsStat3.NFS3ERR_PERM,
+                status(() -> owner.setattr(f, Sattr3.NONE.withOwner(ServerFixture.OTHER, null), null)),
+                "only root gives files away");
+        assertEquals(
+                NfsStat3.NFS3ERR_PERM,
+                status(() -> owner.setattr(f, Sattr3.NONE.withOwner(null, 3000), null)),
                 "nor to a group one is not in");
-        assertEquals(NfsStat3.NFS3ERR_ACCES, status(() -> other.setattr(f, Sattr3.NONE.withTimes(
-                Sattr3.SetTime.SERVER, Sattr3.SetTime.SERVER), null)));
+        assertEquals(
+                NfsStat3.NFS3ERR_ACCES,
+                status(() ->
+                        other.setattr(f, Sattr3.NONE.withTimes(Sattr3.SetTime.SERVER, Sattr3.SetTime.SERVER), null)));
         assertArrayEquals("data".getBytes(), Files.readAllBytes(fx.export.resolve("f")));
 
         // the owner writes a file it made read-only (open(O_CREAT|O_WRONLY, 0444) over NFS)
@@ -195,24 +218,41 @@ class NfsServerSecurityTest extends ServerFixtureTest {
         Nfs3Client nfs = fx.client(ServerFixture.USER, ServerFixture.USER);
         TcpRpcTransport raw = fx.transport();
         byte[] latin1 = {'c', 'a', 'f', (byte) 0xe9}; // not UTF-8: stored and listed as these bytes
-        var created = raw.call(Nfs3.PROGRAM, 3, Nfs3.PROC_MKDIR, Nfs3Client.authSys("t", ServerFixture.USER,
-                ServerFixture.USER), out -> {
+        var created = raw.call(
+                Nfs3.PROGRAM,
+                3,
+                Nfs3.PROC_MKDIR,
+                Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER),
+                out -> {
                     Nfs3Xdr.dirop(fx.root, latin1).encodeTo(out);
                     Sattr3.mode(0755).encodeTo(out);
-                }, ReplyReader.of(Nfs3Xdr::dirOpResults), ServerFixture.TIMEOUT);
+                },
+                ReplyReader.of(Nfs3Xdr::dirOpResults),
+                ServerFixture.TIMEOUT);
         assertEquals(NfsStat3.NFS3_OK, created.status());
         assertEquals(List.of("caf\u00e9"), namesOnDisk(fx.export), "the bytes as sent");
-        var looked = raw.call(Nfs3.PROGRAM, 3, Nfs3.PROC_LOOKUP, Nfs3Client.authSys("t", ServerFixture.USER,
-                ServerFixture.USER), Nfs3Xdr.dirop(fx.root, latin1), ReplyReader.of(Nfs3Xdr::lookupResults),
+        var looked = raw.call(
+                Nfs3.PROGRAM,
+                3,
+                Nfs3.PROC_LOOKUP,
+                Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER),
+                Nfs3Xdr.dirop(fx.root, latin1),
+                ReplyReader.of(Nfs3Xdr::lookupResults),
                 ServerFixture.TIMEOUT);
         assertEquals(created.value().handle(), looked.value().handle());
         for (byte[] bad : List.of("a/b".getBytes(), new byte[] {'a', 0, 'b'}, new byte[0])) {
-            var r = raw.call(Nfs3.PROGRAM, 3, Nfs3.PROC_CREATE, Nfs3Client.authSys("t", ServerFixture.USER,
-                    ServerFixture.USER), out -> {
+            var r = raw.call(
+                    Nfs3.PROGRAM,
+                    3,
+                    Nfs3.PROC_CREATE,
+                    Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER),
+                    out -> {
                         Nfs3Xdr.dirop(fx.root, bad).encodeTo(out);
                         out.putEnum(Nfs3.CREATE_UNCHECKED);
                         Sattr3.mode(0644).encodeTo(out);
-                    }, ReplyReader.of(Nfs3Xdr::dirOpResults), ServerFixture.TIMEOUT);
+                    },
+                    ReplyReader.of(Nfs3Xdr::dirOpResults),
+                    ServerFixture.TIMEOUT);
             assertEquals(NfsStat3.NFS3ERR_ACCES, r.status(), new String(bad));
         }
         assertEquals(NfsStat3.NFS3ERR_EXIST, status(() -> nfs.mkdir(fx.root, "..", Sattr3.NONE)));
@@ -228,7 +268,7 @@ class NfsServerSecurityTest extends ServerFixtureTest {
             java.util.List<String> names = new java.util.ArrayList<>();
             for (long n; (n = Posix.getdents64(fd, buf)) > 0; ) {
                 for (long at = 0; at < n; ) {
-                    ExportFs.Dirent e = ExportFs.Dirent.at(buf, at);
+                    Dirent e = Dirent.at(buf, at);
                     at += e.reclen();
                     if (!e.isDotOrDotDot()) {
                         names.add(e.name());
@@ -248,8 +288,9 @@ class NfsServerSecurityTest extends ServerFixtureTest {
         fx = ServerFixture.start(dir, ExportOptions.DEFAULTS.withReadOnly(true).withRootSquash(false));
         Nfs3Client nfs = fx.client(0, 0);
         FileHandle3 f = nfs.lookup(fx.root, "f").handle();
-        assertEquals(NfsStat3.NFS3ERR_ROFS, status(() -> nfs.write(f, 0, MemorySegment.ofArray(new byte[1]),
-                StableHow.FILE_SYNC)));
+        assertEquals(
+                NfsStat3.NFS3ERR_ROFS,
+                status(() -> nfs.write(f, 0, MemorySegment.ofArray(new byte[1]), StableHow.FILE_SYNC)));
         assertEquals(NfsStat3.NFS3ERR_ROFS, status(() -> nfs.create(fx.root, "g", 0644)));
         assertEquals(NfsStat3.NFS3ERR_ROFS, status(() -> nfs.remove(fx.root, "f")));
         assertEquals(NfsStat3.NFS3ERR_ROFS, status(() -> nfs.setattr(f, Sattr3.mode(0), null)));
@@ -261,9 +302,14 @@ class NfsServerSecurityTest extends ServerFixtureTest {
     @Test
     void theStateDirectoryMayNotBeInsideTheExport() throws Exception {
         Path export = Files.createDirectories(dir.resolve("export"));
-        var e = assertThrows(java.io.IOException.class, () -> NfsServer.builder(export)
-                .state(export.resolve(".state")).rpcbind(false).tcp(null)
-                .mount(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)).start());
+        var e = assertThrows(
+                java.io.IOException.class,
+                () -> NfsServer.builder(export)
+                        .state(export.resolve(".state"))
+                        .rpcbind(false)
+                        .tcp(null)
+                        .mount(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0))
+                        .start());
         assertTrue(e.getMessage().contains("inside the export"), e.getMessage());
     }
 }

@@ -29,12 +29,12 @@ final class PosixAcl {
     static final short MASK = 0x10;
     static final short OTHER = 0x20;
 
-    private static final MethodHandle SETXATTR = Linker.nativeLinker().downcallHandle(
-            Linker.nativeLinker().defaultLookup().find("setxattr").orElseThrow(),
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+    private static final MethodHandle SETXATTR = Linker.nativeLinker()
+            .downcallHandle(
+                    Linker.nativeLinker().defaultLookup().find("setxattr").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
 
-    record Entry(short tag, int permissions, int id) {
-    }
+    record Entry(short tag, int permissions, int id) {}
 
     private final List<Entry> entries = new ArrayList<>();
 
@@ -73,8 +73,12 @@ final class PosixAcl {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment value = arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, b.array());
-            int r = (int) SETXATTR.invokeExact(arena.allocateFrom(file.toString()),
-                    arena.allocateFrom("system.posix_acl_access"), value, value.byteSize(), 0);
+            int r = (int) SETXATTR.invokeExact(
+                    arena.allocateFrom(file.toString()),
+                    arena.allocateFrom("system.posix_acl_access"),
+                    value,
+                    value.byteSize(),
+                    0);
             if (r != 0) {
                 throw new IllegalStateException("setxattr(system.posix_acl_access) of " + file + " failed");
             }

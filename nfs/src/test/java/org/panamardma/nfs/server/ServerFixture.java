@@ -48,8 +48,7 @@ final class ServerFixture implements AutoCloseable {
     }
 
     /** Creates the export under {@code dir} and starts a server on it, with settings changed by {@code settings}. */
-    static ServerFixture start(Path dir, ExportOptions options, Consumer<NfsServer.Builder> settings)
-            throws Exception {
+    static ServerFixture start(Path dir, ExportOptions options, Consumer<NfsServer.Builder> settings) throws Exception {
         Path export = Files.createDirectories(dir.resolve("export"));
         Files.setAttribute(export, "unix:uid", USER);
         Files.setAttribute(export, "unix:gid", USER);
@@ -58,20 +57,26 @@ final class ServerFixture implements AutoCloseable {
 
     /** Starts a server on an existing export and state. */
     static ServerFixture restart(Path export, Path state, ExportOptions options) throws Exception {
-        return restart(export, state, options, b -> { });
+        return restart(export, state, options, b -> {});
     }
 
     /** Starts a server on an existing export and state, with settings changed by {@code settings}. */
-    static ServerFixture restart(Path export, Path state, ExportOptions options,
-                                 Consumer<NfsServer.Builder> settings) throws Exception {
+    static ServerFixture restart(Path export, Path state, ExportOptions options, Consumer<NfsServer.Builder> settings)
+            throws Exception {
         InetAddress lo = InetAddress.getLoopbackAddress();
-        NfsServer.Builder builder = NfsServer.builder(export).state(state).options(options).rpcbind(false)
-                .tcp(new InetSocketAddress(lo, 0)).mount(new InetSocketAddress(lo, 0)).buffers(8, 4);
+        NfsServer.Builder builder = NfsServer.builder(export)
+                .state(state)
+                .options(options)
+                .rpcbind(false)
+                .tcp(new InetSocketAddress(lo, 0))
+                .mount(new InetSocketAddress(lo, 0))
+                .buffers(8, 4);
         settings.accept(builder);
         NfsServer server = builder.start();
         try (TcpRpcTransport m = TcpRpcTransport.connectFromReservedPort(server.mountAddress(), 1 << 16)) {
             FileHandle3 root = new MountClient(m, Nfs3Client.authSys("fixture", USER, USER), TIMEOUT)
-                    .mount(server.exportPath()).root();
+                    .mount(server.exportPath())
+                    .root();
             return new ServerFixture(export, state, server, root);
         } catch (Exception e) {
             server.close();

@@ -17,6 +17,7 @@ import org.panamardma.nfs.NfsStat3;
 abstract class ServerFixtureTest {
     @TempDir
     Path dir;
+
     ServerFixture fx;
 
     @AfterEach

@@ -19,8 +19,8 @@ class SquashingTest {
     private static final IdRanges SMALL = IdRanges.parse(List.of("0 100000 65536"));
 
     private static RpcCall call(int uid, int gid, Integer... groups) {
-        return RpcCall.of(1, 100003, 3, 1, new AuthSysParms(1, "m", uid, gid, List.of(groups)).toOpaqueAuth(),
-                OpaqueAuth.NONE);
+        return RpcCall.of(
+                1, 100003, 3, 1, new AuthSysParms(1, "m", uid, gid, List.of(groups)).toOpaqueAuth(), OpaqueAuth.NONE);
     }
 
     @Test

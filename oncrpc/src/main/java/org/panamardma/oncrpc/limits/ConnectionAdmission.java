@@ -28,8 +28,7 @@ public final class ConnectionAdmission {
     }
 
     /** The outcome of {@link #admit}: a ticket, or the reason for a refusal. */
-    public sealed interface Decision permits Ticket, Refused {
-    }
+    public sealed interface Decision permits Ticket, Refused {}
 
     /**
      * The refusal of one request.
@@ -38,8 +37,7 @@ public final class ConnectionAdmission {
      * @param limit that cap
      * @param address the client's address
      */
-    public record Refused(Refusal reason, int limit, InetAddress address) implements Decision {
-    }
+    public record Refused(Refusal reason, int limit, InetAddress address) implements Decision {}
 
     private final int maxConnections;
     private final int maxPerAddress;
@@ -55,8 +53,8 @@ public final class ConnectionAdmission {
      */
     public ConnectionAdmission(int maxConnections, int maxPerAddress) {
         if (maxConnections < 1 || maxPerAddress < 1) {
-            throw new IllegalArgumentException("at least one connection in all and per address, not "
-                    + maxConnections + " and " + maxPerAddress);
+            throw new IllegalArgumentException(
+                    "at least one connection in all and per address, not " + maxConnections + " and " + maxPerAddress);
         }
         this.maxConnections = maxConnections;
         this.maxPerAddress = maxPerAddress;

@@ -3,7 +3,6 @@ package org.panamardma.oncrpc.limits;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -34,6 +33,7 @@ public final class MemoryBudget {
     private final MemoryBudget parent;
     /** The root's lock and queue, shared by its children. */
     private final Queue queue;
+
     private long used;
     private long peak;
     private long refusals;
@@ -68,8 +68,8 @@ public final class MemoryBudget {
         }
     }
 
-    private static final Comparator<Waiter> RANK = Comparator.comparingLong(Waiter::holding)
-            .thenComparingLong(w -> w.seq);
+    private static final Comparator<Waiter> RANK =
+            Comparator.comparingLong(Waiter::holding).thenComparingLong(w -> w.seq);
 
     private MemoryBudget(String name, long limit, MemoryBudget parent) {
         if (limit < 0) {

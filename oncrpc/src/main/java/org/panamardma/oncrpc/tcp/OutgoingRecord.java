@@ -22,10 +22,10 @@ import org.panamardma.xdr.XdrEncoder;
 final class OutgoingRecord implements DataPlacement {
     /** Eligible items smaller than this are copied inline: not worth a separate write. */
     static final long GATHER_THRESHOLD = 8192;
+
     private static final byte[] ZEROS = new byte[Xdr.UNIT];
 
-    private record Piece(long streamPosition, MemorySegment data) {
-    }
+    private record Piece(long streamPosition, MemorySegment data) {}
 
     private final byte[] buffer;
     private final XdrEncoder encoder;

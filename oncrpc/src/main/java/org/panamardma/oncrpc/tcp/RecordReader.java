@@ -55,6 +55,7 @@ final class RecordReader {
     private final byte[] scratch = new byte[8192];
     /** When the record being read must be whole; 0 between records and while waiting for memory. */
     private volatile long deadline;
+
     private volatile boolean inRecord;
 
     /**
@@ -65,8 +66,13 @@ final class RecordReader {
      * @param readTimeoutNanos how long a record may take to arrive
      * @param perCall bytes each call takes besides its record (its reply buffer)
      */
-    RecordReader(InputStream in, int maxRecordSize, MemoryBudget memory, long memoryWaitNanos, long readTimeoutNanos,
-                 long perCall) {
+    RecordReader(
+            InputStream in,
+            int maxRecordSize,
+            MemoryBudget memory,
+            long memoryWaitNanos,
+            long readTimeoutNanos,
+            long perCall) {
         this.in = in;
         this.maxRecordSize = maxRecordSize;
         this.memory = memory;
@@ -102,8 +108,11 @@ final class RecordReader {
             while (true) {
                 int fragment = RecordMarking.length(header);
                 if ((long) length + fragment > maxRecordSize) {
-                    throw new XdrException(XdrException.Reason.LIMIT_EXCEEDED, length, "record of at least "
-                            + ((long) length + fragment) + " bytes exceeds the maximum record size " + maxRecordSize);
+                    throw new XdrException(
+                            XdrException.Reason.LIMIT_EXCEEDED,
+                            length,
+                            "record of at least " + ((long) length + fragment)
+                                    + " bytes exceeds the maximum record size " + maxRecordSize);
                 }
                 if (!dropping) {
                     long need = fragment + (charged == 0 ? perCall : 0);

@@ -32,19 +32,24 @@ public final class RpcReplyException extends RpcException {
     private static String describe(RpcReply reply, String call) {
         Objects.requireNonNull(reply, "reply");
         return switch (reply) {
-            case AcceptedReply a when a.stat() == AcceptStat.SUCCESS ->
-                    throw new IllegalArgumentException("SUCCESS is not an error");
-            case AcceptedReply a when a.stat() == AcceptStat.PROG_MISMATCH -> "PROG_MISMATCH: the server supports"
-                    + " versions " + range(a.mismatch()) + " of the program, not the one of " + call;
-            case AcceptedReply a -> a.stat() + " for " + call + (switch (a.stat()) {
-                case PROG_UNAVAIL -> " (the program is not available)";
-                case PROC_UNAVAIL -> " (the procedure is not available)";
-                case GARBAGE_ARGS -> " (the server could not decode the arguments)";
-                case SYSTEM_ERR -> " (the server failed to run the procedure)";
-                default -> "";
-            });
-            case RejectedReply r when r.stat() == RejectStat.RPC_MISMATCH -> "RPC_MISMATCH: the server supports RPC"
-                    + " versions " + range(r.mismatch()) + ", rejected " + call;
+            case AcceptedReply a
+            when a.stat() == AcceptStat.SUCCESS -> throw new IllegalArgumentException("SUCCESS is not an error");
+            case AcceptedReply a
+            when a.stat() == AcceptStat.PROG_MISMATCH ->
+                "PROG_MISMATCH: the server supports" + " versions " + range(a.mismatch())
+                        + " of the program, not the one of " + call;
+            case AcceptedReply a ->
+                a.stat() + " for " + call
+                        + (switch (a.stat()) {
+                            case PROG_UNAVAIL -> " (the program is not available)";
+                            case PROC_UNAVAIL -> " (the procedure is not available)";
+                            case GARBAGE_ARGS -> " (the server could not decode the arguments)";
+                            case SYSTEM_ERR -> " (the server failed to run the procedure)";
+                            default -> "";
+                        });
+            case RejectedReply r
+            when r.stat() == RejectStat.RPC_MISMATCH ->
+                "RPC_MISMATCH: the server supports RPC" + " versions " + range(r.mismatch()) + ", rejected " + call;
             case RejectedReply r -> "AUTH_ERROR " + r.authStat() + ": the server rejected the credentials of " + call;
         };
     }

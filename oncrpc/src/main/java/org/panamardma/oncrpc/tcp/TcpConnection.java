@@ -76,10 +76,11 @@ final class TcpConnection {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Level connectionLogLevel;
     private volatile End end;
-    private volatile Runnable onClosed = () -> { };
+    private volatile Runnable onClosed = () -> {};
     private volatile Thread reader;
     /** When the reply being written must be out; 0 when none is being written. */
     private volatile long writeDeadline;
+
     private volatile long lastActivity = System.nanoTime();
 
     /**
@@ -97,10 +98,20 @@ final class TcpConnection {
      * @param statistics the server's counters
      * @param connectionLogLevel the level of the connected/closed lines
      */
-    TcpConnection(String name, InputStream in, OutputStream out, Runnable abort, RpcService service,
-                  Optional<InetSocketAddress> local, Optional<InetSocketAddress> remote,
-                  TcpSettings settings, MemoryBudget memory, ReplyBuffers replyBuffers, Executor calls,
-                  TcpServerStatistics statistics, Level connectionLogLevel) {
+    TcpConnection(
+            String name,
+            InputStream in,
+            OutputStream out,
+            Runnable abort,
+            RpcService service,
+            Optional<InetSocketAddress> local,
+            Optional<InetSocketAddress> remote,
+            TcpSettings settings,
+            MemoryBudget memory,
+            ReplyBuffers replyBuffers,
+            Executor calls,
+            TcpServerStatistics statistics,
+            Level connectionLogLevel) {
         this.name = name;
         this.out = out;
         this.abort = abort;
@@ -114,8 +125,13 @@ final class TcpConnection {
         this.statistics = statistics;
         this.connectionLogLevel = connectionLogLevel;
         this.callSlots = new Semaphore(settings.maxCallsPerConnection());
-        this.records = new RecordReader(in, settings.maxRecordSize(), memory, settings.memoryWait().toNanos(),
-                settings.readTimeout().toNanos(), replyBuffers.size());
+        this.records = new RecordReader(
+                in,
+                settings.maxRecordSize(),
+                memory,
+                settings.memoryWait().toNanos(),
+                settings.readTimeout().toNanos(),
+                replyBuffers.size());
     }
 
     /** Runs {@code action} once the connection has ended (and its reader with it). */
@@ -161,9 +177,12 @@ final class TcpConnection {
                 if (record.dropped()) {
                     callSlots.release();
                     statistics.droppedCall();
-                    statistics.refusalLog().warn(() -> name + ": a call of " + record.length() + " bytes dropped:"
-                            + " no memory within " + settings.memoryWait().toMillis() + " ms (" + memory + "); the"
-                            + " client retransmits it");
+                    statistics
+                            .refusalLog()
+                            .warn(() -> name + ": a call of " + record.length() + " bytes dropped:"
+                                    + " no memory within "
+                                    + settings.memoryWait().toMillis() + " ms (" + memory + "); the"
+                                    + " client retransmits it");
                     continue;
                 }
                 start(record);
@@ -219,8 +238,10 @@ final class TcpConnection {
                 return;
             }
             if (!(header instanceof RpcCall call)) {
-                statistics.refusalLog().warn(() -> name + ": closing, a reply where a call was expected (xid "
-                        + Integer.toHexString(header.xid()) + ")");
+                statistics
+                        .refusalLog()
+                        .warn(() -> name + ": closing, a reply where a call was expected (xid "
+                                + Integer.toHexString(header.xid()) + ")");
                 close(End.PROTOCOL_ERROR);
                 return;
             }
@@ -242,8 +263,9 @@ final class TcpConnection {
             });
         } catch (IOException e) {
             if (!closed.get()) {
-                LOG.atLevel(connectionLogLevel).log(() -> name + ": closing, writing the reply to xid "
-                        + Integer.toHexString(call.xid()) + " failed: " + e);
+                LOG.atLevel(connectionLogLevel)
+                        .log(() -> name + ": closing, writing the reply to xid " + Integer.toHexString(call.xid())
+                                + " failed: " + e);
             }
             close(End.LOST);
         } catch (RuntimeException e) {
@@ -288,7 +310,9 @@ final class TcpConnection {
         if (records.overdue(now)) {
             return End.READ_TIMEOUT;
         }
-        if (inProgress.get() == 0 && !records.inRecord() && writeDeadline == 0
+        if (inProgress.get() == 0
+                && !records.inRecord()
+                && writeDeadline == 0
                 && now - lastActivity > settings.idleTimeout().toNanos()) {
             return End.IDLE_TIMEOUT;
         }
@@ -305,13 +329,22 @@ final class TcpConnection {
         statistics.ended(how);
         abort.run();
         switch (how) {
-            case IDLE_TIMEOUT -> LOG.atLevel(connectionLogLevel).log(() -> name + ": closed, idle for "
-                    + settings.idleTimeout().toMillis() + " ms");
-            case READ_TIMEOUT -> statistics.refusalLog().warn(() -> name + ": closed, a record did not arrive"
-                    + " whole within the read timeout of " + settings.readTimeout().toMillis() + " ms");
-            case WRITE_TIMEOUT -> statistics.refusalLog().warn(() -> name + ": closed, a reply could not be written"
-                    + " within the write timeout of " + settings.writeTimeout().toMillis() + " ms (the client does"
-                    + " not read its socket)");
+            case IDLE_TIMEOUT ->
+                LOG.atLevel(connectionLogLevel)
+                        .log(() -> name + ": closed, idle for "
+                                + settings.idleTimeout().toMillis() + " ms");
+            case READ_TIMEOUT ->
+                statistics
+                        .refusalLog()
+                        .warn(() -> name + ": closed, a record did not arrive" + " whole within the read timeout of "
+                                + settings.readTimeout().toMillis() + " ms");
+            case WRITE_TIMEOUT ->
+                statistics
+                        .refusalLog()
+                        .warn(() -> name + ": closed, a reply could not be written"
+                                + " within the write timeout of "
+                                + settings.writeTimeout().toMillis() + " ms (the client does"
+                                + " not read its socket)");
             default -> LOG.atLevel(connectionLogLevel).log(() -> name + ": closed");
         }
         Thread r = reader;

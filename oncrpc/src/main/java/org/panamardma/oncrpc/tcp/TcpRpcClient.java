@@ -70,6 +70,7 @@ public final class TcpRpcClient implements RpcClient {
 
     /** Default largest record sent or accepted: 4 MiB. */
     public static final int DEFAULT_MAX_RECORD_SIZE = 4 << 20;
+
     private static final int INITIAL_CALL_BUFFER = 8 << 10;
 
     private final class Pending<T> {
@@ -90,8 +91,8 @@ public final class TcpRpcClient implements RpcClient {
                 try {
                     future.complete(results.read(in));
                 } catch (RuntimeException e) {
-                    future.completeExceptionally(new RpcException("the results of " + description
-                            + " do not decode: " + e.getMessage(), e));
+                    future.completeExceptionally(
+                            new RpcException("the results of " + description + " do not decode: " + e.getMessage(), e));
                 }
             } else {
                 future.completeExceptionally(new RpcReplyException(reply, description));
@@ -116,7 +117,8 @@ public final class TcpRpcClient implements RpcClient {
     private final OutputStream out;
     private final ReentrantLock writeLock = new ReentrantLock();
     private final Map<Integer, Pending<?>> pending = new ConcurrentHashMap<>();
-    private final AtomicInteger nextXid = new AtomicInteger(ThreadLocalRandom.current().nextInt());
+    private final AtomicInteger nextXid =
+            new AtomicInteger(ThreadLocalRandom.current().nextInt());
     private final ScheduledThreadPoolExecutor timers;
     private final Thread reader;
     private volatile RpcConnectionException closedBecause;
@@ -205,8 +207,13 @@ public final class TcpRpcClient implements RpcClient {
     }
 
     /** A call with AUTH_NONE credentials; see {@link #call(int, int, int, OpaqueAuth, XdrEncodable, XdrReader, Duration)}. */
-    public <T> CompletableFuture<T> call(int program, int version, int procedure, XdrEncodable arguments,
-                                         XdrReader<? extends T> results, Duration timeout) {
+    public <T> CompletableFuture<T> call(
+            int program,
+            int version,
+            int procedure,
+            XdrEncodable arguments,
+            XdrReader<? extends T> results,
+            Duration timeout) {
         return call(program, version, procedure, OpaqueAuth.NONE, arguments, results, timeout);
     }
 
@@ -224,20 +231,26 @@ public final class TcpRpcClient implements RpcClient {
      * @return the results, or an {@link RpcException} as the class comment lists
      */
     @Override
-    public <T> CompletableFuture<T> call(int program, int version, int procedure, OpaqueAuth credential,
-                                         XdrEncodable arguments, XdrReader<? extends T> results, Duration timeout) {
+    public <T> CompletableFuture<T> call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            XdrReader<? extends T> results,
+            Duration timeout) {
         Objects.requireNonNull(credential, "credential");
         Objects.requireNonNull(arguments, "arguments");
         Objects.requireNonNull(results, "results");
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, not " + timeout);
         }
-        String description = "call " + Integer.toUnsignedString(program) + "." + Integer.toUnsignedString(version)
-                + "." + Integer.toUnsignedString(procedure);
+        String description = "call " + Integer.toUnsignedString(program) + "." + Integer.toUnsignedString(version) + "."
+                + Integer.toUnsignedString(procedure);
         RpcConnectionException down = closedBecause;
         if (down != null) {
-            return CompletableFuture.failedFuture(new RpcConnectionException(description + " to " + remote
-                    + " not sent: " + down.getMessage(), down));
+            return CompletableFuture.failedFuture(new RpcConnectionException(
+                    description + " to " + remote + " not sent: " + down.getMessage(), down));
         }
         Pending<T> call = register(description, results);
         OutgoingRecord record;
@@ -245,15 +258,19 @@ public final class TcpRpcClient implements RpcClient {
             record = encode(RpcCall.of(call.xid, program, version, procedure, credential, OpaqueAuth.NONE), arguments);
         } catch (RuntimeException e) {
             pending.remove(call.xid, call);
-            call.fail(new RpcException("the arguments of " + call.description + " do not encode: " + e.getMessage(), e));
+            call.fail(
+                    new RpcException("the arguments of " + call.description + " do not encode: " + e.getMessage(), e));
             return call.future;
         }
         try {
-            call.timer = timers.schedule(() -> {
-                if (pending.remove(call.xid, call)) {
-                    call.fail(new RpcTimeoutException(call.description, timeout));
-                }
-            }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+            call.timer = timers.schedule(
+                    () -> {
+                        if (pending.remove(call.xid, call)) {
+                            call.fail(new RpcTimeoutException(call.description, timeout));
+                        }
+                    },
+                    timeout.toNanos(),
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) { // the connection went down meanwhile
             pending.remove(call.xid, call);
             call.fail(closedBecause);
@@ -288,10 +305,18 @@ public final class TcpRpcClient implements RpcClient {
      * @throws InterruptedException if interrupted while waiting (the call stays pending until its timeout)
      */
     @Override
-    public <T> T invoke(int program, int version, int procedure, OpaqueAuth credential, XdrEncodable arguments,
-                        XdrReader<? extends T> results, Duration timeout) throws RpcException, InterruptedException {
+    public <T> T invoke(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            XdrReader<? extends T> results,
+            Duration timeout)
+            throws RpcException, InterruptedException {
         try {
-            return call(program, version, procedure, credential, arguments, results, timeout).get();
+            return call(program, version, procedure, credential, arguments, results, timeout)
+                    .get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RpcException rpc) {
                 throw rpc;
@@ -328,8 +353,11 @@ public final class TcpRpcClient implements RpcClient {
                 throw e;
             }
             if (record.messageLength() > maxRecordSize) {
-                throw new XdrException(XdrException.Reason.LIMIT_EXCEEDED, 0, "call of " + record.messageLength()
-                        + " bytes exceeds the maximum record size " + maxRecordSize);
+                throw new XdrException(
+                        XdrException.Reason.LIMIT_EXCEEDED,
+                        0,
+                        "call of " + record.messageLength() + " bytes exceeds the maximum record size "
+                                + maxRecordSize);
             }
             return record;
         }
@@ -363,8 +391,8 @@ public final class TcpRpcClient implements RpcClient {
                 Pending<?> call = pending.remove(xid);
                 if (call != null) {
                     call.stopTimer();
-                    call.fail(new RpcException("the reply to " + call.description + " does not decode: "
-                            + e.getMessage(), e));
+                    call.fail(new RpcException(
+                            "the reply to " + call.description + " does not decode: " + e.getMessage(), e));
                     return;
                 }
             }
@@ -377,7 +405,9 @@ public final class TcpRpcClient implements RpcClient {
         }
         Pending<?> call = pending.remove(reply.xid());
         if (call == null) {
-            LOG.debug("dropping a reply from {} to xid 0x{}: no such call pending (timed out?)", remote,
+            LOG.debug(
+                    "dropping a reply from {} to xid 0x{}: no such call pending (timed out?)",
+                    remote,
                     Integer.toHexString(reply.xid()));
             return;
         }

@@ -99,8 +99,14 @@ public final class TcpRpcServer implements AutoCloseable {
 
     private TcpRpcServer(Builder b) throws IOException {
         this.service = b.service;
-        this.settings = new TcpSettings(b.maxRecordSize, b.replyBufferSize, b.maxCallsPerConnection, b.memoryWait,
-                b.idleTimeout, b.readTimeout, b.writeTimeout);
+        this.settings = new TcpSettings(
+                b.maxRecordSize,
+                b.replyBufferSize,
+                b.maxCallsPerConnection,
+                b.memoryWait,
+                b.idleTimeout,
+                b.readTimeout,
+                b.writeTimeout);
         this.connectionLogLevel = b.logConnections ? Level.INFO : Level.DEBUG;
         this.replyBuffers = new ReplyBuffers(b.replyBufferSize);
         this.admission = new ConnectionAdmission(b.maxConnections, b.maxConnectionsPerAddress);
@@ -196,8 +202,11 @@ public final class TcpRpcServer implements AutoCloseable {
         ConnectionAdmission.Decision decision = admission.admit(socket.getInetAddress());
         if (decision instanceof ConnectionAdmission.Refused refused) {
             refusalLog.warn(() -> "port " + port() + ": refusing a connection from " + socket.getRemoteSocketAddress()
-                    + ": " + (refused.reason() == ConnectionAdmission.Refusal.SERVER_FULL ? "the server has"
-                    : "its address has") + " its most connections (" + refused.limit() + "); "
+                    + ": "
+                    + (refused.reason() == ConnectionAdmission.Refusal.SERVER_FULL
+                            ? "the server has"
+                            : "its address has")
+                    + " its most connections (" + refused.limit() + "); "
                     + admission.refused() + " refused so far");
             reset(socket);
             return;
@@ -207,13 +216,20 @@ public final class TcpRpcServer implements AutoCloseable {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
             String name = "oncrpc-tcp " + socket.getRemoteSocketAddress() + " -> " + socket.getLocalPort();
-            TcpConnection connection = new TcpConnection(name,
+            TcpConnection connection = new TcpConnection(
+                    name,
                     new BufferedInputStream(socket.getInputStream(), 64 << 10),
-                    new BufferedOutputStream(socket.getOutputStream(), 64 << 10), () -> closeQuietly(socket),
-                    service, Optional.ofNullable((InetSocketAddress) socket.getLocalSocketAddress()),
-                    Optional.ofNullable((InetSocketAddress) socket.getRemoteSocketAddress()), settings, memory.child(socket.getRemoteSocketAddress() + " memory",
-                    connectionMemory), replyBuffers,
-                    task -> Thread.ofVirtual().name(name + " call").start(task), statistics, connectionLogLevel);
+                    new BufferedOutputStream(socket.getOutputStream(), 64 << 10),
+                    () -> closeQuietly(socket),
+                    service,
+                    Optional.ofNullable((InetSocketAddress) socket.getLocalSocketAddress()),
+                    Optional.ofNullable((InetSocketAddress) socket.getRemoteSocketAddress()),
+                    settings,
+                    memory.child(socket.getRemoteSocketAddress() + " memory", connectionMemory),
+                    replyBuffers,
+                    task -> Thread.ofVirtual().name(name + " call").start(task),
+                    statistics,
+                    connectionLogLevel);
             connection.onClosed(() -> {
                 connections.remove(connection);
                 ticket.close();
@@ -342,8 +358,8 @@ public final class TcpRpcServer implements AutoCloseable {
          */
         public Builder maxConnections(int total, int perAddress) {
             if (total < 1 || perAddress < 1) {
-                throw new IllegalArgumentException("at least one connection in all and per address, not " + total
-                        + " and " + perAddress);
+                throw new IllegalArgumentException(
+                        "at least one connection in all and per address, not " + total + " and " + perAddress);
             }
             this.maxConnections = total;
             this.maxConnectionsPerAddress = perAddress;

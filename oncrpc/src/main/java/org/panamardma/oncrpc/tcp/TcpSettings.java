@@ -14,8 +14,14 @@ import java.time.Duration;
  * @param readTimeout how long a record may take to arrive, from its first byte
  * @param writeTimeout how long a reply may take to be written
  */
-record TcpSettings(int maxRecordSize, int replyBufferSize, int maxCallsPerConnection, Duration memoryWait,
-                   Duration idleTimeout, Duration readTimeout, Duration writeTimeout) {
+record TcpSettings(
+        int maxRecordSize,
+        int replyBufferSize,
+        int maxCallsPerConnection,
+        Duration memoryWait,
+        Duration idleTimeout,
+        Duration readTimeout,
+        Duration writeTimeout) {
     /** @return how often the watchdog looks: a quarter of the shortest timeout, within 10 ms and 1 s */
     Duration watchPeriod() {
         long shortest = Math.min(idleTimeout.toMillis(), Math.min(readTimeout.toMillis(), writeTimeout.toMillis()));

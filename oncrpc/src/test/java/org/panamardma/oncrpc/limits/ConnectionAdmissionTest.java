@@ -28,7 +28,9 @@ class ConnectionAdmissionTest {
         assertEquals(2, third.limit());
         Ticket b1 = assertInstanceOf(Ticket.class, admission.admit(address(2)), "another host still gets in");
         Ticket b2 = assertInstanceOf(Ticket.class, admission.admit(address(2)));
-        assertEquals(Refusal.SERVER_FULL, assertInstanceOf(Refused.class, admission.admit(address(3))).reason());
+        assertEquals(
+                Refusal.SERVER_FULL,
+                assertInstanceOf(Refused.class, admission.admit(address(3))).reason());
         assertEquals(4, admission.open());
         assertEquals(1, admission.refused(Refusal.ADDRESS_FULL));
         assertEquals(1, admission.refused(Refusal.SERVER_FULL));
@@ -48,7 +50,9 @@ class ConnectionAdmissionTest {
         ConnectionAdmission admission = new ConnectionAdmission(2, 1);
         assertInstanceOf(Ticket.class, admission.admit(null));
         assertInstanceOf(Ticket.class, admission.admit(null));
-        assertEquals(Refusal.SERVER_FULL, assertInstanceOf(Refused.class, admission.admit(null)).reason());
+        assertEquals(
+                Refusal.SERVER_FULL,
+                assertInstanceOf(Refused.class, admission.admit(null)).reason());
     }
 
     @Test

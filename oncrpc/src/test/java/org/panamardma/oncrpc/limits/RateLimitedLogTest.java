@@ -13,8 +13,8 @@ class RateLimitedLogTest {
     @Test
     void oneWarnLinePerIntervalTheRestCounted() {
         AtomicLong now = new AtomicLong(1_000);
-        RateLimitedLog log = new RateLimitedLog(LoggerFactory.getLogger(RateLimitedLogTest.class),
-                Duration.ofSeconds(10), now::get);
+        RateLimitedLog log =
+                new RateLimitedLog(LoggerFactory.getLogger(RateLimitedLogTest.class), Duration.ofSeconds(10), now::get);
         assertTrue(log.warn(() -> "first refusal"));
         int warned = 0;
         for (int i = 0; i < 10_000; i++) {

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.panamardma.testing.AllocationBudget;
 import org.panamardma.oncrpc.RecordMarkingDecoder;
 import org.panamardma.oncrpc.RpcCall;
 import org.panamardma.oncrpc.RpcDispatcher;
@@ -21,6 +20,7 @@ import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.oncrpc.RpcReply;
 import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.oncrpc.limits.RateLimitedLog;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncodable;
 import org.slf4j.event.Level;
@@ -42,21 +42,35 @@ class TcpConnectionFuzzTest {
     private static final int MAX_RECORD = 64 << 10;
     private static final int REPLY_BUFFER = 4096;
     private static final long CONNECTION_MEMORY = 16 << 10;
-    private static final TcpSettings SETTINGS = new TcpSettings(MAX_RECORD, REPLY_BUFFER, 4, Duration.ZERO,
-            Duration.ofMinutes(1), Duration.ofMinutes(1), Duration.ofMinutes(1));
+    private static final TcpSettings SETTINGS = new TcpSettings(
+            MAX_RECORD,
+            REPLY_BUFFER,
+            4,
+            Duration.ZERO,
+            Duration.ofMinutes(1),
+            Duration.ofMinutes(1),
+            Duration.ofMinutes(1));
     private static final RpcDispatcher DISPATCHER = RpcDispatcher.builder()
             .register(PROG, 1, 0, in -> "", (a, c) -> XdrEncodable.VOID)
-            .register(PROG, 1, 1, in -> in.getOpaque(MAX_RECORD), (MemorySegment data, RpcCall c) ->
-                    out -> out.putEligibleOpaque(data, MAX_RECORD))
-            .register(PROG, 1, 2, in -> in.getOpaque(MAX_RECORD), (MemorySegment data, RpcCall c) ->
-                    out -> out.putOpaque(data, MAX_RECORD))
+            .register(
+                    PROG,
+                    1,
+                    1,
+                    in -> in.getOpaque(MAX_RECORD),
+                    (MemorySegment data, RpcCall c) -> out -> out.putEligibleOpaque(data, MAX_RECORD))
+            .register(
+                    PROG,
+                    1,
+                    2,
+                    in -> in.getOpaque(MAX_RECORD),
+                    (MemorySegment data, RpcCall c) -> out -> out.putOpaque(data, MAX_RECORD))
             .register(PROG, 1, 3, in -> "", (a, c) -> {
                 throw new IllegalStateException("the procedure failed");
             })
             .build();
     private static final ReplyBuffers REPLY_BUFFERS = new ReplyBuffers(REPLY_BUFFER);
-    private static final TcpServerStatistics STATISTICS = new TcpServerStatistics(
-            new RateLimitedLog(TcpConnectionFuzzTest.class, Duration.ofSeconds(10)));
+    private static final TcpServerStatistics STATISTICS =
+            new TcpServerStatistics(new RateLimitedLog(TcpConnectionFuzzTest.class, Duration.ofSeconds(10)));
 
     /**
      * Per input byte: a record's array is at most its length (it grows with arriving data, in steps that stop at
@@ -79,8 +93,20 @@ class TcpConnectionFuzzTest {
         AllocationBudget.within("TcpConnection over the stream", bound(input.length), () -> {
             out.reset();
             MemoryBudget memory = server.child("connection", CONNECTION_MEMORY);
-            TcpConnection c = new TcpConnection("fuzz", new ByteArrayInputStream(input), out, () -> { },
-                    DISPATCHER, Optional.empty(), Optional.empty(), SETTINGS, memory, REPLY_BUFFERS, Runnable::run, STATISTICS, Level.DEBUG);
+            TcpConnection c = new TcpConnection(
+                    "fuzz",
+                    new ByteArrayInputStream(input),
+                    out,
+                    () -> {},
+                    DISPATCHER,
+                    Optional.empty(),
+                    Optional.empty(),
+                    SETTINGS,
+                    memory,
+                    REPLY_BUFFERS,
+                    Runnable::run,
+                    STATISTICS,
+                    Level.DEBUG);
             c.run();
             ran[0] = c;
         });
@@ -90,8 +116,10 @@ class TcpConnectionFuzzTest {
         assertEquals(0, server.used(), "every byte given back");
         List<RpcReply> replies = new ArrayList<>();
         RecordMarkingDecoder records = new RecordMarkingDecoder(Integer.MAX_VALUE);
-        records.feed(MemorySegment.ofArray(out.toByteArray()), record ->
-                replies.add(assertInstanceOf(RpcReply.class, RpcMessageCodec.decode(new XdrDecoder(record)))));
+        records.feed(
+                MemorySegment.ofArray(out.toByteArray()),
+                record ->
+                        replies.add(assertInstanceOf(RpcReply.class, RpcMessageCodec.decode(new XdrDecoder(record)))));
         assertTrue(!records.hasPartialRecord(), "replies are written whole");
         assertTrue(replies.size() <= input.length / 44, replies.size() + " replies to " + input.length + " bytes");
     }

@@ -68,10 +68,18 @@ class TcpRpcTest {
     void start() throws IOException {
         RpcDispatcher dispatcher = RpcDispatcher.builder()
                 .register(PROG, 1, NULL, in -> "", (a, c) -> XdrEncodable.VOID)
-                .register(PROG, 1, ECHO, in -> in.getOpaque(MAX), (MemorySegment data, RpcCall c) ->
-                        out -> out.putEligibleOpaque(data, MAX))
-                .register(PROG, 1, ECHO_INLINE, in -> in.getOpaque(MAX), (MemorySegment data, RpcCall c) ->
-                        out -> out.putOpaque(data, MAX))
+                .register(
+                        PROG,
+                        1,
+                        ECHO,
+                        in -> in.getOpaque(MAX),
+                        (MemorySegment data, RpcCall c) -> out -> out.putEligibleOpaque(data, MAX))
+                .register(
+                        PROG,
+                        1,
+                        ECHO_INLINE,
+                        in -> in.getOpaque(MAX),
+                        (MemorySegment data, RpcCall c) -> out -> out.putOpaque(data, MAX))
                 .register(PROG, 1, FAIL, in -> "", (a, c) -> {
                     throw new IllegalStateException("boom");
                 })
@@ -86,7 +94,10 @@ class TcpRpcTest {
                 })
                 .register(PROG, 2, NULL, in -> "", (a, c) -> XdrEncodable.VOID)
                 .build();
-        server = TcpRpcServer.builder(dispatcher).maxRecordSize(MAX + 1024).replyBufferSize(256 << 10).start();
+        server = TcpRpcServer.builder(dispatcher)
+                .maxRecordSize(MAX + 1024)
+                .replyBufferSize(256 << 10)
+                .start();
     }
 
     @AfterEach
@@ -99,7 +110,8 @@ class TcpRpcTest {
     }
 
     private TcpRpcClient client(int port) throws IOException {
-        TcpRpcClient client = TcpRpcClient.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), MAX + 1024);
+        TcpRpcClient client =
+                TcpRpcClient.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), MAX + 1024);
         toClose.add(client);
         return client;
     }
@@ -122,7 +134,8 @@ class TcpRpcTest {
     @Test
     void nullProcedureRoundTrip() throws Exception {
         TcpRpcClient client = client();
-        Boolean empty = client.call(PROG, 1, NULL, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT).get();
+        Boolean empty = client.call(PROG, 1, NULL, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT)
+                .get();
         assertTrue(empty, "NULL has no results");
         assertTrue(client.invoke(PROG, 1, NULL, OpaqueAuth.NONE, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT));
         assertEquals(0, client.pendingCalls());
@@ -135,21 +148,30 @@ class TcpRpcTest {
         new Random(size).nextBytes(payload);
         TcpRpcClient client = client();
         XdrEncodable eligible = out -> out.putEligibleOpaque(MemorySegment.ofArray(payload), MAX);
-        byte[] echoed = client.call(PROG, 1, ECHO, eligible, in -> in.getOpaqueBytes(MAX), TIMEOUT).get();
+        byte[] echoed = client.call(PROG, 1, ECHO, eligible, in -> in.getOpaqueBytes(MAX), TIMEOUT)
+                .get();
         assertArrayEquals(payload, echoed);
         if (size <= 64 << 10) { // inline on both sides: the client's buffer grows, the server's holds 256 KiB
             XdrEncodable inline = out -> out.putOpaque(payload, MAX);
-            assertArrayEquals(payload, client.call(PROG, 1, ECHO_INLINE, inline, in -> in.getOpaqueBytes(MAX),
-                    TIMEOUT).get());
+            assertArrayEquals(
+                    payload,
+                    client.call(PROG, 1, ECHO_INLINE, inline, in -> in.getOpaqueBytes(MAX), TIMEOUT)
+                            .get());
         }
     }
 
     @Test
     void inlineResultsLargerThanTheReplyBufferAreSystemErr() throws Exception {
         byte[] payload = new byte[300 << 10];
-        RpcReplyException e = assertInstanceOf(RpcReplyException.class, failure(client().call(PROG, 1, ECHO_INLINE,
-                out -> out.putEligibleOpaque(MemorySegment.ofArray(payload), MAX), in -> in.getOpaqueBytes(MAX),
-                TIMEOUT)));
+        RpcReplyException e = assertInstanceOf(
+                RpcReplyException.class,
+                failure(client().call(
+                                PROG,
+                                1,
+                                ECHO_INLINE,
+                                out -> out.putEligibleOpaque(MemorySegment.ofArray(payload), MAX),
+                                in -> in.getOpaqueBytes(MAX),
+                                TIMEOUT)));
         assertEquals(AcceptStat.SYSTEM_ERR, e.acceptStat());
     }
 
@@ -180,9 +202,16 @@ class TcpRpcTest {
                         int id = base + i;
                         byte[] data = new byte[id % 97 * 300];
                         java.util.Arrays.fill(data, (byte) id);
-                        assertArrayEquals(data, client.invoke(PROG, 1, ECHO, OpaqueAuth.NONE,
-                                out -> out.putEligibleOpaque(MemorySegment.ofArray(data), MAX),
-                                in -> in.getOpaqueBytes(MAX), TIMEOUT));
+                        assertArrayEquals(
+                                data,
+                                client.invoke(
+                                        PROG,
+                                        1,
+                                        ECHO,
+                                        OpaqueAuth.NONE,
+                                        out -> out.putEligibleOpaque(MemorySegment.ofArray(data), MAX),
+                                        in -> in.getOpaqueBytes(MAX),
+                                        TIMEOUT));
                     }
                 } catch (Throwable e) {
                     errors.add(e);
@@ -195,10 +224,10 @@ class TcpRpcTest {
         assertEquals(List.of(), errors);
     }
 
-    private RpcReplyException rpcError(TcpRpcClient client, int program, int version, int procedure,
-                                       OpaqueAuth credential) {
-        Throwable cause = failure(client.call(program, version, procedure, credential, XdrEncodable.VOID,
-                XdrDecoder::atEnd, TIMEOUT));
+    private RpcReplyException rpcError(
+            TcpRpcClient client, int program, int version, int procedure, OpaqueAuth credential) {
+        Throwable cause = failure(
+                client.call(program, version, procedure, credential, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT));
         return assertInstanceOf(RpcReplyException.class, cause);
     }
 
@@ -214,9 +243,13 @@ class TcpRpcTest {
         assertEquals(new MismatchInfo(1, 2), progMismatch.mismatch());
         assertTrue(progMismatch.getMessage().contains("versions 1 to 2"), progMismatch.getMessage());
 
-        assertEquals(AcceptStat.PROC_UNAVAIL, rpcError(client, PROG, 2, ECHO, OpaqueAuth.NONE).acceptStat());
+        assertEquals(
+                AcceptStat.PROC_UNAVAIL,
+                rpcError(client, PROG, 2, ECHO, OpaqueAuth.NONE).acceptStat());
         // ECHO wants an opaque and gets nothing
-        assertEquals(AcceptStat.GARBAGE_ARGS, rpcError(client, PROG, 1, ECHO, OpaqueAuth.NONE).acceptStat());
+        assertEquals(
+                AcceptStat.GARBAGE_ARGS,
+                rpcError(client, PROG, 1, ECHO, OpaqueAuth.NONE).acceptStat());
         RpcReplyException systemErr = rpcError(client, PROG, 1, FAIL, OpaqueAuth.NONE);
         assertEquals(AcceptStat.SYSTEM_ERR, systemErr.acceptStat());
         assertNull(systemErr.rejectStat());
@@ -259,11 +292,12 @@ class TcpRpcTest {
 
     @Test
     void serverThatNeverAnswersTimesOut() throws Exception {
-        try (FakeServer silent = new FakeServer(socket -> socket.getInputStream().transferTo(OutputStream.nullOutputStream()))) {
+        try (FakeServer silent =
+                new FakeServer(socket -> socket.getInputStream().transferTo(OutputStream.nullOutputStream()))) {
             TcpRpcClient client = client(silent.port());
             long start = System.nanoTime();
-            CompletableFuture<Boolean> call = client.call(PROG, 1, NULL, XdrEncodable.VOID, XdrDecoder::atEnd,
-                    Duration.ofMillis(200));
+            CompletableFuture<Boolean> call =
+                    client.call(PROG, 1, NULL, XdrEncodable.VOID, XdrDecoder::atEnd, Duration.ofMillis(200));
             RpcTimeoutException e = assertInstanceOf(RpcTimeoutException.class, failure(call));
             assertTrue(System.nanoTime() - start >= Duration.ofMillis(200).toNanos());
             assertTrue(e.getMessage().contains("within 200 ms"), e.getMessage());
@@ -290,8 +324,9 @@ class TcpRpcTest {
                 assertTrue(e.getMessage().contains("closed by"), e.getMessage());
             }
             assertFalse(client.isOpen());
-            assertInstanceOf(RpcConnectionException.class, failure(
-                    client.call(PROG, 1, NULL, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT)));
+            assertInstanceOf(
+                    RpcConnectionException.class,
+                    failure(client.call(PROG, 1, NULL, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT)));
         }
     }
 
@@ -323,19 +358,25 @@ class TcpRpcTest {
         assertClosedByServer(new byte[] {(byte) 0x80, 0, 0, 12, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 9}, false);
         // a record just over the limit
         int over = MAX + 1025;
-        assertClosedByServer(new byte[] {(byte) (over >>> 24), (byte) (over >>> 16), (byte) (over >>> 8), (byte) over}, false);
+        assertClosedByServer(
+                new byte[] {(byte) (over >>> 24), (byte) (over >>> 16), (byte) (over >>> 8), (byte) over}, false);
         // a peer that vanishes in the middle of a record
         assertClosedByServer(new byte[] {(byte) 0x80, 0, 1, 0, 1, 2, 3}, true);
 
-        assertTrue(before.invoke(PROG, 1, NULL, OpaqueAuth.NONE, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT),
+        assertTrue(
+                before.invoke(PROG, 1, NULL, OpaqueAuth.NONE, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT),
                 "an earlier connection still works");
-        assertTrue(client().invoke(PROG, 1, NULL, OpaqueAuth.NONE, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT),
+        assertTrue(
+                client().invoke(PROG, 1, NULL, OpaqueAuth.NONE, XdrEncodable.VOID, XdrDecoder::atEnd, TIMEOUT),
                 "a new connection works");
-        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
-            while (server.connectionCount() != 2) {
-                Thread.sleep(5);
-            }
-        }, "bad connections are gone");
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(10),
+                () -> {
+                    while (server.connectionCount() != 2) {
+                        Thread.sleep(5);
+                    }
+                },
+                "bad connections are gone");
     }
 
     private void assertClosedByServer(byte[] bytes, boolean vanish) throws IOException {

@@ -51,6 +51,7 @@ class TcpServerLimitsTest {
     private static final int READ = 1;
     /** BLOCK: waits until the test opens the gate. */
     private static final int BLOCK = 2;
+
     private static final int MIB = 1 << 20;
     private static final Duration LONG = Duration.ofSeconds(60);
 
@@ -124,8 +125,8 @@ class TcpServerLimitsTest {
     }
 
     private TcpRpcClient client(TcpRpcServer s) throws IOException {
-        TcpRpcClient c = TcpRpcClient.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), s.port()),
-                2 * MIB);
+        TcpRpcClient c =
+                TcpRpcClient.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), s.port()), 2 * MIB);
         open.add(c);
         return c;
     }
@@ -146,8 +147,9 @@ class TcpServerLimitsTest {
         org.panamardma.xdr.XdrEncoder e = new org.panamardma.xdr.XdrEncoder(MemorySegment.ofArray(body));
         RpcMessageCodec.encode(RpcCall.of(xid, PROG, 1, procedure, OpaqueAuth.NONE, OpaqueAuth.NONE), e);
         args.encodeTo(e);
-        writeRaw(socket.getOutputStream(), MemorySegment.ofArray(body).asSlice(0, e.position()).toArray(
-                java.lang.foreign.ValueLayout.JAVA_BYTE));
+        writeRaw(
+                socket.getOutputStream(),
+                MemorySegment.ofArray(body).asSlice(0, e.position()).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
     }
 
     private static void writeRaw(OutputStream out, byte[] record) throws IOException {
@@ -186,8 +188,8 @@ class TcpServerLimitsTest {
     }
 
     private static boolean nullAnswered(TcpRpcClient c) throws Exception {
-        return c.call(PROG, 1, NULL, XdrEncodable.VOID, XdrDecoder::atEnd, LONG).get(LONG.toSeconds(),
-                TimeUnit.SECONDS);
+        return c.call(PROG, 1, NULL, XdrEncodable.VOID, XdrDecoder::atEnd, LONG)
+                .get(LONG.toSeconds(), TimeUnit.SECONDS);
     }
 
     /**
@@ -201,7 +203,8 @@ class TcpServerLimitsTest {
         BufferPool pool = new BufferPool(4, MIB);
         open.add(pool);
         Duration writeTimeout = Duration.ofSeconds(2);
-        TcpRpcServer s = start(TcpRpcServer.builder(dispatcher(pool)).writeTimeout(writeTimeout)
+        TcpRpcServer s = start(TcpRpcServer.builder(dispatcher(pool))
+                .writeTimeout(writeTimeout)
                 .replyBufferSize(4096));
         TcpRpcClient good = client(s);
         byte[] alone = good.call(PROG, 1, READ, out -> out.putInt(MIB), in -> in.getOpaqueBytes(MIB), LONG)
@@ -225,12 +228,19 @@ class TcpServerLimitsTest {
         assertArrayEquals(expected, data);
         assertTrue(closedByServer(slow), "the slow reader was cut off");
         await(() -> s.memoryBudget().used() == 0 && pool.available() == 4, "memory back");
-        System.out.printf("a client sending 64 READs of 1 MiB and never reading: buffers all held %d ms after its"
+        System.out.printf(
+                "a client sending 64 READs of 1 MiB and never reading: buffers all held %d ms after its"
                         + " first call; another client's READ of 1 MiB answered in %d ms (write timeout %d ms,"
                         + " watchdog every %d ms); %d write timeout(s); server memory peak %d bytes, now %d;"
-                        + " pooled buffers back: %d of 4%n", (stalled - t0) / 1_000_000, delayMillis,
-                writeTimeout.toMillis(), 500, s.statistics().writeTimeouts(), s.memoryBudget().peak(),
-                s.memoryBudget().used(), pool.available());
+                        + " pooled buffers back: %d of 4%n",
+                (stalled - t0) / 1_000_000,
+                delayMillis,
+                writeTimeout.toMillis(),
+                500,
+                s.statistics().writeTimeouts(),
+                s.memoryBudget().peak(),
+                s.memoryBudget().used(),
+                pool.available());
         assertEquals(1, s.statistics().writeTimeouts());
         assertTrue(delayMillis < writeTimeout.toMillis() + 500 + 3000, "delayed " + delayMillis + " ms");
         assertTrue(nullAnswered(good), "the good client's connection is untouched");
@@ -253,8 +263,8 @@ class TcpServerLimitsTest {
         assertEquals(1, s.admission().refused(Refusal.SERVER_FULL));
         for (int i = 0; i < in.size(); i++) {
             call(in.get(i), 0x6000 + i, NULL, XdrEncodable.VOID);
-            AcceptedReply reply = (AcceptedReply) RpcMessageCodec.decode(new XdrDecoder(readRecord(
-                    in.get(i).getInputStream())));
+            AcceptedReply reply = (AcceptedReply)
+                    RpcMessageCodec.decode(new XdrDecoder(readRecord(in.get(i).getInputStream())));
             assertEquals(0x6000 + i, reply.xid(), "the admitted connections are served");
         }
         in.get(0).close();
@@ -262,7 +272,10 @@ class TcpServerLimitsTest {
         await(() -> s.admission().openFrom(first) == 1, "a place given back");
         Socket again = raw(s, "127.0.0.1");
         call(again, 0x6100, NULL, XdrEncodable.VOID);
-        assertEquals(0x6100, RpcMessageCodec.decode(new XdrDecoder(readRecord(again.getInputStream()))).xid());
+        assertEquals(
+                0x6100,
+                RpcMessageCodec.decode(new XdrDecoder(readRecord(again.getInputStream())))
+                        .xid());
     }
 
     @Test
@@ -282,7 +295,10 @@ class TcpServerLimitsTest {
         assertFalse(closedByServer(busy), "a connection whose call runs is not idle");
         gate.countDown();
         busy.setSoTimeout((int) LONG.toMillis());
-        assertEquals(2, RpcMessageCodec.decode(new XdrDecoder(readRecord(busy.getInputStream()))).xid());
+        assertEquals(
+                2,
+                RpcMessageCodec.decode(new XdrDecoder(readRecord(busy.getInputStream())))
+                        .xid());
         assertTrue(closedByServer(busy), "idle once its call is answered");
         System.out.println("idle connection closed " + closedAfter + " ms after its last reply (idle timeout 300 ms); "
                 + s.statistics());
@@ -316,8 +332,8 @@ class TcpServerLimitsTest {
         long closedAfter = (System.nanoTime() - t0) / 1_000_000;
         await(() -> s.statistics().readTimeouts() == 2, "both counted");
         System.out.println("trickled and half-open records cut off after " + closedAfter + " ms (read timeout "
-                + readTimeout.toMillis() + " ms); the trickler's writes failed after " + trickledUntil.get(60,
-                TimeUnit.SECONDS) + " ms");
+                + readTimeout.toMillis() + " ms); the trickler's writes failed after "
+                + trickledUntil.get(60, TimeUnit.SECONDS) + " ms");
         assertTrue(closedAfter < 5000, "cut off before the record could have arrived");
         assertEquals(0, s.memoryBudget().used());
     }
@@ -326,8 +342,10 @@ class TcpServerLimitsTest {
     void aCallBeyondItsConnectionsMemoryWaitsThenIsDroppedAndTheConnectionGoesOn() throws Exception {
         int maxRecord = 64 << 10;
         int replyBuffer = 4096;
-        TcpRpcServer s = start(TcpRpcServer.builder(dispatcher(null)).maxRecordSize(maxRecord)
-                .replyBufferSize(replyBuffer).memory(maxRecord + replyBuffer, 4L * (maxRecord + replyBuffer))
+        TcpRpcServer s = start(TcpRpcServer.builder(dispatcher(null))
+                .maxRecordSize(maxRecord)
+                .replyBufferSize(replyBuffer)
+                .memory(maxRecord + replyBuffer, 4L * (maxRecord + replyBuffer))
                 .memoryWait(Duration.ofMillis(200)));
         Socket c = raw(s, "127.0.0.1");
         call(c, 1, BLOCK, XdrEncodable.VOID); // holds its record and reply buffer: a little of the budget
@@ -338,20 +356,29 @@ class TcpServerLimitsTest {
         TcpRpcClient other = client(s);
         assertTrue(nullAnswered(other), "another connection is served meanwhile");
         gate.countDown();
-        assertEquals(1, RpcMessageCodec.decode(new XdrDecoder(readRecord(c.getInputStream()))).xid());
+        assertEquals(
+                1,
+                RpcMessageCodec.decode(new XdrDecoder(readRecord(c.getInputStream())))
+                        .xid());
         call(c, 3, NULL, XdrEncodable.VOID);
-        assertEquals(3, RpcMessageCodec.decode(new XdrDecoder(readRecord(c.getInputStream()))).xid(),
+        assertEquals(
+                3,
+                RpcMessageCodec.decode(new XdrDecoder(readRecord(c.getInputStream())))
+                        .xid(),
                 "the dropped call got no reply, the connection goes on");
         await(() -> s.memoryBudget().used() == 0, "memory back");
-        System.out.println("call beyond its connection's memory dropped after the 200 ms wait; " + s.statistics()
-                + "; " + s.memoryBudget());
+        System.out.println("call beyond its connection's memory dropped after the 200 ms wait; " + s.statistics() + "; "
+                + s.memoryBudget());
     }
 
     @Test
     void budgetsThatCannotHoldTheLargestRecordAreRefused() {
-        TcpRpcServer.Builder b = TcpRpcServer.builder(dispatcher(null)).maxRecordSize(MIB).replyBufferSize(4096);
-        assertThrows(IllegalArgumentException.class, () -> b.memory(MIB, 64L * MIB).start());
-        assertThrows(IllegalArgumentException.class, () -> b.memory(2L * MIB, MIB).start());
+        TcpRpcServer.Builder b =
+                TcpRpcServer.builder(dispatcher(null)).maxRecordSize(MIB).replyBufferSize(4096);
+        assertThrows(
+                IllegalArgumentException.class, () -> b.memory(MIB, 64L * MIB).start());
+        assertThrows(
+                IllegalArgumentException.class, () -> b.memory(2L * MIB, MIB).start());
         assertThrows(IllegalArgumentException.class, () -> b.writeTimeout(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> b.maxConnections(0, 1));
     }

@@ -11,8 +11,7 @@ public final class AddArgs implements XdrAble {
     public long a;
     public long b;
 
-    public AddArgs() {
-    }
+    public AddArgs() {}
 
     public AddArgs(long a, long b) {
         this.a = a;

@@ -11,8 +11,7 @@ import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 public final class Blob implements XdrAble {
     public byte[] value;
 
-    public Blob() {
-    }
+    public Blob() {}
 
     public Blob(byte[] value) {
         this.value = value;

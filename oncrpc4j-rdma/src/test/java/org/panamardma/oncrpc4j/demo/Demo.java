@@ -40,11 +40,13 @@ public interface Demo {
 
     /** read_res.status: as errno. */
     int OK = 0;
+
     int ENOENT = 2;
     int EINVAL = 22;
 
     /** fail_args.how. */
     int FAIL_RUNTIME = 0;
+
     int FAIL_AUTH = 1;
     int FAIL_XDR = 2;
     int FAIL_IO = 3;

@@ -57,7 +57,10 @@ public final class DemoService extends DemoServerStub {
         calls.incrementAndGet();
         reads.incrementAndGet();
         ReadRes res = new ReadRes();
-        if (args.name.isEmpty() || args.name.contains("/") || args.name.startsWith(".") || args.offset < 0
+        if (args.name.isEmpty()
+                || args.name.contains("/")
+                || args.name.startsWith(".")
+                || args.offset < 0
                 || args.count < 0) {
             res.status = EINVAL;
             return res;
@@ -103,21 +106,21 @@ public final class DemoService extends DemoServerStub {
         calls.incrementAndGet();
         switch (args.how) {
             case FAIL_RUNTIME -> throw new IllegalStateException("the program failed, as asked");
-            case FAIL_AUTH -> throw new RpcAuthException("too weak, as asked",
-                    new RpcAuthError(RpcAuthStat.AUTH_TOOWEAK));
-            case FAIL_XDR -> throw new OncRpcException("bad arguments, as asked") {
-                private static final long serialVersionUID = 1L;
-            };
+            case FAIL_AUTH ->
+                throw new RpcAuthException("too weak, as asked", new RpcAuthError(RpcAuthStat.AUTH_TOOWEAK));
+            case FAIL_XDR ->
+                throw new OncRpcException("bad arguments, as asked") {
+                    private static final long serialVersionUID = 1L;
+                };
             case FAIL_IO -> throw new IOException("an I/O failure, as asked");
-            default -> {
-            }
+            default -> {}
         }
     }
 
     @Override
     public void echoLater(RpcCall call, Blob args) {
         calls.incrementAndGet();
-        CompletableFuture.runAsync(() -> call.reply(args),
-                CompletableFuture.delayedExecutor(later.toMillis(), TimeUnit.MILLISECONDS));
+        CompletableFuture.runAsync(
+                () -> call.reply(args), CompletableFuture.delayedExecutor(later.toMillis(), TimeUnit.MILLISECONDS));
     }
 }

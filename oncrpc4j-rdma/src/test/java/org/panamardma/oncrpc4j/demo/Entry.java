@@ -12,8 +12,7 @@ public final class Entry implements XdrAble {
     public String name;
     public int kind;
 
-    public Entry() {
-    }
+    public Entry() {}
 
     public Entry(long cookie, String name, int kind) {
         this.cookie = cookie;

@@ -10,8 +10,7 @@ import org.dcache.oncrpc4j.xdr.XdrEncodingStream;
 public final class FailArgs implements XdrAble {
     public int how;
 
-    public FailArgs() {
-    }
+    public FailArgs() {}
 
     public FailArgs(int how) {
         this.how = how;

@@ -11,8 +11,7 @@ public final class ListArgs implements XdrAble {
     public int count;
     public int nameLength;
 
-    public ListArgs() {
-    }
+    public ListArgs() {}
 
     public ListArgs(int count, int nameLength) {
         this.count = count;

@@ -12,8 +12,7 @@ public final class ReadArgs implements XdrAble {
     public long offset;
     public int count;
 
-    public ReadArgs() {
-    }
+    public ReadArgs() {}
 
     public ReadArgs(String name, long offset, int count) {
         this.name = name;

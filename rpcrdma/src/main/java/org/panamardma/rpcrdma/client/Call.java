@@ -33,7 +33,8 @@ final class Call {
     /** Exposes the chunk memory of the plan and builds the transport header, asking for {@code credits}. */
     void expose(int credits) throws RdmaException {
         ChunkLists lists = chunks.build(plan, expectation);
-        header = plan.kind() == CallPlan.Kind.POSITION_ZERO ? new RdmaNoMsg(xid, credits, lists)
+        header = plan.kind() == CallPlan.Kind.POSITION_ZERO
+                ? new RdmaNoMsg(xid, credits, lists)
                 : new RdmaMsg(xid, credits, lists);
     }
 

@@ -43,18 +43,20 @@ final class CallChunks {
     ChunkLists build(CallPlan plan, ReplyExpectation expectation) throws RdmaException {
         List<ReadSegment> readList = new ArrayList<>();
         switch (plan.kind()) {
-            case INLINE -> {
-            }
+            case INLINE -> {}
             case READ_CHUNKS -> {
                 for (CallPlan.ReadItem item : plan.readItems()) {
                     // RFC 8166 section 3.4.5.2: the position is the item's XDR position in the whole call
-                    readList.add(new ReadSegment(Math.toIntExact(item.position()),
+                    readList.add(new ReadSegment(
+                            Math.toIntExact(item.position()),
                             hold(memory.expose(item.data(), ChunkAccess.SOURCE)).rdmaSegment()));
                 }
             }
             // RFC 8166 section 3.5.3: a Long Call sends the whole RPC call in a position-zero Read chunk
-            case POSITION_ZERO -> readList.add(new ReadSegment(0,
-                    hold(memory.expose(plan.message(), ChunkAccess.SOURCE)).rdmaSegment()));
+            case POSITION_ZERO ->
+                readList.add(new ReadSegment(
+                        0,
+                        hold(memory.expose(plan.message(), ChunkAccess.SOURCE)).rdmaSegment()));
         }
         List<WriteChunk> writeList = new ArrayList<>();
         List<MemorySegment> targets = expectation.placementTargets();

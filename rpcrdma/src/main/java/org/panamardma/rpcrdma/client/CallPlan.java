@@ -15,8 +15,8 @@ import java.util.List;
  *     chunk (in that order, those with {@code true} form the Write list)
  * @param replyChunkLength the length of the Reply chunk to offer, 0 for none
  */
-public record CallPlan(Kind kind, MemorySegment message, List<ReadItem> readItems, List<Boolean> writeTargets,
-                       long replyChunkLength) {
+public record CallPlan(
+        Kind kind, MemorySegment message, List<ReadItem> readItems, List<Boolean> writeTargets, long replyChunkLength) {
     /** Copies the lists. */
     public CallPlan {
         readItems = List.copyOf(readItems);
@@ -39,8 +39,7 @@ public record CallPlan(Kind kind, MemorySegment message, List<ReadItem> readItem
      * @param position its XDR position in the full call: where its data starts, after its length word
      * @param data its bytes, without roundup (RFC 8166 section 3.4.5.2)
      */
-    public record ReadItem(long position, MemorySegment data) {
-    }
+    public record ReadItem(long position, MemorySegment data) {}
 
     /** {@return how many Write chunks are offered} */
     public int writeChunkCount() {

@@ -36,8 +36,9 @@ final class CallSender implements AutoCloseable {
      * @param slots how many Send buffers
      * @param failed takes a call whose Send could not be made or failed, and why
      */
-    CallSender(String name, RdmaConnection connection, int slotSize, int slots,
-               BiConsumer<Call, RpcRdmaException> failed) throws RdmaException {
+    CallSender(
+            String name, RdmaConnection connection, int slotSize, int slots, BiConsumer<Call, RpcRdmaException> failed)
+            throws RdmaException {
         this.name = name;
         this.connection = connection;
         this.slotSize = slotSize;
@@ -76,9 +77,11 @@ final class CallSender implements AutoCloseable {
                 // An unsignaled Send (sendSignalInterval) has no completion of its own: when the connection ends
                 // before a later signaled one, its future fails with the connection although the Send went out
                 // (the server may be working on the call). Only a completion in error is the Send's own failure.
-                failed.accept(call, cause instanceof ConnectionClosedException
-                        ? Calls.lost(name, "connection lost", cause)
-                        : Calls.lost(name, "send of call " + call.hexXid() + " failed", cause));
+                failed.accept(
+                        call,
+                        cause instanceof ConnectionClosedException
+                                ? Calls.lost(name, "connection lost", cause)
+                                : Calls.lost(name, "send of call " + call.hexXid() + " failed", cause));
             }
         });
     }
@@ -93,7 +96,12 @@ final class CallSender implements AutoCloseable {
         if (call.plan.kind() == CallPlan.Kind.POSITION_ZERO) {
             return (int) out.position();
         }
-        MemorySegment.copy(call.plan.message(), 0, buffer, out.position(), call.plan.message().byteSize());
+        MemorySegment.copy(
+                call.plan.message(),
+                0,
+                buffer,
+                out.position(),
+                call.plan.message().byteSize());
         return (int) (out.position() + call.plan.message().byteSize());
     }
 

@@ -30,6 +30,7 @@ final class Calls {
     private final ScheduledExecutorService timer;
     /** How long a timed-out call's windows may take to be invalidated before the connection is ended instead. */
     private final Duration revocationDeadline;
+
     private final Map<Integer, Call> pending = new ConcurrentHashMap<>();
     /**
      * Sent calls that timed out, by XID: each keeps its credit and its pool buffers until its late reply arrives
@@ -38,12 +39,18 @@ final class Calls {
     private final Map<Integer, Call> timedOutHoldingCredit = new ConcurrentHashMap<>();
     /** Set when the client ends the connection itself (a revocation that did not complete): the calls' error. */
     private final AtomicBoolean aborting = new AtomicBoolean();
+
     private final AtomicBoolean closed = new AtomicBoolean();
     private CallSender sender;
     private volatile RpcRdmaException failure;
 
-    Calls(String name, RdmaConnection connection, ChunkMemory memory, int maxRequests, ScheduledExecutorService timer,
-          Duration revocationDeadline) {
+    Calls(
+            String name,
+            RdmaConnection connection,
+            ChunkMemory memory,
+            int maxRequests,
+            ScheduledExecutorService timer,
+            Duration revocationDeadline) {
         this.name = name;
         this.connection = connection;
         this.memory = memory;
@@ -159,19 +166,22 @@ final class Calls {
                 sendAll(window.release()); // admitted but not yet sent: send() will skip it
             }
         }
-        RpcRdmaException.Timeout error = new RpcRdmaException.Timeout(name + ": no reply to call "
-                + call.hexXid() + " within " + timeout + (call.sent ? "" : " (still waiting for a credit)"));
+        RpcRdmaException.Timeout error = new RpcRdmaException.Timeout(name + ": no reply to call " + call.hexXid()
+                + " within " + timeout + (call.sent ? "" : " (still waiting for a credit)"));
         // not on the timer thread: posting the invalidations may wait for room in the send queue, and the timer must
         // stay free to run the deadline below
         Thread.ofVirtual().name(name + "-timeout-" + call.hexXid()).start(() -> end(call, null, error));
         // A window's invalidation waits behind the send queue, which a server can stall (it never posts receives,
         // and our Sends retry RNR for ever): past a deadline, ending the connection revokes every window instead.
-        timer.schedule(() -> {
-            if (!call.future.isDone()) {
-                abort("the memory windows of timed-out call " + call.hexXid() + " were not invalidated within "
-                        + revocationDeadline);
-            }
-        }, revocationDeadline.toNanos(), TimeUnit.NANOSECONDS);
+        timer.schedule(
+                () -> {
+                    if (!call.future.isDone()) {
+                        abort("the memory windows of timed-out call " + call.hexXid() + " were not invalidated within "
+                                + revocationDeadline);
+                    }
+                },
+                revocationDeadline.toNanos(),
+                TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -261,7 +271,8 @@ final class Calls {
 
     /** {@return a {@link RpcRdmaException.ConnectionLost} of the client {@code name}: {@code what} and its cause} */
     static RpcRdmaException.ConnectionLost lost(String name, String what, Throwable cause) {
-        String detail = cause instanceof ConnectionClosedException c ? ": " + c.getMessage()
+        String detail = cause instanceof ConnectionClosedException c
+                ? ": " + c.getMessage()
                 : cause != null ? ": " + cause : "";
         return new RpcRdmaException.ConnectionLost(name + ": " + what + detail, cause);
     }

@@ -37,6 +37,7 @@ final class ChunkMemory implements AutoCloseable {
     private final MemoryWindows windows;
     /** The caller's face of {@link #pool}. */
     final RegisteredBufferPool buffers;
+
     private final BufferPool pool;
     final RegistrationCache cache;
     private final AtomicLong ownRegistrations = new AtomicLong();
@@ -45,8 +46,14 @@ final class ChunkMemory implements AutoCloseable {
     /**
      * @param windows the client's memory windows, or null to register every chunk for its call
      */
-    ChunkMemory(String name, CallRegistrar registrar, MemoryWindows windows, long[] classSizes, long slabBytes,
-                long poolBytes, long cacheBytes) {
+    ChunkMemory(
+            String name,
+            CallRegistrar registrar,
+            MemoryWindows windows,
+            long[] classSizes,
+            long slabBytes,
+            long poolBytes,
+            long cacheBytes) {
         this.name = name;
         this.registrar = registrar;
         this.windows = windows;
@@ -64,6 +71,7 @@ final class ChunkMemory implements AutoCloseable {
     static final class Chunk {
         /** The bytes the chunk advertises. */
         final MemorySegment segment;
+
         final Exposure exposure;
         /** Pool memory the caller leased and handed to the call. */
         final Slot slot;
@@ -74,8 +82,13 @@ final class ChunkMemory implements AutoCloseable {
         /** Memory of the call's own (the pool had nothing to give). */
         final Arena own;
 
-        private Chunk(MemorySegment segment, Exposure exposure, Slot slot,
-                      Lease internal, RegistrationCache.Entry entry, Arena own) {
+        private Chunk(
+                MemorySegment segment,
+                Exposure exposure,
+                Slot slot,
+                Lease internal,
+                RegistrationCache.Entry entry,
+                Arena own) {
             this.segment = segment;
             this.exposure = exposure;
             this.slot = slot;
@@ -152,8 +165,7 @@ final class ChunkMemory implements AutoCloseable {
     }
 
     /** A pool buffer's segment: a window over the buffer's region, or a registration of the segment. */
-    private Exposure exposeIn(Slot slot, MemorySegment segment, ChunkAccess access)
-            throws RdmaException {
+    private Exposure exposeIn(Slot slot, MemorySegment segment, ChunkAccess access) throws RdmaException {
         return windows != null ? windows.bind(pool.region(slot), segment, access) : register(segment, access);
     }
 

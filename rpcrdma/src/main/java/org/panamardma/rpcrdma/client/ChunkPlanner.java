@@ -63,8 +63,12 @@ public final class ChunkPlanner {
      * @param writeChunkMinimum placement targets smaller than this get no Write chunk
      * @param alwaysReplyChunk offer a Reply chunk with every call
      */
-    public ChunkPlanner(int sendThreshold, int receiveThreshold, int readChunkMinimum, int writeChunkMinimum,
-                        boolean alwaysReplyChunk) {
+    public ChunkPlanner(
+            int sendThreshold,
+            int receiveThreshold,
+            int readChunkMinimum,
+            int writeChunkMinimum,
+            boolean alwaysReplyChunk) {
         if (sendThreshold < 1024 || receiveThreshold < 1024) {
             throw new IllegalArgumentException("inline thresholds below the 1024-byte minimum of RFC 8166 3.3.3");
         }
@@ -136,7 +140,8 @@ public final class ChunkPlanner {
             }
         };
         MemorySegment reduced = encode(call, arguments, takeLarge);
-        if (!items.isEmpty() && headerSize(items.size(), writeTargets, replyChunk) + reduced.byteSize() <= sendThreshold) {
+        if (!items.isEmpty()
+                && headerSize(items.size(), writeTargets, replyChunk) + reduced.byteSize() <= sendThreshold) {
             return new CallPlan(CallPlan.Kind.READ_CHUNKS, reduced, items, writeTargets, replyChunk);
         }
         return new CallPlan(CallPlan.Kind.POSITION_ZERO, whole, List.of(), writeTargets, replyChunk);
@@ -149,8 +154,8 @@ public final class ChunkPlanner {
         }
         long reducedReply = MAX_REPLY_HEADER + Math.max(0, max - placed);
         // the reply's transport header echoes the Write list (with the lengths written)
-        long replyHeader = REPLY_TRANSPORT_FIXED + writeTargets.stream().filter(b -> b).count()
-                * (2L * Xdr.INT_SIZE + RdmaSegment.XDR_SIZE);
+        long replyHeader = REPLY_TRANSPORT_FIXED
+                + writeTargets.stream().filter(b -> b).count() * (2L * Xdr.INT_SIZE + RdmaSegment.XDR_SIZE);
         if (alwaysReplyChunk || replyHeader + reducedReply > receiveThreshold) {
             return ChunkRoundup.roundUp(reducedReply);
         }
@@ -164,7 +169,10 @@ public final class ChunkPlanner {
         for (int i = 0; i < reads; i++) {
             readList.add(new ReadSegment(4 * (i + 1), any));
         }
-        List<WriteChunk> writeList = writeTargets.stream().filter(b -> b).map(b -> WriteChunk.of(any)).toList();
+        List<WriteChunk> writeList = writeTargets.stream()
+                .filter(b -> b)
+                .map(b -> WriteChunk.of(any))
+                .toList();
         Optional<WriteChunk> reply = replyChunk > 0 ? Optional.of(WriteChunk.of(any)) : Optional.empty();
         return RpcRdmaHeaderEncoder.size(new RdmaMsg(0, 0, new ChunkLists(readList, writeList, reply)));
     }

@@ -10,8 +10,7 @@ import org.panamardma.rpcrdma.ConfigRdma;
  * CONF_RDMA call over an {@link RpcRdmaClient}, answered by the server with the connection's actual values.
  */
 public final class ConfigRdmaCall {
-    private ConfigRdmaCall() {
-    }
+    private ConfigRdmaCall() {}
 
     /**
      * Calls CONF_RDMA.
@@ -22,10 +21,17 @@ public final class ConfigRdmaCall {
      * @return the server's reply; fails with {@link IllegalStateException} naming the status if the server does not
      *         answer SUCCESS (PROG_UNAVAIL from a server without the protocol, for instance)
      */
-    public static CompletableFuture<ConfigRdma.Reply> call(RpcRdmaClient client, ConfigRdma.Request request,
-                                                           Duration timeout) {
-        return client.call(ConfigRdma.PROGRAM, ConfigRdma.VERSION, ConfigRdma.CONF_RDMA, OpaqueAuth.NONE,
-                request::encodeTo, ReplyExpectation.upTo(12), timeout).thenApply(reply -> {
+    public static CompletableFuture<ConfigRdma.Reply> call(
+            RpcRdmaClient client, ConfigRdma.Request request, Duration timeout) {
+        return client.call(
+                        ConfigRdma.PROGRAM,
+                        ConfigRdma.VERSION,
+                        ConfigRdma.CONF_RDMA,
+                        OpaqueAuth.NONE,
+                        request::encodeTo,
+                        ReplyExpectation.upTo(12),
+                        timeout)
+                .thenApply(reply -> {
                     if (!reply.isSuccess()) {
                         throw new IllegalStateException("CONF_RDMA answered " + reply.header());
                     }

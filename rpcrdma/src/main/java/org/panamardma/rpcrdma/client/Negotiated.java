@@ -11,6 +11,5 @@ import org.panamardma.rpcrdma.ConnectPrivateData;
  * @param receiveThreshold the largest inline reply we plan for: min(our receive size, the server's send size)
  * @param creditGrant the server's current credit grant (1 until the first reply)
  */
-public record Negotiated(ConnectPrivateData ours, ConnectPrivateData peers, int sendThreshold, int receiveThreshold,
-                         int creditGrant) {
-}
+public record Negotiated(
+        ConnectPrivateData ours, ConnectPrivateData peers, int sendThreshold, int receiveThreshold, int creditGrant) {}

@@ -47,10 +47,13 @@ public final class RdmaRpcClient implements RpcClient {
             throw new IllegalArgumentException("maxResultsSize " + maxResultsSize);
         }
         this.maxResultsSize = maxResultsSize;
-        this.description = "rdma://" + rdma.peerAddress().map(a -> {
-            String h = a.getHostString();
-            return (h.contains(":") ? "[" + h + "]" : h) + ":" + a.getPort();
-        }).orElse("?");
+        this.description = "rdma://"
+                + rdma.peerAddress()
+                        .map(a -> {
+                            String h = a.getHostString();
+                            return (h.contains(":") ? "[" + h + "]" : h) + ":" + a.getPort();
+                        })
+                        .orElse("?");
     }
 
     /** {@return the RPC-over-RDMA client underneath, for what this interface does not cover} */
@@ -59,8 +62,14 @@ public final class RdmaRpcClient implements RpcClient {
     }
 
     @Override
-    public <T> CompletableFuture<T> call(int program, int version, int procedure, OpaqueAuth credential,
-                                         XdrEncodable arguments, XdrReader<? extends T> results, Duration timeout) {
+    public <T> CompletableFuture<T> call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            XdrReader<? extends T> results,
+            Duration timeout) {
         Objects.requireNonNull(credential, "credential");
         Objects.requireNonNull(arguments, "arguments");
         Objects.requireNonNull(results, "results");
@@ -69,8 +78,8 @@ public final class RdmaRpcClient implements RpcClient {
         }
         String what = "call " + Integer.toUnsignedString(program) + "." + Integer.toUnsignedString(version) + "."
                 + Integer.toUnsignedString(procedure) + " to " + description;
-        ReplyExpectation expectation = maxResultsSize < 0 ? ReplyExpectation.SMALL
-                : ReplyExpectation.upTo(maxResultsSize);
+        ReplyExpectation expectation =
+                maxResultsSize < 0 ? ReplyExpectation.SMALL : ReplyExpectation.upTo(maxResultsSize);
         return rdma.call(program, version, procedure, credential, arguments, expectation, timeout)
                 .handle((reply, failure) -> {
                     if (failure != null) {
@@ -82,8 +91,8 @@ public final class RdmaRpcClient implements RpcClient {
                     try {
                         return results.read(reply.resultsDecoder());
                     } catch (RuntimeException e) {
-                        throw new CompletionException(new RpcException("the results of " + what
-                                + " do not decode: " + e.getMessage(), e));
+                        throw new CompletionException(
+                                new RpcException("the results of " + what + " do not decode: " + e.getMessage(), e));
                     }
                 });
     }
@@ -99,8 +108,8 @@ public final class RdmaRpcClient implements RpcClient {
             }
             case RpcRdmaException.ConnectionLost e -> new RpcConnectionException(what + ": " + e.getMessage(), e);
             case RpcRdmaException e -> new RpcException(what + ": " + e.getMessage(), e);
-            case org.panamardma.xdr.XdrException e -> new RpcException("the arguments of " + what
-                    + " do not encode: " + e.getMessage(), e);
+            case org.panamardma.xdr.XdrException e ->
+                new RpcException("the arguments of " + what + " do not encode: " + e.getMessage(), e);
             default -> new RpcException(what + " failed: " + t, t);
         };
     }

@@ -1,7 +1,6 @@
 package org.panamardma.rpcrdma.client;
 
 import java.lang.foreign.MemorySegment;
-import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.rpcrdma.memory.Lease;
 
 /**

@@ -50,8 +50,8 @@ public final class RegisteredBufferPool implements AutoCloseable {
      * @param slabBytes bytes per slab (a class larger than this gets one buffer per slab)
      * @param maxPinnedBytes the most bytes the pool may hold
      */
-    RegisteredBufferPool(String name, LocalRegistrar registrar, long[] classSizes, long slabBytes,
-                         long maxPinnedBytes) {
+    RegisteredBufferPool(
+            String name, LocalRegistrar registrar, long[] classSizes, long slabBytes, long maxPinnedBytes) {
         this.pool = BufferPool.forCalls(name, registrar, classSizes, slabBytes, maxPinnedBytes);
     }
 

@@ -24,8 +24,7 @@ import org.panamardma.xdr.XdrDecoder;
  * calls it on its receive thread with the call's plan and memory.
  */
 final class ReplyDecoding {
-    private ReplyDecoding() {
-    }
+    private ReplyDecoding() {}
 
     /**
      * @param what names the call in messages
@@ -38,8 +37,14 @@ final class ReplyDecoding {
      * @return the reply; its bytes are copies (heap), placement targets are filled
      * @throws RpcRdmaException for RDMA_ERROR (typed) or an unusable reply ({@link RpcRdmaException.BadReply})
      */
-    static RpcRdmaReply decode(String what, RpcRdmaHeader header, MemorySegment inlineMessage, CallPlan plan,
-                               ReplyExpectation expectation, MemorySegment replyChunk, List<MemorySegment> bounces)
+    static RpcRdmaReply decode(
+            String what,
+            RpcRdmaHeader header,
+            MemorySegment inlineMessage,
+            CallPlan plan,
+            ReplyExpectation expectation,
+            MemorySegment replyChunk,
+            List<MemorySegment> bounces)
             throws RpcRdmaException {
         return decode(what, header, inlineMessage, plan, expectation, replyChunk, bounces, null);
     }
@@ -51,23 +56,50 @@ final class ReplyDecoding {
      * 3.4.6: the responder returns the Write list and the Reply chunk with the lengths it wrote). A server claiming
      * to have written elsewhere, or more than it was given, is a bad reply, not a smaller one.
      */
-    static RpcRdmaReply decode(String what, RpcRdmaHeader header, MemorySegment inlineMessage, CallPlan plan,
-                               ReplyExpectation expectation, MemorySegment replyChunk, List<MemorySegment> bounces,
-                               ChunkLists offered) throws RpcRdmaException {
+    static RpcRdmaReply decode(
+            String what,
+            RpcRdmaHeader header,
+            MemorySegment inlineMessage,
+            CallPlan plan,
+            ReplyExpectation expectation,
+            MemorySegment replyChunk,
+            List<MemorySegment> bounces,
+            ChunkLists offered)
+            throws RpcRdmaException {
         try {
             return switch (header) {
-                case RdmaMsg msg -> reply(checked(msg.chunks(), offered), copy(inlineMessage), plan, expectation,
-                        bounces, RdmaProcedure.RDMA_MSG, replyChunk != null);
-                case RdmaNoMsg noMsg -> reply(checked(noMsg.chunks(), offered),
-                        replyChunkContents(noMsg.chunks(), replyChunk), plan, expectation, bounces,
-                        RdmaProcedure.RDMA_NOMSG, true);
-                case RdmaError.VersionMismatch v -> throw new RpcRdmaException.VersionError(what
-                        + ": the server refused the call with ERR_VERS (it speaks versions " + v.low() + " to "
-                        + v.high() + ")", v.low(), v.high());
-                case RdmaError.ChunkError c -> throw new RpcRdmaException.ChunkError(what
-                        + ": the server refused the call with ERR_CHUNK", RdmaError.ERR_CHUNK);
-                case RdmaError.Unrecognized u -> throw new RpcRdmaException.ChunkError(what
-                        + ": the server refused the call with RDMA_ERROR code " + u.code(), u.code());
+                case RdmaMsg msg ->
+                    reply(
+                            checked(msg.chunks(), offered),
+                            copy(inlineMessage),
+                            plan,
+                            expectation,
+                            bounces,
+                            RdmaProcedure.RDMA_MSG,
+                            replyChunk != null);
+                case RdmaNoMsg noMsg ->
+                    reply(
+                            checked(noMsg.chunks(), offered),
+                            replyChunkContents(noMsg.chunks(), replyChunk),
+                            plan,
+                            expectation,
+                            bounces,
+                            RdmaProcedure.RDMA_NOMSG,
+                            true);
+                case RdmaError.VersionMismatch v ->
+                    throw new RpcRdmaException.VersionError(
+                            what
+                                    + ": the server refused the call with ERR_VERS (it speaks versions " + v.low()
+                                    + " to "
+                                    + v.high() + ")",
+                            v.low(),
+                            v.high());
+                case RdmaError.ChunkError c ->
+                    throw new RpcRdmaException.ChunkError(
+                            what + ": the server refused the call with ERR_CHUNK", RdmaError.ERR_CHUNK);
+                case RdmaError.Unrecognized u ->
+                    throw new RpcRdmaException.ChunkError(
+                            what + ": the server refused the call with RDMA_ERROR code " + u.code(), u.code());
                 default -> throw new IllegalStateException("unexpected " + header.procedure() + " in a reply");
             };
         } catch (RuntimeException e) { // XdrException from the RPC header, inconsistent chunks
@@ -100,35 +132,42 @@ final class ReplyDecoding {
     private static ChunkLists checked(ChunkLists returned, ChunkLists offered) {
         if (!returned.readList().isEmpty()) {
             // the draft's Read chunks in replies (acknowledged with RDMA_DONE) are retired: RFC 8166 section 4.6.2
-            throw new IllegalStateException("the reply carries a Read list (" + returned.readList().size()
-                    + " segments): a requester takes no Read chunks from a reply");
+            throw new IllegalStateException("the reply carries a Read list ("
+                    + returned.readList().size() + " segments): a requester takes no Read chunks from a reply");
         }
         if (offered == null) {
             return returned;
         }
         if (returned.writeList().size() > offered.writeList().size()) {
-            throw new IllegalStateException("the reply returns " + returned.writeList().size() + " Write chunks, the "
-                    + "call offered " + offered.writeList().size());
+            throw new IllegalStateException(
+                    "the reply returns " + returned.writeList().size() + " Write chunks, the " + "call offered "
+                            + offered.writeList().size());
         }
         for (int i = 0; i < returned.writeList().size(); i++) {
             echoes(returned.writeList().get(i), offered.writeList().get(i), "Write chunk " + i);
         }
         if (returned.replyChunk().isPresent()) {
-            echoes(returned.replyChunk().get(), offered.replyChunk().orElseThrow(() -> new IllegalStateException(
-                    "the reply returns a Reply chunk the call did not offer")), "the Reply chunk");
+            echoes(
+                    returned.replyChunk().get(),
+                    offered.replyChunk()
+                            .orElseThrow(() -> new IllegalStateException(
+                                    "the reply returns a Reply chunk the call did not offer")),
+                    "the Reply chunk");
         }
         return returned;
     }
 
     private static void echoes(WriteChunk returned, WriteChunk offered, String which) {
         if (returned.segments().size() != offered.segments().size()) {
-            throw new IllegalStateException(which + " comes back with " + returned.segments().size()
-                    + " segments, " + offered.segments().size() + " were offered");
+            throw new IllegalStateException(
+                    which + " comes back with " + returned.segments().size() + " segments, "
+                            + offered.segments().size() + " were offered");
         }
         for (int s = 0; s < returned.segments().size(); s++) {
             RdmaSegment r = returned.segments().get(s);
             RdmaSegment o = offered.segments().get(s);
-            if (r.handle() != o.handle() || r.offset() != o.offset()
+            if (r.handle() != o.handle()
+                    || r.offset() != o.offset()
                     || Integer.toUnsignedLong(r.length()) > Integer.toUnsignedLong(o.length())) {
                 throw new IllegalStateException(which + " segment " + s + " comes back as " + r + ", the call offered "
                         + o + ": the same handle and offset, at most its length");
@@ -145,19 +184,24 @@ final class ReplyDecoding {
         if (offered == null) {
             throw new IllegalStateException("RDMA_NOMSG reply, but the call offered no Reply chunk");
         }
-        WriteChunk returned = chunks.replyChunk().orElseThrow(() -> new IllegalStateException(
-                "RDMA_NOMSG reply without a Reply chunk"));
+        WriteChunk returned = chunks.replyChunk()
+                .orElseThrow(() -> new IllegalStateException("RDMA_NOMSG reply without a Reply chunk"));
         long length = returned.length();
         if (length > offered.byteSize()) {
-            throw new IllegalStateException("Reply chunk length " + length + " exceeds the " + offered.byteSize()
-                    + " bytes offered");
+            throw new IllegalStateException(
+                    "Reply chunk length " + length + " exceeds the " + offered.byteSize() + " bytes offered");
         }
         return copy(offered.asSlice(0, length));
     }
 
-    private static RpcRdmaReply reply(ChunkLists chunks, MemorySegment rpcMessage, CallPlan plan,
-                                      ReplyExpectation expectation, List<MemorySegment> bounces,
-                                      RdmaProcedure procedure, boolean replyChunkOffered) {
+    private static RpcRdmaReply reply(
+            ChunkLists chunks,
+            MemorySegment rpcMessage,
+            CallPlan plan,
+            ReplyExpectation expectation,
+            List<MemorySegment> bounces,
+            RdmaProcedure procedure,
+            boolean replyChunkOffered) {
         XdrDecoder in = new XdrDecoder(rpcMessage);
         RpcMessage message = RpcMessageCodec.decode(in);
         if (!(message instanceof RpcReply reply)) {
@@ -180,11 +224,12 @@ final class ReplyDecoding {
             }
             // RFC 8166 section 3.4.6: the responder returns each Write chunk with the lengths it wrote (an unused
             // chunk with length 0); a chunk not returned at all was not written
-            long length = chunkIndex < writeList.size() ? writeList.get(chunkIndex).length() : 0;
+            long length =
+                    chunkIndex < writeList.size() ? writeList.get(chunkIndex).length() : 0;
             chunkIndex++;
             if (length > target.byteSize()) {
-                throw new IllegalStateException("Write chunk " + (chunkIndex - 1) + " returned " + length
-                        + " bytes, " + target.byteSize() + " were offered");
+                throw new IllegalStateException("Write chunk " + (chunkIndex - 1) + " returned " + length + " bytes, "
+                        + target.byteSize() + " were offered");
             }
             MemorySegment bounce = bounces.get(i);
             if (bounce != null && length > 0) {

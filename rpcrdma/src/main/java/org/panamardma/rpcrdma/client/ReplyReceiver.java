@@ -77,7 +77,9 @@ final class ReplyReceiver {
     /** One received message, or the connection's end; whether to go on receiving. */
     private boolean onReceived(Received message, Throwable t) {
         if (t != null) {
-            calls.failAll(Calls.lost(name, calls.closed() ? "client closed" : "connection lost",
+            calls.failAll(Calls.lost(
+                    name,
+                    calls.closed() ? "client closed" : "connection lost",
                     t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t));
             return false;
         }
@@ -120,8 +122,18 @@ final class ReplyReceiver {
         RpcRdmaHeader h = header;
         MemorySegment inline = header instanceof RdmaMsg && decoded != null ? decoded.rpcMessage(message) : null;
         // decoded once the chunks are revoked: the server can no longer change the Reply chunk or the bounces
-        calls.end(call, () -> ReplyDecoding.decode(name + ": call " + call.hexXid(), h, inline, call.plan,
-                call.expectation, call.chunks.replyChunk, call.chunks.bounces, call.offered()), null);
+        calls.end(
+                call,
+                () -> ReplyDecoding.decode(
+                        name + ": call " + call.hexXid(),
+                        h,
+                        inline,
+                        call.plan,
+                        call.expectation,
+                        call.chunks.replyChunk,
+                        call.chunks.bounces,
+                        call.offered()),
+                null);
     }
 
     /**
@@ -131,7 +143,8 @@ final class ReplyReceiver {
     private void badHeader(RpcRdmaHeaderException e) {
         LOG.warn(name + ": dropped a reply with a bad transport header: " + e.getMessage());
         if (e.xid().isPresent()) {
-            calls.badReply(e.xid().getAsInt(),
+            calls.badReply(
+                    e.xid().getAsInt(),
                     new RpcRdmaException.BadReply(name + ": bad reply header: " + e.getMessage(), e));
         }
     }

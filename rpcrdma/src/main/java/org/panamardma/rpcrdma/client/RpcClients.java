@@ -18,8 +18,7 @@ import org.panamardma.oncrpc.tcp.TcpRpcClient;
  * {@code connect}.
  */
 public final class RpcClients {
-    private RpcClients() {
-    }
+    private RpcClients() {}
 
     /**
      * {@link #connect(URI, long)} with replies inline only over RDMA (4 MiB records over TCP).
@@ -50,10 +49,13 @@ public final class RpcClients {
             throw new IllegalArgumentException("maxResultsSize " + maxResultsSize);
         }
         return switch (endpoint.transport()) {
-            case TCP -> TcpRpcClient.connect(endpoint.address(), (int) Math.min(Integer.MAX_VALUE - 1024,
-                    Math.max(TcpRpcClient.DEFAULT_MAX_RECORD_SIZE, maxResultsSize + 1024)));
-            case RDMA -> new RdmaRpcClient(RpcRdmaClient.connect(endpoint.address(), RpcRdmaClientOptions.DEFAULTS),
-                    maxResultsSize);
+            case TCP ->
+                TcpRpcClient.connect(endpoint.address(), (int) Math.min(
+                        Integer.MAX_VALUE - 1024,
+                        Math.max(TcpRpcClient.DEFAULT_MAX_RECORD_SIZE, maxResultsSize + 1024)));
+            case RDMA ->
+                new RdmaRpcClient(
+                        RpcRdmaClient.connect(endpoint.address(), RpcRdmaClientOptions.DEFAULTS), maxResultsSize);
         };
     }
 }

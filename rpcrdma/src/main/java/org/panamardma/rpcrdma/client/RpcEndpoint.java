@@ -62,17 +62,18 @@ public record RpcEndpoint(Transport transport, String host, int port) {
         Transport transport = switch (scheme.toLowerCase(Locale.ROOT)) {
             case "tcp" -> Transport.TCP;
             case "rdma" -> Transport.RDMA;
-            default -> throw new IllegalArgumentException(uri + ": unsupported scheme '" + scheme
-                    + "'; use tcp://host:port or rdma://host:port");
+            default ->
+                throw new IllegalArgumentException(
+                        uri + ": unsupported scheme '" + scheme + "'; use tcp://host:port or rdma://host:port");
         };
         if (uri.isOpaque()) {
-            throw new IllegalArgumentException(uri + ": not host:port after the scheme; use " + scheme
-                    + "://host:port");
+            throw new IllegalArgumentException(
+                    uri + ": not host:port after the scheme; use " + scheme + "://host:port");
         }
         if (uri.getHost() == null) {
             // java.net.URI leaves host null for an empty or unparseable authority (e.g. an underscore in a name)
-            throw new IllegalArgumentException(uri + ": no host" + (uri.getRawAuthority() != null
-                    ? " in '" + uri.getRawAuthority() + "'" : ""));
+            throw new IllegalArgumentException(
+                    uri + ": no host" + (uri.getRawAuthority() != null ? " in '" + uri.getRawAuthority() + "'" : ""));
         }
         if (uri.getRawUserInfo() != null) {
             throw new IllegalArgumentException(uri + ": user info is not supported");
@@ -80,7 +81,9 @@ public record RpcEndpoint(Transport transport, String host, int port) {
         if (uri.getPort() == -1) {
             throw new IllegalArgumentException(uri + ": no port; an RPC endpoint needs one (NFS over RDMA: 20049)");
         }
-        if (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/")) {
+        if (uri.getRawPath() != null
+                && !uri.getRawPath().isEmpty()
+                && !uri.getRawPath().equals("/")) {
             throw new IllegalArgumentException(uri + ": a path is not supported");
         }
         if (uri.getRawQuery() != null) {

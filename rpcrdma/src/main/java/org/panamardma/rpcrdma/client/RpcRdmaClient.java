@@ -85,6 +85,7 @@ public final class RpcRdmaClient implements AutoCloseable {
      * reply the server may send (each reply holds a credit until it is processed).
      */
     private static final int SPARE_RECEIVES = 8;
+
     private static final int RECEIVE_BATCH = 8;
     /**
      * Sends are signaled every {@value}-th (at most every maxRequests-th) and whenever the send queue would
@@ -100,7 +101,8 @@ public final class RpcRdmaClient implements AutoCloseable {
     private final RpcRdmaClientOptions options;
     private final Negotiated negotiatedAtConnect;
     private final ChunkPlanner planner;
-    private final AtomicInteger nextXid = new AtomicInteger(ThreadLocalRandom.current().nextInt());
+    private final AtomicInteger nextXid =
+            new AtomicInteger(ThreadLocalRandom.current().nextInt());
     private final ChunkMemory memory;
     private final ScheduledExecutorService timer;
     private final Calls calls;
@@ -108,24 +110,32 @@ public final class RpcRdmaClient implements AutoCloseable {
     private final ReplyReceiver receiver;
     private final String name;
 
-    private RpcRdmaClient(RdmaConnection connection, RpcRdmaClientOptions options, ConnectPrivateData peers,
-                          ChunkExposure exposure) throws RdmaException {
+    private RpcRdmaClient(
+            RdmaConnection connection, RpcRdmaClientOptions options, ConnectPrivateData peers, ChunkExposure exposure)
+            throws RdmaException {
         this.connection = connection;
         this.options = options;
         ConnectPrivateData ours = options.privateData();
         int send = ConnectPrivateData.sendThreshold(ours, peers);
         int receive = ConnectPrivateData.receiveThreshold(ours, peers);
         this.negotiatedAtConnect = new Negotiated(ours, peers, send, receive, 1);
-        this.planner = new ChunkPlanner(send, receive, options.readChunkMinimum(), options.writeChunkMinimum(),
-                options.alwaysReplyChunk());
-        this.name = "rpcrdma-client-" + connection.peerAddress().map(a -> a.getAddress().getHostAddress() + ":"
-                + a.getPort()).orElse("?");
-        this.memory = new ChunkMemory(name, CallRegistrar.of(connection.protectionDomain()),
+        this.planner = new ChunkPlanner(
+                send, receive, options.readChunkMinimum(), options.writeChunkMinimum(), options.alwaysReplyChunk());
+        this.name = "rpcrdma-client-"
+                + connection
+                        .peerAddress()
+                        .map(a -> a.getAddress().getHostAddress() + ":" + a.getPort())
+                        .orElse("?");
+        this.memory = new ChunkMemory(
+                name,
+                CallRegistrar.of(connection.protectionDomain()),
                 exposure == ChunkExposure.MEMORY_WINDOWS ? new MemoryWindows(name, WindowBinder.of(connection)) : null,
-                RegisteredBufferPool.DEFAULT_CLASSES, RegisteredBufferPool.DEFAULT_SLAB_BYTES,
-                options.bufferPoolBytes(), options.registrationCacheBytes());
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon(true)
-                .name(name + "-timer").unstarted(r));
+                RegisteredBufferPool.DEFAULT_CLASSES,
+                RegisteredBufferPool.DEFAULT_SLAB_BYTES,
+                options.bufferPoolBytes(),
+                options.registrationCacheBytes());
+        this.timer = Executors.newSingleThreadScheduledExecutor(
+                r -> Thread.ofPlatform().daemon(true).name(name + "-timer").unstarted(r));
         // a window's invalidation that has not completed by then ends the connection (Calls.abort)
         this.calls = new Calls(name, connection, memory, options.maxRequests(), timer, options.connectTimeout());
         try {
@@ -138,8 +148,8 @@ public final class RpcRdmaClient implements AutoCloseable {
         calls.sendWith(sender);
         this.receiver = new ReplyReceiver(name, connection, calls, memory);
         // drops registrations of closed arenas that no lookup met, so none stays pinned for long
-        timer.scheduleWithFixedDelay(() -> memory.cache.sweep(Integer.MAX_VALUE), SWEEP_SECONDS, SWEEP_SECONDS,
-                TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(
+                () -> memory.cache.sweep(Integer.MAX_VALUE), SWEEP_SECONDS, SWEEP_SECONDS, TimeUnit.SECONDS);
     }
 
     /**
@@ -151,13 +161,19 @@ public final class RpcRdmaClient implements AutoCloseable {
      * @throws RdmaException if a connection step fails (nothing is left open)
      */
     public static RpcRdmaClient connect(InetSocketAddress server, RpcRdmaClientOptions options) throws RdmaException {
-        ConnectionParameters parameters = ConnectionParameters.DEFAULTS.withRetries(7, 7)
+        ConnectionParameters parameters = ConnectionParameters.DEFAULTS
+                .withRetries(7, 7)
                 .withPrivateData(options.privateData().encode());
         // Sends, and with memory windows a bind before and an invalidation after each chunk of a call: the
         // connection's permits hold requests beyond the depth back
-        ConnectionOptions connectionOptions = new ConnectionOptions(4 * options.maxRequests(),
-                options.maxRequests() + SPARE_RECEIVES, options.receiveBufferSize(), parameters,
-                options.connectTimeout(), RECEIVE_BATCH, Math.min(SEND_SIGNAL_INTERVAL, options.maxRequests()),
+        ConnectionOptions connectionOptions = new ConnectionOptions(
+                4 * options.maxRequests(),
+                options.maxRequests() + SPARE_RECEIVES,
+                options.receiveBufferSize(),
+                parameters,
+                options.connectTimeout(),
+                RECEIVE_BATCH,
+                Math.min(SEND_SIGNAL_INTERVAL, options.maxRequests()),
                 options.busyPoll());
         RdmaConnection connection = RdmaClient.connect(server, connectionOptions);
         RpcRdmaClient made = null;
@@ -168,10 +184,13 @@ public final class RpcRdmaClient implements AutoCloseable {
             made = client;
             Negotiated n = client.negotiatedAtConnect;
             LOG.atInfo().log(() -> client.name + " on " + connection.deviceName()
-                    + ": RFC 8797 private data " + (peers.present() ? "from the server: send " + peers.sendSize()
-                    + ", receive " + peers.receiveSize() + ", remote invalidation " + peers.remoteInvalidation()
-                    : "absent (peer not RFC 8797-aware): defaults 1024/1024")
-                    + "; ours: send " + n.ours().sendSize() + ", receive " + n.ours().receiveSize()
+                    + ": RFC 8797 private data "
+                    + (peers.present()
+                            ? "from the server: send " + peers.sendSize() + ", receive " + peers.receiveSize()
+                                    + ", remote invalidation " + peers.remoteInvalidation()
+                            : "absent (peer not RFC 8797-aware): defaults 1024/1024")
+                    + "; ours: send " + n.ours().sendSize() + ", receive "
+                    + n.ours().receiveSize()
                     + "; inline thresholds: send " + n.sendThreshold() + ", receive " + n.receiveThreshold()
                     + "; credits requested " + options.maxRequests() + "; chunks exposed by "
                     + (exposure == ChunkExposure.MEMORY_WINDOWS ? "memory windows" : "registration per call")
@@ -197,8 +216,16 @@ public final class RpcRdmaClient implements AutoCloseable {
     static ChunkExposure exposure(ChunkExposure wanted, RdmaConnection connection) {
         boolean windows = connection.queuePair().supportsMemoryWindows();
         return switch (wanted) {
-            case AUTO -> windows && connection.protectionDomain().context().attributes().memoryWindowDefect()
-                    .isEmpty() ? ChunkExposure.MEMORY_WINDOWS : ChunkExposure.PER_CALL_REGISTRATION;
+            case AUTO ->
+                windows
+                                && connection
+                                        .protectionDomain()
+                                        .context()
+                                        .attributes()
+                                        .memoryWindowDefect()
+                                        .isEmpty()
+                        ? ChunkExposure.MEMORY_WINDOWS
+                        : ChunkExposure.PER_CALL_REGISTRATION;
             case MEMORY_WINDOWS -> {
                 if (!windows) {
                     throw new UnsupportedOperationException("ChunkExposure.MEMORY_WINDOWS: " + connection.deviceName()
@@ -223,7 +250,12 @@ public final class RpcRdmaClient implements AutoCloseable {
     /** {@return the inline thresholds, both sides' private data and the current credit grant} */
     public Negotiated negotiated() {
         Negotiated n = negotiatedAtConnect;
-        return new Negotiated(n.ours(), n.peers(), n.sendThreshold(), n.receiveThreshold(), calls.window().grant());
+        return new Negotiated(
+                n.ours(),
+                n.peers(),
+                n.sendThreshold(),
+                n.receiveThreshold(),
+                calls.window().grant());
     }
 
     /** {@return the device the connection runs on} */
@@ -303,8 +335,13 @@ public final class RpcRdmaClient implements AutoCloseable {
      * @param expectation the reply's size bound and placement targets
      * @return the reply, or the failure
      */
-    public CompletableFuture<RpcRdmaReply> call(int program, int version, int procedure, OpaqueAuth credential,
-                                                XdrEncodable arguments, ReplyExpectation expectation) {
+    public CompletableFuture<RpcRdmaReply> call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            ReplyExpectation expectation) {
         return call(program, version, procedure, credential, arguments, expectation, options.callTimeout());
     }
 
@@ -325,9 +362,14 @@ public final class RpcRdmaClient implements AutoCloseable {
      * @param timeout how long to wait for the reply
      * @return the reply, or the failure
      */
-    public CompletableFuture<RpcRdmaReply> call(int program, int version, int procedure, OpaqueAuth credential,
-                                                XdrEncodable arguments, ReplyExpectation expectation,
-                                                Duration timeout) {
+    public CompletableFuture<RpcRdmaReply> call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            ReplyExpectation expectation,
+            Duration timeout) {
         return call(program, version, procedure, credential, arguments, expectation, timeout, null);
     }
 
@@ -348,24 +390,37 @@ public final class RpcRdmaClient implements AutoCloseable {
      * @return the reply, or the failure
      * @throws IllegalArgumentException if {@code word} is not in [0, 3]
      */
-    public CompletableFuture<RpcRdmaReply> callWithHeaderWord(int word, int value, int program, int version,
-                                                              int procedure, OpaqueAuth credential,
-                                                              XdrEncodable arguments, Duration timeout) {
+    public CompletableFuture<RpcRdmaReply> callWithHeaderWord(
+            int word,
+            int value,
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            Duration timeout) {
         if (word < 0 || word > 3) {
             throw new IllegalArgumentException("header word " + word + " not in [0, 3]");
         }
-        return call(program, version, procedure, credential, arguments, ReplyExpectation.SMALL, timeout,
-                new int[] {word, value});
+        return call(program, version, procedure, credential, arguments, ReplyExpectation.SMALL, timeout, new int[] {
+            word, value
+        });
     }
 
-    private CompletableFuture<RpcRdmaReply> call(int program, int version, int procedure, OpaqueAuth credential,
-                                                 XdrEncodable arguments, ReplyExpectation expectation,
-                                                 Duration timeout, int[] headerPatch) {
+    private CompletableFuture<RpcRdmaReply> call(
+            int program,
+            int version,
+            int procedure,
+            OpaqueAuth credential,
+            XdrEncodable arguments,
+            ReplyExpectation expectation,
+            Duration timeout,
+            int[] headerPatch) {
         CompletableFuture<RpcRdmaReply> future = new CompletableFuture<>();
         RpcRdmaException down = calls.failure();
         if (down != null || calls.closed()) {
-            future.completeExceptionally(down != null ? down
-                    : new RpcRdmaException.ConnectionLost(name + ": client closed", null));
+            future.completeExceptionally(
+                    down != null ? down : new RpcRdmaException.ConnectionLost(name + ": client closed", null));
             return future;
         }
         int xid = nextXid.incrementAndGet();

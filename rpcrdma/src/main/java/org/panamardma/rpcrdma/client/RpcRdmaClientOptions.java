@@ -38,10 +38,19 @@ import org.panamardma.verbs.connection.ConnectionOptions;
  *     {@link ChunkExposure#AUTO} (the default) takes memory windows where the device has sound ones, else registers
  *     each chunk for its call; see {@link ChunkExposure} for what each costs and needs
  */
-public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
-                                   int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
-                                   Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes,
-                                   Duration busyPoll, ChunkExposure exposure) {
+public record RpcRdmaClientOptions(
+        int inlineSend,
+        int inlineReceive,
+        int maxRequests,
+        int readChunkMinimum,
+        int writeChunkMinimum,
+        boolean alwaysReplyChunk,
+        Duration connectTimeout,
+        Duration callTimeout,
+        long bufferPoolBytes,
+        long registrationCacheBytes,
+        Duration busyPoll,
+        ChunkExposure exposure) {
     /** The smallest receive buffer we post (see {@code inlineReceive}). */
     public static final int MIN_RECEIVE_BUFFER = 4096;
 
@@ -54,8 +63,18 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * and 64 MiB of caller memory kept registered by the cache (both as used, not up front), chunks exposed as
      * {@link ChunkExposure#AUTO} chooses: the call's own segments, during the call.
      */
-    public static final RpcRdmaClientOptions DEFAULTS = new RpcRdmaClientOptions(4096, 4096, 64, 1024, 1024, false,
-            Duration.ofSeconds(30), Duration.ofSeconds(60), DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES, Duration.ZERO,
+    public static final RpcRdmaClientOptions DEFAULTS = new RpcRdmaClientOptions(
+            4096,
+            4096,
+            64,
+            1024,
+            1024,
+            false,
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(60),
+            DEFAULT_PINNED_BYTES,
+            DEFAULT_PINNED_BYTES,
+            Duration.ZERO,
             ChunkExposure.AUTO);
 
     /**
@@ -70,11 +89,27 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param connectTimeout see {@link #connectTimeout()}
      * @param callTimeout see {@link #callTimeout()}
      */
-    public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
-                                int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
-                                Duration callTimeout) {
-        this(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum, alwaysReplyChunk,
-                connectTimeout, callTimeout, DEFAULT_PINNED_BYTES, DEFAULT_PINNED_BYTES, Duration.ZERO,
+    public RpcRdmaClientOptions(
+            int inlineSend,
+            int inlineReceive,
+            int maxRequests,
+            int readChunkMinimum,
+            int writeChunkMinimum,
+            boolean alwaysReplyChunk,
+            Duration connectTimeout,
+            Duration callTimeout) {
+        this(
+                inlineSend,
+                inlineReceive,
+                maxRequests,
+                readChunkMinimum,
+                writeChunkMinimum,
+                alwaysReplyChunk,
+                connectTimeout,
+                callTimeout,
+                DEFAULT_PINNED_BYTES,
+                DEFAULT_PINNED_BYTES,
+                Duration.ZERO,
                 ChunkExposure.AUTO);
     }
 
@@ -92,11 +127,30 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param bufferPoolBytes see {@link #bufferPoolBytes()}
      * @param registrationCacheBytes see {@link #registrationCacheBytes()}
      */
-    public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
-                                int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
-                                Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes) {
-        this(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum, alwaysReplyChunk,
-                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, Duration.ZERO, ChunkExposure.AUTO);
+    public RpcRdmaClientOptions(
+            int inlineSend,
+            int inlineReceive,
+            int maxRequests,
+            int readChunkMinimum,
+            int writeChunkMinimum,
+            boolean alwaysReplyChunk,
+            Duration connectTimeout,
+            Duration callTimeout,
+            long bufferPoolBytes,
+            long registrationCacheBytes) {
+        this(
+                inlineSend,
+                inlineReceive,
+                maxRequests,
+                readChunkMinimum,
+                writeChunkMinimum,
+                alwaysReplyChunk,
+                connectTimeout,
+                callTimeout,
+                bufferPoolBytes,
+                registrationCacheBytes,
+                Duration.ZERO,
+                ChunkExposure.AUTO);
     }
 
     /**
@@ -114,12 +168,31 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param registrationCacheBytes see {@link #registrationCacheBytes()}
      * @param busyPoll see {@link #busyPoll()}
      */
-    public RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxRequests, int readChunkMinimum,
-                                int writeChunkMinimum, boolean alwaysReplyChunk, Duration connectTimeout,
-                                Duration callTimeout, long bufferPoolBytes, long registrationCacheBytes,
-                                Duration busyPoll) {
-        this(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum, alwaysReplyChunk,
-                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, ChunkExposure.AUTO);
+    public RpcRdmaClientOptions(
+            int inlineSend,
+            int inlineReceive,
+            int maxRequests,
+            int readChunkMinimum,
+            int writeChunkMinimum,
+            boolean alwaysReplyChunk,
+            Duration connectTimeout,
+            Duration callTimeout,
+            long bufferPoolBytes,
+            long registrationCacheBytes,
+            Duration busyPoll) {
+        this(
+                inlineSend,
+                inlineReceive,
+                maxRequests,
+                readChunkMinimum,
+                writeChunkMinimum,
+                alwaysReplyChunk,
+                connectTimeout,
+                callTimeout,
+                bufferPoolBytes,
+                registrationCacheBytes,
+                busyPoll,
+                ChunkExposure.AUTO);
     }
 
     /**
@@ -130,10 +203,12 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      */
     public RpcRdmaClientOptions {
         ConnectPrivateData.of(inlineSend, inlineReceive, false); // range checks
-        if (inlineSend % 1024 != 0 || inlineReceive % 1024 != 0 || inlineSend > ConnectPrivateData.MAX_SIZE
+        if (inlineSend % 1024 != 0
+                || inlineReceive % 1024 != 0
+                || inlineSend > ConnectPrivateData.MAX_SIZE
                 || inlineReceive > ConnectPrivateData.MAX_SIZE) {
-            throw new IllegalArgumentException("inline sizes must be multiples of 1024 up to 256 KiB: "
-                    + inlineSend + ", " + inlineReceive);
+            throw new IllegalArgumentException(
+                    "inline sizes must be multiples of 1024 up to 256 KiB: " + inlineSend + ", " + inlineReceive);
         }
         if (maxRequests < 1 || maxRequests > 1024) {
             throw new IllegalArgumentException("maxRequests " + maxRequests + " not in [1, 1024]");
@@ -146,8 +221,8 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
         }
         Objects.requireNonNull(busyPoll, "busyPoll");
         if (busyPoll.isNegative() || busyPoll.compareTo(ConnectionOptions.MAX_BUSY_POLL) > 0) {
-            throw new IllegalArgumentException("busy poll " + busyPoll + " not in [0, "
-                    + ConnectionOptions.MAX_BUSY_POLL + "]");
+            throw new IllegalArgumentException(
+                    "busy poll " + busyPoll + " not in [0, " + ConnectionOptions.MAX_BUSY_POLL + "]");
         }
         Objects.requireNonNull(exposure, "exposure");
     }
@@ -159,9 +234,19 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param receive see {@link #inlineReceive()}
      */
     public RpcRdmaClientOptions withInline(int send, int receive) {
-        return new RpcRdmaClientOptions(send, receive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
-                registrationCacheBytes, busyPoll, exposure);
+        return new RpcRdmaClientOptions(
+                send,
+                receive,
+                maxRequests,
+                readChunkMinimum,
+                writeChunkMinimum,
+                alwaysReplyChunk,
+                connectTimeout,
+                callTimeout,
+                bufferPoolBytes,
+                registrationCacheBytes,
+                busyPoll,
+                exposure);
     }
 
     /**
@@ -170,9 +255,19 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param n see {@link #maxRequests()}
      */
     public RpcRdmaClientOptions withMaxRequests(int n) {
-        return new RpcRdmaClientOptions(inlineSend, inlineReceive, n, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes,
-                registrationCacheBytes, busyPoll, exposure);
+        return new RpcRdmaClientOptions(
+                inlineSend,
+                inlineReceive,
+                n,
+                readChunkMinimum,
+                writeChunkMinimum,
+                alwaysReplyChunk,
+                connectTimeout,
+                callTimeout,
+                bufferPoolBytes,
+                registrationCacheBytes,
+                busyPoll,
+                exposure);
     }
 
     /**
@@ -182,8 +277,19 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param write see {@link #writeChunkMinimum()}
      */
     public RpcRdmaClientOptions withChunkMinimums(int read, int write) {
-        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, read, write, alwaysReplyChunk,
-                connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, exposure);
+        return new RpcRdmaClientOptions(
+                inlineSend,
+                inlineReceive,
+                maxRequests,
+                read,
+                write,
+                alwaysReplyChunk,
+                connectTimeout,
+                callTimeout,
+                bufferPoolBytes,
+                registrationCacheBytes,
+                busyPoll,
+                exposure);
     }
 
     /**
@@ -192,8 +298,19 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param always see {@link #alwaysReplyChunk()}
      */
     public RpcRdmaClientOptions withAlwaysReplyChunk(boolean always) {
-        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                always, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, exposure);
+        return new RpcRdmaClientOptions(
+                inlineSend,
+                inlineReceive,
+                maxRequests,
+                readChunkMinimum,
+                writeChunkMinimum,
+                always,
+                connectTimeout,
+                callTimeout,
+                bufferPoolBytes,
+                registrationCacheBytes,
+                busyPoll,
+                exposure);
     }
 
     /**
@@ -203,8 +320,19 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param call see {@link #callTimeout()}
      */
     public RpcRdmaClientOptions withTimeouts(Duration connect, Duration call) {
-        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connect, call, bufferPoolBytes, registrationCacheBytes, busyPoll, exposure);
+        return new RpcRdmaClientOptions(
+                inlineSend,
+                inlineReceive,
+                maxRequests,
+                readChunkMinimum,
+                writeChunkMinimum,
+                alwaysReplyChunk,
+                connect,
+                call,
+                bufferPoolBytes,
+                registrationCacheBytes,
+                busyPoll,
+                exposure);
     }
 
     /**
@@ -214,8 +342,19 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param registrationCache see {@link #registrationCacheBytes()}
      */
     public RpcRdmaClientOptions withPinnedMemory(long bufferPool, long registrationCache) {
-        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout, bufferPool, registrationCache, busyPoll, exposure);
+        return new RpcRdmaClientOptions(
+                inlineSend,
+                inlineReceive,
+                maxRequests,
+                readChunkMinimum,
+                writeChunkMinimum,
+                alwaysReplyChunk,
+                connectTimeout,
+                callTimeout,
+                bufferPool,
+                registrationCache,
+                busyPoll,
+                exposure);
     }
 
     /**
@@ -224,8 +363,19 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param d see {@link #busyPoll()}
      */
     public RpcRdmaClientOptions withBusyPoll(Duration d) {
-        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, d, exposure);
+        return new RpcRdmaClientOptions(
+                inlineSend,
+                inlineReceive,
+                maxRequests,
+                readChunkMinimum,
+                writeChunkMinimum,
+                alwaysReplyChunk,
+                connectTimeout,
+                callTimeout,
+                bufferPoolBytes,
+                registrationCacheBytes,
+                d,
+                exposure);
     }
 
     /**
@@ -234,8 +384,19 @@ public record RpcRdmaClientOptions(int inlineSend, int inlineReceive, int maxReq
      * @param e see {@link #exposure()}
      */
     public RpcRdmaClientOptions withExposure(ChunkExposure e) {
-        return new RpcRdmaClientOptions(inlineSend, inlineReceive, maxRequests, readChunkMinimum, writeChunkMinimum,
-                alwaysReplyChunk, connectTimeout, callTimeout, bufferPoolBytes, registrationCacheBytes, busyPoll, e);
+        return new RpcRdmaClientOptions(
+                inlineSend,
+                inlineReceive,
+                maxRequests,
+                readChunkMinimum,
+                writeChunkMinimum,
+                alwaysReplyChunk,
+                connectTimeout,
+                callTimeout,
+                bufferPoolBytes,
+                registrationCacheBytes,
+                busyPoll,
+                e);
     }
 
     /** {@return the size of each posted receive buffer} */

@@ -20,8 +20,13 @@ import org.panamardma.xdr.XdrDecoder;
  * @param replyProcedure RDMA_MSG (reply inline) or RDMA_NOMSG (reply in our Reply chunk)
  * @param replyChunkOffered whether the call offered a Reply chunk
  */
-public record RpcRdmaReply(RpcReply header, MemorySegment results, List<Placement> placements,
-                           CallPlan.Kind callKind, RdmaProcedure replyProcedure, boolean replyChunkOffered) {
+public record RpcRdmaReply(
+        RpcReply header,
+        MemorySegment results,
+        List<Placement> placements,
+        CallPlan.Kind callKind,
+        RdmaProcedure replyProcedure,
+        boolean replyChunkOffered) {
     /** Copies the placements. */
     public RpcRdmaReply {
         placements = List.copyOf(placements);

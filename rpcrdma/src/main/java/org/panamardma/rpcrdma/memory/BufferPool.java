@@ -57,6 +57,7 @@ public final class BufferPool implements AutoCloseable {
     private final boolean registerSlabs;
     /** At close, free leased slabs too (client) or leave them to their last lease (server). */
     private final boolean freeLeasedAtClose;
+
     private final SizeClass[] classes;
     private final long idleBytes;
     private final long maxPinnedBytes;
@@ -70,8 +71,15 @@ public final class BufferPool implements AutoCloseable {
     private int leased;
     private boolean closed;
 
-    private BufferPool(String name, LocalRegistrar registrar, LocalRights rights, boolean registerSlabs,
-                       boolean freeLeasedAtClose, SizeClass[] classes, long idleBytes, long maxPinnedBytes) {
+    private BufferPool(
+            String name,
+            LocalRegistrar registrar,
+            LocalRights rights,
+            boolean registerSlabs,
+            boolean freeLeasedAtClose,
+            SizeClass[] classes,
+            long idleBytes,
+            long maxPinnedBytes) {
         this.name = name;
         this.registrar = registrar;
         this.rights = rights;
@@ -95,8 +103,15 @@ public final class BufferPool implements AutoCloseable {
         if (idleBytes < 0) {
             throw new IllegalArgumentException("idle bytes " + idleBytes);
         }
-        return new BufferPool(name, registrar, LocalRights.LOCAL_WRITE, true, false,
-                SizeClass.byFours(SMALLEST_CLASS, largest, PAIRED_UP_TO), idleBytes, Long.MAX_VALUE);
+        return new BufferPool(
+                name,
+                registrar,
+                LocalRights.LOCAL_WRITE,
+                true,
+                false,
+                SizeClass.byFours(SMALLEST_CLASS, largest, PAIRED_UP_TO),
+                idleBytes,
+                Long.MAX_VALUE);
     }
 
     /**
@@ -109,13 +124,20 @@ public final class BufferPool implements AutoCloseable {
      * @param maxPinnedBytes the most bytes the pool may hold
      * @return the pool
      */
-    public static BufferPool forCalls(String name, LocalRegistrar registrar, long[] classSizes, long slabBytes,
-                                      long maxPinnedBytes) {
+    public static BufferPool forCalls(
+            String name, LocalRegistrar registrar, long[] classSizes, long slabBytes, long maxPinnedBytes) {
         if (maxPinnedBytes < 0) {
             throw new IllegalArgumentException("max pinned bytes " + maxPinnedBytes);
         }
-        return new BufferPool(name, registrar, LocalRights.WINDOW_BASE, false, true,
-                SizeClass.of(classSizes, slabBytes), 0, maxPinnedBytes);
+        return new BufferPool(
+                name,
+                registrar,
+                LocalRights.WINDOW_BASE,
+                false,
+                true,
+                SizeClass.of(classSizes, slabBytes),
+                0,
+                maxPinnedBytes);
     }
 
     /**
@@ -229,16 +251,7 @@ public final class BufferPool implements AutoCloseable {
     }
 
     private SizeClass classFor(long size) {
-        if (size <= 0) {
-            throw new IllegalArgumentException(name + ": a buffer size must be positive: " + size);
-        }
-        for (SizeClass c : classes) {
-            if (c.size >= size) {
-                return c;
-            }
-        }
-        throw new IllegalArgumentException(name + ": " + size + " bytes is more than the largest buffer class ("
-                + classes[classes.length - 1].size + ")");
+        return SizeClass.holding(classes, size, name);
     }
 
     /**
@@ -351,19 +364,9 @@ public final class BufferPool implements AutoCloseable {
      * @throws IllegalArgumentException if the segment spans two buffers
      */
     public Slot acquireUse(MemorySegment segment) {
-        if (!segment.isNative()) {
+        Slot slot = slabs.slotHolding(segment, name);
+        if (slot == null) {
             return null;
-        }
-        Slab slab = slabs.at(segment.address());
-        // the scope check keeps memory that merely has a pool address (say, MemorySegment.ofAddress) out
-        if (slab == null || !slab.memory.scope().equals(segment.scope())) {
-            return null;
-        }
-        long offset = segment.address() - slab.base;
-        Slot slot = slab.slots[(int) (offset / slab.sizeClass.size)];
-        if (offset + segment.byteSize() > slot.offset + slot.size()) {
-            throw new IllegalArgumentException(name + ": a segment of " + segment.byteSize() + " bytes at 0x"
-                    + Long.toHexString(segment.address()) + " spans two pool buffers");
         }
         synchronized (this) {
             checkOpen();
@@ -400,8 +403,7 @@ public final class BufferPool implements AutoCloseable {
      * @return the buffer {@code address} lies in, or null (for tests and diagnostics: no lease is checked)
      */
     public Slot slotAt(long address) {
-        Slab slab = slabs.at(address);
-        return slab == null ? null : slab.slots[(int) ((address - slab.base) / slab.sizeClass.size)];
+        return slabs.slotAt(address);
     }
 
     /** Throws unless {@code l} is leased and its memory still the pool's; see {@link Lease#segment()}. */

@@ -35,6 +35,7 @@ public final class MemoryWindows {
     private final ArrayDeque<WindowBinder.Window> free = new ArrayDeque<>();
     /** Bound windows by their key: what the server's Send With Invalidate names. Guarded by this. */
     private final Map<Integer, Bound> bound = new HashMap<>();
+
     private long allocated;
     private long binds;
     private boolean closed;
@@ -52,8 +53,7 @@ public final class MemoryWindows {
      * Binds a free window over {@code segment}, which lies in {@code region} (registered with MW_BIND and no remote
      * right), with {@code access}'s one remote right.
      */
-    public Exposure bind(Registration region, MemorySegment segment, ChunkAccess access)
-            throws RdmaException {
+    public Exposure bind(Registration region, MemorySegment segment, ChunkAccess access) throws RdmaException {
         WindowBinder.Window w;
         synchronized (this) {
             checkOpen();
@@ -87,10 +87,11 @@ public final class MemoryWindows {
                 throw new IllegalStateException(name + ": binding a memory window failed: " + e.getMessage(), e);
             }
         }
-        done.exceptionally(t -> { // a failed bind puts the queue pair in error: the connection ends
-            LOG.debug("{}: a window bind failed: {}", name, t.toString());
-            return null;
-        });
+        done.exceptionally(
+                t -> { // a failed bind puts the queue pair in error: the connection ends
+                    LOG.debug("{}: a window bind failed: {}", name, t.toString());
+                    return null;
+                });
         return b;
     }
 
@@ -240,8 +241,11 @@ public final class MemoryWindows {
                     recycle(this);
                 } else {
                     // not executed (queue pair in error, window closed, or found free): deallocating revokes it
-                    LOG.debug("{}: invalidating window 0x{} failed ({}); deallocating it", name,
-                            Integer.toHexString(key), t.toString());
+                    LOG.debug(
+                            "{}: invalidating window 0x{} failed ({}); deallocating it",
+                            name,
+                            Integer.toHexString(key),
+                            t.toString());
                     close(window);
                     forget(this);
                 }

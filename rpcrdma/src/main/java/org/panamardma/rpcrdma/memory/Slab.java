@@ -109,11 +109,25 @@ final class Slab {
             }
         }
 
+        /** @return the smallest of {@code classes} (ascending) holding {@code size} bytes */
+        static SizeClass holding(SizeClass[] classes, long size, String pool) {
+            if (size <= 0) {
+                throw new IllegalArgumentException(pool + ": a buffer size must be positive: " + size);
+            }
+            for (SizeClass c : classes) {
+                if (c.size >= size) {
+                    return c;
+                }
+            }
+            throw new IllegalArgumentException(pool + ": " + size + " bytes is more than the largest buffer class ("
+                    + classes[classes.length - 1].size + ")");
+        }
+
         /** A client's classes, all kept: as many buffers a slab as {@code slabBytes} holds, at least one. */
         static SizeClass[] of(long[] classSizes, long slabBytes) {
             if (classSizes.length == 0 || slabBytes <= 0) {
-                throw new IllegalArgumentException("size classes " + Arrays.toString(classSizes) + ", slab bytes "
-                        + slabBytes);
+                throw new IllegalArgumentException(
+                        "size classes " + Arrays.toString(classSizes) + ", slab bytes " + slabBytes);
             }
             SizeClass[] classes = new SizeClass[classSizes.length];
             for (int i = 0; i < classSizes.length; i++) {

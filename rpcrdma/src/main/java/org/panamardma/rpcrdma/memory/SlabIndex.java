@@ -1,5 +1,6 @@
 package org.panamardma.rpcrdma.memory;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 
@@ -53,5 +54,35 @@ final class SlabIndex {
             }
         }
         return null;
+    }
+
+    /** @return the buffer {@code address} lies in, or null */
+    Slot slotAt(long address) {
+        Slab slab = at(address);
+        return slab == null ? null : slab.slots[(int) ((address - slab.base) / slab.sizeClass.size)];
+    }
+
+    /**
+     * @param segment memory handed to a call
+     * @param pool names the pool in messages
+     * @return the buffer {@code segment} lies in, or null if it is not memory of these slabs
+     * @throws IllegalArgumentException if the segment spans two buffers
+     */
+    Slot slotHolding(MemorySegment segment, String pool) {
+        if (!segment.isNative()) {
+            return null;
+        }
+        Slab slab = at(segment.address());
+        // the scope check keeps memory that merely has a pool address (say, MemorySegment.ofAddress) out
+        if (slab == null || !slab.memory.scope().equals(segment.scope())) {
+            return null;
+        }
+        long offset = segment.address() - slab.base;
+        Slot slot = slab.slots[(int) (offset / slab.sizeClass.size)];
+        if (offset + segment.byteSize() > slot.offset + slot.size()) {
+            throw new IllegalArgumentException(pool + ": a segment of " + segment.byteSize() + " bytes at 0x"
+                    + Long.toHexString(segment.address()) + " spans two pool buffers");
+        }
+        return slot;
     }
 }

@@ -32,8 +32,7 @@ public interface WindowBinder {
          * Binds the window under {@code newRkey} to {@code segment}, which lies in {@code region}, with
          * {@code access}; the future completes when the bind executed. Requests posted after it execute after it.
          */
-        CompletableFuture<Void> bind(int newRkey, Registration region, MemorySegment segment,
-                                     Set<Access> access);
+        CompletableFuture<Void> bind(int newRkey, Registration region, MemorySegment segment, Set<Access> access);
 
         /** {@code IBV_WR_LOCAL_INV}: the future completes when the server can no longer use the key. */
         CompletableFuture<Void> invalidate();
@@ -68,11 +67,16 @@ public interface WindowBinder {
                 }
 
                 @Override
-                public CompletableFuture<Void> bind(int newRkey, Registration region,
-                                                    MemorySegment segment, Set<Access> access) {
+                public CompletableFuture<Void> bind(
+                        int newRkey, Registration region, MemorySegment segment, Set<Access> access) {
                     Registration.VerbsRegistration r = (Registration.VerbsRegistration) region;
-                    return connection.bindMemoryWindow(mw, newRkey, r.region(),
-                            segment.address() - r.region().address(), segment.byteSize(), access);
+                    return connection.bindMemoryWindow(
+                            mw,
+                            newRkey,
+                            r.region(),
+                            segment.address() - r.region().address(),
+                            segment.byteSize(),
+                            access);
                 }
 
                 @Override

@@ -21,8 +21,10 @@ final class Answers {
     RpcRdmaCallHandler.Outcome error(RdmaError error, MemorySegment out) {
         XdrEncoder send = new XdrEncoder(out);
         RpcRdmaHeaderEncoder.encode(error, send);
-        return sent(error instanceof RdmaError.VersionMismatch ? ReplyPath.ERR_VERS : ReplyPath.ERR_CHUNK,
-                (int) send.position(), error.xid());
+        return sent(
+                error instanceof RdmaError.VersionMismatch ? ReplyPath.ERR_VERS : ReplyPath.ERR_CHUNK,
+                (int) send.position(),
+                error.xid());
     }
 
     /** ERR_CHUNK (RFC 8166 section 4.5.2) for call {@code xid}. */

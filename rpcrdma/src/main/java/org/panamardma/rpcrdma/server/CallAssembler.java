@@ -24,8 +24,7 @@ import org.panamardma.rpcrdma.RpcRdmaHeader;
  * <p>Positions must have been validated with {@link org.panamardma.rpcrdma.ReadListPositions#validate} first.
  */
 final class CallAssembler {
-    private CallAssembler() {
-    }
+    private CallAssembler() {}
 
     /** How the call arrived. */
     enum CallPath {
@@ -38,8 +37,7 @@ final class CallAssembler {
     }
 
     /** The call's full XDR stream and how it came. */
-    record Assembled(MemorySegment call, CallPath path) {
-    }
+    record Assembled(MemorySegment call, CallPath path) {}
 
     /**
      * @param header a decoded RDMA_MSG or RDMA_NOMSG header
@@ -51,8 +49,13 @@ final class CallAssembler {
      * @throws ChunkFault if the call is longer than {@code maxCallSize} or an RDMA_NOMSG carries no call
      * @throws IOException if an RDMA Read failed (the connection is lost)
      */
-    static Assembled assemble(RpcRdmaHeader.WithChunks header, MemorySegment inline, ChunkTransfers transfers,
-                              int maxCallSize, CallMemory memory) throws ChunkFault, IOException {
+    static Assembled assemble(
+            RpcRdmaHeader.WithChunks header,
+            MemorySegment inline,
+            ChunkTransfers transfers,
+            int maxCallSize,
+            CallMemory memory)
+            throws ChunkFault, IOException {
         List<ReadChunk> chunks = header.chunks().readChunks();
         MemorySegment stream = inline;
         int first = 0;
@@ -82,16 +85,16 @@ final class CallAssembler {
             return new Assembled(stream, path);
         }
         MemorySegment call = memory.heap(total);
-        long from = 0;      // next byte of the reduced stream
-        long to = 0;        // next byte of the full stream
+        long from = 0; // next byte of the reduced stream
+        long to = 0; // next byte of the full stream
         for (int i = first; i < chunks.size(); i++) {
             ReadChunk chunk = chunks.get(i);
-            long inlineBytes = chunk.position() - to;    // validated: the reduced stream holds them
+            long inlineBytes = chunk.position() - to; // validated: the reduced stream holds them
             MemorySegment.copy(stream, from, call, to, inlineBytes);
             from += inlineBytes;
             to += inlineBytes;
             transfers.read(chunk.segments(), call.asSlice(to, chunk.length()));
-            to += ChunkRoundup.roundUp(chunk.length());  // roundup: zeros already there (fresh, zeroed)
+            to += ChunkRoundup.roundUp(chunk.length()); // roundup: zeros already there (fresh, zeroed)
         }
         MemorySegment.copy(stream, from, call, to, stream.byteSize() - from);
         if (first == 1) {

@@ -77,8 +77,7 @@ final class CallMemory implements AutoCloseable {
     ChunkTransfers pinning(ChunkTransfers transfers) {
         return new ChunkTransfers() {
             @Override
-            public void read(List<RdmaSegment> segments, MemorySegment destination)
-                    throws IOException {
+            public void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException {
                 pin(destination.byteSize());
                 try {
                     transfers.read(segments, destination);
@@ -88,8 +87,7 @@ final class CallMemory implements AutoCloseable {
             }
 
             @Override
-            public void write(MemorySegment source, List<RdmaSegment> segments)
-                    throws IOException {
+            public void write(MemorySegment source, List<RdmaSegment> segments) throws IOException {
                 pin(source.byteSize());
                 try {
                     transfers.write(source, segments);

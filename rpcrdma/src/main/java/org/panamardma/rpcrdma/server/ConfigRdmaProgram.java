@@ -40,8 +40,7 @@ public final class ConfigRdmaProgram implements TransportProgram {
     /** The program (it keeps no state: each answer comes from the connection's settings). */
     public static final ConfigRdmaProgram INSTANCE = new ConfigRdmaProgram();
 
-    private ConfigRdmaProgram() {
-    }
+    private ConfigRdmaProgram() {}
 
     /**
      * The reply for a connection with {@code settings}.

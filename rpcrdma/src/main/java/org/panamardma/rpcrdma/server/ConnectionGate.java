@@ -42,10 +42,13 @@ final class ConnectionGate implements RdmaServer.Admission {
                     + " 0), so its Read chunks could never be pulled; " + noReadResources.sum() + " such so far");
             return Optional.empty();
         }
-        ConnectionAdmission.Decision decision = admission.admit(peer.map(InetSocketAddress::getAddress).orElse(null));
+        ConnectionAdmission.Decision decision =
+                admission.admit(peer.map(InetSocketAddress::getAddress).orElse(null));
         if (decision instanceof ConnectionAdmission.Refused refused) {
-            log.warn(() -> server + ": refusing " + who + ": " + (refused.reason()
-                    == ConnectionAdmission.Refusal.SERVER_FULL ? "the server has" : "its address has")
+            log.warn(() -> server + ": refusing " + who + ": "
+                    + (refused.reason() == ConnectionAdmission.Refusal.SERVER_FULL
+                            ? "the server has"
+                            : "its address has")
                     + " its most connections (" + refused.limit() + "); " + admission.refused() + " refused so far");
             return Optional.empty();
         }

@@ -19,8 +19,8 @@ public record ConnectionMemory(MemoryBudget heap, MemoryBudget pinned, long wait
      * @return budgets of {@code Long.MAX_VALUE}
      */
     public static ConnectionMemory unlimited() {
-        return new ConnectionMemory(MemoryBudget.of("heap", Long.MAX_VALUE),
-                MemoryBudget.of("pinned", Long.MAX_VALUE), 0);
+        return new ConnectionMemory(
+                MemoryBudget.of("heap", Long.MAX_VALUE), MemoryBudget.of("pinned", Long.MAX_VALUE), 0);
     }
 
     /**

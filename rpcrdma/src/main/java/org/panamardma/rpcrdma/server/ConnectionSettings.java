@@ -12,8 +12,8 @@ package org.panamardma.rpcrdma.server;
  * @param maxReplySize the largest RPC reply built (inline or in a Reply chunk, Write chunk data excluded)
  * @param maxRdmaReads the RDMA Reads this server has outstanding at the client at once (its initiator depth)
  */
-public record ConnectionSettings(int receiveInline, int sendInline, int maxCredits, int maxCallSize,
-                                 int maxReplySize, int maxRdmaReads) {
+public record ConnectionSettings(
+        int receiveInline, int sendInline, int maxCredits, int maxCallSize, int maxReplySize, int maxRdmaReads) {
     /** The inline threshold of RFC 8166 section 3.3.3 for a peer that announces nothing. */
     public static final int DEFAULT_INLINE = 1024;
 
@@ -24,8 +24,8 @@ public record ConnectionSettings(int receiveInline, int sendInline, int maxCredi
      */
     public ConnectionSettings {
         if (receiveInline < DEFAULT_INLINE || sendInline < DEFAULT_INLINE) {
-            throw new IllegalArgumentException("inline thresholds below " + DEFAULT_INLINE + ": " + receiveInline
-                    + ", " + sendInline);
+            throw new IllegalArgumentException(
+                    "inline thresholds below " + DEFAULT_INLINE + ": " + receiveInline + ", " + sendInline);
         }
         if (maxCredits < 1) {
             throw new IllegalArgumentException("at least one credit, not " + maxCredits);

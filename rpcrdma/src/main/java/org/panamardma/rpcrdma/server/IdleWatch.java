@@ -22,8 +22,12 @@ final class IdleWatch implements AutoCloseable {
     private final Level level;
     private final Thread thread;
 
-    IdleWatch(String name, Collection<ServerConnection> connections, Duration idle, ServerStatistics statistics,
-              Level level) {
+    IdleWatch(
+            String name,
+            Collection<ServerConnection> connections,
+            Duration idle,
+            ServerStatistics statistics,
+            Level level) {
         this.connections = connections;
         this.idleNanos = idle.toNanos();
         this.statistics = statistics;
@@ -43,8 +47,8 @@ final class IdleWatch implements AutoCloseable {
             for (ServerConnection c : connections) {
                 if (c.idleLongerThan(now, idleNanos)) {
                     statistics.idleTimeout();
-                    LOG.atLevel(level).log(() -> c.rdma().name() + ": closing, idle for "
-                            + idleNanos / 1_000_000_000L + " s");
+                    LOG.atLevel(level)
+                            .log(() -> c.rdma().name() + ": closing, idle for " + idleNanos / 1_000_000_000L + " s");
                     Thread.ofVirtual().start(c::close); // close waits for calls in flight: none, but not here
                 }
             }

@@ -11,8 +11,7 @@ import org.slf4j.LoggerFactory;
 final class LockedMemory {
     private static final Logger LOG = LoggerFactory.getLogger(LockedMemory.class);
 
-    private LockedMemory() {
-    }
+    private LockedMemory() {}
 
     /** Warns, saying {@code what}, when the process may lock less than {@code bytes}. */
     static void warnIfBelow(long bytes, Supplier<String> what) {
@@ -31,7 +30,8 @@ final class LockedMemory {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
                 if (line.startsWith("CapEff:")) {
-                    long caps = Long.parseUnsignedLong(line.substring("CapEff:".length()).trim(), 16);
+                    long caps = Long.parseUnsignedLong(
+                            line.substring("CapEff:".length()).trim(), 16);
                     if ((caps & (1L << 14)) != 0) {
                         return Long.MAX_VALUE;
                     }
@@ -39,7 +39,8 @@ final class LockedMemory {
             }
             for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
                 if (line.startsWith("Max locked memory")) {
-                    String soft = line.substring("Max locked memory".length()).trim().split("\\s+")[0];
+                    String soft =
+                            line.substring("Max locked memory".length()).trim().split("\\s+")[0];
                     return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
                 }
             }

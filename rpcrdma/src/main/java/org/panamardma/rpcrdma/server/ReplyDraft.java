@@ -46,8 +46,14 @@ final class ReplyDraft {
      * @param out the Send buffer, at most the client's inline threshold
      * @param maxReplySize this server's largest reply
      */
-    ReplyDraft(int xid, int grant, ChunkLists chunks, MemorySegment out, long maxReplySize, CallMemory memory,
-               Answers answers) {
+    ReplyDraft(
+            int xid,
+            int grant,
+            ChunkLists chunks,
+            MemorySegment out,
+            long maxReplySize,
+            CallMemory memory,
+            Answers answers) {
         this.xid = xid;
         this.grant = grant;
         this.chunks = chunks;
@@ -63,8 +69,11 @@ final class ReplyDraft {
         this.headerSize = RpcRdmaHeaderEncoder.size(shape);
         this.inlineRoom = Math.max(0, out.byteSize() - headerSize);
         this.first = inlineRoom > 0 ? out.asSlice(headerSize, inlineRoom) : MemorySegment.NULL;
-        this.limit = Math.max(inlineRoom, chunks.replyChunk().map(c -> Math.min((long) c.length(), maxReplySize))
-                .orElse(0L));
+        this.limit = Math.max(
+                inlineRoom,
+                chunks.replyChunk()
+                        .map(c -> Math.min((long) c.length(), maxReplySize))
+                        .orElse(0L));
         this.growth = new ReplyGrowth(first, limit, memory);
         this.placement = new WriteListPlacement(chunks.writeList());
         this.encoder = new XdrEncoder(first, 0, placement, growth);
@@ -91,8 +100,10 @@ final class ReplyDraft {
             // The results did not fit where the client can take them (inline or its Reply chunk), and the
             // service put SYSTEM_ERR in their place: the client's chunks were too small, a chunk error
             // (RFC 8166 section 4.5.2), not a failure of the procedure.
-            LOG.debug("xid {}: reply larger than {} bytes, the most inline or in the Reply chunk",
-                    Integer.toHexString(xid), limit);
+            LOG.debug(
+                    "xid {}: reply larger than {} bytes, the most inline or in the Reply chunk",
+                    Integer.toHexString(xid),
+                    limit);
             return answers.chunkError(xid, grant, out);
         }
         if (placement.fault() != null) {
@@ -110,8 +121,8 @@ final class ReplyDraft {
             XdrEncoder send = new XdrEncoder(out);
             RpcRdmaHeaderEncoder.encode(inlineHeader, send);
             if (send.position() != headerSize) {
-                throw new IllegalStateException("RDMA_MSG header of " + send.position() + " bytes, " + headerSize
-                        + " reserved");
+                throw new IllegalStateException(
+                        "RDMA_MSG header of " + send.position() + " bytes, " + headerSize + " reserved");
             }
             if (encoder.segment() != first) {
                 // grew, then was rewound to an error reply that fits inline after all
@@ -123,13 +134,21 @@ final class ReplyDraft {
         if (replyChunk.isEmpty() || reduced.byteSize() > replyChunk.get().length()) {
             // RFC 8166 section 3.5.4: a reply too long for inline goes in the Reply chunk; without room there the
             // responder cannot deliver it and reports the chunk error.
-            LOG.debug("xid {}: reply of {} bytes, Reply chunk {}", Integer.toHexString(xid), reduced.byteSize(),
+            LOG.debug(
+                    "xid {}: reply of {} bytes, Reply chunk {}",
+                    Integer.toHexString(xid),
+                    reduced.byteSize(),
                     replyChunk.map(WriteChunk::length).map(String::valueOf).orElse("absent"));
             return answers.chunkError(xid, grant, out);
         }
         transfers.write(reduced, replyChunk.get().segments());
-        RdmaNoMsg noMsg = new RdmaNoMsg(xid, grant, new ChunkLists(List.of(), writeList,
-                Optional.of(WriteListPlacement.filled(replyChunk.get(), reduced.byteSize()))));
+        RdmaNoMsg noMsg = new RdmaNoMsg(
+                xid,
+                grant,
+                new ChunkLists(
+                        List.of(),
+                        writeList,
+                        Optional.of(WriteListPlacement.filled(replyChunk.get(), reduced.byteSize()))));
         XdrEncoder send = new XdrEncoder(out);
         try {
             RpcRdmaHeaderEncoder.encode(noMsg, send);

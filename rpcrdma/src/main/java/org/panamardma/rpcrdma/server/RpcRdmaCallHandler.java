@@ -11,9 +11,9 @@ import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.ReplyResources;
 import org.panamardma.oncrpc.RpcCall;
-import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
+import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.limits.RateLimitedLog;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaError;
@@ -86,10 +86,21 @@ public final class RpcRdmaCallHandler {
      * @param transportProgram answers calls to programs the transport itself serves (the Connection Configuration
      *                         Protocol), before the service sees them; {@link TransportProgram#NONE} for none
      */
-    public RpcRdmaCallHandler(RpcService service, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
-                              ChunkTransfers transfers, ServerStatistics statistics,
-                              TransportProgram transportProgram) {
-        this(service, decoder, settings, transfers, statistics, transportProgram, ConnectionMemory.unlimited(),
+    public RpcRdmaCallHandler(
+            RpcService service,
+            RpcRdmaHeaderDecoder decoder,
+            ConnectionSettings settings,
+            ChunkTransfers transfers,
+            ServerStatistics statistics,
+            TransportProgram transportProgram) {
+        this(
+                service,
+                decoder,
+                settings,
+                transfers,
+                statistics,
+                transportProgram,
+                ConnectionMemory.unlimited(),
                 "connection");
     }
 
@@ -105,10 +116,25 @@ public final class RpcRdmaCallHandler {
      * @param memory the budgets the connection's calls take their memory from
      * @param peer names the connection in log lines
      */
-    public RpcRdmaCallHandler(RpcService service, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
-                              ChunkTransfers transfers, ServerStatistics statistics,
-                              TransportProgram transportProgram, ConnectionMemory memory, String peer) {
-        this(service, decoder, settings, transfers, statistics, transportProgram, memory, peer, Optional.empty(),
+    public RpcRdmaCallHandler(
+            RpcService service,
+            RpcRdmaHeaderDecoder decoder,
+            ConnectionSettings settings,
+            ChunkTransfers transfers,
+            ServerStatistics statistics,
+            TransportProgram transportProgram,
+            ConnectionMemory memory,
+            String peer) {
+        this(
+                service,
+                decoder,
+                settings,
+                transfers,
+                statistics,
+                transportProgram,
+                memory,
+                peer,
+                Optional.empty(),
                 Optional.empty());
     }
 
@@ -126,12 +152,29 @@ public final class RpcRdmaCallHandler {
      * @param localAddress the connection's local address, handed to the service with each call
      * @param remoteAddress the client's address, handed to the service with each call
      */
-    public RpcRdmaCallHandler(RpcService service, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
-                              ChunkTransfers transfers, ServerStatistics statistics,
-                              TransportProgram transportProgram, ConnectionMemory memory, String peer,
-                              Optional<InetSocketAddress> localAddress, Optional<InetSocketAddress> remoteAddress) {
-        this(service, decoder, settings, transfers, statistics, transportProgram, memory, peer, localAddress,
-                remoteAddress, new RateLimitedLog(RpcRdmaCallHandler.class, Duration.ofSeconds(10)));
+    public RpcRdmaCallHandler(
+            RpcService service,
+            RpcRdmaHeaderDecoder decoder,
+            ConnectionSettings settings,
+            ChunkTransfers transfers,
+            ServerStatistics statistics,
+            TransportProgram transportProgram,
+            ConnectionMemory memory,
+            String peer,
+            Optional<InetSocketAddress> localAddress,
+            Optional<InetSocketAddress> remoteAddress) {
+        this(
+                service,
+                decoder,
+                settings,
+                transfers,
+                statistics,
+                transportProgram,
+                memory,
+                peer,
+                localAddress,
+                remoteAddress,
+                new RateLimitedLog(RpcRdmaCallHandler.class, Duration.ofSeconds(10)));
     }
 
     /**
@@ -150,11 +193,18 @@ public final class RpcRdmaCallHandler {
      * @param refusalLog where calls refused for memory are logged (a server shares one among its connections, so
      *                   that clients cannot flood the log)
      */
-    public RpcRdmaCallHandler(RpcService service, RpcRdmaHeaderDecoder decoder, ConnectionSettings settings,
-                              ChunkTransfers transfers, ServerStatistics statistics,
-                              TransportProgram transportProgram, ConnectionMemory memory, String peer,
-                              Optional<InetSocketAddress> localAddress, Optional<InetSocketAddress> remoteAddress,
-                              RateLimitedLog refusalLog) {
+    public RpcRdmaCallHandler(
+            RpcService service,
+            RpcRdmaHeaderDecoder decoder,
+            ConnectionSettings settings,
+            ChunkTransfers transfers,
+            ServerStatistics statistics,
+            TransportProgram transportProgram,
+            ConnectionMemory memory,
+            String peer,
+            Optional<InetSocketAddress> localAddress,
+            Optional<InetSocketAddress> remoteAddress,
+            RateLimitedLog refusalLog) {
         this.refusalLog = Objects.requireNonNull(refusalLog, "refusalLog");
         this.memory = Objects.requireNonNull(memory, "memory");
         this.peer = Objects.requireNonNull(peer, "peer");
@@ -223,8 +273,11 @@ public final class RpcRdmaCallHandler {
         /** Equal as the record it was: the same path, Send length, XID and staged Writes (tests compare answers). */
         @Override
         public boolean equals(Object o) {
-            return o instanceof Outcome other && path == other.path && sendLength == other.sendLength
-                    && xid == other.xid && java.util.Objects.equals(writes, other.writes);
+            return o instanceof Outcome other
+                    && path == other.path
+                    && sendLength == other.sendLength
+                    && xid == other.xid
+                    && java.util.Objects.equals(writes, other.writes);
         }
 
         @Override
@@ -255,34 +308,34 @@ public final class RpcRdmaCallHandler {
         } catch (RpcRdmaHeaderException e) {
             LOG.debug("refused header: {}", e.getMessage());
             Optional<RdmaError> error = e.responderReply(lastGrant);
-            return error.map(err -> send(err, out)).orElseGet(() -> dropped(e.xid().orElse(0)));
+            return error.map(err -> send(err, out))
+                    .orElseGet(() -> dropped(e.xid().orElse(0)));
         }
         RpcRdmaHeader header = decoded.header();
         return switch (header) {
             case RdmaMsg msg -> call(msg, decoded.rpcMessage(received), out);
             case RdmaNoMsg noMsg -> call(noMsg, MemorySegment.NULL, out);
-            case org.panamardma.rpcrdma.RdmaMsgp msgp -> send(new RdmaError.ChunkError(msgp.xid(),
-                    settings.grant(msgp.credits())), out);
+            case org.panamardma.rpcrdma.RdmaMsgp msgp ->
+                send(new RdmaError.ChunkError(msgp.xid(), settings.grant(msgp.credits())), out);
             case org.panamardma.rpcrdma.RdmaDone done -> dropped(done.xid());
             case RdmaError error -> dropped(error.xid());
         };
     }
 
-    private Outcome call(RpcRdmaHeader.WithChunks header, MemorySegment inline, MemorySegment out)
-            throws IOException {
+    private Outcome call(RpcRdmaHeader.WithChunks header, MemorySegment inline, MemorySegment out) throws IOException {
         int grant = settings.grant(header.credits());
         lastGrant = grant;
         int xid = header.xid();
         try (CallMemory callMemory = new CallMemory(memory);
-             CallTransfers staging = transfers instanceof VerbsChunkTransfers device ? device.forCall(callMemory)
-                     : null) {
+                CallTransfers staging =
+                        transfers instanceof VerbsChunkTransfers device ? device.forCall(callMemory) : null) {
             // a device's transfers stage the reply's writes (posted with its Send); others move data at once
             ChunkTransfers callTransfers = staging != null ? staging : callMemory.pinning(transfers);
             try {
                 // the results may point into memory the procedure holds until its data has been RDMA-written
                 // (ReplyResources): released when this call's chunks are staged (copied into registered memory)
-                Outcome outcome = ReplyResources.during(() -> call(header, inline, out, grant, callMemory,
-                        callTransfers));
+                Outcome outcome =
+                        ReplyResources.during(() -> call(header, inline, out, grant, callMemory, callTransfers));
                 return staging == null ? outcome : outcome.withWrites(staging.handOver(outcome.path()));
             } catch (MemoryRefused refused) {
                 return refusedForMemory(xid, grant, refused, out);
@@ -294,8 +347,14 @@ public final class RpcRdmaCallHandler {
      * The receive side (svc_rdma_recvfrom): the call assembled from its inline part and Read chunks, run by the
      * service into the reply side's {@link ReplyDraft}, which completes the reply.
      */
-    private Outcome call(RpcRdmaHeader.WithChunks header, MemorySegment inline, MemorySegment out, int grant,
-                         CallMemory callMemory, ChunkTransfers transfers) throws IOException {
+    private Outcome call(
+            RpcRdmaHeader.WithChunks header,
+            MemorySegment inline,
+            MemorySegment out,
+            int grant,
+            CallMemory callMemory,
+            ChunkTransfers transfers)
+            throws IOException {
         int xid = header.xid();
         CallAssembler.Assembled assembled;
         try {
@@ -306,8 +365,8 @@ public final class RpcRdmaCallHandler {
             return answers.chunkError(xid, grant, out);
         }
         statistics.call(assembled.path());
-        ReplyDraft reply = new ReplyDraft(xid, grant, header.chunks(), out, settings.maxReplySize(), callMemory,
-                answers);
+        ReplyDraft reply =
+                new ReplyDraft(xid, grant, header.chunks(), out, settings.maxReplySize(), callMemory, answers);
         try {
             run(xid, assembled.call(), reply.encoder());
         } catch (XdrException tooLarge) {
@@ -331,7 +390,8 @@ public final class RpcRdmaCallHandler {
     private Outcome refusedForMemory(int xid, int grant, MemoryRefused refused, MemorySegment out) {
         statistics.memoryRefusal();
         refusalLog.warn(() -> peer + ": call xid " + Integer.toHexString(xid) + " refused: needed " + refused.bytes()
-                + " bytes, " + refused.budget().name() + " allows " + refused.budget().limit() + " ("
+                + " bytes, " + refused.budget().name() + " allows "
+                + refused.budget().limit() + " ("
                 + refused.budget().used() + " in use now); " + statistics.memoryRefusals() + " refused so far");
         return answers.chunkError(xid, grant, out);
     }

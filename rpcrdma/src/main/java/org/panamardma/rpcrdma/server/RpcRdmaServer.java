@@ -65,7 +65,6 @@ public final class RpcRdmaServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpcRdmaServer.class);
 
     private final RdmaServer server;
-    private final RpcService service;
     private final RpcRdmaHeaderDecoder decoder;
     private final Builder config;
     private final ServerStatistics statistics = new ServerStatistics();
@@ -75,29 +74,39 @@ public final class RpcRdmaServer implements AutoCloseable {
     private final RateLimitedLog refusalLog = new RateLimitedLog(RpcRdmaServer.class, Duration.ofSeconds(10));
     private final ConnectionGate gate;
     private final IdleWatch idleWatch;
+    private final ConnectionSetUp setUp;
     private volatile boolean closed;
 
     private RpcRdmaServer(Builder b) throws RdmaException {
         this.config = b;
-        this.service = b.service;
         this.decoder = new RpcRdmaHeaderDecoder(b.limits);
         this.heap = MemoryBudget.of("server heap", b.serverHeap);
         this.pinned = MemoryBudget.of("server pinned", b.serverPinned);
         ConnectPrivateData ours = ConnectPrivateData.of(b.sendInline, b.receiveInline, false);
         ConnectionParameters parameters = ConnectionParameters.DEFAULTS.withPrivateData(ours.encode());
-        ConnectionOptions options = new ConnectionOptions(b.sendQueueDepth, ServerConnection.receiveDepth(b.credits),
-                ours.receiveSize(), parameters, b.timeout);
-        this.gate = new ConnectionGate(new ConnectionAdmission(b.maxConnections, b.maxConnectionsPerAddress),
-                refusalLog, "rpcrdma " + b.address);
+        ConnectionOptions options = new ConnectionOptions(
+                b.sendQueueDepth, ServerConnection.receiveDepth(b.credits), ours.receiveSize(), parameters, b.timeout);
+        this.gate = new ConnectionGate(
+                new ConnectionAdmission(b.maxConnections, b.maxConnectionsPerAddress),
+                refusalLog,
+                "rpcrdma " + b.address);
+        this.setUp = new ConnectionSetUp(b, decoder, statistics, heap, pinned, refusalLog, connections, () -> closed);
         this.server = RdmaServer.listen(b.address, options, this::accepted, gate);
-        this.idleWatch = new IdleWatch("rpcrdma-idle " + b.address, connections, b.idleTimeout, statistics,
+        this.idleWatch = new IdleWatch(
+                "rpcrdma-idle " + b.address,
+                connections,
+                b.idleTimeout,
+                statistics,
                 b.logConnections ? Level.INFO : Level.DEBUG);
-        long pinnedAtMost = b.serverPinned + b.maxConnections * (fixedPinnedBytesPerConnection()
-                + b.idleRegisteredBytes);
-        LockedMemory.warnIfBelow(pinnedAtMost, () -> "listening on " + b.address + ": this server may register up to "
-                + pinnedAtMost + " (server pinned " + b.serverPinned + " + " + b.maxConnections + " connections x ("
-                + fixedPinnedBytesPerConnection() + " + " + b.idleRegisteredBytes + " idle chunk buffers)"
-                + "): registrations may fail under load; raise the limit or lower serverMemory/maxConnections");
+        long pinnedAtMost =
+                b.serverPinned + b.maxConnections * (fixedPinnedBytesPerConnection() + b.idleRegisteredBytes);
+        LockedMemory.warnIfBelow(
+                pinnedAtMost,
+                () -> "listening on " + b.address + ": this server may register up to "
+                        + pinnedAtMost + " (server pinned " + b.serverPinned + " + " + b.maxConnections
+                        + " connections x ("
+                        + fixedPinnedBytesPerConnection() + " + " + b.idleRegisteredBytes + " idle chunk buffers)"
+                        + "): registrations may fail under load; raise the limit or lower serverMemory/maxConnections");
         LOG.atDebug().log(() -> "listening on " + b.address + ": at most " + b.maxConnections
                 + " connections of " + b.credits + " credits, " + fixedPinnedBytesPerConnection() + " bytes pinned"
                 + " each; call memory " + heap + ", " + pinned);
@@ -105,7 +114,8 @@ public final class RpcRdmaServer implements AutoCloseable {
 
     /** {@return the memory registered for each connection, whatever its calls: receive and send buffers} */
     public long fixedPinnedBytesPerConnection() {
-        int receiveSize = ConnectPrivateData.of(config.sendInline, config.receiveInline, false).receiveSize();
+        int receiveSize = ConnectPrivateData.of(config.sendInline, config.receiveInline, false)
+                .receiveSize();
         return (long) ServerConnection.receiveDepth(config.credits) * receiveSize
                 + (long) config.credits * config.sendInline;
     }
@@ -174,41 +184,7 @@ public final class RpcRdmaServer implements AutoCloseable {
             Thread.ofVirtual().start(rdma::close);
             return;
         }
-        Thread.ofVirtual().name("rpcrdma-setup " + rdma.name()).start(() -> setUp(rdma));
-    }
-
-    private void setUp(RdmaConnection rdma) {
-        ConnectPrivateData client = ConnectPrivateData.decode(rdma.peerPrivateData());
-        // RFC 8797 section 7.2: send no more inline than the client can receive (1024 if it said nothing).
-        int sendInline = Math.min(config.sendInline, client.receiveSize());
-        int receiveInline = ConnectPrivateData.of(config.sendInline, config.receiveInline, false).receiveSize();
-        ConnectionSettings settings = new ConnectionSettings(receiveInline, sendInline, config.credits,
-                config.maxCallSize, config.maxReplySize, config.maxRdmaReads);
-        try {
-            ServerConnection[] self = new ServerConnection[1];
-            String peer = rdma.name();
-            ConnectionMemory memory = new ConnectionMemory(heap.child(peer + " heap", config.connectionHeap),
-                    pinned.child(peer + " pinned", config.connectionPinned), config.memoryWait.toNanos());
-            Level level = config.logConnections ? Level.INFO : Level.DEBUG;
-            ServerConnection c = new ServerConnection(rdma, service, decoder, settings, statistics,
-                    config.timeout.toMillis(), new TransferDeadline(config.transferTimeout), memory, refusalLog,
-                    config.idleRegisteredBytes,
-                    () -> {
-                        connections.remove(self[0]);
-                        LOG.atLevel(level).log(() -> peer + ": closed");
-                    });
-            self[0] = c;
-            connections.add(c);
-            if (closed) {
-                c.close();
-                return;
-            }
-            c.start();
-            LOG.atLevel(level).log(() -> rdma.name() + ": serving, client private data " + client + ", " + settings);
-        } catch (RdmaException | RuntimeException e) {
-            LOG.warn(rdma.name() + ": setting up the connection", e);
-            Thread.ofVirtual().start(rdma::close);
-        }
+        Thread.ofVirtual().name("rpcrdma-setup " + rdma.name()).start(() -> setUp.setUp(rdma));
     }
 
     /** Stops listening and closes every connection. */
@@ -224,28 +200,28 @@ public final class RpcRdmaServer implements AutoCloseable {
 
     /** Settings of a server; {@link #start()} listens. */
     public static final class Builder {
-        private final RpcService service;
-        private InetSocketAddress address;
-        private int receiveInline = 4096;
-        private int sendInline = 4096;
-        private int credits = 32;
-        private int maxCallSize = 16 << 20;
-        private int maxReplySize = 16 << 20;
-        private int maxRdmaReads = 16;
-        private int sendQueueDepth = 128;
-        private HeaderLimits limits = HeaderLimits.DEFAULT;
-        private Duration timeout = Duration.ofSeconds(30);
-        private int maxConnections = 128;
-        private int maxConnectionsPerAddress = 16;
-        private Duration idleTimeout = Duration.ofMinutes(6);
-        private Duration transferTimeout = Duration.ofSeconds(5);
-        private long connectionHeap = 64L << 20;
-        private long connectionPinned = 64L << 20;
-        private long idleRegisteredBytes = 8L << 20;
-        private long serverHeap = 512L << 20;
-        private long serverPinned = 256L << 20;
-        private Duration memoryWait = Duration.ofSeconds(10);
-        private boolean logConnections;
+        final RpcService service;
+        InetSocketAddress address;
+        int receiveInline = 4096;
+        int sendInline = 4096;
+        int credits = 32;
+        int maxCallSize = 16 << 20;
+        int maxReplySize = 16 << 20;
+        int maxRdmaReads = 16;
+        int sendQueueDepth = 128;
+        HeaderLimits limits = HeaderLimits.DEFAULT;
+        Duration timeout = Duration.ofSeconds(30);
+        int maxConnections = 128;
+        int maxConnectionsPerAddress = 16;
+        Duration idleTimeout = Duration.ofMinutes(6);
+        Duration transferTimeout = Duration.ofSeconds(5);
+        long connectionHeap = 64L << 20;
+        long connectionPinned = 64L << 20;
+        long idleRegisteredBytes = 8L << 20;
+        long serverHeap = 512L << 20;
+        long serverPinned = 256L << 20;
+        Duration memoryWait = Duration.ofSeconds(10);
+        boolean logConnections;
 
         private Builder(RpcService service) {
             this.service = Objects.requireNonNull(service, "service");
@@ -485,7 +461,9 @@ public final class RpcRdmaServer implements AutoCloseable {
         public RpcRdmaServer start() throws RdmaException {
             Objects.requireNonNull(address, "bind(address) first");
             long largest = Math.max(maxCallSize, maxReplySize);
-            if (connectionHeap < largest || connectionPinned < largest || serverHeap < connectionHeap
+            if (connectionHeap < largest
+                    || connectionPinned < largest
+                    || serverHeap < connectionHeap
                     || serverPinned < connectionPinned) {
                 throw new IllegalArgumentException("memory budgets must hold the largest call or reply (" + largest
                         + " bytes), a connection's within the server's: connection " + connectionHeap + " heap, "

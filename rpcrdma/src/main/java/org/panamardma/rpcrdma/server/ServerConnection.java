@@ -48,15 +48,18 @@ final class ServerConnection {
     private final RpcRdmaCallHandler handler;
     /** The connection's RDMA Reads and its registered memory for chunks (closed after the queue pair). */
     private final VerbsChunkTransfers transfers;
+
     private final MemoryRegion sendBuffers;
     private final SendSlots sendSlots;
     private final int sendBufferSize;
     private final Phaser calls = new Phaser(1);
     /** Free call slots: the credits granted; a message is taken only with one. */
     private final Semaphore callSlots;
+
     private final AtomicInteger inProgress = new AtomicInteger();
     /** Messages taken and messages answered (or dropped): the client's calls outstanding are the difference. */
     private final AtomicLong taken = new AtomicLong();
+
     private final AtomicLong answered = new AtomicLong();
     private final ServerStatistics statistics;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -66,10 +69,19 @@ final class ServerConnection {
     /** When a call was last taken or ended: what the idle timeout counts from. */
     private volatile long lastActivity = System.nanoTime();
 
-    ServerConnection(RdmaConnection connection, RpcService service, RpcRdmaHeaderDecoder decoder,
-                     ConnectionSettings settings, ServerStatistics statistics, long timeoutMillis,
-                     TransferDeadline transferDeadline, ConnectionMemory memory, RateLimitedLog refusalLog,
-                     long idleRegisteredBytes, Runnable onClosed) throws RdmaException {
+    ServerConnection(
+            RdmaConnection connection,
+            RpcService service,
+            RpcRdmaHeaderDecoder decoder,
+            ConnectionSettings settings,
+            ServerStatistics statistics,
+            long timeoutMillis,
+            TransferDeadline transferDeadline,
+            ConnectionMemory memory,
+            RateLimitedLog refusalLog,
+            long idleRegisteredBytes,
+            Runnable onClosed)
+            throws RdmaException {
         this.connection = connection;
         this.callSlots = new Semaphore(settings.maxCredits());
         this.statistics = statistics;
@@ -79,14 +91,26 @@ final class ServerConnection {
         this.sendBufferSize = settings.sendInline();
         // One send buffer per call slot (one per credit): a call in progress always finds one.
         int count = settings.maxCredits();
-        this.sendBuffers = connection.protectionDomain().allocate((long) count * sendBufferSize,
-                Set.of(Access.LOCAL_WRITE));
+        this.sendBuffers =
+                connection.protectionDomain().allocate((long) count * sendBufferSize, Set.of(Access.LOCAL_WRITE));
         this.sendSlots = new SendSlots(count);
-        this.transfers = new VerbsChunkTransfers(connection, transferDeadline,
-                Math.max(settings.maxCallSize(), settings.maxReplySize()), idleRegisteredBytes);
-        this.handler = new RpcRdmaCallHandler(service, decoder, settings,
-                transfers, statistics, ConfigRdmaProgram.INSTANCE, memory,
-                connection.name(), connection.localAddress(), connection.peerAddress(), refusalLog);
+        this.transfers = new VerbsChunkTransfers(
+                connection,
+                transferDeadline,
+                Math.max(settings.maxCallSize(), settings.maxReplySize()),
+                idleRegisteredBytes);
+        this.handler = new RpcRdmaCallHandler(
+                service,
+                decoder,
+                settings,
+                transfers,
+                statistics,
+                ConfigRdmaProgram.INSTANCE,
+                memory,
+                connection.name(),
+                connection.localAddress(),
+                connection.peerAddress(),
+                refusalLog);
     }
 
     /**
@@ -167,13 +191,14 @@ final class ServerConnection {
                 buffer = -1;
                 // the Send is waited for (its call slot is free only then), never a Write on its own; the Writes'
                 // bytes have their transfer deadline on top of the Send's
-                long wait = writes.isEmpty() ? timeoutMillis : timeoutMillis + transferDeadline.millisFor(writes.bytes());
+                long wait =
+                        writes.isEmpty() ? timeoutMillis : timeoutMillis + transferDeadline.millisFor(writes.bytes());
                 try {
                     sent.get(wait, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException late) {
                     if (!writes.isEmpty()) {
-                        throw new IOException("the reply's RDMA Writes and Send did not complete in " + wait + " ms",
-                                late);
+                        throw new IOException(
+                                "the reply's RDMA Writes and Send did not complete in " + wait + " ms", late);
                     }
                     throw late;
                 }
@@ -195,7 +220,8 @@ final class ServerConnection {
         } catch (RuntimeException e) {
             // After close() the connection's protection domain is gone (with the call's registrations): a call
             // still running then fails on it (IllegalStateException), which is expected, not an error.
-            LOG.atLevel(closed.get() ? Level.DEBUG : Level.ERROR).setCause(e)
+            LOG.atLevel(closed.get() ? Level.DEBUG : Level.ERROR)
+                    .setCause(e)
                     .log(connection.name() + ": handling a message");
             Thread.ofVirtual().start(this::close);
         } finally {
@@ -243,8 +269,7 @@ final class ServerConnection {
                     + " calls outstanding, beyond the " + credits + " credits granted ("
                     + receiveDepth(credits) + " receives posted)");
         } else {
-            LOG.debug(connection.name() + ": connection ended, " + outstanding
-                    + " calls outstanding");
+            LOG.debug(connection.name() + ": connection ended, " + outstanding + " calls outstanding");
         }
     }
 

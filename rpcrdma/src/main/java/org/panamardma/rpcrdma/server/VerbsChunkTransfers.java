@@ -33,8 +33,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     private final RdmaConnection connection;
     private final TransferDeadline deadline;
     private final BufferPool pool;
-    private final ConcurrentLinkedQueue<Lease> quarantined =
-            new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Lease> quarantined = new ConcurrentLinkedQueue<>();
 
     /**
      * @param largest the largest transfer (the largest call or reply)
@@ -44,8 +43,11 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         this.connection = connection;
         this.deadline = deadline;
         // a LocalRegistrar: the server's memory is registered with local rights only, the peer gets no key to it
-        this.pool = BufferPool.forReplies(connection.name() + " chunk pool",
-                LocalRegistrar.of(connection.protectionDomain()), largest, idleBytes);
+        this.pool = BufferPool.forReplies(
+                connection.name() + " chunk pool",
+                LocalRegistrar.of(connection.protectionDomain()),
+                largest,
+                idleBytes);
     }
 
     BufferPool pool() {
@@ -69,8 +71,8 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
             long at = 0;
             for (RdmaSegment s : segments) {
                 if (s.length() > 0) {
-                    posted.add(connection.read(regionOf(sink), sink.regionOffset() + at, s.length(), s.offset(),
-                            s.handle()));
+                    posted.add(connection.read(
+                            regionOf(sink), sink.regionOffset() + at, s.length(), s.offset(), s.handle()));
                 }
                 at += s.length();
             }
@@ -101,8 +103,8 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         try {
             MemorySegment.copy(source, 0, from.segment(), 0, source.byteSize());
             List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
-            for (RdmaConnection.ChainedWrite w : CallTransfers.writes(regionOf(from), from.regionOffset(),
-                    source.byteSize(), segments)) {
+            for (RdmaConnection.ChainedWrite w :
+                    CallTransfers.writes(regionOf(from), from.regionOffset(), source.byteSize(), segments)) {
                 posted.add(connection.write(w.mr(), w.offset(), w.length(), w.remoteAddress(), w.rkey()));
             }
             await(posted, "RDMA Write", deadline.millisFor(source.byteSize()));

@@ -17,8 +17,7 @@ import org.panamardma.xdr.DataPlacement;
  */
 final class WriteListPlacement implements DataPlacement {
     /** An item taken for chunk {@code chunk}. */
-    record Placed(int chunk, long streamPosition, MemorySegment data) {
-    }
+    record Placed(int chunk, long streamPosition, MemorySegment data) {}
 
     private final List<WriteChunk> offered;
     private final List<Placed> placed = new ArrayList<>();

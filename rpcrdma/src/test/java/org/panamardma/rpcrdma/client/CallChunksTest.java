@@ -47,8 +47,14 @@ class CallChunksTest {
 
     private ChunkMemory memory(ChunkExposure mode, long poolBytes, long cacheBytes) {
         MemoryWindows w = mode == ChunkExposure.MEMORY_WINDOWS ? new MemoryWindows("test client", windows) : null;
-        return new ChunkMemory("test client", registrar, w, RegisteredBufferPool.DEFAULT_CLASSES,
-                RegisteredBufferPool.DEFAULT_SLAB_BYTES, poolBytes, cacheBytes);
+        return new ChunkMemory(
+                "test client",
+                registrar,
+                w,
+                RegisteredBufferPool.DEFAULT_CLASSES,
+                RegisteredBufferPool.DEFAULT_SLAB_BYTES,
+                poolBytes,
+                cacheBytes);
     }
 
     private boolean reaches(RdmaSegment s, long offsetFrom, long length, Access right) {
@@ -71,8 +77,9 @@ class CallChunksTest {
         assertFalse(reaches(s, -1, 1, right), "not the byte before it");
         Slot slot = slotOf(memory, s.offset());
         long end = slot == null ? s.offset() + s.length() : slot.buffer().address() + slot.size();
-        assertFalse(reaches(s.handle(), end, 1, right), "not a byte past " + (slot == null ? "the segment"
-                : "its pool buffer"));
+        assertFalse(
+                reaches(s.handle(), end, 1, right),
+                "not a byte past " + (slot == null ? "the segment" : "its pool buffer"));
         assertFalse(reaches(s.handle(), end, 4096, right), "nor the neighbour after it");
     }
 
@@ -82,8 +89,13 @@ class CallChunksTest {
     }
 
     /** One call the way RpcRdmaClient makes it: plan, build, (the server's turn), revoke, release. */
-    private void call(ChunkMemory memory, ChunkPlanner p, MemorySegment writeData, ReplyExpectation expectation,
-                      CallPlan.Kind expectedKind) throws Exception {
+    private void call(
+            ChunkMemory memory,
+            ChunkPlanner p,
+            MemorySegment writeData,
+            ReplyExpectation expectation,
+            CallPlan.Kind expectedKind)
+            throws Exception {
         CallPlan plan = p.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(writeData), expectation);
         assertEquals(expectedKind, plan.kind());
         CallChunks chunks = new CallChunks(memory);
@@ -99,16 +111,20 @@ class CallChunksTest {
                 advertised.add(s);
             }
         }
-        lists.replyChunk().ifPresent(w -> w.segments().forEach(s -> {
-            assertExactlyExposed(s, Access.REMOTE_WRITE, memory);
-            advertised.add(s);
-        }));
-        assertEquals(advertised.size(), new HashSet<>(advertised.stream().map(RdmaSegment::handle).toList()).size(),
+        lists.replyChunk()
+                .ifPresent(w -> w.segments().forEach(s -> {
+                    assertExactlyExposed(s, Access.REMOTE_WRITE, memory);
+                    advertised.add(s);
+                }));
+        assertEquals(
+                advertised.size(),
+                new HashSet<>(advertised.stream().map(RdmaSegment::handle).toList()).size(),
                 "a handle per segment");
         CompletableFuture<Void> revoked = chunks.revoke();
         assertTrue(revoked.isDone());
         for (RdmaSegment s : advertised) {
-            assertFalse(reaches(s, 0, 1, Access.REMOTE_READ) || reaches(s, 0, 1, Access.REMOTE_WRITE),
+            assertFalse(
+                    reaches(s, 0, 1, Access.REMOTE_READ) || reaches(s, 0, 1, Access.REMOTE_WRITE),
                     "revoked: the handle reaches nothing");
         }
         chunks.release();
@@ -116,29 +132,44 @@ class CallChunksTest {
         assertEquals(0, chunks.held());
     }
 
-    private static List<Supplier<Object[]>> shapes(ChunkPlanner planner, ChunkPlanner alwaysReply,
-                                                   RegisteredBuffer poolData, RegisteredBuffer poolTarget,
-                                                   MemorySegment nativeData, MemorySegment nativeTarget) {
+    private static List<Supplier<Object[]>> shapes(
+            ChunkPlanner planner,
+            ChunkPlanner alwaysReply,
+            RegisteredBuffer poolData,
+            RegisteredBuffer poolTarget,
+            MemorySegment nativeData,
+            MemorySegment nativeTarget) {
         MemorySegment heapData = ChunkPlannerTest.bytes(DATA);
         MemorySegment heapTarget = MemorySegment.ofArray(new byte[DATA]);
         MemorySegment small = ChunkPlannerTest.bytes(16);
         return List.of(
                 // NFS WRITE: the data in a Read chunk, from the pool, from caller memory, from the heap
-                () -> new Object[] {planner, poolData.segment().asSlice(0, DATA - 100), ReplyExpectation.SMALL,
-                        CallPlan.Kind.READ_CHUNKS},
+                () -> new Object[] {
+                    planner,
+                    poolData.segment().asSlice(0, DATA - 100),
+                    ReplyExpectation.SMALL,
+                    CallPlan.Kind.READ_CHUNKS
+                },
                 () -> new Object[] {planner, nativeData, ReplyExpectation.SMALL, CallPlan.Kind.READ_CHUNKS},
                 () -> new Object[] {planner, heapData, ReplyExpectation.SMALL, CallPlan.Kind.READ_CHUNKS},
                 // NFS READ: the data placed in a Write chunk, into the pool, caller memory, the heap
-                () -> new Object[] {planner, small, ReplyExpectation.placedInto(poolTarget.segment(), DATA + 100),
-                        CallPlan.Kind.INLINE},
-                () -> new Object[] {planner, small, ReplyExpectation.placedInto(nativeTarget, DATA + 100),
-                        CallPlan.Kind.INLINE},
-                () -> new Object[] {planner, small, ReplyExpectation.placedInto(heapTarget, DATA + 100),
-                        CallPlan.Kind.INLINE},
+                () -> new Object[] {
+                    planner, small, ReplyExpectation.placedInto(poolTarget.segment(), DATA + 100), CallPlan.Kind.INLINE
+                },
+                () -> new Object[] {
+                    planner, small, ReplyExpectation.placedInto(nativeTarget, DATA + 100), CallPlan.Kind.INLINE
+                },
+                () -> new Object[] {
+                    planner, small, ReplyExpectation.placedInto(heapTarget, DATA + 100), CallPlan.Kind.INLINE
+                },
                 // a large reply without placement: a Reply chunk; a Long Call: a position-zero Read chunk
                 () -> new Object[] {planner, small, ReplyExpectation.upTo(200_000), CallPlan.Kind.INLINE},
-                () -> new Object[] {new ChunkPlanner(4096, 4096, Integer.MAX_VALUE, 1024, false), heapData,
-                        ReplyExpectation.SMALL, CallPlan.Kind.POSITION_ZERO},
+                () -> new Object[] {
+                    new ChunkPlanner(4096, 4096, Integer.MAX_VALUE, 1024, false),
+                    heapData,
+                    ReplyExpectation.SMALL,
+                    CallPlan.Kind.POSITION_ZERO
+                },
                 // every call with a Reply chunk (alwaysReplyChunk), as NULL would go
                 () -> new Object[] {alwaysReply, small, ReplyExpectation.SMALL, CallPlan.Kind.INLINE});
     }
@@ -149,12 +180,15 @@ class CallChunksTest {
 
     @Test
     void withWindowsSteadyStateCallsRegisterNothingAndEveryHandleIsANewKey() throws Exception {
-        try (ChunkMemory memory = memory(ChunkExposure.MEMORY_WINDOWS, RpcRdmaClientOptions.DEFAULT_PINNED_BYTES,
-                RpcRdmaClientOptions.DEFAULT_PINNED_BYTES); Arena caller = Arena.ofShared()) {
+        try (ChunkMemory memory = memory(
+                        ChunkExposure.MEMORY_WINDOWS,
+                        RpcRdmaClientOptions.DEFAULT_PINNED_BYTES,
+                        RpcRdmaClientOptions.DEFAULT_PINNED_BYTES);
+                Arena caller = Arena.ofShared()) {
             RegisteredBuffer poolData = memory.buffers.allocate(DATA);
             RegisteredBuffer poolTarget = memory.buffers.allocate(DATA);
-            List<Supplier<Object[]>> shapes = shapes(planner, alwaysReply, poolData, poolTarget,
-                    caller.allocate(DATA), caller.allocate(DATA));
+            List<Supplier<Object[]>> shapes =
+                    shapes(planner, alwaysReply, poolData, poolTarget, caller.allocate(DATA), caller.allocate(DATA));
             for (Supplier<Object[]> shape : shapes) { // warm-up: each shape once
                 run(memory, shape.get());
             }
@@ -171,8 +205,11 @@ class CallChunksTest {
             assertEquals(windowsMade, memory.windowsAllocated(), "windows are reused");
             assertTrue(memory.windowBinds() - binds >= CALLS, "a bind per chunk per call");
             assertEquals(0, windows.boundCount(), "every window is free between calls");
-            assertTrue(registrar.live.values().stream().noneMatch(l -> l.access().contains(Access.REMOTE_READ)
-                    || l.access().contains(Access.REMOTE_WRITE)), "no registration has a remote right of its own");
+            assertTrue(
+                    registrar.live.values().stream()
+                            .noneMatch(l -> l.access().contains(Access.REMOTE_READ)
+                                    || l.access().contains(Access.REMOTE_WRITE)),
+                    "no registration has a remote right of its own");
             assertEquals(2, memory.buffers.leased(), "every buffer the calls leased went back");
             poolData.release();
             poolTarget.release();
@@ -182,13 +219,15 @@ class CallChunksTest {
 
     @Test
     void withPerCallRegistrationEachChunkIsRegisteredForItsCallAndGoneAfter() throws Exception {
-        try (ChunkMemory memory = memory(ChunkExposure.PER_CALL_REGISTRATION,
-                RpcRdmaClientOptions.DEFAULT_PINNED_BYTES, RpcRdmaClientOptions.DEFAULT_PINNED_BYTES);
-             Arena caller = Arena.ofShared()) {
+        try (ChunkMemory memory = memory(
+                        ChunkExposure.PER_CALL_REGISTRATION,
+                        RpcRdmaClientOptions.DEFAULT_PINNED_BYTES,
+                        RpcRdmaClientOptions.DEFAULT_PINNED_BYTES);
+                Arena caller = Arena.ofShared()) {
             RegisteredBuffer poolData = memory.buffers.allocate(DATA);
             RegisteredBuffer poolTarget = memory.buffers.allocate(DATA);
-            List<Supplier<Object[]>> shapes = shapes(planner, alwaysReply, poolData, poolTarget,
-                    caller.allocate(DATA), caller.allocate(DATA));
+            List<Supplier<Object[]>> shapes =
+                    shapes(planner, alwaysReply, poolData, poolTarget, caller.allocate(DATA), caller.allocate(DATA));
             for (int i = 0; i < CALLS; i++) {
                 run(memory, shapes.get(i % shapes.size()).get());
                 assertTrue(registrar.live.isEmpty(), "nothing registered between calls");
@@ -208,12 +247,16 @@ class CallChunksTest {
             throws Exception {
         try (ChunkMemory memory = memory(mode, 1 << 20, 1 << 20)) {
             MemorySegment heapData = ChunkPlannerTest.bytes(DATA);
-            CallPlan plan = planner.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(heapData),
-                    ReplyExpectation.SMALL);
+            CallPlan plan =
+                    planner.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(heapData), ReplyExpectation.SMALL);
             CallChunks chunks = new CallChunks(memory);
-            RdmaSegment read = chunks.build(plan, ReplyExpectation.SMALL).readList().getFirst().target();
+            RdmaSegment read = chunks.build(plan, ReplyExpectation.SMALL)
+                    .readList()
+                    .getFirst()
+                    .target();
             Slot slot = slotOf(memory, read.offset());
-            MemorySegment exposed = slot.buffer().asSlice(read.offset() - slot.buffer().address(), read.length());
+            MemorySegment exposed =
+                    slot.buffer().asSlice(read.offset() - slot.buffer().address(), read.length());
             assertEquals(-1, exposed.mismatch(heapData), "the server reads the heap data's copy, in a pool buffer");
             chunks.revoke();
             chunks.release();
@@ -221,8 +264,10 @@ class CallChunksTest {
             MemorySegment heapTarget = MemorySegment.ofArray(new byte[DATA]);
             ReplyExpectation expectation = ReplyExpectation.placedInto(heapTarget, DATA + 100);
             CallChunks reading = new CallChunks(memory);
-            reading.build(planner.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(ChunkPlannerTest.bytes(8)),
-                    expectation), expectation);
+            reading.build(
+                    planner.plan(
+                            ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(ChunkPlannerTest.bytes(8)), expectation),
+                    expectation);
             MemorySegment bounce = reading.bounces.getFirst();
             assertNotNull(bounce);
             assertTrue(bounce.isNative());
@@ -236,9 +281,11 @@ class CallChunksTest {
     @Test
     void theMemoryOfACallWhoseInvalidationIsPendingStaysOutOfThePoolUntilItCompletes() throws Exception {
         try (ChunkMemory memory = memory(ChunkExposure.MEMORY_WINDOWS, 1 << 20, 1 << 20);
-             Arena caller = Arena.ofShared()) {
+                Arena caller = Arena.ofShared()) {
             MemorySegment target = caller.allocate(DATA);
-            CallPlan plan = alwaysReply.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(caller.allocate(DATA)),
+            CallPlan plan = alwaysReply.plan(
+                    ChunkPlannerTest.CALL,
+                    ChunkPlannerTest.writeArgs(caller.allocate(DATA)),
                     ReplyExpectation.placedInto(target, 100));
             CallChunks chunks = new CallChunks(memory);
             ChunkLists lists = chunks.build(plan, ReplyExpectation.placedInto(target, 100));
@@ -262,10 +309,15 @@ class CallChunksTest {
     @Test
     void aWindowWhoseInvalidationFailsIsDeallocatedWhichRevokesItAllTheSame() throws Exception {
         try (ChunkMemory memory = memory(ChunkExposure.MEMORY_WINDOWS, 1 << 20, 1 << 20)) {
-            CallPlan plan = alwaysReply.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(
-                    ChunkPlannerTest.bytes(8)), ReplyExpectation.SMALL);
+            CallPlan plan = alwaysReply.plan(
+                    ChunkPlannerTest.CALL,
+                    ChunkPlannerTest.writeArgs(ChunkPlannerTest.bytes(8)),
+                    ReplyExpectation.SMALL);
             CallChunks chunks = new CallChunks(memory);
-            RdmaSegment reply = chunks.build(plan, ReplyExpectation.SMALL).replyChunk().orElseThrow().segments()
+            RdmaSegment reply = chunks.build(plan, ReplyExpectation.SMALL)
+                    .replyChunk()
+                    .orElseThrow()
+                    .segments()
                     .getFirst();
             windows.failInvalidations = true; // the queue pair is in error: LOCAL_INV flushed
             assertTrue(chunks.revoke().isDone());
@@ -279,10 +331,15 @@ class CallChunksTest {
     @Test
     void aWindowTheServerInvalidatedIsNotInvalidatedAgain() throws Exception {
         try (ChunkMemory memory = memory(ChunkExposure.MEMORY_WINDOWS, 1 << 20, 1 << 20)) {
-            CallPlan plan = alwaysReply.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(
-                    ChunkPlannerTest.bytes(8)), ReplyExpectation.SMALL);
+            CallPlan plan = alwaysReply.plan(
+                    ChunkPlannerTest.CALL,
+                    ChunkPlannerTest.writeArgs(ChunkPlannerTest.bytes(8)),
+                    ReplyExpectation.SMALL);
             CallChunks chunks = new CallChunks(memory);
-            RdmaSegment reply = chunks.build(plan, ReplyExpectation.SMALL).replyChunk().orElseThrow().segments()
+            RdmaSegment reply = chunks.build(plan, ReplyExpectation.SMALL)
+                    .replyChunk()
+                    .orElseThrow()
+                    .segments()
                     .getFirst();
             memory.invalidatedByPeer(0x1234); // a key of none of ours: nothing happens
             assertTrue(reaches(reply, 0, reply.length(), Access.REMOTE_WRITE));
@@ -294,7 +351,10 @@ class CallChunksTest {
             assertEquals(0, memory.buffers.leased());
             // the window is free and reused under its next key
             CallChunks next = new CallChunks(memory);
-            RdmaSegment again = next.build(plan, ReplyExpectation.SMALL).replyChunk().orElseThrow().segments()
+            RdmaSegment again = next.build(plan, ReplyExpectation.SMALL)
+                    .replyChunk()
+                    .orElseThrow()
+                    .segments()
                     .getFirst();
             assertEquals(1, memory.windowsAllocated());
             assertEquals(reply.handle() + 1, again.handle(), "the key byte bumped");
@@ -306,10 +366,15 @@ class CallChunksTest {
     @Test
     void lostConnectionRevokesEveryWindowAtOnceEvenWithInvalidationsStuck() throws Exception {
         try (ChunkMemory memory = memory(ChunkExposure.MEMORY_WINDOWS, 1 << 20, 1 << 20)) {
-            CallPlan plan = alwaysReply.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(
-                    ChunkPlannerTest.bytes(8)), ReplyExpectation.SMALL);
+            CallPlan plan = alwaysReply.plan(
+                    ChunkPlannerTest.CALL,
+                    ChunkPlannerTest.writeArgs(ChunkPlannerTest.bytes(8)),
+                    ReplyExpectation.SMALL);
             CallChunks chunks = new CallChunks(memory);
-            RdmaSegment reply = chunks.build(plan, ReplyExpectation.SMALL).replyChunk().orElseThrow().segments()
+            RdmaSegment reply = chunks.build(plan, ReplyExpectation.SMALL)
+                    .replyChunk()
+                    .orElseThrow()
+                    .segments()
                     .getFirst();
             windows.holdInvalidations = true;
             CompletableFuture<Void> revoked = chunks.revoke();
@@ -319,15 +384,18 @@ class CallChunksTest {
             assertFalse(reaches(reply, 0, 1, Access.REMOTE_WRITE));
             chunks.release();
             assertEquals(0, memory.buffers.leased());
-            assertThrows(IllegalStateException.class, () -> new CallChunks(memory).build(plan,
-                    ReplyExpectation.SMALL), "no window is bound after the loss");
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> new CallChunks(memory).build(plan, ReplyExpectation.SMALL),
+                    "no window is bound after the loss");
         }
     }
 
     @ParameterizedTest
     @EnumSource(names = {"MEMORY_WINDOWS", "PER_CALL_REGISTRATION"})
     void withThePoolExhaustedACallExposesMemoryOfItsOwnAndFreesItAfter(ChunkExposure mode) throws Exception {
-        try (ChunkMemory memory = memory(mode, 0, 0); Arena caller = Arena.ofShared()) {
+        try (ChunkMemory memory = memory(mode, 0, 0);
+                Arena caller = Arena.ofShared()) {
             MemorySegment data = caller.allocate(DATA);
             for (int i = 0; i < 10; i++) {
                 call(memory, alwaysReply, data, ReplyExpectation.SMALL, CallPlan.Kind.READ_CHUNKS);
@@ -345,11 +413,11 @@ class CallChunksTest {
             RegisteredBuffer b = memory.buffers.allocate(DATA);
             MemorySegment stale = b.segment();
             b.release();
-            CallPlan plan = planner.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(stale),
-                    ReplyExpectation.SMALL);
+            CallPlan plan =
+                    planner.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(stale), ReplyExpectation.SMALL);
             CallChunks chunks = new CallChunks(memory);
-            IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> chunks.build(plan, ReplyExpectation.SMALL));
+            IllegalStateException e =
+                    assertThrows(IllegalStateException.class, () -> chunks.build(plan, ReplyExpectation.SMALL));
             assertTrue(e.getMessage().contains("released pool buffer"), e.getMessage());
             chunks.revoke(); // what RpcRdmaClient.call does on a failure
             chunks.release();
@@ -360,7 +428,8 @@ class CallChunksTest {
     @ParameterizedTest
     @EnumSource(names = {"MEMORY_WINDOWS", "PER_CALL_REGISTRATION"})
     void aFailedRegistrationMidCallLeavesNothingExposed(ChunkExposure mode) throws Exception {
-        try (ChunkMemory memory = memory(mode, 1 << 20, 1 << 20); Arena caller = Arena.ofShared()) {
+        try (ChunkMemory memory = memory(mode, 1 << 20, 1 << 20);
+                Arena caller = Arena.ofShared()) {
             MemorySegment data = caller.allocate(DATA);
             ReplyExpectation expectation = ReplyExpectation.placedInto(caller.allocate(DATA), DATA + 100);
             CallPlan plan = planner.plan(ChunkPlannerTest.CALL, ChunkPlannerTest.writeArgs(data), expectation);
@@ -382,7 +451,8 @@ class CallChunksTest {
     @ParameterizedTest
     @EnumSource(names = {"MEMORY_WINDOWS", "PER_CALL_REGISTRATION"})
     void concurrentCallsOverSharedMemoryEachGetTheirOwnHandles(ChunkExposure mode) throws Exception {
-        try (ChunkMemory memory = memory(mode, 8 << 20, 8 << 20); Arena caller = Arena.ofShared()) {
+        try (ChunkMemory memory = memory(mode, 8 << 20, 8 << 20);
+                Arena caller = Arena.ofShared()) {
             MemorySegment data = caller.allocate(DATA);
             data.fill((byte) 7);
             call(memory, alwaysReply, data, ReplyExpectation.SMALL, CallPlan.Kind.READ_CHUNKS);
@@ -405,16 +475,22 @@ class CallChunksTest {
             }
             assertEquals(List.of(), failures);
             if (mode == ChunkExposure.MEMORY_WINDOWS) {
-                assertTrue(memory.registrations() - registrations <= 4 * 2,
+                assertTrue(
+                        memory.registrations() - registrations <= 4 * 2,
                         "at most a race per thread for a first registration of the segment and of a buffer");
             } else {
                 assertEquals(registrations + 2L * CALLS, memory.registrations());
             }
             assertEquals((byte) 7, data.get(ValueLayout.JAVA_BYTE, DATA - 1));
             assertEquals(0, windows.boundCount());
-            assertEquals(Set.of(), Set.copyOf(new ArrayList<>(registrar.live.values()).stream()
-                    .filter(l -> l.access().contains(Access.REMOTE_READ) || l.access().contains(Access.REMOTE_WRITE))
-                    .toList()), "no remote right left anywhere");
+            assertEquals(
+                    Set.of(),
+                    Set.copyOf(new ArrayList<>(registrar.live.values())
+                            .stream()
+                                    .filter(l -> l.access().contains(Access.REMOTE_READ)
+                                            || l.access().contains(Access.REMOTE_WRITE))
+                                    .toList()),
+                    "no remote right left anywhere");
         }
     }
 }

@@ -53,9 +53,14 @@ class ChunkPlannerTest {
         // exactly at the threshold: inline; one word more: not
         int room = 1024 - EMPTY_TRANSPORT_HEADER - CALL_HEADER;
         ChunkPlanner p = new ChunkPlanner(1024, 1024, 0, 0, false);
-        assertEquals(CallPlan.Kind.INLINE, p.plan(CALL, out -> out.putFixedOpaque(new byte[room]), ReplyExpectation.SMALL).kind());
-        assertEquals(CallPlan.Kind.POSITION_ZERO,
-                p.plan(CALL, out -> out.putFixedOpaque(new byte[room + 4]), ReplyExpectation.SMALL).kind());
+        assertEquals(
+                CallPlan.Kind.INLINE,
+                p.plan(CALL, out -> out.putFixedOpaque(new byte[room]), ReplyExpectation.SMALL)
+                        .kind());
+        assertEquals(
+                CallPlan.Kind.POSITION_ZERO,
+                p.plan(CALL, out -> out.putFixedOpaque(new byte[room + 4]), ReplyExpectation.SMALL)
+                        .kind());
     }
 
     @Test
@@ -96,7 +101,9 @@ class ChunkPlannerTest {
             out.putFixedOpaque(new byte[1500]); // not eligible
             out.putEligibleOpaque(bytes(4000), Integer.MAX_VALUE);
         };
-        assertEquals(CallPlan.Kind.POSITION_ZERO, p.plan(CALL, args, ReplyExpectation.SMALL).kind());
+        assertEquals(
+                CallPlan.Kind.POSITION_ZERO,
+                p.plan(CALL, args, ReplyExpectation.SMALL).kind());
     }
 
     @Test
@@ -104,8 +111,8 @@ class ChunkPlannerTest {
         ChunkPlanner p = new ChunkPlanner(4096, 4096, 1024, 1024, false);
         MemorySegment big = MemorySegment.ofArray(new byte[1 << 20]);
         MemorySegment small = MemorySegment.ofArray(new byte[100]);
-        CallPlan plan = p.plan(CALL, XdrEncodable.VOID,
-                new ReplyExpectation(200 + (1 << 20) + 104, List.of(big, small)));
+        CallPlan plan =
+                p.plan(CALL, XdrEncodable.VOID, new ReplyExpectation(200 + (1 << 20) + 104, List.of(big, small)));
         assertEquals(List.of(true, false), plan.writeTargets());
         assertEquals(1, plan.writeChunkCount());
         assertEquals(0, plan.replyChunkLength(), "200 + 104 bytes of results fit a 4 KiB receive");
@@ -114,19 +121,25 @@ class ChunkPlannerTest {
     @Test
     void replyChunkWhenTheReplyMayExceedTheReceiveThreshold() {
         ChunkPlanner p = new ChunkPlanner(4096, 4096, 1024, 1024, false);
-        assertEquals(0, p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.upTo(3000)).replyChunkLength());
-        long length = p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.upTo(32768 + 4)).replyChunkLength();
+        assertEquals(
+                0, p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.upTo(3000)).replyChunkLength());
+        long length = p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.upTo(32768 + 4))
+                .replyChunkLength();
         assertEquals(ChunkPlanner.MAX_REPLY_HEADER + 32768 + 4, length);
-        assertEquals(0, p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.SMALL).replyChunkLength(),
+        assertEquals(
+                0,
+                p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.SMALL).replyChunkLength(),
                 "unknown size: assumed small");
     }
 
     @Test
     void alwaysReplyChunkForcesOneEvenForTinyReplies() {
         ChunkPlanner p = new ChunkPlanner(1024, 1024, 1024, 0, true);
-        assertEquals(ChunkPlanner.MAX_REPLY_HEADER + 100,
+        assertEquals(
+                ChunkPlanner.MAX_REPLY_HEADER + 100,
                 p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.upTo(100)).replyChunkLength());
-        assertEquals(1024, p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.SMALL).replyChunkLength());
+        assertEquals(
+                1024, p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.SMALL).replyChunkLength());
         MemorySegment target = MemorySegment.ofArray(new byte[16]);
         CallPlan read = p.plan(CALL, XdrEncodable.VOID, ReplyExpectation.placedInto(target, 120 + 16));
         assertEquals(List.of(false), read.writeTargets(), "a Reply chunk and no Write list, as Linux does");

@@ -50,8 +50,8 @@ final class HostileServer implements AutoCloseable {
 
     static HostileServer listen(InetSocketAddress address) throws Exception {
         byte[] ours = ConnectPrivateData.of(INLINE, INLINE, false).encode();
-        ConnectionOptions options = new ConnectionOptions(64, 64, 2 * INLINE,
-                ConnectionParameters.DEFAULTS.withPrivateData(ours), WAIT);
+        ConnectionOptions options =
+                new ConnectionOptions(64, 64, 2 * INLINE, ConnectionParameters.DEFAULTS.withPrivateData(ours), WAIT);
         return new HostileServer(RdmaServer.listen(address, options));
     }
 
@@ -69,8 +69,7 @@ final class HostileServer implements AutoCloseable {
     }
 
     /** One call as the server sees it. */
-    record Call(int xid, RpcRdmaHeader header, ChunkLists chunks) {
-    }
+    record Call(int xid, RpcRdmaHeader header, ChunkLists chunks) {}
 
     /** The next message the client sent, decoded. */
     Call nextCall() throws Exception {

@@ -78,13 +78,12 @@ abstract class HostileServerDeviceTests {
     }
 
     /** A hostile server on the device's peer and a client of it, connected. */
-    private record Pair(HostileServer server, RpcRdmaClient client, Transport transport) {
-    }
+    private record Pair(HostileServer server, RpcRdmaClient client, Transport transport) {}
 
     private Pair connect(RdmaTestDevice device, RpcRdmaClientOptions options) throws Exception {
         var peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer"));
-        HostileServer s = HostileServer.listen(new InetSocketAddress(peer.ipv4().orElseThrow(),
-                PORTS.getAndIncrement()));
+        HostileServer s =
+                HostileServer.listen(new InetSocketAddress(peer.ipv4().orElseThrow(), PORTS.getAndIncrement()));
         open.add(s);
         CompletableFuture<RpcRdmaClient> c = CompletableFuture.supplyAsync(() -> {
             try {
@@ -126,8 +125,7 @@ abstract class HostileServerDeviceTests {
 
         void assertCanariesIntact() {
             assertArrayEquals(canary, whole.asSlice(0, 4096).toArray(ValueLayout.JAVA_BYTE), "canary before");
-            assertArrayEquals(canary, whole.asSlice(4096L + size, 4096).toArray(ValueLayout.JAVA_BYTE),
-                    "canary after");
+            assertArrayEquals(canary, whole.asSlice(4096L + size, 4096).toArray(ValueLayout.JAVA_BYTE), "canary after");
         }
     }
 
@@ -146,7 +144,9 @@ abstract class HostileServerDeviceTests {
 
         void assertIntact() {
             for (int i = 0; i < buffers.size(); i++) {
-                assertArrayEquals(patterns.get(i), buffers.get(i).segment().toArray(ValueLayout.JAVA_BYTE),
+                assertArrayEquals(
+                        patterns.get(i),
+                        buffers.get(i).segment().toArray(ValueLayout.JAVA_BYTE),
                         "pool buffer " + i + " untouched");
             }
         }
@@ -163,8 +163,8 @@ abstract class HostileServerDeviceTests {
     }
 
     /** A call whose reply the test's server decides. */
-    private static CompletableFuture<RpcRdmaReply> call(RpcRdmaClient c, XdrEncodable args, ReplyExpectation e,
-                                                        Duration timeout) {
+    private static CompletableFuture<RpcRdmaReply> call(
+            RpcRdmaClient c, XdrEncodable args, ReplyExpectation e, Duration timeout) {
         return c.call(PROGRAM, 1, 1, OpaqueAuth.NONE, args, e, timeout);
     }
 
@@ -216,12 +216,13 @@ abstract class HostileServerDeviceTests {
 
     /** An RDMA_MSG reply: SUCCESS with {@code results}, the Write list {@code writeList} returned. */
     private static byte[] success(int xid, ChunkLists returned, int... results) {
-        return HostileServer.message(new RdmaMsg(xid, 32, returned), AcceptedReply.success(xid, OpaqueAuth.NONE),
-                results);
+        return HostileServer.message(
+                new RdmaMsg(xid, 32, returned), AcceptedReply.success(xid, OpaqueAuth.NONE), results);
     }
 
     private static ChunkLists writeList(RdmaSegment... returned) {
-        return new ChunkLists(List.of(), Arrays.stream(returned).map(WriteChunk::of).toList(), Optional.empty());
+        return new ChunkLists(
+                List.of(), Arrays.stream(returned).map(WriteChunk::of).toList(), Optional.empty());
     }
 
     private static RdmaSegment withLength(RdmaSegment s, int length) {
@@ -240,8 +241,8 @@ abstract class HostileServerDeviceTests {
             try (Arena arena = Arena.ofShared()) {
                 Pair p = connect(device, options);
                 Guarded g = guarded(arena, DATA);
-                CompletableFuture<RpcRdmaReply> f = call(p.client(), NO_ARGUMENTS,
-                        ReplyExpectation.placedInto(g.body(), DATA + 100), LONG);
+                CompletableFuture<RpcRdmaReply> f =
+                        call(p.client(), NO_ARGUMENTS, ReplyExpectation.placedInto(g.body(), DATA + 100), LONG);
                 HostileServer.Call c = p.server().nextCall();
                 RdmaSegment seg = c.chunks().writeList().getFirst().segments().getFirst();
                 assertEquals(g.body().address(), seg.offset(), "the Write chunk is the caller's target, in place");
@@ -254,7 +255,9 @@ abstract class HostileServerDeviceTests {
                 assertArrayEquals(legit, bytes(g.body().asSlice(0, legit.length)), "the server's write landed");
                 byte[] before = bytes(g.body());
 
-                assertRefused(p, p.server().write(seg.offset(), seg.handle(), pattern(64, 2)),
+                assertRefused(
+                        p,
+                        p.server().write(seg.offset(), seg.handle(), pattern(64, 2)),
                         "a write with the handle of a call that has its reply");
                 assertArrayEquals(before, bytes(g.body()), "the caller's memory is as the reply left it");
                 assertAllCanariesIntact();
@@ -278,8 +281,8 @@ abstract class HostileServerDeviceTests {
                 Guarded other = guarded(kept, DATA);
                 Arena callers = Arena.ofShared();
                 MemorySegment target = callers.allocate(DATA);
-                CompletableFuture<RpcRdmaReply> f = call(p.client(), NO_ARGUMENTS,
-                        ReplyExpectation.placedInto(target, DATA + 100), LONG);
+                CompletableFuture<RpcRdmaReply> f =
+                        call(p.client(), NO_ARGUMENTS, ReplyExpectation.placedInto(target, DATA + 100), LONG);
                 HostileServer.Call c = p.server().nextCall();
                 RdmaSegment seg = c.chunks().writeList().getFirst().segments().getFirst();
                 p.server().send(HostileServer.message(new RdmaError.ChunkError(c.xid(), 32), null));
@@ -287,7 +290,9 @@ abstract class HostileServerDeviceTests {
                 assertInstanceOf(RpcRdmaException.ChunkError.class, t, t.toString());
                 callers.close(); // the call failed: the caller may free its memory at once
 
-                assertRefused(p, p.server().write(seg.offset(), seg.handle(), pattern(64, 3)),
+                assertRefused(
+                        p,
+                        p.server().write(seg.offset(), seg.handle(), pattern(64, 3)),
                         "a write into memory the caller freed after the call");
                 pool.assertIntact();
                 other.assertCanariesIntact();
@@ -323,7 +328,9 @@ abstract class HostileServerDeviceTests {
             long beyond = reply.offset() + reply.length() + (64 << 10);
             assertTrue(beyond >= freed + klass, "64 KiB beyond the Reply chunk is the next buffer");
 
-            assertRefused(p, p.server().write(beyond, reply.handle(), pattern(64, 4)),
+            assertRefused(
+                    p,
+                    p.server().write(beyond, reply.handle(), pattern(64, 4)),
                     "a write 64 KiB beyond a Reply chunk, into the next pool buffer");
             Throwable t = failure(f);
             assertInstanceOf(RpcRdmaException.ConnectionLost.class, t, t.toString());
@@ -339,11 +346,19 @@ abstract class HostileServerDeviceTests {
                 try (Arena arena = Arena.ofShared()) {
                     Pair p = connect(device, options);
                     Guarded g = guarded(arena, DATA);
-                    CompletableFuture<RpcRdmaReply> f = call(p.client(), NO_ARGUMENTS,
-                            ReplyExpectation.placedInto(g.body(), DATA + 100), LONG);
-                    RdmaSegment seg = p.server().nextCall().chunks().writeList().getFirst().segments().getFirst();
+                    CompletableFuture<RpcRdmaReply> f =
+                            call(p.client(), NO_ARGUMENTS, ReplyExpectation.placedInto(g.body(), DATA + 100), LONG);
+                    RdmaSegment seg = p.server()
+                            .nextCall()
+                            .chunks()
+                            .writeList()
+                            .getFirst()
+                            .segments()
+                            .getFirst();
                     long at = after ? seg.offset() + seg.length() : seg.offset() - 1;
-                    assertRefused(p, p.server().write(at, seg.handle(), pattern(1, 5)),
+                    assertRefused(
+                            p,
+                            p.server().write(at, seg.handle(), pattern(1, 5)),
                             "a write one byte " + (after ? "past" : "before") + " the segment");
                     failure(f);
                     g.assertCanariesIntact();
@@ -362,15 +377,16 @@ abstract class HostileServerDeviceTests {
                 Guarded g = guarded(arena, DATA);
                 byte[] data = pattern(DATA, 6);
                 MemorySegment.copy(data, 0, g.body(), ValueLayout.JAVA_BYTE, 0, DATA);
-                CompletableFuture<RpcRdmaReply> f = call(p.client(),
-                        out -> out.putEligibleOpaque(g.body(), DATA), ReplyExpectation.SMALL, LONG);
+                CompletableFuture<RpcRdmaReply> f =
+                        call(p.client(), out -> out.putEligibleOpaque(g.body(), DATA), ReplyExpectation.SMALL, LONG);
                 ReadSegment read = p.server().nextCall().chunks().readList().getFirst();
                 RdmaSegment seg = read.target();
-                byte[] got = p.server().read(seg.offset(), seg.handle(), seg.length())
+                byte[] got = p.server()
+                        .read(seg.offset(), seg.handle(), seg.length())
                         .get(LONG.toSeconds(), TimeUnit.SECONDS);
                 assertArrayEquals(data, got, "the server reads the Read chunk");
-                assertRefused(p, p.server().write(seg.offset(), seg.handle(), pattern(64, 7)),
-                        "a write into a Read chunk");
+                assertRefused(
+                        p, p.server().write(seg.offset(), seg.handle(), pattern(64, 7)), "a write into a Read chunk");
                 failure(f);
                 assertArrayEquals(data, bytes(g.body()), "the caller's data unchanged");
                 g.assertCanariesIntact();
@@ -385,12 +401,23 @@ abstract class HostileServerDeviceTests {
             try (Arena arena = Arena.ofShared()) {
                 Pair p = connect(device, options);
                 Guarded g = guarded(arena, DATA);
-                CompletableFuture<RpcRdmaReply> f = call(p.client(), NO_ARGUMENTS,
-                        ReplyExpectation.placedInto(g.body(), DATA + 100), Duration.ofSeconds(3));
-                RdmaSegment seg = p.server().nextCall().chunks().writeList().getFirst().segments().getFirst();
+                CompletableFuture<RpcRdmaReply> f = call(
+                        p.client(),
+                        NO_ARGUMENTS,
+                        ReplyExpectation.placedInto(g.body(), DATA + 100),
+                        Duration.ofSeconds(3));
+                RdmaSegment seg = p.server()
+                        .nextCall()
+                        .chunks()
+                        .writeList()
+                        .getFirst()
+                        .segments()
+                        .getFirst();
                 Throwable t = failure(f);
                 assertInstanceOf(RpcRdmaException.Timeout.class, t, t.toString());
-                assertRefused(p, p.server().write(seg.offset(), seg.handle(), pattern(64, 8)),
+                assertRefused(
+                        p,
+                        p.server().write(seg.offset(), seg.handle(), pattern(64, 8)),
                         "a write after the call timed out");
                 assertEquals(-1, g.body().mismatch(MemorySegment.ofArray(new byte[DATA])), "untouched");
                 g.assertCanariesIntact();
@@ -403,39 +430,70 @@ abstract class HostileServerDeviceTests {
      * client goes on, and no call's handle reaches anything afterwards.
      */
     @Test
-    void bogusChunkListsFailTheirCallsWithATypedExceptionAndRevokeTheirHandles(RdmaTestDevice device)
-            throws Exception {
+    void bogusChunkListsFailTheirCallsWithATypedExceptionAndRevokeTheirHandles(RdmaTestDevice device) throws Exception {
         for (RpcRdmaClientOptions options : exposures()) {
             try (Arena arena = Arena.ofShared()) {
                 Pair p = connect(device, options);
                 Guarded g = guarded(arena, DATA);
-                record Bogus(String what, ReplyExpectation expectation, BogusReply reply) {
-                }
+                record Bogus(String what, ReplyExpectation expectation, BogusReply reply) {}
                 List<Bogus> cases = List.of(
-                        new Bogus("two Write chunks returned for one", ReplyExpectation.placedInto(g.body(), DATA + 100),
-                                (c, w) -> success(c.xid(), writeList(withLength(w, 8), withLength(w, 8)), 8)),
-                        new Bogus("a Write chunk longer than offered", ReplyExpectation.placedInto(g.body(), DATA + 100),
-                                (c, w) -> success(c.xid(), writeList(withLength(w, DATA + 4096)), 8)),
-                        new Bogus("a Write chunk under another handle", ReplyExpectation.placedInto(g.body(), DATA + 100),
-                                (c, w) -> success(c.xid(), writeList(new RdmaSegment(w.handle() ^ 0x100, 8,
-                                        w.offset())), 8)),
-                        new Bogus("a Write chunk at another address", ReplyExpectation.placedInto(g.body(), DATA + 100),
-                                (c, w) -> success(c.xid(), writeList(new RdmaSegment(w.handle(), 8,
-                                        w.offset() - 4096)), 8)),
-                        new Bogus("RDMA_NOMSG without a Reply chunk offered",
+                        new Bogus(
+                                "two Write chunks returned for one",
                                 ReplyExpectation.placedInto(g.body(), DATA + 100),
-                                (c, w) -> HostileServer.message(new RdmaNoMsg(c.xid(), 32, new ChunkLists(List.of(),
-                                        List.of(), Optional.of(WriteChunk.of(withLength(w, 64))))), null)),
-                        new Bogus("a Reply chunk longer than offered", ReplyExpectation.upTo(200_000),
-                                (c, w) -> HostileServer.message(new RdmaNoMsg(c.xid(), 32, new ChunkLists(List.of(),
-                                        List.of(), Optional.of(WriteChunk.of(withLength(w, w.length() + 4096))))),
+                                (c, w) -> success(c.xid(), writeList(withLength(w, 8), withLength(w, 8)), 8)),
+                        new Bogus(
+                                "a Write chunk longer than offered",
+                                ReplyExpectation.placedInto(g.body(), DATA + 100),
+                                (c, w) -> success(c.xid(), writeList(withLength(w, DATA + 4096)), 8)),
+                        new Bogus(
+                                "a Write chunk under another handle",
+                                ReplyExpectation.placedInto(g.body(), DATA + 100),
+                                (c, w) -> success(
+                                        c.xid(), writeList(new RdmaSegment(w.handle() ^ 0x100, 8, w.offset())), 8)),
+                        new Bogus(
+                                "a Write chunk at another address",
+                                ReplyExpectation.placedInto(g.body(), DATA + 100),
+                                (c, w) -> success(
+                                        c.xid(), writeList(new RdmaSegment(w.handle(), 8, w.offset() - 4096)), 8)),
+                        new Bogus(
+                                "RDMA_NOMSG without a Reply chunk offered",
+                                ReplyExpectation.placedInto(g.body(), DATA + 100),
+                                (c, w) -> HostileServer.message(
+                                        new RdmaNoMsg(
+                                                c.xid(),
+                                                32,
+                                                new ChunkLists(
+                                                        List.of(),
+                                                        List.of(),
+                                                        Optional.of(WriteChunk.of(withLength(w, 64))))),
                                         null)),
-                        new Bogus("a Read list in a reply", ReplyExpectation.placedInto(g.body(), DATA + 100),
-                                (c, w) -> HostileServer.message(new RdmaMsg(c.xid(), 32, new ChunkLists(
-                                        List.of(new ReadSegment(0, w)), List.of(), Optional.empty())),
+                        new Bogus(
+                                "a Reply chunk longer than offered",
+                                ReplyExpectation.upTo(200_000),
+                                (c, w) -> HostileServer.message(
+                                        new RdmaNoMsg(
+                                                c.xid(),
+                                                32,
+                                                new ChunkLists(
+                                                        List.of(),
+                                                        List.of(),
+                                                        Optional.of(WriteChunk.of(withLength(w, w.length() + 4096))))),
+                                        null)),
+                        new Bogus(
+                                "a Read list in a reply",
+                                ReplyExpectation.placedInto(g.body(), DATA + 100),
+                                (c, w) -> HostileServer.message(
+                                        new RdmaMsg(
+                                                c.xid(),
+                                                32,
+                                                new ChunkLists(
+                                                        List.of(new ReadSegment(0, w)), List.of(), Optional.empty())),
                                         AcceptedReply.success(c.xid(), OpaqueAuth.NONE))),
-                        new Bogus("a call where the reply belongs", ReplyExpectation.placedInto(g.body(), DATA + 100),
-                                (c, w) -> HostileServer.message(new RdmaMsg(c.xid(), 32, ChunkLists.NONE),
+                        new Bogus(
+                                "a call where the reply belongs",
+                                ReplyExpectation.placedInto(g.body(), DATA + 100),
+                                (c, w) -> HostileServer.message(
+                                        new RdmaMsg(c.xid(), 32, ChunkLists.NONE),
                                         RpcCall.of(c.xid(), PROGRAM, 1, 1, OpaqueAuth.NONE, OpaqueAuth.NONE))));
                 List<RdmaSegment> handed = new ArrayList<>();
                 for (Bogus b : cases) {
@@ -454,9 +512,15 @@ abstract class HostileServerDeviceTests {
                 CompletableFuture<RpcRdmaReply> ok = call(p.client(), NO_ARGUMENTS, ReplyExpectation.SMALL, LONG);
                 HostileServer.Call c = p.server().nextCall();
                 p.server().send(success(c.xid(), ChunkLists.NONE, 42));
-                assertEquals(42, ok.get(LONG.toSeconds(), TimeUnit.SECONDS).resultsDecoder().getInt());
+                assertEquals(
+                        42,
+                        ok.get(LONG.toSeconds(), TimeUnit.SECONDS)
+                                .resultsDecoder()
+                                .getInt());
                 RdmaSegment first = handed.getFirst();
-                assertRefused(p, p.server().write(first.offset(), first.handle(), pattern(64, 9)),
+                assertRefused(
+                        p,
+                        p.server().write(first.offset(), first.handle(), pattern(64, 9)),
                         "a write with the handle of a call that failed on a bogus reply");
                 assertEquals(-1, g.body().mismatch(MemorySegment.ofArray(new byte[DATA])), "untouched");
                 g.assertCanariesIntact();

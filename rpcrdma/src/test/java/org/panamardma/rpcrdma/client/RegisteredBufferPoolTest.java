@@ -99,11 +99,12 @@ class RegisteredBufferPoolTest {
         try (RegisteredBufferPool pool = pool(2 * 4096)) {
             RegisteredBuffer a = pool.allocate(4096);
             RegisteredBuffer b = pool.allocate(4096);
-            BufferPoolExhaustedException e = assertThrows(BufferPoolExhaustedException.class,
-                    () -> pool.allocate(10));
+            BufferPoolExhaustedException e = assertThrows(BufferPoolExhaustedException.class, () -> pool.allocate(10));
             assertTrue(e.getMessage().contains("2 buffers leased"), e.getMessage());
             assertTrue(e.getMessage().contains("at most 8192"), e.getMessage());
-            assertThrows(BufferPoolExhaustedException.class, () -> pool.allocate(65536),
+            assertThrows(
+                    BufferPoolExhaustedException.class,
+                    () -> pool.allocate(65536),
                     "a larger class may not grow past the maximum either");
             assertEquals(8192, pool.pinnedBytes());
             a.release();
@@ -143,11 +144,14 @@ class RegisteredBufferPoolTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> pool.allocate(65537));
             assertTrue(e.getMessage().contains("largest buffer class (65536)"), e.getMessage());
         }
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new RegisteredBufferPool("p", registrar, new long[] {8192, 4096}, 65536, 0));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new RegisteredBufferPool("p", registrar, new long[] {100}, 65536, 0));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new RegisteredBufferPool("p", registrar, new long[] {4096}, 65536, -1));
     }
 
@@ -159,7 +163,8 @@ class RegisteredBufferPoolTest {
             b.release();
             assertThrows(IllegalStateException.class, b::release);
             assertThrows(IllegalStateException.class, b::segment);
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> pool.pool().acquireUse(kept));
+            IllegalStateException e =
+                    assertThrows(IllegalStateException.class, () -> pool.pool().acquireUse(kept));
             assertTrue(e.getMessage().contains("released pool buffer"), e.getMessage());
             // the double release did not put the buffer in the free list twice: one lease, then exhaustion
             RegisteredBuffer again = pool.allocate(64);
@@ -172,7 +177,8 @@ class RegisteredBufferPoolTest {
 
     @Test
     void recognisesItsOwnMemoryOnlyAndRefusesASegmentSpanningTwoBuffers() throws Exception {
-        try (RegisteredBufferPool pool = pool(65536); Arena arena = Arena.ofConfined()) {
+        try (RegisteredBufferPool pool = pool(65536);
+                Arena arena = Arena.ofConfined()) {
             RegisteredBuffer b = pool.allocate(4096);
             Slot slot = pool.pool().acquireUse(b.segment().asSlice(100, 200));
             assertNotNull(slot);
@@ -196,9 +202,13 @@ class RegisteredBufferPoolTest {
             RegisteredBuffer b = pool.allocate(4096);
             Slot slot = pool.pool().acquireUse(b.segment());
             b.release();
-            assertThrows(BufferPoolExhaustedException.class, () -> pool.allocate(4096),
+            assertThrows(
+                    BufferPoolExhaustedException.class,
+                    () -> pool.allocate(4096),
                     "the server may still access it: not handed out");
-            assertThrows(IllegalStateException.class, () -> pool.pool().acquireUse(slot.slabMemory().asSlice(0, 4096)),
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> pool.pool().acquireUse(slot.slabMemory().asSlice(0, 4096)),
                     "released: no new call may use it");
             pool.pool().endUse(slot);
             RegisteredBuffer next = pool.allocate(4096);
@@ -212,7 +222,8 @@ class RegisteredBufferPoolTest {
         try (RegisteredBufferPool pool = pool(65536)) {
             RegisteredBuffer b = pool.allocate(4096);
             registrar.failNext = true;
-            RdmaException e = assertThrows(RdmaException.class, () -> pool.pool().region(b.lease.slot()));
+            RdmaException e =
+                    assertThrows(RdmaException.class, () -> pool.pool().region(b.lease.slot()));
             assertTrue(e.getMessage().contains("ibv_reg_mr"), e.getMessage());
             assertEquals(0, pool.registrations());
             assertNotNull(pool.pool().region(b.lease.slot()));
@@ -229,7 +240,9 @@ class RegisteredBufferPoolTest {
         pool.pool().region(b.lease.slot());
         pool.close();
         assertThrows(IllegalStateException.class, b::segment);
-        assertThrows(IllegalStateException.class, () -> raw.get(ValueLayout.JAVA_BYTE, 0),
+        assertThrows(
+                IllegalStateException.class,
+                () -> raw.get(ValueLayout.JAVA_BYTE, 0),
                 "the slab's memory is freed after its buffers' regions: FFM refuses the access");
         assertThrows(IllegalStateException.class, () -> pool.allocate(64));
         b.release();

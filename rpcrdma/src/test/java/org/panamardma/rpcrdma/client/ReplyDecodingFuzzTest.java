@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import org.panamardma.testing.AllocationBudget;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcMessageCodec;
@@ -18,6 +17,7 @@ import org.panamardma.rpcrdma.RdmaMsg;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
+import org.panamardma.testing.AllocationBudget;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 
@@ -33,12 +33,17 @@ import org.panamardma.xdr.XdrException;
 class ReplyDecodingFuzzTest {
     private static final RpcRdmaHeaderDecoder DECODER = new RpcRdmaHeaderDecoder();
     private static final MemorySegment REPLY_CHUNK = MemorySegment.ofArray(new byte[8192]);
-    private static final List<MemorySegment> TARGETS = List.of(MemorySegment.ofArray(new byte[4096]),
-            MemorySegment.ofArray(new byte[256]), MemorySegment.ofArray(new byte[1024]));
-    private static final List<MemorySegment> BOUNCES = Arrays.asList(MemorySegment.ofArray(new byte[4096]), null,
-            null);
-    private static final CallPlan PLAN = new CallPlan(CallPlan.Kind.INLINE, MemorySegment.ofArray(new byte[0]),
-            List.of(), List.of(true, false, true), REPLY_CHUNK.byteSize());
+    private static final List<MemorySegment> TARGETS = List.of(
+            MemorySegment.ofArray(new byte[4096]),
+            MemorySegment.ofArray(new byte[256]),
+            MemorySegment.ofArray(new byte[1024]));
+    private static final List<MemorySegment> BOUNCES = Arrays.asList(MemorySegment.ofArray(new byte[4096]), null, null);
+    private static final CallPlan PLAN = new CallPlan(
+            CallPlan.Kind.INLINE,
+            MemorySegment.ofArray(new byte[0]),
+            List.of(),
+            List.of(true, false, true),
+            REPLY_CHUNK.byteSize());
     private static final ReplyExpectation EXPECTATION = new ReplyExpectation(8192, TARGETS);
 
     static {
@@ -78,12 +83,20 @@ class ReplyDecodingFuzzTest {
             window.replyReceived(header.credits());
             assertTrue(window.grant() >= 1, "credit grant " + window.grant());
             try {
-                RpcRdmaReply reply = ReplyDecoding.decode("fuzz", header,
-                        header instanceof RdmaMsg && decoded != null ? decoded.rpcMessage(message) : null, PLAN,
-                        EXPECTATION, REPLY_CHUNK, BOUNCES);
+                RpcRdmaReply reply = ReplyDecoding.decode(
+                        "fuzz",
+                        header,
+                        header instanceof RdmaMsg && decoded != null ? decoded.rpcMessage(message) : null,
+                        PLAN,
+                        EXPECTATION,
+                        REPLY_CHUNK,
+                        BOUNCES);
                 assertTrue(reply.placements().size() == TARGETS.size(), "placements");
-                reply.placements().forEach(p -> assertTrue(p.length() >= 0 && p.length() <= p.target().byteSize(),
-                        "placement of " + p.length() + " bytes into " + p.target().byteSize()));
+                reply.placements()
+                        .forEach(p -> assertTrue(
+                                p.length() >= 0 && p.length() <= p.target().byteSize(),
+                                "placement of " + p.length() + " bytes into "
+                                        + p.target().byteSize()));
             } catch (RpcRdmaException.BadReply bad) {
                 Throwable cause = bad.getCause();
                 if (!(cause instanceof XdrException || cause instanceof IllegalStateException)) {

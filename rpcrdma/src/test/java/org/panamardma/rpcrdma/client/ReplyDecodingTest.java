@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -46,13 +45,17 @@ class ReplyDecodingTest {
     }
 
     static CallPlan plan(List<Boolean> writeTargets, long replyChunk) {
-        return new CallPlan(CallPlan.Kind.INLINE, MemorySegment.ofArray(new byte[0]), List.of(), writeTargets,
-                replyChunk);
+        return new CallPlan(
+                CallPlan.Kind.INLINE, MemorySegment.ofArray(new byte[0]), List.of(), writeTargets, replyChunk);
     }
 
     static ChunkLists writeList(int... lengths) {
-        return new ChunkLists(List.of(), Arrays.stream(lengths)
-                .mapToObj(l -> WriteChunk.of(new RdmaSegment(7, l, 0x1000))).toList(), Optional.empty());
+        return new ChunkLists(
+                List.of(),
+                Arrays.stream(lengths)
+                        .mapToObj(l -> WriteChunk.of(new RdmaSegment(7, l, 0x1000)))
+                        .toList(),
+                Optional.empty());
     }
 
     @Test
@@ -61,9 +64,14 @@ class ReplyDecodingTest {
         byte[] bounce = new byte[100];
         Arrays.fill(bounce, 0, 37, (byte) 9); // what the server wrote into the native stand-in of a heap target
         MemorySegment message = rpcReply(AcceptedReply.success(XID, OpaqueAuth.NONE), 0, 37);
-        RpcRdmaReply reply = ReplyDecoding.decode("t", new RdmaMsg(XID, 32, writeList(37)), message,
-                plan(List.of(true), 0), ReplyExpectation.placedInto(MemorySegment.ofArray(target), 200),
-                null, Arrays.asList(MemorySegment.ofArray(bounce)));
+        RpcRdmaReply reply = ReplyDecoding.decode(
+                "t",
+                new RdmaMsg(XID, 32, writeList(37)),
+                message,
+                plan(List.of(true), 0),
+                ReplyExpectation.placedInto(MemorySegment.ofArray(target), 200),
+                null,
+                Arrays.asList(MemorySegment.ofArray(bounce)));
         assertTrue(reply.isSuccess());
         assertEquals(AcceptStat.SUCCESS, reply.acceptStat());
         assertEquals(RdmaProcedure.RDMA_MSG, reply.replyProcedure());
@@ -86,10 +94,18 @@ class ReplyDecodingTest {
             MemorySegment message = rpcReply(AcceptedReply.success(XID, OpaqueAuth.NONE), 0, 1, 2, 3);
             MemorySegment.copy(message, 0, chunk, 0, message.byteSize());
             chunk.asSlice(message.byteSize()).fill((byte) 0x55); // garbage past the returned length
-            ChunkLists lists = new ChunkLists(List.of(), List.of(),
+            ChunkLists lists = new ChunkLists(
+                    List.of(),
+                    List.of(),
                     Optional.of(WriteChunk.of(new RdmaSegment(9, (int) message.byteSize(), chunk.address()))));
-            RpcRdmaReply reply = ReplyDecoding.decode("t", new RdmaNoMsg(XID, 32, lists), null,
-                    plan(List.of(), 1024), ReplyExpectation.upTo(500), chunk, List.of());
+            RpcRdmaReply reply = ReplyDecoding.decode(
+                    "t",
+                    new RdmaNoMsg(XID, 32, lists),
+                    null,
+                    plan(List.of(), 1024),
+                    ReplyExpectation.upTo(500),
+                    chunk,
+                    List.of());
             assertEquals(RdmaProcedure.RDMA_NOMSG, reply.replyProcedure());
             assertTrue(reply.replyChunkOffered());
             assertEquals(16, reply.results().byteSize());
@@ -99,28 +115,55 @@ class ReplyDecodingTest {
 
     @Test
     void deniedRepliesAreRepliesNotExceptions() throws Exception {
-        MemorySegment message = rpcReply(new RejectedReply(XID, RejectStat.AUTH_ERROR, null,
-                org.panamardma.oncrpc.AuthStat.AUTH_TOOWEAK));
-        RpcRdmaReply reply = ReplyDecoding.decode("t", new RdmaMsg(XID, 1, ChunkLists.NONE), message,
-                plan(List.of(), 0), ReplyExpectation.SMALL, null, List.of());
+        MemorySegment message = rpcReply(
+                new RejectedReply(XID, RejectStat.AUTH_ERROR, null, org.panamardma.oncrpc.AuthStat.AUTH_TOOWEAK));
+        RpcRdmaReply reply = ReplyDecoding.decode(
+                "t",
+                new RdmaMsg(XID, 1, ChunkLists.NONE),
+                message,
+                plan(List.of(), 0),
+                ReplyExpectation.SMALL,
+                null,
+                List.of());
         assertNull(reply.acceptStat());
         assertFalse(reply.isSuccess());
     }
 
     @Test
     void rdmaErrorsBecomeTypedExceptions() {
-        RpcRdmaException.VersionError vers = assertThrows(RpcRdmaException.VersionError.class, () ->
-                ReplyDecoding.decode("t", new RdmaError.VersionMismatch(XID, 1, 1, 1), null, plan(List.of(), 0),
-                        ReplyExpectation.SMALL, null, List.of()));
+        RpcRdmaException.VersionError vers = assertThrows(
+                RpcRdmaException.VersionError.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaError.VersionMismatch(XID, 1, 1, 1),
+                        null,
+                        plan(List.of(), 0),
+                        ReplyExpectation.SMALL,
+                        null,
+                        List.of()));
         assertEquals(1, vers.low());
         assertEquals(1, vers.high());
-        RpcRdmaException.ChunkError chunk = assertThrows(RpcRdmaException.ChunkError.class, () ->
-                ReplyDecoding.decode("t", new RdmaError.ChunkError(XID, 1), null, plan(List.of(), 0),
-                        ReplyExpectation.SMALL, null, List.of()));
+        RpcRdmaException.ChunkError chunk = assertThrows(
+                RpcRdmaException.ChunkError.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaError.ChunkError(XID, 1),
+                        null,
+                        plan(List.of(), 0),
+                        ReplyExpectation.SMALL,
+                        null,
+                        List.of()));
         assertEquals(RdmaError.ERR_CHUNK, chunk.code());
-        RpcRdmaException.ChunkError other = assertThrows(RpcRdmaException.ChunkError.class, () ->
-                ReplyDecoding.decode("t", new RdmaError.Unrecognized(XID, 1, 7, List.of()), null,
-                        plan(List.of(), 0), ReplyExpectation.SMALL, null, List.of()));
+        RpcRdmaException.ChunkError other = assertThrows(
+                RpcRdmaException.ChunkError.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaError.Unrecognized(XID, 1, 7, List.of()),
+                        null,
+                        plan(List.of(), 0),
+                        ReplyExpectation.SMALL,
+                        null,
+                        List.of()));
         assertEquals(7, other.code());
     }
 
@@ -128,25 +171,60 @@ class ReplyDecodingTest {
     void inconsistentRepliesAreBadReplies() {
         MemorySegment ok = rpcReply(AcceptedReply.success(XID, OpaqueAuth.NONE));
         // RDMA_NOMSG when no Reply chunk was offered
-        assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t",
-                new RdmaNoMsg(XID, 1, ChunkLists.NONE), null, plan(List.of(), 0), ReplyExpectation.SMALL, null,
-                List.of()));
+        assertThrows(
+                RpcRdmaException.BadReply.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaNoMsg(XID, 1, ChunkLists.NONE),
+                        null,
+                        plan(List.of(), 0),
+                        ReplyExpectation.SMALL,
+                        null,
+                        List.of()));
         // a Write chunk longer than the target
         MemorySegment target = MemorySegment.ofArray(new byte[10]);
-        assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t",
-                new RdmaMsg(XID, 1, writeList(11)), ok, plan(List.of(true), 0),
-                ReplyExpectation.placedInto(target, 100), null, Arrays.asList((MemorySegment) null)));
+        assertThrows(
+                RpcRdmaException.BadReply.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaMsg(XID, 1, writeList(11)),
+                        ok,
+                        plan(List.of(true), 0),
+                        ReplyExpectation.placedInto(target, 100),
+                        null,
+                        Arrays.asList((MemorySegment) null)));
         // more Write chunks than offered
-        assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t",
-                new RdmaMsg(XID, 1, writeList(1, 1)), ok, plan(List.of(), 0), ReplyExpectation.SMALL, null,
-                List.of()));
+        assertThrows(
+                RpcRdmaException.BadReply.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaMsg(XID, 1, writeList(1, 1)),
+                        ok,
+                        plan(List.of(), 0),
+                        ReplyExpectation.SMALL,
+                        null,
+                        List.of()));
         // a truncated RPC header, a draft-only RDMA_MSGP
-        assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t",
-                new RdmaMsg(XID, 1, ChunkLists.NONE), ok.asSlice(0, 10), plan(List.of(), 0), ReplyExpectation.SMALL,
-                null, List.of()));
-        assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t",
-                new RdmaMsgp(XID, 1, 4, 4, ChunkLists.NONE), ok, plan(List.of(), 0), ReplyExpectation.SMALL,
-                null, List.of()));
+        assertThrows(
+                RpcRdmaException.BadReply.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaMsg(XID, 1, ChunkLists.NONE),
+                        ok.asSlice(0, 10),
+                        plan(List.of(), 0),
+                        ReplyExpectation.SMALL,
+                        null,
+                        List.of()));
+        assertThrows(
+                RpcRdmaException.BadReply.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaMsgp(XID, 1, 4, 4, ChunkLists.NONE),
+                        ok,
+                        plan(List.of(), 0),
+                        ReplyExpectation.SMALL,
+                        null,
+                        List.of()));
     }
 
     /**
@@ -163,29 +241,75 @@ class ReplyDecodingTest {
         ChunkLists call = new ChunkLists(List.of(), List.of(WriteChunk.of(offered)), Optional.empty());
         List<MemorySegment> noBounce = Arrays.asList((MemorySegment) null);
         // the right echo, 8 bytes written: fine
-        RpcRdmaReply good = ReplyDecoding.decode("t", new RdmaMsg(XID, 1, writeList(8)), ok, plan(List.of(true), 0),
-                placed, null, noBounce, call);
+        RpcRdmaReply good = ReplyDecoding.decode(
+                "t", new RdmaMsg(XID, 1, writeList(8)), ok, plan(List.of(true), 0), placed, null, noBounce, call);
         assertEquals(8, good.placements().getFirst().length());
-        for (RdmaSegment bad : List.of(new RdmaSegment(8, 8, 0x1000), new RdmaSegment(7, 8, 0x1008),
-                new RdmaSegment(7, 101, 0x1000))) {
-            RpcRdmaException.BadReply e = assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode(
-                    "t", new RdmaMsg(XID, 1, new ChunkLists(List.of(), List.of(WriteChunk.of(bad)), Optional.empty())),
-                    ok, plan(List.of(true), 0), placed, null, noBounce, call), bad.toString());
+        for (RdmaSegment bad : List.of(
+                new RdmaSegment(8, 8, 0x1000), new RdmaSegment(7, 8, 0x1008), new RdmaSegment(7, 101, 0x1000))) {
+            RpcRdmaException.BadReply e = assertThrows(
+                    RpcRdmaException.BadReply.class,
+                    () -> ReplyDecoding.decode(
+                            "t",
+                            new RdmaMsg(
+                                    XID, 1, new ChunkLists(List.of(), List.of(WriteChunk.of(bad)), Optional.empty())),
+                            ok,
+                            plan(List.of(true), 0),
+                            placed,
+                            null,
+                            noBounce,
+                            call),
+                    bad.toString());
             assertTrue(e.getMessage().contains("the call offered"), e.getMessage());
         }
         // two segments for the one offered
-        assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t", new RdmaMsg(XID, 1,
-                new ChunkLists(List.of(), List.of(WriteChunk.of(new RdmaSegment(7, 4, 0x1000),
-                        new RdmaSegment(7, 4, 0x1000))), Optional.empty())), ok, plan(List.of(true), 0), placed, null,
-                noBounce, call));
+        assertThrows(
+                RpcRdmaException.BadReply.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaMsg(
+                                XID,
+                                1,
+                                new ChunkLists(
+                                        List.of(),
+                                        List.of(WriteChunk.of(
+                                                new RdmaSegment(7, 4, 0x1000), new RdmaSegment(7, 4, 0x1000))),
+                                        Optional.empty())),
+                        ok,
+                        plan(List.of(true), 0),
+                        placed,
+                        null,
+                        noBounce,
+                        call));
         // a Reply chunk the call did not offer, under RDMA_MSG
-        assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t", new RdmaMsg(XID, 1,
-                new ChunkLists(List.of(), List.of(), Optional.of(WriteChunk.of(offered)))), ok,
-                plan(List.of(true), 0), placed, null, noBounce, call));
+        assertThrows(
+                RpcRdmaException.BadReply.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaMsg(XID, 1, new ChunkLists(List.of(), List.of(), Optional.of(WriteChunk.of(offered)))),
+                        ok,
+                        plan(List.of(true), 0),
+                        placed,
+                        null,
+                        noBounce,
+                        call));
         // a Read list in a reply (the draft's RDMA_DONE form, retired)
-        RpcRdmaException.BadReply e = assertThrows(RpcRdmaException.BadReply.class, () -> ReplyDecoding.decode("t",
-                new RdmaMsg(XID, 1, new ChunkLists(List.of(new org.panamardma.rpcrdma.ReadSegment(0, offered)),
-                        List.of(), Optional.empty())), ok, plan(List.of(true), 0), placed, null, noBounce, call));
+        RpcRdmaException.BadReply e = assertThrows(
+                RpcRdmaException.BadReply.class,
+                () -> ReplyDecoding.decode(
+                        "t",
+                        new RdmaMsg(
+                                XID,
+                                1,
+                                new ChunkLists(
+                                        List.of(new org.panamardma.rpcrdma.ReadSegment(0, offered)),
+                                        List.of(),
+                                        Optional.empty())),
+                        ok,
+                        plan(List.of(true), 0),
+                        placed,
+                        null,
+                        noBounce,
+                        call));
         assertTrue(e.getMessage().contains("Read list"), e.getMessage());
     }
 

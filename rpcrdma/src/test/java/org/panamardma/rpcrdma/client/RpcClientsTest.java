@@ -31,33 +31,50 @@ class RpcClientsTest {
 
     @Test
     void tcpUriEchoesThroughTheInterface() throws Exception {
-        try (TcpRpcServer server = TcpRpcServer.builder(EchoProgram.dispatcher()).replyBufferSize(256 << 10)
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).start();
-             RpcClient client = RpcClients.connect(URI.create("tcp://127.0.0.1:" + server.port()))) {
+        try (TcpRpcServer server = TcpRpcServer.builder(EchoProgram.dispatcher())
+                        .replyBufferSize(256 << 10)
+                        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                        .start();
+                RpcClient client = RpcClients.connect(URI.create("tcp://127.0.0.1:" + server.port()))) {
             assertInstanceOf(TcpRpcClient.class, client);
             assertEquals("tcp://127.0.0.1:" + server.port(), client.describe());
             for (int size : new int[] {0, 1, 4001, 100_000}) {
                 byte[] bytes = EchoProgram.pattern(size, size);
-                byte[] back = client.invoke(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.ECHO_PLAIN,
-                        OpaqueAuth.NONE, out -> out.putOpaque(bytes, EchoProgram.MAX),
-                        in -> in.getOpaqueBytes(EchoProgram.MAX), T);
+                byte[] back = client.invoke(
+                        EchoProgram.PROGRAM,
+                        EchoProgram.VERSION,
+                        EchoProgram.ECHO_PLAIN,
+                        OpaqueAuth.NONE,
+                        out -> out.putOpaque(bytes, EchoProgram.MAX),
+                        in -> in.getOpaqueBytes(EchoProgram.MAX),
+                        T);
                 assertArrayEquals(bytes, back, "echo of " + size);
             }
-            RpcReplyException e = assertThrows(RpcReplyException.class, () -> client.invoke(EchoProgram.PROGRAM,
-                    EchoProgram.VERSION, 99, OpaqueAuth.NONE, out -> { }, in -> null, T));
+            RpcReplyException e = assertThrows(
+                    RpcReplyException.class,
+                    () -> client.invoke(
+                            EchoProgram.PROGRAM, EchoProgram.VERSION, 99, OpaqueAuth.NONE, out -> {}, in -> null, T));
             assertEquals(AcceptStat.PROC_UNAVAIL, e.acceptStat());
             client.close();
-            ExecutionException closed = assertThrows(ExecutionException.class, () -> client.call(
-                    EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.NULL, OpaqueAuth.NONE, out -> { },
-                    in -> null, T).get(30, TimeUnit.SECONDS));
+            ExecutionException closed = assertThrows(
+                    ExecutionException.class,
+                    () -> client.call(
+                                    EchoProgram.PROGRAM,
+                                    EchoProgram.VERSION,
+                                    EchoProgram.NULL,
+                                    OpaqueAuth.NONE,
+                                    out -> {},
+                                    in -> null,
+                                    T)
+                            .get(30, TimeUnit.SECONDS));
             assertInstanceOf(RpcConnectionException.class, closed.getCause());
         }
     }
 
     @Test
     void badUrisAreRefusedBeforeConnecting() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RpcClients.connect(URI.create("udp://127.0.0.1:111")));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> RpcClients.connect(URI.create("udp://127.0.0.1:111")));
         assertTrue(e.getMessage().contains("use tcp://host:port or rdma://host:port"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> RpcClients.connect(URI.create("tcp://127.0.0.1")));
         assertThrows(IllegalArgumentException.class, () -> RpcClients.connect(URI.create("tcp://127.0.0.1:1"), -2));
@@ -80,15 +97,20 @@ class RpcClientsTest {
         assertInstanceOf(RpcTimeoutException.class, t);
         assertEquals(timeout, ((RpcTimeoutException) t).timeout());
         assertInstanceOf(RpcRdmaException.Timeout.class, t.getCause());
-        RpcException lost = RdmaRpcClient.translate(new java.util.concurrent.CompletionException(
-                new RpcRdmaException.ConnectionLost("gone", null)), "call 1.1.1", timeout);
+        RpcException lost = RdmaRpcClient.translate(
+                new java.util.concurrent.CompletionException(new RpcRdmaException.ConnectionLost("gone", null)),
+                "call 1.1.1",
+                timeout);
         assertInstanceOf(RpcConnectionException.class, lost);
         assertTrue(lost.getMessage().contains("gone"), lost.getMessage());
         RpcException chunk = RdmaRpcClient.translate(new RpcRdmaException.ChunkError("ERR_CHUNK", 2), "c", timeout);
         assertEquals(RpcException.class, chunk.getClass());
         assertInstanceOf(RpcRdmaException.ChunkError.class, chunk.getCause());
-        RpcException args = RdmaRpcClient.translate(new org.panamardma.xdr.XdrException(
-                org.panamardma.xdr.XdrException.Reason.LIMIT_EXCEEDED, 0, "too long"), "c", timeout);
+        RpcException args = RdmaRpcClient.translate(
+                new org.panamardma.xdr.XdrException(
+                        org.panamardma.xdr.XdrException.Reason.LIMIT_EXCEEDED, 0, "too long"),
+                "c",
+                timeout);
         assertTrue(args.getMessage().contains("arguments of c do not encode"), args.getMessage());
     }
 }

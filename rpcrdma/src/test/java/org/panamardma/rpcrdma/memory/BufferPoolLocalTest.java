@@ -29,8 +29,12 @@ class BufferPoolLocalTest {
 
     @Test
     void classesGrowByFourUpToTheLargestTransfer() {
-        assertArrayEquals(new long[] {4096, 16384, 65536, 262144, 1048576}, pool(1 << 20, 0).classSizes());
-        assertArrayEquals(new long[] {4096, 16384, 65536, 102400}, pool(100_000, 0).classSizes(),
+        assertArrayEquals(
+                new long[] {4096, 16384, 65536, 262144, 1048576},
+                pool(1 << 20, 0).classSizes());
+        assertArrayEquals(
+                new long[] {4096, 16384, 65536, 102400},
+                pool(100_000, 0).classSizes(),
                 "the top class holds the largest");
     }
 
@@ -48,8 +52,11 @@ class BufferPoolLocalTest {
             assertEquals(Set.of(Access.LOCAL_WRITE), live.access());
         }
         for (LocalRights rights : LocalRights.values()) {
-            assertTrue(rights.access().stream().noneMatch(a -> a == Access.REMOTE_READ || a == Access.REMOTE_WRITE
-                    || a == Access.REMOTE_ATOMIC), rights + " has a remote right");
+            assertTrue(
+                    rights.access().stream()
+                            .noneMatch(a ->
+                                    a == Access.REMOTE_READ || a == Access.REMOTE_WRITE || a == Access.REMOTE_ATOMIC),
+                    rights + " has a remote right");
         }
         pool.close();
         assertTrue(r.live.isEmpty(), "close deregisters every slab no lease holds");
@@ -117,7 +124,9 @@ class BufferPoolLocalTest {
         leases.forEach(Lease::release);
         assertEquals(4 << 20, pool.idleBytes(), "one kept for later calls");
         assertEquals(2, r.deregistrations.get(), "the rest deregistered");
-        assertThrows(IllegalStateException.class, () -> second.get(ValueLayout.JAVA_BYTE, 0),
+        assertThrows(
+                IllegalStateException.class,
+                () -> second.get(ValueLayout.JAVA_BYTE, 0),
                 "deregistered memory is freed, not reused");
     }
 

@@ -19,14 +19,14 @@ import org.panamardma.verbs.RdmaException;
  * holding a key could touch.
  */
 public final class FakeRegistrar implements CallRegistrar {
-    public record Live(MemorySegment segment, Set<Access> access) {
-    }
+    public record Live(MemorySegment segment, Set<Access> access) {}
 
     public final AtomicLong registrations = new AtomicLong();
     public final AtomicLong deregistrations = new AtomicLong();
     public final Map<Integer, Live> live = new ConcurrentHashMap<>();
     /** The size of every registration made, in order. */
     public final List<Long> sizes = new CopyOnWriteArrayList<>();
+
     private final AtomicInteger nextRkey = new AtomicInteger(0x1000);
     public volatile boolean failNext;
     /** Registrations to let through before the next one fails; negative: none fails. */
@@ -118,8 +118,8 @@ public final class FakeRegistrar implements CallRegistrar {
         }
         long base = l.segment().address();
         if (address < base || address + length > base + l.segment().byteSize()) {
-            throw new AssertionError("rkey " + rkey + " does not cover [0x" + Long.toHexString(address) + ", +"
-                    + length + ")");
+            throw new AssertionError(
+                    "rkey " + rkey + " does not cover [0x" + Long.toHexString(address) + ", +" + length + ")");
         }
         return l;
     }

@@ -41,8 +41,10 @@ public final class FakeWindows implements WindowBinder {
     public synchronized boolean reaches(int rkey, long address, long length, Access right) {
         for (FakeWindow w : all) {
             if (w.state == State.BOUND && w.rkey == rkey && w.access.contains(right)) {
-                return registrar.live.values().stream().anyMatch(l -> l.segment().equals(w.region)) // region alive
-                        && address >= w.region.address() && address + length <= w.region.address() + w.region.byteSize();
+                return registrar.live.values().stream()
+                                .anyMatch(l -> l.segment().equals(w.region)) // region alive
+                        && address >= w.region.address()
+                        && address + length <= w.region.address() + w.region.byteSize();
             }
         }
         return false;
@@ -58,7 +60,11 @@ public final class FakeWindows implements WindowBinder {
         now.forEach(Runnable::run);
     }
 
-    enum State { FREE, BOUND, CLOSED }
+    enum State {
+        FREE,
+        BOUND,
+        CLOSED
+    }
 
     public final class FakeWindow implements Window {
         int rkey;
@@ -85,8 +91,7 @@ public final class FakeWindows implements WindowBinder {
         }
 
         @Override
-        public CompletableFuture<Void> bind(int newRkey, Registration r, MemorySegment segment,
-                                            Set<Access> rights) {
+        public CompletableFuture<Void> bind(int newRkey, Registration r, MemorySegment segment, Set<Access> rights) {
             synchronized (FakeWindows.this) {
                 if (state != State.FREE) {
                     return CompletableFuture.failedFuture(new IllegalStateException("window " + state));
@@ -96,8 +101,9 @@ public final class FakeWindows implements WindowBinder {
                     return CompletableFuture.failedFuture(new IllegalArgumentException("no live MW_BIND region"));
                 }
                 long base = live.segment().address();
-                if (segment.address() < base || segment.address() + segment.byteSize()
-                        > base + live.segment().byteSize()) {
+                if (segment.address() < base
+                        || segment.address() + segment.byteSize()
+                                > base + live.segment().byteSize()) {
                     return CompletableFuture.failedFuture(new IndexOutOfBoundsException("outside the region"));
                 }
                 if ((newRkey & ~0xff) != (rkey & ~0xff) || newRkey == rkey) {

@@ -36,7 +36,9 @@ class RegistrationCacheTest {
             assertEquals(1, registrar.registrations.get());
             assertEquals(50, cache.hits());
             FakeRegistrar.Live live = registrar.live.get(first.registration().rkey());
-            assertEquals(Set.of(Access.LOCAL_WRITE, Access.MW_BIND), live.access(),
+            assertEquals(
+                    Set.of(Access.LOCAL_WRITE, Access.MW_BIND),
+                    live.access(),
                     "no remote right: the server reaches it only through a window bound for a call");
             assertEquals(data.address(), live.segment().address());
             assertEquals(8192, live.segment().byteSize(), "exactly the segment");
@@ -81,12 +83,15 @@ class RegistrationCacheTest {
             MemorySegment b = second.allocate(4096);
             Entry fresh = cache.acquire(b);
             assertNotSame(old, fresh);
-            assertFalse(registrar.live.containsKey(old.registration().rkey()),
+            assertFalse(
+                    registrar.live.containsKey(old.registration().rkey()),
                     "the miss swept the closed arena's entry and deregistered it");
             cache.release(fresh);
         }
         assertEquals(2, registrar.registrations.get());
-        assertThrows(IllegalStateException.class, () -> cache.acquire(a),
+        assertThrows(
+                IllegalStateException.class,
+                () -> cache.acquire(a),
                 "memory of a closed arena is refused, never looked up");
     }
 
@@ -119,7 +124,8 @@ class RegistrationCacheTest {
             assertTrue(registrar.live.containsKey(busy.registration().rkey()), "never evicted while in use");
             assertTrue(other.retired, "no room: the call got a registration of its own");
             cache.release(other);
-            assertFalse(registrar.live.containsKey(other.registration().rkey()), "its own registration went with the call");
+            assertFalse(
+                    registrar.live.containsKey(other.registration().rkey()), "its own registration went with the call");
             cache.release(busy);
             assertTrue(registrar.live.containsKey(busy.registration().rkey()), "cached for the next call");
         }
@@ -162,10 +168,10 @@ class RegistrationCacheTest {
     @Test
     void refusesHeapAndEmptySegmentsAndWorksAfterAFailedRegistration() throws Exception {
         RegistrationCache cache = new RegistrationCache("cache", registrar, 1 << 20);
-        assertThrows(IllegalArgumentException.class,
-                () -> cache.acquire(MemorySegment.ofArray(new byte[16])));
+        assertThrows(IllegalArgumentException.class, () -> cache.acquire(MemorySegment.ofArray(new byte[16])));
         try (Arena arena = Arena.ofConfined()) {
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> cache.acquire(arena.allocate(16).asSlice(0, 0)));
             MemorySegment s = arena.allocate(16);
             registrar.failNext = true;
@@ -231,5 +237,4 @@ class RegistrationCacheTest {
         }
         assertTrue(registrar.live.isEmpty());
     }
-
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import org.panamardma.testing.AllocationBudget;
 import org.panamardma.rpcrdma.ChunkRoundup;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaMsg;
@@ -16,6 +15,7 @@ import org.panamardma.rpcrdma.ReadListPositions;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
+import org.panamardma.testing.AllocationBudget;
 
 /**
  * Fuzzes {@link CallAssembler} (FUZZING.md): the input is a received message, decoded and position-checked as the
@@ -47,8 +47,8 @@ class CallAssemblerFuzzTest {
                         || !(header instanceof RdmaMsg || header instanceof RdmaNoMsg)) {
                     return;
                 }
-                MemorySegment inline = header instanceof RdmaMsg ? decoded.rpcMessage(message)
-                        : MemorySegment.ofArray(new byte[0]);
+                MemorySegment inline =
+                        header instanceof RdmaMsg ? decoded.rpcMessage(message) : MemorySegment.ofArray(new byte[0]);
                 ReadListPositions.validate(header, inline.byteSize());
                 try (CallMemory memory = new CallMemory(ConnectionMemory.unlimited())) {
                     CallAssembler.Assembled call = CallAssembler.assemble(header, inline, client, MAX_CALL, memory);
@@ -71,8 +71,8 @@ class CallAssemblerFuzzTest {
             expected = chunks.get(0).length();
             first = 1;
         } else {
-            assertEquals(chunks.isEmpty() ? CallAssembler.CallPath.INLINE : CallAssembler.CallPath.READ_CHUNKS,
-                    call.path());
+            assertEquals(
+                    chunks.isEmpty() ? CallAssembler.CallPath.INLINE : CallAssembler.CallPath.READ_CHUNKS, call.path());
             expected = inline.byteSize();
         }
         for (ReadChunk chunk : chunks.subList(first, chunks.size())) {

@@ -51,6 +51,7 @@ abstract class ClientRobustnessDeviceTests {
     static final int SLOW_LENGTH = 1;
     /** opaque in, the same opaque out as a DDP-eligible item (a Write chunk carries it when one is offered). */
     static final int SLOW_ECHO = 2;
+
     private static final AtomicInteger PORTS = new AtomicInteger(30_000 + new Random().nextInt(9_000));
 
     private final List<AutoCloseable> open = new ArrayList<>();
@@ -69,7 +70,8 @@ abstract class ClientRobustnessDeviceTests {
         }
 
         void awaitEntered(int calls) throws InterruptedException {
-            assertTrue(entered.tryAcquire(calls, LONG.toSeconds(), TimeUnit.SECONDS),
+            assertTrue(
+                    entered.tryAcquire(calls, LONG.toSeconds(), TimeUnit.SECONDS),
                     calls + " calls reached the server procedure");
         }
 
@@ -88,12 +90,20 @@ abstract class ClientRobustnessDeviceTests {
 
     RpcDispatcher dispatcher() {
         return EchoProgram.register(RpcDispatcher.builder())
-                .register(SLOW_PROGRAM, 1, SLOW_LENGTH, in -> in.getOpaque(EchoProgram.MAX),
+                .register(
+                        SLOW_PROGRAM,
+                        1,
+                        SLOW_LENGTH,
+                        in -> in.getOpaque(EchoProgram.MAX),
                         (MemorySegment data, org.panamardma.oncrpc.RpcCall call) -> {
                             gate.pass();
                             return out -> out.putInt((int) data.byteSize());
                         })
-                .register(SLOW_PROGRAM, 1, SLOW_ECHO, in -> in.getOpaque(EchoProgram.MAX),
+                .register(
+                        SLOW_PROGRAM,
+                        1,
+                        SLOW_ECHO,
+                        in -> in.getOpaque(EchoProgram.MAX),
                         (MemorySegment data, org.panamardma.oncrpc.RpcCall call) -> {
                             gate.pass();
                             return (XdrEncodable) out -> out.putEligibleOpaque(data, EchoProgram.MAX);
@@ -104,7 +114,9 @@ abstract class ClientRobustnessDeviceTests {
     RpcRdmaServer server(RdmaTestDevice device) throws Exception {
         RpcRdmaServer s = RpcRdmaServer.builder(dispatcher())
                 .bind(new InetSocketAddress(RpcRdmaServerDeviceTests.peerAddress(device), PORTS.getAndIncrement()))
-                .credits(8).timeout(LONG).start();
+                .credits(8)
+                .timeout(LONG)
+                .start();
         open.add(s);
         return s;
     }
@@ -121,17 +133,28 @@ abstract class ClientRobustnessDeviceTests {
         return m;
     }
 
-    static CompletableFuture<RpcRdmaReply> slow(RpcRdmaClient c, int procedure, MemorySegment args,
-                                                ReplyExpectation expectation, Duration timeout) {
-        return c.call(SLOW_PROGRAM, 1, procedure, OpaqueAuth.NONE, out -> out.putEligibleOpaque(args, EchoProgram.MAX),
-                expectation, timeout);
+    static CompletableFuture<RpcRdmaReply> slow(
+            RpcRdmaClient c, int procedure, MemorySegment args, ReplyExpectation expectation, Duration timeout) {
+        return c.call(
+                SLOW_PROGRAM,
+                1,
+                procedure,
+                OpaqueAuth.NONE,
+                out -> out.putEligibleOpaque(args, EchoProgram.MAX),
+                expectation,
+                timeout);
     }
 
     /** A small echo that must work: the bytes come back. */
     static void assertEchoWorks(RpcRdmaClient c, int seed) throws Exception {
         byte[] bytes = EchoProgram.pattern(300, seed);
-        RpcRdmaReply r = c.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.ECHO_PLAIN, OpaqueAuth.NONE,
-                out -> out.putOpaque(bytes, EchoProgram.MAX), ReplyExpectation.SMALL)
+        RpcRdmaReply r = c.call(
+                        EchoProgram.PROGRAM,
+                        EchoProgram.VERSION,
+                        EchoProgram.ECHO_PLAIN,
+                        OpaqueAuth.NONE,
+                        out -> out.putOpaque(bytes, EchoProgram.MAX),
+                        ReplyExpectation.SMALL)
                 .get(LONG.toSeconds(), TimeUnit.SECONDS);
         assertArrayEquals(bytes, r.resultsDecoder().getOpaqueBytes(EchoProgram.MAX));
     }
@@ -184,8 +207,8 @@ abstract class ClientRobustnessDeviceTests {
         System.out.println(device.name() + " before: " + before + ", connected: " + connected);
         try (Arena arena = Arena.ofShared()) {
             MemorySegment args = payload(arena, 256 << 10, 2);
-            CompletableFuture<RpcRdmaReply> f = slow(c, SLOW_LENGTH, args, ReplyExpectation.SMALL,
-                    Duration.ofSeconds(20));
+            CompletableFuture<RpcRdmaReply> f =
+                    slow(c, SLOW_LENGTH, args, ReplyExpectation.SMALL, Duration.ofSeconds(20));
             gate.awaitEntered(1);
             assertEquals(connected.get("mr") + 1, mrs(device), "the Read chunk of the pending call is registered");
             Throwable t = failure(f);
@@ -229,8 +252,8 @@ abstract class ClientRobustnessDeviceTests {
             int size = 256 << 10;
             MemorySegment args = payload(arena, size, 5);
             MemorySegment target = arena.allocate(size);
-            CompletableFuture<RpcRdmaReply> f = slow(c, SLOW_ECHO, args, ReplyExpectation.placedInto(target, size + 8),
-                    Duration.ofSeconds(20));
+            CompletableFuture<RpcRdmaReply> f =
+                    slow(c, SLOW_ECHO, args, ReplyExpectation.placedInto(target, size + 8), Duration.ofSeconds(20));
             gate.awaitEntered(1);
             assertEquals(connected.get("mr") + 2, mrs(device), "Read chunk and Write chunk registered");
             Throwable t = failure(f);
@@ -242,8 +265,14 @@ abstract class ClientRobustnessDeviceTests {
             Throwable lost = null;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LONG.toSeconds());
             while (lost == null && System.nanoTime() < deadline) {
-                CompletableFuture<RpcRdmaReply> probe = c.call(EchoProgram.PROGRAM, EchoProgram.VERSION,
-                        EchoProgram.NULL, OpaqueAuth.NONE, out -> { }, ReplyExpectation.SMALL, LONG);
+                CompletableFuture<RpcRdmaReply> probe = c.call(
+                        EchoProgram.PROGRAM,
+                        EchoProgram.VERSION,
+                        EchoProgram.NULL,
+                        OpaqueAuth.NONE,
+                        out -> {},
+                        ReplyExpectation.SMALL,
+                        LONG);
                 try {
                     probe.get(LONG.toSeconds(), TimeUnit.SECONDS);
                     Thread.sleep(100);
@@ -254,8 +283,15 @@ abstract class ClientRobustnessDeviceTests {
             System.out.println("after the late RDMA Write: " + lost);
             assertInstanceOf(RpcRdmaException.ConnectionLost.class, lost, "the connection ended");
             assertEquals(-1L, target.mismatch(arena.allocate(size)), "nothing was written into the caller's target");
-            assertInstanceOf(RpcRdmaException.ConnectionLost.class, failure(c.call(EchoProgram.PROGRAM,
-                    EchoProgram.VERSION, EchoProgram.NULL, OpaqueAuth.NONE, out -> { }, ReplyExpectation.SMALL)),
+            assertInstanceOf(
+                    RpcRdmaException.ConnectionLost.class,
+                    failure(c.call(
+                            EchoProgram.PROGRAM,
+                            EchoProgram.VERSION,
+                            EchoProgram.NULL,
+                            OpaqueAuth.NONE,
+                            out -> {},
+                            ReplyExpectation.SMALL)),
                     "later calls fail at once");
         }
         c.close();
@@ -275,8 +311,12 @@ abstract class ClientRobustnessDeviceTests {
             List<CompletableFuture<RpcRdmaReply>> calls = new ArrayList<>();
             int size = 128 << 10;
             for (int i = 0; i < 3; i++) {
-                calls.add(slow(c, SLOW_ECHO, payload(arena, size, i), ReplyExpectation.placedInto(
-                        arena.allocate(size), size + 8), LONG));
+                calls.add(slow(
+                        c,
+                        SLOW_ECHO,
+                        payload(arena, size, i),
+                        ReplyExpectation.placedInto(arena.allocate(size), size + 8),
+                        LONG));
             }
             gate.awaitEntered(3);
             assertEquals(connected.get("mr") + 6, mrs(device), "3 calls, each a Read and a Write chunk");
@@ -290,8 +330,13 @@ abstract class ClientRobustnessDeviceTests {
                 assertInstanceOf(RpcRdmaException.ConnectionLost.class, t);
                 assertTrue(t.getMessage().contains("client closed"), t.getMessage());
             }
-            Throwable after = failure(c.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.NULL,
-                    OpaqueAuth.NONE, out -> { }, ReplyExpectation.SMALL));
+            Throwable after = failure(c.call(
+                    EchoProgram.PROGRAM,
+                    EchoProgram.VERSION,
+                    EchoProgram.NULL,
+                    OpaqueAuth.NONE,
+                    out -> {},
+                    ReplyExpectation.SMALL));
             assertInstanceOf(RpcRdmaException.ConnectionLost.class, after);
             assertTrue(after.getMessage().contains("client closed"), after.getMessage());
         }
@@ -311,8 +356,12 @@ abstract class ClientRobustnessDeviceTests {
         Map<String, Integer> connected = resources(device);
         try (Arena arena = Arena.ofShared()) {
             int size = 4 << 20;
-            CompletableFuture<RpcRdmaReply> f = slow(c, SLOW_ECHO, payload(arena, size, 9),
-                    ReplyExpectation.placedInto(arena.allocate(size), size + 8), Duration.ofMinutes(30));
+            CompletableFuture<RpcRdmaReply> f = slow(
+                    c,
+                    SLOW_ECHO,
+                    payload(arena, size, 9),
+                    ReplyExpectation.placedInto(arena.allocate(size), size + 8),
+                    Duration.ofMinutes(30));
             gate.awaitEntered(1);
             long t0 = System.nanoTime();
             Thread closer = Thread.ofPlatform().start(s::close);
@@ -322,8 +371,13 @@ abstract class ClientRobustnessDeviceTests {
             assertInstanceOf(RpcRdmaException.ConnectionLost.class, t);
             assertTrue(t.getMessage().contains("connection lost"), t.getMessage());
             assertEquals(connected.get("mr"), mrs(device), "the call's chunks deregistered on the loss");
-            Throwable later = failure(c.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.NULL,
-                    OpaqueAuth.NONE, out -> { }, ReplyExpectation.SMALL));
+            Throwable later = failure(c.call(
+                    EchoProgram.PROGRAM,
+                    EchoProgram.VERSION,
+                    EchoProgram.NULL,
+                    OpaqueAuth.NONE,
+                    out -> {},
+                    ReplyExpectation.SMALL));
             assertInstanceOf(RpcRdmaException.ConnectionLost.class, later, "later calls fail at once");
             gate.open();
             closer.join(TimeUnit.SECONDS.toMillis(LONG.toSeconds()));
@@ -347,9 +401,14 @@ abstract class ClientRobustnessDeviceTests {
             int size = 8 << 20;
             MemorySegment args = payload(arena, size, 11);
             MemorySegment target = arena.allocate(size);
-            CompletableFuture<RpcRdmaReply> f = c.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.ECHO,
-                    OpaqueAuth.NONE, out -> out.putEligibleOpaque(args, EchoProgram.MAX),
-                    ReplyExpectation.placedInto(target, size + 8), Duration.ofMinutes(30));
+            CompletableFuture<RpcRdmaReply> f = c.call(
+                    EchoProgram.PROGRAM,
+                    EchoProgram.VERSION,
+                    EchoProgram.ECHO,
+                    OpaqueAuth.NONE,
+                    out -> out.putEligibleOpaque(args, EchoProgram.MAX),
+                    ReplyExpectation.placedInto(target, size + 8),
+                    Duration.ofMinutes(30));
             Thread.sleep(20);
             s.close();
             try {
@@ -357,7 +416,8 @@ abstract class ClientRobustnessDeviceTests {
                 // the server finished before it was closed: then the echo must be whole
                 System.out.println("the echo completed before the server closed: " + r.callKind());
                 assertEquals(CallPlan.Kind.READ_CHUNKS, r.callKind());
-                assertArrayEquals(args.toArray(ValueLayout.JAVA_BYTE), r.placed(0).toArray(ValueLayout.JAVA_BYTE));
+                assertArrayEquals(
+                        args.toArray(ValueLayout.JAVA_BYTE), r.placed(0).toArray(ValueLayout.JAVA_BYTE));
             } catch (ExecutionException e) {
                 System.out.println("server closed mid-call: " + e.getCause());
                 assertInstanceOf(RpcRdmaException.ConnectionLost.class, e.getCause());

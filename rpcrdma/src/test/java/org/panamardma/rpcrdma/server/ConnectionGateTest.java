@@ -17,8 +17,10 @@ import org.panamardma.verbs.cm.ConnectionParameters;
 
 /** {@link ConnectionGate}: what the RPC-over-RDMA server's listener admits, without a device. */
 class ConnectionGateTest {
-    private final ConnectionGate gate = new ConnectionGate(new ConnectionAdmission(3, 2),
-            new RateLimitedLog(ConnectionGateTest.class, Duration.ofSeconds(10)), "test");
+    private final ConnectionGate gate = new ConnectionGate(
+            new ConnectionAdmission(3, 2),
+            new RateLimitedLog(ConnectionGateTest.class, Duration.ofSeconds(10)),
+            "test");
 
     private static Optional<InetSocketAddress> from(int last, int port) throws Exception {
         return Optional.of(new InetSocketAddress(InetAddress.getByAddress(new byte[] {10, 77, 0, (byte) last}), port));

@@ -16,16 +16,23 @@ public final class EchoProgram {
     public static final int ECHO_PLAIN = 2;
     public static final int MAX = 16 << 20;
 
-    private EchoProgram() {
-    }
+    private EchoProgram() {}
 
     /** Registers the program's procedures. */
     public static RpcDispatcher.Builder register(RpcDispatcher.Builder b) {
         return b.register(PROGRAM, VERSION, NULL, in -> "", (args, call) -> XdrEncodable.VOID)
-                .register(PROGRAM, VERSION, ECHO, in -> in.getOpaque(MAX),
+                .register(
+                        PROGRAM,
+                        VERSION,
+                        ECHO,
+                        in -> in.getOpaque(MAX),
                         (MemorySegment data, org.panamardma.oncrpc.RpcCall call) ->
                                 out -> out.putEligibleOpaque(data, MAX))
-                .register(PROGRAM, VERSION, ECHO_PLAIN, in -> in.getOpaque(MAX),
+                .register(
+                        PROGRAM,
+                        VERSION,
+                        ECHO_PLAIN,
+                        in -> in.getOpaque(MAX),
                         (MemorySegment data, org.panamardma.oncrpc.RpcCall call) -> out -> out.putOpaque(data, MAX));
     }
 

@@ -15,8 +15,7 @@ import org.panamardma.rpcrdma.RdmaSegment;
  * Write check the handle and the bounds as a device would (an access outside fails the connection: IOException).
  */
 final class FakeTransfers implements ChunkTransfers {
-    private record Region(long base, byte[] bytes) {
-    }
+    private record Region(long base, byte[] bytes) {}
 
     private final Map<Integer, Region> regions = new HashMap<>();
     private int nextHandle = 0x100;

@@ -44,8 +44,9 @@ final class FirstCallClient implements AutoCloseable {
         @Override
         public String toString() {
             return "connection " + index + (local == null ? "" : " from " + local) + ": "
-                    + (connectFailure != null ? "connect failed: " + connectFailure
-                    : reply == null ? "no reply" : "reply after " + answerNanos / 1_000_000 + " ms")
+                    + (connectFailure != null
+                            ? "connect failed: " + connectFailure
+                            : reply == null ? "no reply" : "reply after " + answerNanos / 1_000_000 + " ms")
                     + (sockets == null ? "" : " (after the wait: " + sockets + ")");
         }
     }
@@ -53,8 +54,8 @@ final class FirstCallClient implements AutoCloseable {
     private final EventChannel channel;
     private final Duration timeout;
     private final WorkCompletions wc = WorkCompletions.allocate(4);
-    private final ConnectionParameters parameters = ConnectionParameters.DEFAULTS
-            .withPrivateData(ConnectPrivateData.of(BUFFER, BUFFER, false).encode());
+    private final ConnectionParameters parameters = ConnectionParameters.DEFAULTS.withPrivateData(
+            ConnectPrivateData.of(BUFFER, BUFFER, false).encode());
     private int connections;
 
     FirstCallClient(Duration timeout) throws RdmaException {
@@ -74,14 +75,19 @@ final class FirstCallClient implements AutoCloseable {
         try {
             CmConnector.Connection c;
             try {
-                c = CmConnector.connect(channel, server, parameters, id -> {
-                    pd[0] = id.context().allocateProtectionDomain();
-                    cq[0] = id.context().createCompletionQueue(8);
-                    mr[0] = pd[0].allocate(2L * BUFFER, Set.of(Access.LOCAL_WRITE));
-                    QueuePair qp = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
-                    qp.postReceive(RECEIVE_ID, mr[0], BUFFER, BUFFER);
-                    return qp;
-                }, timeout);
+                c = CmConnector.connect(
+                        channel,
+                        server,
+                        parameters,
+                        id -> {
+                            pd[0] = id.context().allocateProtectionDomain();
+                            cq[0] = id.context().createCompletionQueue(8);
+                            mr[0] = pd[0].allocate(2L * BUFFER, Set.of(Access.LOCAL_WRITE));
+                            QueuePair qp = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
+                            qp.postReceive(RECEIVE_ID, mr[0], BUFFER, BUFFER);
+                            return qp;
+                        },
+                        timeout);
             } catch (RdmaException e) {
                 return new Result(index, null, 0, e.getMessage(), null, null);
             }
@@ -100,7 +106,9 @@ final class FirstCallClient implements AutoCloseable {
                         wc.check(i);
                         if (wc.wrId(i) == RECEIVE_ID) {
                             long took = System.nanoTime() - established;
-                            byte[] reply = mr[0].segment().asSlice(BUFFER, wc.byteLength(i)).toArray(JAVA_BYTE);
+                            byte[] reply = mr[0].segment()
+                                    .asSlice(BUFFER, wc.byteLength(i))
+                                    .toArray(JAVA_BYTE);
                             return new Result(index, reply, took, null, local(c), sockets);
                         }
                     }
@@ -127,7 +135,9 @@ final class FirstCallClient implements AutoCloseable {
     }
 
     private static String local(CmConnector.Connection c) {
-        return c.id().localAddress().map(a -> a.getAddress().getHostAddress() + ":" + a.getPort()).orElse("?");
+        return c.id().localAddress()
+                .map(a -> a.getAddress().getHostAddress() + ":" + a.getPort())
+                .orElse("?");
     }
 
     /**
@@ -145,9 +155,12 @@ final class FirstCallClient implements AutoCloseable {
             for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/net/tcp"))) {
                 String[] f = line.trim().split("\\s+");
                 if (f.length > 4 && (f[1].equals(l) && f[2].equals(p) || f[1].equals(p) && f[2].equals(l))) {
-                    s.append(f[1].equals(l) ? "client" : "server").append(" socket unread ")
-                            .append(Long.parseLong(f[4].substring(f[4].indexOf(':') + 1), 16)).append(" B, state ")
-                            .append(f[3]).append("; ");
+                    s.append(f[1].equals(l) ? "client" : "server")
+                            .append(" socket unread ")
+                            .append(Long.parseLong(f[4].substring(f[4].indexOf(':') + 1), 16))
+                            .append(" B, state ")
+                            .append(f[3])
+                            .append("; ");
                 }
             }
             return s.isEmpty() ? "no socket of the connection in /proc/net/tcp" : s.toString();

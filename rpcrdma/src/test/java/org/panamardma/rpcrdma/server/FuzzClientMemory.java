@@ -24,8 +24,7 @@ public final class FuzzClientMemory {
     /** Offset in region 0 of a 2000-byte pattern, for Read chunks carrying an argument. */
     public static final int PATTERN_OFFSET = 4096;
 
-    private FuzzClientMemory() {
-    }
+    private FuzzClientMemory() {}
 
     /** An ECHO_PLAIN call of {@value #CALL_PAYLOAD} bytes, whole: what a position-zero Read chunk carries. */
     public static byte[] call() {
@@ -34,8 +33,8 @@ public final class FuzzClientMemory {
 
     /** An RPC call header of {@link EchoProgram}. */
     public static byte[] rpcHeader(int xid, int procedure) {
-        RpcCall call = RpcCall.of(xid, EchoProgram.PROGRAM, EchoProgram.VERSION, procedure, OpaqueAuth.NONE,
-                OpaqueAuth.NONE);
+        RpcCall call =
+                RpcCall.of(xid, EchoProgram.PROGRAM, EchoProgram.VERSION, procedure, OpaqueAuth.NONE, OpaqueAuth.NONE);
         byte[] b = new byte[RpcMessageCodec.size(call)];
         RpcMessageCodec.encode(call, new XdrEncoder(MemorySegment.ofArray(b)));
         return b;
@@ -62,7 +61,8 @@ public final class FuzzClientMemory {
             @Override
             public void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException {
                 if (destination.byteSize() != total(segments)) {
-                    throw new AssertionError("RDMA Read of " + total(segments) + " bytes into " + destination.byteSize());
+                    throw new AssertionError(
+                            "RDMA Read of " + total(segments) + " bytes into " + destination.byteSize());
                 }
                 memory.read(segments, destination);
             }
@@ -70,8 +70,8 @@ public final class FuzzClientMemory {
             @Override
             public void write(MemorySegment source, List<RdmaSegment> segments) throws IOException {
                 if (source.byteSize() > total(segments)) {
-                    throw new AssertionError("RDMA Write of " + source.byteSize() + " bytes into segments of "
-                            + total(segments));
+                    throw new AssertionError(
+                            "RDMA Write of " + source.byteSize() + " bytes into segments of " + total(segments));
                 }
                 memory.write(source, segments);
             }

@@ -29,13 +29,16 @@ class FuzzSeedPathsTest {
         URL dir = FuzzSeedPathsTest.class.getResource("RpcRdmaCallHandlerFuzzTestInputs/handle");
         assertTrue(dir != null, "seed directory on the class path");
         try (Stream<Path> files = Files.list(Path.of(dir.toURI()))) {
-            return files.filter(f -> f.getFileName().toString().startsWith("seed-")).sorted().map(f -> {
-                try (InputStream in = Files.newInputStream(f)) {
-                    return in.readAllBytes();
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }).toList();
+            return files.filter(f -> f.getFileName().toString().startsWith("seed-"))
+                    .sorted()
+                    .map(f -> {
+                        try (InputStream in = Files.newInputStream(f)) {
+                            return in.readAllBytes();
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .toList();
         }
     }
 
@@ -44,12 +47,28 @@ class FuzzSeedPathsTest {
         Set<ReplyPath> paths = EnumSet.noneOf(ReplyPath.class);
         ServerStatistics stats = new ServerStatistics();
         for (byte[] seed : seeds()) {
-            RpcRdmaCallHandler handler = new RpcRdmaCallHandler(EchoProgram.dispatcher(), new RpcRdmaHeaderDecoder(),
-                    SETTINGS, FuzzClientMemory.transfers(), stats, ConfigRdmaProgram.INSTANCE);
-            paths.add(handler.handle(MemorySegment.ofArray(seed), MemorySegment.ofArray(new byte[1024])).path());
+            RpcRdmaCallHandler handler = new RpcRdmaCallHandler(
+                    EchoProgram.dispatcher(),
+                    new RpcRdmaHeaderDecoder(),
+                    SETTINGS,
+                    FuzzClientMemory.transfers(),
+                    stats,
+                    ConfigRdmaProgram.INSTANCE);
+            paths.add(handler.handle(MemorySegment.ofArray(seed), MemorySegment.ofArray(new byte[1024]))
+                    .path());
         }
-        assertEquals(EnumSet.of(ReplyPath.INLINE, ReplyPath.WRITE_LIST, ReplyPath.REPLY_CHUNK, ReplyPath.ERR_VERS,
-                ReplyPath.ERR_CHUNK, ReplyPath.DROPPED), paths, "reply paths reached by the seeds");
-        assertTrue(stats.inlineCalls() > 0 && stats.readChunkCalls() > 0 && stats.positionZeroCalls() > 0, stats.toString());
+        assertEquals(
+                EnumSet.of(
+                        ReplyPath.INLINE,
+                        ReplyPath.WRITE_LIST,
+                        ReplyPath.REPLY_CHUNK,
+                        ReplyPath.ERR_VERS,
+                        ReplyPath.ERR_CHUNK,
+                        ReplyPath.DROPPED),
+                paths,
+                "reply paths reached by the seeds");
+        assertTrue(
+                stats.inlineCalls() > 0 && stats.readChunkCalls() > 0 && stats.positionZeroCalls() > 0,
+                stats.toString());
     }
 }

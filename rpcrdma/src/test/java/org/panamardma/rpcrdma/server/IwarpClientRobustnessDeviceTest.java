@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Client robustness, Java client on siw0, Java server on its peer. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpClientRobustnessDeviceTest extends ClientRobustnessDeviceTests {
-}
+class IwarpClientRobustnessDeviceTest extends ClientRobustnessDeviceTests {}

@@ -47,25 +47,29 @@ import org.panamardma.xdr.XdrDecoder;
  * <p>Connections: {@code -Dpanama.firstCall.connections} (the suite runs 100, about a minute under emulation: before
  * the fix about 2 in 100 first calls were lost, so 100 connections find a regression 87 times in 100, and with
  * {@code IwarpDemoFirstMessageDeviceTest}, which exercises the same accept path in the other image, 98 in 100).
-  */
+ */
 @RdmaDeviceTest(transport = Transport.IWARP)
 class IwarpFirstCallDeviceTest {
     static final int CONNECTIONS = Integer.getInteger("panama.firstCall.connections", 100);
     static final Duration ANSWER_WITHIN = Duration.ofSeconds(1);
     /** How long a call not answered within the second is still waited for: tells "late" from "never". */
     static final Duration LATE = Duration.ofSeconds(29);
+
     static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     @Test
     @Timeout(3600)
     void everyFreshConnectionsFirstCallIsAnsweredWithinOneSecond(RdmaTestDevice device) throws Exception {
-        InetSocketAddress address = new InetSocketAddress(RpcRdmaServerDeviceTests.peerAddress(device),
-                47_000 + new Random().nextInt(2_000));
+        InetSocketAddress address = new InetSocketAddress(
+                RpcRdmaServerDeviceTests.peerAddress(device), 47_000 + new Random().nextInt(2_000));
         Probes probes = Probes.watch();
         List<FirstCallClient.Result> results = new ArrayList<>();
-        try (RpcRdmaServer server = RpcRdmaServer.builder(EchoProgram.dispatcher()).bind(address).credits(4)
-                .timeout(TIMEOUT).start();
-             FirstCallClient client = new FirstCallClient(TIMEOUT)) {
+        try (RpcRdmaServer server = RpcRdmaServer.builder(EchoProgram.dispatcher())
+                        .bind(address)
+                        .credits(4)
+                        .timeout(TIMEOUT)
+                        .start();
+                FirstCallClient client = new FirstCallClient(TIMEOUT)) {
             for (int i = 0; i < CONNECTIONS; i++) {
                 // connections closed by the client leave the server asynchronously: keep well below its maximum
                 long deadline = System.nanoTime() + TIMEOUT.toNanos();
@@ -85,13 +89,20 @@ class IwarpFirstCallDeviceTest {
                     System.out.println(summary(results, probes));
                 }
             }
-            List<String> failed = results.stream().filter(r -> !r.answeredWithin(ANSWER_WITHIN))
-                    .map(FirstCallClient.Result::toString).toList();
+            List<String> failed = results.stream()
+                    .filter(r -> !r.answeredWithin(ANSWER_WITHIN))
+                    .map(FirstCallClient.Result::toString)
+                    .toList();
             System.out.println(device + ": " + summary(results, probes));
             failed.stream().limit(20).forEach(f -> System.out.println("  not answered within a second: " + f));
             // what the race does: a call never answered, its bytes waiting in the server's socket for good
-            assertEquals(List.of(), results.stream().filter(r -> r.reply() == null)
-                    .map(FirstCallClient.Result::toString).toList(), "first calls never answered");
+            assertEquals(
+                    List.of(),
+                    results.stream()
+                            .filter(r -> r.reply() == null)
+                            .map(FirstCallClient.Result::toString)
+                            .toList(),
+                    "first calls never answered");
             assertEquals(CONNECTIONS, server.statistics().inlineCalls(), "the server ran every NULL call once");
         } finally {
             probes.close();
@@ -108,16 +119,29 @@ class IwarpFirstCallDeviceTest {
     }
 
     private static String summary(List<FirstCallClient.Result> results, Probes probes) {
-        long[] ms = results.stream().filter(r -> r.answeredWithin(ANSWER_WITHIN))
-                .mapToLong(r -> r.answerNanos() / 1_000_000).sorted().toArray();
-        long late = results.stream().filter(r -> r.reply() != null && !r.answeredWithin(ANSWER_WITHIN)).count();
+        long[] ms = results.stream()
+                .filter(r -> r.answeredWithin(ANSWER_WITHIN))
+                .mapToLong(r -> r.answerNanos() / 1_000_000)
+                .sorted()
+                .toArray();
+        long late = results.stream()
+                .filter(r -> r.reply() != null && !r.answeredWithin(ANSWER_WITHIN))
+                .count();
         long never = results.stream().filter(r -> r.reply() == null).count();
-        return String.format("%d connections: %d first calls answered within %d ms (median %d ms, max %d ms), "
+        return String.format(
+                "%d connections: %d first calls answered within %d ms (median %d ms, max %d ms), "
                         + "%d later, %d not in %d s (connect failures among them: %d); the server found the "
-                        + "first bytes left unread and probed on %d connections", results.size(), ms.length,
-                ANSWER_WITHIN.toMillis(), ms.length == 0 ? -1 : ms[ms.length / 2],
-                ms.length == 0 ? -1 : ms[ms.length - 1], late, never, LATE.plus(ANSWER_WITHIN).toSeconds(),
-                results.stream().filter(r -> r.connectFailure() != null).count(), probes.count.get());
+                        + "first bytes left unread and probed on %d connections",
+                results.size(),
+                ms.length,
+                ANSWER_WITHIN.toMillis(),
+                ms.length == 0 ? -1 : ms[ms.length / 2],
+                ms.length == 0 ? -1 : ms[ms.length - 1],
+                late,
+                never,
+                LATE.plus(ANSWER_WITHIN).toSeconds(),
+                results.stream().filter(r -> r.connectFailure() != null).count(),
+                probes.count.get());
     }
 
     /**
@@ -147,8 +171,7 @@ class IwarpFirstCallDeviceTest {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
         public void close() {

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Java client on siw0, Java server on siw1. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpJavaClientServerDeviceTest extends JavaClientServerDeviceTests {
-}
+class IwarpJavaClientServerDeviceTest extends JavaClientServerDeviceTests {}

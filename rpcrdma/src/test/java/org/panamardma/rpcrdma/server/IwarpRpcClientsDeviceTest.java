@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** RpcClients by URI, client on siw0, servers on its peer. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpRpcClientsDeviceTest extends RpcClientsDeviceTests {
-}
+class IwarpRpcClientsDeviceTest extends RpcClientsDeviceTests {}

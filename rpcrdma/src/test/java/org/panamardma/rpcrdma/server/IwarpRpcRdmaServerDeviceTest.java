@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** {@link RpcRdmaServer} on Soft-iWARP: the requester on siw0, the server on siw1. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpRpcRdmaServerDeviceTest extends RpcRdmaServerDeviceTests {
-}
+class IwarpRpcRdmaServerDeviceTest extends RpcRdmaServerDeviceTests {}

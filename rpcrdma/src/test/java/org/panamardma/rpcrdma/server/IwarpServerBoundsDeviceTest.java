@@ -8,5 +8,4 @@ import org.panamardma.testbed.Transport;
  * the connection: the receives kept posted beyond the credits are what lets a client overrunning them be served.
  */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpServerBoundsDeviceTest extends ServerBoundsDeviceTests {
-}
+class IwarpServerBoundsDeviceTest extends ServerBoundsDeviceTests {}

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** The soak with kills on Soft-iWARP: clients on siw0 (one of them in a process killed now and then), server on siw1. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpSoakDeviceTest extends SoakDeviceTests {
-}
+class IwarpSoakDeviceTest extends SoakDeviceTests {}

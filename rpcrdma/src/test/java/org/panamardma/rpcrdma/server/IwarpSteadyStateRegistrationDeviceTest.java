@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Steady-state registrations of the server and client on siw. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpSteadyStateRegistrationDeviceTest extends SteadyStateRegistrationDeviceTests {
-}
+class IwarpSteadyStateRegistrationDeviceTest extends SteadyStateRegistrationDeviceTests {}

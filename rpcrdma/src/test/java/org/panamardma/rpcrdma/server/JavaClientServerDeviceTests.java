@@ -24,8 +24,8 @@ import org.panamardma.rpcrdma.RdmaProcedure;
 import org.panamardma.rpcrdma.client.CallPlan;
 import org.panamardma.rpcrdma.client.ChunkExposure;
 import org.panamardma.rpcrdma.client.ConfigRdmaCall;
-import org.panamardma.rpcrdma.client.ReplyExpectation;
 import org.panamardma.rpcrdma.client.RegisteredBuffer;
+import org.panamardma.rpcrdma.client.ReplyExpectation;
 import org.panamardma.rpcrdma.client.RpcRdmaClient;
 import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
 import org.panamardma.rpcrdma.client.RpcRdmaReply;
@@ -51,14 +51,16 @@ abstract class JavaClientServerDeviceTests {
     RpcRdmaServer server(RdmaTestDevice device, int credits) throws Exception {
         RpcRdmaServer s = RpcRdmaServer.builder(EchoProgram.dispatcher())
                 .bind(new InetSocketAddress(RpcRdmaServerDeviceTests.peerAddress(device), PORTS.getAndIncrement()))
-                .credits(credits).timeout(TIMEOUT).start();
+                .credits(credits)
+                .timeout(TIMEOUT)
+                .start();
         open.add(s);
         return s;
     }
 
     RpcRdmaClient client(RpcRdmaServer s) throws Exception {
-        RpcRdmaClient c = RpcRdmaClient.connect(s.address(), RpcRdmaClientOptions.DEFAULTS
-                .withTimeouts(TIMEOUT, TIMEOUT));
+        RpcRdmaClient c =
+                RpcRdmaClient.connect(s.address(), RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT));
         open.add(c);
         return c;
     }
@@ -69,23 +71,37 @@ abstract class JavaClientServerDeviceTests {
 
     /** ECHO with a DDP-eligible argument and a placement target for the eligible result. */
     static RpcRdmaReply echoEligible(RpcRdmaClient c, MemorySegment payload, MemorySegment target) throws Exception {
-        return await(c.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.ECHO, OpaqueAuth.NONE,
+        return await(c.call(
+                EchoProgram.PROGRAM,
+                EchoProgram.VERSION,
+                EchoProgram.ECHO,
+                OpaqueAuth.NONE,
                 out -> out.putEligibleOpaque(payload, EchoProgram.MAX),
                 ReplyExpectation.placedInto(target, payload.byteSize() + 8)));
     }
 
     /** ECHO_PLAIN: nothing eligible, so a long call goes by position zero and a long reply by Reply chunk. */
     static RpcRdmaReply echoPlain(RpcRdmaClient c, byte[] payload) throws Exception {
-        return await(c.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.ECHO_PLAIN, OpaqueAuth.NONE,
-                out -> out.putOpaque(payload, EchoProgram.MAX), ReplyExpectation.upTo(payload.length + 8L)));
+        return await(c.call(
+                EchoProgram.PROGRAM,
+                EchoProgram.VERSION,
+                EchoProgram.ECHO_PLAIN,
+                OpaqueAuth.NONE,
+                out -> out.putOpaque(payload, EchoProgram.MAX),
+                ReplyExpectation.upTo(payload.length + 8L)));
     }
 
     @Test
     void nullAndSmallEchoInline(RdmaTestDevice device) throws Exception {
         RpcRdmaServer s = server(device, 16);
         RpcRdmaClient c = client(s);
-        RpcRdmaReply r = await(c.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.NULL, OpaqueAuth.NONE,
-                out -> { }, ReplyExpectation.SMALL));
+        RpcRdmaReply r = await(c.call(
+                EchoProgram.PROGRAM,
+                EchoProgram.VERSION,
+                EchoProgram.NULL,
+                OpaqueAuth.NONE,
+                out -> {},
+                ReplyExpectation.SMALL));
         assertTrue(r.isSuccess());
         assertEquals(0, r.results().byteSize());
         byte[] payload = EchoProgram.pattern(500, 1);
@@ -111,15 +127,15 @@ abstract class JavaClientServerDeviceTests {
         RpcRdmaServer s = server(device, 16);
         RpcRdmaClientOptions options = RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT);
         boolean windows = device.transport() == org.panamardma.testbed.Transport.ROCE;
-        RpcRdmaClient c = RpcRdmaClient.connect(s.address(), windows
-                ? options.withExposure(ChunkExposure.MEMORY_WINDOWS) : options);
+        RpcRdmaClient c = RpcRdmaClient.connect(
+                s.address(), windows ? options.withExposure(ChunkExposure.MEMORY_WINDOWS) : options);
         open.add(c);
         assertEquals(windows ? ChunkExposure.MEMORY_WINDOWS : ChunkExposure.PER_CALL_REGISTRATION, c.exposure());
         int size = 64 << 10;
         byte[] bytes = EchoProgram.pattern(size, 3);
         try (Arena arena = Arena.ofShared();
-             RegisteredBuffer pooledPayload = c.buffers().allocate(size);
-             RegisteredBuffer pooledTarget = c.buffers().allocate(size)) {
+                RegisteredBuffer pooledPayload = c.buffers().allocate(size);
+                RegisteredBuffer pooledTarget = c.buffers().allocate(size)) {
             pooledPayload.segment().copyFrom(MemorySegment.ofArray(bytes));
             MemorySegment nativePayload = arena.allocate(size);
             nativePayload.copyFrom(MemorySegment.ofArray(bytes));
@@ -137,8 +153,12 @@ abstract class JavaClientServerDeviceTests {
                 }
                 MemorySegment slice = sliced.asSlice(8 * (round % 2), size).copyFrom(MemorySegment.ofArray(bytes));
                 MemorySegment sliceTarget = slicedTargets.asSlice(8 * ((round + 1) % 2), size);
-                for (MemorySegment[] pt : new MemorySegment[][] {{pooledPayload.segment(), pooledTarget.segment()},
-                        {nativePayload, nativeTarget}, {slice, sliceTarget}, {MemorySegment.ofArray(bytes), heapTarget}}) {
+                for (MemorySegment[] pt : new MemorySegment[][] {
+                    {pooledPayload.segment(), pooledTarget.segment()},
+                    {nativePayload, nativeTarget},
+                    {slice, sliceTarget},
+                    {MemorySegment.ofArray(bytes), heapTarget}
+                }) {
                     pt[1].fill((byte) 0);
                     RpcRdmaReply r = echoEligible(c, pt[0], pt[1]);
                     assertEquals(CallPlan.Kind.READ_CHUNKS, r.callKind());
@@ -148,7 +168,8 @@ abstract class JavaClientServerDeviceTests {
                 RpcRdmaReply r = echoPlain(c, EchoProgram.pattern(100_000, round));
                 assertEquals(CallPlan.Kind.POSITION_ZERO, r.callKind());
                 assertEquals(RdmaProcedure.RDMA_NOMSG, r.replyProcedure());
-                assertArrayEquals(EchoProgram.pattern(100_000, round), r.resultsDecoder().getOpaqueBytes(EchoProgram.MAX));
+                assertArrayEquals(
+                        EchoProgram.pattern(100_000, round), r.resultsDecoder().getOpaqueBytes(EchoProgram.MAX));
             }
             System.out.println(device.name() + ": " + c.exposure() + ", " + c.registrations()
                     + " registrations for 110 calls, " + c.deregistrations() + " deregistrations, "
@@ -156,8 +177,11 @@ abstract class JavaClientServerDeviceTests {
             if (windows) {
                 assertEquals(registrations, c.registrations(), "20 rounds after the warm-up registered nothing");
                 assertEquals(0, c.deregistrations(), "and deregistered nothing");
-                assertEquals(20 * 10, c.windowBinds() - binds, "a window per chunk per call: 4 echoes of a Read and a "
-                        + "Write chunk, a Long Call's Read chunk and its Reply chunk");
+                assertEquals(
+                        20 * 10,
+                        c.windowBinds() - binds,
+                        "a window per chunk per call: 4 echoes of a Read and a "
+                                + "Write chunk, a Long Call's Read chunk and its Reply chunk");
             } else {
                 assertEquals(registrations + 20 * 10, c.registrations(), "a registration per chunk per call");
                 assertEquals(c.registrations(), c.deregistrations(), "each gone before its call completed");
@@ -170,13 +194,16 @@ abstract class JavaClientServerDeviceTests {
     @Test
     void aBusyPollingClientGetsEveryReply(RdmaTestDevice device) throws Exception {
         RpcRdmaServer s = server(device, 16);
-        RpcRdmaClient c = RpcRdmaClient.connect(s.address(), RpcRdmaClientOptions.DEFAULTS
-                .withTimeouts(TIMEOUT, TIMEOUT).withBusyPoll(java.time.Duration.ofMillis(200)));
+        RpcRdmaClient c = RpcRdmaClient.connect(
+                s.address(),
+                RpcRdmaClientOptions.DEFAULTS
+                        .withTimeouts(TIMEOUT, TIMEOUT)
+                        .withBusyPoll(java.time.Duration.ofMillis(200)));
         open.add(c);
         for (int i = 0; i < 50; i++) {
             byte[] payload = EchoProgram.pattern(100 + 37 * i, i);
-            assertArrayEquals(payload, echoPlain(c, payload).resultsDecoder().getOpaqueBytes(EchoProgram.MAX),
-                    "echo " + i);
+            assertArrayEquals(
+                    payload, echoPlain(c, payload).resultsDecoder().getOpaqueBytes(EchoProgram.MAX), "echo " + i);
         }
     }
 
@@ -195,8 +222,13 @@ abstract class JavaClientServerDeviceTests {
                 long writeListBefore = st.replies(ReplyPath.WRITE_LIST);
                 long t0 = System.nanoTime();
                 RpcRdmaReply r = echoEligible(c, payload, target);
-                System.out.printf("eligible echo %d bytes: call %s, reply %s, write list %s, %d ms%n", size,
-                        r.callKind(), r.replyProcedure(), r.usedWriteList(), (System.nanoTime() - t0) / 1_000_000);
+                System.out.printf(
+                        "eligible echo %d bytes: call %s, reply %s, write list %s, %d ms%n",
+                        size,
+                        r.callKind(),
+                        r.replyProcedure(),
+                        r.usedWriteList(),
+                        (System.nanoTime() - t0) / 1_000_000);
                 assertTrue(r.isSuccess());
                 byte[] back;
                 if (r.usedWriteList() && r.placements().get(0).length() == size && size > 0) {
@@ -217,8 +249,9 @@ abstract class JavaClientServerDeviceTests {
                 long replyChunkBefore = st.replies(ReplyPath.REPLY_CHUNK);
                 t0 = System.nanoTime();
                 r = echoPlain(c, bytes);
-                System.out.printf("plain echo %d bytes: call %s, reply %s, %d ms%n", size, r.callKind(),
-                        r.replyProcedure(), (System.nanoTime() - t0) / 1_000_000);
+                System.out.printf(
+                        "plain echo %d bytes: call %s, reply %s, %d ms%n",
+                        size, r.callKind(), r.replyProcedure(), (System.nanoTime() - t0) / 1_000_000);
                 assertArrayEquals(bytes, r.resultsDecoder().getOpaqueBytes(EchoProgram.MAX), "plain echo " + size);
                 if (size >= 65_539) { // 4001 bytes still fit a 4 KiB message both ways
                     assertEquals(CallPlan.Kind.POSITION_ZERO, r.callKind());
@@ -239,8 +272,14 @@ abstract class JavaClientServerDeviceTests {
         AtomicInteger maxOutstanding = new AtomicInteger();
         for (int i = 0; i < 1000; i++) {
             byte[] payload = EchoProgram.pattern(16 + i % 300, i);
-            all.add(c.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.ECHO_PLAIN, OpaqueAuth.NONE,
-                    out -> out.putOpaque(payload, EchoProgram.MAX), ReplyExpectation.SMALL).thenAccept(r -> {
+            all.add(c.call(
+                            EchoProgram.PROGRAM,
+                            EchoProgram.VERSION,
+                            EchoProgram.ECHO_PLAIN,
+                            OpaqueAuth.NONE,
+                            out -> out.putOpaque(payload, EchoProgram.MAX),
+                            ReplyExpectation.SMALL)
+                    .thenAccept(r -> {
                         maxOutstanding.accumulateAndGet(c.outstandingAndQueued()[0], Math::max);
                         assertArrayEquals(payload, r.resultsDecoder().getOpaqueBytes(EchoProgram.MAX));
                     }));
@@ -258,7 +297,8 @@ abstract class JavaClientServerDeviceTests {
         ConfigRdma.Reply reply = ConfigRdmaCall.call(c, new ConfigRdma.Request(4096, 4096, 4), TIMEOUT)
                 .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         assertEquals(new ConfigRdma.Reply(4096, 4, 16), reply);
-        assertFalse(reply.maxCallSendSize() < c.negotiated().sendThreshold(),
+        assertFalse(
+                reply.maxCallSendSize() < c.negotiated().sendThreshold(),
                 "the client's send threshold is within what the server accepts");
     }
 }

@@ -42,12 +42,13 @@ final class RawPeer implements AutoCloseable {
     private final Map<Integer, CompletableFuture<byte[]>> waiting = new ConcurrentHashMap<>();
     /** Messages that arrived for no waiting XID. */
     final BlockingQueue<byte[]> unmatched = new LinkedBlockingQueue<>();
+
     private final List<MemoryRegion> regions = new ArrayList<>();
 
     private RawPeer(RdmaConnection rdma) throws Exception {
         this.rdma = rdma;
-        this.sendBuffers = rdma.protectionDomain().allocate((long) SEND_SLOTS * INLINE, java.util.Set.of(
-                Access.LOCAL_WRITE));
+        this.sendBuffers =
+                rdma.protectionDomain().allocate((long) SEND_SLOTS * INLINE, java.util.Set.of(Access.LOCAL_WRITE));
         for (int i = 0; i < SEND_SLOTS; i++) {
             freeSlots.add(i);
         }
@@ -114,8 +115,10 @@ final class RawPeer implements AutoCloseable {
 
     /** Registers a copy of {@code bytes} for the server's RDMA Read and Write. */
     synchronized RdmaSegment register(byte[] bytes) throws Exception {
-        MemoryRegion mr = rdma.protectionDomain().allocate(Math.max(bytes.length, 8),
-                java.util.Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE));
+        MemoryRegion mr = rdma.protectionDomain()
+                .allocate(
+                        Math.max(bytes.length, 8),
+                        java.util.Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE));
         MemorySegment.copy(bytes, 0, mr.segment(), JAVA_BYTE, 0, bytes.length);
         regions.add(mr);
         return new RdmaSegment(mr.rkey(), bytes.length, mr.address());
@@ -129,7 +132,9 @@ final class RawPeer implements AutoCloseable {
     synchronized byte[] contents(RdmaSegment segment, int length) {
         for (MemoryRegion mr : regions) {
             if (mr.rkey() == segment.handle()) {
-                return mr.segment().asSlice(segment.offset() - mr.address(), length).toArray(JAVA_BYTE);
+                return mr.segment()
+                        .asSlice(segment.offset() - mr.address(), length)
+                        .toArray(JAVA_BYTE);
             }
         }
         throw new IllegalArgumentException("no region " + segment);

@@ -41,19 +41,21 @@ class ReplyResourcesTest {
 
     /** A procedure answering with {@code size} bytes of native memory it holds until the reply is sent. */
     static RpcDispatcher dispatcher(List<String> events, int size) {
-        return RpcDispatcher.builder().register(PROGRAM, 1, 1, in -> in.getInt(), (Integer seed, RpcCall call) -> {
-            Arena arena = Arena.ofShared();
-            MemorySegment data = arena.allocate(size);
-            for (int i = 0; i < size; i++) {
-                data.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 3 + seed));
-            }
-            events.add("available " + ReplyResources.available());
-            ReplyResources.holdUntilSent(() -> {
-                events.add("released");
-                arena.close(); // the data is gone after this: a transport reading it later would fail
-            });
-            return (XdrEncodable) out -> out.putEligibleOpaque(data, size);
-        }).build();
+        return RpcDispatcher.builder()
+                .register(PROGRAM, 1, 1, in -> in.getInt(), (Integer seed, RpcCall call) -> {
+                    Arena arena = Arena.ofShared();
+                    MemorySegment data = arena.allocate(size);
+                    for (int i = 0; i < size; i++) {
+                        data.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 3 + seed));
+                    }
+                    events.add("available " + ReplyResources.available());
+                    ReplyResources.holdUntilSent(() -> {
+                        events.add("released");
+                        arena.close(); // the data is gone after this: a transport reading it later would fail
+                    });
+                    return (XdrEncodable) out -> out.putEligibleOpaque(data, size);
+                })
+                .build();
     }
 
     static byte[] expected(int size, int seed) {
@@ -81,16 +83,22 @@ class ReplyResourcesTest {
             }
         };
         ConnectionSettings settings = new ConnectionSettings(4096, 1024, 8, 1 << 20, 1 << 20, 4);
-        RpcRdmaCallHandler handler = new RpcRdmaCallHandler(dispatcher(events, 5000),
-                new RpcRdmaHeaderDecoder(HeaderLimits.DEFAULT), settings, watched, new ServerStatistics(),
+        RpcRdmaCallHandler handler = new RpcRdmaCallHandler(
+                dispatcher(events, 5000),
+                new RpcRdmaHeaderDecoder(HeaderLimits.DEFAULT),
+                settings,
+                watched,
+                new ServerStatistics(),
                 ConfigRdmaProgram.INSTANCE);
         RdmaSegment target = client.registerEmpty(8192);
         RpcCall call = RpcCall.of(7, PROGRAM, 1, 1, OpaqueAuth.NONE, OpaqueAuth.NONE);
-        byte[] message = RpcRdmaCallHandlerTest.concat(RpcRdmaCallHandlerTest.header(new RdmaMsg(7, 1,
-                new ChunkLists(List.of(), List.of(WriteChunk.of(target)), Optional.empty()))),
-                callBytes(call), RpcRdmaCallHandlerTest.words(9));
-        RpcRdmaCallHandler.Outcome o = handler.handle(MemorySegment.ofArray(message),
-                MemorySegment.ofArray(new byte[settings.sendInline()]));
+        byte[] message = RpcRdmaCallHandlerTest.concat(
+                RpcRdmaCallHandlerTest.header(
+                        new RdmaMsg(7, 1, new ChunkLists(List.of(), List.of(WriteChunk.of(target)), Optional.empty()))),
+                callBytes(call),
+                RpcRdmaCallHandlerTest.words(9));
+        RpcRdmaCallHandler.Outcome o =
+                handler.handle(MemorySegment.ofArray(message), MemorySegment.ofArray(new byte[settings.sendInline()]));
         assertEquals(ReplyPath.WRITE_LIST, o.path());
         assertEquals(List.of("available true", "rdma write", "released"), events);
         assertArrayEquals(expected(5000, 9), java.util.Arrays.copyOf(client.contents(target), 5000));
@@ -106,10 +114,17 @@ class ReplyResourcesTest {
     void theTcpServerReleasesAfterTheReplyIsWritten() throws Exception {
         List<String> events = new CopyOnWriteArrayList<>();
         try (TcpRpcServer server = TcpRpcServer.builder(dispatcher(events, 100_000))
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).start();
-             TcpRpcClient client = TcpRpcClient.connect(server.address(), 1 << 20)) {
-            byte[] back = client.invoke(PROGRAM, 1, 1, OpaqueAuth.NONE, out -> out.putInt(5),
-                    in -> in.getOpaqueBytes(1 << 20), Duration.ofSeconds(20));
+                        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                        .start();
+                TcpRpcClient client = TcpRpcClient.connect(server.address(), 1 << 20)) {
+            byte[] back = client.invoke(
+                    PROGRAM,
+                    1,
+                    1,
+                    OpaqueAuth.NONE,
+                    out -> out.putInt(5),
+                    in -> in.getOpaqueBytes(1 << 20),
+                    Duration.ofSeconds(20));
             assertArrayEquals(expected(100_000, 5), back, "written from the procedure's memory before release");
             for (int i = 0; i < 200 && !events.contains("released"); i++) {
                 Thread.sleep(10);

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Client robustness, Java client on rxe0, Java server on its peer. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceClientRobustnessDeviceTest extends ClientRobustnessDeviceTests {
-}
+class RoceClientRobustnessDeviceTest extends ClientRobustnessDeviceTests {}

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Java client on rxe0, Java server on rxe1. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceJavaClientServerDeviceTest extends JavaClientServerDeviceTests {
-}
+class RoceJavaClientServerDeviceTest extends JavaClientServerDeviceTests {}

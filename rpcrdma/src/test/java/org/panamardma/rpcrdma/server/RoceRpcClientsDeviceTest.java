@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** RpcClients by URI, client on rxe0, servers on its peer. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceRpcClientsDeviceTest extends RpcClientsDeviceTests {
-}
+class RoceRpcClientsDeviceTest extends RpcClientsDeviceTests {}

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** {@link RpcRdmaServer} on Soft-RoCE: the requester on rxe0, the server on rxe1. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceRpcRdmaServerDeviceTest extends RpcRdmaServerDeviceTests {
-}
+class RoceRpcRdmaServerDeviceTest extends RpcRdmaServerDeviceTests {}

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** {@link RpcRdmaServer}'s bounds on Soft-RoCE: the clients on rxe0, the server on rxe1. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceServerBoundsDeviceTest extends ServerBoundsDeviceTests {
-}
+class RoceServerBoundsDeviceTest extends ServerBoundsDeviceTests {}

@@ -5,5 +5,4 @@ import org.panamardma.testbed.Transport;
 
 /** Steady-state registrations of the server and client on rxe. */
 @RdmaDeviceTest(transport = Transport.ROCE)
-class RoceSteadyStateRegistrationDeviceTest extends SteadyStateRegistrationDeviceTests {
-}
+class RoceSteadyStateRegistrationDeviceTest extends SteadyStateRegistrationDeviceTests {}

@@ -52,12 +52,18 @@ abstract class RpcClientsDeviceTests {
         RpcDispatcher dispatcher = EchoProgram.dispatcher();
         String ip = RpcRdmaServerDeviceTests.peerAddress(device).getHostAddress();
         RpcRdmaServer rdma = RpcRdmaServer.builder(dispatcher)
-                .bind(new InetSocketAddress(ip, PORTS.getAndIncrement())).timeout(TIMEOUT).start();
+                .bind(new InetSocketAddress(ip, PORTS.getAndIncrement()))
+                .timeout(TIMEOUT)
+                .start();
         open.add(rdma);
-        TcpRpcServer tcp = TcpRpcServer.builder(dispatcher).bind(new InetSocketAddress(ip, 0))
-                .maxRecordSize(1 << 20).replyBufferSize(1 << 20).start();
+        TcpRpcServer tcp = TcpRpcServer.builder(dispatcher)
+                .bind(new InetSocketAddress(ip, 0))
+                .maxRecordSize(1 << 20)
+                .replyBufferSize(1 << 20)
+                .start();
         open.add(tcp);
-        return List.of(URI.create("rdma://" + ip + ":" + rdma.address().getPort()),
+        return List.of(
+                URI.create("rdma://" + ip + ":" + rdma.address().getPort()),
                 URI.create("tcp://" + ip + ":" + tcp.port()));
     }
 
@@ -68,10 +74,16 @@ abstract class RpcClientsDeviceTests {
     }
 
     static byte[] echo(RpcClient c, int procedure, byte[] bytes) throws Exception {
-        return c.invoke(EchoProgram.PROGRAM, EchoProgram.VERSION, procedure, OpaqueAuth.NONE,
-                procedure == EchoProgram.ECHO ? out -> out.putEligibleOpaque(java.lang.foreign.MemorySegment
-                        .ofArray(bytes), EchoProgram.MAX) : out -> out.putOpaque(bytes, EchoProgram.MAX),
-                in -> in.getOpaqueBytes(EchoProgram.MAX), TIMEOUT);
+        return c.invoke(
+                EchoProgram.PROGRAM,
+                EchoProgram.VERSION,
+                procedure,
+                OpaqueAuth.NONE,
+                procedure == EchoProgram.ECHO
+                        ? out -> out.putEligibleOpaque(java.lang.foreign.MemorySegment.ofArray(bytes), EchoProgram.MAX)
+                        : out -> out.putOpaque(bytes, EchoProgram.MAX),
+                in -> in.getOpaqueBytes(EchoProgram.MAX),
+                TIMEOUT);
     }
 
     @Test
@@ -93,12 +105,21 @@ abstract class RpcClientsDeviceTests {
             }
         }
         for (RpcClient c : List.of(rdma, tcp)) {
-            RpcReplyException e = assertThrows(RpcReplyException.class, () -> c.invoke(EchoProgram.PROGRAM,
-                    EchoProgram.VERSION, 77, OpaqueAuth.NONE, out -> { }, in -> null, TIMEOUT));
+            RpcReplyException e = assertThrows(
+                    RpcReplyException.class,
+                    () -> c.invoke(
+                            EchoProgram.PROGRAM,
+                            EchoProgram.VERSION,
+                            77,
+                            OpaqueAuth.NONE,
+                            out -> {},
+                            in -> null,
+                            TIMEOUT));
             assertEquals(AcceptStat.PROC_UNAVAIL, e.acceptStat(), c.describe());
         }
         RpcRdmaServer server = (RpcRdmaServer) open.get(0);
-        assertTrue(server.statistics().positionZeroCalls() + server.statistics().readChunkCalls() > 0,
+        assertTrue(
+                server.statistics().positionZeroCalls() + server.statistics().readChunkCalls() > 0,
                 "large calls went by Read chunks over rdma://");
         assertTrue(server.statistics().replies(ReplyPath.REPLY_CHUNK) > 0, "large replies by the Reply chunk");
     }

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import org.panamardma.testing.AllocationBudget;
 import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
+import org.panamardma.testing.AllocationBudget;
 
 /**
  * Fuzzes the server's handling of one received message end to end (FUZZING.md): header, positions, call assembly
@@ -37,13 +37,23 @@ class RpcRdmaCallHandlerFuzzTest {
 
     /** The server's budgets, as a connection has them: room for the largest call and reply, no waiting. */
     private static final MemoryBudget HEAP = MemoryBudget.of("server heap", 4L * SETTINGS.maxCallSize());
+
     private static final MemoryBudget PINNED = MemoryBudget.of("server pinned", 4L * SETTINGS.maxCallSize());
 
     private static RpcRdmaCallHandler handler(ChunkTransfers client) {
-        ConnectionMemory memory = new ConnectionMemory(HEAP.child("heap", 2L * SETTINGS.maxCallSize()
-                + SETTINGS.maxReplySize()), PINNED.child("pinned", 2L * SETTINGS.maxCallSize()), 0);
-        return new RpcRdmaCallHandler(EchoProgram.dispatcher(), new RpcRdmaHeaderDecoder(), SETTINGS, client,
-                new ServerStatistics(), ConfigRdmaProgram.INSTANCE, memory, "fuzz");
+        ConnectionMemory memory = new ConnectionMemory(
+                HEAP.child("heap", 2L * SETTINGS.maxCallSize() + SETTINGS.maxReplySize()),
+                PINNED.child("pinned", 2L * SETTINGS.maxCallSize()),
+                0);
+        return new RpcRdmaCallHandler(
+                EchoProgram.dispatcher(),
+                new RpcRdmaHeaderDecoder(),
+                SETTINGS,
+                client,
+                new ServerStatistics(),
+                ConfigRdmaProgram.INSTANCE,
+                memory,
+                "fuzz");
     }
 
     @FuzzTest
@@ -79,7 +89,8 @@ class RpcRdmaCallHandlerFuzzTest {
             throw new AssertionError("the server sent a header it could not decode itself: " + e.getMessage(), e);
         }
         assertEquals(o.xid(), answer.header().xid(), "reply XID");
-        assertTrue(answer.header().credits() >= 1 && answer.header().credits() <= SETTINGS.maxCredits(),
+        assertTrue(
+                answer.header().credits() >= 1 && answer.header().credits() <= SETTINGS.maxCredits(),
                 "credits granted " + answer.header().credits());
     }
 }

@@ -46,15 +46,20 @@ class RpcRdmaCallHandlerTest {
     private RpcRdmaCallHandler handler = handler(HeaderLimits.DEFAULT);
 
     private RpcRdmaCallHandler handler(HeaderLimits limits) {
-        return new RpcRdmaCallHandler(EchoProgram.dispatcher(), new RpcRdmaHeaderDecoder(limits), SETTINGS, client,
-                stats, ConfigRdmaProgram.INSTANCE);
+        return new RpcRdmaCallHandler(
+                EchoProgram.dispatcher(),
+                new RpcRdmaHeaderDecoder(limits),
+                SETTINGS,
+                client,
+                stats,
+                ConfigRdmaProgram.INSTANCE);
     }
 
     // ------------------------------------------------------------------------------------------ message building
 
     static byte[] rpcHeader(int procedure) {
-        RpcCall call = RpcCall.of(XID, EchoProgram.PROGRAM, EchoProgram.VERSION, procedure, OpaqueAuth.NONE,
-                OpaqueAuth.NONE);
+        RpcCall call =
+                RpcCall.of(XID, EchoProgram.PROGRAM, EchoProgram.VERSION, procedure, OpaqueAuth.NONE, OpaqueAuth.NONE);
         byte[] b = new byte[RpcMessageCodec.size(call)];
         RpcMessageCodec.encode(call, new XdrEncoder(MemorySegment.ofArray(b)));
         return b;
@@ -88,8 +93,7 @@ class RpcRdmaCallHandlerTest {
         return new ChunkLists(reads, writes, Optional.ofNullable(reply));
     }
 
-    private record Answer(RpcRdmaCallHandler.Outcome outcome, RpcRdmaHeader header, MemorySegment rest) {
-    }
+    private record Answer(RpcRdmaCallHandler.Outcome outcome, RpcRdmaHeader header, MemorySegment rest) {}
 
     private Answer handle(byte[] message) throws IOException {
         byte[] send = new byte[SETTINGS.sendInline()];
@@ -148,14 +152,17 @@ class RpcRdmaCallHandlerTest {
         RdmaSegment replyArea = client.registerEmpty(8192);
         int position = rpc.length + 4;
         byte[] reduced = concat(rpc, words(payload.length));
-        Answer a = handle(concat(header(new RdmaMsg(XID, 3, chunks(List.of(new ReadSegment(position, data)),
-                List.of(), WriteChunk.of(replyArea)))), reduced));
+        Answer a = handle(concat(
+                header(new RdmaMsg(
+                        XID, 3, chunks(List.of(new ReadSegment(position, data)), List.of(), WriteChunk.of(replyArea)))),
+                reduced));
         assertEquals(ReplyPath.REPLY_CHUNK, a.outcome().path());
         assertEquals(1, stats.readChunkCalls());
         RdmaNoMsg noMsg = assertInstanceOf(RdmaNoMsg.class, a.header());
         int written = noMsg.chunks().replyChunk().orElseThrow().length();
         assertEquals(24 + 4 + 4004, written, "reply header, length word, data with roundup");
-        XdrDecoder in = success(MemorySegment.ofArray(client.contents(replyArea)).asSlice(0, written));
+        XdrDecoder in =
+                success(MemorySegment.ofArray(client.contents(replyArea)).asSlice(0, written));
         assertArrayEquals(payload, in.getOpaqueBytes(EchoProgram.MAX));
     }
 
@@ -164,13 +171,14 @@ class RpcRdmaCallHandlerTest {
         byte[] payload = EchoProgram.pattern(20_000, 3);
         RdmaSegment whole = client.register(echoCall(EchoProgram.ECHO, payload));
         RdmaSegment target = client.registerEmpty(32_768);
-        Answer a = handle(header(new RdmaNoMsg(XID, 100, chunks(List.of(new ReadSegment(0, whole)),
-                List.of(WriteChunk.of(target)), null))));
+        Answer a = handle(header(new RdmaNoMsg(
+                XID, 100, chunks(List.of(new ReadSegment(0, whole)), List.of(WriteChunk.of(target)), null))));
         assertEquals(ReplyPath.WRITE_LIST, a.outcome().path());
         assertEquals(1, stats.positionZeroCalls());
         RdmaMsg msg = assertInstanceOf(RdmaMsg.class, a.header());
         assertEquals(SETTINGS.maxCredits(), msg.credits(), "100 asked, 8 at most");
-        assertEquals(List.of(WriteChunk.of(new RdmaSegment(target.handle(), payload.length, target.offset()))),
+        assertEquals(
+                List.of(WriteChunk.of(new RdmaSegment(target.handle(), payload.length, target.offset()))),
                 msg.chunks().writeList());
         XdrDecoder in = success(a.rest());
         assertEquals(payload.length, in.getInt(), "the length word stays inline");
@@ -184,15 +192,20 @@ class RpcRdmaCallHandlerTest {
         RdmaSegment s1 = client.registerEmpty(4096);
         RdmaSegment s2 = client.registerEmpty(4096);
         RdmaSegment spare = client.registerEmpty(100);
-        Answer a = handle(concat(header(new RdmaMsg(XID, 1, chunks(List.of(),
-                List.of(WriteChunk.of(s1, s2), WriteChunk.of(spare)), null))),
+        Answer a = handle(concat(
+                header(new RdmaMsg(
+                        XID, 1, chunks(List.of(), List.of(WriteChunk.of(s1, s2), WriteChunk.of(spare)), null))),
                 echoCall(EchoProgram.ECHO, payload)));
         // the call (6 KiB inline) is larger than a 1 KiB threshold, but this server receives up to 4 KiB... it
         // arrived: the receive threshold is the client's business, the message fitted our buffer
         RdmaMsg msg = assertInstanceOf(RdmaMsg.class, a.header());
-        assertEquals(List.of(WriteChunk.of(new RdmaSegment(s1.handle(), 4096, s1.offset()),
-                        new RdmaSegment(s2.handle(), 6000 - 4096, s2.offset())),
-                WriteChunk.of(new RdmaSegment(spare.handle(), 0, spare.offset()))), msg.chunks().writeList());
+        assertEquals(
+                List.of(
+                        WriteChunk.of(
+                                new RdmaSegment(s1.handle(), 4096, s1.offset()),
+                                new RdmaSegment(s2.handle(), 6000 - 4096, s2.offset())),
+                        WriteChunk.of(new RdmaSegment(spare.handle(), 0, spare.offset()))),
+                msg.chunks().writeList());
         assertArrayEquals(payload, concat(client.contents(s1), Arrays.copyOf(client.contents(s2), 6000 - 4096)));
     }
 
@@ -201,10 +214,14 @@ class RpcRdmaCallHandlerTest {
         // reduced stream: word A, length 5, word B; the 5 data bytes (and 3 of roundup) belong at position 8
         RdmaSegment data = client.register(new byte[] {1, 2, 3, 4, 5});
         RdmaMsg h = new RdmaMsg(XID, 1, chunks(List.of(new ReadSegment(8, data)), List.of(), null));
-        CallAssembler.Assembled c = CallAssembler.assemble(h, MemorySegment.ofArray(words(0xA, 5, 0xB)), client, 100,
+        CallAssembler.Assembled c = CallAssembler.assemble(
+                h,
+                MemorySegment.ofArray(words(0xA, 5, 0xB)),
+                client,
+                100,
                 new CallMemory(ConnectionMemory.unlimited()));
-        assertArrayEquals(concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)),
-                FakeTransfers.bytes(c.call()));
+        assertArrayEquals(
+                concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)), FakeTransfers.bytes(c.call()));
         assertEquals(CallAssembler.CallPath.READ_CHUNKS, c.path());
     }
 
@@ -212,10 +229,14 @@ class RpcRdmaCallHandlerTest {
     void readChunkAlreadyRoundedUpGetsNoMorePadding() throws IOException, ChunkFault {
         RdmaSegment data = client.register(new byte[] {1, 2, 3, 4, 5, 0, 0, 0}); // draft section 3.7 allows this
         RdmaMsg h = new RdmaMsg(XID, 1, chunks(List.of(new ReadSegment(8, data)), List.of(), null));
-        CallAssembler.Assembled c = CallAssembler.assemble(h, MemorySegment.ofArray(words(0xA, 5, 0xB)), client, 100,
+        CallAssembler.Assembled c = CallAssembler.assemble(
+                h,
+                MemorySegment.ofArray(words(0xA, 5, 0xB)),
+                client,
+                100,
                 new CallMemory(ConnectionMemory.unlimited()));
-        assertArrayEquals(concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)),
-                FakeTransfers.bytes(c.call()));
+        assertArrayEquals(
+                concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)), FakeTransfers.bytes(c.call()));
     }
 
     @Test
@@ -232,14 +253,16 @@ class RpcRdmaCallHandlerTest {
         byte[] rpc = new byte[RpcMessageCodec.size(call)];
         RpcMessageCodec.encode(call, new XdrEncoder(MemorySegment.ofArray(rpc)));
         Answer a = handle(concat(header(new RdmaMsg(XID, 1, ChunkLists.NONE)), rpc));
-        assertEquals(AcceptedReply.failure(XID, OpaqueAuth.NONE, AcceptStat.PROG_UNAVAIL),
+        assertEquals(
+                AcceptedReply.failure(XID, OpaqueAuth.NONE, AcceptStat.PROG_UNAVAIL),
                 RpcMessageCodec.decode(new XdrDecoder(a.rest())));
     }
 
     @Test
     void undecodableCallIsAnsweredGarbageArgsUnderTheTransportXid() throws IOException {
         Answer a = handle(concat(header(new RdmaMsg(XID, 1, ChunkLists.NONE)), words(XID, 7)));
-        assertEquals(AcceptedReply.failure(XID, OpaqueAuth.NONE, AcceptStat.GARBAGE_ARGS),
+        assertEquals(
+                AcceptedReply.failure(XID, OpaqueAuth.NONE, AcceptStat.GARBAGE_ARGS),
                 RpcMessageCodec.decode(new XdrDecoder(a.rest())));
     }
 
@@ -273,8 +296,12 @@ class RpcRdmaCallHandlerTest {
     @Test
     void retiredAndReplyOnlyTypes() throws IOException {
         assertChunkError(handle(header(new RdmaMsgp(XID, 1, 4096, 4096, ChunkLists.NONE))));
-        assertEquals(ReplyPath.DROPPED, handle(header(new RdmaDone(XID, 1))).outcome().path());
-        assertEquals(ReplyPath.DROPPED, handle(header(new RdmaError.ChunkError(XID, 1))).outcome().path());
+        assertEquals(
+                ReplyPath.DROPPED,
+                handle(header(new RdmaDone(XID, 1))).outcome().path());
+        assertEquals(
+                ReplyPath.DROPPED,
+                handle(header(new RdmaError.ChunkError(XID, 1))).outcome().path());
     }
 
     @Test
@@ -300,8 +327,10 @@ class RpcRdmaCallHandlerTest {
     @Test
     void segmentLengthOverTheLimitGetsErrChunk() throws IOException {
         int tooLong = HeaderLimits.DEFAULT.maxSegmentLength() + 1;
-        assertChunkError(handle(concat(header(new RdmaMsg(XID, 1, chunks(List.of(), List.of(
-                WriteChunk.of(new RdmaSegment(1, tooLong, 0))), null))), rpcHeader(0))));
+        assertChunkError(handle(concat(
+                header(new RdmaMsg(
+                        XID, 1, chunks(List.of(), List.of(WriteChunk.of(new RdmaSegment(1, tooLong, 0))), null))),
+                rpcHeader(0))));
         assertChunkError(handle(words(XID, 1, 1, 0, 0, 0, 1, 1, 7, 0xffff_ffff, 0, 0)));
     }
 
@@ -309,10 +338,12 @@ class RpcRdmaCallHandlerTest {
     void summedLengthOverflowGetsErrChunk() throws IOException {
         handler = handler(new HeaderLimits(64, 16, 64, Integer.MAX_VALUE));
         RdmaSegment big = new RdmaSegment(1, 0x7000_0000, 0);
-        assertChunkError(handle(concat(header(new RdmaMsg(XID, 1, chunks(List.of(), List.of(),
-                WriteChunk.of(big, big)))), rpcHeader(0))));
-        assertChunkError(handle(concat(header(new RdmaMsg(XID, 1, chunks(List.of(new ReadSegment(28, big),
-                new ReadSegment(28, big)), List.of(), null))), rpcHeader(0))));
+        assertChunkError(handle(concat(
+                header(new RdmaMsg(XID, 1, chunks(List.of(), List.of(), WriteChunk.of(big, big)))), rpcHeader(0))));
+        assertChunkError(handle(concat(
+                header(new RdmaMsg(
+                        XID, 1, chunks(List.of(new ReadSegment(28, big), new ReadSegment(28, big)), List.of(), null))),
+                rpcHeader(0))));
     }
 
     @Test
@@ -320,87 +351,103 @@ class RpcRdmaCallHandlerTest {
         RdmaSegment data = client.register(new byte[8]);
         byte[] rpc = rpcHeader(EchoProgram.ECHO);
         // decreasing positions: 40, then 36
-        assertChunkError(handle(concat(words(XID, 1, 1, 0, 1, 40, data.handle(), 8, 0, 0, 1, 36, data.handle(), 8,
-                0, 0, 0, 0, 0), rpc, words(8))));
+        assertChunkError(handle(concat(
+                words(XID, 1, 1, 0, 1, 40, data.handle(), 8, 0, 0, 1, 36, data.handle(), 8, 0, 0, 0, 0, 0),
+                rpc,
+                words(8))));
         // beyond the inline message
-        assertChunkError(handle(concat(header(new RdmaMsg(XID, 1, chunks(List.of(
-                new ReadSegment(rpc.length + 400, data)), List.of(), null))), rpc, words(8))));
+        assertChunkError(handle(concat(
+                header(new RdmaMsg(XID, 1, chunks(List.of(new ReadSegment(rpc.length + 400, data)), List.of(), null))),
+                rpc,
+                words(8))));
         // misaligned
-        assertChunkError(handle(concat(header(new RdmaMsg(XID, 1, chunks(List.of(
-                new ReadSegment(rpc.length + 2, data)), List.of(), null))), rpc, words(8))));
+        assertChunkError(handle(concat(
+                header(new RdmaMsg(XID, 1, chunks(List.of(new ReadSegment(rpc.length + 2, data)), List.of(), null))),
+                rpc,
+                words(8))));
         // position zero in RDMA_MSG
-        assertChunkError(handle(concat(header(new RdmaMsg(XID, 1, chunks(List.of(
-                new ReadSegment(0, data)), List.of(), null))), rpc, words(8))));
+        assertChunkError(handle(concat(
+                header(new RdmaMsg(XID, 1, chunks(List.of(new ReadSegment(0, data)), List.of(), null))),
+                rpc,
+                words(8))));
         assertEquals(List.of(), client.log, "nothing was read for a refused call");
     }
 
     @Test
     void noMsgWithoutAPositionZeroChunkGetsErrChunk() throws IOException {
-        assertChunkError(handle(header(new RdmaNoMsg(XID, 1, chunks(List.of(), List.of(),
-                WriteChunk.of(client.registerEmpty(4096)))))));
+        assertChunkError(handle(header(
+                new RdmaNoMsg(XID, 1, chunks(List.of(), List.of(), WriteChunk.of(client.registerEmpty(4096)))))));
     }
 
     @Test
     void replyChunkTooSmallGetsErrChunk() throws IOException {
         byte[] payload = EchoProgram.pattern(2000, 5);
         RdmaSegment small = client.registerEmpty(1000);
-        assertChunkError(handle(concat(header(new RdmaMsg(XID, 1, chunks(List.of(), List.of(), WriteChunk.of(small)))),
+        assertChunkError(handle(concat(
+                header(new RdmaMsg(XID, 1, chunks(List.of(), List.of(), WriteChunk.of(small)))),
                 echoCall(EchoProgram.ECHO_PLAIN, payload))));
         assertArrayEquals(new byte[1000], client.contents(small), "nothing written");
     }
 
     @Test
     void replyTooLargeWithoutReplyChunkGetsErrChunk() throws IOException {
-        assertChunkError(handle(concat(header(new RdmaMsg(XID, 1, ChunkLists.NONE)),
+        assertChunkError(handle(concat(
+                header(new RdmaMsg(XID, 1, ChunkLists.NONE)),
                 echoCall(EchoProgram.ECHO, EchoProgram.pattern(2000, 6)))));
     }
 
     @Test
     void writeChunkTooSmallGetsErrChunk() throws IOException {
         RdmaSegment small = client.registerEmpty(100);
-        assertChunkError(handle(concat(header(new RdmaMsg(XID, 1, chunks(List.of(), List.of(WriteChunk.of(small)),
-                null))), echoCall(EchoProgram.ECHO, EchoProgram.pattern(200, 7)))));
+        assertChunkError(handle(concat(
+                header(new RdmaMsg(XID, 1, chunks(List.of(), List.of(WriteChunk.of(small)), null))),
+                echoCall(EchoProgram.ECHO, EchoProgram.pattern(200, 7)))));
     }
 
     @Test
     void callLargerThanTheLimitGetsErrChunkBeforeAnyRead() throws IOException {
         RdmaSegment huge = new RdmaSegment(client.registerEmpty(16).handle(), 2 << 20, 0);
-        assertChunkError(handle(header(new RdmaNoMsg(XID, 1, chunks(List.of(new ReadSegment(0, huge)), List.of(),
-                null)))));
+        assertChunkError(handle(header(
+                new RdmaNoMsg(XID, 1, chunks(List.of(new ReadSegment(0, huge)), List.of(), null)))));
         assertEquals(List.of(), client.log);
     }
 
     @Test
     void failedRdmaReadIsAConnectionError() {
         RdmaSegment unknown = new RdmaSegment(0xdead, 64, 0);
-        assertThrows(IOException.class, () -> handle(header(new RdmaNoMsg(XID, 1,
-                chunks(List.of(new ReadSegment(0, unknown)), List.of(), null)))));
+        assertThrows(
+                IOException.class,
+                () -> handle(header(
+                        new RdmaNoMsg(XID, 1, chunks(List.of(new ReadSegment(0, unknown)), List.of(), null)))));
     }
 
     // ------------------------------------------------------------------------------ Connection Configuration
 
     @Test
     void confRdmaAnswersTheConnectionsValues() throws IOException {
-        RpcCall call = RpcCall.of(XID, ConfigRdmaProgram.PROGRAM, 1, ConfigRdmaProgram.CONF_RDMA, OpaqueAuth.NONE,
-                OpaqueAuth.NONE);
+        RpcCall call = RpcCall.of(
+                XID, ConfigRdmaProgram.PROGRAM, 1, ConfigRdmaProgram.CONF_RDMA, OpaqueAuth.NONE, OpaqueAuth.NONE);
         byte[] rpc = new byte[RpcMessageCodec.size(call) + 12];
         XdrEncoder out = new XdrEncoder(MemorySegment.ofArray(rpc));
         RpcMessageCodec.encode(call, out);
         new org.panamardma.rpcrdma.ConfigRdma.Request(8192, 8192, 16).encodeTo(out);
         Answer a = handle(concat(header(new RdmaMsg(XID, 1, ChunkLists.NONE)), rpc));
         XdrDecoder in = success(a.rest());
-        assertEquals(new org.panamardma.rpcrdma.ConfigRdma.Reply(4096, 4, 4), org.panamardma.rpcrdma.ConfigRdma.Reply.decode(in));
+        assertEquals(
+                new org.panamardma.rpcrdma.ConfigRdma.Reply(4096, 4, 4),
+                org.panamardma.rpcrdma.ConfigRdma.Reply.decode(in));
         assertTrue(in.atEnd());
     }
 
     @Test
     void confRdmaWithTruncatedArgumentsIsGarbageArgs() throws IOException {
-        RpcCall call = RpcCall.of(XID, ConfigRdmaProgram.PROGRAM, 1, ConfigRdmaProgram.CONF_RDMA, OpaqueAuth.NONE,
-                OpaqueAuth.NONE);
+        RpcCall call = RpcCall.of(
+                XID, ConfigRdmaProgram.PROGRAM, 1, ConfigRdmaProgram.CONF_RDMA, OpaqueAuth.NONE, OpaqueAuth.NONE);
         byte[] rpc = new byte[RpcMessageCodec.size(call) + 4];
         RpcMessageCodec.encode(call, new XdrEncoder(MemorySegment.ofArray(rpc)));
         Answer a = handle(concat(header(new RdmaMsg(XID, 1, ChunkLists.NONE)), rpc));
-        assertEquals(AcceptedReply.failure(XID, OpaqueAuth.NONE, AcceptStat.GARBAGE_ARGS),
+        assertEquals(
+                AcceptedReply.failure(XID, OpaqueAuth.NONE, AcceptStat.GARBAGE_ARGS),
                 RpcMessageCodec.decode(new XdrDecoder(a.rest())));
     }
 }

@@ -23,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
@@ -40,7 +39,6 @@ import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
-import org.panamardma.rpcrdma.RpcRdmaHeaderEncoder;
 import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.xdr.XdrDecoder;
@@ -78,7 +76,9 @@ abstract class RpcRdmaServerDeviceTests {
     RpcRdmaServer server(RdmaTestDevice device, RpcDispatcher dispatcher, int credits) throws Exception {
         RpcRdmaServer s = RpcRdmaServer.builder(dispatcher)
                 .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement()))
-                .credits(credits).timeout(TIMEOUT).start();
+                .credits(credits)
+                .timeout(TIMEOUT)
+                .start();
         open.add(s);
         return s;
     }
@@ -129,8 +129,11 @@ abstract class RpcRdmaServerDeviceTests {
     /** NULL over the peer: asserts an inline SUCCESS reply with credits granted. */
     static void assertNullAnswered(RawPeer p) throws Exception {
         int xid = XIDS.incrementAndGet();
-        byte[] reply = await(p.call(xid, concat(header(new RdmaMsg(xid, 1, ChunkLists.NONE)),
-                rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL, new byte[0]))));
+        byte[] reply = await(p.call(
+                xid,
+                concat(
+                        header(new RdmaMsg(xid, 1, ChunkLists.NONE)),
+                        rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL, new byte[0]))));
         DecodedHeader d = decode(reply);
         RdmaMsg msg = assertInstanceOf(RdmaMsg.class, d.header());
         assertTrue(msg.credits() >= 1);
@@ -139,7 +142,12 @@ abstract class RpcRdmaServerDeviceTests {
         assertTrue(in.atEnd());
     }
 
-    enum Path { INLINE, READ_CHUNK_WRITE_LIST, POSITION_ZERO_REPLY_CHUNK, READ_CHUNK_REPLY_CHUNK }
+    enum Path {
+        INLINE,
+        READ_CHUNK_WRITE_LIST,
+        POSITION_ZERO_REPLY_CHUNK,
+        READ_CHUNK_REPLY_CHUNK
+    }
 
     /** One echo by {@code path}; returns the payload that came back. */
     static byte[] echo(RawPeer p, Path path, byte[] payload) throws Exception {
@@ -147,8 +155,11 @@ abstract class RpcRdmaServerDeviceTests {
         byte[] reply;
         switch (path) {
             case INLINE -> {
-                reply = await(p.call(xid, concat(header(new RdmaMsg(xid, 4, ChunkLists.NONE)),
-                        rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO, opaque(payload)))));
+                reply = await(p.call(
+                        xid,
+                        concat(
+                                header(new RdmaMsg(xid, 4, ChunkLists.NONE)),
+                                rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO, opaque(payload)))));
                 DecodedHeader d = decode(reply);
                 assertEquals(new RdmaMsg(xid, 4, ChunkLists.NONE), d.header());
                 XdrDecoder in = results(xid, d.rpcMessage(MemorySegment.ofArray(reply)));
@@ -158,13 +169,23 @@ abstract class RpcRdmaServerDeviceTests {
                 byte[] reduced = rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO, words(payload.length));
                 RdmaSegment data = p.register(payload);
                 RdmaSegment target = p.registerEmpty(payload.length);
-                reply = await(p.call(xid, concat(header(new RdmaMsg(xid, 4, new ChunkLists(
-                        List.of(new ReadSegment(reduced.length, data)), List.of(WriteChunk.of(target)),
-                        Optional.empty()))), reduced)));
+                reply = await(p.call(
+                        xid,
+                        concat(
+                                header(new RdmaMsg(
+                                        xid,
+                                        4,
+                                        new ChunkLists(
+                                                List.of(new ReadSegment(reduced.length, data)),
+                                                List.of(WriteChunk.of(target)),
+                                                Optional.empty()))),
+                                reduced)));
                 DecodedHeader d = decode(reply);
-                RdmaMsg msg = assertInstanceOf(RdmaMsg.class, d.header(), d.header().toString());
-                assertEquals(List.of(WriteChunk.of(new RdmaSegment(target.handle(), payload.length,
-                        target.offset()))), msg.chunks().writeList());
+                RdmaMsg msg =
+                        assertInstanceOf(RdmaMsg.class, d.header(), d.header().toString());
+                assertEquals(
+                        List.of(WriteChunk.of(new RdmaSegment(target.handle(), payload.length, target.offset()))),
+                        msg.chunks().writeList());
                 XdrDecoder in = results(xid, d.rpcMessage(MemorySegment.ofArray(reply)));
                 assertEquals(payload.length, in.getInt());
                 assertTrue(in.atEnd(), "the data went to the Write chunk, not inline");
@@ -173,19 +194,31 @@ abstract class RpcRdmaServerDeviceTests {
             case POSITION_ZERO_REPLY_CHUNK, READ_CHUNK_REPLY_CHUNK -> {
                 byte[] message;
                 if (path == Path.POSITION_ZERO_REPLY_CHUNK) {
-                    RdmaSegment whole = p.register(rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO_PLAIN,
-                            opaque(payload)));
+                    RdmaSegment whole =
+                            p.register(rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO_PLAIN, opaque(payload)));
                     RdmaSegment replyArea = p.registerEmpty(payload.length + 256);
-                    message = header(new RdmaNoMsg(xid, 4, new ChunkLists(List.of(new ReadSegment(0, whole)),
-                            List.of(), Optional.of(WriteChunk.of(replyArea)))));
+                    message = header(new RdmaNoMsg(
+                            xid,
+                            4,
+                            new ChunkLists(
+                                    List.of(new ReadSegment(0, whole)),
+                                    List.of(),
+                                    Optional.of(WriteChunk.of(replyArea)))));
                     reply = await(p.call(xid, message));
                     return fromReplyChunk(p, xid, reply, replyArea);
                 }
                 byte[] reduced = rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO_PLAIN, words(payload.length));
                 RdmaSegment data = p.register(payload);
                 RdmaSegment replyArea = p.registerEmpty(payload.length + 256);
-                message = concat(header(new RdmaMsg(xid, 4, new ChunkLists(List.of(new ReadSegment(reduced.length,
-                        data)), List.of(), Optional.of(WriteChunk.of(replyArea))))), reduced);
+                message = concat(
+                        header(new RdmaMsg(
+                                xid,
+                                4,
+                                new ChunkLists(
+                                        List.of(new ReadSegment(reduced.length, data)),
+                                        List.of(),
+                                        Optional.of(WriteChunk.of(replyArea))))),
+                        reduced);
                 reply = await(p.call(xid, message));
                 return fromReplyChunk(p, xid, reply, replyArea);
             }
@@ -204,7 +237,8 @@ abstract class RpcRdmaServerDeviceTests {
             assertTrue(in.atEnd());
             return echoed;
         }
-        RdmaNoMsg noMsg = assertInstanceOf(RdmaNoMsg.class, d.header(), d.header().toString());
+        RdmaNoMsg noMsg =
+                assertInstanceOf(RdmaNoMsg.class, d.header(), d.header().toString());
         int written = noMsg.chunks().replyChunk().orElseThrow().length();
         XdrDecoder in = results(xid, MemorySegment.ofArray(p.contents(area, written)));
         byte[] echoed = in.getOpaqueBytes(EchoProgram.MAX);
@@ -254,13 +288,16 @@ abstract class RpcRdmaServerDeviceTests {
             }
         }
         assertEquals(done.get(Path.INLINE), (int) st.inlineCalls());
-        assertEquals(done.get(Path.READ_CHUNK_WRITE_LIST) + done.get(Path.READ_CHUNK_REPLY_CHUNK),
-                (int) st.readChunkCalls());
+        assertEquals(done.get(Path.READ_CHUNK_WRITE_LIST) + done.get(Path.READ_CHUNK_REPLY_CHUNK), (int)
+                st.readChunkCalls());
         assertEquals(done.get(Path.POSITION_ZERO_REPLY_CHUNK), (int) st.positionZeroCalls());
         assertEquals(done.get(Path.READ_CHUNK_WRITE_LIST), (int) st.replies(ReplyPath.WRITE_LIST));
         assertEquals(done.get(Path.INLINE), (int) st.replies(ReplyPath.INLINE) - countSmallPlainReplies(sizes));
-        assertEquals(done.get(Path.POSITION_ZERO_REPLY_CHUNK) + done.get(Path.READ_CHUNK_REPLY_CHUNK)
-                - countSmallPlainReplies(sizes), (int) st.replies(ReplyPath.REPLY_CHUNK));
+        assertEquals(
+                done.get(Path.POSITION_ZERO_REPLY_CHUNK)
+                        + done.get(Path.READ_CHUNK_REPLY_CHUNK)
+                        - countSmallPlainReplies(sizes),
+                (int) st.replies(ReplyPath.REPLY_CHUNK));
         System.out.println("paths: " + st);
     }
 
@@ -288,8 +325,11 @@ abstract class RpcRdmaServerDeviceTests {
             credits.acquire();
             int xid = XIDS.incrementAndGet();
             byte[] payload = EchoProgram.pattern(64 + i % 200, i);
-            CompletableFuture<byte[]> f = p.call(xid, concat(header(new RdmaMsg(xid, 32, ChunkLists.NONE)),
-                    rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO, opaque(payload))));
+            CompletableFuture<byte[]> f = p.call(
+                    xid,
+                    concat(
+                            header(new RdmaMsg(xid, 32, ChunkLists.NONE)),
+                            rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO, opaque(payload))));
             all.add(f.thenAccept(reply -> {
                 try {
                     DecodedHeader d = decode(reply);
@@ -315,16 +355,23 @@ abstract class RpcRdmaServerDeviceTests {
     void theSameDispatcherServesTcpAndRdmaAtOnce(RdmaTestDevice device) throws Exception {
         RpcDispatcher dispatcher = EchoProgram.dispatcher();
         RpcRdmaServer s = server(device, dispatcher, 8);
-        TcpRpcServer tcp = TcpRpcServer.builder(dispatcher).maxRecordSize((16 << 20) + 1024)
-                .bind(new InetSocketAddress(peerAddress(device), 0)).start();
+        TcpRpcServer tcp = TcpRpcServer.builder(dispatcher)
+                .maxRecordSize((16 << 20) + 1024)
+                .bind(new InetSocketAddress(peerAddress(device), 0))
+                .start();
         open.add(tcp);
         RawPeer p = peer(s);
         try (TcpRpcClient client = TcpRpcClient.connect(tcp.address(), (16 << 20) + 1024)) {
             for (int size : new int[] {0, 1000, 1 << 20}) {
                 byte[] payload = EchoProgram.pattern(size, 9);
-                byte[] viaTcp = client.<byte[]>call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.ECHO,
-                        out -> out.putOpaque(payload, EchoProgram.MAX), in -> in.getOpaqueBytes(EchoProgram.MAX),
-                        TIMEOUT).get(WAIT, TimeUnit.SECONDS);
+                byte[] viaTcp = client.<byte[]>call(
+                                EchoProgram.PROGRAM,
+                                EchoProgram.VERSION,
+                                EchoProgram.ECHO,
+                                out -> out.putOpaque(payload, EchoProgram.MAX),
+                                in -> in.getOpaqueBytes(EchoProgram.MAX),
+                                TIMEOUT)
+                        .get(WAIT, TimeUnit.SECONDS);
                 assertArrayEquals(payload, viaTcp);
                 assertArrayEquals(payload, echo(p, size > 3000 ? Path.READ_CHUNK_WRITE_LIST : Path.INLINE, payload));
                 p.releaseRegions();
@@ -349,7 +396,9 @@ abstract class RpcRdmaServerDeviceTests {
         // segments up to 1 GiB, so that two of them overflow a 32-bit length
         RpcRdmaServer s = RpcRdmaServer.builder(EchoProgram.dispatcher())
                 .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement()))
-                .headerLimits(new org.panamardma.rpcrdma.HeaderLimits(64, 16, 64, 1 << 30)).timeout(TIMEOUT).start();
+                .headerLimits(new org.panamardma.rpcrdma.HeaderLimits(64, 16, 64, 1 << 30))
+                .timeout(TIMEOUT)
+                .start();
         open.add(s);
         RawPeer p = peer(s);
         RdmaSegment some = p.register(new byte[64]);
@@ -361,31 +410,82 @@ abstract class RpcRdmaServerDeviceTests {
         x = XIDS.incrementAndGet();
         assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, words(x, 1, 1, 9)), "unknown type");
         x = XIDS.incrementAndGet();
-        assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, words(x, 1, 1, 0, 0, 1, 0x7fff_ffff, 0, 0)),
+        assertInstanceOf(
+                RdmaError.ChunkError.class,
+                assertError(s, p, x, words(x, 1, 1, 0, 0, 1, 0x7fff_ffff, 0, 0)),
                 "absurd segment count");
         x = XIDS.incrementAndGet();
-        assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, words(x, 1, 1, 0, 0, 0, 1, 1, 7,
-                0x7fff_0000, 0, 0)), "segment length over the limit");
+        assertInstanceOf(
+                RdmaError.ChunkError.class,
+                assertError(s, p, x, words(x, 1, 1, 0, 0, 0, 1, 1, 7, 0x7fff_0000, 0, 0)),
+                "segment length over the limit");
         x = XIDS.incrementAndGet();
         RdmaSegment gib = new RdmaSegment(some.handle(), 1 << 30, some.offset());
-        assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, concat(header(new RdmaMsg(x, 1,
-                new ChunkLists(List.of(), List.of(), Optional.of(WriteChunk.of(gib, gib))))), rpc)),
+        assertInstanceOf(
+                RdmaError.ChunkError.class,
+                assertError(
+                        s,
+                        p,
+                        x,
+                        concat(
+                                header(new RdmaMsg(
+                                        x,
+                                        1,
+                                        new ChunkLists(List.of(), List.of(), Optional.of(WriteChunk.of(gib, gib))))),
+                                rpc)),
                 "segment lengths summing past 2^31-1");
         x = XIDS.incrementAndGet();
-        assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, concat(header(new RdmaMsg(x, 1,
-                new ChunkLists(List.of(new ReadSegment(40, some), new ReadSegment(36, some)), List.of(),
-                        Optional.empty()))), rpc)), "read positions out of order");
+        assertInstanceOf(
+                RdmaError.ChunkError.class,
+                assertError(
+                        s,
+                        p,
+                        x,
+                        concat(
+                                header(new RdmaMsg(
+                                        x,
+                                        1,
+                                        new ChunkLists(
+                                                List.of(new ReadSegment(40, some), new ReadSegment(36, some)),
+                                                List.of(),
+                                                Optional.empty()))),
+                                rpc)),
+                "read positions out of order");
         x = XIDS.incrementAndGet();
-        assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, concat(header(new RdmaMsg(x, 1,
-                new ChunkLists(List.of(new ReadSegment(4000, some)), List.of(), Optional.empty()))), rpc)),
+        assertInstanceOf(
+                RdmaError.ChunkError.class,
+                assertError(
+                        s,
+                        p,
+                        x,
+                        concat(
+                                header(new RdmaMsg(
+                                        x,
+                                        1,
+                                        new ChunkLists(
+                                                List.of(new ReadSegment(4000, some)), List.of(), Optional.empty()))),
+                                rpc)),
                 "read position beyond the message");
         x = XIDS.incrementAndGet();
         RdmaSegment small = p.registerEmpty(100);
         RdmaSegment argument = p.register(new byte[5000]); // a reply of over 4096 bytes: not inline
         byte[] reduced = rpcCall(x, EchoProgram.PROGRAM, EchoProgram.ECHO_PLAIN, words(5000));
-        assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, concat(header(new RdmaMsg(x, 1,
-                new ChunkLists(List.of(new ReadSegment(reduced.length, argument)), List.of(),
-                        Optional.of(WriteChunk.of(small))))), reduced)), "reply chunk too small");
+        assertInstanceOf(
+                RdmaError.ChunkError.class,
+                assertError(
+                        s,
+                        p,
+                        x,
+                        concat(
+                                header(new RdmaMsg(
+                                        x,
+                                        1,
+                                        new ChunkLists(
+                                                List.of(new ReadSegment(reduced.length, argument)),
+                                                List.of(),
+                                                Optional.of(WriteChunk.of(small))))),
+                                reduced)),
+                "reply chunk too small");
         assertArrayEquals(new byte[100], p.contents(small, 100), "nothing written to it");
         // a message too short for a version is dropped: the next answer is the NULL's
         p.send(new byte[] {1, 2});
@@ -409,14 +509,18 @@ abstract class RpcRdmaServerDeviceTests {
         for (int i = 0; i < 5; i++) {
             int xid = XIDS.incrementAndGet();
             xids.add(xid);
-            replies.add(p.call(xid, concat(header(new RdmaMsg(xid, 10, ChunkLists.NONE)),
-                    rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL, new byte[0]))));
+            replies.add(p.call(
+                    xid,
+                    concat(
+                            header(new RdmaMsg(xid, 10, ChunkLists.NONE)),
+                            rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL, new byte[0]))));
         }
         for (int i = 0; i < 5; i++) {
             byte[] reply = await(replies.get(i));
             DecodedHeader d = decode(reply);
             assertEquals(2, d.header().credits());
-            assertEquals(AcceptedReply.success(xids.get(i), OpaqueAuth.NONE),
+            assertEquals(
+                    AcceptedReply.success(xids.get(i), OpaqueAuth.NONE),
                     RpcMessageCodec.decode(new XdrDecoder(d.rpcMessage(MemorySegment.ofArray(reply)))));
         }
         assertNullAnswered(p);
@@ -433,11 +537,14 @@ abstract class RpcRdmaServerDeviceTests {
             assertNullAnswered(p);
             System.out.println(serverDevice + " connected: " + resources(serverDevice));
             int xid = XIDS.incrementAndGet();
-            RdmaSegment whole = p.register(rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO,
-                    opaque(EchoProgram.pattern(8 << 20, 3))));
+            RdmaSegment whole = p.register(
+                    rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO, opaque(EchoProgram.pattern(8 << 20, 3))));
             RdmaSegment target = p.registerEmpty(8 << 20);
-            p.send(header(new RdmaNoMsg(xid, 4, new ChunkLists(List.of(new ReadSegment(0, whole)),
-                    List.of(WriteChunk.of(target)), Optional.empty()))));
+            p.send(header(new RdmaNoMsg(
+                    xid,
+                    4,
+                    new ChunkLists(
+                            List.of(new ReadSegment(0, whole)), List.of(WriteChunk.of(target)), Optional.empty()))));
         } finally {
             p.close(); // while the server reads the 8 MiB call
         }
@@ -458,7 +565,9 @@ abstract class RpcRdmaServerDeviceTests {
 
     /** The counts {@code rdma resource show} gives for {@code device} (pd, cq, qp, cm_id, mr, ...). */
     static Map<String, Integer> resources(String device) throws Exception {
-        Process proc = new ProcessBuilder("rdma", "resource", "show").redirectErrorStream(true).start();
+        Process proc = new ProcessBuilder("rdma", "resource", "show")
+                .redirectErrorStream(true)
+                .start();
         String out = new String(proc.getInputStream().readAllBytes());
         proc.waitFor();
         for (String line : out.split("\n")) {

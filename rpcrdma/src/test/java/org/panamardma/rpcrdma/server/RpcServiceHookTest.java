@@ -53,9 +53,17 @@ class RpcServiceHookTest {
     };
 
     private RpcRdmaCallHandler handler() {
-        return new RpcRdmaCallHandler(recording, new RpcRdmaHeaderDecoder(HeaderLimits.DEFAULT), SETTINGS, client,
-                new ServerStatistics(), ConfigRdmaProgram.INSTANCE, ConnectionMemory.unlimited(), "test peer",
-                Optional.of(LOCAL), Optional.of(REMOTE));
+        return new RpcRdmaCallHandler(
+                recording,
+                new RpcRdmaHeaderDecoder(HeaderLimits.DEFAULT),
+                SETTINGS,
+                client,
+                new ServerStatistics(),
+                ConfigRdmaProgram.INSTANCE,
+                ConnectionMemory.unlimited(),
+                "test peer",
+                Optional.of(LOCAL),
+                Optional.of(REMOTE));
     }
 
     private MemorySegment handle(byte[] message) throws IOException {
@@ -72,7 +80,9 @@ class RpcServiceHookTest {
         MemorySegment sent = handle(RpcRdmaCallHandlerTest.concat(
                 RpcRdmaCallHandlerTest.header(new RdmaMsg(XID, 1, ChunkLists.NONE)), rpc));
         assertArrayEquals(rpc, seenMessage, "the RPC message, without the transport header");
-        assertEquals(RpcRdmaCallHandlerTest.rpcHeader(EchoProgram.ECHO_PLAIN).length, seenArgumentsAt,
+        assertEquals(
+                RpcRdmaCallHandlerTest.rpcHeader(EchoProgram.ECHO_PLAIN).length,
+                seenArgumentsAt,
                 "the decoder stands after the call header");
         assertEquals(EchoProgram.ECHO_PLAIN, seen.header().procedure());
         assertEquals(Optional.of(LOCAL), seen.local());
@@ -90,10 +100,18 @@ class RpcServiceHookTest {
         RdmaSegment data = client.register(payload);
         RdmaSegment target = client.registerEmpty(8192);
         byte[] reduced = RpcRdmaCallHandlerTest.concat(rpcHeader, RpcRdmaCallHandlerTest.words(payload.length));
-        MemorySegment sent = handle(RpcRdmaCallHandlerTest.concat(RpcRdmaCallHandlerTest.header(new RdmaMsg(XID, 1,
-                RpcRdmaCallHandlerTest.chunks(List.of(new ReadSegment(rpcHeader.length + 4, data)),
-                        List.of(WriteChunk.of(target)), null))), reduced));
-        assertArrayEquals(RpcRdmaCallHandlerTest.echoCall(EchoProgram.ECHO, payload), seenMessage,
+        MemorySegment sent = handle(RpcRdmaCallHandlerTest.concat(
+                RpcRdmaCallHandlerTest.header(new RdmaMsg(
+                        XID,
+                        1,
+                        RpcRdmaCallHandlerTest.chunks(
+                                List.of(new ReadSegment(rpcHeader.length + 4, data)),
+                                List.of(WriteChunk.of(target)),
+                                null))),
+                reduced));
+        assertArrayEquals(
+                RpcRdmaCallHandlerTest.echoCall(EchoProgram.ECHO, payload),
+                seenMessage,
                 "the full XDR stream, roundup restored");
         RdmaMsg reply = assertInstanceOf(RdmaMsg.class, decode(sent).header());
         assertEquals(payload.length, reply.chunks().writeList().get(0).length(), "the result went by RDMA Write");
@@ -102,8 +120,9 @@ class RpcServiceHookTest {
 
     @Test
     void theConnectionConfigurationProtocolStaysTheTransportsOwn() throws IOException {
-        byte[] call = RpcRdmaCallHandlerTest.concat(RpcRdmaCallHandlerTest.words(XID, 0, 2, ConfigRdma.PROGRAM,
-                ConfigRdma.VERSION, 1, 0, 0, 0, 0), RpcRdmaCallHandlerTest.words(4096, 4096, 4));
+        byte[] call = RpcRdmaCallHandlerTest.concat(
+                RpcRdmaCallHandlerTest.words(XID, 0, 2, ConfigRdma.PROGRAM, ConfigRdma.VERSION, 1, 0, 0, 0, 0),
+                RpcRdmaCallHandlerTest.words(4096, 4096, 4));
         MemorySegment sent = handle(RpcRdmaCallHandlerTest.concat(
                 RpcRdmaCallHandlerTest.header(new RdmaMsg(XID, 1, ChunkLists.NONE)), call));
         assertNull(seen, "the service never saw the transport's own program");

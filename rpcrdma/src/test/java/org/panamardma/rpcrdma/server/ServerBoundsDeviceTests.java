@@ -66,7 +66,8 @@ abstract class ServerBoundsDeviceTests {
 
     private RpcRdmaServer.Builder builder(RdmaTestDevice device, int credits) {
         return RpcRdmaServer.builder(EchoProgram.dispatcher())
-                .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement())).credits(credits);
+                .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement()))
+                .credits(credits);
     }
 
     private RawPeer peer(RpcRdmaServer s) throws Exception {
@@ -84,7 +85,9 @@ abstract class ServerBoundsDeviceTests {
         for (int i = 0; i < 3; i++) {
             System.gc();
             Thread.sleep(100);
-            least = Math.min(least, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+            least = Math.min(
+                    least,
+                    ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         }
         return least;
     }
@@ -92,16 +95,17 @@ abstract class ServerBoundsDeviceTests {
     /** A NULL call offering a Reply chunk of {@code declared} bytes under an rkey nobody registered. */
     private static byte[] nullWithReplyChunk(int xid, int declared) {
         RdmaSegment bogus = new RdmaSegment(0x0bad_0000 | (xid & 0xffff), declared, 0x7f00_0000_0000L);
-        return concat(header(new RdmaMsg(xid, 8, new ChunkLists(List.of(), List.of(),
-                Optional.of(WriteChunk.of(bogus))))), rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL,
-                new byte[0]));
+        return concat(
+                header(new RdmaMsg(xid, 8, new ChunkLists(List.of(), List.of(), Optional.of(WriteChunk.of(bogus))))),
+                rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL, new byte[0]));
     }
 
     private static void assertNullSuccess(int xid, byte[] reply) throws Exception {
         DecodedHeader d = decode(reply);
         RdmaMsg msg = assertInstanceOf(RdmaMsg.class, d.header(), d.header().toString());
         assertEquals(ChunkLists.NONE, msg.chunks());
-        assertEquals(AcceptedReply.success(xid, OpaqueAuth.NONE),
+        assertEquals(
+                AcceptedReply.success(xid, OpaqueAuth.NONE),
                 RpcMessageCodec.decode(new XdrDecoder(d.rpcMessage(MemorySegment.ofArray(reply)))));
     }
 
@@ -109,8 +113,8 @@ abstract class ServerBoundsDeviceTests {
     void aThousandNullCallsDeclaring16MiBReplyChunksOnEightConnectionsStayWithinBudgets(RdmaTestDevice device)
             throws Exception {
         int credits = 8;
-        RpcRdmaServer s = start(builder(device, credits).connectionMemory(16L * MIB, 16L * MIB)
-                .serverMemory(64L * MIB, 64L * MIB));
+        RpcRdmaServer s = start(
+                builder(device, credits).connectionMemory(16L * MIB, 16L * MIB).serverMemory(64L * MIB, 64L * MIB));
         List<RawPeer> peers = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             peers.add(peer(s));
@@ -152,22 +156,31 @@ abstract class ServerBoundsDeviceTests {
         long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
         long allocated = allocatedByAllThreads() - allocatedBefore;
         long heapAfter = heapAfterGc();
-        System.out.printf("1,000 NULL calls with 16 MiB Reply chunks on 8 connections: %d answered in %d s; "
+        System.out.printf(
+                "1,000 NULL calls with 16 MiB Reply chunks on 8 connections: %d answered in %d s; "
                         + "%d bytes allocated in the JVM (%d per call, server and clients); heap after GC %d -> %d; "
-                        + "budgets: %s, %s; %s%n", answered.get(), seconds, allocated, allocated / 1000, heapBefore,
-                heapAfter, s.heapBudget(), s.pinnedBudget(), s.statistics());
+                        + "budgets: %s, %s; %s%n",
+                answered.get(),
+                seconds,
+                allocated,
+                allocated / 1000,
+                heapBefore,
+                heapAfter,
+                s.heapBudget(),
+                s.pinnedBudget(),
+                s.statistics());
         assertEquals(List.of(), failures);
         assertEquals(8 * perPeer, answered.get());
         assertTrue(allocated / 1000 < 64 * 1024, allocated / 1000 + " bytes per call");
         assertEquals(0, s.heapBudget().peak(), "NULL replies fit the Send buffer: no call memory taken");
         assertEquals(0, s.pinnedBudget().peak());
         assertTrue(heapAfter < heapBefore + 32L * MIB, heapBefore + " -> " + heapAfter);
-        assertTrue(s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
+        assertTrue(
+                s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
     }
 
     @Test
-    void aClientOverrunningItsCreditsTwofoldIsAnsweredWithoutGrowingTheServer(RdmaTestDevice device)
-            throws Exception {
+    void aClientOverrunningItsCreditsTwofoldIsAnsweredWithoutGrowingTheServer(RdmaTestDevice device) throws Exception {
         int credits = 8;
         RpcRdmaServer s = start(builder(device, credits));
         RawPeer p = peer(s);
@@ -184,9 +197,10 @@ abstract class ServerBoundsDeviceTests {
             assertNullSuccess(xids.get(i), reply);
             assertEquals(credits, decode(reply).header().credits(), "never more than the grant");
         }
-        System.out.println("flood of " + 2 * credits + " against " + credits + " credits: all answered; "
-                + s.statistics());
-        assertTrue(s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
+        System.out.println(
+                "flood of " + 2 * credits + " against " + credits + " credits: all answered; " + s.statistics());
+        assertTrue(
+                s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
         assertEquals(0, s.heapBudget().used());
         assertNullAnswered(p);
     }
@@ -224,11 +238,20 @@ abstract class ServerBoundsDeviceTests {
             }
         }
         long heapAfter = heapAfterGc();
-        System.out.printf("flood of %d calls against %d credits (%d receives posted): %d answered, %d failed with "
-                        + "the connection; heap after GC %d -> %d; %s%n", flood, credits,
-                ServerConnection.receiveDepth(credits), answered, lost, heapBefore, heapAfter, s.statistics());
+        System.out.printf(
+                "flood of %d calls against %d credits (%d receives posted): %d answered, %d failed with "
+                        + "the connection; heap after GC %d -> %d; %s%n",
+                flood,
+                credits,
+                ServerConnection.receiveDepth(credits),
+                answered,
+                lost,
+                heapBefore,
+                heapAfter,
+                s.statistics());
         assertEquals(replies.size(), answered + lost);
-        assertTrue(s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
+        assertTrue(
+                s.statistics().peakCallsInProgress() <= credits, s.statistics().toString());
         assertTrue(heapAfter < heapBefore + 16L * MIB, heapBefore + " -> " + heapAfter);
         for (int i = 0; i < 3; i++) {
             assertNullAnswered(bystander);
@@ -241,8 +264,10 @@ abstract class ServerBoundsDeviceTests {
     @Test
     void oneClientHoldingItsMemoryNeverFailsAnothersCalls(RdmaTestDevice device) throws Exception {
         int credits = 8;
-        RpcRdmaServer s = start(builder(device, credits).maxMessageSizes(2 * MIB, 2 * MIB)
-                .connectionMemory(2L * MIB, 2L * MIB).serverMemory(8L * MIB, 8L * MIB)
+        RpcRdmaServer s = start(builder(device, credits)
+                .maxMessageSizes(2 * MIB, 2 * MIB)
+                .connectionMemory(2L * MIB, 2L * MIB)
+                .serverMemory(8L * MIB, 8L * MIB)
                 .memoryWait(Duration.ofMillis(300)));
         RawPeer hostile = peer(s);
         RawPeer good = peer(s);
@@ -251,16 +276,20 @@ abstract class ServerBoundsDeviceTests {
         List<CompletableFuture<byte[]>> greedy = new ArrayList<>();
         for (int i = 0; i < credits; i++) {
             int xid = XIDS.incrementAndGet();
-            RdmaSegment whole = hostile.register(rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL,
-                    new byte[2 * MIB - 4096]));
-            greedy.add(hostile.call(xid, header(new RdmaNoMsg(xid, credits, new ChunkLists(
-                    List.of(new ReadSegment(0, whole)), List.of(), Optional.empty())))));
+            RdmaSegment whole =
+                    hostile.register(rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL, new byte[2 * MIB - 4096]));
+            greedy.add(hostile.call(
+                    xid,
+                    header(new RdmaNoMsg(
+                            xid,
+                            credits,
+                            new ChunkLists(List.of(new ReadSegment(0, whole)), List.of(), Optional.empty())))));
         }
         // meanwhile the good client's echoes of 1 MiB by Read chunk and Write list, every byte checked
         for (int i = 0; i < 6; i++) {
             byte[] payload = EchoProgram.pattern(MIB, i);
-            assertArrayEquals(payload, echo(good, RpcRdmaServerDeviceTests.Path.READ_CHUNK_WRITE_LIST, payload),
-                    "echo " + i);
+            assertArrayEquals(
+                    payload, echo(good, RpcRdmaServerDeviceTests.Path.READ_CHUNK_WRITE_LIST, payload), "echo " + i);
             good.releaseRegions();
         }
         int served = 0;
@@ -273,9 +302,10 @@ abstract class ServerBoundsDeviceTests {
                 refused++; // ERR_CHUNK: its memory was spent by its own calls
             }
         }
-        System.out.printf("hostile: %d Long Calls of 2 MiB at once, %d served, %d refused; good client: 6 echoes "
-                + "of 1 MiB, all verified; %s, %s; %s%n", credits, served, refused, s.heapBudget(),
-                s.pinnedBudget(), s.statistics());
+        System.out.printf(
+                "hostile: %d Long Calls of 2 MiB at once, %d served, %d refused; good client: 6 echoes "
+                        + "of 1 MiB, all verified; %s, %s; %s%n",
+                credits, served, refused, s.heapBudget(), s.pinnedBudget(), s.statistics());
         assertEquals(credits, served + refused);
         assertEquals(refused, s.statistics().memoryRefusals(), "every refusal was the hostile client's");
         assertTrue(s.heapBudget().peak() <= 8L * MIB && s.pinnedBudget().peak() <= 8L * MIB);
@@ -296,8 +326,8 @@ abstract class ServerBoundsDeviceTests {
         RawPeer good = peer(s);
         Exception refused = null;
         long t0 = System.nanoTime();
-        try (RawPeer noReads = RawPeer.connect(s.address(), TIMEOUT,
-                org.panamardma.verbs.cm.ConnectionParameters.DEFAULTS.withResources(0, 16))) {
+        try (RawPeer noReads = RawPeer.connect(
+                s.address(), TIMEOUT, org.panamardma.verbs.cm.ConnectionParameters.DEFAULTS.withResources(0, 16))) {
             assertNullAnswered(noReads);
         } catch (Exception e) {
             refused = e;
@@ -356,7 +386,8 @@ abstract class ServerBoundsDeviceTests {
     @Test
     void idleConnectionsAreClosedAfterTheIdleTimeout(RdmaTestDevice device) throws Exception {
         Duration idle = Duration.ofSeconds(2);
-        RpcRdmaServer s = start(builder(device, 4).maxConnections(8).maxConnectionsPerAddress(3).idleTimeout(idle));
+        RpcRdmaServer s = start(
+                builder(device, 4).maxConnections(8).maxConnectionsPerAddress(3).idleTimeout(idle));
         List<RawPeer> squatters = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             squatters.add(peer(s)); // an early one may be closed while the later ones are set up: it is idle
@@ -372,8 +403,10 @@ abstract class ServerBoundsDeviceTests {
         for (RawPeer p : squatters) {
             assertTrue(p.rdma.disconnected().isDone() || p.rdma.isFailed(), "the server disconnected it");
         }
-        System.out.printf("3 idle connections closed by the server, the last %d ms after its last call (idle"
-                + " timeout %d ms); %s%n", closedAfter, idle.toMillis(), s.statistics());
+        System.out.printf(
+                "3 idle connections closed by the server, the last %d ms after its last call (idle"
+                        + " timeout %d ms); %s%n",
+                closedAfter, idle.toMillis(), s.statistics());
         assertEquals(0, s.connectionCount());
         assertEquals(3, s.statistics().idleTimeouts());
         assertTrue(closedAfter >= idle.toMillis() - 600, "not before the idle timeout: " + closedAfter);
@@ -387,25 +420,36 @@ abstract class ServerBoundsDeviceTests {
      * server never wrote. Now the data is in the second segment, byte for byte, as the reply says.
      */
     @Test
-    void aZeroLengthSegmentInAWriteChunkIsSkippedAndTheDataGoesToTheNextOne(RdmaTestDevice device)
-            throws Exception {
+    void aZeroLengthSegmentInAWriteChunkIsSkippedAndTheDataGoesToTheNextOne(RdmaTestDevice device) throws Exception {
         RpcRdmaServer s = start(builder(device, 4));
         RawPeer p = peer(s);
         byte[] payload = EchoProgram.pattern(64 << 10, 7);
         int xid = XIDS.incrementAndGet();
-        byte[] reduced = rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO,
-                RpcRdmaServerDeviceTests.words(payload.length));
+        byte[] reduced =
+                rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.ECHO, RpcRdmaServerDeviceTests.words(payload.length));
         RdmaSegment data = p.register(payload);
         RdmaSegment empty = p.registerEmpty(16);
         RdmaSegment zeroLength = new RdmaSegment(empty.handle(), 0, empty.offset());
         RdmaSegment target = p.registerEmpty(payload.length);
-        byte[] reply = p.call(xid, concat(header(new RdmaMsg(xid, 4, new ChunkLists(
-                List.of(new ReadSegment(reduced.length, data)), List.of(new WriteChunk(List.of(zeroLength, target))),
-                Optional.empty()))), reduced)).get(120, TimeUnit.SECONDS);
+        byte[] reply = p.call(
+                        xid,
+                        concat(
+                                header(new RdmaMsg(
+                                        xid,
+                                        4,
+                                        new ChunkLists(
+                                                List.of(new ReadSegment(reduced.length, data)),
+                                                List.of(new WriteChunk(List.of(zeroLength, target))),
+                                                Optional.empty()))),
+                                reduced))
+                .get(120, TimeUnit.SECONDS);
         DecodedHeader d = decode(reply);
         RdmaMsg msg = assertInstanceOf(RdmaMsg.class, d.header(), d.header().toString());
-        assertEquals(List.of(new WriteChunk(List.of(zeroLength, new RdmaSegment(target.handle(), payload.length,
-                target.offset())))), msg.chunks().writeList(), "the reply reports the data in the second segment");
+        assertEquals(
+                List.of(new WriteChunk(
+                        List.of(zeroLength, new RdmaSegment(target.handle(), payload.length, target.offset())))),
+                msg.chunks().writeList(),
+                "the reply reports the data in the second segment");
         XdrDecoder in = RpcRdmaServerDeviceTests.results(xid, d.rpcMessage(MemorySegment.ofArray(reply)));
         assertEquals(payload.length, in.getInt());
         assertArrayEquals(payload, p.contents(target, payload.length), "and it is there");

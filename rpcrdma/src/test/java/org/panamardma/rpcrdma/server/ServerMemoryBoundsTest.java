@@ -3,8 +3,6 @@ package org.panamardma.rpcrdma.server;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.panamardma.rpcrdma.server.RpcRdmaCallHandlerTest.chunks;
 import static org.panamardma.rpcrdma.server.RpcRdmaCallHandlerTest.concat;
@@ -17,7 +15,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.panamardma.oncrpc.AcceptedReply;
@@ -54,15 +51,23 @@ class ServerMemoryBoundsTest {
     private final MemoryBudget serverPinned = MemoryBudget.of("server pinned", 64 * MIB);
 
     private RpcRdmaCallHandler handler(long connectionHeap, long connectionPinned) {
-        ConnectionMemory memory = new ConnectionMemory(serverHeap.child("connection heap", connectionHeap),
-                serverPinned.child("connection pinned", connectionPinned), TimeUnit.MILLISECONDS.toNanos(50));
-        return new RpcRdmaCallHandler(EchoProgram.dispatcher(), new RpcRdmaHeaderDecoder(HeaderLimits.DEFAULT),
-                SETTINGS, client, stats, ConfigRdmaProgram.INSTANCE, memory, "test peer");
+        ConnectionMemory memory = new ConnectionMemory(
+                serverHeap.child("connection heap", connectionHeap),
+                serverPinned.child("connection pinned", connectionPinned),
+                TimeUnit.MILLISECONDS.toNanos(50));
+        return new RpcRdmaCallHandler(
+                EchoProgram.dispatcher(),
+                new RpcRdmaHeaderDecoder(HeaderLimits.DEFAULT),
+                SETTINGS,
+                client,
+                stats,
+                ConfigRdmaProgram.INSTANCE,
+                memory,
+                "test peer");
     }
 
     private static long allocatedByThisThread() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
-                .getCurrentThreadAllocatedBytes();
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
     }
 
     private static DecodedHeader decode(byte[] send, RpcRdmaCallHandler.Outcome o) {
@@ -78,7 +83,8 @@ class ServerMemoryBoundsTest {
         RpcRdmaCallHandler handler = handler(32 * MIB, 32 * MIB);
         // the rkey names nothing the client registered: the server must not care before it has a reply to place
         RdmaSegment declared = new RdmaSegment(0xbad, 16 * MIB, 0x7000_0000L);
-        byte[] call = concat(header(new RdmaMsg(XID, 8, chunks(List.of(), List.of(), WriteChunk.of(declared)))),
+        byte[] call = concat(
+                header(new RdmaMsg(XID, 8, chunks(List.of(), List.of(), WriteChunk.of(declared)))),
                 rpcHeader(EchoProgram.NULL));
         MemorySegment received = MemorySegment.ofArray(call);
         byte[] send = new byte[SETTINGS.sendInline()];
@@ -102,8 +108,7 @@ class ServerMemoryBoundsTest {
         XdrDecoder in = new XdrDecoder(d.rpcMessage(MemorySegment.ofArray(send).asSlice(0, last.sendLength())));
         assertEquals(AcceptedReply.success(XID, OpaqueAuth.NONE), RpcMessageCodec.decode(in));
         assertEquals(0, serverHeap.used());
-        assertTrue(serverHeap.peak() == 0, "a NULL reply fits the Send buffer: no heap from the budget, "
-                + serverHeap);
+        assertTrue(serverHeap.peak() == 0, "a NULL reply fits the Send buffer: no heap from the budget, " + serverHeap);
     }
 
     @Test
@@ -114,8 +119,12 @@ class ServerMemoryBoundsTest {
         RdmaSegment data = client.register(payload);
         RdmaSegment replyArea = client.registerEmpty(16 * MIB); // the client's memory, allocated before measuring
         byte[] reduced = concat(rpc, words(payload.length));
-        byte[] call = concat(header(new RdmaMsg(XID, 3, chunks(List.of(new ReadSegment(rpc.length + 4, data)),
-                List.of(), WriteChunk.of(replyArea)))), reduced);
+        byte[] call = concat(
+                header(new RdmaMsg(
+                        XID,
+                        3,
+                        chunks(List.of(new ReadSegment(rpc.length + 4, data)), List.of(), WriteChunk.of(replyArea)))),
+                reduced);
         byte[] send = new byte[SETTINGS.sendInline()];
         long before = allocatedByThisThread();
         RpcRdmaCallHandler.Outcome o = handler.handle(MemorySegment.ofArray(call), MemorySegment.ofArray(send));
@@ -125,7 +134,8 @@ class ServerMemoryBoundsTest {
         assertEquals(ReplyPath.REPLY_CHUNK, o.path());
         RdmaNoMsg noMsg = assertInstanceOf(RdmaNoMsg.class, decode(send, o).header());
         int written = noMsg.chunks().replyChunk().orElseThrow().length();
-        XdrDecoder in = new XdrDecoder(MemorySegment.ofArray(client.contents(replyArea)).asSlice(0, written));
+        XdrDecoder in =
+                new XdrDecoder(MemorySegment.ofArray(client.contents(replyArea)).asSlice(0, written));
         assertEquals(AcceptedReply.success(XID, OpaqueAuth.NONE), RpcMessageCodec.decode(in));
         assertArrayEquals(payload, in.getOpaqueBytes(EchoProgram.MAX));
         // the assembled call (~100 KB) plus a reply grown by doubling (at most twice ~100 KB), plus copies made
@@ -143,16 +153,20 @@ class ServerMemoryBoundsTest {
         byte[] whole = echoCall(EchoProgram.ECHO_PLAIN, big);
         RdmaSegment longCall = client.register(whole);
         byte[] send = new byte[SETTINGS.sendInline()];
-        RpcRdmaCallHandler.Outcome o = handler.handle(MemorySegment.ofArray(header(new RdmaNoMsg(XID, 1,
-                chunks(List.of(new ReadSegment(0, longCall)), List.of(), null)))), MemorySegment.ofArray(send));
+        RpcRdmaCallHandler.Outcome o = handler.handle(
+                MemorySegment.ofArray(header(
+                        new RdmaNoMsg(XID, 1, chunks(List.of(new ReadSegment(0, longCall)), List.of(), null)))),
+                MemorySegment.ofArray(send));
         assertEquals(ReplyPath.ERR_CHUNK, o.path());
         assertInstanceOf(RdmaError.ChunkError.class, decode(send, o).header());
         assertEquals(1, stats.memoryRefusals());
         assertEquals(0, serverHeap.used(), "nothing held after the refusal");
         assertEquals(List.of(), client.log, "refused before any RDMA Read");
         // a call within the budget on the same connection is served
-        o = handler.handle(MemorySegment.ofArray(concat(header(new RdmaMsg(XID, 1, ChunkLists.NONE)),
-                rpcHeader(EchoProgram.NULL))), MemorySegment.ofArray(send));
+        o = handler.handle(
+                MemorySegment.ofArray(
+                        concat(header(new RdmaMsg(XID, 1, ChunkLists.NONE)), rpcHeader(EchoProgram.NULL))),
+                MemorySegment.ofArray(send));
         assertEquals(ReplyPath.INLINE, o.path());
     }
 
@@ -163,9 +177,12 @@ class ServerMemoryBoundsTest {
         byte[] rpc = rpcHeader(EchoProgram.ECHO_PLAIN);
         RdmaSegment data = client.register(payload);
         byte[] send = new byte[SETTINGS.sendInline()];
-        RpcRdmaCallHandler.Outcome o = handler.handle(MemorySegment.ofArray(concat(header(new RdmaMsg(XID, 3,
-                chunks(List.of(new ReadSegment(rpc.length + 4, data)), List.of(), null))),
-                concat(rpc, words(payload.length)))), MemorySegment.ofArray(send));
+        RpcRdmaCallHandler.Outcome o = handler.handle(
+                MemorySegment.ofArray(concat(
+                        header(new RdmaMsg(
+                                XID, 3, chunks(List.of(new ReadSegment(rpc.length + 4, data)), List.of(), null))),
+                        concat(rpc, words(payload.length)))),
+                MemorySegment.ofArray(send));
         assertEquals(ReplyPath.ERR_CHUNK, o.path());
         assertEquals(0, serverPinned.used());
         assertEquals(0, serverHeap.used());
@@ -177,10 +194,15 @@ class ServerMemoryBoundsTest {
         RpcRdmaCallHandler handler = handler(32 * MIB, 32 * MIB);
         byte[] send = new byte[SETTINGS.sendInline()];
         WriteChunk empty = new WriteChunk(List.of());
-        for (ChunkLists lists : List.of(chunks(List.of(), List.of(empty), null), chunks(List.of(), List.of(), empty),
+        for (ChunkLists lists : List.of(
+                chunks(List.of(), List.of(empty), null),
+                chunks(List.of(), List.of(), empty),
                 chunks(List.of(), List.of(WriteChunk.of(client.registerEmpty(64)), empty), null))) {
-            RpcRdmaCallHandler.Outcome o = handler.handle(MemorySegment.ofArray(concat(header(new RdmaMsg(XID, 1,
-                    lists)), echoCall(EchoProgram.ECHO, EchoProgram.pattern(64, 1)))), MemorySegment.ofArray(send));
+            RpcRdmaCallHandler.Outcome o = handler.handle(
+                    MemorySegment.ofArray(concat(
+                            header(new RdmaMsg(XID, 1, lists)),
+                            echoCall(EchoProgram.ECHO, EchoProgram.pattern(64, 1)))),
+                    MemorySegment.ofArray(send));
             assertEquals(ReplyPath.ERR_CHUNK, o.path(), lists.toString());
             assertEquals(new RdmaError.ChunkError(XID, 1), decode(send, o).header());
         }

@@ -28,7 +28,8 @@ class ServerSettingsTest {
     @Test
     void aServerNeedsAKnownPort() {
         RpcRdmaServer.Builder b = RpcRdmaServer.builder(EchoProgram.dispatcher());
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> b.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
     }
 }

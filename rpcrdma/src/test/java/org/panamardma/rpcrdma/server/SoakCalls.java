@@ -36,6 +36,7 @@ final class SoakCalls {
     static final int INLINE_MAX = 3000;
     /** From here the call cannot go inline (header + 5000 bytes exceeds 4096). */
     static final int CHUNK_MIN = 5000;
+
     static final int MEDIUM_MAX = 64 << 10;
     private static final int PERIOD = 251;
     /** 7 * 36 = 252 = 1 (mod 251). */
@@ -66,8 +67,7 @@ final class SoakCalls {
     }
 
     /** One call: its shape, payload size and pattern seed. */
-    record Spec(Shape shape, int size, int seed) {
-    }
+    record Spec(Shape shape, int size, int seed) {}
 
     /**
      * A stream of calls (one per calling thread). Under emulation every byte costs (rxe computes its ICRC in the
@@ -104,8 +104,8 @@ final class SoakCalls {
                 return new Spec(Shape.INLINE, r.nextInt(20) == 0 ? 0 : r.nextInt(INLINE_MAX + 1), seed);
             }
             Shape s = w < 82 ? Shape.READ_WRITE : w < 92 ? Shape.LONG_REPLY : Shape.READ_REPLY;
-            int size = r.nextInt(4) < 3 ? r.nextInt(CHUNK_MIN, (16 << 10) + 1)
-                    : r.nextInt((16 << 10) + 1, MEDIUM_MAX + 1);
+            int size =
+                    r.nextInt(4) < 3 ? r.nextInt(CHUNK_MIN, (16 << 10) + 1) : r.nextInt((16 << 10) + 1, MEDIUM_MAX + 1);
             return new Spec(s, size, seed);
         }
     }
@@ -148,10 +148,19 @@ final class SoakCalls {
 
         @Override
         public String toString() {
-            return String.format("%d calls (%.1f MiB echoed), call paths: inline %d, Read chunks %d, Long Call "
-                    + "(position zero) %d; reply paths: inline %d, Write list %d, Reply chunk %d; >64 KiB %d "
-                    + "(1 MiB %d)", calls.sum(), bytes.sum() / (double) MiB, callInline.sum(), callReadChunks.sum(),
-                    callPositionZero.sum(), replyInline.sum(), replyWriteList.sum(), replyChunk.sum(), large.sum(),
+            return String.format(
+                    "%d calls (%.1f MiB echoed), call paths: inline %d, Read chunks %d, Long Call "
+                            + "(position zero) %d; reply paths: inline %d, Write list %d, Reply chunk %d; >64 KiB %d "
+                            + "(1 MiB %d)",
+                    calls.sum(),
+                    bytes.sum() / (double) MiB,
+                    callInline.sum(),
+                    callReadChunks.sum(),
+                    callPositionZero.sum(),
+                    replyInline.sum(),
+                    replyWriteList.sum(),
+                    replyChunk.sum(),
+                    large.sum(),
                     oneMiB.sum());
         }
     }
@@ -191,8 +200,14 @@ final class SoakCalls {
         if (spec.shape().writeList) {
             placement.fill((byte) 0xFF);
         }
-        var future = c.call(EchoProgram.PROGRAM, EchoProgram.VERSION, procedure(spec), OpaqueAuth.NONE,
-                arguments(spec, payload), expectation(spec, placement), timeout);
+        var future = c.call(
+                EchoProgram.PROGRAM,
+                EchoProgram.VERSION,
+                procedure(spec),
+                OpaqueAuth.NONE,
+                arguments(spec, payload),
+                expectation(spec, placement),
+                timeout);
         RpcRdmaReply r = future.get(2 * timeout.toMillis(), TimeUnit.MILLISECONDS);
         return check(spec, payload, r);
     }
@@ -230,7 +245,8 @@ final class SoakCalls {
         if (!r.isSuccess()) {
             return what + "not SUCCESS: " + r.header();
         }
-        if (r.callKind() != spec.shape().callKind || r.replyProcedure() != spec.shape().replyProcedure
+        if (r.callKind() != spec.shape().callKind
+                || r.replyProcedure() != spec.shape().replyProcedure
                 || r.usedWriteList() != spec.shape().writeList) {
             return what + "path: call " + r.callKind() + ", reply " + r.replyProcedure() + ", write list "
                     + r.usedWriteList();
@@ -259,6 +275,5 @@ final class SoakCalls {
         return at == -1 ? null : what + "bytes differ at " + at + " (" + echoed.byteSize() + " bytes back)";
     }
 
-    private SoakCalls() {
-    }
+    private SoakCalls() {}
 }

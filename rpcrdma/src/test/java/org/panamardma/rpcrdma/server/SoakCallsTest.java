@@ -31,8 +31,8 @@ import org.panamardma.rpcrdma.client.RpcRdmaReply;
  */
 class SoakCallsTest {
     private static final RpcRdmaClientOptions O = RpcRdmaClientOptions.DEFAULTS;
-    private final ChunkPlanner planner = new ChunkPlanner(4096, 4096, O.readChunkMinimum(), O.writeChunkMinimum(),
-            O.alwaysReplyChunk());
+    private final ChunkPlanner planner =
+            new ChunkPlanner(4096, 4096, O.readChunkMinimum(), O.writeChunkMinimum(), O.alwaysReplyChunk());
 
     @Test
     void payloadsAreThePatternOfTheirSeed() {
@@ -44,8 +44,10 @@ class SoakCallsTest {
                         continue;
                     }
                     SoakCalls.Spec spec = new SoakCalls.Spec(SoakCalls.Shape.INLINE, size, seed);
-                    assertArrayEquals(EchoProgram.pattern(size, seed),
-                            SoakCalls.payload(base, spec).toArray(ValueLayout.JAVA_BYTE), size + "/" + seed);
+                    assertArrayEquals(
+                            EchoProgram.pattern(size, seed),
+                            SoakCalls.payload(base, spec).toArray(ValueLayout.JAVA_BYTE),
+                            size + "/" + seed);
                 }
             }
         }
@@ -83,12 +85,13 @@ class SoakCallsTest {
      */
     @Test
     void theVictimStartsAndReportsAFailedConnect() throws Exception {
-        List<String> command = SoakDeviceTests.victimCommand(new InetSocketAddress("127.0.0.1", 9), 1, 1, 1,
-                Duration.ofSeconds(5));
+        List<String> command =
+                SoakDeviceTests.victimCommand(new InetSocketAddress("127.0.0.1", 9), 1, 1, 1, Duration.ofSeconds(5));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         try {
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the victim exits");
-            List<String> lines = new String(p.getInputStream().readAllBytes()).lines().toList();
+            List<String> lines =
+                    new String(p.getInputStream().readAllBytes()).lines().toList();
             assertEquals("started", lines.get(0), lines.toString());
             assertEquals("connecting", lines.get(1), lines.toString());
             assertTrue(lines.get(2).startsWith("failed "), lines.toString());
@@ -108,16 +111,28 @@ class SoakCallsTest {
             MemorySegment payload = SoakCalls.payload(base, plain);
             MemorySegment results = arena.allocate(4 + 6000);
             new org.panamardma.xdr.XdrEncoder(results).putOpaque(payload, EchoProgram.MAX);
-            RpcRdmaReply right = new RpcRdmaReply(ok, results, List.of(), CallPlan.Kind.POSITION_ZERO,
-                    RdmaProcedure.RDMA_NOMSG, true);
+            RpcRdmaReply right = new RpcRdmaReply(
+                    ok, results, List.of(), CallPlan.Kind.POSITION_ZERO, RdmaProcedure.RDMA_NOMSG, true);
             assertEquals(null, SoakCalls.check(plain, payload, right));
-            assertTrue(SoakCalls.check(plain, payload, new RpcRdmaReply(ok, results, List.of(),
-                    CallPlan.Kind.READ_CHUNKS, RdmaProcedure.RDMA_NOMSG, true)).contains("path"));
+            assertTrue(SoakCalls.check(
+                            plain,
+                            payload,
+                            new RpcRdmaReply(
+                                    ok, results, List.of(), CallPlan.Kind.READ_CHUNKS, RdmaProcedure.RDMA_NOMSG, true))
+                    .contains("path"));
             results.set(ValueLayout.JAVA_BYTE, 4 + 4321, (byte) 0xFF);
             assertTrue(SoakCalls.check(plain, payload, right).contains("bytes differ at 4321"));
-            assertTrue(SoakCalls.check(plain, payload, new RpcRdmaReply(
-                    org.panamardma.oncrpc.AcceptedReply.failure(1, OpaqueAuth.NONE, AcceptStat.SYSTEM_ERR),
-                    arena.allocate(0), List.of(), CallPlan.Kind.POSITION_ZERO, RdmaProcedure.RDMA_NOMSG, true))
+            assertTrue(SoakCalls.check(
+                            plain,
+                            payload,
+                            new RpcRdmaReply(
+                                    org.panamardma.oncrpc.AcceptedReply.failure(
+                                            1, OpaqueAuth.NONE, AcceptStat.SYSTEM_ERR),
+                                    arena.allocate(0),
+                                    List.of(),
+                                    CallPlan.Kind.POSITION_ZERO,
+                                    RdmaProcedure.RDMA_NOMSG,
+                                    true))
                     .contains("not SUCCESS"));
 
             SoakCalls.Spec placed = new SoakCalls.Spec(SoakCalls.Shape.READ_WRITE, 6000, 9);
@@ -126,12 +141,29 @@ class SoakCallsTest {
             target.copyFrom(data);
             MemorySegment lengthWord = arena.allocate(4);
             new org.panamardma.xdr.XdrEncoder(lengthWord).putInt(6000);
-            assertEquals(null, SoakCalls.check(placed, data, new RpcRdmaReply(ok, lengthWord,
-                    List.of(new RpcRdmaReply.Placement(target, true, 6000)), CallPlan.Kind.READ_CHUNKS,
-                    RdmaProcedure.RDMA_MSG, false)));
-            assertTrue(SoakCalls.check(placed, data, new RpcRdmaReply(ok, lengthWord,
-                    List.of(new RpcRdmaReply.Placement(target, true, 5996)), CallPlan.Kind.READ_CHUNKS,
-                    RdmaProcedure.RDMA_MSG, false)).contains("Write chunk carried 5996"));
+            assertEquals(
+                    null,
+                    SoakCalls.check(
+                            placed,
+                            data,
+                            new RpcRdmaReply(
+                                    ok,
+                                    lengthWord,
+                                    List.of(new RpcRdmaReply.Placement(target, true, 6000)),
+                                    CallPlan.Kind.READ_CHUNKS,
+                                    RdmaProcedure.RDMA_MSG,
+                                    false)));
+            assertTrue(SoakCalls.check(
+                            placed,
+                            data,
+                            new RpcRdmaReply(
+                                    ok,
+                                    lengthWord,
+                                    List.of(new RpcRdmaReply.Placement(target, true, 5996)),
+                                    CallPlan.Kind.READ_CHUNKS,
+                                    RdmaProcedure.RDMA_MSG,
+                                    false))
+                    .contains("Write chunk carried 5996"));
         }
     }
 
@@ -140,8 +172,7 @@ class SoakCallsTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment base = SoakCalls.patternBase(arena);
             MemorySegment target = arena.allocate(SoakCalls.MAX_SIZE);
-            RpcCall call = RpcCall.of(1, EchoProgram.PROGRAM, EchoProgram.VERSION, 0, OpaqueAuth.NONE,
-                    OpaqueAuth.NONE);
+            RpcCall call = RpcCall.of(1, EchoProgram.PROGRAM, EchoProgram.VERSION, 0, OpaqueAuth.NONE, OpaqueAuth.NONE);
             for (SoakCalls.Shape shape : SoakCalls.Shape.values()) {
                 int[] sizes = switch (shape) {
                     case NULL -> new int[] {0};
@@ -150,12 +181,16 @@ class SoakCallsTest {
                 };
                 for (int size : sizes) {
                     SoakCalls.Spec spec = new SoakCalls.Spec(shape, size, 3);
-                    CallPlan plan = planner.plan(call, SoakCalls.arguments(spec, SoakCalls.payload(base, spec)),
+                    CallPlan plan = planner.plan(
+                            call,
+                            SoakCalls.arguments(spec, SoakCalls.payload(base, spec)),
                             SoakCalls.expectation(spec, target.asSlice(0, size)));
                     assertEquals(shape.callKind, plan.kind(), spec.toString());
                     assertEquals(shape.writeList ? 1 : 0, plan.writeChunkCount(), spec.toString());
-                    assertEquals(shape.replyProcedure == org.panamardma.rpcrdma.RdmaProcedure.RDMA_NOMSG,
-                            plan.replyChunkLength() > 0, spec + ": reply chunk " + plan.replyChunkLength());
+                    assertEquals(
+                            shape.replyProcedure == org.panamardma.rpcrdma.RdmaProcedure.RDMA_NOMSG,
+                            plan.replyChunkLength() > 0,
+                            spec + ": reply chunk " + plan.replyChunkLength());
                 }
             }
         }

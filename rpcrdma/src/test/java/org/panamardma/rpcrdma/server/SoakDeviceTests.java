@@ -72,9 +72,11 @@ abstract class SoakDeviceTests {
     static final int START_PATIENCE = 3;
     /** Replies the victim must have had checked in a life before it is killed (so it dies mid-traffic). */
     static final int VICTIM_MIN_CALLS = 10;
+
     static final double HEAP_GROWTH_ALLOWED = 0.10;
     /** What a killed client leaves on the server until the server has dropped its connection. */
     static final Set<String> CONNECTION_RESOURCES = Set.of("pd", "cq", "qp", "cm_id");
+
     private static final AtomicInteger PORTS = new AtomicInteger(22_000 + new Random().nextInt(7_000));
 
     private final AtomicBoolean stop = new AtomicBoolean();
@@ -84,11 +86,13 @@ abstract class SoakDeviceTests {
     private final SoakCalls.PathCounts survivorCounts = new SoakCalls.PathCounts();
     /** Replies the victims have checked, over all their lives. */
     private final AtomicLong victimTotal = new AtomicLong();
+
     private final List<AutoCloseable> open = new ArrayList<>();
     private final List<Thread> workers = new ArrayList<>();
     private volatile Victim victim;
     /** {@link #chunkRegistrationsHeld} of the survivors once warmed up, when the client counts were taken. */
     private long survivorChunkMrsAtWarmUp;
+
     private long serverPoolMrsAtWarmUp;
 
     /** One life of the victim process. */
@@ -104,21 +108,27 @@ abstract class SoakDeviceTests {
         Victim(Process process, int life) {
             this.process = process;
             this.life = life;
-            this.reader = Thread.ofPlatform().daemon(true).name("victim-" + life + "-out").start(this::read);
+            this.reader = Thread.ofPlatform()
+                    .daemon(true)
+                    .name("victim-" + life + "-out")
+                    .start(this::read);
         }
 
         private void read() {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream()))) {
                 for (String line; (line = in.readLine()) != null; ) {
                     if (line.equals("started")) {
-                        System.out.printf("soak: victim %d (pid %d) running %d ms after its start%n", life,
-                                process.pid(), (System.nanoTime() - startedNanos) / 1_000_000);
+                        System.out.printf(
+                                "soak: victim %d (pid %d) running %d ms after its start%n",
+                                life, process.pid(), (System.nanoTime() - startedNanos) / 1_000_000);
                     } else if (line.equals("connecting")) {
-                        System.out.printf("soak: victim %d connecting %d ms after its start%n", life,
-                                (System.nanoTime() - startedNanos) / 1_000_000);
+                        System.out.printf(
+                                "soak: victim %d connecting %d ms after its start%n",
+                                life, (System.nanoTime() - startedNanos) / 1_000_000);
                     } else if (line.equals("connected")) {
-                        System.out.printf("soak: victim %d connected %d ms after its start%n", life,
-                                (System.nanoTime() - startedNanos) / 1_000_000);
+                        System.out.printf(
+                                "soak: victim %d connected %d ms after its start%n",
+                                life, (System.nanoTime() - startedNanos) / 1_000_000);
                         connectedNanos = System.nanoTime();
                         connected.countDown();
                     } else if (line.startsWith("done ")) {
@@ -177,7 +187,8 @@ abstract class SoakDeviceTests {
 
     @Test
     void soakWithKills(RdmaTestDevice device) throws Exception {
-        assertTrue(CALLS > 0 && KILL_EVERY > 0 && VICTIM_CONNECTIONS > 0 && CONNECTIONS > VICTIM_CONNECTIONS,
+        assertTrue(
+                CALLS > 0 && KILL_EVERY > 0 && VICTIM_CONNECTIONS > 0 && CONNECTIONS > VICTIM_CONNECTIONS,
                 "soak parameters");
         String clientDevice = device.name();
         String serverDevice = device.peer().orElseThrow().name();
@@ -192,17 +203,25 @@ abstract class SoakDeviceTests {
         open.add(server);
         Map<String, Integer> serverBaseline = counts(serverDevice);
         Map<String, Integer> clientBaseline = counts(clientDevice);
-        System.out.printf("soak on %s -> %s (server %s): %d calls, a kill every %d, %d connections (%d in the "
-                        + "victim process), %d calls in flight per connection%n", clientDevice, serverDevice,
-                server.address(), CALLS, KILL_EVERY, CONNECTIONS, VICTIM_CONNECTIONS, DEPTH);
+        System.out.printf(
+                "soak on %s -> %s (server %s): %d calls, a kill every %d, %d connections (%d in the "
+                        + "victim process), %d calls in flight per connection%n",
+                clientDevice,
+                serverDevice,
+                server.address(),
+                CALLS,
+                KILL_EVERY,
+                CONNECTIONS,
+                VICTIM_CONNECTIONS,
+                DEPTH);
 
         // the survivors, each warmed up with one call of every shape
         List<RpcRdmaClient> survivors = new ArrayList<>();
         SplittableRandom seeds = new SplittableRandom(0x50A6);
         MemorySegment warmTarget = arena.allocate(SoakCalls.MAX_SIZE);
         for (int i = 0; i < CONNECTIONS - VICTIM_CONNECTIONS; i++) {
-            RpcRdmaClient c = RpcRdmaClient.connect(server.address(),
-                    RpcRdmaClientOptions.DEFAULTS.withTimeouts(CALL_TIMEOUT, CALL_TIMEOUT));
+            RpcRdmaClient c = RpcRdmaClient.connect(
+                    server.address(), RpcRdmaClientOptions.DEFAULTS.withTimeouts(CALL_TIMEOUT, CALL_TIMEOUT));
             open.add(c);
             survivors.add(c);
             for (SoakCalls.Shape shape : SoakCalls.Shape.values()) {
@@ -218,15 +237,24 @@ abstract class SoakDeviceTests {
         serverPoolMrsAtWarmUp = serverPoolRegistrationsHeld(server);
         List<Long> heaps = new ArrayList<>();
         heaps.add(heapAfterGc());
-        System.out.printf("soak: %s baseline %s, with %d survivors %s; %s baseline %s, with survivors %s; heap "
-                        + "after GC %.1f MiB%n", serverDevice, serverBaseline, survivors.size(), serverWithSurvivors,
-                clientDevice, clientBaseline, clientWithSurvivors, heaps.get(0) / (double) SoakCalls.MiB);
+        System.out.printf(
+                "soak: %s baseline %s, with %d survivors %s; %s baseline %s, with survivors %s; heap "
+                        + "after GC %.1f MiB%n",
+                serverDevice,
+                serverBaseline,
+                survivors.size(),
+                serverWithSurvivors,
+                clientDevice,
+                clientBaseline,
+                clientWithSurvivors,
+                heaps.get(0) / (double) SoakCalls.MiB);
 
         for (RpcRdmaClient c : survivors) {
             for (int d = 0; d < DEPTH; d++) {
                 SoakCalls.Stream r = new SoakCalls.Stream(seeds.split());
                 MemorySegment target = arena.allocate(SoakCalls.MAX_SIZE);
-                workers.add(Thread.ofPlatform().name("soak-caller-" + workers.size())
+                workers.add(Thread.ofPlatform()
+                        .name("soak-caller-" + workers.size())
                         .start(() -> callLoop(c, base, target, r)));
             }
         }
@@ -243,7 +271,8 @@ abstract class SoakDeviceTests {
             if (System.nanoTime() - lastPrint > TimeUnit.SECONDS.toNanos(30)) {
                 lastPrint = System.nanoTime();
                 double seconds = (lastPrint - runStart) / 1e9;
-                System.out.printf("soak: %d calls (survivors %d, victim %d) in %.0f s, %.1f calls/s, %d kills%n",
+                System.out.printf(
+                        "soak: %d calls (survivors %d, victim %d) in %.0f s, %.1f calls/s, %d kills%n",
                         total, survivorCounts.calls.sum(), victimDone(), seconds, total / seconds, kills);
             }
             if (total >= CALLS) {
@@ -252,14 +281,24 @@ abstract class SoakDeviceTests {
                 }
             } else if (total >= nextKill && victimCalledEnough()) {
                 kills++;
-                killCycle(server, serverDevice, clientDevice, serverWithSurvivors, clientWithSurvivors, survivors,
-                        recoveryMillis, heaps, kills, false);
+                killCycle(
+                        server,
+                        serverDevice,
+                        clientDevice,
+                        serverWithSurvivors,
+                        clientWithSurvivors,
+                        survivors,
+                        recoveryMillis,
+                        heaps,
+                        kills,
+                        false);
                 nextKill += KILL_EVERY;
             }
             if (stop.get()) {
                 break;
             }
-            if (victim.process.isAlive() && victim.connected.getCount() == 0
+            if (victim.process.isAlive()
+                    && victim.connected.getCount() == 0
                     && System.nanoTime() - victim.connectedNanos > RECOVERY.toNanos()
                     && victim.done.get() < VICTIM_MIN_CALLS) {
                 error("victim " + victim.life + " made " + victim.done.get() + " calls in " + RECOVERY);
@@ -274,8 +313,17 @@ abstract class SoakDeviceTests {
         }
         long runMillis = (System.nanoTime() - runStart) / 1_000_000;
         kills++;
-        killCycle(server, serverDevice, clientDevice, serverWithSurvivors, clientWithSurvivors, survivors,
-                recoveryMillis, heaps, kills, true);
+        killCycle(
+                server,
+                serverDevice,
+                clientDevice,
+                serverWithSurvivors,
+                clientWithSurvivors,
+                survivors,
+                recoveryMillis,
+                heaps,
+                kills,
+                true);
 
         for (RpcRdmaClient c : survivors) {
             c.close();
@@ -289,24 +337,36 @@ abstract class SoakDeviceTests {
         long heapEnd = heaps.get(heaps.size() - 1);
         long total = total();
         System.out.println("soak figures ----------------------------------------------------------------");
-        System.out.printf("devices: clients on %s, server on %s; %d connections, %d in the victim process%n",
+        System.out.printf(
+                "devices: clients on %s, server on %s; %d connections, %d in the victim process%n",
                 clientDevice, serverDevice, CONNECTIONS, VICTIM_CONNECTIONS);
-        System.out.printf("calls checked: %d (survivors %d, victim %d) in %.1f s of traffic: %.1f calls/s; "
-                        + "%d s in all%n", total, survivorCounts.calls.sum(), victimDone(), runMillis / 1000.0,
-                total * 1000.0 / runMillis, totalMillis / 1000);
+        System.out.printf(
+                "calls checked: %d (survivors %d, victim %d) in %.1f s of traffic: %.1f calls/s; " + "%d s in all%n",
+                total,
+                survivorCounts.calls.sum(),
+                victimDone(),
+                runMillis / 1000.0,
+                total * 1000.0 / runMillis,
+                totalMillis / 1000);
         System.out.println("survivors: " + survivorCounts);
         System.out.println("server: " + st + ", " + (st.inlineCalls() + st.readChunkCalls() + st.positionZeroCalls())
                 + " calls received");
-        System.out.printf("kills: %d (SIGKILL), the server dropped the killed connection after %s ms%n", kills,
-                recoveryMillis);
+        System.out.printf(
+                "kills: %d (SIGKILL), the server dropped the killed connection after %s ms%n", kills, recoveryMillis);
         System.out.printf("errors: %d %s%n", errorCount.get(), errors);
-        System.out.printf("%s: before %s, with survivors %s, after %s%n", serverDevice, serverBaseline,
-                serverWithSurvivors, serverEnd);
-        System.out.printf("%s: before %s, with survivors %s, after %s%n", clientDevice, clientBaseline,
-                clientWithSurvivors, clientEnd);
-        System.out.printf("heap after GC (MiB) at warm-up end, then at each kill: %s; start %.1f, end %.1f (%+.1f%%)%n",
-                heaps.stream().map(h -> String.format("%.1f", h / (double) SoakCalls.MiB)).toList(),
-                heapStart / (double) SoakCalls.MiB, heapEnd / (double) SoakCalls.MiB,
+        System.out.printf(
+                "%s: before %s, with survivors %s, after %s%n",
+                serverDevice, serverBaseline, serverWithSurvivors, serverEnd);
+        System.out.printf(
+                "%s: before %s, with survivors %s, after %s%n",
+                clientDevice, clientBaseline, clientWithSurvivors, clientEnd);
+        System.out.printf(
+                "heap after GC (MiB) at warm-up end, then at each kill: %s; start %.1f, end %.1f (%+.1f%%)%n",
+                heaps.stream()
+                        .map(h -> String.format("%.1f", h / (double) SoakCalls.MiB))
+                        .toList(),
+                heapStart / (double) SoakCalls.MiB,
+                heapEnd / (double) SoakCalls.MiB,
                 100.0 * (heapEnd - heapStart) / heapStart);
         System.out.println("-----------------------------------------------------------------------------");
 
@@ -314,24 +374,31 @@ abstract class SoakDeviceTests {
         assertTrue(total >= CALLS, total + " calls checked");
         assertEquals((CALLS + KILL_EVERY - 1) / KILL_EVERY, kills, "kills");
         // every path taken, and the server saw at least what the survivors had checked
-        assertTrue(survivorCounts.callInline.sum() > 0 && survivorCounts.callReadChunks.sum() > 0
-                && survivorCounts.callPositionZero.sum() > 0 && survivorCounts.replyInline.sum() > 0
-                && survivorCounts.replyWriteList.sum() > 0 && survivorCounts.replyChunk.sum() > 0,
+        assertTrue(
+                survivorCounts.callInline.sum() > 0
+                        && survivorCounts.callReadChunks.sum() > 0
+                        && survivorCounts.callPositionZero.sum() > 0
+                        && survivorCounts.replyInline.sum() > 0
+                        && survivorCounts.replyWriteList.sum() > 0
+                        && survivorCounts.replyChunk.sum() > 0,
                 "every path: " + survivorCounts);
         if (survivorCounts.calls.sum() >= 20L * workers.size()) { // each stream's call 17 is 1 MiB
             assertTrue(survivorCounts.oneMiB.sum() > 0, "1 MiB calls: " + survivorCounts);
         }
-        assertTrue(st.inlineCalls() >= survivorCounts.callInline.sum()
-                && st.readChunkCalls() >= survivorCounts.callReadChunks.sum()
-                && st.positionZeroCalls() >= survivorCounts.callPositionZero.sum()
-                && st.replies(ReplyPath.WRITE_LIST) >= survivorCounts.replyWriteList.sum()
-                && st.replies(ReplyPath.REPLY_CHUNK) >= survivorCounts.replyChunk.sum(), "server paths: " + st);
+        assertTrue(
+                st.inlineCalls() >= survivorCounts.callInline.sum()
+                        && st.readChunkCalls() >= survivorCounts.callReadChunks.sum()
+                        && st.positionZeroCalls() >= survivorCounts.callPositionZero.sum()
+                        && st.replies(ReplyPath.WRITE_LIST) >= survivorCounts.replyWriteList.sum()
+                        && st.replies(ReplyPath.REPLY_CHUNK) >= survivorCounts.replyChunk.sum(),
+                "server paths: " + st);
         assertTrue(st.inlineCalls() + st.readChunkCalls() + st.positionZeroCalls() >= total, "server calls: " + st);
         assertEquals(0, st.replies(ReplyPath.ERR_CHUNK) + st.replies(ReplyPath.ERR_VERS), "RDMA_ERROR replies");
         assertEquals(serverBaseline, serverEnd, serverDevice + " resources after the soak");
         assertEquals(clientBaseline, clientEnd, clientDevice + " resources after the soak");
         assertEquals(0, server.connectionCount(), "server connections after the soak");
-        assertTrue(heapEnd <= heapStart * (1 + HEAP_GROWTH_ALLOWED),
+        assertTrue(
+                heapEnd <= heapStart * (1 + HEAP_GROWTH_ALLOWED),
                 String.format("heap after GC grew from %d to %d bytes", heapStart, heapEnd));
     }
 
@@ -367,8 +434,7 @@ abstract class SoakDeviceTests {
     }
 
     private void startVictim(RpcRdmaServer server, int life) throws Exception {
-        List<String> command = victimCommand(server.address(), VICTIM_CONNECTIONS, DEPTH, life * 7919L,
-                CALL_TIMEOUT);
+        List<String> command = victimCommand(server.address(), VICTIM_CONNECTIONS, DEPTH, life * 7919L, CALL_TIMEOUT);
         if (life == 1) {
             System.out.println("soak: victim command " + command);
         }
@@ -396,8 +462,9 @@ abstract class SoakDeviceTests {
             Duration cpuBefore = cpuTime(v.process);
             for (int round = 1; ; round++) {
                 if (v.connected.await(RECOVERY.toSeconds(), TimeUnit.SECONDS) || !v.process.isAlive()) {
-                    System.out.printf("soak: victim %d up, survivors paused %d ms for its start%n", v.life,
-                            (System.nanoTime() - t0) / 1_000_000);
+                    System.out.printf(
+                            "soak: victim %d up, survivors paused %d ms for its start%n",
+                            v.life, (System.nanoTime() - t0) / 1_000_000);
                     return;
                 }
                 Duration cpuNow = cpuTime(v.process);
@@ -405,15 +472,22 @@ abstract class SoakDeviceTests {
                 if (!progressing || round == START_PATIENCE) {
                     break;
                 }
-                System.out.printf("soak: victim %d not connected after %d s, still starting (CPU time %d s): "
-                        + "waiting on%n", v.life, (System.nanoTime() - t0) / 1_000_000_000L, cpuNow.toSeconds());
+                System.out.printf(
+                        "soak: victim %d not connected after %d s, still starting (CPU time %d s): " + "waiting on%n",
+                        v.life, (System.nanoTime() - t0) / 1_000_000_000L, cpuNow.toSeconds());
                 cpuBefore = cpuNow;
             }
-            System.out.printf("soak: victim %d not connected after %d s: its threads, the busiest threads%n", v.life,
-                    (System.nanoTime() - t0) / 1_000_000_000L);
-            new ProcessBuilder("kill", "-QUIT", String.valueOf(v.process.pid())).inheritIO().start().waitFor();
-            new ProcessBuilder("sh", "-c", "ps -eLo pid,tid,pcpu,stat,comm --sort=-pcpu | head -n 25").inheritIO()
-                    .start().waitFor();
+            System.out.printf(
+                    "soak: victim %d not connected after %d s: its threads, the busiest threads%n",
+                    v.life, (System.nanoTime() - t0) / 1_000_000_000L);
+            new ProcessBuilder("kill", "-QUIT", String.valueOf(v.process.pid()))
+                    .inheritIO()
+                    .start()
+                    .waitFor();
+            new ProcessBuilder("sh", "-c", "ps -eLo pid,tid,pcpu,stat,comm --sort=-pcpu | head -n 25")
+                    .inheritIO()
+                    .start()
+                    .waitFor();
             Thread.sleep(2000);
         } finally {
             pause.writeLock().unlock();
@@ -426,26 +500,45 @@ abstract class SoakDeviceTests {
     }
 
     /** The command line of a {@link SoakVictim}: this JVM's java binary and the tests' class path. */
-    static List<String> victimCommand(InetSocketAddress server, int connections, int depth, long seed,
-                                      Duration timeout) {
+    static List<String> victimCommand(
+            InetSocketAddress server, int connections, int depth, long seed, Duration timeout) {
         String java = ProcessHandle.current().info().command().orElseThrow();
-        return List.of(java, "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", testClassPath(), SoakVictim.class.getName(), server.getAddress().getHostAddress(),
-                String.valueOf(server.getPort()), String.valueOf(connections), String.valueOf(depth),
-                String.valueOf(seed), String.valueOf(timeout.toSeconds()));
+        return List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                testClassPath(),
+                SoakVictim.class.getName(),
+                server.getAddress().getHostAddress(),
+                String.valueOf(server.getPort()),
+                String.valueOf(connections),
+                String.valueOf(depth),
+                String.valueOf(seed),
+                String.valueOf(timeout.toSeconds()));
     }
 
     /**
      * Kills the victim with SIGKILL while it calls (the survivors call on), waits until the server has dropped its
      * connections, then pauses the traffic to count resources and heap, and starts the next victim unless last.
      */
-    private void killCycle(RpcRdmaServer server, String serverDevice, String clientDevice,
-                           Map<String, Integer> serverWithSurvivors, Map<String, Integer> clientWithSurvivors,
-                           List<RpcRdmaClient> survivors, List<Long> recoveryMillis, List<Long> heaps, int kill,
-                           boolean last) throws Exception {
+    private void killCycle(
+            RpcRdmaServer server,
+            String serverDevice,
+            String clientDevice,
+            Map<String, Integer> serverWithSurvivors,
+            Map<String, Integer> clientWithSurvivors,
+            List<RpcRdmaClient> survivors,
+            List<Long> recoveryMillis,
+            List<Long> heaps,
+            int kill,
+            boolean last)
+            throws Exception {
         Victim v = victim;
-        check(server.connectionCount() == CONNECTIONS, "server connections before kill " + kill + ": "
-                + server.connectionCount());
+        check(
+                server.connectionCount() == CONNECTIONS,
+                "server connections before kill " + kill + ": " + server.connectionCount());
         long calls = total();
         long t0 = System.nanoTime();
         v.process.destroyForcibly();
@@ -458,18 +551,28 @@ abstract class SoakDeviceTests {
         while (server.connectionCount() != survivors.size() && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        Map<String, Integer> connectionCounts = awaitCounts(serverDevice, serverWithSurvivors,
-                CONNECTION_RESOURCES);
+        Map<String, Integer> connectionCounts = awaitCounts(serverDevice, serverWithSurvivors, CONNECTION_RESOURCES);
         long recovered = (System.nanoTime() - t0) / 1_000_000;
         recoveryMillis.add(recovered);
-        System.out.printf("soak: kill %d at %d calls: victim %d (%d calls in its life) exit %d; server connections "
-                        + "%d, %s %s after %d ms%n", kill, calls, v.life, v.done.get(), exit,
-                server.connectionCount(), serverDevice, connectionCounts, recovered);
+        System.out.printf(
+                "soak: kill %d at %d calls: victim %d (%d calls in its life) exit %d; server connections "
+                        + "%d, %s %s after %d ms%n",
+                kill,
+                calls,
+                v.life,
+                v.done.get(),
+                exit,
+                server.connectionCount(),
+                serverDevice,
+                connectionCounts,
+                recovered);
         check(exit == 137, "victim " + v.life + " exit " + exit + ", not 128 + SIGKILL");
-        check(server.connectionCount() == survivors.size(), "server connections after kill " + kill + ": "
-                + server.connectionCount());
-        check(select(connectionCounts, CONNECTION_RESOURCES).equals(select(serverWithSurvivors,
-                        CONNECTION_RESOURCES)),
+        check(
+                server.connectionCount() == survivors.size(),
+                "server connections after kill " + kill + ": " + server.connectionCount());
+        check(
+                select(connectionCounts, CONNECTION_RESOURCES)
+                        .equals(select(serverWithSurvivors, CONNECTION_RESOURCES)),
                 serverDevice + " connection resources after kill " + kill + ": " + connectionCounts);
 
         pause.writeLock().lock(); // the survivors' calls in flight end; no new one starts
@@ -479,16 +582,26 @@ abstract class SoakDeviceTests {
             Map<String, Integer> clientExpected = withChunkRegistrations(clientWithSurvivors, survivors);
             Map<String, Integer> clientNow = awaitCounts(clientDevice, clientExpected, null);
             heaps.add(heapAfterGc());
-            System.out.printf("soak: paused after kill %d: %s %s, %s %s, heap after GC %.1f MiB%n", kill,
-                    serverDevice, serverNow, clientDevice, clientNow,
+            System.out.printf(
+                    "soak: paused after kill %d: %s %s, %s %s, heap after GC %.1f MiB%n",
+                    kill,
+                    serverDevice,
+                    serverNow,
+                    clientDevice,
+                    clientNow,
                     heaps.get(heaps.size() - 1) / (double) SoakCalls.MiB);
-            check(serverExpected.equals(serverNow), serverDevice + " resources after kill " + kill + ": "
-                    + serverNow + ", not " + serverExpected + " (with the survivors' server pools: "
-                    + serverPoolRegistrationsHeld(server) + " registrations, " + serverPoolMrsAtWarmUp
-                    + " after the warm-up)");
-            check(clientExpected.equals(clientNow), clientDevice + " resources after kill " + kill + ": "
-                    + clientNow + ", not " + clientExpected + " (with the survivors' chunk registrations: "
-                    + chunkRegistrationsHeld(survivors) + ", " + survivorChunkMrsAtWarmUp + " after the warm-up)");
+            check(
+                    serverExpected.equals(serverNow),
+                    serverDevice + " resources after kill " + kill + ": "
+                            + serverNow + ", not " + serverExpected + " (with the survivors' server pools: "
+                            + serverPoolRegistrationsHeld(server) + " registrations, " + serverPoolMrsAtWarmUp
+                            + " after the warm-up)");
+            check(
+                    clientExpected.equals(clientNow),
+                    clientDevice + " resources after kill " + kill + ": "
+                            + clientNow + ", not " + clientExpected + " (with the survivors' chunk registrations: "
+                            + chunkRegistrationsHeld(survivors) + ", " + survivorChunkMrsAtWarmUp
+                            + " after the warm-up)");
         } finally {
             pause.writeLock().unlock();
         }
@@ -515,8 +628,8 @@ abstract class SoakDeviceTests {
      * survivors' chunk registrations gained or dropped since (read while their calls are paused, so none is in
      * flight); any MR beyond those is a leak, any other change a fault.
      */
-    private Map<String, Integer> withChunkRegistrations(Map<String, Integer> withSurvivors,
-                                                        List<RpcRdmaClient> survivors) {
+    private Map<String, Integer> withChunkRegistrations(
+            Map<String, Integer> withSurvivors, List<RpcRdmaClient> survivors) {
         Map<String, Integer> expected = new TreeMap<>(withSurvivors);
         long delta = chunkRegistrationsHeld(survivors) - survivorChunkMrsAtWarmUp;
         expected.put("mr", Math.toIntExact(expected.getOrDefault("mr", 0) + delta));
@@ -597,7 +710,9 @@ abstract class SoakDeviceTests {
         for (int i = 0; i < 3; i++) {
             System.gc();
             Thread.sleep(200);
-            least = Math.min(least, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+            least = Math.min(
+                    least,
+                    ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         }
         return least;
     }
@@ -622,13 +737,19 @@ abstract class SoakDeviceTests {
             }
         }
         try {
-            entries.add(Path.of(SoakDeviceTests.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+            entries.add(Path.of(SoakDeviceTests.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
                     .toString());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
-        for (String e : (System.getProperty("java.class.path") + File.pathSeparator
-                + System.getProperty("jdk.module.path", "")).split(File.pathSeparator)) {
+        for (String e : (System.getProperty("java.class.path")
+                        + File.pathSeparator
+                        + System.getProperty("jdk.module.path", ""))
+                .split(File.pathSeparator)) {
             if (!e.isEmpty()) {
                 entries.add(e);
             }

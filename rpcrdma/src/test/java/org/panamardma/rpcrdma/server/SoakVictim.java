@@ -23,8 +23,7 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * <p>Arguments: server-address port connections depth seed call-timeout-seconds.
  */
 public final class SoakVictim {
-    private SoakVictim() {
-    }
+    private SoakVictim() {}
 
     public static void main(String[] args) {
         report("started");

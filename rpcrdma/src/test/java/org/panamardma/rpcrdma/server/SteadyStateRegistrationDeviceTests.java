@@ -58,6 +58,7 @@ abstract class SteadyStateRegistrationDeviceTests {
      * 262 s on rxe and 187 s on siw on a loaded host.
      */
     static final int CALLS = Integer.getInteger("rpcrdma.steady.calls", 200);
+
     static final int[] WARM_UP_SIZES = {4096, 32768, 262144, 1 << 20};
 
     /** NFS-sized transfers: most 4 KiB and 32 KiB, every twentieth 256 KiB, every fiftieth 1 MiB. */
@@ -78,9 +79,17 @@ abstract class SteadyStateRegistrationDeviceTests {
     static RpcDispatcher bulkProgram() {
         MemorySegment file = MemorySegment.ofArray(EchoProgram.pattern(MAX, 5));
         return RpcDispatcher.builder()
-                .register(PROGRAM, 1, READ, in -> in.getInt(),
+                .register(
+                        PROGRAM,
+                        1,
+                        READ,
+                        in -> in.getInt(),
                         (Integer length, RpcCall call) -> out -> out.putEligibleOpaque(file.asSlice(0, length), MAX))
-                .register(PROGRAM, 1, WRITE, in -> in.getOpaque(MAX),
+                .register(
+                        PROGRAM,
+                        1,
+                        WRITE,
+                        in -> in.getOpaque(MAX),
                         (MemorySegment data, RpcCall call) -> out -> out.putHyper(checksum(data)))
                 .build();
     }
@@ -96,7 +105,9 @@ abstract class SteadyStateRegistrationDeviceTests {
     RpcRdmaServer server(RdmaTestDevice device, RpcDispatcher program) throws Exception {
         RpcRdmaServer s = RpcRdmaServer.builder(program)
                 .bind(new InetSocketAddress(RpcRdmaServerDeviceTests.peerAddress(device), PORTS.getAndIncrement()))
-                .credits(16).timeout(TIMEOUT).start();
+                .credits(16)
+                .timeout(TIMEOUT)
+                .start();
         open.add(s);
         return s;
     }
@@ -110,12 +121,12 @@ abstract class SteadyStateRegistrationDeviceTests {
     @Test
     void readsAndWritesInSteadyStateRegisterNothing(RdmaTestDevice device) throws Exception {
         RpcRdmaServer s = server(device, bulkProgram());
-        RpcRdmaClient c = RpcRdmaClient.connect(s.address(), RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT,
-                TIMEOUT));
+        RpcRdmaClient c =
+                RpcRdmaClient.connect(s.address(), RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT));
         open.add(c);
         byte[] expected = EchoProgram.pattern(MAX, 5);
         try (RegisteredBuffer target = c.buffers().allocate(MAX);
-             RegisteredBuffer payload = c.buffers().allocate(MAX)) {
+                RegisteredBuffer payload = c.buffers().allocate(MAX)) {
             payload.segment().copyFrom(MemorySegment.ofArray(EchoProgram.pattern(MAX, 9)));
             for (int size : WARM_UP_SIZES) {
                 read(c, target.segment(), size, expected);
@@ -135,12 +146,16 @@ abstract class SteadyStateRegistrationDeviceTests {
                 bytes += write(c, payload.segment(), size(i));
             }
             long millis = (System.nanoTime() - t0) / 1_000_000;
-            System.out.println(device.name() + ": " + CALLS + " READs and " + CALLS + " WRITEs, " + (bytes >> 20) + " MiB in " + millis
+            System.out.println(device.name() + ": " + CALLS + " READs and " + CALLS + " WRITEs, " + (bytes >> 20)
+                    + " MiB in " + millis
                     + " ms; server registrations " + (pd.registrations() - serverRegistrations) + ", deregistrations "
                     + (pd.deregistrations() - serverDeregistrations) + "; client chunk registrations "
-                    + (c.registrations() - clientRegistrations) + "; server pool " + connection.chunkPool().registrations()
+                    + (c.registrations() - clientRegistrations) + "; server pool "
+                    + connection.chunkPool().registrations()
                     + " buffers registered, " + connection.chunkPool().idleBytes() + " bytes idle");
-            assertEquals(CALLS, s.statistics().replies(ReplyPath.WRITE_LIST) - writeListReplies,
+            assertEquals(
+                    CALLS,
+                    s.statistics().replies(ReplyPath.WRITE_LIST) - writeListReplies,
                     "every READ's data went by the Write list");
             assertEquals(0, pd.registrations() - serverRegistrations, "ibv_reg_mr by the server in steady state");
             assertEquals(0, pd.deregistrations() - serverDeregistrations, "ibv_dereg_mr by the server in steady state");
@@ -153,11 +168,19 @@ abstract class SteadyStateRegistrationDeviceTests {
     private static long read(RpcRdmaClient c, MemorySegment target, int size, byte[] expected) throws Exception {
         MemorySegment into = target.asSlice(0, size);
         into.fill((byte) 0);
-        RpcRdmaReply r = c.call(PROGRAM, 1, READ, OpaqueAuth.NONE, out -> out.putInt(size),
-                ReplyExpectation.placedInto(into, size + 8L)).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        RpcRdmaReply r = c.call(
+                        PROGRAM,
+                        1,
+                        READ,
+                        OpaqueAuth.NONE,
+                        out -> out.putInt(size),
+                        ReplyExpectation.placedInto(into, size + 8L))
+                .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         assertTrue(r.isSuccess());
         assertTrue(r.usedWriteList(), "the data came by RDMA Write");
-        assertEquals(-1, MemorySegment.mismatch(into, 0, size, MemorySegment.ofArray(expected), 0, size),
+        assertEquals(
+                -1,
+                MemorySegment.mismatch(into, 0, size, MemorySegment.ofArray(expected), 0, size),
                 "READ of " + size + " bytes: the first byte that differs");
         return size;
     }
@@ -165,8 +188,14 @@ abstract class SteadyStateRegistrationDeviceTests {
     /** WRITE of {@code size} bytes from the client's pooled payload: the server's checksum must match. */
     private static long write(RpcRdmaClient c, MemorySegment payload, int size) throws Exception {
         MemorySegment data = payload.asSlice(0, size);
-        RpcRdmaReply r = c.call(PROGRAM, 1, WRITE, OpaqueAuth.NONE, out -> out.putEligibleOpaque(data, MAX),
-                ReplyExpectation.SMALL).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        RpcRdmaReply r = c.call(
+                        PROGRAM,
+                        1,
+                        WRITE,
+                        OpaqueAuth.NONE,
+                        out -> out.putEligibleOpaque(data, MAX),
+                        ReplyExpectation.SMALL)
+                .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         assertTrue(r.isSuccess());
         assertEquals(checksum(data), r.resultsDecoder().getHyper(), "the server read the " + size + " bytes sent");
         return size;
@@ -192,10 +221,19 @@ abstract class SteadyStateRegistrationDeviceTests {
         RdmaSegment forged = new RdmaSegment(real.handle() ^ 0x00ff_ff00, 65536, real.offset());
         int xid = 0x5eed;
         byte[] call = RpcRdmaServerDeviceTests.rpcCall(xid, PROGRAM, READ, RpcRdmaServerDeviceTests.words(65536));
-        var reply = p.call(xid, RpcRdmaServerDeviceTests.concat(RpcRdmaServerDeviceTests.header(new RdmaMsg(xid, 4,
-                new ChunkLists(List.<ReadSegment>of(), List.of(WriteChunk.of(forged)), Optional.empty()))), call));
-        ExecutionException lost = assertThrows(ExecutionException.class,
-                () -> reply.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "no reply: the Send was flushed");
+        var reply = p.call(
+                xid,
+                RpcRdmaServerDeviceTests.concat(
+                        RpcRdmaServerDeviceTests.header(new RdmaMsg(
+                                xid,
+                                4,
+                                new ChunkLists(
+                                        List.<ReadSegment>of(), List.of(WriteChunk.of(forged)), Optional.empty()))),
+                        call));
+        ExecutionException lost = assertThrows(
+                ExecutionException.class,
+                () -> reply.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS),
+                "no reply: the Send was flushed");
         System.out.println(device.name() + ": the forged Write chunk ended the call: " + lost.getCause());
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (!s.openConnections().isEmpty() && System.nanoTime() < deadline) {
@@ -205,6 +243,7 @@ abstract class SteadyStateRegistrationDeviceTests {
         assertEquals(0, connection.chunkPool().leased(), "the reply's buffer came back");
         assertEquals(0, s.pinnedBudget().used(), "and its pinned budget, once");
         assertEquals(pd.registrations(), pd.deregistrations(), "every region of the connection deregistered");
-        assertArrayEquals(new byte[65536], p.contents(real, 65536), "nothing reached the region the key was forged from");
+        assertArrayEquals(
+                new byte[65536], p.contents(real, 65536), "nothing reached the region the key was forged from");
     }
 }

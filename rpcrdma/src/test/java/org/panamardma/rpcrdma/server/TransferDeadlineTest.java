@@ -22,10 +22,12 @@ class TransferDeadlineTest {
         CompletableFuture<Void> never = new CompletableFuture<>();
         CompletableFuture<Void> done = CompletableFuture.completedFuture(null);
         long t0 = System.nanoTime();
-        IOException e = assertThrows(IOException.class,
-                () -> VerbsChunkTransfers.await(List.of(done, never), "RDMA Read", 200));
+        IOException e = assertThrows(
+                IOException.class, () -> VerbsChunkTransfers.await(List.of(done, never), "RDMA Read", 200));
         long waited = (System.nanoTime() - t0) / 1_000_000;
-        assertInstanceOf(TimeoutException.class, e.getCause(),
+        assertInstanceOf(
+                TimeoutException.class,
+                e.getCause(),
                 "what ServerConnection counts as a transfer timeout and closes the connection for");
         assertTrue(waited >= 200, "waited " + waited + " ms");
     }

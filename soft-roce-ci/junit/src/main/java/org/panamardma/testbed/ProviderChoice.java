@@ -42,7 +42,11 @@ public record ProviderChoice(TestbedProvider provider, String reason) {
      * @return the choice for this machine
      */
     public static ProviderChoice choose() {
-        return choose(System.getProperty(OVERRIDE, ""), TestbedDevices.discover(), Path.of("/"), System::getenv,
+        return choose(
+                System.getProperty(OVERRIDE, ""),
+                TestbedDevices.discover(),
+                Path.of("/"),
+                System::getenv,
                 System.getProperty("os.version", ""));
     }
 
@@ -50,8 +54,8 @@ public record ProviderChoice(TestbedProvider provider, String reason) {
      * The choice from what was found: the override (empty: none), the host's devices, the root of the file system
      * to probe (Docker's socket, /sys/module, /lib/modules), the environment and the kernel release.
      */
-    static ProviderChoice choose(String override, TestbedDevices host, Path root, Function<String, String> env,
-                                 String kernelRelease) {
+    static ProviderChoice choose(
+            String override, TestbedDevices host, Path root, Function<String, String> env, String kernelRelease) {
         if (!override.isBlank()) {
             TestbedProvider p;
             try {
@@ -73,8 +77,8 @@ public record ProviderChoice(TestbedProvider provider, String reason) {
             (where == null ? missing : found).add(where == null ? module : module + " " + where);
         }
         if (docker != null && missing.isEmpty()) {
-            return new ProviderChoice(TestbedProvider.CONTAINER, noDevice + "; Docker at " + docker + "; "
-                    + String.join(", ", found));
+            return new ProviderChoice(
+                    TestbedProvider.CONTAINER, noDevice + "; Docker at " + docker + "; " + String.join(", ", found));
         }
         String why = docker == null ? "no Docker socket" : "Docker at " + docker;
         if (!missing.isEmpty()) {

@@ -17,8 +17,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
 public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEachCallback, ParameterResolver {
 
     /** JUnit creates it, through {@link RdmaDeviceTest}'s {@code @ExtendWith}. */
-    public RdmaDeviceExtension() {
-    }
+    public RdmaDeviceExtension() {}
 
     /** How to get a device in the VM; part of every skip and failure message. */
     static final String HOW_TO_RUN = "Run the device tests in the soft-RoCE/soft-iWARP VM with ./run-tests.sh "
@@ -43,8 +42,9 @@ public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEach
     static String howToRun() {
         ProviderChoice choice = choice();
         return switch (choice.provider()) {
-            case CONTAINER -> choice + ": ./mvnw verify -Ptestbed runs the device tests in the privileged container "
-                    + "(soft-roce-ci/container/run.sh -- <command> runs one command there).";
+            case CONTAINER ->
+                choice + ": ./mvnw verify -Ptestbed runs the device tests in the privileged container "
+                        + "(soft-roce-ci/container/run.sh -- <command> runs one command there).";
             case HOST, VM -> choice + ". " + HOW_TO_RUN;
         };
     }
@@ -61,8 +61,8 @@ public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEach
             // enabled, so that beforeEach can fail it: a missing device must not look like a pass
             return ConditionEvaluationResult.enabled("no " + wanted + " device, and rdma.require is set");
         }
-        return ConditionEvaluationResult.disabled("needs an ACTIVE RDMA device of transport " + wanted
-                + "; found " + devices.describe() + ". " + howToRun());
+        return ConditionEvaluationResult.disabled("needs an ACTIVE RDMA device of transport " + wanted + "; found "
+                + devices.describe() + ". " + howToRun());
     }
 
     @Override
@@ -89,20 +89,24 @@ public final class RdmaDeviceExtension implements ExecutionCondition, BeforeEach
     public Object resolveParameter(ParameterContext parameterContext, ExtensionContext context) {
         TestbedDevices devices = TestbedDevices.discover();
         if (parameterContext.getParameter().getType() == PmemDevice.class) {
-            return devices.pmem().orElseThrow(() -> new ParameterResolutionException(
-                    "this test needs persistent memory (a device-DAX /dev/daxN.M); the testbed VM provides one "
-                            + "on an emulated NVDIMM. " + howToRun()));
+            return devices.pmem()
+                    .orElseThrow(() -> new ParameterResolutionException(
+                            "this test needs persistent memory (a device-DAX /dev/daxN.M); the testbed VM provides one "
+                                    + "on an emulated NVDIMM. " + howToRun()));
         }
         Transport wanted = wanted(context);
-        return devices.find(wanted).orElseThrow(() -> new ParameterResolutionException(
-                "no ACTIVE RDMA device of transport " + wanted + "; found " + devices.describe() + ". " + howToRun()));
+        return devices.find(wanted)
+                .orElseThrow(() -> new ParameterResolutionException("no ACTIVE RDMA device of transport " + wanted
+                        + "; found " + devices.describe() + ". " + howToRun()));
     }
 
     /** The nearest annotation wins: method over class (and over enclosing classes). */
     private static Transport wanted(ExtensionContext context) {
-        for (Optional<ExtensionContext> c = Optional.of(context); c.isPresent(); c = c.get().getParent()) {
-            Optional<RdmaDeviceTest> a = c.get().getElement()
-                    .flatMap(e -> AnnotationSupport.findAnnotation(e, RdmaDeviceTest.class));
+        for (Optional<ExtensionContext> c = Optional.of(context);
+                c.isPresent();
+                c = c.get().getParent()) {
+            Optional<RdmaDeviceTest> a =
+                    c.get().getElement().flatMap(e -> AnnotationSupport.findAnnotation(e, RdmaDeviceTest.class));
             if (a.isPresent()) {
                 return a.get().transport();
             }

@@ -15,8 +15,13 @@ import java.util.Optional;
  * @param peerName the device on the other end of the wire (testbed layout), if known: a client on this device and
  *                 a server on the peer exchange real packets
  */
-public record RdmaTestDevice(String name, Transport transport, String netdev, Optional<InetAddress> ipv4,
-                             Optional<InetAddress> ipv6, Optional<String> peerName) {
+public record RdmaTestDevice(
+        String name,
+        Transport transport,
+        String netdev,
+        Optional<InetAddress> ipv4,
+        Optional<InetAddress> ipv6,
+        Optional<String> peerName) {
     /** Checks that every component is given (an absent address or peer is an empty Optional). */
     public RdmaTestDevice {
         Objects.requireNonNull(name, "name");
@@ -37,6 +42,7 @@ public record RdmaTestDevice(String name, Transport transport, String netdev, Op
 
     @Override
     public String toString() {
-        return name + " (" + transport + " on " + netdev + ipv4.map(a -> " " + a.getHostAddress()).orElse("") + ")";
+        return name + " (" + transport + " on " + netdev
+                + ipv4.map(a -> " " + a.getHostAddress()).orElse("") + ")";
     }
 }

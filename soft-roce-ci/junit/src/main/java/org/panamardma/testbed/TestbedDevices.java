@@ -38,8 +38,8 @@ public final class TestbedDevices {
     private final Optional<PmemDevice> pmem;
     private final String source;
 
-    private TestbedDevices(List<RdmaTestDevice> devices, List<String> inactive, Optional<PmemDevice> pmem,
-                           String source) {
+    private TestbedDevices(
+            List<RdmaTestDevice> devices, List<String> inactive, Optional<PmemDevice> pmem, String source) {
         this.devices = List.copyOf(devices);
         this.inactive = List.copyOf(inactive);
         this.pmem = pmem;
@@ -103,7 +103,8 @@ public final class TestbedDevices {
     public Optional<RdmaTestDevice> find(Transport transport) {
         return devices.stream()
                 .filter(d -> transport.accepts(d.transport()))
-                .min(Comparator.comparing((RdmaTestDevice d) -> d.peerName().isEmpty()).thenComparing(RdmaTestDevice::name));
+                .min(Comparator.comparing((RdmaTestDevice d) -> d.peerName().isEmpty())
+                        .thenComparing(RdmaTestDevice::name));
     }
 
     /**
@@ -146,13 +147,18 @@ public final class TestbedDevices {
                 inactive.add(name + " (" + portState(sysfs, name) + ")");
                 continue;
             }
-            devices.add(new RdmaTestDevice(name, Transport.valueOf(p.getProperty(key).trim()),
+            devices.add(new RdmaTestDevice(
+                    name,
+                    Transport.valueOf(p.getProperty(key).trim()),
                     p.getProperty(prefix + "netdev", ""),
-                    address(p.getProperty(prefix + "ipv4")), address(p.getProperty(prefix + "ipv6")),
+                    address(p.getProperty(prefix + "ipv4")),
+                    address(p.getProperty(prefix + "ipv6")),
                     Optional.ofNullable(p.getProperty(prefix + "peer")).filter(s -> !s.isBlank())));
         }
         Optional<PmemDevice> pmem = Optional.ofNullable(p.getProperty("pmem.device"))
-                .map(dev -> new PmemDevice(Path.of(dev), Long.parseLong(p.getProperty("pmem.size", "0").trim()),
+                .map(dev -> new PmemDevice(
+                        Path.of(dev),
+                        Long.parseLong(p.getProperty("pmem.size", "0").trim()),
                         Long.parseLong(p.getProperty("pmem.align", "2097152").trim())));
         return new TestbedDevices(devices, inactive, pmem, "testbed descriptor " + file);
     }
@@ -169,9 +175,15 @@ public final class TestbedDevices {
                         inactive.add(name + " (" + state + ")");
                         continue;
                     }
-                    String netdev = firstLine(dev.resolve("ports/1/gid_attrs/ndevs/0")).orElse("");
-                    devices.add(new RdmaTestDevice(name, transportOf(dev), netdev, interfaceAddress(netdev, false),
-                            interfaceAddress(netdev, true), Optional.empty()));
+                    String netdev =
+                            firstLine(dev.resolve("ports/1/gid_attrs/ndevs/0")).orElse("");
+                    devices.add(new RdmaTestDevice(
+                            name,
+                            transportOf(dev),
+                            netdev,
+                            interfaceAddress(netdev, false),
+                            interfaceAddress(netdev, true),
+                            Optional.empty()));
                 }
             }
         }

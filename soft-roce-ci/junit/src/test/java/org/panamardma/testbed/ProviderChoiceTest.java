@@ -39,8 +39,11 @@ class ProviderChoiceTest {
     private void moduleOnDisk(String path) throws IOException {
         Path dep = root.resolve("lib/modules/" + RELEASE + "/modules.dep");
         Files.createDirectories(dep.getParent());
-        Files.writeString(dep, path + ": kernel/drivers/infiniband/core/ib_core.ko.zst\n",
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(
+                dep,
+                path + ": kernel/drivers/infiniband/core/ib_core.ko.zst\n",
+                java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
     }
 
     private ProviderChoice choose(TestbedDevices devices, String override) {
@@ -64,7 +67,8 @@ class ProviderChoiceTest {
         moduleOnDisk("kernel/drivers/infiniband/sw/siw/siw.ko.zst");
         ProviderChoice c = choose(noDevices(), "");
         assertEquals(TestbedProvider.CONTAINER, c.provider(), c.reason());
-        assertTrue(c.reason().contains("rdma_rxe loaded") && c.reason().contains("siw in /lib/modules/" + RELEASE),
+        assertTrue(
+                c.reason().contains("rdma_rxe loaded") && c.reason().contains("siw in /lib/modules/" + RELEASE),
                 c.reason());
         assertEquals("testbed provider: container (" + c.reason() + ")", c.toString());
     }
@@ -75,7 +79,9 @@ class ProviderChoiceTest {
         moduleOnDisk("kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko");
         ProviderChoice noDocker = choose(noDevices(), "");
         assertEquals(TestbedProvider.VM, noDocker.provider());
-        assertTrue(noDocker.reason().contains("no Docker socket") && noDocker.reason().contains("no siw"),
+        assertTrue(
+                noDocker.reason().contains("no Docker socket")
+                        && noDocker.reason().contains("no siw"),
                 noDocker.reason());
 
         dockerSocket();
@@ -90,8 +96,8 @@ class ProviderChoiceTest {
         Files.createFile(root.resolve("run/user/1000/docker.sock"));
         Files.createDirectories(root.resolve("sys/module/rdma_rxe"));
         Files.createDirectories(root.resolve("sys/module/siw"));
-        ProviderChoice c = ProviderChoice.choose("", noDevices(), root,
-                Map.of("DOCKER_HOST", "unix:///run/user/1000/docker.sock")::get, RELEASE);
+        ProviderChoice c = ProviderChoice.choose(
+                "", noDevices(), root, Map.of("DOCKER_HOST", "unix:///run/user/1000/docker.sock")::get, RELEASE);
         assertEquals(TestbedProvider.CONTAINER, c.provider(), c.reason());
     }
 

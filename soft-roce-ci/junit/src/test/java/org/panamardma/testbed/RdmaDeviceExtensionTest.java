@@ -39,27 +39,42 @@ class RdmaDeviceExtensionTest {
     @Test
     void withoutDeviceTheTestIsSkippedWithHowToRunIt() throws IOException {
         // the extension reads system properties; they are set around each run
-        withProperties(emptyDescriptor(), "false", () -> EngineTestKit.engine("junit-jupiter")
-                .selectors(selectClass(NeedsIwarp.class))
-                .execute()
-                .allEvents()
-                .assertThatEvents()
-                // the class-level annotation skips the whole class, with the reason and how to run it
-                .haveExactly(1, event(container(NeedsIwarp.class), skippedWithReason(r -> r.contains("transport IWARP")
-                        && r.contains("./run-tests.sh"))))
-                .doNotHave(event(test("uses"), finishedWithFailure())));
+        withProperties(
+                emptyDescriptor(),
+                "false",
+                () -> EngineTestKit.engine("junit-jupiter")
+                        .selectors(selectClass(NeedsIwarp.class))
+                        .execute()
+                        .allEvents()
+                        .assertThatEvents()
+                        // the class-level annotation skips the whole class, with the reason and how to run it
+                        .haveExactly(
+                                1,
+                                event(
+                                        container(NeedsIwarp.class),
+                                        skippedWithReason(
+                                                r -> r.contains("transport IWARP") && r.contains("./run-tests.sh"))))
+                        .doNotHave(event(test("uses"), finishedWithFailure())));
     }
 
     @Test
     void withRdmaRequireAMissingDeviceFailsTheTest() throws IOException {
-        withProperties(emptyDescriptor(), "true", () -> EngineTestKit.engine("junit-jupiter")
-                .selectors(selectClass(NeedsIwarp.class))
-                .execute()
-                .testEvents()
-                .assertThatEvents()
-                .haveExactly(1, event(test("uses"), finishedWithFailure(
-                        instanceOf(RdmaDeviceExtension.MissingRdmaDeviceException.class),
-                        message(m -> m.contains("rdma.require is set") && m.contains("IWARP"))))));
+        withProperties(
+                emptyDescriptor(),
+                "true",
+                () -> EngineTestKit.engine("junit-jupiter")
+                        .selectors(selectClass(NeedsIwarp.class))
+                        .execute()
+                        .testEvents()
+                        .assertThatEvents()
+                        .haveExactly(
+                                1,
+                                event(
+                                        test("uses"),
+                                        finishedWithFailure(
+                                                instanceOf(RdmaDeviceExtension.MissingRdmaDeviceException.class),
+                                                message(m ->
+                                                        m.contains("rdma.require is set") && m.contains("IWARP"))))));
     }
 
     private static void withProperties(Path descriptor, String require, Runnable body) {

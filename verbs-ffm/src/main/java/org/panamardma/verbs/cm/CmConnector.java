@@ -64,8 +64,13 @@ public final class CmConnector {
      * Client: a new id on {@code channel}, address and route resolution to {@code server}, the queue pair from
      * {@code factory}, connect with {@code parameters}, ESTABLISHED. Each step may take up to {@code timeout}.
      */
-    public static Connection connect(EventChannel channel, InetSocketAddress server, ConnectionParameters parameters,
-                                     QueuePairFactory factory, Duration timeout) throws RdmaException {
+    public static Connection connect(
+            EventChannel channel,
+            InetSocketAddress server,
+            ConnectionParameters parameters,
+            QueuePairFactory factory,
+            Duration timeout)
+            throws RdmaException {
         Objects.requireNonNull(factory, "factory");
         CmId id = channel.createId();
         try {
@@ -89,8 +94,8 @@ public final class CmConnector {
      * ETIMEDOUT followed by another on the same id, until {@code timeout} has passed. Then the last ADDR_ERROR is
      * thrown as a {@link CmEventException}, as is at once any other (ENETUNREACH...).
      */
-    public static void resolveAddress(CmId id, InetSocketAddress source, InetSocketAddress destination,
-                                      Duration timeout) throws RdmaException {
+    public static void resolveAddress(
+            CmId id, InetSocketAddress source, InetSocketAddress destination, Duration timeout) throws RdmaException {
         Objects.requireNonNull(timeout, "timeout");
         long deadline = System.nanoTime() + timeout.toNanos();
         for (int attempt = 1; ; attempt++) {
@@ -105,7 +110,10 @@ public final class CmConnector {
                 if (!timedOut || deadline - System.nanoTime() <= 0) {
                     throw e;
                 }
-                LOG.debug("resolving {}: attempt {} timed out after {} ms; trying again", destination, attempt,
+                LOG.debug(
+                        "resolving {}: attempt {} timed out after {} ms; trying again",
+                        destination,
+                        attempt,
                         step.toMillis());
             }
         }
@@ -145,8 +153,9 @@ public final class CmConnector {
      * Server: waits up to {@code timeout} for the next CONNECT_REQUEST on {@code listener}, makes its queue pair
      * with {@code factory}, accepts with {@code parameters} and waits for ESTABLISHED.
      */
-    public static Connection acceptOne(CmId listener, ConnectionParameters parameters, QueuePairFactory factory,
-                                       Duration timeout) throws RdmaException {
+    public static Connection acceptOne(
+            CmId listener, ConnectionParameters parameters, QueuePairFactory factory, Duration timeout)
+            throws RdmaException {
         Objects.requireNonNull(factory, "factory");
         CmEvent request = listener.expect(CmEventType.CONNECT_REQUEST, timeout);
         CmId id = request.id();

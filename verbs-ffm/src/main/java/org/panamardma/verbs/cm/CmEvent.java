@@ -18,18 +18,46 @@ import org.panamardma.verbs.Errno;
  *                   REJECTED...); private data of other events too; never null
  * @param peerQpNumber the peer's QP number where the event tells it (CONNECT_REQUEST, ESTABLISHED), else 0
  */
-public record CmEvent(CmEventType type, int status, CmId id, CmId listenId, ConnectionParameters parameters,
-                      int peerQpNumber) {
+public record CmEvent(
+        CmEventType type, int status, CmId id, CmId listenId, ConnectionParameters parameters, int peerQpNumber) {
     /** IB CM reject reasons ({@code enum ib_cm_rej_reason}, Linux include/rdma/ib_cm.h), index = reason. */
     private static final String[] IB_REJECT_REASONS = {
-        null, "NO_QP", "NO_EEC", "NO_RESOURCES", "TIMEOUT", "UNSUPPORTED", "INVALID_COMM_ID",
-        "INVALID_COMM_INSTANCE", "INVALID_SERVICE_ID", "INVALID_TRANSPORT_TYPE", "STALE_CONN", "RDC_NOT_EXIST",
-        "INVALID_GID", "INVALID_LID", "INVALID_SL", "INVALID_TRAFFIC_CLASS", "INVALID_HOP_LIMIT",
-        "INVALID_PACKET_RATE", "INVALID_ALT_GID", "INVALID_ALT_LID", "INVALID_ALT_SL",
-        "INVALID_ALT_TRAFFIC_CLASS", "INVALID_ALT_HOP_LIMIT", "INVALID_ALT_PACKET_RATE", "PORT_CM_REDIRECT",
-        "PORT_REDIRECT", "INVALID_MTU", "INSUFFICIENT_RESP_RESOURCES", "CONSUMER_DEFINED", "INVALID_RNR_RETRY",
-        "DUPLICATE_LOCAL_COMM_ID", "INVALID_CLASS_VERSION", "INVALID_FLOW_LABEL", "INVALID_ALT_FLOW_LABEL",
-        "34", "VENDOR_OPTION_NOT_SUPPORTED",
+        null,
+        "NO_QP",
+        "NO_EEC",
+        "NO_RESOURCES",
+        "TIMEOUT",
+        "UNSUPPORTED",
+        "INVALID_COMM_ID",
+        "INVALID_COMM_INSTANCE",
+        "INVALID_SERVICE_ID",
+        "INVALID_TRANSPORT_TYPE",
+        "STALE_CONN",
+        "RDC_NOT_EXIST",
+        "INVALID_GID",
+        "INVALID_LID",
+        "INVALID_SL",
+        "INVALID_TRAFFIC_CLASS",
+        "INVALID_HOP_LIMIT",
+        "INVALID_PACKET_RATE",
+        "INVALID_ALT_GID",
+        "INVALID_ALT_LID",
+        "INVALID_ALT_SL",
+        "INVALID_ALT_TRAFFIC_CLASS",
+        "INVALID_ALT_HOP_LIMIT",
+        "INVALID_ALT_PACKET_RATE",
+        "PORT_CM_REDIRECT",
+        "PORT_REDIRECT",
+        "INVALID_MTU",
+        "INSUFFICIENT_RESP_RESOURCES",
+        "CONSUMER_DEFINED",
+        "INVALID_RNR_RETRY",
+        "DUPLICATE_LOCAL_COMM_ID",
+        "INVALID_CLASS_VERSION",
+        "INVALID_FLOW_LABEL",
+        "INVALID_ALT_FLOW_LABEL",
+        "34",
+        "VENDOR_OPTION_NOT_SUPPORTED",
     };
 
     /** The IB CM reject reason of a REJECTED event for "the peer's application rejected" (IB_CM_REJ_CONSUMER_DEFINED). */
@@ -74,8 +102,12 @@ public record CmEvent(CmEventType type, int status, CmId id, CmId listenId, Conn
         }
         return type.cName() + " status " + statusDescription() + " on " + id
                 + (listenId == null ? "" : " (listening " + listenId + ")")
-                + (pd.length == 0 ? "" : ", private data " + pd.length + " bytes"
-                        + (shown == 0 ? "" : " " + HexFormat.of().formatHex(pd, 0, Math.min(shown, 32))
-                                + (shown > 32 ? "..." : "")));
+                + (pd.length == 0
+                        ? ""
+                        : ", private data " + pd.length + " bytes"
+                                + (shown == 0
+                                        ? ""
+                                        : " " + HexFormat.of().formatHex(pd, 0, Math.min(shown, 32))
+                                                + (shown > 32 ? "..." : "")));
     }
 }

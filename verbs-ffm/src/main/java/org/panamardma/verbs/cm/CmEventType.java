@@ -59,7 +59,10 @@ public enum CmEventType {
 
     /** Whether this event ends a connection attempt unsuccessfully. */
     public boolean isConnectFailure() {
-        return this == CONNECT_ERROR || this == UNREACHABLE || this == REJECTED || this == ADDR_ERROR
+        return this == CONNECT_ERROR
+                || this == UNREACHABLE
+                || this == REJECTED
+                || this == ADDR_ERROR
                 || this == ROUTE_ERROR;
     }
 

@@ -179,8 +179,8 @@ public final class CmId extends NativeResource {
     public Optional<InetSocketAddress> localAddress() {
         synchronized (this) {
             checkOpen();
-            return Optional.ofNullable(SocketAddresses.read(handle.asSlice(rdma_cm_id.route$addr$OFFSET
-                    + rdma_addr.$anon0$src_storage$OFFSET, 128)));
+            return Optional.ofNullable(SocketAddresses.read(
+                    handle.asSlice(rdma_cm_id.route$addr$OFFSET + rdma_addr.$anon0$src_storage$OFFSET, 128)));
         }
     }
 
@@ -188,8 +188,8 @@ public final class CmId extends NativeResource {
     public Optional<InetSocketAddress> peerAddress() {
         synchronized (this) {
             checkOpen();
-            return Optional.ofNullable(SocketAddresses.read(handle.asSlice(rdma_cm_id.route$addr$OFFSET
-                    + rdma_addr.$anon1$dst_storage$OFFSET, 128)));
+            return Optional.ofNullable(SocketAddresses.read(
+                    handle.asSlice(rdma_cm_id.route$addr$OFFSET + rdma_addr.$anon1$dst_storage$OFFSET, 128)));
         }
     }
 
@@ -288,8 +288,8 @@ public final class CmId extends NativeResource {
                     + ": allocate it on cmId.context()");
         }
         if (options.sendCq().context() != ctx || options.recvCq().context() != ctx) {
-            throw new IllegalArgumentException("the completion queues must be on " + this + "'s device context "
-                    + ctx.deviceName());
+            throw new IllegalArgumentException(
+                    "the completion queues must be on " + this + "'s device context " + ctx.deviceName());
         }
         CmQueuePairs.checkLimits(ctx, options);
         synchronized (this) {
@@ -358,10 +358,12 @@ public final class CmId extends NativeResource {
                 param.set(JAVA_BYTE, rdma_conn_param.initiator_depth$OFFSET, (byte) p.initiatorDepth());
                 param.set(JAVA_BYTE, rdma_conn_param.retry_count$OFFSET, (byte) p.retryCount());
                 param.set(JAVA_BYTE, rdma_conn_param.rnr_retry_count$OFFSET, (byte) p.rnrRetryCount());
-                int rc = connect ? rdma_cma_h.rdma_connect(cs, handle, param) : rdma_cma_h.rdma_accept(cs, handle, param);
+                int rc = connect
+                        ? rdma_cma_h.rdma_connect(cs, handle, param)
+                        : rdma_cma_h.rdma_accept(cs, handle, param);
                 if (rc != 0) {
-                    throw new RdmaException((connect ? "rdma_connect(" : "rdma_accept(") + this + ")",
-                            Native.errno(cs));
+                    throw new RdmaException(
+                            (connect ? "rdma_connect(" : "rdma_accept(") + this + ")", Native.errno(cs));
                 }
             }
         }
@@ -424,8 +426,11 @@ public final class CmId extends NativeResource {
             return;
         }
         TransportType transport = transportOrNull();
-        PrivateDataLimits.check(transport, transport == null ? "an id without device" : context().deviceName(),
-                operation, length);
+        PrivateDataLimits.check(
+                transport,
+                transport == null ? "an id without device" : context().deviceName(),
+                operation,
+                length);
     }
 
     // ---------------------------------------------------------------------------------------------------- events

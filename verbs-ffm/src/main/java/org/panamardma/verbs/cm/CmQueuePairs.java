@@ -27,15 +27,14 @@ import org.panamardma.verbs.internal.VerbsAccess;
  * {@code rdma_destroy_qp} destroys. The caller holds the id's monitor and has checked it open.
  */
 final class CmQueuePairs {
-    private CmQueuePairs() {
-    }
+    private CmQueuePairs() {}
 
     /** Refuses queue depths and SGE counts over the device's limits, before anything is created. */
     static void checkLimits(Context ctx, QueuePairOptions options) throws RdmaException {
         DeviceAttributes attrs = ctx.attributes();
         if (options.maxSendWr() > attrs.maxQpWr() || options.maxRecvWr() > attrs.maxQpWr()) {
-            throw new IllegalArgumentException("queue depth over " + ctx.deviceName() + "'s max_qp_wr "
-                    + attrs.maxQpWr());
+            throw new IllegalArgumentException(
+                    "queue depth over " + ctx.deviceName() + "'s max_qp_wr " + attrs.maxQpWr());
         }
         if (options.maxSendSge() > attrs.maxSge() || options.maxRecvSge() > attrs.maxSge()) {
             throw new IllegalArgumentException("SGE count over " + ctx.deviceName() + "'s max_sge " + attrs.maxSge());
@@ -47,15 +46,23 @@ final class CmQueuePairs {
      *
      * @param verbs the bridge to the verbs objects' handles ({@link CmId}'s: only it may get the bridge)
      */
-    static QueuePair create(VerbsAccess verbs, MemorySegment handle, Context ctx, int port, ProtectionDomain pd,
-                            QueuePairOptions options) throws RdmaException {
+    static QueuePair create(
+            VerbsAccess verbs,
+            MemorySegment handle,
+            Context ctx,
+            int port,
+            ProtectionDomain pd,
+            QueuePairOptions options)
+            throws RdmaException {
         DeviceAttributes attrs = ctx.attributes();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cs = arena.allocate(Native.CALL_STATE);
             MemorySegment attr = arena.allocate(ibv_qp_init_attr_ex.layout());
             attr.set(ADDRESS, ibv_qp_init_attr_ex.send_cq$OFFSET, verbs.handle(options.sendCq()));
             attr.set(ADDRESS, ibv_qp_init_attr_ex.recv_cq$OFFSET, verbs.handle(options.recvCq()));
-            attr.set(ADDRESS, ibv_qp_init_attr_ex.srq$OFFSET,
+            attr.set(
+                    ADDRESS,
+                    ibv_qp_init_attr_ex.srq$OFFSET,
                     options.srq() == null ? MemorySegment.NULL : verbs.handle(options.srq()));
             long cap = ibv_qp_init_attr_ex.cap$OFFSET;
             boolean withSrq = options.srq() != null;
@@ -72,7 +79,9 @@ final class CmQueuePairs {
             long ops = 0;
             if (!options.legacySendPath() && verbs.hasExtendedQp(ctx)) {
                 ops = verbs.wantedSendOps(attrs);
-                attr.set(JAVA_INT, ibv_qp_init_attr_ex.comp_mask$OFFSET,
+                attr.set(
+                        JAVA_INT,
+                        ibv_qp_init_attr_ex.comp_mask$OFFSET,
                         verbs_h.IBV_QP_INIT_ATTR_PD | verbs_h.IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
                 attr.set(JAVA_LONG, ibv_qp_init_attr_ex.send_ops_flags$OFFSET, ops);
                 if (rdma_cma_h.rdma_create_qp_ex(cs, handle, attr) == 0) {
@@ -97,8 +106,15 @@ final class CmQueuePairs {
             MemorySegment idHandle = handle;
             QueuePair created;
             try {
-                created = verbs.adoptQueuePair(pd, options.sendCq(), options.recvCq(), options.srq(), port, qp,
-                        extended, ops,
+                created = verbs.adoptQueuePair(
+                        pd,
+                        options.sendCq(),
+                        options.recvCq(),
+                        options.srq(),
+                        port,
+                        qp,
+                        extended,
+                        ops,
                         attr.get(JAVA_INT, cap + ibv_qp_cap.max_send_wr$OFFSET),
                         attr.get(JAVA_INT, cap + ibv_qp_cap.max_recv_wr$OFFSET),
                         attr.get(JAVA_INT, cap + ibv_qp_cap.max_send_sge$OFFSET),

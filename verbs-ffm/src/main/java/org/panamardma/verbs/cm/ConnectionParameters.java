@@ -24,14 +24,14 @@ import org.panamardma.verbs.ffi.rdma_cma_h;
  *                           ({@code private_data_len} is a {@code uint8_t}), and at most
  *                           {@link PrivateDataLimits} for the transport when sent
  */
-public record ConnectionParameters(int responderResources, int initiatorDepth, int retryCount, int rnrRetryCount,
-                                   byte[] privateData) {
+public record ConnectionParameters(
+        int responderResources, int initiatorDepth, int retryCount, int rnrRetryCount, byte[] privateData) {
     /** "As many as the device can": {@code RDMA_MAX_RESP_RES} / {@code RDMA_MAX_INIT_DEPTH}. */
     public static final int DEVICE_MAXIMUM = rdma_cma_h.RDMA_MAX_RESP_RES;
 
     /** The device's maximum of READ/atomic resources both ways, 7 retries each, no private data. */
-    public static final ConnectionParameters DEFAULTS = new ConnectionParameters(DEVICE_MAXIMUM, DEVICE_MAXIMUM, 7, 7,
-            new byte[0]);
+    public static final ConnectionParameters DEFAULTS =
+            new ConnectionParameters(DEVICE_MAXIMUM, DEVICE_MAXIMUM, 7, 7, new byte[0]);
 
     /** Parameters; refuses values outside their fields (0..255 resources, 0..7 retries) and too much private data. */
     public ConnectionParameters {
@@ -84,14 +84,18 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ConnectionParameters p && p.responderResources == responderResources
-                && p.initiatorDepth == initiatorDepth && p.retryCount == retryCount
-                && p.rnrRetryCount == rnrRetryCount && Arrays.equals(p.privateData, privateData);
+        return o instanceof ConnectionParameters p
+                && p.responderResources == responderResources
+                && p.initiatorDepth == initiatorDepth
+                && p.retryCount == retryCount
+                && p.rnrRetryCount == rnrRetryCount
+                && Arrays.equals(p.privateData, privateData);
     }
 
     @Override
     public int hashCode() {
-        return ((responderResources * 31 + initiatorDepth) * 31 + retryCount) * 31 + rnrRetryCount
+        return ((responderResources * 31 + initiatorDepth) * 31 + retryCount) * 31
+                + rnrRetryCount
                 + 17 * Arrays.hashCode(privateData);
     }
 
@@ -99,8 +103,12 @@ public record ConnectionParameters(int responderResources, int initiatorDepth, i
     public String toString() {
         return "ConnectionParameters[responderResources=" + responderResources + ", initiatorDepth=" + initiatorDepth
                 + ", retryCount=" + retryCount + ", rnrRetryCount=" + rnrRetryCount + ", privateData="
-                + privateData.length + " bytes" + (privateData.length == 0 ? "" : " "
-                + HexFormat.of().formatHex(privateData, 0, Math.min(16, privateData.length))
-                + (privateData.length > 16 ? "..." : "")) + "]";
+                + privateData.length + " bytes"
+                + (privateData.length == 0
+                        ? ""
+                        : " "
+                                + HexFormat.of().formatHex(privateData, 0, Math.min(16, privateData.length))
+                                + (privateData.length > 16 ? "..." : ""))
+                + "]";
     }
 }

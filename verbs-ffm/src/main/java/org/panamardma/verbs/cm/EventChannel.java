@@ -210,7 +210,8 @@ public final class EventChannel extends NativeResource {
                 }
                 long leftMillis = millisLeft(deadline);
                 if (leftMillis <= 0 || timeoutNanos == 0) {
-                    return null; // a zero timeout only takes what is there (an event loop's look when the fd is readable)
+                    return null; // a zero timeout only takes what is there (an event loop's look when the fd is
+                    // readable)
                 }
                 if (readerActive) {
                     continue; // takeOrWait waited one slice for the reader; look again
@@ -309,13 +310,14 @@ public final class EventChannel extends NativeResource {
                 }
                 throw new RdmaException("rdma_get_cm_event", errno);
             }
-            MemorySegment ev = eventOut.get(ADDRESS, 0).reinterpret(rdma_cm_event.layout().byteSize());
+            MemorySegment ev =
+                    eventOut.get(ADDRESS, 0).reinterpret(rdma_cm_event.layout().byteSize());
             CmEvent event;
             MemorySegment orphan = MemorySegment.NULL;
             try {
                 event = copy(ev);
-                if (event == null && ev.get(JAVA_INT, rdma_cm_event.event$OFFSET)
-                        == rdma_cma_h.RDMA_CM_EVENT_CONNECT_REQUEST) {
+                if (event == null
+                        && ev.get(JAVA_INT, rdma_cm_event.event$OFFSET) == rdma_cma_h.RDMA_CM_EVENT_CONNECT_REQUEST) {
                     // for a listening id closed meanwhile: nobody will accept or reject the new id
                     orphan = ev.get(ADDRESS, rdma_cm_event.id$OFFSET);
                 }
@@ -356,7 +358,8 @@ public final class EventChannel extends NativeResource {
         long conn = rdma_cm_event.param$conn$OFFSET;
         MemorySegment pdPointer = ev.get(ADDRESS, conn + rdma_conn_param.private_data$OFFSET);
         int pdLength = Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + rdma_conn_param.private_data_len$OFFSET));
-        byte[] privateData = pdPointer.address() == 0 || pdLength == 0 ? new byte[0]
+        byte[] privateData = pdPointer.address() == 0 || pdLength == 0
+                ? new byte[0]
                 : pdPointer.reinterpret(pdLength).toArray(JAVA_BYTE);
         ConnectionParameters parameters = new ConnectionParameters(
                 Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + rdma_conn_param.responder_resources$OFFSET)),
@@ -365,8 +368,8 @@ public final class EventChannel extends NativeResource {
                 Byte.toUnsignedInt(ev.get(JAVA_BYTE, conn + rdma_conn_param.rnr_retry_count$OFFSET)) & 7,
                 privateData);
         int peerQpNumber = ev.get(JAVA_INT, conn + rdma_conn_param.qp_num$OFFSET);
-        return new CmEvent(type, status, id, type == CmEventType.CONNECT_REQUEST ? listenId : null, parameters,
-                peerQpNumber);
+        return new CmEvent(
+                type, status, id, type == CmEventType.CONNECT_REQUEST ? listenId : null, parameters, peerQpNumber);
     }
 
     @Override

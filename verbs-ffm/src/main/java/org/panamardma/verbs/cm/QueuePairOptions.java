@@ -20,9 +20,17 @@ import org.panamardma.verbs.SharedReceiveQueue;
  * @param legacySendPath use {@code ibv_post_send} even where the device has the extended QP API (then FLUSH and
  *                       ATOMIC WRITE are refused)
  */
-public record QueuePairOptions(CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
-                               int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData, boolean signalAll,
-                               boolean legacySendPath) {
+public record QueuePairOptions(
+        CompletionQueue sendCq,
+        CompletionQueue recvCq,
+        SharedReceiveQueue srq,
+        int maxSendWr,
+        int maxRecvWr,
+        int maxSendSge,
+        int maxRecvSge,
+        int maxInlineData,
+        boolean signalAll,
+        boolean legacySendPath) {
     /** Options; refuses missing CQs and counts below 1. */
     public QueuePairOptions {
         Objects.requireNonNull(sendCq, "sendCq");
@@ -49,43 +57,61 @@ public record QueuePairOptions(CompletionQueue sendCq, CompletionQueue recvCq, S
 
     /** These options with the send and receive queue depths given. */
     public QueuePairOptions withQueueDepths(int send, int receive) {
-        return new QueuePairOptions(sendCq, recvCq, srq, send, receive, maxSendSge, maxRecvSge, maxInlineData,
-                signalAll, legacySendPath);
+        return new QueuePairOptions(
+                sendCq, recvCq, srq, send, receive, maxSendSge, maxRecvSge, maxInlineData, signalAll, legacySendPath);
     }
 
     /** These options with the gather (send) and scatter (receive) element counts given. */
     public QueuePairOptions withSge(int send, int receive) {
-        return new QueuePairOptions(sendCq, recvCq, srq, maxSendWr, maxRecvWr, send, receive, maxInlineData,
-                signalAll, legacySendPath);
+        return new QueuePairOptions(
+                sendCq, recvCq, srq, maxSendWr, maxRecvWr, send, receive, maxInlineData, signalAll, legacySendPath);
     }
 
     /** These options asking for {@code bytes} of inline data per send request. */
     public QueuePairOptions withMaxInlineData(int bytes) {
-        return new QueuePairOptions(sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, bytes,
-                signalAll, legacySendPath);
+        return new QueuePairOptions(
+                sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, bytes, signalAll, legacySendPath);
     }
 
     /** These options with separate CQs for sends and receives. */
     public QueuePairOptions withCompletionQueues(CompletionQueue send, CompletionQueue receive) {
-        return new QueuePairOptions(send, receive, srq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
-                signalAll, legacySendPath);
+        return new QueuePairOptions(
+                send,
+                receive,
+                srq,
+                maxSendWr,
+                maxRecvWr,
+                maxSendSge,
+                maxRecvSge,
+                maxInlineData,
+                signalAll,
+                legacySendPath);
     }
 
     /** These options receiving from {@code queue} instead of a receive queue of its own. */
     public QueuePairOptions withSharedReceiveQueue(SharedReceiveQueue queue) {
-        return new QueuePairOptions(sendCq, recvCq, queue, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge,
-                maxInlineData, signalAll, legacySendPath);
+        return new QueuePairOptions(
+                sendCq,
+                recvCq,
+                queue,
+                maxSendWr,
+                maxRecvWr,
+                maxSendSge,
+                maxRecvSge,
+                maxInlineData,
+                signalAll,
+                legacySendPath);
     }
 
     /** These options with every send request completing ({@code sq_sig_all}) if {@code all}. */
     public QueuePairOptions withSignalAll(boolean all) {
-        return new QueuePairOptions(sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
-                all, legacySendPath);
+        return new QueuePairOptions(
+                sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData, all, legacySendPath);
     }
 
     /** These options with the QP made without the extended API ({@code rdma_create_qp}) if {@code legacy}. */
     public QueuePairOptions withLegacySendPath(boolean legacy) {
-        return new QueuePairOptions(sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData,
-                signalAll, legacy);
+        return new QueuePairOptions(
+                sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxRecvSge, maxInlineData, signalAll, legacy);
     }
 }

@@ -50,7 +50,9 @@ final class SocketAddresses {
         int family = Short.toUnsignedInt(s.get(JAVA_SHORT, sockaddr.sa_family$OFFSET));
         try {
             if (family == libc_h.AF_INET) {
-                byte[] ip = s.asSlice(sockaddr_in.sin_addr$s_addr$OFFSET, in_addr.layout().byteSize())
+                byte[] ip = s.asSlice(
+                                sockaddr_in.sin_addr$s_addr$OFFSET,
+                                in_addr.layout().byteSize())
                         .toArray(JAVA_BYTE);
                 int port = Short.toUnsignedInt(Short.reverseBytes(s.get(JAVA_SHORT, sockaddr_in.sin_port$OFFSET)));
                 return new InetSocketAddress(InetAddress.getByAddress(ip), port);

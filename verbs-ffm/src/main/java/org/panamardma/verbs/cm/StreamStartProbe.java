@@ -55,7 +55,8 @@ public final class StreamStartProbe {
 
     /** Whether connections on {@code context}'s device need the probe: Soft-iWARP devices. */
     public static boolean needed(Context context) throws RdmaException {
-        return context.transportType() == TransportType.IWARP && context.attributes().vendorId() == SIW_VENDOR_ID;
+        return context.transportType() == TransportType.IWARP
+                && context.attributes().vendorId() == SIW_VENDOR_ID;
     }
 
     /**

@@ -44,11 +44,13 @@ final class AgentHook implements AgentLink {
      */
     @Override
     public void terminate(AgentProtocolException cause, ReservedPost terminate) {
-        LOG.warn("{}: terminating the connection: the peer broke the RFC 7306 agent's protocol: {}", name,
+        LOG.warn(
+                "{}: terminating the connection: the peer broke the RFC 7306 agent's protocol: {}",
+                name,
                 cause.getMessage());
         CompletableFuture<Void> sent = sends.postReserved(terminate);
-        failure.mark(new ConnectionClosedException(name + ": the RFC 7306 agent terminated the connection: "
-                + cause.getMessage(), cause));
+        failure.mark(new ConnectionClosedException(
+                name + ": the RFC 7306 agent terminated the connection: " + cause.getMessage(), cause));
         sent.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((v, t) -> {
             connection.end().failAllPending();
             // The peer closes the stream once it has read the Terminate (its agent does, peerTerminated). A
@@ -56,8 +58,9 @@ final class AgentHook implements AgentLink {
             // the connection down while the message still waits in the peer's socket, and a peer handling
             // DISCONNECTED first fails its request without the RFC's error): disconnect only if the peer has
             // not within TERMINATE_LINGER.
-            CompletableFuture.delayedExecutor(Math.min(TERMINATE_LINGER.toNanos(), timeout.toNanos()),
-                    TimeUnit.NANOSECONDS).execute(() -> {
+            CompletableFuture.delayedExecutor(
+                            Math.min(TERMINATE_LINGER.toNanos(), timeout.toNanos()), TimeUnit.NANOSECONDS)
+                    .execute(() -> {
                         if (!connection.end().disconnectedOrClosing()) {
                             connection.end().endStream();
                         }

@@ -16,6 +16,7 @@ import org.panamardma.verbs.WorkCompletions;
 final class CompletionPoller {
     /** How long one wait on the completion channel lasts: bounds how late a stop or a CM event is seen. */
     static final int WAIT_SLICE_MILLIS = 50;
+
     private static final int BATCH = 32;
 
     /** What the poller calls, always on its own thread. */

@@ -14,8 +14,8 @@ package org.panamardma.verbs.connection;
  * @param immediateData SEND and WRITE with immediate data
  * @param agentActive   whether both ends run the agent on this connection (it then also serves the peer)
  */
-public record ConnectionCapabilities(String device, Provider atomics, Provider maskedAtomics, Provider immediateData,
-                                     boolean agentActive) {
+public record ConnectionCapabilities(
+        String device, Provider atomics, Provider maskedAtomics, Provider immediateData, boolean agentActive) {
     /** Who executes an operation. */
     public enum Provider {
         /** The device does it. */

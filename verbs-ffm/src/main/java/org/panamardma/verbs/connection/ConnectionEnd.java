@@ -29,6 +29,7 @@ final class ConnectionEnd {
     private final EventChannel ownedEvents;
     /** On a server: the thread that delivers this id's CM events (close() must not wait for itself). */
     private final Thread eventThread;
+
     private final Duration timeout;
     private final ConnectionFailure failure;
     private final SendQueue sends;
@@ -38,9 +39,17 @@ final class ConnectionEnd {
     private final CompletableFuture<CmEvent> disconnected = new CompletableFuture<>();
     private final AtomicBoolean closeCalled = new AtomicBoolean();
 
-    ConnectionEnd(String name, CmId id, EventChannel ownedEvents, Thread eventThread, Duration timeout,
-                  ConnectionFailure failure, SendQueue sends, ReceivePool receives, ConnectionAgent agent,
-                  CompletionPoller poller) {
+    ConnectionEnd(
+            String name,
+            CmId id,
+            EventChannel ownedEvents,
+            Thread eventThread,
+            Duration timeout,
+            ConnectionFailure failure,
+            SendQueue sends,
+            ReceivePool receives,
+            ConnectionAgent agent,
+            CompletionPoller poller) {
         this.name = name;
         this.id = id;
         this.ownedEvents = ownedEvents;
@@ -70,9 +79,12 @@ final class ConnectionEnd {
     void handleCmEvent(CmEvent e) {
         if (e.type() == CmEventType.DISCONNECTED || e.type() == CmEventType.DEVICE_REMOVAL) {
             boolean byPeer = !closeCalled.get();
-            failure.mark(new ConnectionClosedException(name + (byPeer
-                    ? ": connection disconnected by the peer (" + e.type().cName() + ")"
-                    : ": connection closed") + (e.type() == CmEventType.DEVICE_REMOVAL ? ": device removed" : "")));
+            failure.mark(new ConnectionClosedException(name
+                    + (byPeer
+                            ? ": connection disconnected by the peer ("
+                                    + e.type().cName() + ")"
+                            : ": connection closed")
+                    + (e.type() == CmEventType.DEVICE_REMOVAL ? ": device removed" : "")));
             if (byPeer) {
                 disconnectQuietly(); // on RoCE the DREP the peer's own DISCONNECTED waits for
             }

@@ -42,9 +42,17 @@ import org.panamardma.verbs.connection.agent.AgentMode;
  * @param agentDepth         the agent's depth: Atomic Requests this end executes at once for the peer (its IRD) and
  *                           the most it has outstanding there (its ORD, bounded by the peer's IRD). 1 to 64
  */
-public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int receiveBufferSize,
-                                ConnectionParameters parameters, Duration timeout, int receiveBatch,
-                                int sendSignalInterval, Duration busyPoll, AgentMode agent, int agentDepth) {
+public record ConnectionOptions(
+        int sendQueueDepth,
+        int receiveQueueDepth,
+        int receiveBufferSize,
+        ConnectionParameters parameters,
+        Duration timeout,
+        int receiveBatch,
+        int sendSignalInterval,
+        Duration busyPoll,
+        AgentMode agent,
+        int agentDepth) {
     /** The longest {@link #busyPoll}: beyond it a poller would spin through idle periods for nothing. */
     public static final Duration MAX_BUSY_POLL = Duration.ofSeconds(1);
     /** The agent's default depth (IRD and ORD): 16, rxe's and siw's order of RDMA READ resources. */
@@ -57,25 +65,56 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
             new ConnectionOptions(32, 16, 4096, ConnectionParameters.DEFAULTS, Duration.ofSeconds(30));
 
     /** Receives posted again one by one, as soon as each is taken; every request signaled. */
-    public ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int receiveBufferSize,
-                             ConnectionParameters parameters, Duration timeout) {
+    public ConnectionOptions(
+            int sendQueueDepth,
+            int receiveQueueDepth,
+            int receiveBufferSize,
+            ConnectionParameters parameters,
+            Duration timeout) {
         this(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, 1, 1);
     }
 
     /** No agent. */
-    public ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int receiveBufferSize,
-                             ConnectionParameters parameters, Duration timeout, int receiveBatch,
-                             int sendSignalInterval, Duration busyPoll) {
-        this(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, receiveBatch,
-                sendSignalInterval, busyPoll, AgentMode.OFF, DEFAULT_AGENT_DEPTH);
+    public ConnectionOptions(
+            int sendQueueDepth,
+            int receiveQueueDepth,
+            int receiveBufferSize,
+            ConnectionParameters parameters,
+            Duration timeout,
+            int receiveBatch,
+            int sendSignalInterval,
+            Duration busyPoll) {
+        this(
+                sendQueueDepth,
+                receiveQueueDepth,
+                receiveBufferSize,
+                parameters,
+                timeout,
+                receiveBatch,
+                sendSignalInterval,
+                busyPoll,
+                AgentMode.OFF,
+                DEFAULT_AGENT_DEPTH);
     }
 
     /** No busy polling: the poller sleeps as soon as the CQ is empty. */
-    public ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int receiveBufferSize,
-                             ConnectionParameters parameters, Duration timeout, int receiveBatch,
-                             int sendSignalInterval) {
-        this(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, receiveBatch,
-                sendSignalInterval, Duration.ZERO);
+    public ConnectionOptions(
+            int sendQueueDepth,
+            int receiveQueueDepth,
+            int receiveBufferSize,
+            ConnectionParameters parameters,
+            Duration timeout,
+            int receiveBatch,
+            int sendSignalInterval) {
+        this(
+                sendQueueDepth,
+                receiveQueueDepth,
+                receiveBufferSize,
+                parameters,
+                timeout,
+                receiveBatch,
+                sendSignalInterval,
+                Duration.ZERO);
     }
 
     /** Options; refuses depths or sizes below 1 and null parameters or timeout. */
@@ -106,39 +145,92 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
 
     /** These options with every {@code n}-th plain SEND signaled ({@link #sendSignalInterval()}). */
     public ConnectionOptions withSendSignalInterval(int n) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
-                receiveBatch, n, busyPoll, agent, agentDepth);
+        return new ConnectionOptions(
+                sendQueueDepth,
+                receiveQueueDepth,
+                receiveBufferSize,
+                parameters,
+                timeout,
+                receiveBatch,
+                n,
+                busyPoll,
+                agent,
+                agentDepth);
     }
 
     /** These options with taken receive buffers posted again {@code n} at a time. */
     public ConnectionOptions withReceiveBatch(int n) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, n,
-                sendSignalInterval, busyPoll, agent, agentDepth);
+        return new ConnectionOptions(
+                sendQueueDepth,
+                receiveQueueDepth,
+                receiveBufferSize,
+                parameters,
+                timeout,
+                n,
+                sendSignalInterval,
+                busyPoll,
+                agent,
+                agentDepth);
     }
 
     /** These options with {@code send} requests in flight at most and {@code receive} receive buffers. */
     public ConnectionOptions withQueueDepths(int send, int receive) {
-        return new ConnectionOptions(send, receive, receiveBufferSize, parameters, timeout,
-                Math.max(1, Math.min(receiveBatch, receive)), Math.max(1, Math.min(sendSignalInterval, send)),
-                busyPoll, agent, agentDepth);
+        return new ConnectionOptions(
+                send,
+                receive,
+                receiveBufferSize,
+                parameters,
+                timeout,
+                Math.max(1, Math.min(receiveBatch, receive)),
+                Math.max(1, Math.min(sendSignalInterval, send)),
+                busyPoll,
+                agent,
+                agentDepth);
     }
 
     /** These options with receive buffers of {@code bytes} bytes: the largest message taken. */
     public ConnectionOptions withReceiveBufferSize(int bytes) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, bytes, parameters, timeout, receiveBatch,
-                sendSignalInterval, busyPoll, agent, agentDepth);
+        return new ConnectionOptions(
+                sendQueueDepth,
+                receiveQueueDepth,
+                bytes,
+                parameters,
+                timeout,
+                receiveBatch,
+                sendSignalInterval,
+                busyPoll,
+                agent,
+                agentDepth);
     }
 
     /** These options with the rdma_cm connection parameters {@code p}. */
     public ConnectionOptions withParameters(ConnectionParameters p) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, p, timeout, receiveBatch,
-                sendSignalInterval, busyPoll, agent, agentDepth);
+        return new ConnectionOptions(
+                sendQueueDepth,
+                receiveQueueDepth,
+                receiveBufferSize,
+                p,
+                timeout,
+                receiveBatch,
+                sendSignalInterval,
+                busyPoll,
+                agent,
+                agentDepth);
     }
 
     /** These options with {@code t} as the deadline of the connection's waits: connecting, close's DISCONNECTED. */
     public ConnectionOptions withTimeout(Duration t) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, t, receiveBatch,
-                sendSignalInterval, busyPoll, agent, agentDepth);
+        return new ConnectionOptions(
+                sendQueueDepth,
+                receiveQueueDepth,
+                receiveBufferSize,
+                parameters,
+                t,
+                receiveBatch,
+                sendSignalInterval,
+                busyPoll,
+                agent,
+                agentDepth);
     }
 
     /**
@@ -147,8 +239,17 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
      * @return these options with the poller busy-polling for up to {@code d} after each completion
      */
     public ConnectionOptions withBusyPoll(Duration d) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
-                receiveBatch, sendSignalInterval, d, agent, agentDepth);
+        return new ConnectionOptions(
+                sendQueueDepth,
+                receiveQueueDepth,
+                receiveBufferSize,
+                parameters,
+                timeout,
+                receiveBatch,
+                sendSignalInterval,
+                d,
+                agent,
+                agentDepth);
     }
 
     /**
@@ -167,7 +268,16 @@ public record ConnectionOptions(int sendQueueDepth, int receiveQueueDepth, int r
      * @return these options with the agent in {@code mode}, executing and sending up to {@code depth} at once
      */
     public ConnectionOptions withAgent(AgentMode mode, int depth) {
-        return new ConnectionOptions(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout,
-                receiveBatch, sendSignalInterval, busyPoll, mode, depth);
+        return new ConnectionOptions(
+                sendQueueDepth,
+                receiveQueueDepth,
+                receiveBufferSize,
+                parameters,
+                timeout,
+                receiveBatch,
+                sendSignalInterval,
+                busyPoll,
+                mode,
+                depth);
     }
 }

@@ -32,18 +32,20 @@ final class ConnectionResources {
     MemoryRegion atomicResults;
     /** The agent's send memory (ConnectionAgent), where the options offer the agent; else null. */
     MemoryRegion agentSlots;
+
     QueuePair qp;
     /** Receive buffers and their size: the application's, plus the agent's (ConnectionAgent) where offered. */
     final int receiveCount;
+
     final int receiveStride;
 
     ConnectionResources(ConnectionOptions options) {
         this.options = options;
         boolean agent = options.agent() != AgentMode.OFF;
-        this.receiveCount = options.receiveQueueDepth()
-                + (agent ? ConnectionAgent.extraReceives(options.agentDepth()) : 0);
-        this.receiveStride = agent ? ConnectionAgent.receiveBufferSize(options.receiveBufferSize())
-                : options.receiveBufferSize();
+        this.receiveCount =
+                options.receiveQueueDepth() + (agent ? ConnectionAgent.extraReceives(options.agentDepth()) : 0);
+        this.receiveStride =
+                agent ? ConnectionAgent.receiveBufferSize(options.receiveBufferSize()) : options.receiveBufferSize();
     }
 
     /** The {@link org.panamardma.verbs.cm.CmConnector.QueuePairFactory}: everything, then the receives. */
@@ -52,20 +54,21 @@ final class ConnectionResources {
         boolean agent = options.agent() != AgentMode.OFF;
         // the agent's own SENDs have send-queue entries of their own (ConnectionAgent); so has the WRITE that
         // precedes the Immediate Data message of a WRITE with immediate data
-        int sendDepth = options.sendQueueDepth() + (agent
-                ? options.sendQueueDepth() + ConnectionAgent.extraSendQueueDepth(options.agentDepth()) : 0);
+        int sendDepth = options.sendQueueDepth()
+                + (agent ? options.sendQueueDepth() + ConnectionAgent.extraSendQueueDepth(options.agentDepth()) : 0);
         pd = ctx.allocateProtectionDomain();
         channel = ctx.createCompletionChannel();
         cq = ctx.createCompletionQueue(sendDepth + receiveCount, channel);
         receiveBuffers = pd.allocate((long) receiveCount * receiveStride, Set.of(Access.LOCAL_WRITE));
         atomicResults = pd.allocate(8L * options.sendQueueDepth(), Set.of(Access.LOCAL_WRITE));
         if (agent) {
-            agentSlots = pd.allocate(ConnectionAgent.slotMemoryBytes(options.sendQueueDepth(),
-                    options.agentDepth()), Set.of());
+            agentSlots = pd.allocate(
+                    ConnectionAgent.slotMemoryBytes(options.sendQueueDepth(), options.agentDepth()), Set.of());
         }
         // two SGEs where the agent may frame a SEND: its header, then the application's bytes
-        qp = id.createQueuePair(pd, QueuePairOptions.of(cq).withQueueDepths(sendDepth, receiveCount)
-                .withSge(agent ? 2 : 1, 1));
+        qp = id.createQueuePair(
+                pd,
+                QueuePairOptions.of(cq).withQueueDepths(sendDepth, receiveCount).withSge(agent ? 2 : 1, 1));
         for (int i = 0; i < receiveCount; i++) {
             postReceive(i);
         }

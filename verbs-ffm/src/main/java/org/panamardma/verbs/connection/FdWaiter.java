@@ -29,11 +29,13 @@ import org.panamardma.verbs.ffi.libc_h;
 public final class FdWaiter implements AutoCloseable {
     /** The most descriptors one waiter watches (besides its eventfd). */
     public static final int MAX_FDS = 64;
+
     private static final long POLLFD_SIZE = libc_h.POLLFD.byteSize();
 
     private final Arena arena = Arena.ofShared();
     /** pollfd[0] is the eventfd; pollfd[1..count] the watched descriptors in {@link #fds} order. */
     private final MemorySegment pollFds;
+
     private final MemorySegment callState;
     private final MemorySegment counter;
     private final MemorySegment wakeCallState;
@@ -43,6 +45,7 @@ public final class FdWaiter implements AutoCloseable {
     private int count;
     /** Guards the eventfd against a close while another thread writes to it (a reused fd number). */
     private final Object wakeLock = new Object();
+
     private boolean closed;
 
     private FdWaiter(int eventFd) {

@@ -18,10 +18,10 @@ final class MaskedAtomicLoop {
         return loop(c, address, rkey, original -> MaskedAtomics.fieldwiseAdd(original, add, addMask));
     }
 
-    static CompletableFuture<Long> compareSwap(RdmaConnection c, long address, int rkey, long compare,
-                                               long compareMask, long swap, long swapMask) {
-        return loop(c, address, rkey, original -> MaskedAtomics.maskedSwap(original, compare, compareMask, swap,
-                swapMask));
+    static CompletableFuture<Long> compareSwap(
+            RdmaConnection c, long address, int rkey, long compare, long compareMask, long swap, long swapMask) {
+        return loop(
+                c, address, rkey, original -> MaskedAtomics.maskedSwap(original, compare, compareMask, swap, swapMask));
     }
 
     private static CompletableFuture<Long> loop(RdmaConnection c, long address, int rkey, LongUnaryOperator next) {
@@ -31,8 +31,13 @@ final class MaskedAtomicLoop {
     }
 
     /** One CmpSwap expecting {@code expected}; the next attempt starts from the value it found. */
-    private static void attempt(RdmaConnection c, long address, int rkey, LongUnaryOperator next, long expected,
-                                CompletableFuture<Long> result) {
+    private static void attempt(
+            RdmaConnection c,
+            long address,
+            int rkey,
+            LongUnaryOperator next,
+            long expected,
+            CompletableFuture<Long> result) {
         c.compareSwap(address, rkey, expected, next.applyAsLong(expected)).whenComplete((actual, t) -> {
             if (t != null) {
                 result.completeExceptionally(t);

@@ -80,9 +80,11 @@ public final class RdmaClient {
                 }
                 earlier.add(e);
                 LOG.info("connect to " + server + ": " + e.getMessage()
-                        + (tried.iwarp && unreachableByTimeout(e) ? " (iWARP: the server did not answer the MPA request in"
-                        + " time; its device has no connection manager retries)" : " (a connection that could not be"
-                        + " set up, not a refusal)") + "; trying again, attempt "
+                        + (tried.iwarp && unreachableByTimeout(e)
+                                ? " (iWARP: the server did not answer the MPA request in"
+                                        + " time; its device has no connection manager retries)"
+                                : " (a connection that could not be" + " set up, not a refusal)")
+                        + "; trying again, attempt "
                         + (attempt + 1) + " of " + CONNECT_ATTEMPTS);
                 try {
                     Thread.sleep(50L * attempt);
@@ -106,7 +108,8 @@ public final class RdmaClient {
     }
 
     private static boolean unreachableByTimeout(RdmaException e) {
-        return e instanceof CmEventException cm && cm.event().type() == CmEventType.UNREACHABLE
+        return e instanceof CmEventException cm
+                && cm.event().type() == CmEventType.UNREACHABLE
                 && cm.errno() == Errno.ETIMEDOUT;
     }
 
@@ -123,18 +126,30 @@ public final class RdmaClient {
         boolean probe;
         try {
             boolean offer = options.agent() != AgentMode.OFF;
-            CmConnector.Connection c = CmConnector.connect(events, server, offer
-                    ? options.parameters().withPrivateData(Handshake.append(options.parameters().privateData(),
-                            options.agentDepth(), options.agentDepth()))
-                    : options.parameters(), id -> {
+            CmConnector.Connection c = CmConnector.connect(
+                    events,
+                    server,
+                    offer
+                            ? options.parameters()
+                                    .withPrivateData(Handshake.append(
+                                            options.parameters().privateData(),
+                                            options.agentDepth(),
+                                            options.agentDepth()))
+                            : options.parameters(),
+                    id -> {
                         tried.iwarp = id.context().transportType() == TransportType.IWARP;
                         return res.create(id);
-                    }, options.timeout());
+                    },
+                    options.timeout());
             probe = StreamStartProbe.needed(c.id().context()) && StreamStartProbe.possible(c.established());
             // the server's answer to the offer (Handshake): the agent runs where it answered with its own trailer
             Handshake.Parsed accepted = offer ? Handshake.parse(c.peerPrivateData()) : null;
-            connection = new RdmaConnection(c.id(), res, events, null, accepted == null ? null
-                    : Handshake.negotiate(options.agentDepth(), accepted.offer()));
+            connection = new RdmaConnection(
+                    c.id(),
+                    res,
+                    events,
+                    null,
+                    accepted == null ? null : Handshake.negotiate(options.agentDepth(), accepted.offer()));
             connection.peerPrivateData(accepted == null ? c.peerPrivateData() : accepted.applicationData());
             connection.start();
         } catch (RdmaException | RuntimeException | Error e) {
@@ -181,16 +196,19 @@ public final class RdmaClient {
                 return;
             } catch (TimeoutException e) {
                 if (deadline - System.nanoTime() <= 0) {
-                    throw new RdmaException("connect to " + server + ": none of " + probes.size()
-                            + " zero-length READs was answered in " + (System.nanoTime() - start) / 1_000_000
-                            + " ms", Errno.ETIMEDOUT);
+                    throw new RdmaException(
+                            "connect to " + server + ": none of " + probes.size()
+                                    + " zero-length READs was answered in " + (System.nanoTime() - start) / 1_000_000
+                                    + " ms",
+                            Errno.ETIMEDOUT);
                 }
                 wait = StreamStartProbe.nextWaitNanos(wait);
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
-                throw cause instanceof RdmaException r ? r
-                        : new RdmaException("connect to " + server + ": the zero-length READ failed: " + cause,
-                                Errno.EIO);
+                throw cause instanceof RdmaException r
+                        ? r
+                        : new RdmaException(
+                                "connect to " + server + ": the zero-length READ failed: " + cause, Errno.EIO);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new RdmaException("connect to " + server + ": interrupted", Errno.EINTR);

@@ -1,12 +1,11 @@
 package org.panamardma.verbs.connection;
 
-
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.net.InetSocketAddress;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
@@ -89,6 +88,7 @@ public final class RdmaConnection implements AutoCloseable {
     private volatile Optional<ConnectionParameters> peerParameters = Optional.empty();
     /** The RFC 7306 agent where both ends run it, else null. */
     private final ConnectionAgent agent;
+
     private final Requests requests;
     private final ConnectionEnd end;
 
@@ -97,52 +97,63 @@ public final class RdmaConnection implements AutoCloseable {
     }
 
     /** @param agentTerms what the handshake agreed for the RFC 7306 agent, or null where it is not active */
-    RdmaConnection(CmId id, ConnectionResources res, EventChannel ownedEvents, Thread eventThread,
-                   Handshake.Negotiated agentTerms) {
+    RdmaConnection(
+            CmId id,
+            ConnectionResources res,
+            EventChannel ownedEvents,
+            Thread eventThread,
+            Handshake.Negotiated agentTerms) {
         this.id = id;
         this.res = res;
         this.qp = res.qp;
         this.options = res.options;
-        this.name = "rdma-connection-" + id.localAddress().map(RdmaConnection::format).orElse("?") + "->"
+        this.name = "rdma-connection-"
+                + id.localAddress().map(RdmaConnection::format).orElse("?") + "->"
                 + id.peerAddress().map(RdmaConnection::format).orElse("?");
         this.sends = new SendQueue(name, res, failure, this::onPollerThread, this::disconnectQuietly);
         if (agentTerms != null && res.agentSlots != null) {
             AgentMode mode = options.agent();
-            this.agent = new ConnectionAgent(new AgentHook(name, sends, failure, options.timeout(), this), qp,
-                    res.agentSlots, options.sendQueueDepth(), options.agentDepth(), agentTerms,
-                    mode == AgentMode.ALWAYS || !qp.supportsAtomics(), true);
+            this.agent = new ConnectionAgent(
+                    new AgentHook(name, sends, failure, options.timeout(), this),
+                    qp,
+                    res.agentSlots,
+                    options.sendQueueDepth(),
+                    options.agentDepth(),
+                    agentTerms,
+                    mode == AgentMode.ALWAYS || !qp.supportsAtomics(),
+                    true);
         } else {
             this.agent = null;
         }
         this.receives = new ReceivePool(name, res, failure, agent);
         this.requests = new Requests(name, res, sends, agent, this::onPollerThread, this);
-        this.poller = new CompletionPoller(name, res.cq, ownedEvents != null, options.busyPoll().toNanos(),
-                new CompletionPoller.Handler() {
-            @Override
-            public void completed(WorkCompletions wc, int i) {
-                RdmaConnection.this.completed(wc, i);
-            }
+        this.poller = new CompletionPoller(
+                name, res.cq, ownedEvents != null, options.busyPoll().toNanos(), new CompletionPoller.Handler() {
+                    @Override
+                    public void completed(WorkCompletions wc, int i) {
+                        RdmaConnection.this.completed(wc, i);
+                    }
 
-            @Override
-            public void drained() {
-                receives.postReposts(); // receives first: a deferred send may be answered at once
-                sends.postDeferred();
-            }
+                    @Override
+                    public void drained() {
+                        receives.postReposts(); // receives first: a deferred send may be answered at once
+                        sends.postDeferred();
+                    }
 
-            @Override
-            public void pollCmEvents() throws RdmaException {
-                end.pollCmEvents();
-            }
+                    @Override
+                    public void pollCmEvents() throws RdmaException {
+                        end.pollCmEvents();
+                    }
 
-            @Override
-            public void failed(Throwable t) {
-                LOG.warn(name + ": poller failed", t);
-                failure.mark(new ConnectionClosedException(name + ": completion poller failed: " + t, t));
-                end.failAllPending();
-            }
-        });
-        this.end = new ConnectionEnd(name, id, ownedEvents, eventThread, options.timeout(), failure, sends, receives,
-                agent, poller);
+                    @Override
+                    public void failed(Throwable t) {
+                        LOG.warn(name + ": poller failed", t);
+                        failure.mark(new ConnectionClosedException(name + ": completion poller failed: " + t, t));
+                        end.failAllPending();
+                    }
+                });
+        this.end = new ConnectionEnd(
+                name, id, ownedEvents, eventThread, options.timeout(), failure, sends, receives, agent, poller);
     }
 
     private static String format(InetSocketAddress a) {
@@ -253,9 +264,11 @@ public final class RdmaConnection implements AutoCloseable {
         ConnectionCapabilities.Provider atomics = agent != null && agent.atomicsByAgent()
                 ? ConnectionCapabilities.Provider.AGENT
                 : qp.supportsAtomics() ? ConnectionCapabilities.Provider.DEVICE : ConnectionCapabilities.Provider.NONE;
-        ConnectionCapabilities.Provider immediate = agent != null ? ConnectionCapabilities.Provider.AGENT
-                : qp.supportsImmediateData() ? ConnectionCapabilities.Provider.DEVICE
-                : ConnectionCapabilities.Provider.NONE;
+        ConnectionCapabilities.Provider immediate = agent != null
+                ? ConnectionCapabilities.Provider.AGENT
+                : qp.supportsImmediateData()
+                        ? ConnectionCapabilities.Provider.DEVICE
+                        : ConnectionCapabilities.Provider.NONE;
         return new ConnectionCapabilities(qp.deviceName(), atomics, atomics, immediate, agent != null);
     }
 
@@ -305,8 +318,7 @@ public final class RdmaConnection implements AutoCloseable {
      * then ended, which flushes them. On the poller thread, or with the RFC 7306 agent active (whose SEND carries
      * its header), the requests are posted one by one, signaled.
      */
-    public CompletableFuture<Void> writesThenSend(List<ChainedWrite> writes, MemoryRegion mr, long offset,
-                                                  int length) {
+    public CompletableFuture<Void> writesThenSend(List<ChainedWrite> writes, MemoryRegion mr, long offset, int length) {
         return requests.writesThenSend(writes, mr, offset, length);
     }
 
@@ -317,8 +329,8 @@ public final class RdmaConnection implements AutoCloseable {
      * composition, the WRITE then an Immediate Data message, posted together; the future completes with the
      * second (a failed WRITE fails it, the Immediate Data message flushed behind).
      */
-    public CompletableFuture<Void> writeWithImmediate(MemoryRegion mr, long offset, int length, long remoteAddress,
-                                                      int rkey, int immediate) {
+    public CompletableFuture<Void> writeWithImmediate(
+            MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int immediate) {
         return requests.writeWithImmediate(mr, offset, length, remoteAddress, rkey, immediate);
     }
 
@@ -407,8 +419,8 @@ public final class RdmaConnection implements AutoCloseable {
      * of {@code swapMask} become {@code swap}'s. Completes with the word's previous value. By the agent in one
      * request; by a device's atomics as compare-and-swap loops.
      */
-    public CompletableFuture<Long> maskedCompareSwap(long remoteAddress, int rkey, long compare, long compareMask,
-                                                     long swap, long swapMask) {
+    public CompletableFuture<Long> maskedCompareSwap(
+            long remoteAddress, int rkey, long compare, long compareMask, long swap, long swapMask) {
         return requests.maskedCompareSwap(remoteAddress, rkey, compare, compareMask, swap, swapMask);
     }
 
@@ -427,8 +439,8 @@ public final class RdmaConnection implements AutoCloseable {
      * executed; requests made after this call execute after it. The window's key is {@code newRkey} once this
      * returns (unless the future failed at once).
      */
-    public CompletableFuture<Void> bindMemoryWindow(MemoryWindow mw, int newRkey, MemoryRegion mr, long offset,
-                                                    long length, Set<Access> access) {
+    public CompletableFuture<Void> bindMemoryWindow(
+            MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length, Set<Access> access) {
         return requests.bindMemoryWindow(mw, newRkey, mr, offset, length, access);
     }
 
@@ -490,6 +502,7 @@ public final class RdmaConnection implements AutoCloseable {
 
     @Override
     public String toString() {
-        return name + " on " + qp.deviceName() + (failure.get() != null ? " (" + failure.get().getMessage() + ")" : "");
+        return name + " on " + qp.deviceName()
+                + (failure.get() != null ? " (" + failure.get().getMessage() + ")" : "");
     }
 }

@@ -15,10 +15,10 @@ import java.util.function.Consumer;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
-import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
+import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.connection.agent.AgentMode;
 import org.panamardma.verbs.connection.agent.Handshake;
@@ -76,23 +76,32 @@ public final class RdmaServer implements AutoCloseable {
     private final BlockingQueue<RdmaConnection> queue;
     /** Connections by id: accepted (not yet ESTABLISHED) and established. Only the event thread adds. */
     private final Map<CmId, RdmaConnection> connections = new ConcurrentHashMap<>();
+
     private final Thread thread;
     private final int maxConnections;
     /** Requests being set up on their virtual threads: counted with {@link #connections} against the maximum. */
     private final AtomicInteger settingUp = new AtomicInteger();
+
     private final AtomicLong refused = new AtomicLong();
     private final Admission admission;
     /** What each admitted request's connection gives back to the admission when it ends. */
     private final Map<CmId, Runnable> admitted = new ConcurrentHashMap<>();
     /** When the next WARN line for a refusal may go out (at most one per 10 s; the rest at DEBUG). */
     private volatile long nextRefusalWarning = System.nanoTime();
+
     private volatile boolean closing;
     /** Set by close() before it closes the connections: a setup still running then rejects its request. */
     private volatile boolean stopAccepting;
+
     private final Object setupLock = new Object();
 
-    private RdmaServer(InetSocketAddress address, ConnectionOptions options, Consumer<RdmaConnection> onAccept,
-                       BlockingQueue<RdmaConnection> queue, int maxConnections, Admission admission)
+    private RdmaServer(
+            InetSocketAddress address,
+            ConnectionOptions options,
+            Consumer<RdmaConnection> onAccept,
+            BlockingQueue<RdmaConnection> queue,
+            int maxConnections,
+            Admission admission)
             throws RdmaException {
         if (maxConnections < 1) {
             throw new IllegalArgumentException("at least one connection, not " + maxConnections);
@@ -110,14 +119,17 @@ public final class RdmaServer implements AutoCloseable {
             events.close();
             throw e;
         }
-        this.thread = Thread.ofPlatform().name("rdma-server-" + address.getAddress().getHostAddress() + ":"
-                + address.getPort()).daemon(true).unstarted(this::run);
+        this.thread = Thread.ofPlatform()
+                .name("rdma-server-" + address.getAddress().getHostAddress() + ":" + address.getPort())
+                .daemon(true)
+                .unstarted(this::run);
         thread.start();
     }
 
     /** Listens on {@code address}; each established connection goes to {@code onAccept} (on the server's thread). */
-    public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options,
-                                    Consumer<RdmaConnection> onAccept) throws RdmaException {
+    public static RdmaServer listen(
+            InetSocketAddress address, ConnectionOptions options, Consumer<RdmaConnection> onAccept)
+            throws RdmaException {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(onAccept, "onAccept");
@@ -128,8 +140,12 @@ public final class RdmaServer implements AutoCloseable {
      * Listens on {@code address}, taking the connection requests {@code admission} admits: it sees each request
      * (the client's address and connection parameters) before anything is allocated for it.
      */
-    public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options,
-                                    Consumer<RdmaConnection> onAccept, Admission admission) throws RdmaException {
+    public static RdmaServer listen(
+            InetSocketAddress address,
+            ConnectionOptions options,
+            Consumer<RdmaConnection> onAccept,
+            Admission admission)
+            throws RdmaException {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(onAccept, "onAccept");
@@ -141,8 +157,9 @@ public final class RdmaServer implements AutoCloseable {
      * Listens on {@code address}, serving at most {@code maxConnections} at once (being set up or established):
      * a request beyond them is rejected before anything is allocated for it.
      */
-    public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options,
-                                    Consumer<RdmaConnection> onAccept, int maxConnections) throws RdmaException {
+    public static RdmaServer listen(
+            InetSocketAddress address, ConnectionOptions options, Consumer<RdmaConnection> onAccept, int maxConnections)
+            throws RdmaException {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(onAccept, "onAccept");
@@ -229,7 +246,7 @@ public final class RdmaServer implements AutoCloseable {
                 connections.remove(e.id());
                 c.close();
             }
-            default -> { }
+            default -> {}
         }
     }
 
@@ -258,9 +275,11 @@ public final class RdmaServer implements AutoCloseable {
             if (warn) {
                 nextRefusalWarning = now + REFUSAL_WARNING_INTERVAL_NANOS;
             }
-            LOG.atLevel(warn ? Level.WARN : Level.DEBUG).log(() -> thread.getName() + ": refusing a connection from "
-                    + id.peerAddress().map(Object::toString).orElse("?") + ": the server has its most connections ("
-                    + maxConnections + "); " + n + " refused so far");
+            LOG.atLevel(warn ? Level.WARN : Level.DEBUG)
+                    .log(() -> thread.getName() + ": refusing a connection from "
+                            + id.peerAddress().map(Object::toString).orElse("?")
+                            + ": the server has its most connections ("
+                            + maxConnections + "); " + n + " refused so far");
             reject(id);
             return;
         }
@@ -314,8 +333,8 @@ public final class RdmaServer implements AutoCloseable {
                 clientData = offered.applicationData();
                 agentTerms = Handshake.negotiate(options.agentDepth(), offered.offer());
                 if (agentTerms != null) {
-                    accept = accept.withPrivateData(Handshake.append(accept.privateData(), options.agentDepth(),
-                            options.agentDepth()));
+                    accept = accept.withPrivateData(
+                            Handshake.append(accept.privateData(), options.agentDepth(), options.agentDepth()));
                 }
             }
             RdmaConnection c = new RdmaConnection(id, res, null, thread, agentTerms);
@@ -345,8 +364,11 @@ public final class RdmaServer implements AutoCloseable {
                 // the client gave up on this attempt before our accept reached it (seen with the kernel's NFS client
                 // on siw under load: its connect timed out, it retried, and the retry was served): a network event
                 // like a TCP reset in the handshake, nothing wrong with this server
-                LOG.info("{}: a connection request from {} was abandoned by the peer ({})", thread.getName(),
-                        id.peerAddress().map(Object::toString).orElse("?"), ex.getMessage());
+                LOG.info(
+                        "{}: a connection request from {} was abandoned by the peer ({})",
+                        thread.getName(),
+                        id.peerAddress().map(Object::toString).orElse("?"),
+                        ex.getMessage());
             } else {
                 LOG.warn("{}: rejecting a connection request", thread.getName(), ex);
             }
@@ -362,7 +384,9 @@ public final class RdmaServer implements AutoCloseable {
             return false;
         }
         int errno = r.errno();
-        return errno == Errno.ECONNRESET || errno == Errno.ECONNREFUSED || errno == Errno.ETIMEDOUT
+        return errno == Errno.ECONNRESET
+                || errno == Errno.ECONNREFUSED
+                || errno == Errno.ETIMEDOUT
                 || errno == Errno.ECONNABORTED;
     }
 

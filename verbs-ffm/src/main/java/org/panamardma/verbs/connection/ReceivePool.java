@@ -30,18 +30,26 @@ final class ReceivePool {
      * A message taken from receive buffer {@code index}: {@code length} bytes from {@code payloadOffset}, with its
      * immediate value and the rkey a SEND with invalidate invalidated, where it had them.
      */
-    private record Arrived(int index, int payloadOffset, int length, boolean hasImmediate, int immediate,
-                           boolean hasInvalidated, int invalidatedRkey) {}
+    private record Arrived(
+            int index,
+            int payloadOffset,
+            int length,
+            boolean hasImmediate,
+            int immediate,
+            boolean hasInvalidated,
+            int invalidatedRkey) {}
 
     private final String name;
     private final ConnectionResources res;
     private final ConnectionFailure failure;
     /** The RFC 7306 agent where active (its messages are framed, its own taken here), else null. */
     private final ConnectionAgent agent;
+
     private final ArrayDeque<Arrived> arrived = new ArrayDeque<>();
     private final ArrayDeque<CompletableFuture<Received>> waiting = new ArrayDeque<>();
     /** Taken receive buffers waiting to be posted again, by {@link ConnectionOptions#receiveBatch()}. */
     private final Object repostLock = new Object();
+
     private final long[] repostIds;
     private final long[] repostOffsets;
     /** Guarded by repostLock. */
@@ -96,12 +104,18 @@ final class ReceivePool {
         long wrId = wc.wrId(i);
         int index = (int) (wrId & Integer.MAX_VALUE);
         if (wc.isSuccess(i)) {
-            receivedMessage(index, wc.opcode(i), wc.byteLength(i), wc.hasImmediate(i), wc.immediate(i),
-                    wc.hasInvalidated(i), wc.hasInvalidated(i) ? wc.invalidatedRkey(i) : 0);
+            receivedMessage(
+                    index,
+                    wc.opcode(i),
+                    wc.byteLength(i),
+                    wc.hasImmediate(i),
+                    wc.immediate(i),
+                    wc.hasInvalidated(i),
+                    wc.hasInvalidated(i) ? wc.invalidatedRkey(i) : 0);
             return;
         }
-        WorkCompletionException e = new WorkCompletionException(wrId, wc.status(i), wc.vendorError(i),
-                name + " receive buffer " + index);
+        WorkCompletionException e =
+                new WorkCompletionException(wrId, wc.status(i), wc.vendorError(i), name + " receive buffer " + index);
         if (wc.status(i) != WcStatus.WR_FLUSH_ERR) {
             LOG.debug("{}", e.getMessage());
         }
@@ -114,15 +128,21 @@ final class ReceivePool {
      * value); with the agent active the message is framed, and the agent's own are handled and their buffers
      * posted again at once.
      */
-    private void receivedMessage(int index, WcOpcode opcode, int length, boolean hasImmediate, int immediate,
-                                 boolean hasInvalidated, int invalidatedRkey) {
+    private void receivedMessage(
+            int index,
+            WcOpcode opcode,
+            int length,
+            boolean hasImmediate,
+            int immediate,
+            boolean hasInvalidated,
+            int invalidatedRkey) {
         if (opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
             received(new Arrived(index, 0, 0, true, immediate, false, 0));
             return;
         }
         if (agent == null) {
-            received(new Arrived(index, 0, length, hasImmediate, hasImmediate ? immediate : 0, hasInvalidated,
-                    invalidatedRkey));
+            received(new Arrived(
+                    index, 0, length, hasImmediate, hasImmediate ? immediate : 0, hasInvalidated, invalidatedRkey));
             return;
         }
         long offset = (long) index * res.receiveStride;
@@ -131,8 +151,14 @@ final class ReceivePool {
             repost(index, offset);
             return;
         }
-        received(new Arrived(index, d.payloadOffset(), length - d.payloadOffset(), d.hasImmediate(), d.immediate(),
-                hasInvalidated, invalidatedRkey));
+        received(new Arrived(
+                index,
+                d.payloadOffset(),
+                length - d.payloadOffset(),
+                d.hasImmediate(),
+                d.immediate(),
+                hasInvalidated,
+                invalidatedRkey));
     }
 
     private void received(Arrived a) {
@@ -150,7 +176,10 @@ final class ReceivePool {
     /** Copies the message out, posts its buffer again, completes {@code f}. */
     private void deliver(CompletableFuture<Received> f, Arrived a) {
         long offset = (long) a.index * res.receiveStride;
-        byte[] data = res.receiveBuffers.segment().asSlice(offset + a.payloadOffset, a.length).toArray(JAVA_BYTE);
+        byte[] data = res.receiveBuffers
+                .segment()
+                .asSlice(offset + a.payloadOffset, a.length)
+                .toArray(JAVA_BYTE);
         repost(a.index, offset);
         f.complete(new Received(data, a.hasImmediate, a.immediate, a.hasInvalidated, a.invalidatedRkey));
     }

@@ -5,8 +5,7 @@ package org.panamardma.verbs.connection;
  * future completes), the immediate data, if the sender attached some, and the key the sender invalidated, if it sent
  * with invalidate ({@code IBV_WC_WITH_INV}: that key of ours is invalid from now on).
  */
-public record Received(byte[] data, boolean hasImmediate, int immediate, boolean hasInvalidated,
-                       int invalidatedRkey) {
+public record Received(byte[] data, boolean hasImmediate, int immediate, boolean hasInvalidated, int invalidatedRkey) {
     /** A message without invalidation. */
     public Received(byte[] data, boolean hasImmediate, int immediate) {
         this(data, hasImmediate, immediate, false, 0);

@@ -37,14 +37,20 @@ final class Requests {
     private final SendQueue sends;
     /** The RFC 7306 agent where both ends run it, else null. */
     private final ConnectionAgent agent;
+
     private final BooleanSupplier onPollerThread;
     /** For the masked atomics a device does as compare-and-swap loops. */
     private final RdmaConnection connection;
     /** The header and payload of a SEND the agent frames: used under the send queue's post order only. */
     private final ScatterGatherList framed;
 
-    Requests(String name, ConnectionResources res, SendQueue sends, ConnectionAgent agent,
-             BooleanSupplier onPollerThread, RdmaConnection connection) {
+    Requests(
+            String name,
+            ConnectionResources res,
+            SendQueue sends,
+            ConnectionAgent agent,
+            BooleanSupplier onPollerThread,
+            RdmaConnection connection) {
         this.name = name;
         this.qp = res.qp;
         this.options = res.options;
@@ -58,22 +64,33 @@ final class Requests {
 
     CompletableFuture<Void> send(MemoryRegion mr, long offset, int length) {
         if (agent != null) {
-            return sends.submit(Kind.SEND, (wr, slot, flags) -> postFramed(wr, agent.sendHeaderOffset(),
-                    ConnectionAgent.SEND_HEADER, mr, offset, length, flags));
+            return sends.submit(
+                    Kind.SEND,
+                    (wr, slot, flags) -> postFramed(
+                            wr, agent.sendHeaderOffset(), ConnectionAgent.SEND_HEADER, mr, offset, length, flags));
         }
         return sends.submit(Kind.SEND, (wr, slot, flags) -> qp.postSend(wr, mr, offset, length, flags));
     }
 
     CompletableFuture<Void> sendWithImmediate(MemoryRegion mr, long offset, int length, int immediate) {
         if (agent != null) {
-            return sends.submit(Kind.FRAMED, (wr, slot, flags) -> postFramed(wr, agent.appSlotOffset(slot),
-                    agent.sendWithImmediateHeader(slot, immediate), mr, offset, length, SendFlags.SIGNALED));
+            return sends.submit(
+                    Kind.FRAMED,
+                    (wr, slot, flags) -> postFramed(
+                            wr,
+                            agent.appSlotOffset(slot),
+                            agent.sendWithImmediateHeader(slot, immediate),
+                            mr,
+                            offset,
+                            length,
+                            SendFlags.SIGNALED));
         }
         if (!qp.supportsImmediateData() && options.agent() != AgentMode.OFF) {
             return CompletableFuture.failedFuture(agentNotActive("immediate data"));
         }
-        return sends.submit(Kind.VOID, (wr, slot, flags) ->
-                qp.postSendWithImmediate(wr, mr, offset, length, immediate, SendFlags.SIGNALED));
+        return sends.submit(
+                Kind.VOID,
+                (wr, slot, flags) -> qp.postSendWithImmediate(wr, mr, offset, length, immediate, SendFlags.SIGNALED));
     }
 
     CompletableFuture<Void> writesThenSend(List<ChainedWrite> writes, MemoryRegion mr, long offset, int length) {
@@ -97,8 +114,8 @@ final class Requests {
         return outcome.future;
     }
 
-    CompletableFuture<Void> writeWithImmediate(MemoryRegion mr, long offset, int length, long remoteAddress,
-                                               int rkey, int immediate) {
+    CompletableFuture<Void> writeWithImmediate(
+            MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int immediate) {
         if (agent != null) {
             return sends.submit(Kind.FRAMED, (wr, slot, flags) -> {
                 // the WRITE unsignaled under the same wr_id: an error completion of it fails this request (and
@@ -111,13 +128,16 @@ final class Requests {
         if (!qp.supportsImmediateData() && options.agent() != AgentMode.OFF) {
             return CompletableFuture.failedFuture(agentNotActive("immediate data"));
         }
-        return sends.submit(Kind.VOID, (wr, slot, flags) -> qp.postWriteWithImmediate(wr, mr, offset, length,
-                remoteAddress, rkey, immediate, SendFlags.SIGNALED));
+        return sends.submit(
+                Kind.VOID,
+                (wr, slot, flags) -> qp.postWriteWithImmediate(
+                        wr, mr, offset, length, remoteAddress, rkey, immediate, SendFlags.SIGNALED));
     }
 
     /** Posts the agent's header at {@code headerOffset} of its memory and the application's bytes as one SEND. */
-    private void postFramed(long wrId, long headerOffset, int headerLength, MemoryRegion mr, long offset, int length,
-                            int flags) throws RdmaException {
+    private void postFramed(
+            long wrId, long headerOffset, int headerLength, MemoryRegion mr, long offset, int length, int flags)
+            throws RdmaException {
         framed.clear().add(agent.slotMemory(), headerOffset, headerLength);
         if (length > 0) {
             framed.add(mr, offset, length);
@@ -127,30 +147,36 @@ final class Requests {
 
     /** The refusal of an operation only the agent could provide here, before anything is posted. */
     private UnsupportedOperationException agentNotActive(String what) {
-        return new UnsupportedOperationException(qp.deviceName() + " has no " + what + " (" + (what.equals("atomics")
-                ? "atomic_cap " + qp.protectionDomain().context().attributes().atomicCapability()
-                : "iWARP's RDMAP has none") + ") and the RFC 7306 agent is not active on " + name
+        return new UnsupportedOperationException(qp.deviceName() + " has no " + what + " ("
+                + (what.equals("atomics")
+                        ? "atomic_cap "
+                                + qp.protectionDomain().context().attributes().atomicCapability()
+                        : "iWARP's RDMAP has none")
+                + ") and the RFC 7306 agent is not active on " + name
                 + ": the peer did not offer it in the private data (enable ConnectionOptions.withAgent on both ends)");
     }
 
     CompletableFuture<Void> write(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
-        return sends.submit(Kind.VOID, (wr, slot, flags) -> qp.postWrite(wr, mr, offset, length, remoteAddress, rkey,
-                SendFlags.SIGNALED));
+        return sends.submit(
+                Kind.VOID,
+                (wr, slot, flags) -> qp.postWrite(wr, mr, offset, length, remoteAddress, rkey, SendFlags.SIGNALED));
     }
 
     CompletableFuture<Void> read(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
         if (agent != null) {
-            return agent.orderedRead(() -> sends.submit(Kind.VOID, (wr, slot, flags) -> qp.postRead(wr, mr, offset,
-                    length, remoteAddress, rkey, SendFlags.SIGNALED)));
+            return agent.orderedRead(() -> sends.submit(
+                    Kind.VOID,
+                    (wr, slot, flags) -> qp.postRead(wr, mr, offset, length, remoteAddress, rkey, SendFlags.SIGNALED)));
         }
-        return sends.submit(Kind.VOID, (wr, slot, flags) -> qp.postRead(wr, mr, offset, length, remoteAddress, rkey,
-                SendFlags.SIGNALED));
+        return sends.submit(
+                Kind.VOID,
+                (wr, slot, flags) -> qp.postRead(wr, mr, offset, length, remoteAddress, rkey, SendFlags.SIGNALED));
     }
 
     /** A zero-length RDMA READ from the peer (key 0, address 0), answered without touching memory. */
     CompletableFuture<Void> readNothing() {
-        return sends.submit(Kind.VOID, (wr, slot, flags) -> qp.postRead(wr, atomicResults, 0, 0, 0L, 0,
-                SendFlags.SIGNALED));
+        return sends.submit(
+                Kind.VOID, (wr, slot, flags) -> qp.postRead(wr, atomicResults, 0, 0, 0L, 0, SendFlags.SIGNALED));
     }
 
     CompletableFuture<Long> fetchAdd(long remoteAddress, int rkey, long add) {
@@ -160,8 +186,10 @@ final class Requests {
         if (!qp.supportsAtomics() && options.agent() != AgentMode.OFF) {
             return CompletableFuture.failedFuture(agentNotActive("atomics"));
         }
-        return sends.submit(Kind.ATOMIC, (wr, slot, flags) -> qp.postFetchAdd(wr, atomicResults, 8L * slot,
-                remoteAddress, rkey, add, SendFlags.SIGNALED));
+        return sends.submit(
+                Kind.ATOMIC,
+                (wr, slot, flags) ->
+                        qp.postFetchAdd(wr, atomicResults, 8L * slot, remoteAddress, rkey, add, SendFlags.SIGNALED));
     }
 
     CompletableFuture<Long> compareSwap(long remoteAddress, int rkey, long compare, long swap) {
@@ -171,8 +199,10 @@ final class Requests {
         if (!qp.supportsAtomics() && options.agent() != AgentMode.OFF) {
             return CompletableFuture.failedFuture(agentNotActive("atomics"));
         }
-        return sends.submit(Kind.ATOMIC, (wr, slot, flags) -> qp.postCompareSwap(wr, atomicResults, 8L * slot,
-                remoteAddress, rkey, compare, swap, SendFlags.SIGNALED));
+        return sends.submit(
+                Kind.ATOMIC,
+                (wr, slot, flags) -> qp.postCompareSwap(
+                        wr, atomicResults, 8L * slot, remoteAddress, rkey, compare, swap, SendFlags.SIGNALED));
     }
 
     CompletableFuture<Long> maskedFetchAdd(long remoteAddress, int rkey, long add, long addMask) {
@@ -182,8 +212,8 @@ final class Requests {
         return MaskedAtomicLoop.fetchAdd(connection, remoteAddress, rkey, add, addMask);
     }
 
-    CompletableFuture<Long> maskedCompareSwap(long remoteAddress, int rkey, long compare, long compareMask,
-                                              long swap, long swapMask) {
+    CompletableFuture<Long> maskedCompareSwap(
+            long remoteAddress, int rkey, long compare, long compareMask, long swap, long swapMask) {
         if (agent != null && agent.atomicsByAgent()) {
             return agent.compareSwap(remoteAddress, rkey, compare, compareMask, swap, swapMask);
         }
@@ -199,11 +229,11 @@ final class Requests {
                 return compareSwap(word.address(), word.rkey(), expected, desired)
                         .get(options.timeout().toNanos(), TimeUnit.NANOSECONDS);
             } catch (ExecutionException e) {
-                throw e.getCause() instanceof RdmaException r ? r
+                throw e.getCause() instanceof RdmaException r
+                        ? r
                         : new RdmaException(name + ": CmpSwap on " + word + ": " + e.getCause());
             } catch (TimeoutException e) {
-                throw new RdmaException(name + ": no answer to a CmpSwap on " + word + " within "
-                        + options.timeout());
+                throw new RdmaException(name + ": no answer to a CmpSwap on " + word + " within " + options.timeout());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new RdmaException(name + ": interrupted waiting for a CmpSwap on " + word);
@@ -211,10 +241,12 @@ final class Requests {
         };
     }
 
-    CompletableFuture<Void> bindMemoryWindow(MemoryWindow mw, int newRkey, MemoryRegion mr, long offset,
-                                             long length, Set<Access> access) {
-        return sends.submit(Kind.VOID, (wr, slot, flags) -> qp.postBindMemoryWindow(wr, mw, newRkey, mr, offset,
-                length, access, SendFlags.SIGNALED));
+    CompletableFuture<Void> bindMemoryWindow(
+            MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length, Set<Access> access) {
+        return sends.submit(
+                Kind.VOID,
+                (wr, slot, flags) ->
+                        qp.postBindMemoryWindow(wr, mw, newRkey, mr, offset, length, access, SendFlags.SIGNALED));
     }
 
     CompletableFuture<Void> invalidate(MemoryWindow mw) {
@@ -222,13 +254,14 @@ final class Requests {
     }
 
     CompletableFuture<Void> flush(long remoteAddress, int rkey, long length, FlushType type, FlushScope scope) {
-        return sends.submit(Kind.VOID, (wr, slot, flags) -> qp.postFlush(wr, remoteAddress, rkey, length, type,
-                scope, SendFlags.SIGNALED));
+        return sends.submit(
+                Kind.VOID,
+                (wr, slot, flags) -> qp.postFlush(wr, remoteAddress, rkey, length, type, scope, SendFlags.SIGNALED));
     }
 
     CompletableFuture<Void> atomicWrite(long remoteAddress, int rkey, long value) {
-        return sends.submit(Kind.VOID, (wr, slot, flags) -> qp.postAtomicWrite(wr, remoteAddress, rkey, value,
-                SendFlags.SIGNALED));
+        return sends.submit(
+                Kind.VOID, (wr, slot, flags) -> qp.postAtomicWrite(wr, remoteAddress, rkey, value, SendFlags.SIGNALED));
     }
 
     /** Frees the framing scratch, not under a post that is using it (posts see the failure and stop). */

@@ -41,7 +41,13 @@ final class SendQueue {
      * request with an application slot of the agent's memory (its header). RESERVED: the agent's own, outside the
      * permits (its send-queue entries are reserved, ConnectionAgent).
      */
-    enum Kind { VOID, SEND, ATOMIC, FRAMED, RESERVED }
+    enum Kind {
+        VOID,
+        SEND,
+        ATOMIC,
+        FRAMED,
+        RESERVED
+    }
 
     /** How a request goes to the queue pair, once it has its wr_id and slot. */
     @FunctionalInterface
@@ -62,23 +68,31 @@ final class SendQueue {
     private final BooleanSupplier onPollerThread;
     /** Ends the connection after a chain was posted part-way (see {@link #endAfterPartialPost}). */
     private final Runnable disconnect;
+
     private final Semaphore permits;
     /** Held while a request is numbered and posted, so that {@link Pending#seq} is the send queue's order. */
     private final Object postOrder = new Object();
     /** Guarded by postOrder. */
     private long postSeq;
+
     private final UnsignaledSends unsignaled;
     private final ConcurrentLinkedQueue<Integer> freeSlots = new ConcurrentLinkedQueue<>();
     /** Requests made on the poller thread while no slot was free, oldest first. */
     private final ConcurrentLinkedQueue<Deferred> deferred = new ConcurrentLinkedQueue<>();
+
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextWrId = new AtomicLong();
     /** A reply's WRITEs and SEND posted together, and their wr_ids: under postOrder only. */
     private final SendChain sendChain;
+
     private final long[] chainIds;
 
-    SendQueue(String name, ConnectionResources res, ConnectionFailure failure, BooleanSupplier onPollerThread,
-              Runnable disconnect) {
+    SendQueue(
+            String name,
+            ConnectionResources res,
+            ConnectionFailure failure,
+            BooleanSupplier onPollerThread,
+            Runnable disconnect) {
         this.name = name;
         this.qp = res.qp;
         this.atomicResults = res.atomicResults;
@@ -149,8 +163,9 @@ final class SendQueue {
         // In posting order: the send queue completes its requests in that order (RC), so a signaled completion
         // tells that every request posted before it is done, unsignaled SENDs included.
         synchronized (postOrder) {
-            boolean signaled = kind != Kind.SEND || unsignaled.mustSignal(permits.availablePermits() == 0
-                    || !deferred.isEmpty() || permits.hasQueuedThreads());
+            boolean signaled = kind != Kind.SEND
+                    || unsignaled.mustSignal(
+                            permits.availablePermits() == 0 || !deferred.isEmpty() || permits.hasQueuedThreads());
             long seq = ++postSeq;
             pending.put(wrId, new Pending(f, kind, slot, seq));
             if (!signaled) {
@@ -266,7 +281,8 @@ final class SendQueue {
             }
             return false;
         }
-        long atomicResult = ok && p.kind == Kind.ATOMIC ? atomicResults.segment().get(JAVA_LONG, 8L * p.slot) : 0L;
+        long atomicResult =
+                ok && p.kind == Kind.ATOMIC ? atomicResults.segment().get(JAVA_LONG, 8L * p.slot) : 0L;
         release(p);
         if (ok) {
             completeUnsignaledBefore(p.seq, null);
@@ -343,8 +359,15 @@ final class SendQueue {
      * {@link QueuePair#postChain}; holding {@link #postOrder} and their permits. Each request is pending under its own
      * wr_id before the post, as in {@link #postAcquired}: an error completion of an unsignaled WRITE names it.
      */
-    private void postPart(ChainOutcome outcome, List<ChainedWrite> writes, int from, int to, boolean last,
-                          MemoryRegion mr, long offset, int length) {
+    private void postPart(
+            ChainOutcome outcome,
+            List<ChainedWrite> writes,
+            int from,
+            int to,
+            boolean last,
+            MemoryRegion mr,
+            long offset,
+            int length) {
         int n = to - from + (last ? 1 : 0);
         long[] ids = chainIds;
         SendChain chain = sendChain.clear();
@@ -369,7 +392,13 @@ final class SendQueue {
                     chain.send(wrId, mr, offset, length, SendFlags.SIGNALED);
                 } else {
                     ChainedWrite w = writes.get(from + k);
-                    chain.write(wrId, w.mr(), w.offset(), w.length(), w.remoteAddress(), w.rkey(),
+                    chain.write(
+                            wrId,
+                            w.mr(),
+                            w.offset(),
+                            w.length(),
+                            w.remoteAddress(),
+                            w.rkey(),
                             signaled ? SendFlags.SIGNALED : SendFlags.NONE);
                 }
             } catch (RuntimeException e) {

@@ -63,30 +63,36 @@ final class ServerStreamStart {
      * /proc/net/tcp) and, if the client's bytes wait there, sends zero-length READs until one is answered.
      */
     static void watch(RdmaConnection connection, CmEvent established, Duration timeout) {
-        Thread.ofVirtual().name(connection.name() + "-stream-start").start(() -> look(connection, established,
-                timeout));
+        Thread.ofVirtual()
+                .name(connection.name() + "-stream-start")
+                .start(() -> look(connection, established, timeout));
     }
 
     private static void look(RdmaConnection connection, CmEvent established, Duration timeout) {
         boolean mayRead = established.parameters().initiatorDepth() >= 1;
         InetSocketAddress local = connection.id().localAddress().orElse(null);
         InetSocketAddress peer = connection.id().peerAddress().orElse(null);
-        OptionalLong unread = local == null || peer == null ? OptionalLong.empty()
-                : TcpReceiveQueue.unreadBytes(local, peer);
+        OptionalLong unread =
+                local == null || peer == null ? OptionalLong.empty() : TcpReceiveQueue.unreadBytes(local, peer);
         if (unread.isPresent() && unread.getAsLong() == 0) {
             return; // nothing was left behind, and nothing can be from now on
         }
         if (!mayRead) {
             if (unread.isPresent()) {
-                LOG.warn("{}: Soft-iWARP left the client's first {} bytes unread, and the client granted no RDMA READ "
-                        + "resources to make it send more: its first message waits for its next one (see "
-                        + "StreamStartProbe)", connection.name(), unread.getAsLong());
+                LOG.warn(
+                        "{}: Soft-iWARP left the client's first {} bytes unread, and the client granted no RDMA READ "
+                                + "resources to make it send more: its first message waits for its next one (see "
+                                + "StreamStartProbe)",
+                        connection.name(),
+                        unread.getAsLong());
             }
             return;
         }
         if (unread.isPresent()) {
-            LOG.debug("{}: {} bytes from the client were left unread by Soft-iWARP's hand-over; probing",
-                    connection.name(), unread.getAsLong());
+            LOG.debug(
+                    "{}: {} bytes from the client were left unread by Soft-iWARP's hand-over; probing",
+                    connection.name(),
+                    unread.getAsLong());
             if (!probe(connection, timeout)) {
                 LOG.debug("{}: no stream start probe was answered", connection.name());
             }
@@ -100,8 +106,10 @@ final class ServerStreamStart {
             return;
         }
         boolean answered = probe(connection, timeout);
-        LOG.debug("{}: the connection's socket is not in /proc/net/tcp; a stream start probe was {}answered",
-                connection.name(), answered ? "" : "not ");
+        LOG.debug(
+                "{}: the connection's socket is not in /proc/net/tcp; a stream start probe was {}answered",
+                connection.name(),
+                answered ? "" : "not ");
     }
 
     /**

@@ -81,7 +81,9 @@ final class TcpReceiveQueue {
     private static OptionalLong unread(String line, String local, String remote) {
         // "  sl  local_address rem_address   st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode ..."
         String[] f = line.trim().split("\\s+");
-        if (f.length < 5 || !f[1].equalsIgnoreCase(local) || !f[2].equalsIgnoreCase(remote)
+        if (f.length < 5
+                || !f[1].equalsIgnoreCase(local)
+                || !f[2].equalsIgnoreCase(remote)
                 || Integer.parseInt(f[3], 16) != ESTABLISHED) {
             return OptionalLong.empty();
         }

@@ -62,9 +62,19 @@ public final class CommitPipeline {
      * @throws UnsupportedOperationException before anything is posted, if the installed rdma-core or the device
      *                                       cannot FLUSH or ATOMIC WRITE (the message says which)
      */
-    public static Outcome run(QueuePair qp, EmulatedVerify verify, MemoryRegion sourceMr, long sourceOffset,
-                              int length, RemoteRegion target, FlushType flushType, RemoteRegion commitWord,
-                              long commitValue, Duration timeout, StepListener listener) throws RdmaException {
+    public static Outcome run(
+            QueuePair qp,
+            EmulatedVerify verify,
+            MemoryRegion sourceMr,
+            long sourceOffset,
+            int length,
+            RemoteRegion target,
+            FlushType flushType,
+            RemoteRegion commitWord,
+            long commitValue,
+            Duration timeout,
+            StepListener listener)
+            throws RdmaException {
         if (target.length() < length) {
             throw new IllegalArgumentException("target " + target + " is smaller than " + length + " bytes");
         }
@@ -73,8 +83,9 @@ public final class CommitPipeline {
         RdmaCore.Feature.ATOMIC_WRITE.require();
         if (!qp.supportsFlush() || !qp.supportsAtomicWrite()) {
             throw new UnsupportedOperationException("the commit pipeline needs RDMA FLUSH and ATOMIC WRITE; "
-                    + qp.deviceName() + " lacks " + (qp.supportsFlush() ? "ATOMIC WRITE" : qp.supportsAtomicWrite()
-                    ? "FLUSH" : "both") + " (DeviceAttributes.supportsFlushGlobal, supportsAtomicWrite)");
+                    + qp.deviceName() + " lacks "
+                    + (qp.supportsFlush() ? "ATOMIC WRITE" : qp.supportsAtomicWrite() ? "FLUSH" : "both")
+                    + " (DeviceAttributes.supportsFlushGlobal, supportsAtomicWrite)");
         }
         long timeoutNanos = timeout.toNanos();
         try (WorkCompletions wc = WorkCompletions.allocate(1)) {
@@ -82,13 +93,11 @@ public final class CommitPipeline {
             long writeId = 1;
             long flushId = 2;
             qp.postWrite(writeId, sourceMr, sourceOffset, length, target.address(), target.rkey(), SendFlags.SIGNALED);
-            qp.postFlush(flushId, target.address(), target.rkey(), length, flushType, FlushScope.RANGE,
-                    SendFlags.SIGNALED);
+            qp.postFlush(
+                    flushId, target.address(), target.rkey(), length, flushType, FlushScope.RANGE, SendFlags.SIGNALED);
             // both completions come in order; the first failure names the step
-            WorkCompletionException writeFailure = Completions.awaitOutcome(qp, wc, writeId,
-                    timeoutNanos);
-            WorkCompletionException flushFailure = Completions.awaitOutcome(qp, wc, flushId,
-                    timeoutNanos);
+            WorkCompletionException writeFailure = Completions.awaitOutcome(qp, wc, writeId, timeoutNanos);
+            WorkCompletionException flushFailure = Completions.awaitOutcome(qp, wc, flushId, timeoutNanos);
             if (writeFailure != null) {
                 return new Outcome(Step.WRITE, writeFailure);
             }
@@ -105,8 +114,7 @@ public final class CommitPipeline {
             listener.completed(Step.VERIFY);
             long commitId = 3;
             qp.postAtomicWrite(commitId, commitWord.address(), commitWord.rkey(), commitValue, SendFlags.SIGNALED);
-            WorkCompletionException commitFailure = Completions.awaitOutcome(qp, wc, commitId,
-                    timeoutNanos);
+            WorkCompletionException commitFailure = Completions.awaitOutcome(qp, wc, commitId, timeoutNanos);
             if (commitFailure != null) {
                 return new Outcome(Step.ATOMIC_WRITE, commitFailure);
             }

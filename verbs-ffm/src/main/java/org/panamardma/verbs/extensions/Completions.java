@@ -35,8 +35,8 @@ final class Completions {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new RdmaException("no completion of request " + wrId + " within "
-                        + timeoutNanos / 1_000_000 + " ms on " + qp + " (" + stateOf(qp) + ")");
+                throw new RdmaException("no completion of request " + wrId + " within " + timeoutNanos / 1_000_000
+                        + " ms on " + qp + " (" + stateOf(qp) + ")");
             }
             Thread.onSpinWait();
         }

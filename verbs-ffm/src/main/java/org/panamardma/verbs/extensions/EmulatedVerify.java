@@ -49,11 +49,17 @@ public final class EmulatedVerify implements AutoCloseable {
     /** Reads {@code range} (after everything before it on the QP) and returns its hash. */
     public byte[] hash(RemoteRegion range) throws RdmaException {
         if (range.length() > scratch.length()) {
-            throw new IllegalArgumentException("VERIFY of " + range.length() + " bytes exceeds this verifier's "
-                    + scratch.length());
+            throw new IllegalArgumentException(
+                    "VERIFY of " + range.length() + " bytes exceeds this verifier's " + scratch.length());
         }
         long wrId = nextWrId++;
-        qp.postRead(wrId, scratch, 0, (int) range.length(), range.address(), range.rkey(),
+        qp.postRead(
+                wrId,
+                scratch,
+                0,
+                (int) range.length(),
+                range.address(),
+                range.rkey(),
                 SendFlags.SIGNALED | SendFlags.FENCE);
         Completions.await(qp, wc, wrId, timeoutNanos);
         return hash.digest(scratch.segment().asSlice(0, range.length()));
@@ -78,8 +84,9 @@ public final class EmulatedVerify implements AutoCloseable {
         private static final long serialVersionUID = 1L;
 
         VerifyMismatchException(RemoteRegion range, VerifyHash hash, byte[] expected, byte[] actual) {
-            super("VERIFY (emulated) of " + range + " failed: " + hash + " is " + HexFormat.of().formatHex(actual)
-                    + ", expected " + HexFormat.of().formatHex(expected));
+            super("VERIFY (emulated) of " + range + " failed: " + hash + " is "
+                    + HexFormat.of().formatHex(actual) + ", expected "
+                    + HexFormat.of().formatHex(expected));
         }
     }
 }

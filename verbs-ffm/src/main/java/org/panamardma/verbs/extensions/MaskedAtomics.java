@@ -56,8 +56,9 @@ public final class MaskedAtomics {
      * Masked CmpSwap on {@code word}, its first compare-and-swap expecting {@code guess} (the caller's idea of the
      * word; a wrong guess costs one round trip more); returns the original value.
      */
-    public static long compareSwap(RemoteWord word, long compare, long compareMask, long swap, long swapMask,
-                                   long guess) throws RdmaException {
+    public static long compareSwap(
+            RemoteWord word, long compare, long compareMask, long swap, long swapMask, long guess)
+            throws RdmaException {
         long expected = guess;
         while (true) {
             long desired = maskedSwap(expected, compare, compareMask, swap, swapMask);

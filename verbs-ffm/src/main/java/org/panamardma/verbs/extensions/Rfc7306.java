@@ -33,8 +33,8 @@ public final class Rfc7306 {
     }
 
     /** Section 5.1.2, masked CmpSwap: the new remote value. */
-    public static long maskedCompareSwapResult(long originalRemoteDataValue, long compareData, long compareMask,
-                                               long swapData, long swapMask) {
+    public static long maskedCompareSwapResult(
+            long originalRemoteDataValue, long compareData, long compareMask, long swapData, long swapMask) {
         if (((compareData ^ originalRemoteDataValue) & compareMask) == 0) {
             return (originalRemoteDataValue & ~swapMask) | (swapData & swapMask);
         }

@@ -24,9 +24,10 @@ public final class Native {
 
     /** Captures errno right after a call, for the calls that report errors through it. */
     public static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+
     public static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(
-            java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
+    private static final VarHandle ERRNO =
+            CALL_STATE.varHandle(java.lang.foreign.MemoryLayout.PathElement.groupElement("errno"));
 
     public static final ValueLayout.OfLong C_POINTER_SIZE = ValueLayout.JAVA_LONG;
 
@@ -65,7 +66,8 @@ public final class Native {
                 } catch (IllegalArgumentException e) {
                     why.append(why.isEmpty() ? "" : "; ").append(e.getMessage());
                 } catch (RuntimeException e) {
-                    // IllegalCallerException: native access is not enabled for this module (--illegal-native-access=deny)
+                    // IllegalCallerException: native access is not enabled for this module
+                    // (--illegal-native-access=deny)
                     why.append(why.isEmpty() ? "" : "; ").append(e);
                     denied = e instanceof IllegalCallerException;
                     break;
@@ -108,13 +110,15 @@ public final class Native {
                 return null;
             }
             Optional<MemorySegment> address = lookup.find(function);
-            return address.map(a -> LINKER.downcallHandle(a, descriptor, options)).orElse(null);
+            return address.map(a -> LINKER.downcallHandle(a, descriptor, options))
+                    .orElse(null);
         }
 
         UnsatisfiedLinkError missing(String function) {
-            return new UnsatisfiedLinkError(lookup == null
-                    ? "cannot load " + name + " (install rdma-core's libibverbs1 / librdmacm1): " + failure
-                    : name + " has no symbol " + function + " (rdma-core too old?)");
+            return new UnsatisfiedLinkError(
+                    lookup == null
+                            ? "cannot load " + name + " (install rdma-core's libibverbs1 / librdmacm1): " + failure
+                            : name + " has no symbol " + function + " (rdma-core too old?)");
         }
     }
 

@@ -74,8 +74,10 @@ public final class VerbsOps {
 
     private static MethodHandle addressesAsLongs(FunctionDescriptor fd, Linker.Option... options) {
         MemoryLayout[] args = fd.argumentLayouts().stream()
-                .map(l -> l instanceof AddressLayout ? JAVA_LONG : l).toArray(MemoryLayout[]::new);
-        FunctionDescriptor longs = fd.returnLayout().map(r -> FunctionDescriptor.of(r, args))
+                .map(l -> l instanceof AddressLayout ? JAVA_LONG : l)
+                .toArray(MemoryLayout[]::new);
+        FunctionDescriptor longs = fd.returnLayout()
+                .map(r -> FunctionDescriptor.of(r, args))
                 .orElseGet(() -> FunctionDescriptor.ofVoid(args));
         MethodHandle h = L.downcallHandle(longs, options);
         FunctionDescriptor other = DESCRIPTORS.get(h);
@@ -85,7 +87,8 @@ public final class VerbsOps {
             // wr_set_inline_data) have the same descriptor once their pointers are longs: the ABI check, which finds
             // a handle's C signature by identity, needs one instance each. An identity filter makes another instance;
             // the JIT folds it away (the handles are constants).
-            h = MethodHandles.filterArguments(h, 1, MethodHandles.identity(h.type().parameterType(1)));
+            h = MethodHandles.filterArguments(
+                    h, 1, MethodHandles.identity(h.type().parameterType(1)));
         }
         DESCRIPTORS.put(h, fd);
         return h;
@@ -193,8 +196,7 @@ public final class VerbsOps {
      * binds a type 2 memory window under the new key {@code rkey}
      */
     @CallsThrough("ibv_qp_ex.wr_bind_mw")
-    public static final MethodHandle WR_BIND_MW =
-            fast(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
+    public static final MethodHandle WR_BIND_MW = fast(FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
     /** {@code void wr_local_inv(struct ibv_qp_ex *, uint32_t invalidate_rkey)} */
     @CallsThrough("ibv_qp_ex.wr_local_inv")
     public static final MethodHandle WR_LOCAL_INV = fast(FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT));
@@ -204,8 +206,15 @@ public final class VerbsOps {
     @CallsThrough("ibv_cq_ex.start_poll")
     public static final MethodHandle START_POLL = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     /** {@code int next_poll(struct ibv_cq_ex *)}; also every {@code uint32_t read_*(struct ibv_cq_ex *)} */
-    @CallsThrough({"ibv_cq_ex.next_poll", "ibv_cq_ex.read_opcode", "ibv_cq_ex.read_vendor_err", "ibv_cq_ex.read_byte_len",
-            "ibv_cq_ex.read_imm_data", "ibv_cq_ex.read_qp_num", "ibv_cq_ex.read_wc_flags"})
+    @CallsThrough({
+        "ibv_cq_ex.next_poll",
+        "ibv_cq_ex.read_opcode",
+        "ibv_cq_ex.read_vendor_err",
+        "ibv_cq_ex.read_byte_len",
+        "ibv_cq_ex.read_imm_data",
+        "ibv_cq_ex.read_qp_num",
+        "ibv_cq_ex.read_wc_flags"
+    })
     public static final MethodHandle CQ_INT = fast(FunctionDescriptor.of(JAVA_INT, ADDRESS));
     /** {@code void end_poll(struct ibv_cq_ex *)} */
     @CallsThrough("ibv_cq_ex.end_poll")

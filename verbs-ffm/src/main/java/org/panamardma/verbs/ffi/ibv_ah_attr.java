@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_ah_attr {
     private ibv_ah_attr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_ah_attr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_ah_attr",
             ibv_global_route.layout().withName("grh"),
             C_U16.withName("dlid"),
             C_U8.withName("sl"),

@@ -8,8 +8,16 @@ import java.lang.foreign.StructLayout;
 public final class ibv_async_event {
     private ibv_async_event() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_async_event",
-            CLayouts.union(null, C_POINTER.withName("cq"), C_POINTER.withName("qp"), C_POINTER.withName("srq"), C_POINTER.withName("wq"), C_INT.withName("port_num")).withName("element"),
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_async_event",
+            CLayouts.union(
+                            null,
+                            C_POINTER.withName("cq"),
+                            C_POINTER.withName("qp"),
+                            C_POINTER.withName("srq"),
+                            C_POINTER.withName("wq"),
+                            C_INT.withName("port_num"))
+                    .withName("element"),
             C_INT.withName("event_type"));
 
     public static StructLayout layout() {

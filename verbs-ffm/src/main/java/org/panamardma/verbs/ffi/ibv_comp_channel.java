@@ -8,10 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_comp_channel {
     private ibv_comp_channel() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_comp_channel",
-            C_POINTER.withName("context"),
-            C_INT.withName("fd"),
-            C_INT.withName("refcnt"));
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_comp_channel", C_POINTER.withName("context"), C_INT.withName("fd"), C_INT.withName("refcnt"));
 
     public static StructLayout layout() {
         return LAYOUT;

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_context {
     private ibv_context() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_context",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_context",
             C_POINTER.withName("device"),
             ibv_context_ops.layout().withName("ops"),
             C_INT.withName("cmd_fd"),

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_context_ops {
     private ibv_context_ops() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_context_ops",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_context_ops",
             C_POINTER.withName("_compat_query_device"),
             C_POINTER.withName("_compat_query_port"),
             C_POINTER.withName("_compat_alloc_pd"),

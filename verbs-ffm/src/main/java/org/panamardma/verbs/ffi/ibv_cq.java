@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_cq {
     private ibv_cq() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_cq",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_cq",
             C_POINTER.withName("context"),
             C_POINTER.withName("channel"),
             C_POINTER.withName("cq_context"),

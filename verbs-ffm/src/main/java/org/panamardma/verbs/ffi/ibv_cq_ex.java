@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_cq_ex {
     private ibv_cq_ex() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_cq_ex",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_cq_ex",
             C_POINTER.withName("context"),
             C_POINTER.withName("channel"),
             C_POINTER.withName("cq_context"),

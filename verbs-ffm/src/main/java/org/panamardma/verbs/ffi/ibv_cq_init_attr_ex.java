@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_cq_init_attr_ex {
     private ibv_cq_init_attr_ex() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_cq_init_attr_ex",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_cq_init_attr_ex",
             C_U32.withName("cqe"),
             C_POINTER.withName("cq_context"),
             C_POINTER.withName("channel"),

@@ -8,13 +8,10 @@ import java.lang.foreign.StructLayout;
 public final class ibv_cq_moderation_caps {
     private ibv_cq_moderation_caps() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_cq_moderation_caps",
-            C_U16.withName("max_cq_count"),
-            C_U16.withName("max_cq_period"));
+    private static final StructLayout LAYOUT =
+            CLayouts.struct("ibv_cq_moderation_caps", C_U16.withName("max_cq_count"), C_U16.withName("max_cq_period"));
 
     public static StructLayout layout() {
         return LAYOUT;
     }
-
-
 }

@@ -17,14 +17,15 @@ public final class ibv_device {
     public static final int IBV_SYSFS_PATH_MAX = 256;
 
     private static final StructLayout LAYOUT = MemoryLayout.structLayout(
-            MemoryLayout.structLayout(ADDRESS.withName("_dummy1"), ADDRESS.withName("_dummy2")).withName("_ops"),
-            JAVA_INT.withName("node_type"),
-            JAVA_INT.withName("transport_type"),
-            MemoryLayout.sequenceLayout(IBV_SYSFS_NAME_MAX, JAVA_BYTE).withName("name"),
-            MemoryLayout.sequenceLayout(IBV_SYSFS_NAME_MAX, JAVA_BYTE).withName("dev_name"),
-            MemoryLayout.sequenceLayout(IBV_SYSFS_PATH_MAX, JAVA_BYTE).withName("dev_path"),
-            MemoryLayout.sequenceLayout(IBV_SYSFS_PATH_MAX, JAVA_BYTE).withName("ibdev_path")
-    ).withName("ibv_device");
+                    MemoryLayout.structLayout(ADDRESS.withName("_dummy1"), ADDRESS.withName("_dummy2"))
+                            .withName("_ops"),
+                    JAVA_INT.withName("node_type"),
+                    JAVA_INT.withName("transport_type"),
+                    MemoryLayout.sequenceLayout(IBV_SYSFS_NAME_MAX, JAVA_BYTE).withName("name"),
+                    MemoryLayout.sequenceLayout(IBV_SYSFS_NAME_MAX, JAVA_BYTE).withName("dev_name"),
+                    MemoryLayout.sequenceLayout(IBV_SYSFS_PATH_MAX, JAVA_BYTE).withName("dev_path"),
+                    MemoryLayout.sequenceLayout(IBV_SYSFS_PATH_MAX, JAVA_BYTE).withName("ibdev_path"))
+            .withName("ibv_device");
 
     public static StructLayout layout() {
         return LAYOUT;

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_device_attr {
     private ibv_device_attr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_device_attr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_device_attr",
             CLayouts.array(64, C_U8, "fw_ver"),
             C_U64.withName("node_guid"),
             C_U64.withName("sys_image_guid"),

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_device_attr_ex {
     private ibv_device_attr_ex() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_device_attr_ex",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_device_attr_ex",
             ibv_device_attr.layout().withName("orig_attr"),
             C_U32.withName("comp_mask"),
             ibv_odp_caps.layout().withName("odp_caps"),

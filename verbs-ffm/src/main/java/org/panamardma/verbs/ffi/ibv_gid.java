@@ -8,9 +8,11 @@ import java.lang.foreign.UnionLayout;
 public final class ibv_gid {
     private ibv_gid() {}
 
-    private static final UnionLayout LAYOUT = CLayouts.union("ibv_gid",
+    private static final UnionLayout LAYOUT = CLayouts.union(
+            "ibv_gid",
             CLayouts.array(16, C_U8, "raw"),
-            CLayouts.struct(null, C_U64.withName("subnet_prefix"), C_U64.withName("interface_id")).withName("global"));
+            CLayouts.struct(null, C_U64.withName("subnet_prefix"), C_U64.withName("interface_id"))
+                    .withName("global"));
 
     public static UnionLayout layout() {
         return LAYOUT;

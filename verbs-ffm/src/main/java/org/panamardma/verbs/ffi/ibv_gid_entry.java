@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_gid_entry {
     private ibv_gid_entry() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_gid_entry",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_gid_entry",
             ibv_gid.layout().withName("gid"),
             C_U32.withName("gid_index"),
             C_U32.withName("port_num"),

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_global_route {
     private ibv_global_route() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_global_route",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_global_route",
             ibv_gid.layout().withName("dgid"),
             C_U32.withName("flow_label"),
             C_U8.withName("sgid_index"),

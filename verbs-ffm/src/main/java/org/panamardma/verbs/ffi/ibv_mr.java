@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_mr {
     private ibv_mr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_mr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_mr",
             C_POINTER.withName("context"),
             C_POINTER.withName("pd"),
             C_POINTER.withName("addr"),

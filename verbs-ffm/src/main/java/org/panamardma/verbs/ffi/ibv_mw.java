@@ -12,7 +12,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_mw {
     private ibv_mw() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_mw",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_mw",
             C_POINTER.withName("context"),
             C_POINTER.withName("pd"),
             C_U32.withName("rkey"),

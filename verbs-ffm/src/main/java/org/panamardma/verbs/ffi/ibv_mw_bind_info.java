@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_mw_bind_info {
     private ibv_mw_bind_info() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_mw_bind_info",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_mw_bind_info",
             C_POINTER.withName("mr"),
             C_U64.withName("addr"),
             C_U64.withName("length"),

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_packet_pacing_caps {
     private ibv_packet_pacing_caps() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_packet_pacing_caps",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_packet_pacing_caps",
             C_U32.withName("qp_rate_limit_min"),
             C_U32.withName("qp_rate_limit_max"),
             C_U32.withName("supported_qpts"));
@@ -16,6 +17,4 @@ public final class ibv_packet_pacing_caps {
     public static StructLayout layout() {
         return LAYOUT;
     }
-
-
 }

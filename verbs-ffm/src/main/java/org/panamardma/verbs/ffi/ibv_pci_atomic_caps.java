@@ -8,10 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_pci_atomic_caps {
     private ibv_pci_atomic_caps() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_pci_atomic_caps",
-            C_U16.withName("fetch_add"),
-            C_U16.withName("swap"),
-            C_U16.withName("compare_swap"));
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_pci_atomic_caps", C_U16.withName("fetch_add"), C_U16.withName("swap"), C_U16.withName("compare_swap"));
 
     public static StructLayout layout() {
         return LAYOUT;

@@ -8,9 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_pd {
     private ibv_pd() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_pd",
-            C_POINTER.withName("context"),
-            C_U32.withName("handle"));
+    private static final StructLayout LAYOUT =
+            CLayouts.struct("ibv_pd", C_POINTER.withName("context"), C_U32.withName("handle"));
 
     public static StructLayout layout() {
         return LAYOUT;

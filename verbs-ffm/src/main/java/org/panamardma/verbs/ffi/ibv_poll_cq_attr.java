@@ -8,12 +8,9 @@ import java.lang.foreign.StructLayout;
 public final class ibv_poll_cq_attr {
     private ibv_poll_cq_attr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_poll_cq_attr",
-            C_U32.withName("comp_mask"));
+    private static final StructLayout LAYOUT = CLayouts.struct("ibv_poll_cq_attr", C_U32.withName("comp_mask"));
 
     public static StructLayout layout() {
         return LAYOUT;
     }
-
-
 }

@@ -13,7 +13,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_port_attr {
     private ibv_port_attr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_port_attr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_port_attr",
             C_INT.withName("state"),
             C_INT.withName("max_mtu"),
             C_INT.withName("active_mtu"),
@@ -55,6 +56,7 @@ public final class ibv_port_attr {
     public static final long active_speed$OFFSET = CLayouts.offset(LAYOUT, "active_speed");
     public static final long phys_state$OFFSET = CLayouts.offset(LAYOUT, "phys_state");
     public static final long link_layer$OFFSET = CLayouts.offset(LAYOUT, "link_layer");
+
     @Since(49) // rdma-core 91b4ed8dd "verbs: Add support for XDR speed in ibv_query_port", first in v49.0
     public static final long active_speed_ex$OFFSET = CLayouts.offset(LAYOUT, "active_speed_ex");
 }

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_qp {
     private ibv_qp() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_qp",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_qp",
             C_POINTER.withName("context"),
             C_POINTER.withName("qp_context"),
             C_POINTER.withName("pd"),

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_qp_attr {
     private ibv_qp_attr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_qp_attr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_qp_attr",
             C_INT.withName("qp_state"),
             C_INT.withName("cur_qp_state"),
             C_INT.withName("path_mtu"),

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_qp_cap {
     private ibv_qp_cap() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_qp_cap",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_qp_cap",
             C_U32.withName("max_send_wr"),
             C_U32.withName("max_recv_wr"),
             C_U32.withName("max_send_sge"),

@@ -13,7 +13,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_qp_ex {
     private ibv_qp_ex() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_qp_ex",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_qp_ex",
             ibv_qp.layout().withName("qp_base"),
             C_U64.withName("comp_mask"),
             C_U64.withName("wr_id"),
@@ -63,6 +64,7 @@ public final class ibv_qp_ex {
     public static final long wr_complete$OFFSET = CLayouts.offset(LAYOUT, "wr_complete");
     public static final long wr_abort$OFFSET = CLayouts.offset(LAYOUT, "wr_abort");
     public static final long wr_atomic_write$OFFSET = CLayouts.offset(LAYOUT, "wr_atomic_write");
+
     @Since(45) // rdma-core 20a37f32c "providers/rxe: Add new API ibv_wr_flush()", first in v45.0
     public static final long wr_flush$OFFSET = CLayouts.offset(LAYOUT, "wr_flush");
 }

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_qp_init_attr {
     private ibv_qp_init_attr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_qp_init_attr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_qp_init_attr",
             C_POINTER.withName("qp_context"),
             C_POINTER.withName("send_cq"),
             C_POINTER.withName("recv_cq"),

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_recv_wr {
     private ibv_recv_wr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_recv_wr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_recv_wr",
             C_U64.withName("wr_id"),
             C_POINTER.withName("next"),
             C_POINTER.withName("sg_list"),

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_rss_caps {
     private ibv_rss_caps() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_rss_caps",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_rss_caps",
             C_U32.withName("supported_qpts"),
             C_U32.withName("max_rwq_indirection_tables"),
             C_U32.withName("max_rwq_indirection_table_size"),
@@ -18,6 +19,4 @@ public final class ibv_rss_caps {
     public static StructLayout layout() {
         return LAYOUT;
     }
-
-
 }

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_rx_hash_conf {
     private ibv_rx_hash_conf() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_rx_hash_conf",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_rx_hash_conf",
             C_U8.withName("rx_hash_function"),
             C_U8.withName("rx_hash_key_len"),
             C_POINTER.withName("rx_hash_key"),
@@ -17,6 +18,4 @@ public final class ibv_rx_hash_conf {
     public static StructLayout layout() {
         return LAYOUT;
     }
-
-
 }

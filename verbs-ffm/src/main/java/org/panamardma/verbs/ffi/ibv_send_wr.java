@@ -8,17 +8,53 @@ import java.lang.foreign.StructLayout;
 public final class ibv_send_wr {
     private ibv_send_wr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_send_wr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_send_wr",
             C_U64.withName("wr_id"),
             C_POINTER.withName("next"),
             C_POINTER.withName("sg_list"),
             C_INT.withName("num_sge"),
             C_INT.withName("opcode"),
             C_U32.withName("send_flags"),
-            CLayouts.union(null, C_U32.withName("imm_data"), C_U32.withName("invalidate_rkey")).withName("$anon0"),
-            CLayouts.union(null, CLayouts.struct(null, C_U64.withName("remote_addr"), C_U32.withName("rkey")).withName("rdma"), CLayouts.struct(null, C_U64.withName("remote_addr"), C_U64.withName("compare_add"), C_U64.withName("swap"), C_U32.withName("rkey")).withName("atomic"), CLayouts.struct(null, C_POINTER.withName("ah"), C_U32.withName("remote_qpn"), C_U32.withName("remote_qkey")).withName("ud")).withName("wr"),
-            CLayouts.union(null, CLayouts.struct(null, C_U32.withName("remote_srqn")).withName("xrc")).withName("qp_type"),
-            CLayouts.union(null, CLayouts.struct(null, C_POINTER.withName("mw"), C_U32.withName("rkey"), ibv_mw_bind_info.layout().withName("bind_info")).withName("bind_mw"), CLayouts.struct(null, C_POINTER.withName("hdr"), C_U16.withName("hdr_sz"), C_U16.withName("mss")).withName("tso")).withName("$anon1"));
+            CLayouts.union(null, C_U32.withName("imm_data"), C_U32.withName("invalidate_rkey"))
+                    .withName("$anon0"),
+            CLayouts.union(
+                            null,
+                            CLayouts.struct(null, C_U64.withName("remote_addr"), C_U32.withName("rkey"))
+                                    .withName("rdma"),
+                            CLayouts.struct(
+                                            null,
+                                            C_U64.withName("remote_addr"),
+                                            C_U64.withName("compare_add"),
+                                            C_U64.withName("swap"),
+                                            C_U32.withName("rkey"))
+                                    .withName("atomic"),
+                            CLayouts.struct(
+                                            null,
+                                            C_POINTER.withName("ah"),
+                                            C_U32.withName("remote_qpn"),
+                                            C_U32.withName("remote_qkey"))
+                                    .withName("ud"))
+                    .withName("wr"),
+            CLayouts.union(
+                            null,
+                            CLayouts.struct(null, C_U32.withName("remote_srqn")).withName("xrc"))
+                    .withName("qp_type"),
+            CLayouts.union(
+                            null,
+                            CLayouts.struct(
+                                            null,
+                                            C_POINTER.withName("mw"),
+                                            C_U32.withName("rkey"),
+                                            ibv_mw_bind_info.layout().withName("bind_info"))
+                                    .withName("bind_mw"),
+                            CLayouts.struct(
+                                            null,
+                                            C_POINTER.withName("hdr"),
+                                            C_U16.withName("hdr_sz"),
+                                            C_U16.withName("mss"))
+                                    .withName("tso"))
+                    .withName("$anon1"));
 
     public static StructLayout layout() {
         return LAYOUT;

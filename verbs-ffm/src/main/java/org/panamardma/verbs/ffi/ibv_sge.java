@@ -8,10 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_sge {
     private ibv_sge() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_sge",
-            C_U64.withName("addr"),
-            C_U32.withName("length"),
-            C_U32.withName("lkey"));
+    private static final StructLayout LAYOUT =
+            CLayouts.struct("ibv_sge", C_U64.withName("addr"), C_U32.withName("length"), C_U32.withName("lkey"));
 
     public static StructLayout layout() {
         return LAYOUT;

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_srq {
     private ibv_srq() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_srq",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_srq",
             C_POINTER.withName("context"),
             C_POINTER.withName("srq_context"),
             C_POINTER.withName("pd"),

@@ -8,10 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_srq_attr {
     private ibv_srq_attr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_srq_attr",
-            C_U32.withName("max_wr"),
-            C_U32.withName("max_sge"),
-            C_U32.withName("srq_limit"));
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_srq_attr", C_U32.withName("max_wr"), C_U32.withName("max_sge"), C_U32.withName("srq_limit"));
 
     public static StructLayout layout() {
         return LAYOUT;

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_srq_init_attr {
     private ibv_srq_init_attr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_srq_init_attr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_srq_init_attr",
             C_POINTER.withName("srq_context"),
             ibv_srq_attr.layout().withName("attr"));
 

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class ibv_tm_caps {
     private ibv_tm_caps() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_tm_caps",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_tm_caps",
             C_U32.withName("max_rndv_hdr_size"),
             C_U32.withName("max_num_tags"),
             C_U32.withName("flags"),
@@ -18,6 +19,4 @@ public final class ibv_tm_caps {
     public static StructLayout layout() {
         return LAYOUT;
     }
-
-
 }

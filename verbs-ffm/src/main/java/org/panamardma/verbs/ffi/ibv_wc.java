@@ -8,13 +8,15 @@ import java.lang.foreign.StructLayout;
 public final class ibv_wc {
     private ibv_wc() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("ibv_wc",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "ibv_wc",
             C_U64.withName("wr_id"),
             C_INT.withName("status"),
             C_INT.withName("opcode"),
             C_U32.withName("vendor_err"),
             C_U32.withName("byte_len"),
-            CLayouts.union(null, C_U32.withName("imm_data"), C_U32.withName("invalidated_rkey")).withName("$anon0"),
+            CLayouts.union(null, C_U32.withName("imm_data"), C_U32.withName("invalidated_rkey"))
+                    .withName("$anon0"),
             C_U32.withName("qp_num"),
             C_U32.withName("src_qp"),
             C_U32.withName("wc_flags"),

@@ -11,11 +11,14 @@ import java.lang.foreign.StructLayout;
 public final class in6_addr {
     private in6_addr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("in6_addr",
-            CLayouts.union(null,
-                    CLayouts.array(16, C_U8, "__u6_addr8"),
-                    CLayouts.array(8, C_U16, "__u6_addr16"),
-                    CLayouts.array(4, C_U32, "__u6_addr32")).withName("__in6_u"));
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "in6_addr",
+            CLayouts.union(
+                            null,
+                            CLayouts.array(16, C_U8, "__u6_addr8"),
+                            CLayouts.array(8, C_U16, "__u6_addr16"),
+                            CLayouts.array(4, C_U32, "__u6_addr32"))
+                    .withName("__in6_u"));
 
     public static StructLayout layout() {
         return LAYOUT;

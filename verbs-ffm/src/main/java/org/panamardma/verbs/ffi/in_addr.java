@@ -8,8 +8,7 @@ import java.lang.foreign.StructLayout;
 public final class in_addr {
     private in_addr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("in_addr",
-            C_U32.withName("s_addr"));
+    private static final StructLayout LAYOUT = CLayouts.struct("in_addr", C_U32.withName("s_addr"));
 
     public static StructLayout layout() {
         return LAYOUT;

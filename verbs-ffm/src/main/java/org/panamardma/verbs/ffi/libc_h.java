@@ -26,6 +26,7 @@ public final class libc_h {
     public static final short POLLIN = 1;
     /** {@code <sys/eventfd.h>}: EFD_NONBLOCK and EFD_CLOEXEC (the values of O_NONBLOCK and O_CLOEXEC on Linux). */
     public static final int EFD_NONBLOCK = 04000;
+
     public static final int EFD_CLOEXEC = 02000000;
     public static final int PROT_READ = 1;
     public static final int PROT_WRITE = 2;
@@ -33,6 +34,7 @@ public final class libc_h {
     public static final long MAP_FAILED = -1L;
     /** Address families of {@code <sys/socket.h>}: the {@code sa_family} of sockaddr_in / sockaddr_in6. */
     public static final int AF_INET = 2;
+
     public static final int AF_INET6 = 10;
 
     /** {@code struct pollfd { int fd; short events; short revents; }} */
@@ -42,19 +44,26 @@ public final class libc_h {
     private static final Linker L = Native.LINKER;
 
     private static MethodHandle handle(String name, FunctionDescriptor fd, Linker.Option... options) {
-        return L.defaultLookup().find(name).map(a -> L.downcallHandle(a, fd, options))
+        return L.defaultLookup()
+                .find(name)
+                .map(a -> L.downcallHandle(a, fd, options))
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name));
     }
 
-    private static final MethodHandle POLL = handle("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT),
-            Native.CAPTURE_ERRNO);
-    private static final MethodHandle FCNTL = handle("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
-            Native.CAPTURE_ERRNO, Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle OPEN = handle("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT),
-            Native.CAPTURE_ERRNO);
+    private static final MethodHandle POLL =
+            handle("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), Native.CAPTURE_ERRNO);
+    private static final MethodHandle FCNTL = handle(
+            "fcntl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+            Native.CAPTURE_ERRNO,
+            Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle OPEN =
+            handle("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), Native.CAPTURE_ERRNO);
     private static final MethodHandle CLOSE = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle MMAP = handle("mmap",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG), Native.CAPTURE_ERRNO);
+    private static final MethodHandle MMAP = handle(
+            "mmap",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
+            Native.CAPTURE_ERRNO);
     private static final MethodHandle MUNMAP = handle("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
 
     public static int poll(MemorySegment callState, MemorySegment fds, long nfds, int timeoutMillis) {
@@ -65,12 +74,12 @@ public final class libc_h {
         }
     }
 
-    private static final MethodHandle EVENTFD = handle("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT),
-            Native.CAPTURE_ERRNO);
-    private static final MethodHandle READ = handle("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG),
-            Native.CAPTURE_ERRNO);
-    private static final MethodHandle WRITE = handle("write",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), Native.CAPTURE_ERRNO);
+    private static final MethodHandle EVENTFD =
+            handle("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), Native.CAPTURE_ERRNO);
+    private static final MethodHandle READ =
+            handle("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), Native.CAPTURE_ERRNO);
+    private static final MethodHandle WRITE =
+            handle("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), Native.CAPTURE_ERRNO);
 
     public static int eventfd(MemorySegment callState, int initval, int flags) {
         try {
@@ -120,8 +129,8 @@ public final class libc_h {
         }
     }
 
-    public static MemorySegment mmap(MemorySegment callState, MemorySegment addr, long length, int prot, int flags,
-                                     int fd, long offset) {
+    public static MemorySegment mmap(
+            MemorySegment callState, MemorySegment addr, long length, int prot, int flags, int fd, long offset) {
         try {
             return (MemorySegment) MMAP.invokeExact(callState, addr, length, prot, flags, fd, offset);
         } catch (Throwable t) {

@@ -11,14 +11,17 @@ import java.lang.foreign.StructLayout;
 public final class rdma_cm_event {
     private rdma_cm_event() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("rdma_cm_event",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "rdma_cm_event",
             C_POINTER.withName("id"),
             C_POINTER.withName("listen_id"),
             C_INT.withName("event"),
             C_INT.withName("status"),
-            CLayouts.union(null,
-                    rdma_conn_param.layout().withName("conn"),
-                    rdma_ud_param.layout().withName("ud")).withName("param"));
+            CLayouts.union(
+                            null,
+                            rdma_conn_param.layout().withName("conn"),
+                            rdma_ud_param.layout().withName("ud"))
+                    .withName("param"));
 
     public static StructLayout layout() {
         return LAYOUT;

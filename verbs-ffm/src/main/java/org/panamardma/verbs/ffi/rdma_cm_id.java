@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class rdma_cm_id {
     private rdma_cm_id() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("rdma_cm_id",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "rdma_cm_id",
             C_POINTER.withName("verbs"),
             C_POINTER.withName("channel"),
             C_POINTER.withName("context"),

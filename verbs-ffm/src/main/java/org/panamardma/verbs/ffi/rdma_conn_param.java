@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class rdma_conn_param {
     private rdma_conn_param() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("rdma_conn_param",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "rdma_conn_param",
             C_POINTER.withName("private_data"),
             C_U8.withName("private_data_len"),
             C_U8.withName("responder_resources"),

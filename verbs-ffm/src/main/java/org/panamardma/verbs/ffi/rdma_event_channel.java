@@ -8,8 +8,7 @@ import java.lang.foreign.StructLayout;
 public final class rdma_event_channel {
     private rdma_event_channel() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("rdma_event_channel",
-            C_INT.withName("fd"));
+    private static final StructLayout LAYOUT = CLayouts.struct("rdma_event_channel", C_INT.withName("fd"));
 
     public static StructLayout layout() {
         return LAYOUT;

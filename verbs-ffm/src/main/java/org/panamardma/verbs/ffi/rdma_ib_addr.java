@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class rdma_ib_addr {
     private rdma_ib_addr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("rdma_ib_addr",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "rdma_ib_addr",
             ibv_gid.layout().withName("sgid"),
             ibv_gid.layout().withName("dgid"),
             C_U16.withName("pkey"));

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class rdma_route {
     private rdma_route() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("rdma_route",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "rdma_route",
             rdma_addr.layout().withName("addr"),
             C_POINTER.withName("path_rec"),
             C_INT.withName("num_paths"));

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class rdma_ud_param {
     private rdma_ud_param() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("rdma_ud_param",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "rdma_ud_param",
             C_POINTER.withName("private_data"),
             C_U8.withName("private_data_len"),
             ibv_ah_attr.layout().withName("ah_attr"),

@@ -8,9 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class sockaddr {
     private sockaddr() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("sockaddr",
-            C_U16.withName("sa_family"),
-            CLayouts.array(14, C_CHAR, "sa_data"));
+    private static final StructLayout LAYOUT =
+            CLayouts.struct("sockaddr", C_U16.withName("sa_family"), CLayouts.array(14, C_CHAR, "sa_data"));
 
     public static StructLayout layout() {
         return LAYOUT;

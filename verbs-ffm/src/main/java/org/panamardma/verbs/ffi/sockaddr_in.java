@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class sockaddr_in {
     private sockaddr_in() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("sockaddr_in",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "sockaddr_in",
             C_U16.withName("sin_family"),
             C_U16.withName("sin_port"),
             in_addr.layout().withName("sin_addr"),

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class sockaddr_in6 {
     private sockaddr_in6() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("sockaddr_in6",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "sockaddr_in6",
             C_U16.withName("sin6_family"),
             C_U16.withName("sin6_port"),
             C_U32.withName("sin6_flowinfo"),

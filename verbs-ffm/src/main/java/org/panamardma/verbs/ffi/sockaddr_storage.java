@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class sockaddr_storage {
     private sockaddr_storage() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("sockaddr_storage",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "sockaddr_storage",
             C_U16.withName("ss_family"),
             CLayouts.array(118, C_CHAR, "__ss_padding"),
             C_U64.withName("__ss_align"));

@@ -8,7 +8,8 @@ import java.lang.foreign.StructLayout;
 public final class verbs_context {
     private verbs_context() {}
 
-    private static final StructLayout LAYOUT = CLayouts.struct("verbs_context",
+    private static final StructLayout LAYOUT = CLayouts.struct(
+            "verbs_context",
             C_POINTER.withName("query_port"),
             C_POINTER.withName("advise_mr"),
             C_POINTER.withName("alloc_null_mr"),

@@ -49,10 +49,21 @@ public interface VerbsAccess {
      * Wraps a queue pair created by rdma_cm; {@code destroy} destroys it (rdma_destroy_qp). The caps are what
      * the provider granted.
      */
-    QueuePair adoptQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
-                             SharedReceiveQueue srq, int port, MemorySegment qp, boolean extended, long sendOpsFlags,
-                             int maxSendWr, int maxRecvWr, int maxSendSge, int maxRecvSge, int maxInlineData,
-                             Runnable destroy);
+    QueuePair adoptQueuePair(
+            ProtectionDomain pd,
+            CompletionQueue sendCq,
+            CompletionQueue recvCq,
+            SharedReceiveQueue srq,
+            int port,
+            MemorySegment qp,
+            boolean extended,
+            long sendOpsFlags,
+            int maxSendWr,
+            int maxRecvWr,
+            int maxSendSge,
+            int maxRecvSge,
+            int maxInlineData,
+            Runnable destroy);
 
     /** rdma_cm took the QP to RTS: it may post now. */
     void markConnected(QueuePair qp);
@@ -77,7 +88,9 @@ public interface VerbsAccess {
      * {@link IllegalCallerException}; a second installation an {@link IllegalStateException}.
      */
     static void set(VerbsAccess access) {
-        VerbsAccessHolder.set(StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass(),
+        VerbsAccessHolder.set(
+                StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+                        .getCallerClass(),
                 access);
     }
 }

@@ -15,14 +15,13 @@ final class VerbsAccessHolder {
      * class), without a reference from this package to the cm package above it, which would close a package cycle
      * (VerbsPackageCycleTest).
      */
-    private static final Set<String> USERS = Set.of("org.panamardma.verbs.cm.CmId",
-            "org.panamardma.verbs.cm.EventChannel");
+    private static final Set<String> USERS =
+            Set.of("org.panamardma.verbs.cm.CmId", "org.panamardma.verbs.cm.EventChannel");
 
     /** The implementation being installed: non-null only inside {@link #set}, while {@link Installed} initialises. */
     private static VerbsAccess offered;
 
-    private VerbsAccessHolder() {
-    }
+    private VerbsAccessHolder() {}
 
     /** Initialised by the first {@link #set}: it keeps what was offered then, for good. */
     private static final class Installed {
@@ -48,8 +47,7 @@ final class VerbsAccessHolder {
     }
 
     static VerbsAccess get(Class<?> caller) {
-        if (!USERS.contains(caller.getName())
-                || caller.getClassLoader() != VerbsAccessHolder.class.getClassLoader()) {
+        if (!USERS.contains(caller.getName()) || caller.getClassLoader() != VerbsAccessHolder.class.getClassLoader()) {
             throw new IllegalCallerException(caller.getName() + " may not use VerbsAccess (package "
                     + VerbsAccess.class.getPackageName() + " is internal to verbs-ffm)");
         }

@@ -15,8 +15,7 @@ import java.lang.foreign.MemorySegment;
  * native access must not get, through this module, what FFM refuses it (issue 25, item 7).
  */
 public final class Spans {
-    private Spans() {
-    }
+    private Spans() {}
 
     /**
      * The smallest segment covering {@code a} and {@code b}, in their common scope; read-only if either is.

@@ -6,8 +6,7 @@ import org.panamardma.verbs.AsyncEvent;
 import org.panamardma.verbs.AsyncEventType;
 
 final class AsyncEventDeviceTestSupport {
-    private AsyncEventDeviceTestSupport() {
-    }
+    private AsyncEventDeviceTestSupport() {}
 
     /** The next event of {@code type}, printing the others; fails after 30 s. */
     static AsyncEvent next(BlockingQueue<AsyncEvent> events, AsyncEventType type) throws InterruptedException {

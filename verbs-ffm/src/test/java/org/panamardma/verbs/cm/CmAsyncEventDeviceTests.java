@@ -57,14 +57,14 @@ abstract class CmAsyncEventDeviceTests {
             };
             CompletableFuture<CmConnector.Connection> accepted = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return CmConnector.acceptOne(pair.listener, ConnectionParameters.DEFAULTS, serverFactory,
-                            CmTestPair.TIMEOUT);
+                    return CmConnector.acceptOne(
+                            pair.listener, ConnectionParameters.DEFAULTS, serverFactory, CmTestPair.TIMEOUT);
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }
             });
-            pair.clientConnection = CmConnector.connect(pair.clientChannel, address, ConnectionParameters.DEFAULTS,
-                    pair.client, CmTestPair.TIMEOUT);
+            pair.clientConnection = CmConnector.connect(
+                    pair.clientChannel, address, ConnectionParameters.DEFAULTS, pair.client, CmTestPair.TIMEOUT);
             pair.serverConnection = accepted.get(60, TimeUnit.SECONDS);
             try {
                 QueuePair qp = pair.clientConnection.queuePair();

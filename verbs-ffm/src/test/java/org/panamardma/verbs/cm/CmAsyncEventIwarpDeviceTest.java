@@ -4,5 +4,4 @@ import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.Transport;
 
 @RdmaDeviceTest(transport = Transport.IWARP)
-class CmAsyncEventIwarpDeviceTest extends CmAsyncEventDeviceTests {
-}
+class CmAsyncEventIwarpDeviceTest extends CmAsyncEventDeviceTests {}

@@ -29,8 +29,8 @@ abstract class CmChannelDeviceTests {
 
     @Test
     void clientAndServerWaitingOnOneChannelFromTwoThreadsBothProceed(RdmaTestDevice device) throws Exception {
-        try (CmTestPair pair = new CmTestPair(org.panamardma.verbs.TestAccess.ALL_REMOTE,
-                org.panamardma.verbs.TestAccess.ALL_REMOTE, o -> o, true)) {
+        try (CmTestPair pair = new CmTestPair(
+                org.panamardma.verbs.TestAccess.ALL_REMOTE, org.panamardma.verbs.TestAccess.ALL_REMOTE, o -> o, true)) {
             assertTrue(pair.clientChannel == pair.serverChannel);
             InetSocketAddress address = CmTestPair.serverAddress(device, false);
             long start = System.nanoTime();
@@ -39,14 +39,22 @@ abstract class CmChannelDeviceTests {
             pair.connect(address, new byte[] {1, 2, 3}, new byte[] {4, 5, 6});
             long millis = (System.nanoTime() - start) / 1_000_000;
             System.out.println(device.name() + ": connected with one shared event channel in " + millis + " ms");
-            assertArrayEquals(new byte[] {1, 2, 3},
-                    java.util.Arrays.copyOf(pair.serverConnection.peerPrivateData(), 3));
-            assertArrayEquals(new byte[] {4, 5, 6},
-                    java.util.Arrays.copyOf(pair.clientConnection.peerPrivateData(), 3));
+            assertArrayEquals(
+                    new byte[] {1, 2, 3}, java.util.Arrays.copyOf(pair.serverConnection.peerPrivateData(), 3));
+            assertArrayEquals(
+                    new byte[] {4, 5, 6}, java.util.Arrays.copyOf(pair.clientConnection.peerPrivateData(), 3));
             // and bytes move over the connection it made
             pair.client.mr.segment().set(ValueLayout.JAVA_LONG, 0, 0x1122334455667788L);
-            pair.clientConnection.queuePair().postWrite(7, pair.client.mr, 0, 8, pair.server.mr.address(),
-                    pair.server.mr.rkey(), SendFlags.SIGNALED);
+            pair.clientConnection
+                    .queuePair()
+                    .postWrite(
+                            7,
+                            pair.client.mr,
+                            0,
+                            8,
+                            pair.server.mr.address(),
+                            pair.server.mr.rkey(),
+                            SendFlags.SIGNALED);
             pair.expectSuccess(pair.client.cq, 7, WcOpcode.RDMA_WRITE);
             assertEquals(0x1122334455667788L, pair.server.mr.segment().get(ValueLayout.JAVA_LONG, 0));
             // a disconnect from one thread, seen by the other waiting on the same channel
@@ -62,7 +70,8 @@ abstract class CmChannelDeviceTests {
         byte[] b = own.getAddress();
         b[3] = (byte) 250;
         InetSocketAddress nobody = new InetSocketAddress(Inet4Address.getByAddress(b), CmTestPair.nextPort());
-        try (EventChannel channel = EventChannel.create(); CmId id = channel.createId()) {
+        try (EventChannel channel = EventChannel.create();
+                CmId id = channel.createId()) {
             long start = System.nanoTime();
             Duration cmTimeout = Duration.ofSeconds(2);
             Exception e = assertThrows(Exception.class, () -> {
@@ -76,9 +85,10 @@ abstract class CmChannelDeviceTests {
             });
             long millis = (System.nanoTime() - start) / 1_000_000;
             System.out.println(device.name() + ": resolving " + nobody + " failed after " + millis + " ms: " + e);
-            CmEventException cm = assertInstanceOf(CmEventException.class, e,
-                    "the CM's reason, not our own timeout: " + e);
-            assertTrue(cm.event().type() == CmEventType.ADDR_ERROR || cm.event().type() == CmEventType.ROUTE_ERROR,
+            CmEventException cm =
+                    assertInstanceOf(CmEventException.class, e, "the CM's reason, not our own timeout: " + e);
+            assertTrue(
+                    cm.event().type() == CmEventType.ADDR_ERROR || cm.event().type() == CmEventType.ROUTE_ERROR,
                     cm.getMessage());
             assertNotEquals(0, cm.event().status(), "an errno in the event's status");
             assertTrue(millis < 25_000, "no hang: " + millis + " ms");
@@ -92,7 +102,8 @@ abstract class CmChannelDeviceTests {
         InetSocketAddress address = CmTestPair.serverAddress(device, false);
         // the kernel's own behaviour, for the record: one resolution with the whole timeout after a flush
         flushNeighbours(device, peer);
-        try (EventChannel channel = EventChannel.create(); CmId id = channel.createId()) {
+        try (EventChannel channel = EventChannel.create();
+                CmId id = channel.createId()) {
             long start = System.nanoTime();
             id.resolveAddress(address, Duration.ofSeconds(3));
             id.expect(CmEventType.ADDR_RESOLVED, Duration.ofSeconds(10));
@@ -106,12 +117,22 @@ abstract class CmChannelDeviceTests {
             pair.connect(address, new byte[] {1}, new byte[] {2});
             long millis = (System.nanoTime() - start) / 1_000_000;
             System.out.println(device.name() + ": connected after a neighbour flush in " + millis + " ms");
-            assertTrue(millis < 15_000, "connect after a neighbour flush took " + millis + " ms: it waited for "
-                    + "the whole " + CmTestPair.TIMEOUT + " resolve timeout, not for one short attempt");
+            assertTrue(
+                    millis < 15_000,
+                    "connect after a neighbour flush took " + millis + " ms: it waited for " + "the whole "
+                            + CmTestPair.TIMEOUT + " resolve timeout, not for one short attempt");
             // and the connection works
             pair.client.mr.segment().set(ValueLayout.JAVA_LONG, 0, 0x5EED5EED5EED5EEDL);
-            pair.clientConnection.queuePair().postWrite(9, pair.client.mr, 0, 8, pair.server.mr.address(),
-                    pair.server.mr.rkey(), SendFlags.SIGNALED);
+            pair.clientConnection
+                    .queuePair()
+                    .postWrite(
+                            9,
+                            pair.client.mr,
+                            0,
+                            8,
+                            pair.server.mr.address(),
+                            pair.server.mr.rkey(),
+                            SendFlags.SIGNALED);
             pair.expectSuccess(pair.client.cq, 9, WcOpcode.RDMA_WRITE);
             assertEquals(0x5EED5EED5EED5EEDL, pair.server.mr.segment().get(ValueLayout.JAVA_LONG, 0));
         }
@@ -123,14 +144,16 @@ abstract class CmChannelDeviceTests {
         byte[] b = own.getAddress();
         b[3] = (byte) 251;
         InetSocketAddress nobody = new InetSocketAddress(Inet4Address.getByAddress(b), CmTestPair.nextPort());
-        try (EventChannel channel = EventChannel.create(); CmId id = channel.createId()) {
+        try (EventChannel channel = EventChannel.create();
+                CmId id = channel.createId()) {
             long start = System.nanoTime();
             // three attempts of a second on the same id: a second rdma_resolve_addr after ADDR_ERROR is accepted
-            CmEventException e = assertThrows(CmEventException.class, () -> CmConnector.resolveAddress(id,
-                    new InetSocketAddress(own, 0), nobody, Duration.ofSeconds(3)));
+            CmEventException e = assertThrows(
+                    CmEventException.class,
+                    () -> CmConnector.resolveAddress(id, new InetSocketAddress(own, 0), nobody, Duration.ofSeconds(3)));
             long millis = (System.nanoTime() - start) / 1_000_000;
-            System.out.println(device.name() + ": resolving " + nobody + " in attempts failed after " + millis
-                    + " ms: " + e);
+            System.out.println(
+                    device.name() + ": resolving " + nobody + " in attempts failed after " + millis + " ms: " + e);
             assertEquals(CmEventType.ADDR_ERROR, e.event().type(), e.getMessage());
             assertEquals(org.panamardma.verbs.Errno.ETIMEDOUT, e.errno(), e.getMessage());
             assertTrue(millis >= 2_500, "gave up before the timeout: " + millis + " ms");
@@ -145,8 +168,10 @@ abstract class CmChannelDeviceTests {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes());
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "ip neigh flush hangs");
-            Assumptions.assumeTrue(p.exitValue() == 0, () -> "flushing the neighbour table needs CAP_NET_ADMIN "
-                    + "(root, as in the testbed): " + String.join(" ", command) + ": " + out.strip());
+            Assumptions.assumeTrue(
+                    p.exitValue() == 0,
+                    () -> "flushing the neighbour table needs CAP_NET_ADMIN " + "(root, as in the testbed): "
+                            + String.join(" ", command) + ": " + out.strip());
         }
     }
 }

@@ -4,5 +4,4 @@ import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.Transport;
 
 @RdmaDeviceTest(transport = Transport.IWARP)
-class CmChannelIwarpDeviceTest extends CmChannelDeviceTests {
-}
+class CmChannelIwarpDeviceTest extends CmChannelDeviceTests {}

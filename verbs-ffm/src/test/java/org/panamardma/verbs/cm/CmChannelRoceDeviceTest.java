@@ -4,5 +4,4 @@ import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.Transport;
 
 @RdmaDeviceTest(transport = Transport.ROCE)
-class CmChannelRoceDeviceTest extends CmChannelDeviceTests {
-}
+class CmChannelRoceDeviceTest extends CmChannelDeviceTests {}

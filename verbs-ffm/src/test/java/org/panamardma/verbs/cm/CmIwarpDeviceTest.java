@@ -58,9 +58,11 @@ class CmIwarpDeviceTest {
 
             // one byte more is refused before the call, by connect and by accept
             byte[] tooLong = new byte[PrivateDataLimits.IWARP + 1];
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> clientId.connect(ConnectionParameters.DEFAULTS.withPrivateData(tooLong)));
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> serverId.accept(ConnectionParameters.DEFAULTS.withPrivateData(tooLong)));
 
             QueuePair qp = pair.client.qp;
@@ -75,13 +77,15 @@ class CmIwarpDeviceTest {
             pair.expectSuccess(pair.client.cq, 11, WcOpcode.SEND);
             pair.expectSuccess(pair.server.cq, 10, WcOpcode.RECV);
             assertEquals(message.length, pair.wc.byteLength(0));
-            assertArrayEquals(message, remote.segment().asSlice(8192, message.length).toArray(ValueLayout.JAVA_BYTE));
+            assertArrayEquals(
+                    message, remote.segment().asSlice(8192, message.length).toArray(ValueLayout.JAVA_BYTE));
 
             byte[] written = pattern(3000, 4);
             MemorySegment.copy(written, 0, local.segment(), ValueLayout.JAVA_BYTE, 0, written.length);
             qp.postWrite(12, local, 0, written.length, remote.address() + 16384, remote.rkey(), SendFlags.SIGNALED);
             pair.expectSuccess(pair.client.cq, 12, WcOpcode.RDMA_WRITE);
-            assertArrayEquals(written, remote.segment().asSlice(16384, written.length).toArray(ValueLayout.JAVA_BYTE));
+            assertArrayEquals(
+                    written, remote.segment().asSlice(16384, written.length).toArray(ValueLayout.JAVA_BYTE));
 
             byte[] read = pattern(2000, 5);
             MemorySegment.copy(read, 0, remote.segment(), ValueLayout.JAVA_BYTE, 32768, read.length);
@@ -90,18 +94,35 @@ class CmIwarpDeviceTest {
             assertArrayEquals(read, local.segment().asSlice(40960, read.length).toArray(ValueLayout.JAVA_BYTE));
 
             String siw = qp.deviceName();
-            assertRefused(siw, "FetchAdd", () -> qp.postFetchAdd(20, local, 0, remote.address(), remote.rkey(), 1,
-                    SendFlags.SIGNALED));
-            assertRefused(siw, "CompareSwap", () -> qp.postCompareSwap(21, local, 0, remote.address(), remote.rkey(),
-                    0, 1, SendFlags.SIGNALED));
-            assertRefused(siw, "SEND with immediate", () -> qp.postSendWithImmediate(22, local, 0, 8, 42,
-                    SendFlags.SIGNALED));
+            assertRefused(
+                    siw,
+                    "FetchAdd",
+                    () -> qp.postFetchAdd(20, local, 0, remote.address(), remote.rkey(), 1, SendFlags.SIGNALED));
+            assertRefused(
+                    siw,
+                    "CompareSwap",
+                    () -> qp.postCompareSwap(21, local, 0, remote.address(), remote.rkey(), 0, 1, SendFlags.SIGNALED));
+            assertRefused(
+                    siw,
+                    "SEND with immediate",
+                    () -> qp.postSendWithImmediate(22, local, 0, 8, 42, SendFlags.SIGNALED));
             // FLUSH: the library's reason where rdma-core lacks it (checked first), else siw's
-            System.out.println("siw refuses FLUSH: " + Expect.assertFlushRefused(siw, () -> qp.postFlush(23,
-                    remote.address(), remote.rkey(), 64, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE,
-                    SendFlags.SIGNALED)).getMessage());
-            assertRefused(siw, "ATOMIC WRITE", () -> qp.postAtomicWrite(24, remote.address(), remote.rkey(), 1,
-                    SendFlags.SIGNALED));
+            System.out.println("siw refuses FLUSH: "
+                    + Expect.assertFlushRefused(
+                                    siw,
+                                    () -> qp.postFlush(
+                                            23,
+                                            remote.address(),
+                                            remote.rkey(),
+                                            64,
+                                            FlushType.GLOBAL_VISIBILITY,
+                                            FlushScope.RANGE,
+                                            SendFlags.SIGNALED))
+                            .getMessage());
+            assertRefused(
+                    siw,
+                    "ATOMIC WRITE",
+                    () -> qp.postAtomicWrite(24, remote.address(), remote.rkey(), 1, SendFlags.SIGNALED));
             // nothing was posted by the refused calls
             assertEquals(0, pair.client.cq.poll(pair.wc));
 
@@ -115,7 +136,8 @@ class CmIwarpDeviceTest {
             InetSocketAddress address = CmTestPair.serverAddress(device, true);
             pair.connect(address, new byte[] {6}, new byte[] {7});
             assertArrayEquals(new byte[] {6}, pair.serverConnection.request().privateData());
-            assertArrayEquals(new byte[] {7}, pair.clientConnection.established().privateData());
+            assertArrayEquals(
+                    new byte[] {7}, pair.clientConnection.established().privateData());
             var local = pair.client.mr;
             var remote = pair.server.mr;
             local.segment().setString(0, "siw over IPv6");
@@ -130,8 +152,14 @@ class CmIwarpDeviceTest {
     void connectToAPortNobodyListensOnFails(RdmaTestDevice device) throws Exception {
         try (CmTestPair pair = new CmTestPair()) {
             InetSocketAddress address = CmTestPair.serverAddress(device, false);
-            RdmaException e = assertThrows(RdmaException.class, () -> CmConnector.connect(pair.clientChannel,
-                    address, ConnectionParameters.DEFAULTS, pair.client, CmTestPair.TIMEOUT));
+            RdmaException e = assertThrows(
+                    RdmaException.class,
+                    () -> CmConnector.connect(
+                            pair.clientChannel,
+                            address,
+                            ConnectionParameters.DEFAULTS,
+                            pair.client,
+                            CmTestPair.TIMEOUT));
             System.out.println("siw no listener: " + e);
             assertFalse(e instanceof CmTimeoutException, "the CM's reason, not our timeout: " + e);
         }

@@ -37,7 +37,11 @@ import org.panamardma.verbs.WcOpcode;
 class CmRoceDeviceTest {
     /** The server's region: FLUSH access where the kernel has FLUSH (before 6.2 it refuses the flag). */
     private static final Set<Access> TARGET = Expect.rxeKernelFlushAndAtomicWrite()
-            ? Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC,
+            ? Set.of(
+                    Access.LOCAL_WRITE,
+                    Access.REMOTE_READ,
+                    Access.REMOTE_WRITE,
+                    Access.REMOTE_ATOMIC,
                     Access.FLUSH_GLOBAL)
             : Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
 
@@ -72,10 +76,12 @@ class CmRoceDeviceTest {
             assertEquals(address, serverId.localAddress().orElseThrow());
             assertEquals(address.getPort(), clientId.peerPort());
             assertEquals(address.getPort(), serverId.localPort(), "an accepted id's source port is the listener's");
-            assertEquals(address.getAddress(), clientId.peerAddress().orElseThrow().getAddress());
+            assertEquals(
+                    address.getAddress(), clientId.peerAddress().orElseThrow().getAddress());
             assertPrefix(fromClient, pair.serverConnection.request().privateData(), PrivateDataLimits.IB_CONNECT);
             assertPrefix(fromServer, pair.clientConnection.established().privateData(), PrivateDataLimits.IB_ACCEPT);
-            assertEquals(pair.client.qp.qpNumber(), pair.serverConnection.request().peerQpNumber());
+            assertEquals(
+                    pair.client.qp.qpNumber(), pair.serverConnection.request().peerQpNumber());
 
             QueuePair qp = pair.client.qp;
             assertTrue(qp.usesExtendedSendPath(), "rdma_create_qp_ex on rxe");
@@ -93,12 +99,26 @@ class CmRoceDeviceTest {
 
             // FLUSH needs the FLUSH access rdma_cm does not give the responder's QP (granted on ESTABLISHED)
             if (Expect.rxeFlush()) {
-                qp.postFlush(2, remote.address() + 1024, remote.rkey(), data.length, FlushType.GLOBAL_VISIBILITY,
-                        FlushScope.RANGE, SendFlags.SIGNALED);
+                qp.postFlush(
+                        2,
+                        remote.address() + 1024,
+                        remote.rkey(),
+                        data.length,
+                        FlushType.GLOBAL_VISIBILITY,
+                        FlushScope.RANGE,
+                        SendFlags.SIGNALED);
                 pair.expectSuccess(pair.client.cq, 2, WcOpcode.FLUSH);
             } else {
-                Expect.assertFlushRefused(qp.deviceName(), () -> qp.postFlush(2, remote.address() + 1024,
-                        remote.rkey(), data.length, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE, SendFlags.SIGNALED));
+                Expect.assertFlushRefused(
+                        qp.deviceName(),
+                        () -> qp.postFlush(
+                                2,
+                                remote.address() + 1024,
+                                remote.rkey(),
+                                data.length,
+                                FlushType.GLOBAL_VISIBILITY,
+                                FlushScope.RANGE,
+                                SendFlags.SIGNALED));
             }
 
             if (Expect.rxeAtomicWrite()) {
@@ -106,8 +126,10 @@ class CmRoceDeviceTest {
                 pair.expectSuccess(pair.client.cq, 3, WcOpcode.ATOMIC_WRITE);
                 assertEquals(0x1122334455667788L, remote.segment().get(ValueLayout.JAVA_LONG, 64));
             } else {
-                Expect.assertAtomicWriteRefused(qp.deviceName(), () -> qp.postAtomicWrite(3, remote.address() + 64,
-                        remote.rkey(), 0x1122334455667788L, SendFlags.SIGNALED));
+                Expect.assertAtomicWriteRefused(
+                        qp.deviceName(),
+                        () -> qp.postAtomicWrite(
+                                3, remote.address() + 64, remote.rkey(), 0x1122334455667788L, SendFlags.SIGNALED));
                 remote.segment().set(ValueLayout.JAVA_LONG, 64, 0x1122334455667788L); // the FetchAdd's start
             }
             assertEquals(0, pair.client.cq.poll(pair.wc), "no completion of anything refused");
@@ -140,20 +162,26 @@ class CmRoceDeviceTest {
             resolved.expect(CmEventType.ROUTE_RESOLVED, CmTestPair.TIMEOUT);
             assertEquals(device.name(), resolved.context().deviceName());
             assertEquals(address, resolved.peerAddress().orElseThrow());
-            assertEquals(device.ipv6().orElseThrow(), resolved.localAddress().orElseThrow().getAddress());
+            assertEquals(
+                    device.ipv6().orElseThrow(),
+                    resolved.localAddress().orElseThrow().getAddress());
             resolved.close();
 
             try {
                 pair.connect(address, new byte[] {6}, new byte[] {7});
             } catch (CmEventException e) {
-                System.out.println("rxe IPv6: " + e.event() + "; server side: "
-                        + Arrays.toString(e.getSuppressed()));
+                System.out.println("rxe IPv6: " + e.event() + "; server side: " + Arrays.toString(e.getSuppressed()));
                 assertEquals(CmEventType.REJECTED, e.event().type(), e.getMessage());
-                assertEquals(CmEvent.IB_REJECT_CONSUMER_DEFINED, e.event().status(), e.event().statusDescription());
+                assertEquals(
+                        CmEvent.IB_REJECT_CONSUMER_DEFINED,
+                        e.event().status(),
+                        e.event().statusDescription());
                 assertEquals(1, e.getSuppressed().length, "the server's side");
                 Throwable server = e.getSuppressed()[0];
-                assertTrue(server instanceof IllegalStateException && server.getMessage().contains("closed while "
-                        + "waiting"), "the listener saw no request and was closed waiting: " + server);
+                assertTrue(
+                        server instanceof IllegalStateException
+                                && server.getMessage().contains("closed while " + "waiting"),
+                        "the listener saw no request and was closed waiting: " + server);
                 return;
             }
             System.out.println("rxe IPv6: connected");
@@ -177,7 +205,8 @@ class CmRoceDeviceTest {
             CompletableFuture<String> server = CompletableFuture.supplyAsync(() -> {
                 try {
                     CmEvent request = pair.listener.expect(CmEventType.CONNECT_REQUEST, CmTestPair.TIMEOUT);
-                    IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+                    IllegalArgumentException tooLong = assertThrows(
+                            IllegalArgumentException.class,
                             () -> request.id().reject(new byte[PrivateDataLimits.IB_REJECT + 1]));
                     request.id().reject(reason);
                     request.id().close();
@@ -186,11 +215,20 @@ class CmRoceDeviceTest {
                     throw new RuntimeException(e);
                 }
             });
-            CmEventException e = assertThrows(CmEventException.class, () -> CmConnector.connect(pair.clientChannel,
-                    address, ConnectionParameters.DEFAULTS, pair.client, CmTestPair.TIMEOUT));
+            CmEventException e = assertThrows(
+                    CmEventException.class,
+                    () -> CmConnector.connect(
+                            pair.clientChannel,
+                            address,
+                            ConnectionParameters.DEFAULTS,
+                            pair.client,
+                            CmTestPair.TIMEOUT));
             System.out.println("rxe reject: " + e.event() + "; too long: " + server.get(60, TimeUnit.SECONDS));
             assertEquals(CmEventType.REJECTED, e.event().type());
-            assertEquals(CmEvent.IB_REJECT_CONSUMER_DEFINED, e.event().status(), e.event().statusDescription());
+            assertEquals(
+                    CmEvent.IB_REJECT_CONSUMER_DEFINED,
+                    e.event().status(),
+                    e.event().statusDescription());
             assertPrefix(reason, e.event().privateData(), PrivateDataLimits.IB_REJECT);
             assertTrue(pair.client.qp.isClosed(), "the failed connection's id and QP are closed");
         }
@@ -204,17 +242,26 @@ class CmRoceDeviceTest {
             CmId probe = pair.clientChannel.createId();
             probe.resolveAddress(address, CmTestPair.TIMEOUT);
             probe.expect(CmEventType.ADDR_RESOLVED, CmTestPair.TIMEOUT);
-            IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class, () -> probe.connect(
-                    ConnectionParameters.DEFAULTS.withPrivateData(new byte[PrivateDataLimits.IB_CONNECT + 1])));
+            IllegalArgumentException tooLong = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> probe.connect(
+                            ConnectionParameters.DEFAULTS.withPrivateData(new byte[PrivateDataLimits.IB_CONNECT + 1])));
             assertTrue(tooLong.getMessage().contains("56"), tooLong.getMessage());
             probe.close();
 
             long start = System.nanoTime();
-            CmEventException e = assertThrows(CmEventException.class, () -> CmConnector.connect(pair.clientChannel,
-                    address, ConnectionParameters.DEFAULTS, pair.client, CmTestPair.TIMEOUT));
+            CmEventException e = assertThrows(
+                    CmEventException.class,
+                    () -> CmConnector.connect(
+                            pair.clientChannel,
+                            address,
+                            ConnectionParameters.DEFAULTS,
+                            pair.client,
+                            CmTestPair.TIMEOUT));
             long millis = (System.nanoTime() - start) / 1_000_000;
             System.out.println("rxe no listener: " + e.event() + " after " + millis + " ms");
-            assertTrue(e.event().type() == CmEventType.REJECTED || e.event().type() == CmEventType.UNREACHABLE,
+            assertTrue(
+                    e.event().type() == CmEventType.REJECTED || e.event().type() == CmEventType.UNREACHABLE,
                     e.getMessage());
             assertFalse(e.event().status() == 0, "a reason");
             assertTrue(millis < Duration.ofSeconds(20).toMillis(), "fails fast: " + millis + " ms");

@@ -99,8 +99,12 @@ final class CmTestPair implements AutoCloseable {
     }
 
     /** With {@code oneChannel}, client and server share one event channel, each side waiting from its own thread. */
-    CmTestPair(Set<Access> clientAccess, Set<Access> serverAccess, UnaryOperator<QueuePairOptions> customize,
-            boolean oneChannel) throws RdmaException {
+    CmTestPair(
+            Set<Access> clientAccess,
+            Set<Access> serverAccess,
+            UnaryOperator<QueuePairOptions> customize,
+            boolean oneChannel)
+            throws RdmaException {
         clientChannel = EventChannel.create();
         serverChannel = oneChannel ? clientChannel : EventChannel.create();
         client = new Side(clientAccess, customize);
@@ -120,15 +124,15 @@ final class CmTestPair implements AutoCloseable {
         listen(address);
         CompletableFuture<CmConnector.Connection> accepted = CompletableFuture.supplyAsync(() -> {
             try {
-                return CmConnector.acceptOne(listener, ConnectionParameters.DEFAULTS.withPrivateData(serverData),
-                        server, TIMEOUT);
+                return CmConnector.acceptOne(
+                        listener, ConnectionParameters.DEFAULTS.withPrivateData(serverData), server, TIMEOUT);
             } catch (RdmaException e) {
                 throw new RuntimeException(e);
             }
         });
         try {
-            clientConnection = CmConnector.connect(clientChannel, address,
-                    ConnectionParameters.DEFAULTS.withPrivateData(clientData), client, TIMEOUT);
+            clientConnection = CmConnector.connect(
+                    clientChannel, address, ConnectionParameters.DEFAULTS.withPrivateData(clientData), client, TIMEOUT);
         } catch (Exception clientFailure) {
             // the server side's view of the failure: it failed first (that made the client's failure), or it is
             // still waiting for a request, which closing the listener ends
@@ -143,8 +147,10 @@ final class CmTestPair implements AutoCloseable {
                 accepted.get(10, TimeUnit.SECONDS);
             } catch (ExecutionException | TimeoutException serverFailure) {
                 Throwable cause = serverFailure.getCause();
-                clientFailure.addSuppressed(cause instanceof RuntimeException r && r.getCause() != null
-                        ? r.getCause() : cause != null ? cause : serverFailure);
+                clientFailure.addSuppressed(
+                        cause instanceof RuntimeException r && r.getCause() != null
+                                ? r.getCause()
+                                : cause != null ? cause : serverFailure);
             }
             throw clientFailure;
         }

@@ -39,8 +39,8 @@ class CmValuesTest {
         assertEquals(255, ConnectionParameters.DEFAULTS.responderResources());
         assertThrows(IllegalArgumentException.class, () -> ConnectionParameters.DEFAULTS.withRetries(8, 7));
         assertThrows(IllegalArgumentException.class, () -> ConnectionParameters.DEFAULTS.withResources(256, 1));
-        assertThrows(IllegalArgumentException.class,
-                () -> ConnectionParameters.DEFAULTS.withPrivateData(new byte[256]));
+        assertThrows(
+                IllegalArgumentException.class, () -> ConnectionParameters.DEFAULTS.withPrivateData(new byte[256]));
     }
 
     @Test
@@ -50,8 +50,10 @@ class CmValuesTest {
         assertEquals(148, PrivateDataLimits.limit(TransportType.INFINIBAND, PrivateDataLimits.Operation.REJECT));
         assertEquals(251, PrivateDataLimits.limit(TransportType.IWARP, PrivateDataLimits.Operation.ACCEPT));
         PrivateDataLimits.check(TransportType.INFINIBAND, "rxe0", PrivateDataLimits.Operation.CONNECT, 56);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PrivateDataLimits.check(
-                TransportType.INFINIBAND, "rxe0", PrivateDataLimits.Operation.CONNECT, 57));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> PrivateDataLimits.check(
+                        TransportType.INFINIBAND, "rxe0", PrivateDataLimits.Operation.CONNECT, 57));
         assertTrue(e.getMessage().contains("rxe0") && e.getMessage().contains("56"), e.getMessage());
     }
 
@@ -73,7 +75,8 @@ class CmValuesTest {
             assertEquals((byte) 0xfd, s6.get(ValueLayout.JAVA_BYTE, 8), "sin6_addr at offset 8");
             assertEquals(v6, SocketAddresses.read(s6));
 
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> SocketAddresses.write(arena, InetSocketAddress.createUnresolved("example.org", 1)));
             assertEquals(null, SocketAddresses.read(arena.allocate(sockaddr_storage.layout())));
         }

@@ -11,8 +11,13 @@ import org.junit.jupiter.api.Test;
 /** The stream start probe's decisions, on the host: when a READ may be sent, and how the waits grow. */
 class StreamStartProbeTest {
     private static CmEvent established(int responderResources, int initiatorDepth) {
-        return new CmEvent(CmEventType.ESTABLISHED, 0, null, null,
-                new ConnectionParameters(responderResources, initiatorDepth, 7, 7, new byte[0]), 0);
+        return new CmEvent(
+                CmEventType.ESTABLISHED,
+                0,
+                null,
+                null,
+                new ConnectionParameters(responderResources, initiatorDepth, 7, 7, new byte[0]),
+                0);
     }
 
     @Test

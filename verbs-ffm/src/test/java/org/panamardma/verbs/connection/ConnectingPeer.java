@@ -17,16 +17,22 @@ import org.panamardma.verbs.TestAccess;
  * "connected" and then waits to be killed (it never closes anything: the kernel cleans up after the kill).
  */
 public final class ConnectingPeer {
-    private ConnectingPeer() {
-    }
+    private ConnectingPeer() {}
 
     /** The command line that runs this class in a new JVM with the current class path. */
     static List<String> command(InetSocketAddress server) {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-                "-cp", classPath(), ConnectingPeer.class.getName(),
-                server.getAddress().getHostAddress(), Integer.toString(server.getPort())));
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xshare:auto",
+                "-cp",
+                classPath(),
+                ConnectingPeer.class.getName(),
+                server.getAddress().getHostAddress(),
+                Integer.toString(server.getPort())));
         return cmd;
     }
 
@@ -39,7 +45,10 @@ public final class ConnectingPeer {
         java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();
         for (Class<?> c : new Class<?>[] {ConnectingPeer.class, RdmaClient.class, org.slf4j.LoggerFactory.class}) {
             try {
-                entries.add(java.nio.file.Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI())
+                entries.add(java.nio.file.Path.of(c.getProtectionDomain()
+                                .getCodeSource()
+                                .getLocation()
+                                .toURI())
                         .toString());
             } catch (java.net.URISyntaxException e) {
                 throw new IllegalStateException(e);
@@ -51,8 +60,7 @@ public final class ConnectingPeer {
 
     public static void main(String[] args) throws Exception {
         InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[1]));
-        RdmaConnection c = RdmaClient.connect(server,
-                ConnectionOptions.DEFAULTS.withTimeout(Duration.ofSeconds(90)));
+        RdmaConnection c = RdmaClient.connect(server, ConnectionOptions.DEFAULTS.withTimeout(Duration.ofSeconds(90)));
         byte[] hello = ("hello from pid " + ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII);
         MemoryRegion mr = c.protectionDomain().allocate(hello.length, TestAccess.ALL_REMOTE);
         MemorySegment.copy(hello, 0, mr.segment(), ValueLayout.JAVA_BYTE, 0, hello.length);

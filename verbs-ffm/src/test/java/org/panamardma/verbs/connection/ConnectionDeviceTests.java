@@ -48,6 +48,7 @@ abstract class ConnectionDeviceTests {
     static void lap(String what, long startNanos) {
         System.out.printf("%s after %d ms%n", what, (System.nanoTime() - startNanos) / 1_000_000);
     }
+
     private static final AtomicInteger PORTS = new AtomicInteger(20_000 + new Random().nextInt(20_000));
 
     static InetSocketAddress serverAddress(RdmaTestDevice device) {
@@ -59,9 +60,12 @@ abstract class ConnectionDeviceTests {
     /** The kernel's last messages, for a failure's report (the tests run as root in the testbed VM). */
     static String kernelLogTail() {
         try {
-            Process p = new ProcessBuilder("sh", "-c",
-                    "dmesg | tail -n 20; rdma resource show; ulimit -a; ls /proc/$PPID/fd | wc -l; free -m")
-                    .redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(
+                            "sh",
+                            "-c",
+                            "dmesg | tail -n 20; rdma resource show; ulimit -a; ls /proc/$PPID/fd | wc -l; free -m")
+                    .redirectErrorStream(true)
+                    .start();
             return "kernel log:\n" + new String(p.getInputStream().readAllBytes());
         } catch (java.io.IOException e) {
             return "(no kernel log: " + e + ")";
@@ -122,8 +126,9 @@ abstract class ConnectionDeviceTests {
             } finally {
                 long t1 = System.nanoTime();
                 server.close();
-                System.out.printf("pair closed: client %d ms, server %d ms%n", (t1 - t0) / 1_000_000,
-                        (System.nanoTime() - t1) / 1_000_000);
+                System.out.printf(
+                        "pair closed: client %d ms, server %d ms%n",
+                        (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000);
             }
         }
     }
@@ -143,10 +148,10 @@ abstract class ConnectionDeviceTests {
         byte[] fromClient = {(byte) 0xf6, (byte) 0xab, 0x0e, 0x18, 1, 0, 3, 3};
         byte[] fromServer = {(byte) 0xf6, (byte) 0xab, 0x0e, 0x18, 1, 0, 7, 7};
         InetSocketAddress address = serverAddress(device);
-        try (RdmaServer server = RdmaServer.listen(address, OPTIONS.withParameters(
-                OPTIONS.parameters().withPrivateData(fromServer)));
-             RdmaConnection client = RdmaClient.connect(address, OPTIONS.withParameters(
-                     OPTIONS.parameters().withPrivateData(fromClient)))) {
+        try (RdmaServer server = RdmaServer.listen(
+                        address, OPTIONS.withParameters(OPTIONS.parameters().withPrivateData(fromServer)));
+                RdmaConnection client = RdmaClient.connect(
+                        address, OPTIONS.withParameters(OPTIONS.parameters().withPrivateData(fromClient)))) {
             RdmaConnection accepted = server.accept(Duration.ofSeconds(WAIT_SECONDS));
             assertNotNull(accepted);
             // IB CM pads private data to its field size: compare the bytes sent
@@ -204,7 +209,9 @@ abstract class ConnectionDeviceTests {
                 }
                 for (int i = 0; i < inFlight; i++) {
                     await(sent.get(i));
-                    assertArrayEquals(pattern(100 + i, round * inFlight + i), await(arriving.get(i)).data(),
+                    assertArrayEquals(
+                            pattern(100 + i, round * inFlight + i),
+                            await(arriving.get(i)).data(),
                             "round " + round + ", message " + i);
                 }
             }
@@ -272,7 +279,8 @@ abstract class ConnectionDeviceTests {
             Thread.sleep(200);
             assertFalse(unsignaled.isDone(), "an unsignaled SEND makes no completion of its own");
             await(p.client.write(out, 0, 8, target.remote()));
-            assertTrue(unsignaled.isDone() && !unsignaled.isCompletedExceptionally(),
+            assertTrue(
+                    unsignaled.isDone() && !unsignaled.isCompletedExceptionally(),
                     "done when the next signaled request completed");
         }
     }
@@ -311,7 +319,8 @@ abstract class ConnectionDeviceTests {
                 sleeps[mode] = p.client.pollerSleeps() - before;
             }
         }
-        System.out.printf("%s: client poller sleeps in %d round trips: %d without busy polling, %d with 1 s%n",
+        System.out.printf(
+                "%s: client poller sleeps in %d round trips: %d without busy polling, %d with 1 s%n",
                 device.name(), rounds, sleeps[0], sleeps[1]);
         assertTrue(sleeps[0] >= rounds / 2, "the default poller sleeps while replies travel: " + sleeps[0]);
         assertTrue(sleeps[1] <= 5, "the busy poller keeps polling between completions: " + sleeps[1]);
@@ -348,8 +357,8 @@ abstract class ConnectionDeviceTests {
             byte[] data = pattern(64, 5);
             MemoryRegion local = region(p.client, data);
             MemoryRegion word = region(p.serverSide, new byte[8]);
-            IndexOutOfBoundsException e = assertThrows(IndexOutOfBoundsException.class,
-                    () -> p.client.write(local, 0, 64, word.remote()));
+            IndexOutOfBoundsException e =
+                    assertThrows(IndexOutOfBoundsException.class, () -> p.client.write(local, 0, 64, word.remote()));
             assertTrue(e.getMessage().contains("8 bytes"), e.getMessage());
             assertThrows(IndexOutOfBoundsException.class, () -> p.client.read(local, 0, 64, word.remote()));
             await(p.client.write(local, 0, 8, word.remote()));
@@ -379,8 +388,8 @@ abstract class ConnectionDeviceTests {
                         try {
                             clients.add(f.get(WAIT_SECONDS, TimeUnit.SECONDS));
                         } catch (ExecutionException e) {
-                            System.out.println("connection " + clients.size() + " of " + N + " failed: "
-                                    + e.getCause() + "\n" + kernelLogTail());
+                            System.out.println("connection " + clients.size() + " of " + N + " failed: " + e.getCause()
+                                    + "\n" + kernelLogTail());
                             throw e;
                         }
                     }
@@ -491,13 +500,15 @@ abstract class ConnectionDeviceTests {
             throws Exception {
         InetSocketAddress address = serverAddress(device);
         try (RdmaServer server = RdmaServer.listen(address, OPTIONS);
-             RdmaConnection other = RdmaClient.connect(address, OPTIONS)) {
+                RdmaConnection other = RdmaClient.connect(address, OPTIONS)) {
             RdmaConnection otherAtServer = server.accept(Duration.ofSeconds(WAIT_SECONDS));
             assertNotNull(otherAtServer);
             long t0 = System.nanoTime();
             java.nio.file.Path peerLog = java.nio.file.Files.createTempFile("connecting-peer", ".log");
-            Process peer = new ProcessBuilder(ConnectingPeer.command(address)).redirectErrorStream(true)
-                    .redirectOutput(peerLog.toFile()).start();
+            Process peer = new ProcessBuilder(ConnectingPeer.command(address))
+                    .redirectErrorStream(true)
+                    .redirectOutput(peerLog.toFile())
+                    .start();
             try {
                 RdmaConnection doomed = server.accept(Duration.ofSeconds(2 * WAIT_SECONDS));
                 assertNotNull(doomed, "the peer process connected");
@@ -533,7 +544,8 @@ abstract class ConnectionDeviceTests {
                 if (peer.isAlive()) {
                     peer.destroyForcibly();
                 }
-                System.out.println("peer process output: " + java.nio.file.Files.readString(peerLog).strip());
+                System.out.println("peer process output: "
+                        + java.nio.file.Files.readString(peerLog).strip());
                 java.nio.file.Files.deleteIfExists(peerLog);
             }
         }
@@ -583,8 +595,9 @@ abstract class ConnectionDeviceTests {
             });
             MemoryRegion ping = region(p.serverSide, new byte[] {42});
             await(p.serverSide.send(ping, 0, 1));
-            assertTrue(await(issuedOn).getName().startsWith("rdma-connection-"), "issued on the poller thread: "
-                    + issuedOn.join().getName());
+            assertTrue(
+                    await(issuedOn).getName().startsWith("rdma-connection-"),
+                    "issued on the poller thread: " + issuedOn.join().getName());
             assertEquals(n, writes.size(), "every request returned a future at once, none blocked");
             await(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
             assertArrayEquals(data, bytes(target, 0, data.length));

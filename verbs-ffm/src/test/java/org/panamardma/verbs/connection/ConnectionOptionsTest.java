@@ -12,12 +12,19 @@ class ConnectionOptionsTest {
     void receivesArePostedOneByOneUnlessABatchIsAsked() {
         assertEquals(1, ConnectionOptions.DEFAULTS.receiveBatch());
         ConnectionOptions d = ConnectionOptions.DEFAULTS;
-        assertEquals(1, new ConnectionOptions(8, 8, 1024, d.parameters(), d.timeout()).receiveBatch(),
+        assertEquals(
+                1,
+                new ConnectionOptions(8, 8, 1024, d.parameters(), d.timeout()).receiveBatch(),
                 "the constructor of before posts one by one");
         ConnectionOptions batched = d.withReceiveBatch(8);
         assertEquals(8, batched.receiveBatch());
-        assertEquals(8, batched.withTimeout(d.timeout()).withReceiveBufferSize(2048).withParameters(d.parameters())
-                .receiveBatch(), "kept by the other withers");
+        assertEquals(
+                8,
+                batched.withTimeout(d.timeout())
+                        .withReceiveBufferSize(2048)
+                        .withParameters(d.parameters())
+                        .receiveBatch(),
+                "kept by the other withers");
     }
 
     @Test
@@ -26,9 +33,12 @@ class ConnectionOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> d.withReceiveBatch(0));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.withReceiveBatch(17));
         assertTrue(e.getMessage().contains("receive queue depth 16"), e.getMessage());
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> d.withQueueDepths(8, 1000).withReceiveBatch(QueuePair.MAX_RECEIVE_BATCH + 1));
-        assertEquals(4, d.withReceiveBatch(16).withQueueDepths(8, 4).receiveBatch(),
+        assertEquals(
+                4,
+                d.withReceiveBatch(16).withQueueDepths(8, 4).receiveBatch(),
                 "fewer receive buffers shrink the batch rather than refuse the depths");
     }
 
@@ -36,11 +46,18 @@ class ConnectionOptionsTest {
     void sendsAreAllSignaledUnlessAnIntervalIsAsked() {
         ConnectionOptions d = ConnectionOptions.DEFAULTS; // 32 send slots
         assertEquals(1, d.sendSignalInterval());
-        assertEquals(8, d.withSendSignalInterval(8).withReceiveBatch(4).withTimeout(d.timeout()).sendSignalInterval());
+        assertEquals(
+                8,
+                d.withSendSignalInterval(8)
+                        .withReceiveBatch(4)
+                        .withTimeout(d.timeout())
+                        .sendSignalInterval());
         assertThrows(IllegalArgumentException.class, () -> d.withSendSignalInterval(0));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.withSendSignalInterval(33));
         assertTrue(e.getMessage().contains("send queue depth 32"), e.getMessage());
-        assertEquals(4, d.withSendSignalInterval(32).withQueueDepths(4, 16).sendSignalInterval(),
+        assertEquals(
+                4,
+                d.withSendSignalInterval(32).withQueueDepths(4, 16).sendSignalInterval(),
                 "a smaller send queue shrinks the interval rather than refuse the depths");
     }
 
@@ -49,8 +66,16 @@ class ConnectionOptionsTest {
         ConnectionOptions d = ConnectionOptions.DEFAULTS;
         assertEquals(java.time.Duration.ZERO, d.busyPoll());
         java.time.Duration ms = java.time.Duration.ofMillis(2);
-        assertEquals(ms, d.withBusyPoll(ms).withQueueDepths(8, 8).withSendSignalInterval(2).withReceiveBatch(2)
-                .withTimeout(d.timeout()).withReceiveBufferSize(1024).withParameters(d.parameters()).busyPoll(),
+        assertEquals(
+                ms,
+                d.withBusyPoll(ms)
+                        .withQueueDepths(8, 8)
+                        .withSendSignalInterval(2)
+                        .withReceiveBatch(2)
+                        .withTimeout(d.timeout())
+                        .withReceiveBufferSize(1024)
+                        .withParameters(d.parameters())
+                        .busyPoll(),
                 "kept by the other withers");
         assertThrows(IllegalArgumentException.class, () -> d.withBusyPoll(java.time.Duration.ofNanos(-1)));
         assertThrows(IllegalArgumentException.class, () -> d.withBusyPoll(java.time.Duration.ofMillis(1001)));

@@ -41,7 +41,8 @@ class FdWaiterTest {
             assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20), "the earlier wake-up counted");
             start = System.nanoTime();
             waiter.await(100);
-            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(90),
+            assertTrue(
+                    System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(90),
                     "the two wake-ups were consumed by the first wait: the second waits out its timeout");
         }
     }
@@ -59,7 +60,8 @@ class FdWaiterTest {
 
     @Test
     void watchesAndForgetsDescriptors() throws Exception {
-        try (FdWaiter waiter = FdWaiter.create(); FdWaiter other = FdWaiter.create()) {
+        try (FdWaiter waiter = FdWaiter.create();
+                FdWaiter other = FdWaiter.create()) {
             // no readable descriptor of our own to watch without a device: stdin's number stands for one
             waiter.add(0);
             assertEquals(1, waiter.size());

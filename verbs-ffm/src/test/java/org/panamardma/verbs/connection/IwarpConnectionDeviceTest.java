@@ -43,8 +43,7 @@ class IwarpConnectionDeviceTest extends ConnectionDeviceTests {
      * does not try again no second request comes and the wait for it fails.
      */
     @Test
-    void aServerThatAnswersTooLateForTheMpaTimerIsConnectedToOnTheNextAttempt(RdmaTestDevice device)
-            throws Exception {
+    void aServerThatAnswersTooLateForTheMpaTimerIsConnectedToOnTheNextAttempt(RdmaTestDevice device) throws Exception {
         InetSocketAddress address = serverAddress(device);
         Duration wait = Duration.ofSeconds(WAIT_SECONDS);
         try (EventChannel events = EventChannel.create()) {
@@ -67,8 +66,8 @@ class IwarpConnectionDeviceTest extends ConnectionDeviceTests {
                 try (RdmaConnection client = connecting.get(WAIT_SECONDS, TimeUnit.SECONDS)) {
                     byte[] data = pattern(256, 21);
                     await(client.write(region(client, data), 0, data.length, target.remote()));
-                    org.junit.jupiter.api.Assertions.assertArrayEquals(data, bytes(target, 0, data.length),
-                            "written over the second attempt's connection");
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(
+                            data, bytes(target, 0, data.length), "written over the second attempt's connection");
                 }
             } finally {
                 connecting.cancel(true);
@@ -90,8 +89,9 @@ class IwarpConnectionDeviceTest extends ConnectionDeviceTests {
     @Test
     void atomicsFailTheirFutureWithUnsupportedOperationNamingSiw(RdmaTestDevice device) throws Exception {
         try (Pair p = new Pair(device)) {
-            MemoryRegion target = p.serverSide.protectionDomain().allocate(64, Set.of(Access.LOCAL_WRITE,
-                    Access.REMOTE_READ, Access.REMOTE_WRITE));
+            MemoryRegion target = p.serverSide
+                    .protectionDomain()
+                    .allocate(64, Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE));
             Throwable t = failure(p.client.fetchAdd(target.address(), target.rkey(), 1));
             assertInstanceOf(UnsupportedOperationException.class, t);
             assertTrue(t.getMessage().contains(device.name()) && t.getMessage().contains("siw"), t.getMessage());

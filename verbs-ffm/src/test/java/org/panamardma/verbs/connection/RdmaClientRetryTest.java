@@ -16,12 +16,14 @@ class RdmaClientRetryTest {
     @Test
     void aLocalPortTheTransportCouldNotBindIsTriedAgain() {
         // as Soft-iWARP reports it: rdma_connect fails when its TCP socket cannot bind rdma_cm's port
-        assertTrue(RdmaClient.worthAnotherTry(new RdmaException("rdma_connect(rdma_cm id 0x1)", Errno.EADDRINUSE), true));
+        assertTrue(
+                RdmaClient.worthAnotherTry(new RdmaException("rdma_connect(rdma_cm id 0x1)", Errno.EADDRINUSE), true));
     }
 
     @Test
     void refusalsAndOtherErrorsAreNot() {
-        assertFalse(RdmaClient.worthAnotherTry(new RdmaException("rdma_connect(rdma_cm id 0x1)", Errno.ECONNREFUSED), true));
+        assertFalse(RdmaClient.worthAnotherTry(
+                new RdmaException("rdma_connect(rdma_cm id 0x1)", Errno.ECONNREFUSED), true));
         assertFalse(RdmaClient.worthAnotherTry(new RdmaException("rdma_resolve_addr", Errno.EADDRNOTAVAIL), true));
         assertFalse(RdmaClient.worthAnotherTry(new RdmaException("no errno here"), true));
     }
@@ -39,7 +41,7 @@ class RdmaClientRetryTest {
     }
 
     private static CmEventException event(CmEventType type, int status) {
-        return new CmEventException(CmEventType.ESTABLISHED,
-                new CmEvent(type, status, null, null, ConnectionParameters.DEFAULTS, 0));
+        return new CmEventException(
+                CmEventType.ESTABLISHED, new CmEvent(type, status, null, null, ConnectionParameters.DEFAULTS, 0));
     }
 }

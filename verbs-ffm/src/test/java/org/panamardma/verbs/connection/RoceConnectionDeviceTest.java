@@ -25,8 +25,8 @@ class RoceConnectionDeviceTest extends ConnectionDeviceTests {
     @Test
     void fetchAddCompareSwapFlushAndAtomicWriteThroughFutures(RdmaTestDevice device) throws Exception {
         try (Pair p = new Pair(device)) {
-            Set<Access> access = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE,
-                    Access.REMOTE_ATOMIC);
+            Set<Access> access =
+                    EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE, Access.REMOTE_ATOMIC);
             if (Expect.rxeKernelFlushAndAtomicWrite()) {
                 access.add(Access.FLUSH_GLOBAL); // a kernel without FLUSH refuses the flag
             }
@@ -39,8 +39,8 @@ class RoceConnectionDeviceTest extends ConnectionDeviceTests {
             assertEquals(7L, target.segment().get(ValueLayout.JAVA_LONG, 0));
             byte[] data = pattern(1024, 5);
             await(p.client.write(region(p.client, data), 0, data.length, target.address() + 512, target.rkey()));
-            var flush = p.client.flush(target.address() + 512, target.rkey(), data.length,
-                    FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE);
+            var flush = p.client.flush(
+                    target.address() + 512, target.rkey(), data.length, FlushType.GLOBAL_VISIBILITY, FlushScope.RANGE);
             if (Expect.rxeFlush()) {
                 await(flush);
             } else {
@@ -70,8 +70,10 @@ class RoceConnectionDeviceTest extends ConnectionDeviceTests {
             assertInstanceOf(WorkCompletionException.class, t, "bad rkey: " + t);
             System.out.println("bad rkey write failed with: " + t);
             assertTrue(((WorkCompletionException) t).status() != WcStatus.SUCCESS);
-            assertInstanceOf(ConnectionClosedException.class, failure(p.client.write(local, 0, 64,
-                    local.remote())), "after the QP error");
+            assertInstanceOf(
+                    ConnectionClosedException.class,
+                    failure(p.client.write(local, 0, 64, local.remote())),
+                    "after the QP error");
         }
     }
 }

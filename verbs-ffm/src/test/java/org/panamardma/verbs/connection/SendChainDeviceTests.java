@@ -59,18 +59,22 @@ abstract class SendChainDeviceTests {
                 message.segment().set(ValueLayout.JAVA_INT, 0, round);
                 List<RdmaConnection.ChainedWrite> chain = new ArrayList<>();
                 for (int w = 0; w < writes; w++) {
-                    chain.add(new RdmaConnection.ChainedWrite(source, (long) w * piece, piece,
-                            target.address() + (long) w * piece, target.rkey()));
+                    chain.add(new RdmaConnection.ChainedWrite(
+                            source, (long) w * piece, piece, target.address() + (long) w * piece, target.rkey()));
                 }
                 // what the client's memory holds the moment the message is handed over (on its poller thread)
                 AtomicReference<byte[]> atArrival = new AtomicReference<>();
-                CompletableFuture<Received> arrival = p.client.receive().whenComplete((r, t) ->
-                        atArrival.set(ConnectionDeviceTests.bytes(target, 0, data.length)));
+                CompletableFuture<Received> arrival = p.client
+                        .receive()
+                        .whenComplete((r, t) -> atArrival.set(ConnectionDeviceTests.bytes(target, 0, data.length)));
                 await(p.serverSide.writesThenSend(chain, message, 0, 4));
                 Received r = await(arrival);
                 assertEquals(round, MemorySegment.ofArray(r.data()).get(ValueLayout.JAVA_INT_UNALIGNED, 0));
-                assertArrayEquals(data, atArrival.get(), "round " + round + " (" + writes
-                        + " WRITEs): every WRITE's bytes in place when the SEND's message arrived");
+                assertArrayEquals(
+                        data,
+                        atArrival.get(),
+                        "round " + round + " (" + writes
+                                + " WRITEs): every WRITE's bytes in place when the SEND's message arrived");
             }
             assertTrue(!p.serverSide.isFailed() && !p.client.isFailed());
         }
@@ -88,8 +92,8 @@ abstract class SendChainDeviceTests {
             List<RdmaConnection.ChainedWrite> chain = new ArrayList<>();
             for (int w = 0; w < 5; w++) {
                 int rkey = w == 2 ? target.rkey() ^ 0x5a5a5a00 : target.rkey(); // the third to a forged key
-                chain.add(new RdmaConnection.ChainedWrite(source, (long) w * piece, piece,
-                        target.address() + (long) w * piece, rkey));
+                chain.add(new RdmaConnection.ChainedWrite(
+                        source, (long) w * piece, piece, target.address() + (long) w * piece, rkey));
             }
             CompletableFuture<Void> reply = p.serverSide.writesThenSend(chain, message, 0, 16);
             Throwable outcome = null;
@@ -101,12 +105,15 @@ abstract class SendChainDeviceTests {
             System.out.println(device.name() + ": a reply with a WRITE to a forged key: " + outcome);
             if (outcome instanceof WorkCompletionException wce) {
                 // the device's own error first, not a flush: the chain's future names what went wrong
-                assertTrue(wce.status() != WcStatus.SUCCESS && wce.status() != WcStatus.WR_FLUSH_ERR,
+                assertTrue(
+                        wce.status() != WcStatus.SUCCESS && wce.status() != WcStatus.WR_FLUSH_ERR,
                         wce.status().toString());
             } else {
                 // iWARP only: the WRITE completed once sent, and the SEND was sent or flushed by the TERMINATE
-                assertTrue(!writeErrorsCompleteAtTheRequester(), "on " + device.name() + " the bad WRITE's own "
-                        + "error completion fails the reply, not " + outcome);
+                assertTrue(
+                        !writeErrorsCompleteAtTheRequester(),
+                        "on " + device.name() + " the bad WRITE's own " + "error completion fails the reply, not "
+                                + outcome);
                 assertTrue(outcome == null || outcome instanceof ConnectionClosedException, String.valueOf(outcome));
             }
             // the connection ends (at once where the requester sees the error; on iWARP with the peer's TERMINATE)
@@ -115,13 +122,17 @@ abstract class SendChainDeviceTests {
                 Thread.sleep(20);
             }
             assertTrue(p.serverSide.isFailed(), "the connection ended within 60 s");
-            assertInstanceOf(ConnectionClosedException.class, failure(p.serverSide.send(message, 0, 16)),
+            assertInstanceOf(
+                    ConnectionClosedException.class,
+                    failure(p.serverSide.send(message, 0, 16)),
                     "later requests are refused");
             // RC executes in order: the two WRITEs before the bad one landed; the responder's QP went to the error
             // state at the bad key (IBA: a remote access error), so nothing after it did
             byte[] landed = ConnectionDeviceTests.bytes(target, 0, piece * 5);
             assertArrayEquals(Arrays.copyOf(data, 2 * piece), Arrays.copyOf(landed, 2 * piece));
-            assertArrayEquals(new byte[3 * piece], Arrays.copyOfRange(landed, 2 * piece, 5 * piece),
+            assertArrayEquals(
+                    new byte[3 * piece],
+                    Arrays.copyOfRange(landed, 2 * piece, 5 * piece),
                     "nothing of the bad WRITE nor of those after it");
         }
     }

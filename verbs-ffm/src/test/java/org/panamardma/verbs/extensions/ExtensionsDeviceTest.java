@@ -48,7 +48,8 @@ class ExtensionsDeviceTest {
         ProtectionDomain pd = clientCtx.allocateProtectionDomain();
         CompletionQueue cq = clientCtx.createCompletionQueue(16);
         PreparedQueuePair client = pd.queuePair().completionQueue(cq).prepare();
-        PreparedQueuePair server = targetPd.queuePair().completionQueue(targetCq).prepare();
+        PreparedQueuePair server =
+                targetPd.queuePair().completionQueue(targetCq).prepare();
         QueuePair qp = client.connect(server.endpoint(), ConnectOptions.DEFAULTS.withRetryCount(2));
         server.connect(client.endpoint(), ConnectOptions.DEFAULTS.withRetryCount(2));
         return qp;
@@ -60,8 +61,9 @@ class ExtensionsDeviceTest {
         long mask = 0x8000_0000_8000_0000L; // two 32-bit counters in one word
         long add = 0x0000_0001_0000_0003L;
         int perClient = 60;
-        try (Context target = Context.open(peer); Context c1 = Context.open(device.name());
-             Context c2 = Context.open(device.name())) {
+        try (Context target = Context.open(peer);
+                Context c1 = Context.open(device.name());
+                Context c2 = Context.open(device.name())) {
             ProtectionDomain targetPd = target.allocateProtectionDomain();
             CompletionQueue targetCq = target.createCompletionQueue(16);
             MemoryRegion word = targetPd.allocate(64, TestAccess.ALL_REMOTE);
@@ -92,7 +94,9 @@ class ExtensionsDeviceTest {
                 chain.add(expected);
                 expected = MaskedAtomics.fieldwiseAdd(expected, add, mask);
             }
-            assertEquals(expected, word.segment().get(ValueLayout.JAVA_LONG, 0),
+            assertEquals(
+                    expected,
+                    word.segment().get(ValueLayout.JAVA_LONG, 0),
                     "the target word after " + 2 * perClient + " masked adds");
             assertEquals(chain, new HashSet<>(originals), "each successive value returned exactly once");
             assertEquals(2 * perClient, originals.size());
@@ -102,25 +106,27 @@ class ExtensionsDeviceTest {
     @Test
     void maskedCompareSwapChangesOnlyTheMaskedBitsAndOnlyOnMatch(RdmaTestDevice device) throws Exception {
         try (Context target = Context.open(device.peerName().orElseThrow());
-             Context client = Context.open(device.name())) {
+                Context client = Context.open(device.name())) {
             ProtectionDomain targetPd = target.allocateProtectionDomain();
             MemoryRegion word = targetPd.allocate(64, TestAccess.ALL_REMOTE);
             word.segment().set(ValueLayout.JAVA_LONG, 8, 0x1111_2222_3333_4444L);
             QueuePair qp = connectClient(client, targetPd, target.createCompletionQueue(16));
             try (QueuePairRemoteWord remote = new QueuePairRemoteWord(qp, word.remote(8, 8), TIMEOUT)) {
-                long seen = MaskedAtomics.compareSwap(remote, 0x4444L, 0xFFFFL, 0xAAAA_0000_0000_0000L,
-                        0xFFFF_0000_0000_0000L);
+                long seen = MaskedAtomics.compareSwap(
+                        remote, 0x4444L, 0xFFFFL, 0xAAAA_0000_0000_0000L, 0xFFFF_0000_0000_0000L);
                 assertEquals(0x1111_2222_3333_4444L, seen);
                 assertEquals(0xAAAA_2222_3333_4444L, word.segment().get(ValueLayout.JAVA_LONG, 8));
                 long again = MaskedAtomics.compareSwap(remote, 0x9999L, 0xFFFFL, 0L, -1L);
                 assertEquals(0xAAAA_2222_3333_4444L, again);
-                assertEquals(0xAAAA_2222_3333_4444L, word.segment().get(ValueLayout.JAVA_LONG, 8), "no match, no change");
+                assertEquals(
+                        0xAAAA_2222_3333_4444L, word.segment().get(ValueLayout.JAVA_LONG, 8), "no match, no change");
             }
         }
     }
 
-    private record Pipeline(Context target, Context client, QueuePair qp, MemoryRegion source, MemoryRegion data,
-                            MemoryRegion commit) implements AutoCloseable {
+    private record Pipeline(
+            Context target, Context client, QueuePair qp, MemoryRegion source, MemoryRegion data, MemoryRegion commit)
+            implements AutoCloseable {
         static Pipeline open(RdmaTestDevice device) throws RdmaException {
             Context target = Context.open(device.peerName().orElseThrow());
             Context client = Context.open(device.name());
@@ -154,16 +160,29 @@ class ExtensionsDeviceTest {
         if (Expect.rxeFlush() && Expect.rxeAtomicWrite()) {
             return false;
         }
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () ->
-                CommitPipeline.run(p.qp(), verify, p.source(), 0, 8192, target, FlushType.GLOBAL_VISIBILITY,
-                        p.commit().remote(0, 8), 0xC0FFEEL, TIMEOUT, step -> fail("no step may run: " + step)));
+        UnsupportedOperationException e = assertThrows(
+                UnsupportedOperationException.class,
+                () -> CommitPipeline.run(
+                        p.qp(),
+                        verify,
+                        p.source(),
+                        0,
+                        8192,
+                        target,
+                        FlushType.GLOBAL_VISIBILITY,
+                        p.commit().remote(0, 8),
+                        0xC0FFEEL,
+                        TIMEOUT,
+                        step -> fail("no step may run: " + step)));
         if (!Expect.libraryFlush()) {
             assertEquals(Expect.libraryRefusal(RdmaCore.Feature.FLUSH), e.getMessage());
         } else if (!Expect.libraryAtomicWrite()) {
             assertEquals(Expect.libraryRefusal(RdmaCore.Feature.ATOMIC_WRITE), e.getMessage());
         } else {
-            assertEquals("the commit pipeline needs RDMA FLUSH and ATOMIC WRITE; " + p.qp().deviceName() + " lacks "
-                    + "both (DeviceAttributes.supportsFlushGlobal, supportsAtomicWrite)", e.getMessage());
+            assertEquals(
+                    "the commit pipeline needs RDMA FLUSH and ATOMIC WRITE; " + p.qp().deviceName() + " lacks "
+                            + "both (DeviceAttributes.supportsFlushGlobal, supportsAtomicWrite)",
+                    e.getMessage());
         }
         try (WorkCompletions wc = WorkCompletions.allocate(4)) {
             assertEquals(0, p.qp().sendCompletionQueue().poll(wc), "not even the WRITE was posted");
@@ -176,18 +195,32 @@ class ExtensionsDeviceTest {
     void writeFlushVerifyAtomicWriteCommitsIntactData(RdmaTestDevice device) throws RdmaException {
         for (VerifyHash hash : VerifyHash.values()) {
             try (Pipeline p = Pipeline.open(device);
-                 EmulatedVerify verify = new EmulatedVerify(p.qp(), 8192, hash, TIMEOUT)) {
+                    EmulatedVerify verify = new EmulatedVerify(p.qp(), 8192, hash, TIMEOUT)) {
                 if (refusedHere(p, verify, p.data().remote())) {
                     return;
                 }
                 List<CommitPipeline.Step> steps = new ArrayList<>();
-                CommitPipeline.Outcome outcome = CommitPipeline.run(p.qp(), verify, p.source(), 0, 8192,
-                        p.data().remote(), FlushType.GLOBAL_VISIBILITY, p.commit().remote(0, 8), 0xC0FFEEL, TIMEOUT,
+                CommitPipeline.Outcome outcome = CommitPipeline.run(
+                        p.qp(),
+                        verify,
+                        p.source(),
+                        0,
+                        8192,
+                        p.data().remote(),
+                        FlushType.GLOBAL_VISIBILITY,
+                        p.commit().remote(0, 8),
+                        0xC0FFEEL,
+                        TIMEOUT,
                         steps::add);
                 assertTrue(outcome.committed(), () -> hash + ": " + outcome);
                 assertEquals(List.of(CommitPipeline.Step.values()), steps);
                 assertEquals(0xC0FFEEL, p.commit().segment().get(ValueLayout.JAVA_LONG, 0), "commit word written");
-                assertTrue(p.data().segment().asSlice(0, 8192).mismatch(p.source().segment().asSlice(0, 8192)) < 0,
+                assertTrue(
+                        p.data()
+                                        .segment()
+                                        .asSlice(0, 8192)
+                                        .mismatch(p.source().segment().asSlice(0, 8192))
+                                < 0,
                         "data placed");
             }
         }
@@ -196,16 +229,26 @@ class ExtensionsDeviceTest {
     @Test
     void verifyMismatchStopsThePipelineBeforeTheCommit(RdmaTestDevice device) throws RdmaException {
         try (Pipeline p = Pipeline.open(device);
-             EmulatedVerify verify = new EmulatedVerify(p.qp(), 8192, VerifyHash.CRC32C, TIMEOUT)) {
+                EmulatedVerify verify = new EmulatedVerify(p.qp(), 8192, VerifyHash.CRC32C, TIMEOUT)) {
             if (refusedHere(p, verify, p.data().remote())) {
                 return;
             }
-            CommitPipeline.Outcome outcome = CommitPipeline.run(p.qp(), verify, p.source(), 0, 8192, p.data().remote(),
-                    FlushType.GLOBAL_VISIBILITY, p.commit().remote(0, 8), 0xC0FFEEL, TIMEOUT, step -> {
+            CommitPipeline.Outcome outcome = CommitPipeline.run(
+                    p.qp(),
+                    verify,
+                    p.source(),
+                    0,
+                    8192,
+                    p.data().remote(),
+                    FlushType.GLOBAL_VISIBILITY,
+                    p.commit().remote(0, 8),
+                    0xC0FFEEL,
+                    TIMEOUT,
+                    step -> {
                         if (step == CommitPipeline.Step.FLUSH) {
                             // the responder's memory is corrupted after the flush: VERIFY must catch it
-                            p.data().segment().set(ValueLayout.JAVA_BYTE, 4000, (byte) ~p.data().segment()
-                                    .get(ValueLayout.JAVA_BYTE, 4000));
+                            p.data().segment().set(ValueLayout.JAVA_BYTE, 4000, (byte)
+                                    ~p.data().segment().get(ValueLayout.JAVA_BYTE, 4000));
                         }
                     });
             assertEquals(CommitPipeline.Step.VERIFY, outcome.failedStep());
@@ -217,13 +260,24 @@ class ExtensionsDeviceTest {
     @Test
     void aFailedWriteStopsThePipelineAtTheWriteStep(RdmaTestDevice device) throws RdmaException {
         try (Pipeline p = Pipeline.open(device);
-             EmulatedVerify verify = new EmulatedVerify(p.qp(), 8192, VerifyHash.CRC32C, TIMEOUT)) {
-            RemoteRegion wrongKey = new RemoteRegion(p.data().address(), p.data().length(), p.data().rkey() ^ 0x100);
+                EmulatedVerify verify = new EmulatedVerify(p.qp(), 8192, VerifyHash.CRC32C, TIMEOUT)) {
+            RemoteRegion wrongKey = new RemoteRegion(
+                    p.data().address(), p.data().length(), p.data().rkey() ^ 0x100);
             if (refusedHere(p, verify, wrongKey)) {
                 return;
             }
-            CommitPipeline.Outcome outcome = CommitPipeline.run(p.qp(), verify, p.source(), 0, 8192, wrongKey,
-                    FlushType.GLOBAL_VISIBILITY, p.commit().remote(0, 8), 0xC0FFEEL, TIMEOUT, step -> { });
+            CommitPipeline.Outcome outcome = CommitPipeline.run(
+                    p.qp(),
+                    verify,
+                    p.source(),
+                    0,
+                    8192,
+                    wrongKey,
+                    FlushType.GLOBAL_VISIBILITY,
+                    p.commit().remote(0, 8),
+                    0xC0FFEEL,
+                    TIMEOUT,
+                    step -> {});
             assertEquals(CommitPipeline.Step.WRITE, outcome.failedStep(), String.valueOf(outcome));
             assertEquals(WcStatus.REM_ACCESS_ERR, ((WorkCompletionException) outcome.cause()).status());
             assertEquals(0L, p.commit().segment().get(ValueLayout.JAVA_LONG, 0));
@@ -233,13 +287,15 @@ class ExtensionsDeviceTest {
     @Test
     void verifyOfMatchingAndMismatchingRanges(RdmaTestDevice device) throws RdmaException {
         try (Pipeline p = Pipeline.open(device);
-             EmulatedVerify verify = new EmulatedVerify(p.qp(), 8192, VerifyHash.SHA_256, TIMEOUT)) {
+                EmulatedVerify verify = new EmulatedVerify(p.qp(), 8192, VerifyHash.SHA_256, TIMEOUT)) {
             p.data().segment().asSlice(0, 100).fill((byte) 7);
             byte[] good = VerifyHash.SHA_256.digest(p.data().segment().asSlice(0, 100));
             verify.verify(p.data().remote(0, 100), good);
             assertEquals(32, verify.hash(p.data().remote(0, 100)).length);
             p.data().segment().set(ValueLayout.JAVA_BYTE, 50, (byte) 8);
-            assertThrows(EmulatedVerify.VerifyMismatchException.class, () -> verify.verify(p.data().remote(0, 100), good));
+            assertThrows(
+                    EmulatedVerify.VerifyMismatchException.class,
+                    () -> verify.verify(p.data().remote(0, 100), good));
         }
     }
 }

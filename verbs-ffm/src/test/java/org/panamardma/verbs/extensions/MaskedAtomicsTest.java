@@ -17,8 +17,18 @@ import org.panamardma.verbs.RdmaException;
 
 /** The masked atomics against RFC 7306 section 5.1's pseudo-code, and the CAS loop under contention. */
 class MaskedAtomicsTest {
-    private static final long[] EDGE = {0L, 1L, -1L, Long.MIN_VALUE, Long.MAX_VALUE, 0x8000_0000_8000_0000L,
-        0x8080_8080_8080_8080L, 0x0101_0101_0101_0101L, 0xFFFF_0000_FFFF_0000L, 0x5555_5555_5555_5555L};
+    private static final long[] EDGE = {
+        0L,
+        1L,
+        -1L,
+        Long.MIN_VALUE,
+        Long.MAX_VALUE,
+        0x8000_0000_8000_0000L,
+        0x8080_8080_8080_8080L,
+        0x0101_0101_0101_0101L,
+        0xFFFF_0000_FFFF_0000L,
+        0x5555_5555_5555_5555L
+    };
 
     /** A word in local memory, as the loop sees a remote one; counts the CmpSwaps. */
     static final class LocalWord implements RemoteWord {
@@ -65,7 +75,9 @@ class MaskedAtomicsTest {
             cases.add(new long[] {random.nextLong(), random.nextLong(), mask});
         }
         for (long[] c : cases) {
-            assertEquals(Rfc7306.maskedFetchAddResult(c[0], c[1], c[2]), MaskedAtomics.fieldwiseAdd(c[0], c[1], c[2]),
+            assertEquals(
+                    Rfc7306.maskedFetchAddResult(c[0], c[1], c[2]),
+                    MaskedAtomics.fieldwiseAdd(c[0], c[1], c[2]),
                     () -> String.format("orig %016x add %016x mask %016x", c[0], c[1], c[2]));
         }
     }
@@ -74,12 +86,15 @@ class MaskedAtomicsTest {
     void knownFieldwiseAdditions() {
         // two 32-bit counters: mask marks bit 31 and bit 63; the low counter wraps without touching the high one
         long mask = 0x8000_0000_8000_0000L;
-        assertEquals(0x0000_0002_0000_0000L, MaskedAtomics.fieldwiseAdd(0x0000_0001_FFFF_FFFFL, 0x0000_0001_0000_0001L, mask));
+        assertEquals(
+                0x0000_0002_0000_0000L,
+                MaskedAtomics.fieldwiseAdd(0x0000_0001_FFFF_FFFFL, 0x0000_0001_0000_0001L, mask));
         // zero mask: plain 64-bit add
         assertEquals(5L, MaskedAtomics.fieldwiseAdd(2L, 3L, 0L));
         // eight byte-wide counters each +1, 0xff wraps to 0 in its own byte
-        assertEquals(0x0102_0304_0506_0700L, MaskedAtomics.fieldwiseAdd(0x0001_0203_0405_06FFL, 0x0101_0101_0101_0101L,
-                0x8080_8080_8080_8080L));
+        assertEquals(
+                0x0102_0304_0506_0700L,
+                MaskedAtomics.fieldwiseAdd(0x0001_0203_0405_06FFL, 0x0101_0101_0101_0101L, 0x8080_8080_8080_8080L));
     }
 
     @Test
@@ -92,7 +107,8 @@ class MaskedAtomicsTest {
             long compare = (i & 1) == 0 ? (orig & cmpMask) | (random.nextLong() & ~cmpMask) : random.nextLong();
             long swap = random.nextLong();
             long swapMask = random.nextLong();
-            assertEquals(Rfc7306.maskedCompareSwapResult(orig, compare, cmpMask, swap, swapMask),
+            assertEquals(
+                    Rfc7306.maskedCompareSwapResult(orig, compare, cmpMask, swap, swapMask),
                     MaskedAtomics.maskedSwap(orig, compare, cmpMask, swap, swapMask));
         }
     }

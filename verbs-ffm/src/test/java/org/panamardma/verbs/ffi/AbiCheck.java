@@ -41,11 +41,21 @@ final class AbiCheck {
      * compile against it (extra flags; linked against the installed libraries or not) and the libraries whose
      * exports (and symbol versions) it is checked against.
      */
-    record HeaderSet(String name, String label, int rdmaCore, String linux, List<String> cflags, boolean linked,
+    record HeaderSet(
+            String name,
+            String label,
+            int rdmaCore,
+            String linux,
+            List<String> cflags,
+            boolean linked,
             List<Path> libraries) {}
 
     /** The outcome: mismatches, notes, counts, and the one-line summary. */
-    record Report(List<String> mismatches, List<String> notes, Map<String, Integer> counts, String summary,
+    record Report(
+            List<String> mismatches,
+            List<String> notes,
+            Map<String, Integer> counts,
+            String summary,
             String compileCommand) {}
 
     static Report run(HeaderSet set, Path dir, String cc, JavaBindings java, SymbolsList list)
@@ -58,8 +68,12 @@ final class AbiCheck {
                 arrays.add(k);
             }
         });
-        AbiProbe.Options options = new AbiProbe.Options(set.linked(), set.cflags(),
-                set.linked() ? List.of("-libverbs", "-lrdmacm") : List.of(), arrays, java.functionPointers);
+        AbiProbe.Options options = new AbiProbe.Options(
+                set.linked(),
+                set.cflags(),
+                set.linked() ? List.of("-libverbs", "-lrdmacm") : List.of(),
+                arrays,
+                java.functionPointers);
         AbiProbe.Result probe = AbiProbe.run(dir, keys, cc, options);
         Map<String, String> exports = exports(set.libraries(), dir);
 
@@ -91,8 +105,8 @@ final class AbiCheck {
                 continue;
             }
             if (rejected != null) {
-                mismatches.add(key + ": " + rejected + (since.equals(JavaBindings.Version.ALWAYS) ? ""
-                        : " (@Since " + since + ")"));
+                mismatches.add(key + ": " + rejected
+                        + (since.equals(JavaBindings.Version.ALWAYS) ? "" : " (@Since " + since + ")"));
                 continue;
             }
             if (c == null) {
@@ -105,12 +119,17 @@ final class AbiCheck {
                 Map<String, Long> expected = b.values();
                 if (kind.equals("struct") || kind.equals("union")) {
                     JavaBindings.Struct s = java.structs.get(key.substring(kind.length() + 1));
-                    if (s != null && s.firstMissingIn(set.rdmaCore(), set.linux()).isPresent()) {
+                    if (s != null
+                            && s.firstMissingIn(set.rdmaCore(), set.linux()).isPresent()) {
                         expected = s.sizeIn(set.rdmaCore(), set.linux());
                         counts.merge("smaller (grew later)", 1, Integer::sum);
                         notes.add(key + ": " + set.name() + " has the " + expected.get("size") + "-byte struct, "
-                                + "Java's layout cut before " + s.firstMissingIn(set.rdmaCore(), set.linux())
-                                .orElseThrow().key().replaceFirst("^field \\S+ ", "") + " (@Grew(" + s.grew().value()
+                                + "Java's layout cut before "
+                                + s.firstMissingIn(set.rdmaCore(), set.linux())
+                                        .orElseThrow()
+                                        .key()
+                                        .replaceFirst("^field \\S+ ", "")
+                                + " (@Grew(" + s.grew().value()
                                 + "); Java " + s.layout().byteSize() + " bytes)");
                     }
                 }
@@ -190,11 +209,15 @@ final class AbiCheck {
             Map<String, List<String>> byNode = new TreeMap<>();
             for (String key : keys) {
                 if (key.startsWith("func ") && exports.containsKey(key.substring(5))) {
-                    byNode.computeIfAbsent(exports.get(key.substring(5)), n -> new ArrayList<>()).add(key.substring(5));
+                    byNode.computeIfAbsent(exports.get(key.substring(5)), n -> new ArrayList<>())
+                            .add(key.substring(5));
                 }
             }
-            notes.add("symbol versions: " + byNode.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                    .reduce((a, b) -> a + "; " + b).orElse(""));
+            notes.add("symbol versions: "
+                    + byNode.entrySet().stream()
+                            .map(e -> e.getKey() + " " + e.getValue())
+                            .reduce((a, b) -> a + "; " + b)
+                            .orElse(""));
         }
         String summary = "compared " + counts.getOrDefault("struct", 0) + " structs and "
                 + counts.getOrDefault("union", 0) + " unions, " + counts.getOrDefault("field", 0) + " fields ("
@@ -281,8 +304,14 @@ final class AbiCheck {
     }
 
     /** Compares a Java descriptor with a C prototype: count, and each kind and width. */
-    static void compare(String key, JavaBindings.Descriptor d, AbiProbe.Prototype p, Map<String, AbiProbe.CType> types,
-            List<String> mismatches, Map<String, Integer> counts, String counter) {
+    static void compare(
+            String key,
+            JavaBindings.Descriptor d,
+            AbiProbe.Prototype p,
+            Map<String, AbiProbe.CType> types,
+            List<String> mismatches,
+            Map<String, Integer> counts,
+            String counter) {
         List<String> why = new ArrayList<>();
         FunctionDescriptor fd = d.descriptor();
         Optional<MemoryLayout> ret = fd.returnLayout();
@@ -298,7 +327,10 @@ final class AbiCheck {
             why.add("C has " + p.params().size() + " parameters, Java " + args.size());
         } else {
             for (int i = 0; i < args.size(); i++) {
-                String a = layoutVersusC("parameter " + (i + 1), args.get(i), types.get(p.params().get(i)));
+                String a = layoutVersusC(
+                        "parameter " + (i + 1),
+                        args.get(i),
+                        types.get(p.params().get(i)));
                 if (a != null) {
                     why.add(a);
                 }
@@ -321,8 +353,8 @@ final class AbiCheck {
         }
         int cls = c.cls() == 0 ? -1 : c.cls();
         if (classOf(java) != cls || java.byteSize() != c.size()) {
-            return what + ": C " + c.text() + " (" + className(c.cls()) + ", " + c.size() + " bytes), Java "
-                    + java + " (" + className(classOf(java)) + ", " + java.byteSize() + " bytes)";
+            return what + ": C " + c.text() + " (" + className(c.cls()) + ", " + c.size() + " bytes), Java " + java
+                    + " (" + className(classOf(java)) + ", " + java.byteSize() + " bytes)";
         }
         return null;
     }
@@ -330,8 +362,9 @@ final class AbiCheck {
     /** The functions the libraries export (readelf --dyn-syms): name -> default symbol version node ("" if none). */
     static Map<String, String> exports(List<Path> libraries, Path dir) throws IOException, InterruptedException {
         Map<String, String> exports = new TreeMap<>();
-        Pattern sym = Pattern.compile("^\\s*\\d+:\\s+\\S+\\s+\\d+\\s+(FUNC|IFUNC)\\s+(GLOBAL|WEAK)\\s+\\S+\\s+(\\S+)\\s+"
-                + "([^@\\s]+)(@@?)?(\\S*)");
+        Pattern sym =
+                Pattern.compile("^\\s*\\d+:\\s+\\S+\\s+\\d+\\s+(FUNC|IFUNC)\\s+(GLOBAL|WEAK)\\s+\\S+\\s+(\\S+)\\s+"
+                        + "([^@\\s]+)(@@?)?(\\S*)");
         for (Path lib : libraries) {
             AbiProbe.Exec readelf = AbiProbe.exec(List.of("readelf", "--dyn-syms", "-W", lib.toString()), dir, 60);
             if (readelf.rc() != 0) {
@@ -374,11 +407,11 @@ final class AbiCheck {
                     + " and " + set.label() + ":\n  " + String.join("\n  ", r.mismatches()) + "\nprobe: "
                     + r.compileCommand());
         }
-        for (String kind : List.of("struct", "field", "field types", "const", "func", "function types",
-                "function-pointer types")) {
+        for (String kind : List.of(
+                "struct", "field", "field types", "const", "func", "function types", "function-pointer types")) {
             if (r.counts().getOrDefault(kind, 0) == 0) {
-                throw new AssertionError("the ABI check compared no " + kind + " against " + set.label()
-                        + " (" + r.summary() + "): the check itself is broken");
+                throw new AssertionError("the ABI check compared no " + kind + " against " + set.label() + " ("
+                        + r.summary() + "): the check itself is broken");
             }
         }
     }

@@ -43,8 +43,12 @@ class AbiCheckTest {
         var set = new AbiCheck.HeaderSet("none", "nothing", 44, "6.1", List.of(), false, List.of());
         var empty = new AbiCheck.Report(List.of(), List.of(), Map.of(), "compared nothing", "cc");
         assertThrows(AssertionError.class, () -> AbiCheck.assertClean(set, empty));
-        var noFunctionTypes = new AbiCheck.Report(List.of(), List.of(), Map.of("struct", 1, "field", 1,
-                "field types", 1, "const", 1, "func", 1, "function-pointer types", 1), "no prototypes", "cc");
+        var noFunctionTypes = new AbiCheck.Report(
+                List.of(),
+                List.of(),
+                Map.of("struct", 1, "field", 1, "field types", 1, "const", 1, "func", 1, "function-pointer types", 1),
+                "no prototypes",
+                "cc");
         assertThrows(AssertionError.class, () -> AbiCheck.assertClean(set, noFunctionTypes));
     }
 }

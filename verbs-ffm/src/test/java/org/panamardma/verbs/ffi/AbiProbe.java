@@ -50,8 +50,8 @@ final class AbiProbe {
      * (a header set: exports are read from its .so files); extra compiler flags (the header set's -isystem) and
      * libraries; the field keys Java binds as arrays; the function-pointer fields whose C type is wanted.
      */
-    record Options(boolean linked, List<String> cflags, List<String> libs, Set<String> arrays,
-            Collection<String> fnptrs) {
+    record Options(
+            boolean linked, List<String> cflags, List<String> libs, Set<String> arrays, Collection<String> fnptrs) {
         static Options installed() {
             return new Options(true, List.of(), List.of("-libverbs", "-lrdmacm"), Set.of(), List.of());
         }
@@ -68,8 +68,13 @@ final class AbiProbe {
      * FNPTR check under key + "|" + aspect), the prototypes of the functions (by name) and of the function-pointer
      * fields (by field key), the classes of their types (by C text), and the log.
      */
-    record Result(Map<String, Map<String, String>> values, Map<String, String> rejected,
-            Map<String, Prototype> prototypes, Map<String, CType> types, List<String> header, String compileCommand) {}
+    record Result(
+            Map<String, Map<String, String>> values,
+            Map<String, String> rejected,
+            Map<String, Prototype> prototypes,
+            Map<String, CType> types,
+            List<String> header,
+            String compileCommand) {}
 
     /** The probe source for these keys; {@code lines} receives probe.c line number -> what it probes. */
     static String generate(Collection<String> keys, Set<Ref> skip, Map<Integer, Ref> lines) {
@@ -157,15 +162,18 @@ final class AbiProbe {
         String[] t = key.split(" ");
         boolean ok = switch (t[0]) {
             case "struct", "union" -> t.length == 2 && t[1].matches(IDENT);
-            case "field" -> t.length == 3 && t[1].matches(IDENT) && PATH.matcher(t[2]).matches();
+            case "field" ->
+                t.length == 3 && t[1].matches(IDENT) && PATH.matcher(t[2]).matches();
             case "const", "func" -> t.length == 2 && t[1].matches(IDENT);
             default -> false;
         };
-        return ok ? null : "malformed symbols-list line (want struct T | union T | field T a.b | const NAME | func name)";
+        return ok
+                ? null
+                : "malformed symbols-list line (want struct T | union T | field T a.b | const NAME | func name)";
     }
 
-    private static final Pattern DIAGNOSTIC =
-            Pattern.compile("^(\\S*?)(probe\\.[ch]|types\\.c):(\\d+):(?:\\d+:)? (fatal error|error|note|warning): (.*)$");
+    private static final Pattern DIAGNOSTIC = Pattern.compile(
+            "^(\\S*?)(probe\\.[ch]|types\\.c):(\\d+):(?:\\d+:)? (fatal error|error|note|warning): (.*)$");
     private static final Pattern UNDEFINED = Pattern.compile("undefined reference to [`'‘]([^'’`]+)['’]");
 
     /** Generates, compiles (retrying without rejected items) and runs the probe in {@code dir}, linked. */
@@ -190,8 +198,16 @@ final class AbiProbe {
         Path source = probeDir.resolve("probe.c");
         Path binary = probeDir.resolve("probe");
         Path aux = probeDir.resolve("probe.aux");
-        List<String> base = new ArrayList<>(List.of(cc, "-std=gnu11", "-w", "-fdiagnostics-color=never",
-                "-fno-diagnostics-show-caret", "-I", include.toString(), "-I", probeDir.toString()));
+        List<String> base = new ArrayList<>(List.of(
+                cc,
+                "-std=gnu11",
+                "-w",
+                "-fdiagnostics-color=never",
+                "-fno-diagnostics-show-caret",
+                "-I",
+                include.toString(),
+                "-I",
+                probeDir.toString()));
         base.addAll(options.cflags());
         List<String> command = new ArrayList<>(base);
         command.addAll(List.of("-aux-info", aux.toString(), source.toString(), "-o", binary.toString()));
@@ -221,7 +237,8 @@ final class AbiProbe {
             }
             now.forEach((ref, why) -> {
                 skip.add(ref);
-                rejected.put(ref.aspect().equals(Ref.MAIN) ? ref.key() : ref.key() + "|" + ref.aspect(),
+                rejected.put(
+                        ref.aspect().equals(Ref.MAIN) ? ref.key() : ref.key() + "|" + ref.aspect(),
                         explain(ref.key(), why));
             });
         }
@@ -280,8 +297,10 @@ final class AbiProbe {
             }
             Matcher u = UNDEFINED.matcher(l);
             if (u.find() && keys.contains("func " + u.group(1))) {
-                now.putIfAbsent(new Ref("func " + u.group(1), Ref.MAIN), "declared in the headers, but the linker "
-                        + "finds no such symbol in libibverbs / librdmacm (undefined reference)");
+                now.putIfAbsent(
+                        new Ref("func " + u.group(1), Ref.MAIN),
+                        "declared in the headers, but the linker "
+                                + "finds no such symbol in libibverbs / librdmacm (undefined reference)");
             }
         }
         return now;
@@ -309,7 +328,8 @@ final class AbiProbe {
                     name.add(token);
                 }
             }
-            values.computeIfAbsent(String.join(" ", name), k -> new LinkedHashMap<>()).putAll(v);
+            values.computeIfAbsent(String.join(" ", name), k -> new LinkedHashMap<>())
+                    .putAll(v);
         }
     }
 
@@ -323,7 +343,8 @@ final class AbiProbe {
         }
         String decl = m.group(2);
         for (String name : names) {
-            Matcher n = Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name) + " \\(").matcher(decl);
+            Matcher n = Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name) + " \\(")
+                    .matcher(decl);
             if (!n.find()) {
                 continue;
             }
@@ -341,7 +362,8 @@ final class AbiProbe {
             if (close < 0) {
                 return null;
             }
-            String ret = decl.substring(0, n.start()).replaceAll("\\b(extern|static|inline|__inline__|__inline)\\b", "")
+            String ret = decl.substring(0, n.start())
+                    .replaceAll("\\b(extern|static|inline|__inline__|__inline)\\b", "")
                     .trim();
             List<String> params = new ArrayList<>();
             boolean variadic = false;
@@ -402,8 +424,10 @@ final class AbiProbe {
         command.addAll(List.of(source.toString(), "-o", binary.toString()));
         Set<Integer> bad = new LinkedHashSet<>();
         for (int attempt = 1; ; attempt++) {
-            List<String> out = new ArrayList<>(List.of("/* GENERATED by AbiProbe: the types of the prototypes */",
-                    "#include \"probe.h\"", "int main(void) {"));
+            List<String> out = new ArrayList<>(List.of(
+                    "/* GENERATED by AbiProbe: the types of the prototypes */",
+                    "#include \"probe.h\"",
+                    "int main(void) {"));
             Map<Integer, Integer> lines = new LinkedHashMap<>();
             for (int i = 0; i < texts.size(); i++) {
                 if (!bad.contains(i)) {
@@ -426,8 +450,8 @@ final class AbiProbe {
                 }
             }
             if (bad.size() == before || attempt >= 10) {
-                throw new AssertionError("the type probe does not compile:\n$ " + String.join(" ", command) + "\n"
-                        + compile.output);
+                throw new AssertionError(
+                        "the type probe does not compile:\n$ " + String.join(" ", command) + "\n" + compile.output);
             }
         }
         Exec run = exec(List.of(binary.toString()), dir, 120);
@@ -438,8 +462,11 @@ final class AbiProbe {
         parse(run.output, values, new ArrayList<>());
         for (int i = 0; i < texts.size(); i++) {
             Map<String, String> v = values.get("type " + i);
-            types.put(texts.get(i), v == null ? new CType(texts.get(i), -1, -1)
-                    : new CType(texts.get(i), Integer.parseInt(v.get("class")), Long.parseLong(v.get("size"))));
+            types.put(
+                    texts.get(i),
+                    v == null
+                            ? new CType(texts.get(i), -1, -1)
+                            : new CType(texts.get(i), Integer.parseInt(v.get("class")), Long.parseLong(v.get("size"))));
         }
         return types;
     }
@@ -458,8 +485,11 @@ final class AbiProbe {
 
     /** Whether the compiler's reason says the item is not in the headers (rather than malformed or a bit-field). */
     static boolean absent(String why) {
-        return why.contains("undeclared") || why.contains("has no member") || why.contains("incomplete type")
-                || why.contains("storage size") || why.contains("unknown type");
+        return why.contains("undeclared")
+                || why.contains("has no member")
+                || why.contains("incomplete type")
+                || why.contains("storage size")
+                || why.contains("unknown type");
     }
 
     private static void copyResource(String resource, Path to) throws IOException {
@@ -469,8 +499,9 @@ final class AbiProbe {
                 return;
             }
         }
-        Path root = SymbolsList.sourceFile().map(p -> p.getParent().getParent().getParent()).orElseThrow(
-                () -> new AssertionError(resource + " is not on the classpath (native-headers artifact)"));
+        Path root = SymbolsList.sourceFile()
+                .map(p -> p.getParent().getParent().getParent())
+                .orElseThrow(() -> new AssertionError(resource + " is not on the classpath (native-headers artifact)"));
         Files.copy(root.resolve(resource), to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
@@ -478,7 +509,10 @@ final class AbiProbe {
 
     /** Runs a command, stdout and stderr merged; rc 124 on time-out. */
     static Exec exec(List<String> command, Path dir, long seconds) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         p.getOutputStream().close();
         byte[][] out = new byte[1][];
         Thread reader = Thread.ofPlatform().daemon().start(() -> {

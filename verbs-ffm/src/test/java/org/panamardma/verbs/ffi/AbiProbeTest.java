@@ -24,7 +24,8 @@ class AbiProbeTest {
     void probesStandInHeadersAndAttributesWhatTheCompilerRejects(@TempDir Path dir)
             throws IOException, InterruptedException {
         try {
-            Assumptions.assumeTrue(AbiProbe.exec(List.of("gcc", "--version"), dir, 60).rc() == 0, "needs gcc");
+            Assumptions.assumeTrue(
+                    AbiProbe.exec(List.of("gcc", "--version"), dir, 60).rc() == 0, "needs gcc");
         } catch (IOException e) {
             Assumptions.abort("needs gcc: " + e.getMessage());
         }
@@ -43,23 +44,83 @@ class AbiProbeTest {
                 static inline int demo_inline(void) { return 0; }
                 """);
         Files.writeString(fake.resolve("rdma/rdma_cma.h"), "#include <stdio.h>\n");
-        List<String> keys = List.of("struct demo", "field demo a", "field demo imm", "field demo n.x",
-                "field demo bits", "field demo nope", "union demo_u", "field demo_u g.lo", "const DEMO_BIG",
-                "const DEMO_NEG", "const DEMO_MASK", "const DEMO_MISSING", "func demo_declared_only",
-                "func demo_inline", "func printf", "field demo op", "field demo name", "field demo f");
-        AbiProbe.Result r = AbiProbe.run(dir.resolve("work"), keys, "gcc", new AbiProbe.Options(true,
-                List.of("-I", fake.toString()), List.of(), Set.of("field demo n.x", "field demo name", "field demo a"),
-                List.of("field demo op", "field demo a")));
+        List<String> keys = List.of(
+                "struct demo",
+                "field demo a",
+                "field demo imm",
+                "field demo n.x",
+                "field demo bits",
+                "field demo nope",
+                "union demo_u",
+                "field demo_u g.lo",
+                "const DEMO_BIG",
+                "const DEMO_NEG",
+                "const DEMO_MASK",
+                "const DEMO_MISSING",
+                "func demo_declared_only",
+                "func demo_inline",
+                "func printf",
+                "field demo op",
+                "field demo name",
+                "field demo f");
+        AbiProbe.Result r = AbiProbe.run(
+                dir.resolve("work"),
+                keys,
+                "gcc",
+                new AbiProbe.Options(
+                        true,
+                        List.of("-I", fake.toString()),
+                        List.of(),
+                        Set.of("field demo n.x", "field demo name", "field demo a"),
+                        List.of("field demo op", "field demo a")));
 
         assertEquals(Map.of("size", "48", "align", "8"), r.values().get("struct demo"));
-        assertEquals(Map.of("offset", "8", "size", "4", "class", "1", "array", "0"), r.values().get("field demo imm"));
-        assertEquals(Map.of("offset", "12", "size", "6", "class", "5", "array", "1", "elements", "3", "elem_size", "2",
-                "elem_class", "1", "elem_array", "0"), r.values().get("field demo n.x"));
-        assertEquals(Map.of("offset", "8", "size", "8", "class", "1", "array", "0"), r.values().get("field demo_u g.lo"));
+        assertEquals(
+                Map.of("offset", "8", "size", "4", "class", "1", "array", "0"),
+                r.values().get("field demo imm"));
+        assertEquals(
+                Map.of(
+                        "offset",
+                        "12",
+                        "size",
+                        "6",
+                        "class",
+                        "5",
+                        "array",
+                        "1",
+                        "elements",
+                        "3",
+                        "elem_size",
+                        "2",
+                        "elem_class",
+                        "1",
+                        "elem_array",
+                        "0"),
+                r.values().get("field demo n.x"));
+        assertEquals(
+                Map.of("offset", "8", "size", "8", "class", "1", "array", "0"),
+                r.values().get("field demo_u g.lo"));
         assertEquals("5", r.values().get("field demo op").get("class"));
         assertEquals("8", r.values().get("field demo f").get("class"));
-        assertEquals(Map.of("offset", "32", "size", "8", "class", "5", "array", "1", "elements", "4", "elem_size", "2",
-                "elem_class", "5", "elem_array", "1"), r.values().get("field demo name"));
+        assertEquals(
+                Map.of(
+                        "offset",
+                        "32",
+                        "size",
+                        "8",
+                        "class",
+                        "5",
+                        "array",
+                        "1",
+                        "elements",
+                        "4",
+                        "elem_size",
+                        "2",
+                        "elem_class",
+                        "5",
+                        "elem_array",
+                        "1"),
+                r.values().get("field demo name"));
         // the prototypes gcc -aux-info wrote, and the class (see probe.h) and size of each type in them
         AbiProbe.Prototype op = r.prototypes().get("field demo op");
         assertEquals("int", op.ret());
@@ -67,11 +128,15 @@ class AbiProbeTest {
         assertTrue(r.prototypes().get("func printf").variadic());
 
         // not linked (a header set whose libraries are not installed): declared only, prototypes still written
-        AbiProbe.Result u = AbiProbe.run(dir.resolve("unlinked"), List.of("func demo_proto", "func demo_declared_only",
-                "func demo_missing"), "gcc", new AbiProbe.Options(false, List.of("-I", fake.toString()), List.of(),
-                Set.of(), List.of()));
+        AbiProbe.Result u = AbiProbe.run(
+                dir.resolve("unlinked"),
+                List.of("func demo_proto", "func demo_declared_only", "func demo_missing"),
+                "gcc",
+                new AbiProbe.Options(false, List.of("-I", fake.toString()), List.of(), Set.of(), List.of()));
         assertEquals("yes", u.values().get("func demo_declared_only").get("declared"));
-        assertTrue(u.rejected().get("func demo_missing").contains("not in these"), u.rejected().toString());
+        assertTrue(
+                u.rejected().get("func demo_missing").contains("not in these"),
+                u.rejected().toString());
         AbiProbe.Prototype proto = u.prototypes().get("func demo_proto");
         assertEquals("long unsigned int", proto.ret());
         assertEquals(4, proto.params().size(), proto.toString());
@@ -88,13 +153,21 @@ class AbiProbeTest {
         assertEquals("yes", r.values().get("func printf").get("exported"));
         assertEquals("no", r.values().get("func demo_inline").get("exported"));
 
-        assertTrue(r.rejected().get("field demo bits").contains("BIT-FIELD"), r.rejected().toString());
-        assertTrue(r.rejected().get("field demo nope").contains("not in these"), r.rejected().toString());
-        assertTrue(r.rejected().get("const DEMO_MISSING").contains("not in these"), r.rejected().toString());
-        assertTrue(r.rejected().get("func demo_declared_only").contains("undefined reference"),
+        assertTrue(
+                r.rejected().get("field demo bits").contains("BIT-FIELD"),
+                r.rejected().toString());
+        assertTrue(
+                r.rejected().get("field demo nope").contains("not in these"),
+                r.rejected().toString());
+        assertTrue(
+                r.rejected().get("const DEMO_MISSING").contains("not in these"),
+                r.rejected().toString());
+        assertTrue(
+                r.rejected().get("func demo_declared_only").contains("undefined reference"),
                 r.rejected().toString());
         // a member Java binds as an array that C's is not, a "function pointer" that is not one
-        assertTrue(r.rejected().containsKey("field demo a|elements"), r.rejected().toString());
+        assertTrue(
+                r.rejected().containsKey("field demo a|elements"), r.rejected().toString());
         assertTrue(r.rejected().containsKey("field demo a|fnptr"), r.rejected().toString());
         assertEquals(6, r.rejected().size(), r.rejected().toString());
         assertTrue(AbiTest.unsignedInNarrowJavaType(2147483648L, Integer.MIN_VALUE, "int"));

@@ -93,8 +93,15 @@ class AbiTest {
                 libs.add(p);
             }
         }
-        return new AbiCheck.HeaderSet("installed", "the installed rdma-core " + v + " (" + rdmaCoreVersion(dir)
-                + "; Linux uapi " + linux + ", /usr/include)", AbiCheck.rdmaCoreMajor(v), linux, List.of(), true, libs);
+        return new AbiCheck.HeaderSet(
+                "installed",
+                "the installed rdma-core " + v + " (" + rdmaCoreVersion(dir) + "; Linux uapi " + linux
+                        + ", /usr/include)",
+                AbiCheck.rdmaCoreMajor(v),
+                linux,
+                List.of(),
+                true,
+                libs);
     }
 
     /** An unsigned C value held in a Java int/short/byte of its width, as jextract does it (0x80000000 as int). */
@@ -123,8 +130,10 @@ class AbiTest {
     /** The rdma-core the probe compiles against, for the log. */
     static String rdmaCoreVersion(Path dir) throws InterruptedException {
         try {
-            var dpkg = AbiProbe.exec(List.of("dpkg-query", "-W", "-f", "${Package} ${Version}  ",
-                    "libibverbs-dev", "librdmacm-dev"), dir, 60);
+            var dpkg = AbiProbe.exec(
+                    List.of("dpkg-query", "-W", "-f", "${Package} ${Version}  ", "libibverbs-dev", "librdmacm-dev"),
+                    dir,
+                    60);
             if (dpkg.rc() == 0 && !dpkg.output().isBlank()) {
                 return dpkg.output().trim();
             }

@@ -38,8 +38,10 @@ class AbiVersionsTest {
         }
         JavaBindings java = JavaBindings.scan();
         SymbolsList list = SymbolsList.load();
-        return sets.stream().map(s -> DynamicTest.dynamicTest(s.name() + " (" + s.suite() + ", rdma-core "
-                + s.version() + ")", () -> check(s, dir.resolve(s.name()), java, list)));
+        return sets.stream()
+                .map(s -> DynamicTest.dynamicTest(
+                        s.name() + " (" + s.suite() + ", rdma-core " + s.version() + ")",
+                        () -> check(s, dir.resolve(s.name()), java, list)));
     }
 
     private static void check(SetLine s, Path dir, JavaBindings java, SymbolsList list)
@@ -82,10 +84,19 @@ class AbiVersionsTest {
         Path lib = root.resolve("usr/lib").resolve(multiarch);
         String linux = AbiCheck.linuxUapi(include);
         String label = "rdma-core " + s.version() + " (" + s.name() + ", Debian " + s.suite() + ": "
-                + String.join(", ", manifest.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList())
+                + String.join(
+                        ", ",
+                        manifest.entrySet().stream()
+                                .map(e -> e.getKey() + " " + e.getValue())
+                                .toList())
                 + "; Linux uapi " + linux + ")";
-        AbiCheck.HeaderSet set = new AbiCheck.HeaderSet(s.name(), label, AbiCheck.rdmaCoreMajor(s.version()), linux,
-                List.of("-isystem", include.resolve(multiarch).toString(), "-isystem", include.toString()), false,
+        AbiCheck.HeaderSet set = new AbiCheck.HeaderSet(
+                s.name(),
+                label,
+                AbiCheck.rdmaCoreMajor(s.version()),
+                linux,
+                List.of("-isystem", include.resolve(multiarch).toString(), "-isystem", include.toString()),
+                false,
                 List.of(lib.resolve("libibverbs.so.1"), lib.resolve("librdmacm.so.1")));
         AbiCheck.assertClean(set, AbiCheck.run(set, dir, cc, java, list));
     }

@@ -54,7 +54,8 @@ final class HeaderSets {
             if (in != null) {
                 text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
             } else {
-                Path file = SymbolsList.sourceFile().map(f -> f.getParent().getParent().resolve("headers/sets"))
+                Path file = SymbolsList.sourceFile()
+                        .map(f -> f.getParent().getParent().resolve("headers/sets"))
                         .orElseThrow(() -> new AssertionError(SETS + " is neither on the classpath nor found"));
                 text = Files.readString(file);
             }

@@ -68,8 +68,7 @@ final class JavaBindings {
 
         /** The later of the two (each part). */
         Version max(Version o) {
-            return new Version(Math.max(rdmaCore, o.rdmaCore),
-                    compareLinux(linux, o.linux) >= 0 ? linux : o.linux);
+            return new Version(Math.max(rdmaCore, o.rdmaCore), compareLinux(linux, o.linux) >= 0 ? linux : o.linux);
         }
 
         /** Whether a header set of this rdma-core major and Linux uapi version has the item. */
@@ -98,8 +97,8 @@ final class JavaBindings {
             String[] x = a.split("\\.");
             String[] y = b.split("\\.");
             for (int i = 0; i < Math.max(x.length, y.length); i++) {
-                int d = Integer.compare(i < x.length ? Integer.parseInt(x[i]) : 0,
-                        i < y.length ? Integer.parseInt(y[i]) : 0);
+                int d = Integer.compare(
+                        i < x.length ? Integer.parseInt(x[i]) : 0, i < y.length ? Integer.parseInt(y[i]) : 0);
                 if (d != 0) {
                     return d;
                 }
@@ -174,9 +173,15 @@ final class JavaBindings {
             }
             for (var f : c.getDeclaredFields()) {
                 int m = f.getModifiers();
-                if (!Modifier.isPublic(m) || !Modifier.isStatic(m) || !Modifier.isFinal(m) || f.isSynthetic()
-                        || f.getName().contains("$") || f.isAnnotationPresent(NotInC.class)
-                        || !(f.getType() == int.class || f.getType() == long.class || f.getType() == short.class
+                if (!Modifier.isPublic(m)
+                        || !Modifier.isStatic(m)
+                        || !Modifier.isFinal(m)
+                        || f.isSynthetic()
+                        || f.getName().contains("$")
+                        || f.isAnnotationPresent(NotInC.class)
+                        || !(f.getType() == int.class
+                                || f.getType() == long.class
+                                || f.getType() == short.class
                                 || f.getType() == byte.class)) {
                     continue;
                 }
@@ -189,14 +194,17 @@ final class JavaBindings {
                 String key = "const " + f.getName();
                 consts.add(key);
                 b.version(key, Version.of(f.getAnnotation(Since.class)), c.getSimpleName() + "." + f.getName());
-                b.add(new Binding(key, Map.of("value", value), f.getType().getName(),
-                        c.getSimpleName() + "." + f.getName()));
+                b.add(new Binding(
+                        key, Map.of("value", value), f.getType().getName(), c.getSimpleName() + "." + f.getName()));
             }
             if (c.getSimpleName().endsWith("_h")) {
                 for (Method mth : c.getDeclaredMethods()) {
                     int m = mth.getModifiers();
                     String n = mth.getName();
-                    if (!Modifier.isPublic(m) || !Modifier.isStatic(m) || mth.isSynthetic() || n.contains("$")
+                    if (!Modifier.isPublic(m)
+                            || !Modifier.isStatic(m)
+                            || mth.isSynthetic()
+                            || n.contains("$")
                             || !(n.startsWith("ibv_") || n.startsWith("rdma_") || n.startsWith("_"))
                             || mth.isAnnotationPresent(NotInC.class)) {
                         continue;
@@ -285,8 +293,8 @@ final class JavaBindings {
                     // a critical twin (VerbsOps.POST_WR_CRITICAL beside POST_WR) is checked with its plain handle:
                     // only a different descriptor for the same member is a problem
                     if (!descriptors.get(key).descriptor().equals(d)) {
-                        problems.add(source + ": " + member + " is also called through " + descriptors.get(key).source()
-                                + " with another descriptor");
+                        problems.add(source + ": " + member + " is also called through "
+                                + descriptors.get(key).source() + " with another descriptor");
                     }
                 } else {
                     descriptors.put(key, new Descriptor(d, source));
@@ -312,7 +320,8 @@ final class JavaBindings {
         } catch (NoSuchMethodException e) {
             return Optional.empty();
         }
-        if (!Modifier.isStatic(layout.getModifiers()) || !Modifier.isPublic(layout.getModifiers())
+        if (!Modifier.isStatic(layout.getModifiers())
+                || !Modifier.isPublic(layout.getModifiers())
                 || !GroupLayout.class.isAssignableFrom(layout.getReturnType())) {
             return Optional.empty();
         }
@@ -328,13 +337,13 @@ final class JavaBindings {
     private List<String> struct(Class<?> c, GroupLayout g) {
         String tag = c.getSimpleName();
         if (!g.name().equals(Optional.of(tag))) {
-            problems.add(tag + ".layout() is named " + g.name().map(n -> "\"" + n + "\"").orElse("(unnamed)")
+            problems.add(tag + ".layout() is named "
+                    + g.name().map(n -> "\"" + n + "\"").orElse("(unnamed)")
                     + "; name it like the C tag and the class: .withName(\"" + tag + "\")");
         }
         String kw = g instanceof UnionLayout ? "union" : "struct";
         String key = kw + " " + tag;
-        add(new Binding(key, Map.of("size", g.byteSize(), "align", g.byteAlignment()), kw,
-                tag + ".layout()"));
+        add(new Binding(key, Map.of("size", g.byteSize(), "align", g.byteAlignment()), kw, tag + ".layout()"));
         Version classSince = Version.of(c.getAnnotation(Since.class));
         version(key, classSince, tag);
         List<String> keys = new ArrayList<>();
@@ -343,7 +352,8 @@ final class JavaBindings {
         List<Member> members = new ArrayList<>();
         walk(c, tag, g, "", 0, "", keys, classSince, offsetsUsed, members);
         for (Field f : c.getDeclaredFields()) {
-            if (f.isAnnotationPresent(Since.class) && f.getName().endsWith("$OFFSET")
+            if (f.isAnnotationPresent(Since.class)
+                    && f.getName().endsWith("$OFFSET")
                     && !offsetsUsed.contains(f.getName())) {
                 problems.add(tag + "." + f.getName() + " has @Since but names no member of " + tag + ".layout()"
                         + " (want <member path with $ for .>$OFFSET)");
@@ -361,15 +371,26 @@ final class JavaBindings {
             }
         }
         if (grew != (s.grew() != null)) {
-            problems.add(tag + (grew ? " has members with @Since but no @Grew: say why the shorter struct of an "
-                    + "older rdma-core is safe (@Grew(CALLER) or @Grew(LIBRARY))"
-                    : " is @Grew, but no member of its layout has @Since"));
+            problems.add(tag
+                    + (grew
+                            ? " has members with @Since but no @Grew: say why the shorter struct of an "
+                                    + "older rdma-core is safe (@Grew(CALLER) or @Grew(LIBRARY))"
+                            : " is @Grew, but no member of its layout has @Since"));
         }
         return keys;
     }
 
-    private void walk(Class<?> c, String tag, GroupLayout g, String cPrefix, long base, String javaPrefix,
-            List<String> keys, Version inherited, Set<String> offsetsUsed, List<Member> topLevel) {
+    private void walk(
+            Class<?> c,
+            String tag,
+            GroupLayout g,
+            String cPrefix,
+            long base,
+            String javaPrefix,
+            List<String> keys,
+            Version inherited,
+            Set<String> offsetsUsed,
+            List<Member> topLevel) {
         long offset = base;
         for (MemoryLayout m : g.memberLayouts()) {
             long memberOffset = g instanceof StructLayout ? offset : base;
@@ -380,7 +401,8 @@ final class JavaBindings {
             Optional<String> name = m.name();
             if (name.isEmpty()) {
                 problems.add(tag + ".layout(): member at offset " + memberOffset + " of "
-                        + (javaPrefix.isEmpty() ? "the " + (g instanceof UnionLayout ? "union" : "struct")
+                        + (javaPrefix.isEmpty()
+                                ? "the " + (g instanceof UnionLayout ? "union" : "struct")
                                 : javaPrefix.substring(0, javaPrefix.length() - 1))
                         + " has no name; name it like the C field (anonymous struct/union: \"$anonN\")");
                 continue;
@@ -402,8 +424,7 @@ final class JavaBindings {
             }
             if (n.startsWith("$anon")) {
                 if (m instanceof GroupLayout inner) {
-                    walk(c, tag, inner, cPrefix, memberOffset, javaPrefix + n + ".", keys, v, offsetsUsed,
-                            topLevel);
+                    walk(c, tag, inner, cPrefix, memberOffset, javaPrefix + n + ".", keys, v, offsetsUsed, topLevel);
                 } else {
                     problems.add(tag + ".layout(): " + javaPrefix + n + " is named $anon... but is not a group");
                 }
@@ -415,14 +436,16 @@ final class JavaBindings {
                 problems.add(tag + ".layout(): C member path " + cPath + " occurs twice");
                 continue;
             }
-            add(new Binding(key, Map.of("offset", memberOffset, "size", m.byteSize()), kind(m),
+            add(new Binding(
+                    key,
+                    Map.of("offset", memberOffset, "size", m.byteSize()),
+                    kind(m),
                     tag + ".layout() " + javaPrefix + n));
             keys.add(key);
             fieldLayouts.put(key, m);
             version(key, v, tag + "." + offsetConstant);
             if (m instanceof GroupLayout inner) {
-                walk(c, tag, inner, cPath + ".", memberOffset, javaPrefix + n + ".", keys, v, offsetsUsed,
-                        topLevel);
+                walk(c, tag, inner, cPath + ".", memberOffset, javaPrefix + n + ".", keys, v, offsetsUsed, topLevel);
             } else if (m instanceof SequenceLayout s) {
                 String index = "[0]";
                 MemoryLayout e = s.elementLayout();
@@ -431,8 +454,17 @@ final class JavaBindings {
                     e = nested.elementLayout();
                 }
                 if (e instanceof GroupLayout inner) {
-                    walk(c, tag, inner, cPath + index + ".", memberOffset, javaPrefix + n + index + ".", keys, v,
-                            offsetsUsed, topLevel);
+                    walk(
+                            c,
+                            tag,
+                            inner,
+                            cPath + index + ".",
+                            memberOffset,
+                            javaPrefix + n + index + ".",
+                            keys,
+                            v,
+                            offsetsUsed,
+                            topLevel);
                 }
             }
         }
@@ -451,7 +483,11 @@ final class JavaBindings {
     static List<Class<?>> classes() {
         Path where;
         try {
-            where = Path.of(verbs_h.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            where = Path.of(verbs_h.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (URISyntaxException e) {
             throw new AssertionError(e);
         }
@@ -464,9 +500,11 @@ final class JavaBindings {
                 }
             } else {
                 try (JarFile jar = new JarFile(where.toFile())) {
-                    jar.stream().map(e -> e.getName())
+                    jar.stream()
+                            .map(e -> e.getName())
                             .filter(n -> n.startsWith(dir) && n.indexOf('/', dir.length()) < 0)
-                            .map(n -> n.substring(dir.length())).forEach(names::add);
+                            .map(n -> n.substring(dir.length()))
+                            .forEach(names::add);
                 }
             }
         } catch (IOException e) {
@@ -474,7 +512,9 @@ final class JavaBindings {
         }
         List<Class<?>> classes = new ArrayList<>();
         for (String n : new TreeSet<>(names)) {
-            if (!n.endsWith(".class") || n.contains("$") || n.equals("package-info.class")
+            if (!n.endsWith(".class")
+                    || n.contains("$")
+                    || n.equals("package-info.class")
                     || n.equals("module-info.class")) {
                 continue;
             }

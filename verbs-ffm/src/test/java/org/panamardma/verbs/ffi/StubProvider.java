@@ -52,8 +52,8 @@ public final class StubProvider {
     public static final int OP_ATOMIC_WRITE = 5;
 
     private static final String RESOURCES = "native-headers/stub/";
-    private static final List<String> FILES = List.of("stub_provider.c", "stub_bench.c", "stub_provider.h",
-            "libibverbs.map");
+    private static final List<String> FILES =
+            List.of("stub_provider.c", "stub_bench.c", "stub_provider.h", "libibverbs.map");
 
     /** Why the stub cannot be built here (no gcc, no header set): a test skips with it, or fails where required. */
     public static final class UnavailableException extends Exception {
@@ -88,16 +88,32 @@ public final class StubProvider {
         Path library = dir.resolve("libibverbs.so.1.14." + set.release());
         String cc = System.getProperty("abi.cc", "gcc");
         Path include = set.root().resolve("usr/include");
-        List<String> command = new ArrayList<>(List.of(cc, "-std=gnu11", "-O2", "-fPIC", "-shared", "-Wall",
-                "-fdiagnostics-color=never", "-isystem", include.resolve(multiarch(cc, dir)).toString(),
-                "-isystem", include.toString(), "-I", dir.toString(),
-                "-Wl,-soname,libibverbs.so.1", "-Wl,--version-script=" + dir.resolve("libibverbs.map"),
-                "-Wl,-z,defs", "-o", library.toString(),
-                dir.resolve("stub_provider.c").toString(), dir.resolve("stub_bench.c").toString(), "-lpthread"));
+        List<String> command = new ArrayList<>(List.of(
+                cc,
+                "-std=gnu11",
+                "-O2",
+                "-fPIC",
+                "-shared",
+                "-Wall",
+                "-fdiagnostics-color=never",
+                "-isystem",
+                include.resolve(multiarch(cc, dir)).toString(),
+                "-isystem",
+                include.toString(),
+                "-I",
+                dir.toString(),
+                "-Wl,-soname,libibverbs.so.1",
+                "-Wl,--version-script=" + dir.resolve("libibverbs.map"),
+                "-Wl,-z,defs",
+                "-o",
+                library.toString(),
+                dir.resolve("stub_provider.c").toString(),
+                dir.resolve("stub_bench.c").toString(),
+                "-lpthread"));
         AbiProbe.Exec built = AbiProbe.exec(command, dir, 120);
         if (built.rc() != 0) {
-            throw new IllegalStateException("the stub provider does not build (" + String.join(" ", command) + "):\n"
-                    + built.output());
+            throw new IllegalStateException(
+                    "the stub provider does not build (" + String.join(" ", command) + "):\n" + built.output());
         }
         library.toFile().deleteOnExit();
         SymbolLookup stub = SymbolLookup.libraryLookup(library, Arena.global());
@@ -128,8 +144,11 @@ public final class StubProvider {
      */
     public static MethodHandle benchPostPoll() throws UnavailableException, IOException, InterruptedException {
         MemorySegment fn = load().find("stub_bench_post_poll").orElseThrow();
-        return Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT,
-                JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+        return Native.LINKER.downcallHandle(
+                fn,
+                FunctionDescriptor.of(
+                        JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT,
+                        ADDRESS, JAVA_INT, JAVA_LONG));
     }
 
     /**
@@ -139,8 +158,11 @@ public final class StubProvider {
      */
     public static MethodHandle benchMessageRate() throws UnavailableException, IOException, InterruptedException {
         MemorySegment fn = load().find("stub_bench_message_rate").orElseThrow();
-        return Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT,
-                JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_LONG));
+        return Native.LINKER.downcallHandle(
+                fn,
+                FunctionDescriptor.of(
+                        JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT,
+                        JAVA_INT, JAVA_LONG));
     }
 
     /**
@@ -150,7 +172,10 @@ public final class StubProvider {
     public static boolean callgrindZero() throws UnavailableException, IOException, InterruptedException {
         MemorySegment fn = load().find("stub_callgrind_zero").orElseThrow();
         try {
-            return (int) Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_INT)).invokeExact() != 0;
+            return (int) Native.LINKER
+                            .downcallHandle(fn, FunctionDescriptor.of(JAVA_INT))
+                            .invokeExact()
+                    != 0;
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
@@ -160,7 +185,8 @@ public final class StubProvider {
     public static void callgrindDump(String why) throws UnavailableException, IOException, InterruptedException {
         MemorySegment fn = load().find("stub_callgrind_dump").orElseThrow();
         try (Arena arena = Arena.ofConfined()) {
-            int ignored = (int) Native.LINKER.downcallHandle(fn, FunctionDescriptor.of(JAVA_INT, ADDRESS))
+            int ignored = (int) Native.LINKER
+                    .downcallHandle(fn, FunctionDescriptor.of(JAVA_INT, ADDRESS))
                     .invokeExact(arena.allocateFrom(why));
         } catch (Throwable t) {
             throw new IllegalStateException(t);
@@ -187,8 +213,8 @@ public final class StubProvider {
         String wanted = String.valueOf(RdmaCore.BINDINGS_RELEASE);
         HeaderSets.SetLine set = HeaderSets.sets().stream()
                 .filter(s -> s.release().equals(wanted) || s.release().startsWith(wanted + "."))
-                .findFirst().orElseThrow(() -> new AssertionError(HeaderSets.SETS + " has no set of rdma-core "
-                        + wanted));
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(HeaderSets.SETS + " has no set of rdma-core " + wanted));
         if (!Files.isRegularFile(set.root().resolve("MANIFEST"))) {
             throw new UnavailableException("the stub provider is compiled against the header set " + set.name()
                     + " (rdma-core " + set.version() + "), not found in " + set.root() + ": fetch it once with "
@@ -219,8 +245,9 @@ public final class StubProvider {
             }
         }
         // the work tree (an IDE run without the native-headers jar)
-        Path root = SymbolsList.sourceFile().map(p -> p.getParent().getParent().getParent()).orElseThrow(
-                () -> new AssertionError(resource + " is not on the classpath (native-headers artifact)"));
+        Path root = SymbolsList.sourceFile()
+                .map(p -> p.getParent().getParent().getParent())
+                .orElseThrow(() -> new AssertionError(resource + " is not on the classpath (native-headers artifact)"));
         Files.copy(root.resolve(resource), to, StandardCopyOption.REPLACE_EXISTING);
     }
 }

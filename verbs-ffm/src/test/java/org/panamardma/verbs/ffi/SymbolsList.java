@@ -34,6 +34,7 @@ final class SymbolsList {
     final SequencedSet<String> keys;
     /** The whole lines, versions included ("field ibv_qp_ex wr_flush since 45"). */
     final SequencedSet<String> lines;
+
     final String origin;
 
     private SymbolsList(SequencedSet<String> lines, String origin) {
@@ -58,8 +59,10 @@ final class SymbolsList {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Path file = sourceFile().orElseThrow(() -> new AssertionError(RESOURCE + " is neither on the classpath "
-                + "(test dependency org.panamardma:native-headers) nor found above " + System.getProperty("user.dir")));
+        Path file = sourceFile()
+                .orElseThrow(() -> new AssertionError(RESOURCE + " is neither on the classpath "
+                        + "(test dependency org.panamardma:native-headers) nor found above "
+                        + System.getProperty("user.dir")));
         try {
             return parse(Files.readString(file), file.toString());
         } catch (IOException e) {
@@ -97,8 +100,7 @@ final class SymbolsList {
         if (!explicit.isEmpty()) {
             return Optional.of(Path.of(explicit));
         }
-        for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null;
-                dir = dir.getParent()) {
+        for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null; dir = dir.getParent()) {
             if (Files.isRegularFile(dir.resolve("native-headers/pom.xml"))) {
                 return Optional.of(dir.resolve(SOURCE));
             }
@@ -161,7 +163,8 @@ final class SymbolsList {
             add.forEach(k -> s.append("\n   ").append(k).append("   <- ").append(source(java, key(k))));
         }
         if (!remove.isEmpty()) {
-            s.append("\n remove these ").append(remove.size())
+            s.append("\n remove these ")
+                    .append(remove.size())
                     .append(" lines (in the list, bound nowhere in Java, or with another version there):");
             remove.forEach(k -> s.append("\n   ").append(k));
         }
@@ -171,7 +174,9 @@ final class SymbolsList {
     }
 
     private static String source(JavaBindings java, String key) {
-        return java.bindings.get(key).stream().map(JavaBindings.Binding::source).reduce((a, b) -> a + ", " + b)
+        return java.bindings.get(key).stream()
+                .map(JavaBindings.Binding::source)
+                .reduce((a, b) -> a + ", " + b)
                 .orElse("?");
     }
 }

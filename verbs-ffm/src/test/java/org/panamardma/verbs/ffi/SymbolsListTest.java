@@ -18,16 +18,19 @@ class SymbolsListTest {
     void symbolsListSaysExactlyWhatTheJavaSideBinds() throws IOException {
         JavaBindings java = JavaBindings.scan();
         if (Boolean.getBoolean("abi.update")) {
-            Path file = SymbolsList.sourceFile().orElseThrow(() -> new AssertionError(
-                    "abi.update: cannot find native-headers/ above " + System.getProperty("user.dir")
-                            + "; pass -Dabi.symbols=/path/to/native-headers/symbols/ffi.symbols"));
+            Path file = SymbolsList.sourceFile()
+                    .orElseThrow(() -> new AssertionError(
+                            "abi.update: cannot find native-headers/ above " + System.getProperty("user.dir")
+                                    + "; pass -Dabi.symbols=/path/to/native-headers/symbols/ffi.symbols"));
             String text = SymbolsList.render(java.lines());
             String before = Files.exists(file) ? Files.readString(file) : "";
             var old = SymbolsList.parse(before, file.toString());
             Files.createDirectories(file.getParent());
             Files.writeString(file, text);
-            long added = java.lines().stream().filter(k -> !old.lines.contains(k)).count();
-            long removed = old.lines.stream().filter(k -> !java.lines().contains(k)).count();
+            long added =
+                    java.lines().stream().filter(k -> !old.lines.contains(k)).count();
+            long removed =
+                    old.lines.stream().filter(k -> !java.lines().contains(k)).count();
             System.out.println("abi.update: wrote " + java.keys().size() + " symbols to " + file + " (" + added
                     + " added, " + removed + " removed)");
         }

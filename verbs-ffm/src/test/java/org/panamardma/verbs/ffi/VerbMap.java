@@ -34,22 +34,36 @@ final class VerbMap {
      * where one does. Reviewed: adding a name here needs the same review as a public method would.
      */
     static final Map<String, String> INTERNAL = new TreeMap<>(Map.ofEntries(
-            Map.entry("ibv_free_device_list", "frees the list `Device.list()`, `Device.byName()` and "
-                    + "`Context.open()` took, in the same call"),
-            Map.entry("ibv_qp_to_qp_ex", "a cast, not an operation: a queue pair takes its `ibv_qp_ex` view once "
-                    + "when made (`QueuePairBuilder.prepare()`, `CmId.createQueuePair()`)"),
+            Map.entry(
+                    "ibv_free_device_list",
+                    "frees the list `Device.list()`, `Device.byName()` and "
+                            + "`Context.open()` took, in the same call"),
+            Map.entry(
+                    "ibv_qp_to_qp_ex",
+                    "a cast, not an operation: a queue pair takes its `ibv_qp_ex` view once "
+                            + "when made (`QueuePairBuilder.prepare()`, `CmId.createQueuePair()`)"),
             Map.entry("ibv_wr_start", "opens every post of the extended send path (`QueuePair.post*`)"),
             Map.entry("ibv_wr_complete", "closes every post of the extended send path (`QueuePair.post*`)"),
-            Map.entry("ibv_wr_abort", "undoes a post of the extended send path that failed before "
-                    + "`ibv_wr_complete` (`QueuePair.post*`)"),
-            Map.entry("ibv_wr_set_sge", "sets the one segment of every `QueuePair.post*` that takes a "
-                    + "`MemoryRegion`, offset and length"),
-            Map.entry("ibv_query_gid", "bound, not called: `Context.gidTable()` reads the whole table with one "
-                    + "`ibv_query_gid_table`"),
-            Map.entry("ibv_query_gid_ex", "bound, not called: `Context.gidTable()` reads the whole table with one "
-                    + "`ibv_query_gid_table`"),
-            Map.entry("ibv_wc_status_str", "libibverbs' text of a status: `DeviceQueryDeviceTest` checks "
-                    + "`WcStatus.description()` against it; the Java side keeps its own table"),
+            Map.entry(
+                    "ibv_wr_abort",
+                    "undoes a post of the extended send path that failed before "
+                            + "`ibv_wr_complete` (`QueuePair.post*`)"),
+            Map.entry(
+                    "ibv_wr_set_sge",
+                    "sets the one segment of every `QueuePair.post*` that takes a "
+                            + "`MemoryRegion`, offset and length"),
+            Map.entry(
+                    "ibv_query_gid",
+                    "bound, not called: `Context.gidTable()` reads the whole table with one "
+                            + "`ibv_query_gid_table`"),
+            Map.entry(
+                    "ibv_query_gid_ex",
+                    "bound, not called: `Context.gidTable()` reads the whole table with one "
+                            + "`ibv_query_gid_table`"),
+            Map.entry(
+                    "ibv_wc_status_str",
+                    "libibverbs' text of a status: `DeviceQueryDeviceTest` checks "
+                            + "`WcStatus.description()` against it; the Java side keeps its own table"),
             Map.entry("ibv_event_type_str", "bound, not called: `AsyncEventType` names the events itself"),
             Map.entry("rdma_event_str", "bound, not called: `CmEventType` names the events itself")));
 
@@ -106,8 +120,8 @@ final class VerbMap {
                         + " with @Verb, which the bindings do not bind (a typo, or a C name for a pointer member?)");
             }
             if (map.testsOf.get(e.getKey()).isEmpty()) {
-                map.problems.add(e.getKey() + " is exercised by no test: no file under " + TEST_SOURCES
-                        + " calls " + e.getValue().stream().map(ApiMethod::display).collect(Collectors.joining(", ")));
+                map.problems.add(e.getKey() + " is exercised by no test: no file under " + TEST_SOURCES + " calls "
+                        + e.getValue().stream().map(ApiMethod::display).collect(Collectors.joining(", ")));
             }
         }
         return map;
@@ -138,7 +152,10 @@ final class VerbMap {
         for (Class<?> c : exportedClasses()) {
             Verb[] onType = c.getAnnotationsByType(Verb.class);
             if (onType.length > 0) {
-                methods.add(new ApiMethod(c.getSimpleName(), "close", c.getSimpleName() + ".close()",
+                methods.add(new ApiMethod(
+                        c.getSimpleName(),
+                        "close",
+                        c.getSimpleName() + ".close()",
                         Arrays.stream(onType).map(Verb::value).toList()));
             }
             List<Executable> members = new ArrayList<>(Arrays.asList(c.getDeclaredMethods()));
@@ -149,9 +166,13 @@ final class VerbMap {
                     continue;
                 }
                 String name = m instanceof java.lang.reflect.Constructor<?> ? c.getSimpleName() : m.getName();
-                String params = Arrays.stream(m.getParameterTypes()).map(Class::getSimpleName)
+                String params = Arrays.stream(m.getParameterTypes())
+                        .map(Class::getSimpleName)
                         .collect(Collectors.joining(", "));
-                methods.add(new ApiMethod(c.getSimpleName(), name, c.getSimpleName() + "." + name + "(" + params + ")",
+                methods.add(new ApiMethod(
+                        c.getSimpleName(),
+                        name,
+                        c.getSimpleName() + "." + name + "(" + params + ")",
                         Arrays.stream(verbs).map(Verb::value).toList()));
             }
         }
@@ -168,7 +189,9 @@ final class VerbMap {
         for (Class<?> c : exportedClasses()) {
             for (var m : c.getDeclaredMethods()) {
                 if (Modifier.isPublic(m.getModifiers()) && !m.isSynthetic()) {
-                    declarers.computeIfAbsent(m.getName(), k -> new java.util.HashSet<>()).add(c);
+                    declarers
+                            .computeIfAbsent(m.getName(), k -> new java.util.HashSet<>())
+                            .add(c);
                 }
             }
         }
@@ -186,16 +209,25 @@ final class VerbMap {
         Module module = Verb.class.getModule();
         Set<String> packages = new TreeSet<>();
         if (module.isNamed()) {
-            module.getDescriptor().exports().stream().filter(e -> !e.isQualified())
-                    .map(ModuleDescriptor.Exports::source).forEach(packages::add);
+            module.getDescriptor().exports().stream()
+                    .filter(e -> !e.isQualified())
+                    .map(ModuleDescriptor.Exports::source)
+                    .forEach(packages::add);
         } else {
-            packages.addAll(List.of("org.panamardma.verbs", "org.panamardma.verbs.cm",
-                    "org.panamardma.verbs.connection", "org.panamardma.verbs.connection.agent",
+            packages.addAll(List.of(
+                    "org.panamardma.verbs",
+                    "org.panamardma.verbs.cm",
+                    "org.panamardma.verbs.connection",
+                    "org.panamardma.verbs.connection.agent",
                     "org.panamardma.verbs.extensions"));
         }
         Path where;
         try {
-            where = Path.of(Verb.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            where = Path.of(Verb.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (URISyntaxException e) {
             throw new AssertionError(e);
         }
@@ -203,7 +235,8 @@ final class VerbMap {
         try {
             if (Files.isDirectory(where)) {
                 try (Stream<Path> files = Files.walk(where)) {
-                    files.map(p -> where.relativize(p).toString().replace('\\', '/')).forEach(names::add);
+                    files.map(p -> where.relativize(p).toString().replace('\\', '/'))
+                            .forEach(names::add);
                 }
             } else {
                 try (JarFile jar = new JarFile(where.toFile())) {
@@ -331,17 +364,27 @@ final class VerbMap {
                 + "bound function has no method and is not listed as internal below, or a named verb has no test.\n\n");
         out.append("| verb | Java | tests |\n|---|---|---|\n");
         for (var e : methodsOf.entrySet()) {
-            out.append("| `").append(e.getKey()).append("` | ")
-                    .append(e.getValue().stream().map(m -> "`" + m.display() + "`").distinct()
+            out.append("| `")
+                    .append(e.getKey())
+                    .append("` | ")
+                    .append(e.getValue().stream()
+                            .map(m -> "`" + m.display() + "`")
+                            .distinct()
                             .collect(Collectors.joining("<br>")))
                     .append(" | ")
                     .append(String.join(", ", testsOf.get(e.getKey())))
                     .append(" |\n");
         }
         out.append("\n## Internal: bound, named by no public method\n\n| function | why |\n|---|---|\n");
-        INTERNAL.forEach((k, v) -> out.append("| `").append(k).append("` | ").append(v).append(" |\n"));
-        out.append("\n").append(methodsOf.size()).append(" verbs with a Java method, ").append(INTERNAL.size())
-                .append(" internal, of ").append(bound.size()).append(" bound C functions.\n");
+        INTERNAL.forEach(
+                (k, v) -> out.append("| `").append(k).append("` | ").append(v).append(" |\n"));
+        out.append("\n")
+                .append(methodsOf.size())
+                .append(" verbs with a Java method, ")
+                .append(INTERNAL.size())
+                .append(" internal, of ")
+                .append(bound.size())
+                .append(" bound C functions.\n");
         return out.toString();
     }
 }

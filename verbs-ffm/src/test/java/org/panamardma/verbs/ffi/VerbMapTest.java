@@ -50,7 +50,9 @@ class VerbMapTest {
             while (i < Math.min(a.length, b.length) && a[i].equals(b[i])) {
                 i++;
             }
-            assertEquals(i < b.length ? b[i] : "(end)", i < a.length ? a[i] : "(end)",
+            assertEquals(
+                    i < b.length ? b[i] : "(end)",
+                    i < a.length ? a[i] : "(end)",
                     "docs/verbs.md is stale at line " + (i + 1) + " (expected: what the @Verb annotations and the "
                             + "tests make now); regenerate it with\n  " + REGENERATE + "\n");
         }

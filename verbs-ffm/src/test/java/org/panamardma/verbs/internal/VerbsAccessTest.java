@@ -24,8 +24,8 @@ class VerbsAccessTest {
 
     /** An implementation that would hand out whatever its author wants; it must never be installed. */
     private static VerbsAccess impostor() {
-        return (VerbsAccess) Proxy.newProxyInstance(VerbsAccess.class.getClassLoader(),
-                new Class<?>[] {VerbsAccess.class}, (proxy, method, args) -> {
+        return (VerbsAccess) Proxy.newProxyInstance(
+                VerbsAccess.class.getClassLoader(), new Class<?>[] {VerbsAccess.class}, (proxy, method, args) -> {
                     throw new AssertionError("the impostor was called: " + method.getName());
                 });
     }
@@ -33,7 +33,8 @@ class VerbsAccessTest {
     /** What Context installed, read the way only code inside verbs-ffm can (deep reflection on its own module). */
     private static VerbsAccess installed() throws ReflectiveOperationException {
         Class.forName(Context.class.getName(), true, Context.class.getClassLoader());
-        Field access = Class.forName(VerbsAccessHolder.class.getName() + "$Installed").getDeclaredField("ACCESS");
+        Field access =
+                Class.forName(VerbsAccessHolder.class.getName() + "$Installed").getDeclaredField("ACCESS");
         access.setAccessible(true);
         return (VerbsAccess) access.get(null);
     }
@@ -52,15 +53,18 @@ class VerbsAccessTest {
 
         // reflection is a caller too: the stack walk sees through Method.invoke
         Method setter = VerbsAccess.class.getMethod("set", VerbsAccess.class);
-        InvocationTargetException viaReflection = assertThrows(InvocationTargetException.class,
-                () -> setter.invoke(null, impostor()));
+        InvocationTargetException viaReflection =
+                assertThrows(InvocationTargetException.class, () -> setter.invoke(null, impostor()));
         assertInstanceOf(IllegalCallerException.class, viaReflection.getCause());
         Method getter = VerbsAccess.class.getMethod("get");
-        assertInstanceOf(IllegalCallerException.class,
-                assertThrows(InvocationTargetException.class, () -> getter.invoke(null)).getCause());
+        assertInstanceOf(
+                IllegalCallerException.class,
+                assertThrows(InvocationTargetException.class, () -> getter.invoke(null))
+                        .getCause());
 
         // the installed implementation lives in a static final field: reflection cannot replace it
-        Field access = Class.forName(VerbsAccessHolder.class.getName() + "$Installed").getDeclaredField("ACCESS");
+        Field access =
+                Class.forName(VerbsAccessHolder.class.getName() + "$Installed").getDeclaredField("ACCESS");
         access.setAccessible(true);
         assertThrows(IllegalAccessException.class, () -> access.set(null, impostor()));
 

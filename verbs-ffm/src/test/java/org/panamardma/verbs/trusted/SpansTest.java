@@ -24,20 +24,26 @@ class SpansTest {
             assertEquals(4096, touching.byteSize());
             assertEquals(7, touching.get(ValueLayout.JAVA_BYTE, 4095), "the caller's memory");
             assertEquals(buffer.scope(), touching.scope(), "freed with the caller's arena");
-            assertTrue(Spans.union(buffer.asSlice(0, 10).asReadOnly(), buffer.asSlice(5, 10)).isReadOnly());
-            assertFalse(Spans.union(buffer.asSlice(0, 10), buffer.asSlice(5, 10)).isReadOnly());
+            assertTrue(Spans.union(buffer.asSlice(0, 10).asReadOnly(), buffer.asSlice(5, 10))
+                    .isReadOnly());
+            assertFalse(
+                    Spans.union(buffer.asSlice(0, 10), buffer.asSlice(5, 10)).isReadOnly());
         }
     }
 
     @Test
     void refusesAGapAnotherArenaHeapMemoryAndAClosedArena() {
-        try (Arena one = Arena.ofConfined(); Arena other = Arena.ofConfined()) {
+        try (Arena one = Arena.ofConfined();
+                Arena other = Arena.ofConfined()) {
             MemorySegment buffer = one.allocate(4096);
-            assertThrows(IllegalArgumentException.class,
-                    () -> Spans.union(buffer.asSlice(0, 100), buffer.asSlice(101, 100)), "a gap of one byte");
-            assertThrows(IllegalArgumentException.class,
-                    () -> Spans.union(buffer.asSlice(0, 100), other.allocate(100)));
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> Spans.union(buffer.asSlice(0, 100), buffer.asSlice(101, 100)),
+                    "a gap of one byte");
+            assertThrows(
+                    IllegalArgumentException.class, () -> Spans.union(buffer.asSlice(0, 100), other.allocate(100)));
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> Spans.union(MemorySegment.ofArray(new byte[8]), MemorySegment.ofArray(new byte[8])));
         }
         Arena closed = Arena.ofShared();

@@ -25,8 +25,7 @@ import java.util.function.ToIntFunction;
  * also disables testcontainers' resource reaper.
  */
 public final class ContainerRun {
-    private ContainerRun() {
-    }
+    private ContainerRun() {}
 
     /**
      * Runs a command line, or the device tests the arguments select, in a new container, then removes it.
@@ -60,8 +59,9 @@ public final class ContainerRun {
         }
         String command = String.join(" ", Arrays.asList(args).subList(i + 1, args.length));
         Path cwd = Path.of("").toAbsolutePath();
-        System.exit(run(settings, container -> container.exec(List.of("bash", "-c", command), cwd, limit,
-                ContainerRun::print)));
+        System.exit(run(
+                settings,
+                container -> container.exec(List.of("bash", "-c", command), cwd, limit, ContainerRun::print)));
     }
 
     private static void print(String line) {
@@ -71,13 +71,13 @@ public final class ContainerRun {
     static int run(ContainerSettings settings, ToIntFunction<RdmaContainer> task) {
         Path cwd = Path.of("").toAbsolutePath();
         if (!cwd.startsWith(settings.work())) {
-            System.out.println("[container] the current folder " + cwd + " is not inside the shared work tree "
-                    + settings.work());
+            System.out.println(
+                    "[container] the current folder " + cwd + " is not inside the shared work tree " + settings.work());
             return 125;
         }
         System.out.println("[container] testbed provider: container (image " + settings.image() + ", network "
-                + settings.network().name().toLowerCase(java.util.Locale.ROOT) + (settings.privileged()
-                ? ", privileged" : "") + "), work tree " + settings.work() + " shared");
+                + settings.network().name().toLowerCase(java.util.Locale.ROOT)
+                + (settings.privileged() ? ", privileged" : "") + "), work tree " + settings.work() + " shared");
         long start = System.nanoTime();
         RdmaContainer container;
         try {
@@ -90,18 +90,21 @@ public final class ContainerRun {
         long ready = System.nanoTime();
         int rc;
         try (container) {
-            System.out.printf("[container] ready in %.1f s: container %s%n", (ready - start) / 1e9,
-                    container.id().substring(0, 12));
+            System.out.printf(
+                    "[container] ready in %.1f s: container %s%n",
+                    (ready - start) / 1e9, container.id().substring(0, 12));
             rc = task.applyAsInt(container);
         }
-        System.out.printf("container-run: exit %d, %.1f s for the command, %.1f s in all%n", rc,
-                (System.nanoTime() - ready) / 1e9, (System.nanoTime() - start) / 1e9);
+        System.out.printf(
+                "container-run: exit %d, %.1f s for the command, %.1f s in all%n",
+                rc, (System.nanoTime() - ready) / 1e9, (System.nanoTime() - start) / 1e9);
         return rc;
     }
 
     private static void usage(String problem) {
-        System.err.println("ContainerRun: " + problem
-                + "\nusage: ContainerRun [--work DIR] [--timeout SECONDS] (-- COMMAND | --test-class CLASS... --test-method METHOD...)");
+        System.err.println(
+                "ContainerRun: " + problem
+                        + "\nusage: ContainerRun [--work DIR] [--timeout SECONDS] (-- COMMAND | --test-class CLASS... --test-method METHOD...)");
         System.exit(125);
     }
 }

@@ -54,7 +54,8 @@ public record ContainerSettings(String image, Path work, Network network, boolea
                 System.getProperty("panama.testbed.container.image", DEFAULT_IMAGE),
                 work,
                 Network.valueOf(System.getProperty("panama.testbed.container.network", "host")
-                        .trim().toUpperCase(Locale.ROOT)),
+                        .trim()
+                        .toUpperCase(Locale.ROOT)),
                 Boolean.parseBoolean(System.getProperty("panama.testbed.container.privileged", "true")));
     }
 

@@ -67,7 +67,9 @@ public final class RdmaContainer implements AutoCloseable {
                 .withStartupTimeout(Duration.ofMinutes(3))
                 .withCreateContainerCmdModifier(cmd -> {
                     List<Bind> binds = new ArrayList<>();
-                    binds.add(new Bind(settings.work().toString(), new Volume(settings.work().toString()),
+                    binds.add(new Bind(
+                            settings.work().toString(),
+                            new Volume(settings.work().toString()),
                             AccessMode.rw));
                     if (Files.isDirectory(Path.of("/lib/modules"))) {
                         // where the host allows it, the setup loads rdma_rxe and siw itself
@@ -84,8 +86,11 @@ public final class RdmaContainer implements AutoCloseable {
         RdmaContainer rc = new RdmaContainer(settings, c);
         Runtime.getRuntime().addShutdownHook(rc.shutdownHook);
         try {
-            int setup = rc.exec(List.of("bash", settings.setupScript().toString(), "up"), settings.work(),
-                    Duration.ofMinutes(3), progress);
+            int setup = rc.exec(
+                    List.of("bash", settings.setupScript().toString(), "up"),
+                    settings.work(),
+                    Duration.ofMinutes(3),
+                    progress);
             if (setup != 0) {
                 throw new IllegalStateException("the container's RDMA device setup failed (exit " + setup + ")");
             }
@@ -101,8 +106,10 @@ public final class RdmaContainer implements AutoCloseable {
         try {
             docker.inspectImageCmd(image).exec();
         } catch (NotFoundException e) {
-            throw new IllegalStateException("the container image " + image + " is not in the local Docker: build it "
-                    + "with soft-roce-ci/container/import-image.sh (from Debian packages; nothing is pulled)", e);
+            throw new IllegalStateException(
+                    "the container image " + image + " is not in the local Docker: build it "
+                            + "with soft-roce-ci/container/import-image.sh (from Debian packages; nothing is pulled)",
+                    e);
         }
     }
 
@@ -180,8 +187,12 @@ public final class RdmaContainer implements AutoCloseable {
      */
     public int runDeviceTests(List<String> selectors, Duration limit, Consumer<String> output) {
         Path suite = settings.work().resolve("soft-roce-ci/device-suite");
-        List<String> command = new ArrayList<>(List.of("env", "SUITE_TAGS=rdma-device",
-                "REPORTS_DIR=" + suite.resolve("target/container-reports"), "./run-suite.sh", "target/lib"));
+        List<String> command = new ArrayList<>(List.of(
+                "env",
+                "SUITE_TAGS=rdma-device",
+                "REPORTS_DIR=" + suite.resolve("target/container-reports"),
+                "./run-suite.sh",
+                "target/lib"));
         command.addAll(selectors);
         return exec(command, suite, limit, output);
     }
@@ -193,8 +204,11 @@ public final class RdmaContainer implements AutoCloseable {
             return;
         }
         try {
-            int down = exec(List.of("bash", settings.setupScript().toString(), "down"), settings.work(),
-                    Duration.ofMinutes(1), line -> log.info("{}", line));
+            int down = exec(
+                    List.of("bash", settings.setupScript().toString(), "down"),
+                    settings.work(),
+                    Duration.ofMinutes(1),
+                    line -> log.info("{}", line));
             if (down != 0) {
                 log.warn("removing the container's RDMA devices failed (exit {})", down);
             }

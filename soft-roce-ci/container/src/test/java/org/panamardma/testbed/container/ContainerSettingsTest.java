@@ -41,7 +41,8 @@ class ContainerSettingsTest {
 
     @Test
     void theWorkTreeMustBeAFolder() {
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> new ContainerSettings("x", work.resolve("missing"), ContainerSettings.Network.HOST, true));
     }
 }

@@ -13,6 +13,13 @@ package org.panamardma.verbs.connection.agent;
  * @param unansweredHighWater    the most of this end's responses in its send queue at once (at most 2 x ird)
  * @param immediateDataSent      Immediate Data carried by the agent (Sends with immediate data included)
  */
-public record AgentStatistics(int ird, int ord, long requestsSent, long responsesReceived, long requestsExecuted,
-                              long requestsReplayed, int outstandingHighWater, int unansweredHighWater,
-                              long immediateDataSent) {}
+public record AgentStatistics(
+        int ird,
+        int ord,
+        long requestsSent,
+        long responsesReceived,
+        long requestsExecuted,
+        long requestsReplayed,
+        int outstandingHighWater,
+        int unansweredHighWater,
+        long immediateDataSent) {}

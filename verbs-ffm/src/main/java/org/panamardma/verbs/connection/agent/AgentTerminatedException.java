@@ -24,8 +24,12 @@ public final class AgentTerminatedException extends WorkCompletionException {
      * @param requestId the Request Identifier the Terminate named, or -1
      */
     public AgentTerminatedException(TerminateError error, long requestId, String context) {
-        super(requestId, error.status(), 0, context + ": the peer's RFC 7306 agent terminated the connection: "
-                + error + (requestId >= 0 ? " (Atomic Request " + requestId + ")" : ""));
+        super(
+                requestId,
+                error.status(),
+                0,
+                context + ": the peer's RFC 7306 agent terminated the connection: " + error
+                        + (requestId >= 0 ? " (Atomic Request " + requestId + ")" : ""));
         this.error = error;
         this.requestId = requestId;
     }

@@ -44,6 +44,7 @@ final class AgentWire {
 
     /** RV = 01b in the two most significant bits of the RDMAP Control Field. */
     static final int RDMAP_VERSION = 0x40;
+
     static final int OPCODE_SEND = 0x3;
     static final int OPCODE_TERMINATE = 0x7;
     static final int OPCODE_IMMEDIATE = 0x8;
@@ -126,11 +127,29 @@ final class AgentWire {
      * An Atomic Request exactly as given: {@code aOpCode} is the whole first word (Reserved bits included), for tests
      * that send what a faulty peer would. @return its length
      */
-    static int encodeRawRequest(MemorySegment dst, long offset, int firstWord, long requestId, int stag,
-                                long taggedOffset, long addOrSwap, long addOrSwapMask, long compare,
-                                long compareMask) {
-        int n = encodeRequest(dst, offset, new AtomicRequest(AtomicRequest.Operation.FETCH_ADD, requestId, stag,
-                taggedOffset, addOrSwap, addOrSwapMask, compare, compareMask));
+    static int encodeRawRequest(
+            MemorySegment dst,
+            long offset,
+            int firstWord,
+            long requestId,
+            int stag,
+            long taggedOffset,
+            long addOrSwap,
+            long addOrSwapMask,
+            long compare,
+            long compareMask) {
+        int n = encodeRequest(
+                dst,
+                offset,
+                new AtomicRequest(
+                        AtomicRequest.Operation.FETCH_ADD,
+                        requestId,
+                        stag,
+                        taggedOffset,
+                        addOrSwap,
+                        addOrSwapMask,
+                        compare,
+                        compareMask));
         dst.set(INT, offset + CONTROL, firstWord);
         return n;
     }
@@ -162,12 +181,14 @@ final class AgentWire {
     static Message decode(MemorySegment message) throws AgentProtocolException {
         long length = message.byteSize();
         if (length < CONTROL) {
-            throw new AgentProtocolException(TerminateError.CATASTROPHIC_STREAM,
+            throw new AgentProtocolException(
+                    TerminateError.CATASTROPHIC_STREAM,
                     "a message of " + length + " bytes is shorter than the agent's control word");
         }
         int control = message.get(JAVA_BYTE, 0) & 0xff;
         if ((control & 0xc0) != RDMAP_VERSION) {
-            throw new AgentProtocolException(TerminateError.INVALID_VERSION,
+            throw new AgentProtocolException(
+                    TerminateError.INVALID_VERSION,
                     "RDMAP version " + (control >>> 6) + " in the control byte 0x" + Integer.toHexString(control));
         }
         int flags = message.get(JAVA_BYTE, 1) & 0xff;
@@ -192,40 +213,53 @@ final class AgentWire {
                 // Reserved (28 bits) "ignored on receive"; the AOpCode is the low 4 bits
                 AtomicRequest.Operation op = AtomicRequest.Operation.of(message.get(INT, o) & 0xf);
                 if (op == null) {
-                    throw new AgentProtocolException(TerminateError.UNEXPECTED_OPCODE, id,
+                    throw new AgentProtocolException(
+                            TerminateError.UNEXPECTED_OPCODE,
+                            id,
                             "Atomic Operation Code 0x" + Integer.toHexString(message.get(INT, o) & 0xf));
                 }
-                yield new Request(new AtomicRequest(op, id, message.get(INT, o + 8), message.get(LONG, o + 12),
-                        message.get(LONG, o + 20), message.get(LONG, o + 28), message.get(LONG, o + 36),
+                yield new Request(new AtomicRequest(
+                        op,
+                        id,
+                        message.get(INT, o + 8),
+                        message.get(LONG, o + 12),
+                        message.get(LONG, o + 20),
+                        message.get(LONG, o + 28),
+                        message.get(LONG, o + 36),
                         message.get(LONG, o + 44)));
             }
             case OPCODE_ATOMIC_RESPONSE -> {
                 requireExactly(message, CONTROL + ATOMIC_RESPONSE, "an Atomic Response");
-                yield new AtomicResponse(Integer.toUnsignedLong(message.get(INT, CONTROL)),
-                        message.get(LONG, CONTROL + 4));
+                yield new AtomicResponse(
+                        Integer.toUnsignedLong(message.get(INT, CONTROL)), message.get(LONG, CONTROL + 4));
             }
             case OPCODE_TERMINATE -> {
                 requireExactly(message, CONTROL + TERMINATE, "a Terminate");
                 int word = message.get(INT, CONTROL);
                 boolean named = (word & TERMINATE_HEADER_INCLUDED) != 0;
-                yield new Terminate(TerminateError.of(word >>> 16),
+                yield new Terminate(
+                        TerminateError.of(word >>> 16),
                         named ? Integer.toUnsignedLong(message.get(INT, CONTROL + 4)) : -1L);
             }
-            default -> throw new AgentProtocolException(TerminateError.UNEXPECTED_OPCODE,
-                    "RDMAP opcode 0x" + Integer.toHexString(opcode) + " is none the agent takes");
+            default ->
+                throw new AgentProtocolException(
+                        TerminateError.UNEXPECTED_OPCODE,
+                        "RDMAP opcode 0x" + Integer.toHexString(opcode) + " is none the agent takes");
         };
     }
 
     private static void requireExactly(MemorySegment m, long length, String what) throws AgentProtocolException {
         if (m.byteSize() != length) {
-            throw new AgentProtocolException(TerminateError.CATASTROPHIC_STREAM,
+            throw new AgentProtocolException(
+                    TerminateError.CATASTROPHIC_STREAM,
                     what + " of " + m.byteSize() + " bytes (it has " + length + ")");
         }
     }
 
     private static void requireAtLeast(MemorySegment m, long length, String what) throws AgentProtocolException {
         if (m.byteSize() < length) {
-            throw new AgentProtocolException(TerminateError.CATASTROPHIC_STREAM,
+            throw new AgentProtocolException(
+                    TerminateError.CATASTROPHIC_STREAM,
                     what + " of " + m.byteSize() + " bytes (its header alone has " + length + ")");
         }
     }

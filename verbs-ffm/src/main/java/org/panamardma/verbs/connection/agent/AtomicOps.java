@@ -50,7 +50,8 @@ final class AtomicOps {
         if (r.operation() == AtomicRequest.Operation.FETCH_ADD && r.addOrSwapMask() == 0) {
             return (long) WORD.getAndAdd(memory, offset, r.addOrSwap());
         }
-        if (r.operation() == AtomicRequest.Operation.COMPARE_SWAP && r.compareMask() == -1L
+        if (r.operation() == AtomicRequest.Operation.COMPARE_SWAP
+                && r.compareMask() == -1L
                 && r.addOrSwapMask() == -1L) {
             return (long) WORD.compareAndExchange(memory, offset, r.compare(), r.addOrSwap());
         }

@@ -12,12 +12,20 @@ package org.panamardma.verbs.connection.agent;
  * @param compare       Compare Data of CmpSwap (0 for FetchAdd)
  * @param compareMask   Compare Mask of CmpSwap (all ones for FetchAdd)
  */
-record AtomicRequest(Operation operation, long requestId, int stag, long taggedOffset, long addOrSwap,
-                     long addOrSwapMask, long compare, long compareMask) {
+record AtomicRequest(
+        Operation operation,
+        long requestId,
+        int stag,
+        long taggedOffset,
+        long addOrSwap,
+        long addOrSwapMask,
+        long compare,
+        long compareMask) {
 
     /** Atomic Operation Codes (RFC 7306 Figure 5; 0x1 is reserved, the rest unassigned). */
     enum Operation {
-        FETCH_ADD(0x0), COMPARE_SWAP(0x2);
+        FETCH_ADD(0x0),
+        COMPARE_SWAP(0x2);
 
         final int code;
 
@@ -40,10 +48,10 @@ record AtomicRequest(Operation operation, long requestId, int stag, long taggedO
         return new AtomicRequest(Operation.FETCH_ADD, requestId, stag, address, add, addMask, 0L, -1L);
     }
 
-    static AtomicRequest compareSwap(long requestId, int stag, long address, long compare, long compareMask,
-                                     long swap, long swapMask) {
-        return new AtomicRequest(Operation.COMPARE_SWAP, requestId, stag, address, swap, swapMask, compare,
-                compareMask);
+    static AtomicRequest compareSwap(
+            long requestId, int stag, long address, long compare, long compareMask, long swap, long swapMask) {
+        return new AtomicRequest(
+                Operation.COMPARE_SWAP, requestId, stag, address, swap, swapMask, compare, compareMask);
     }
 
     AtomicRequest withRequestId(long id) {

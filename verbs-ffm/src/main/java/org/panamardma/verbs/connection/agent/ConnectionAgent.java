@@ -50,6 +50,7 @@ public final class ConnectionAgent {
     private final AtomicInteger unanswered = new AtomicInteger();
     /** Responses posted so far (poller thread only): picks the next response slot. */
     private long responsesPosted;
+
     private final AtomicLong immediateSent = new AtomicLong();
     private volatile boolean terminated;
 
@@ -63,8 +64,15 @@ public final class ConnectionAgent {
      * @param atomicsByAgent whether this end's atomics go through the agent (else the device executes them)
      * @param immediateByAgent whether this end's immediate data goes through the agent
      */
-    public ConnectionAgent(AgentLink link, QueuePair qp, MemoryRegion slots, int sendQueueDepth, int depth,
-                           Handshake.Negotiated terms, boolean atomicsByAgent, boolean immediateByAgent) {
+    public ConnectionAgent(
+            AgentLink link,
+            QueuePair qp,
+            MemoryRegion slots,
+            int sendQueueDepth,
+            int depth,
+            Handshake.Negotiated terms,
+            boolean atomicsByAgent,
+            boolean immediateByAgent) {
         if (slots.length() < slotMemoryBytes(sendQueueDepth, depth)) {
             throw new IllegalArgumentException("the agent's memory " + slots + " is smaller than "
                     + slotMemoryBytes(sendQueueDepth, depth) + " bytes");
@@ -122,8 +130,15 @@ public final class ConnectionAgent {
 
     /** What the agent has done so far. */
     public AgentStatistics statistics() {
-        return new AgentStatistics(terms.ird(), terms.ord(), requester.sent(), requester.received(),
-                responder.executed(), responder.replayed(), requester.highWater(), responder.highWater(),
+        return new AgentStatistics(
+                terms.ird(),
+                terms.ord(),
+                requester.sent(),
+                requester.received(),
+                responder.executed(),
+                responder.replayed(),
+                requester.highWater(),
+                responder.highWater(),
                 immediateSent.get());
     }
 
@@ -250,8 +265,8 @@ public final class ConnectionAgent {
     }
 
     /** RFC 7306 CmpSwap (masked; all-ones masks: the plain compare-and-swap). */
-    public CompletableFuture<Long> compareSwap(long remoteAddress, int rkey, long compare, long compareMask,
-                                              long swap, long swapMask) {
+    public CompletableFuture<Long> compareSwap(
+            long remoteAddress, int rkey, long compare, long compareMask, long swap, long swapMask) {
         return request(AtomicRequest.compareSwap(0, rkey, remoteAddress, compare, compareMask, swap, swapMask));
     }
 
@@ -272,15 +287,19 @@ public final class ConnectionAgent {
         return atomicsByAgent ? requester.orderedRead(read) : read.get();
     }
 
-    private CompletableFuture<Void> postRequest(AtomicRequest template, long postIndex,
-                                                Requester.IdAssignment assignment) {
+    private CompletableFuture<Void> postRequest(
+            AtomicRequest template, long postIndex, Requester.IdAssignment assignment) {
         long offset = requestSlotOffset(postIndex);
         return link.postReserved(wrId -> {
             long id = assignment.assign();
             try {
                 int length = AgentWire.encodeRequest(memory, offset, template.withRequestId(id));
                 // FENCE: after every READ posted before it (Requester, "Order")
-                qp.postSend(wrId, slots, offset, length,
+                qp.postSend(
+                        wrId,
+                        slots,
+                        offset,
+                        length,
                         SendFlags.SIGNALED | (requester.fenceNeeded() ? SendFlags.FENCE : 0));
             } catch (RuntimeException | Error | org.panamardma.verbs.RdmaException e) {
                 assignment.notPosted();

@@ -32,6 +32,7 @@ public final class Handshake {
 
     /** The bytes the agent's offer takes at the end of the private data. */
     public static final int TRAILER_LENGTH = 8;
+
     static final int VERSION = 1;
     private static final byte[] MAGIC = {0x37, 0x33, 0x30, 0x36};
 

@@ -76,6 +76,7 @@ final class Requester {
     private final ArrayDeque<Outstanding> awaitingResponse = new ArrayDeque<>();
     /** Guarded by lock: requests holding a credit. */
     private int inFlight;
+
     private int highWater;
     private long nextId;
     private long postIndex;
@@ -84,7 +85,8 @@ final class Requester {
     private boolean draining;
     private Throwable failure;
     /** READs this requester let go whose completion has not come yet (see {@link #fenceNeeded()}). */
-    private final java.util.concurrent.atomic.AtomicInteger readsInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger readsInFlight =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     Requester(Poster poster, int ord) {
         this.poster = poster;
@@ -254,9 +256,14 @@ final class Requester {
         synchronized (lock) {
             o = awaitingResponse.peekFirst();
             if (o == null || o.id != requestId) {
-                throw new AgentProtocolException(TerminateError.MSN_RANGE, requestId, "an Atomic Response for request "
-                        + requestId + (o == null ? " with none outstanding" : " while " + o.id
-                        + " is the oldest outstanding"));
+                throw new AgentProtocolException(
+                        TerminateError.MSN_RANGE,
+                        requestId,
+                        "an Atomic Response for request "
+                                + requestId
+                                + (o == null
+                                        ? " with none outstanding"
+                                        : " while " + o.id + " is the oldest outstanding"));
             }
             awaitingResponse.pollFirst();
             received++;

@@ -29,6 +29,7 @@ final class Responder {
     private final int ird;
     /** The last {@code ird} executed requests and their original values, by execution count modulo ird. */
     private final AtomicRequest[] done;
+
     private final long[] results;
     /** The next Request Identifier to execute (32 bits). */
     private long expected;
@@ -37,6 +38,7 @@ final class Responder {
      * by the poller thread alone and volatile for {@link ConnectionAgent#statistics()}, read from any thread.
      */
     private volatile long executed;
+
     private volatile long replayed;
     private volatile int highWater;
 
@@ -62,8 +64,10 @@ final class Responder {
     Answer handle(AtomicRequest r, int unanswered) throws AgentProtocolException {
         long id = r.requestId();
         if (unanswered >= 2 * ird) {
-            throw new AgentProtocolException(TerminateError.NO_BUFFER, id, "Atomic Request " + id + " with "
-                    + unanswered + " responses still unanswered, IRD " + ird);
+            throw new AgentProtocolException(
+                    TerminateError.NO_BUFFER,
+                    id,
+                    "Atomic Request " + id + " with " + unanswered + " responses still unanswered, IRD " + ird);
         }
         highWater = Math.max(highWater, unanswered + 1);
         if (id != expected) {
@@ -75,37 +79,48 @@ final class Responder {
                     return new Answer(results[slot], false);
                 }
             }
-            throw new AgentProtocolException(TerminateError.MSN_RANGE, id, "Request Identifier " + id
-                    + " where " + expected + " was next");
+            throw new AgentProtocolException(
+                    TerminateError.MSN_RANGE, id, "Request Identifier " + id + " where " + expected + " was next");
         }
         AtomicTargets.Target target = targets.find(r.stag());
         if (target == null) {
-            throw new AgentProtocolException(TerminateError.INVALID_STAG, id, "STag 0x" + Integer.toHexString(r.stag())
-                    + " is no registered region");
+            throw new AgentProtocolException(
+                    TerminateError.INVALID_STAG,
+                    id,
+                    "STag 0x" + Integer.toHexString(r.stag()) + " is no registered region");
         }
         if (!target.access().contains(Access.REMOTE_ATOMIC)) {
-            throw new AgentProtocolException(TerminateError.ACCESS_RIGHTS, id, "the region of STag 0x"
-                    + Integer.toHexString(r.stag()) + " grants " + target.access() + ", not REMOTE_ATOMIC");
+            throw new AgentProtocolException(
+                    TerminateError.ACCESS_RIGHTS,
+                    id,
+                    "the region of STag 0x" + Integer.toHexString(r.stag()) + " grants " + target.access()
+                            + ", not REMOTE_ATOMIC");
         }
         long offset = r.taggedOffset() - target.address();
         // unsigned: a tagged offset below the base wraps to a huge offset
-        if (Long.compareUnsigned(r.taggedOffset(), target.address()) < 0 || target.length() < 8
+        if (Long.compareUnsigned(r.taggedOffset(), target.address()) < 0
+                || target.length() < 8
                 || Long.compareUnsigned(offset, target.length() - 8) > 0) {
-            throw new AgentProtocolException(TerminateError.BASE_OR_BOUNDS, id, "8 bytes at 0x"
-                    + Long.toHexString(r.taggedOffset()) + " are not inside the region [0x"
-                    + Long.toHexString(target.address()) + ", +" + target.length() + ")");
+            throw new AgentProtocolException(
+                    TerminateError.BASE_OR_BOUNDS,
+                    id,
+                    "8 bytes at 0x"
+                            + Long.toHexString(r.taggedOffset()) + " are not inside the region [0x"
+                            + Long.toHexString(target.address()) + ", +" + target.length() + ")");
         }
         if ((r.taggedOffset() & 7) != 0) {
-            throw new AgentProtocolException(TerminateError.CATASTROPHIC_STREAM, id, "address 0x"
-                    + Long.toHexString(r.taggedOffset()) + " is not 64-bit aligned");
+            throw new AgentProtocolException(
+                    TerminateError.CATASTROPHIC_STREAM,
+                    id,
+                    "address 0x" + Long.toHexString(r.taggedOffset()) + " is not 64-bit aligned");
         }
         long original;
         try {
             original = target.execute(offset, r);
         } catch (IllegalStateException e) {
             // deregistered (or its memory freed) between the lookup and the execution
-            throw new AgentProtocolException(TerminateError.INVALID_STAG, id, "STag 0x"
-                    + Integer.toHexString(r.stag()) + ": " + e.getMessage());
+            throw new AgentProtocolException(
+                    TerminateError.INVALID_STAG, id, "STag 0x" + Integer.toHexString(r.stag()) + ": " + e.getMessage());
         }
         int slot = (int) (executed % ird);
         done[slot] = r;

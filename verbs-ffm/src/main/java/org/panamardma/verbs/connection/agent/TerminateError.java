@@ -16,8 +16,7 @@ public enum TerminateError {
     /** RDMAP, Remote Protection Error, Invalid STag: no region of the responder's has that STag (rkey). */
     INVALID_STAG(Layer.RDMAP, 1, 0x00, "Remote Protection Error: Invalid STag", WcStatus.REM_ACCESS_ERR),
     /** RDMAP, Remote Protection Error, Base or bounds violation: the 8 bytes are not all inside the region. */
-    BASE_OR_BOUNDS(Layer.RDMAP, 1, 0x01, "Remote Protection Error: Base or bounds violation",
-            WcStatus.REM_ACCESS_ERR),
+    BASE_OR_BOUNDS(Layer.RDMAP, 1, 0x01, "Remote Protection Error: Base or bounds violation", WcStatus.REM_ACCESS_ERR),
     /** RDMAP, Remote Protection Error, Access rights violation: the region does not grant remote atomics. */
     ACCESS_RIGHTS(Layer.RDMAP, 1, 0x02, "Remote Protection Error: Access rights violation", WcStatus.REM_ACCESS_ERR),
     /** RDMAP, Remote Operation Error, Invalid RDMAP version: the control byte's RV is not 01b. */
@@ -31,7 +30,11 @@ public enum TerminateError {
      * RDMAP, Remote Operation Error, Catastrophic error localized to RDMAP Stream: RFC 7306 section 8.2's error for
      * an atomic at an address that is not 64-bit aligned; also a message of the wrong length for its opcode.
      */
-    CATASTROPHIC_STREAM(Layer.RDMAP, 2, 0x07, "Remote Operation Error: Catastrophic error, localized to RDMAP Stream",
+    CATASTROPHIC_STREAM(
+            Layer.RDMAP,
+            2,
+            0x07,
+            "Remote Operation Error: Catastrophic error, localized to RDMAP Stream",
             WcStatus.REM_OP_ERR),
     /** RDMAP, Local Catastrophic Error: the responder could not execute (its memory went away under the region). */
     LOCAL_CATASTROPHIC(Layer.RDMAP, 0, 0x00, "Local Catastrophic Error", WcStatus.REM_OP_ERR),
@@ -39,13 +42,21 @@ public enum TerminateError {
      * DDP, Untagged Buffer Error, Invalid MSN - no buffer available: more Atomic Requests outstanding than the
      * responder's IRD (they use the RDMA Read Request queue's resources, RFC 7306 section 5.2).
      */
-    NO_BUFFER(Layer.DDP, 2, 0x02, "Untagged Buffer Error: Invalid MSN - no buffer available (IRD exceeded)",
+    NO_BUFFER(
+            Layer.DDP,
+            2,
+            0x02,
+            "Untagged Buffer Error: Invalid MSN - no buffer available (IRD exceeded)",
             WcStatus.REM_INV_REQ_ERR),
     /**
      * DDP, Untagged Buffer Error, Invalid MSN - MSN range is not valid: a Request Identifier out of sequence at the
      * responder, or a Response for no outstanding request at the requester (RFC 7306 section 5.2.2, semantics 7).
      */
-    MSN_RANGE(Layer.DDP, 2, 0x03, "Untagged Buffer Error: Invalid MSN - MSN range is not valid",
+    MSN_RANGE(
+            Layer.DDP,
+            2,
+            0x03,
+            "Untagged Buffer Error: Invalid MSN - MSN range is not valid",
             WcStatus.REM_INV_REQ_ERR),
     /** RDMAP, Remote Operation Error, Unspecified Error: any other Terminate Control received. */
     UNSPECIFIED(Layer.RDMAP, 2, 0xff, "Remote Operation Error: Unspecified Error", WcStatus.REM_OP_ERR);

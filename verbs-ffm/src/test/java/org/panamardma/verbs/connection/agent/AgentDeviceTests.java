@@ -127,8 +127,10 @@ abstract class AgentDeviceTests {
     void fourClientsTimesTwentyFiveFetchAddMakeOneHundredWithDistinctReturns(RdmaTestDevice device) throws Exception {
         try (Setup s = new Setup(device, options(), options(), 4)) {
             for (RdmaConnection c : s.clients) {
-                assertEquals(ConnectionCapabilities.Provider.AGENT, c.capabilities().atomics(), c.capabilities()
-                        .toString());
+                assertEquals(
+                        ConnectionCapabilities.Provider.AGENT,
+                        c.capabilities().atomics(),
+                        c.capabilities().toString());
             }
             System.out.println("client: " + s.client().capabilities());
             // one counter in the server's memory, registered in each connection's protection domain
@@ -141,7 +143,9 @@ abstract class AgentDeviceTests {
                 List<CompletableFuture<Long>> olds = new ArrayList<>();
                 for (int k = 0; k < 25; k++) {
                     for (int c = 0; c < 4; c++) {
-                        olds.add(s.clients.get(c).fetchAdd(counter.address(), regions.get(c).rkey(), 1));
+                        olds.add(s.clients
+                                .get(c)
+                                .fetchAdd(counter.address(), regions.get(c).rkey(), 1));
                     }
                 }
                 BitSet seen = new BitSet();
@@ -158,7 +162,8 @@ abstract class AgentDeviceTests {
                     assertTrue(served.agentStatistics().orElseThrow().unansweredHighWater() <= 2 * DEPTH);
                 }
                 for (RdmaConnection c : s.clients) {
-                    assertTrue(c.agentStatistics().orElseThrow().outstandingHighWater() <= DEPTH,
+                    assertTrue(
+                            c.agentStatistics().orElseThrow().outstandingHighWater() <= DEPTH,
                             c.agentStatistics().toString());
                 }
                 assertEquals(100, executed, "each request executed once, by the server's agents");
@@ -189,8 +194,8 @@ abstract class AgentDeviceTests {
             word.segment().set(JAVA_LONG, 0, 0x00000001_ffffffffL);
             var remote = s.client().remoteWord(word.remote());
             // two 32-bit fields: the low one wraps without carrying into the high one
-            assertEquals(0x00000001_ffffffffL, MaskedAtomics.fetchAdd(remote, 0x00000001_00000001L,
-                    0x80000000_80000000L));
+            assertEquals(
+                    0x00000001_ffffffffL, MaskedAtomics.fetchAdd(remote, 0x00000001_00000001L, 0x80000000_80000000L));
             assertEquals(0x00000002_00000000L, word.segment().get(JAVA_LONG, 0));
         }
     }
@@ -268,7 +273,9 @@ abstract class AgentDeviceTests {
     @Test
     void immediateDataArrivesWithItsValueInOrder(RdmaTestDevice device) throws Exception {
         try (Setup s = pair(device)) {
-            assertEquals(ConnectionCapabilities.Provider.AGENT, s.client().capabilities().immediateData());
+            assertEquals(
+                    ConnectionCapabilities.Provider.AGENT,
+                    s.client().capabilities().immediateData());
             RdmaConnection client = s.client();
             RdmaConnection server = s.serverSide();
             MemoryRegion target = server.protectionDomain().allocate(64L * 60, TestAccess.ALL_REMOTE);
@@ -282,12 +289,14 @@ abstract class AgentDeviceTests {
             for (int i = 0; i < 60; i++) {
                 byte[] bytes = ("message " + i).getBytes();
                 MemorySegment.copy(bytes, 0, source.segment(), JAVA_BYTE, 64L * i, bytes.length);
-                sent.add(switch (i % 3) {
-                    case 0 -> client.send(source, 64L * i, bytes.length);
-                    case 1 -> client.sendWithImmediate(source, 64L * i, bytes.length, 0x1000 + i);
-                    default -> client.writeWithImmediate(source, 64L * i, 64, target.address() + 64L * i,
-                            target.rkey(), 0x80000000 | i);
-                });
+                sent.add(
+                        switch (i % 3) {
+                            case 0 -> client.send(source, 64L * i, bytes.length);
+                            case 1 -> client.sendWithImmediate(source, 64L * i, bytes.length, 0x1000 + i);
+                            default ->
+                                client.writeWithImmediate(
+                                        source, 64L * i, 64, target.address() + 64L * i, target.rkey(), 0x80000000 | i);
+                        });
             }
             for (CompletableFuture<Void> f : sent) {
                 await(f);
@@ -310,7 +319,9 @@ abstract class AgentDeviceTests {
                         assertEquals(0x80000000 | i, r.immediate());
                         assertEquals(0, r.length(), "a WRITE with immediate data delivers no bytes");
                         // RFC 7306 section 7: the Immediate Data completes after the WRITE is placed
-                        assertArrayEquals(bytes, target.segment().asSlice(64L * i, bytes.length).toArray(JAVA_BYTE),
+                        assertArrayEquals(
+                                bytes,
+                                target.segment().asSlice(64L * i, bytes.length).toArray(JAVA_BYTE),
                                 "the WRITE's bytes are there when its immediate data is received");
                     }
                 }
@@ -337,8 +348,8 @@ abstract class AgentDeviceTests {
                     await(s.client().sendWithImmediate(out, 0, length, length));
                     Received got = await(ri);
                     assertEquals(length, got.immediate());
-                    assertArrayEquals(java.util.Arrays.copyOf(data, length), got.data(),
-                            length + " bytes with immediate");
+                    assertArrayEquals(
+                            java.util.Arrays.copyOf(data, length), got.data(), length + " bytes with immediate");
                 } catch (Exception | AssertionError e) {
                     System.out.println("at " + length + " bytes: client " + s.client() + "; server " + s.serverSide());
                     throw e;
@@ -351,8 +362,7 @@ abstract class AgentDeviceTests {
 
     /** A requester's view of a refused request: the RFC's error, the device's status, and the connection's end. */
     @Test
-    void anAtomicOnAnUnregisteredStagFailsWithTheRfcsErrorAndEndsTheConnection(RdmaTestDevice device)
-            throws Exception {
+    void anAtomicOnAnUnregisteredStagFailsWithTheRfcsErrorAndEndsTheConnection(RdmaTestDevice device) throws Exception {
         try (Setup s = pair(device)) {
             MemoryRegion word = atomicRegion(s.serverSide(), 8);
             Throwable t = failure(s.client().fetchAdd(word.address(), word.rkey() ^ 0x5a5a00, 1));
@@ -361,8 +371,10 @@ abstract class AgentDeviceTests {
             assertEquals(WcStatus.REM_ACCESS_ERR, e.status(), "what rxe's own atomics report for a bad rkey");
             System.out.println("refused: " + e.getMessage());
             assertEquals(0, word.segment().get(JAVA_LONG, 0));
-            assertInstanceOf(ConnectionClosedException.class, failure(s.client().fetchAdd(word.address(),
-                    word.rkey(), 1)), "and the connection is over, as after a device's remote access error");
+            assertInstanceOf(
+                    ConnectionClosedException.class,
+                    failure(s.client().fetchAdd(word.address(), word.rkey(), 1)),
+                    "and the connection is over, as after a device's remote access error");
             await(s.serverSide().disconnected());
             assertTrue(s.serverSide().isFailed());
             assertEquals(0, word.segment().get(JAVA_LONG, 0));
@@ -373,8 +385,8 @@ abstract class AgentDeviceTests {
     void aMisalignedAtomicIsRefusedBeforeAnythingIsSent(RdmaTestDevice device) throws Exception {
         try (Setup s = pair(device)) {
             MemoryRegion word = atomicRegion(s.serverSide(), 16);
-            assertInstanceOf(IllegalArgumentException.class, failure(s.client().fetchAdd(word.address() + 4,
-                    word.rkey(), 1)));
+            assertInstanceOf(
+                    IllegalArgumentException.class, failure(s.client().fetchAdd(word.address() + 4, word.rkey(), 1)));
             assertEquals(0, s.serverSide().agentStatistics().orElseThrow().requestsExecuted());
             assertEquals(0L, await(s.client().fetchAdd(word.address() + 8, word.rkey(), 1)), "still usable");
         }
@@ -399,8 +411,9 @@ abstract class AgentDeviceTests {
         for (Case c : cases) {
             try (RawAgentPeer raw = new RawAgentPeer(device, serverAddress(device), options())) {
                 MemoryRegion atomic = atomicRegion(raw.served, 64);
-                MemoryRegion noAtomic = raw.served.protectionDomain().allocate(64, EnumSet.of(Access.LOCAL_WRITE,
-                        Access.REMOTE_READ, Access.REMOTE_WRITE));
+                MemoryRegion noAtomic = raw.served
+                        .protectionDomain()
+                        .allocate(64, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE));
                 atomic.segment().set(JAVA_LONG, 0, 42);
                 noAtomic.segment().set(JAVA_LONG, 0, 43);
                 MemoryRegion target = c.stagChoice() == 1 ? noAtomic : atomic;
@@ -490,9 +503,14 @@ abstract class AgentDeviceTests {
                 }
             }
             AgentStatistics stats = raw.served.agentStatistics().orElseThrow();
-            System.out.printf("flood of %d: %d answered, %s, executed %d, most responses unanswered at once %d "
-                    + "(bound %d)%n", flood, responses, terminate == null ? "no Terminate" : terminate.error(),
-                    stats.requestsExecuted(), stats.unansweredHighWater(), 2 * DEPTH);
+            System.out.printf(
+                    "flood of %d: %d answered, %s, executed %d, most responses unanswered at once %d " + "(bound %d)%n",
+                    flood,
+                    responses,
+                    terminate == null ? "no Terminate" : terminate.error(),
+                    stats.requestsExecuted(),
+                    stats.unansweredHighWater(),
+                    2 * DEPTH);
             assertTrue(stats.unansweredHighWater() <= 2 * DEPTH, "bounded by 2 x IRD");
             assertEquals(stats.requestsExecuted(), word.segment().get(JAVA_LONG, 0), "each executed once");
             assertEquals(responses, seen.cardinality());
@@ -518,10 +536,13 @@ abstract class AgentDeviceTests {
                 assertInstanceOf(UnsupportedOperationException.class, t);
                 assertTrue(t.getMessage().contains("agent is not active"), t.getMessage());
                 System.out.println("without the peer's agent: " + t.getMessage());
-                assertInstanceOf(UnsupportedOperationException.class, failure(s.client().writeWithImmediate(word, 0,
-                        8, word.address(), word.rkey(), 1)));
+                assertInstanceOf(
+                        UnsupportedOperationException.class,
+                        failure(s.client().writeWithImmediate(word, 0, 8, word.address(), word.rkey(), 1)));
             } else {
-                assertEquals(ConnectionCapabilities.Provider.DEVICE, s.client().capabilities().atomics());
+                assertEquals(
+                        ConnectionCapabilities.Provider.DEVICE,
+                        s.client().capabilities().atomics());
                 assertEquals(0L, await(s.client().fetchAdd(word.address(), word.rkey(), 1)), "by the device");
             }
             // the server's first message is the client's bytes, unframed: nothing of the agent's reached it

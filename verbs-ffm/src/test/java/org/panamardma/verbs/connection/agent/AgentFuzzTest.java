@@ -37,6 +37,7 @@ import org.panamardma.verbs.extensions.Rfc7306;
 class AgentFuzzTest {
     /** A decode builds one record or one refusal (no stack trace, a message of a few numbers): well under this. */
     static final long BOUND = 4 << 10;
+
     static final long ATOMIC_BASE = 0x1000;
     static final long PLAIN_BASE = 0x2000;
 
@@ -56,11 +57,13 @@ class AgentFuzzTest {
                 plain.set(JAVA_LONG, 8L * i, r.nextLong());
             }
             responder = new Responder(this::find, ird);
-            requester = new Requester((template, index, assign) -> {
-                assign.assign();
-                assign.posted();
-                return CompletableFuture.completedFuture(null);
-            }, 4);
+            requester = new Requester(
+                    (template, index, assign) -> {
+                        assign.assign();
+                        assign.posted();
+                        return CompletableFuture.completedFuture(null);
+                    },
+                    4);
             for (int i = 0; i < outstanding; i++) {
                 requester.submit(AtomicRequest.fetchAdd(0, 1, 0, 1, 0));
             }
@@ -126,8 +129,8 @@ class AgentFuzzTest {
     private static boolean step(Side a, Side b, byte[] bytes, int unanswered) throws Exception {
         MemorySegment message = MemorySegment.ofArray(bytes);
         Object[] decoded = new Object[2];
-        AllocationBound.within("AgentWire.decode", BOUND, () -> decoded[0] = decode(message),
-                () -> decoded[1] = decode(message));
+        AllocationBound.within(
+                "AgentWire.decode", BOUND, () -> decoded[0] = decode(message), () -> decoded[1] = decode(message));
         assertEquals(decoded[0].getClass(), decoded[1].getClass());
         if (decoded[0] instanceof AgentProtocolException e) {
             assertNotNull(e.error());
@@ -183,7 +186,10 @@ class AgentFuzzTest {
         byte[] atomicBefore = a.atomic.toArray(JAVA_BYTE);
         byte[] plainBefore = a.plain.toArray(JAVA_BYTE);
         Object[] outcome = new Object[2];
-        AllocationBound.within("Responder.handle", BOUND, () -> outcome[0] = handle(a, r, unanswered),
+        AllocationBound.within(
+                "Responder.handle",
+                BOUND,
+                () -> outcome[0] = handle(a, r, unanswered),
                 () -> outcome[1] = handle(b, r, unanswered));
         assertArrayEquals(a.atomic.toArray(JAVA_BYTE), b.atomic.toArray(JAVA_BYTE), "the twins' memories differ");
         assertArrayEquals(plainBefore, a.plain.toArray(JAVA_BYTE), "a region without REMOTE_ATOMIC changed");
@@ -206,8 +212,8 @@ class AgentFuzzTest {
         assertEquals(original, answer.originalValue(), "the original value");
         long expected = r.operation() == AtomicRequest.Operation.FETCH_ADD
                 ? Rfc7306.maskedFetchAddResult(original, r.addOrSwap(), r.addOrSwapMask())
-                : Rfc7306.maskedCompareSwapResult(original, r.compare(), r.compareMask(), r.addOrSwap(),
-                        r.addOrSwapMask());
+                : Rfc7306.maskedCompareSwapResult(
+                        original, r.compare(), r.compareMask(), r.addOrSwap(), r.addOrSwapMask());
         assertEquals(expected, a.atomic.get(JAVA_LONG, offset), "RFC 7306's result");
         MemorySegment.ofArray(atomicBefore).set(JAVA_LONG.withByteAlignment(1), offset, expected);
         assertArrayEquals(atomicBefore, after, "bytes beside the word changed");

@@ -39,7 +39,8 @@ abstract class AgentVectorsDeviceTests {
         // the deepest pipeline, and pollers that spin between completions: under emulation a round trip waits for
         // the guest's scheduler (a thread woken on the other CPU starts at its next tick), not for the agent (with
         // them, 20,000 vectors took 14 s on siw and 38 s on rxe in the testbed, 8 and 3 times less than without)
-        ConnectionOptions deep = AgentDeviceTests.BASE.withAgent(mode(), ConnectionOptions.MAX_AGENT_DEPTH)
+        ConnectionOptions deep = AgentDeviceTests.BASE
+                .withAgent(mode(), ConnectionOptions.MAX_AGENT_DEPTH)
                 .withBusyPoll(Duration.ofMillis(Integer.getInteger("panama.agent.busyPollMillis", 20)));
         try (AgentDeviceTests.Setup s = new AgentDeviceTests.Setup(device, deep, deep, 1)) {
             MemoryRegion words = AgentDeviceTests.atomicRegion(s.serverSide(), 8L * n);
@@ -60,24 +61,31 @@ abstract class AgentVectorsDeviceTests {
             for (int i = 0; i < n; i++) {
                 long[] o = operands[i];
                 long address = words.address() + 8L * i;
-                returned.add(add[i] ? s.client().maskedFetchAdd(address, words.rkey(), o[0], o[1])
-                        : s.client().maskedCompareSwap(address, words.rkey(), o[2], o[3], o[0], o[1]));
+                returned.add(
+                        add[i]
+                                ? s.client().maskedFetchAdd(address, words.rkey(), o[0], o[1])
+                                : s.client().maskedCompareSwap(address, words.rkey(), o[2], o[3], o[0], o[1]));
             }
             int mismatches = 0;
             for (int i = 0; i < n; i++) {
                 long[] o = operands[i];
-                long expected = add[i] ? Rfc7306.maskedFetchAddResult(original[i], o[0], o[1])
+                long expected = add[i]
+                        ? Rfc7306.maskedFetchAddResult(original[i], o[0], o[1])
                         : Rfc7306.maskedCompareSwapResult(original[i], o[2], o[3], o[0], o[1]);
-                if (AgentDeviceTests.await(returned.get(i)) != original[i] || words.segment().get(JAVA_LONG, 8L * i) != expected) {
+                if (AgentDeviceTests.await(returned.get(i)) != original[i]
+                        || words.segment().get(JAVA_LONG, 8L * i) != expected) {
                     mismatches++;
                 }
             }
-            System.out.printf("%d masked operations (%d FetchAdd) by the agent on %s in %d ms: %d mismatches%n", n,
-                    java.util.stream.IntStream.range(0, n).filter(i -> add[i]).count(), device.name(),
-                    (System.nanoTime() - t0) / 1_000_000, mismatches);
+            System.out.printf(
+                    "%d masked operations (%d FetchAdd) by the agent on %s in %d ms: %d mismatches%n",
+                    n,
+                    java.util.stream.IntStream.range(0, n).filter(i -> add[i]).count(),
+                    device.name(),
+                    (System.nanoTime() - t0) / 1_000_000,
+                    mismatches);
             assertEquals(0, mismatches);
             assertEquals(n, s.serverSide().agentStatistics().orElseThrow().requestsExecuted(), "one request each");
         }
     }
-
 }

@@ -22,18 +22,27 @@ class AgentWireTest {
     @Test
     void atomicRequestIsFigure4BigEndianAfterTheControlWord() throws Exception {
         byte[] buf = new byte[56];
-        AtomicRequest r = AtomicRequest.compareSwap(0x01020304L, 0x0a0b0c0d, 0x1122334455667788L,
-                0x2222222222222222L, 0x00000000ffffffffL, 0x3333333333333333L, 0xffffffff00000000L);
+        AtomicRequest r = AtomicRequest.compareSwap(
+                0x01020304L,
+                0x0a0b0c0d,
+                0x1122334455667788L,
+                0x2222222222222222L,
+                0x00000000ffffffffL,
+                0x3333333333333333L,
+                0xffffffff00000000L);
         assertEquals(56, AgentWire.encodeRequest(of(buf), 0, r));
-        assertArrayEquals(hex("4a 00 00 00" // RV 01b, opcode 1010b; flags; reserved
-                + " 00000002" // Reserved (28 bits) | AOpCode 0010b: CmpSwap
-                + " 01020304" // Request Identifier
-                + " 0a0b0c0d" // Remote STag
-                + " 1122334455667788" // Remote Tagged Offset
-                + " 3333333333333333" // Add or Swap Data
-                + " ffffffff00000000" // Add or Swap Mask
-                + " 2222222222222222" // Compare Data
-                + " 00000000ffffffff"), buf); // Compare Mask
+        assertArrayEquals(
+                hex(
+                        "4a 00 00 00" // RV 01b, opcode 1010b; flags; reserved
+                                + " 00000002" // Reserved (28 bits) | AOpCode 0010b: CmpSwap
+                                + " 01020304" // Request Identifier
+                                + " 0a0b0c0d" // Remote STag
+                                + " 1122334455667788" // Remote Tagged Offset
+                                + " 3333333333333333" // Add or Swap Data
+                                + " ffffffff00000000" // Add or Swap Mask
+                                + " 2222222222222222" // Compare Data
+                                + " 00000000ffffffff"),
+                buf); // Compare Mask
         AgentWire.Request decoded = assertInstanceOf(AgentWire.Request.class, AgentWire.decode(of(buf)));
         assertEquals(r, decoded.request());
     }
@@ -66,8 +75,10 @@ class AgentWireTest {
         byte[] buf = new byte[56];
         AgentWire.encodeRequest(of(buf), 0, AtomicRequest.fetchAdd(3, 1, 8, 1, 0));
         buf[0] |= 0x30;
-        assertEquals(AtomicRequest.fetchAdd(3, 1, 8, 1, 0),
-                assertInstanceOf(AgentWire.Request.class, AgentWire.decode(of(buf))).request());
+        assertEquals(
+                AtomicRequest.fetchAdd(3, 1, 8, 1, 0),
+                assertInstanceOf(AgentWire.Request.class, AgentWire.decode(of(buf)))
+                        .request());
     }
 
     @Test
@@ -127,7 +138,8 @@ class AgentWireTest {
     }
 
     private static TerminateError refusal(String hexMessage) {
-        return assertThrows(AgentProtocolException.class, () -> AgentWire.decode(of(hex(hexMessage)))).error();
+        return assertThrows(AgentProtocolException.class, () -> AgentWire.decode(of(hex(hexMessage))))
+                .error();
     }
 
     @Test
@@ -147,10 +159,18 @@ class AgentWireTest {
         assertEquals(TerminateError.CATASTROPHIC_STREAM, refusal("47000000 00000000"));
         byte[] request = new byte[56];
         AgentWire.encodeRequest(of(request), 0, AtomicRequest.fetchAdd(1, 1, 8, 1, 0));
-        assertEquals(TerminateError.CATASTROPHIC_STREAM, assertThrows(AgentProtocolException.class,
-                () -> AgentWire.decode(of(java.util.Arrays.copyOf(request, 55)))).error());
-        assertEquals(TerminateError.CATASTROPHIC_STREAM, assertThrows(AgentProtocolException.class,
-                () -> AgentWire.decode(of(java.util.Arrays.copyOf(request, 57)))).error());
+        assertEquals(
+                TerminateError.CATASTROPHIC_STREAM,
+                assertThrows(
+                                AgentProtocolException.class,
+                                () -> AgentWire.decode(of(java.util.Arrays.copyOf(request, 55))))
+                        .error());
+        assertEquals(
+                TerminateError.CATASTROPHIC_STREAM,
+                assertThrows(
+                                AgentProtocolException.class,
+                                () -> AgentWire.decode(of(java.util.Arrays.copyOf(request, 57))))
+                        .error());
     }
 
     @Test

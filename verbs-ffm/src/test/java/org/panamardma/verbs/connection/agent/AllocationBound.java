@@ -35,8 +35,8 @@ final class AllocationBound {
         }
         long second = allocatedBy(twin);
         if (second > bound) {
-            throw new AssertionError(what + " allocated " + second + " bytes (first run " + first + "), more than "
-                    + bound);
+            throw new AssertionError(
+                    what + " allocated " + second + " bytes (first run " + first + "), more than " + bound);
         }
     }
 

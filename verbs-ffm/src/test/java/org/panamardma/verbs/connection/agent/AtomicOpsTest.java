@@ -43,12 +43,13 @@ class AtomicOpsTest {
                 long c = word(random);
                 long d = word(random);
                 boolean add = random.nextBoolean();
-                AtomicRequest r = add ? AtomicRequest.fetchAdd(0, 1, 0, a, b)
-                        : AtomicRequest.compareSwap(0, 1, 0, c, d, a, b);
+                AtomicRequest r =
+                        add ? AtomicRequest.fetchAdd(0, 1, 0, a, b) : AtomicRequest.compareSwap(0, 1, 0, c, d, a, b);
                 long offset = 8L * random.nextInt(8);
                 memory.set(JAVA_LONG, offset, original);
                 long returned = AtomicOps.execute(memory, offset, r);
-                long expected = add ? Rfc7306.maskedFetchAddResult(original, a, b)
+                long expected = add
+                        ? Rfc7306.maskedFetchAddResult(original, a, b)
                         : Rfc7306.maskedCompareSwapResult(original, c, d, a, b);
                 if (returned != original || memory.get(JAVA_LONG, offset) != expected) {
                     mismatches++;
@@ -67,8 +68,9 @@ class AtomicOpsTest {
             assertEquals(Long.MIN_VALUE, m.get(JAVA_LONG, 0)); // wraps as RFC 7306's 64-bit sum does
             assertEquals(Long.MIN_VALUE, AtomicOps.execute(m, 0, AtomicRequest.compareSwap(0, 1, 0, 5, -1, 6, -1)));
             assertEquals(Long.MIN_VALUE, m.get(JAVA_LONG, 0)); // compare failed: untouched
-            assertEquals(Long.MIN_VALUE, AtomicOps.execute(m, 0,
-                    AtomicRequest.compareSwap(0, 1, 0, Long.MIN_VALUE, -1, 6, -1)));
+            assertEquals(
+                    Long.MIN_VALUE,
+                    AtomicOps.execute(m, 0, AtomicRequest.compareSwap(0, 1, 0, Long.MIN_VALUE, -1, 6, -1)));
             assertEquals(6, m.get(JAVA_LONG, 0));
         }
     }

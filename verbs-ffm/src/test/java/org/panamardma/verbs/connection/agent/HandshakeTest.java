@@ -18,7 +18,9 @@ class HandshakeTest {
     @Test
     void theTrailerFollowsTheApplicationsDataAndComesBackApart() {
         byte[] sent = Handshake.append(RFC_8797, 16, 8);
-        assertEquals("f6ab0e18010000ff" + "01" + "10" + "08" + "00" + "37333036", HexFormat.of().formatHex(sent));
+        assertEquals(
+                "f6ab0e18010000ff" + "01" + "10" + "08" + "00" + "37333036",
+                HexFormat.of().formatHex(sent));
         Handshake.Parsed p = Handshake.parse(sent);
         assertArrayEquals(RFC_8797, p.applicationData());
         assertEquals(new Handshake.Offer(1, 16, 8), p.offer());
@@ -39,8 +41,8 @@ class HandshakeTest {
 
     @Test
     void privateDataWithoutATrailerIsTheApplicationsAlone() {
-        for (byte[] data : new byte[][] {new byte[0], new byte[56], RFC_8797, "7306".getBytes(),
-                Arrays.copyOf(RFC_8797, 196)}) {
+        for (byte[] data :
+                new byte[][] {new byte[0], new byte[56], RFC_8797, "7306".getBytes(), Arrays.copyOf(RFC_8797, 196)}) {
             Handshake.Parsed p = Handshake.parse(data);
             assertNull(p.offer());
             assertArrayEquals(data, p.applicationData());

@@ -26,8 +26,14 @@ class IwarpAgentDeviceTest extends AgentDeviceTests {
             assertFalse(s.client().queuePair().supportsAtomics());
             assertFalse(s.client().queuePair().supportsImmediateData());
             ConnectionCapabilities c = s.client().capabilities();
-            assertEquals(new ConnectionCapabilities(device.name(), ConnectionCapabilities.Provider.AGENT,
-                    ConnectionCapabilities.Provider.AGENT, ConnectionCapabilities.Provider.AGENT, true), c);
+            assertEquals(
+                    new ConnectionCapabilities(
+                            device.name(),
+                            ConnectionCapabilities.Provider.AGENT,
+                            ConnectionCapabilities.Provider.AGENT,
+                            ConnectionCapabilities.Provider.AGENT,
+                            true),
+                    c);
             System.out.println(c);
         }
     }

@@ -32,12 +32,12 @@ final class RawAgentPeer implements AutoCloseable {
     private final MemoryRegion out;
     private int next;
 
-    RawAgentPeer(RdmaTestDevice device, InetSocketAddress address, ConnectionOptions serverOptions)
-            throws Exception {
+    RawAgentPeer(RdmaTestDevice device, InetSocketAddress address, ConnectionOptions serverOptions) throws Exception {
         server = RdmaServer.listen(address, serverOptions);
         ConnectionOptions raw = serverOptions.withAgent(AgentMode.OFF);
-        raw = raw.withParameters(raw.parameters().withPrivateData(Handshake.append(new byte[0],
-                serverOptions.agentDepth(), serverOptions.agentDepth())));
+        raw = raw.withParameters(raw.parameters()
+                .withPrivateData(
+                        Handshake.append(new byte[0], serverOptions.agentDepth(), serverOptions.agentDepth())));
         RdmaConnection c = null;
         try {
             c = RdmaClient.connect(address, raw);
@@ -58,17 +58,41 @@ final class RawAgentPeer implements AutoCloseable {
     }
 
     /** Sends an Atomic Request of exactly these fields (the first word whole: AOpCode and Reserved bits). */
-    void sendRequest(int firstWord, long requestId, int stag, long taggedOffset, long addOrSwap, long addOrSwapMask,
-                     long compare, long compareMask) throws Exception {
+    void sendRequest(
+            int firstWord,
+            long requestId,
+            int stag,
+            long taggedOffset,
+            long addOrSwap,
+            long addOrSwapMask,
+            long compare,
+            long compareMask)
+            throws Exception {
         sendRequestNoWait(firstWord, requestId, stag, taggedOffset, addOrSwap, addOrSwapMask, compare, compareMask)
                 .get(AgentDeviceTests.WAIT_SECONDS, TimeUnit.SECONDS);
     }
 
-    CompletableFuture<Void> sendRequestNoWait(int firstWord, long requestId, int stag, long taggedOffset,
-                                              long addOrSwap, long addOrSwapMask, long compare, long compareMask) {
+    CompletableFuture<Void> sendRequestNoWait(
+            int firstWord,
+            long requestId,
+            int stag,
+            long taggedOffset,
+            long addOrSwap,
+            long addOrSwapMask,
+            long compare,
+            long compareMask) {
         long offset = (long) SLOT * (next++ % SLOTS);
-        int n = AgentWire.encodeRawRequest(out.segment(), offset, firstWord, requestId, stag, taggedOffset,
-                addOrSwap, addOrSwapMask, compare, compareMask);
+        int n = AgentWire.encodeRawRequest(
+                out.segment(),
+                offset,
+                firstWord,
+                requestId,
+                stag,
+                taggedOffset,
+                addOrSwap,
+                addOrSwapMask,
+                compare,
+                compareMask);
         return client.send(out, offset, n);
     }
 

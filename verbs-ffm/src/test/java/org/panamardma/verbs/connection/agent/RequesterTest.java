@@ -23,8 +23,8 @@ class RequesterTest {
         final List<String> order = new ArrayList<>();
 
         @Override
-        public synchronized CompletableFuture<Void> post(AtomicRequest template, long postIndex,
-                                                         Requester.IdAssignment assign) {
+        public synchronized CompletableFuture<Void> post(
+                AtomicRequest template, long postIndex, Requester.IdAssignment assign) {
             long id = assign.assign();
             assign.posted();
             CompletableFuture<Void> send = new CompletableFuture<>();
@@ -81,8 +81,11 @@ class RequesterTest {
         assertEquals(TerminateError.MSN_RANGE, e.error());
         r.onResponse(0, 5);
         r.onResponse(1, 6);
-        assertEquals(TerminateError.MSN_RANGE, assertThrows(AgentProtocolException.class,
-                () -> r.onResponse(2, 0)).error(), "none outstanding");
+        assertEquals(
+                TerminateError.MSN_RANGE,
+                assertThrows(AgentProtocolException.class, () -> r.onResponse(2, 0))
+                        .error(),
+                "none outstanding");
     }
 
     @Test
@@ -122,17 +125,19 @@ class RequesterTest {
     @Test
     void aFailedPostReturnsItsCreditAndFailsOnlyItsRequest() throws Exception {
         List<CompletableFuture<Void>> sends = new ArrayList<>();
-        Requester r = new Requester((template, index, assign) -> {
-            long id = assign.assign();
-            if (template.addOrSwap() == 13) {
-                assign.notPosted();
-                return CompletableFuture.failedFuture(new IllegalArgumentException("bad"));
-            }
-            assign.posted();
-            CompletableFuture<Void> s = new CompletableFuture<>();
-            sends.add(s);
-            return s;
-        }, 1);
+        Requester r = new Requester(
+                (template, index, assign) -> {
+                    long id = assign.assign();
+                    if (template.addOrSwap() == 13) {
+                        assign.notPosted();
+                        return CompletableFuture.failedFuture(new IllegalArgumentException("bad"));
+                    }
+                    assign.posted();
+                    CompletableFuture<Void> s = new CompletableFuture<>();
+                    sends.add(s);
+                    return s;
+                },
+                1);
         CompletableFuture<Long> bad = r.submit(add(13));
         CompletableFuture<Long> good = r.submit(add(1));
         assertThrows(ExecutionException.class, bad::get);

@@ -34,10 +34,12 @@ class ResponderTest {
         region = arena.allocate(64, 4096);
         other = arena.allocate(64, 8);
         registered = new HashMap<>();
-        registered.put(ATOMIC, new AtomicTargets.SegmentTarget(region, Set.of(Access.LOCAL_WRITE,
-                Access.REMOTE_ATOMIC)));
-        registered.put(NO_ATOMIC, new AtomicTargets.SegmentTarget(other, EnumSet.of(Access.LOCAL_WRITE,
-                Access.REMOTE_READ, Access.REMOTE_WRITE)));
+        registered.put(
+                ATOMIC, new AtomicTargets.SegmentTarget(region, Set.of(Access.LOCAL_WRITE, Access.REMOTE_ATOMIC)));
+        registered.put(
+                NO_ATOMIC,
+                new AtomicTargets.SegmentTarget(
+                        other, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE)));
         responder = new Responder(registered::get, 4);
     }
 
@@ -63,10 +65,11 @@ class ResponderTest {
     @Test
     void executesInSequenceAndAnswersTheOriginalValue() throws Exception {
         region.set(JAVA_LONG, 8, 41);
-        assertEquals(new Responder.Answer(41, true), responder.handle(AtomicRequest.fetchAdd(0, ATOMIC, at(8), 1, 0),
-                0));
-        assertEquals(new Responder.Answer(42, true), responder.handle(
-                AtomicRequest.compareSwap(1, ATOMIC, at(8), 42, -1, 100, -1), 0));
+        assertEquals(
+                new Responder.Answer(41, true), responder.handle(AtomicRequest.fetchAdd(0, ATOMIC, at(8), 1, 0), 0));
+        assertEquals(
+                new Responder.Answer(42, true),
+                responder.handle(AtomicRequest.compareSwap(1, ATOMIC, at(8), 42, -1, 100, -1), 0));
         assertEquals(100, region.get(JAVA_LONG, 8));
         assertEquals(2, responder.executed());
     }
@@ -78,8 +81,8 @@ class ResponderTest {
 
     @Test
     void aRegionWithoutRemoteAtomicRightsIsAnAccessRightsViolation() {
-        assertEquals(TerminateError.ACCESS_RIGHTS, refused(AtomicRequest.fetchAdd(0, NO_ATOMIC, other.address(),
-                1, 0)));
+        assertEquals(
+                TerminateError.ACCESS_RIGHTS, refused(AtomicRequest.fetchAdd(0, NO_ATOMIC, other.address(), 1, 0)));
     }
 
     @Test
@@ -88,22 +91,26 @@ class ResponderTest {
         assertEquals(TerminateError.BASE_OR_BOUNDS, refused(AtomicRequest.fetchAdd(0, ATOMIC, at(-8), 1, 0)));
         assertEquals(TerminateError.BASE_OR_BOUNDS, refused(AtomicRequest.fetchAdd(0, ATOMIC, at(60), 1, 0)));
         assertEquals(TerminateError.BASE_OR_BOUNDS, refused(AtomicRequest.fetchAdd(0, ATOMIC, -8, 1, 0)));
-        assertEquals(TerminateError.BASE_OR_BOUNDS, refused(AtomicRequest.fetchAdd(0, ATOMIC, Long.MAX_VALUE, 1,
-                0)));
+        assertEquals(TerminateError.BASE_OR_BOUNDS, refused(AtomicRequest.fetchAdd(0, ATOMIC, Long.MAX_VALUE, 1, 0)));
         assertEquals(TerminateError.BASE_OR_BOUNDS, refused(AtomicRequest.fetchAdd(0, ATOMIC, 0, 1, 0)));
     }
 
     @Test
     void aMisalignedAddressIsSection82sCatastrophicErrorOfTheStream() {
         for (int misalignment = 1; misalignment < 8; misalignment++) {
-            assertEquals(TerminateError.CATASTROPHIC_STREAM, refused(AtomicRequest.compareSwap(0, ATOMIC,
-                    at(8 + misalignment), 0, -1, 1, -1)));
+            assertEquals(
+                    TerminateError.CATASTROPHIC_STREAM,
+                    refused(AtomicRequest.compareSwap(0, ATOMIC, at(8 + misalignment), 0, -1, 1, -1)));
         }
     }
 
     @Test
     void theLastWordOfTheRegionIsInside() throws Exception {
-        assertEquals(0, responder.handle(AtomicRequest.fetchAdd(0, ATOMIC, at(56), 5, 0), 0).originalValue());
+        assertEquals(
+                0,
+                responder
+                        .handle(AtomicRequest.fetchAdd(0, ATOMIC, at(56), 5, 0), 0)
+                        .originalValue());
         assertEquals(5, region.get(JAVA_LONG, 56));
     }
 
@@ -131,10 +138,10 @@ class ResponderTest {
         }
         // more than IRD (4) back: no longer recorded
         assertEquals(TerminateError.MSN_RANGE, refused(AtomicRequest.fetchAdd(5, ATOMIC, at(0), 1, 0)));
-        assertEquals(new Responder.Answer(9, false), responder.handle(AtomicRequest.fetchAdd(9, ATOMIC, at(0), 1, 0),
-                0));
-        assertEquals(new Responder.Answer(6, false), responder.handle(AtomicRequest.fetchAdd(6, ATOMIC, at(0), 1, 0),
-                0));
+        assertEquals(
+                new Responder.Answer(9, false), responder.handle(AtomicRequest.fetchAdd(9, ATOMIC, at(0), 1, 0), 0));
+        assertEquals(
+                new Responder.Answer(6, false), responder.handle(AtomicRequest.fetchAdd(6, ATOMIC, at(0), 1, 0), 0));
         assertEquals(10, region.get(JAVA_LONG, 0));
     }
 
@@ -148,17 +155,21 @@ class ResponderTest {
         java.lang.reflect.Field expected = Responder.class.getDeclaredField("expected");
         expected.setAccessible(true);
         expected.setLong(r, 0xffff_fffeL);
-        assertTrue(r.handle(AtomicRequest.fetchAdd(0xffff_fffeL, ATOMIC, at(0), 1, 0), 0).executed());
-        assertTrue(r.handle(AtomicRequest.fetchAdd(0xffff_ffffL, ATOMIC, at(0), 1, 0), 0).executed());
+        assertTrue(r.handle(AtomicRequest.fetchAdd(0xffff_fffeL, ATOMIC, at(0), 1, 0), 0)
+                .executed());
+        assertTrue(r.handle(AtomicRequest.fetchAdd(0xffff_ffffL, ATOMIC, at(0), 1, 0), 0)
+                .executed());
         assertTrue(r.handle(AtomicRequest.fetchAdd(0, ATOMIC, at(0), 1, 0), 0).executed());
-        assertFalse(r.handle(AtomicRequest.fetchAdd(0xffff_ffffL, ATOMIC, at(0), 1, 0), 0).executed());
+        assertFalse(r.handle(AtomicRequest.fetchAdd(0xffff_ffffL, ATOMIC, at(0), 1, 0), 0)
+                .executed());
         assertEquals(8, region.get(JAVA_LONG, 0));
     }
 
     @Test
     void aRequestFindingTwiceIrdResponsesUnansweredExceedsIrd() throws Exception {
         responder.handle(AtomicRequest.fetchAdd(0, ATOMIC, at(0), 1, 0), 7);
-        AgentProtocolException e = assertThrows(AgentProtocolException.class,
+        AgentProtocolException e = assertThrows(
+                AgentProtocolException.class,
                 () -> responder.handle(AtomicRequest.fetchAdd(1, ATOMIC, at(0), 1, 0), 8));
         assertEquals(TerminateError.NO_BUFFER, e.error());
         assertEquals(1, region.get(JAVA_LONG, 0));

@@ -31,7 +31,9 @@ class RoceAgentDeviceTest extends AgentDeviceTests {
         try (Setup s = new Setup(device, BASE.withAgent(AgentMode.WHERE_DEVICE_LACKS, DEPTH), options(), 1)) {
             ConnectionCapabilities server = s.serverSide().capabilities();
             assertEquals(ConnectionCapabilities.Provider.DEVICE, server.atomics(), server.toString());
-            assertEquals(ConnectionCapabilities.Provider.AGENT, s.client().capabilities().atomics());
+            assertEquals(
+                    ConnectionCapabilities.Provider.AGENT,
+                    s.client().capabilities().atomics());
             MemoryRegion at = atomicRegion(s.serverSide(), 8);
             MemoryRegion back = atomicRegion(s.client(), 8);
             assertEquals(0L, await(s.client().fetchAdd(at.address(), at.rkey(), 5)), "by the server's agent");
