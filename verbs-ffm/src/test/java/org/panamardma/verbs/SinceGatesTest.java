@@ -99,7 +99,8 @@ class SinceGatesTest {
                         || since.value() <= RdmaCore.OLDEST_SUPPORTED) {
                     continue;
                 }
-                String item = c.getSimpleName() + "." + f.getName();
+                // named as callers name it: verbs_h.X for a constant of verbs_h$constants, which verbs_h extends
+                String item = headerName(c) + "." + f.getName();
                 Gate gate = GATES.get(item);
                 if (gate == null) {
                     problems.add(item + " (@Since(" + since.value() + ")): no gate; decide how RdmaCore keeps it "
@@ -112,7 +113,10 @@ class SinceGatesTest {
         assertTrue(problems.isEmpty(), String.join("\n", problems));
     }
 
-    /** The ffi classes that can hold bound items: the header classes and every struct class. */
+    /**
+     * The ffi classes that can hold bound items: the header classes with the parts of their chains
+     * ({@code verbs_h$constants}) and every struct class; not nested classes.
+     */
     private static List<Class<?>> ffiClasses() throws Exception {
         List<Class<?>> out = new ArrayList<>();
         var url = verbs_h.class.getResource("verbs_h.class");
@@ -120,12 +124,27 @@ class SinceGatesTest {
         try (var files = java.nio.file.Files.list(dir)) {
             for (var p : files.toList()) {
                 String name = p.getFileName().toString();
-                if (name.endsWith(".class") && !name.contains("$")) {
-                    out.add(Class.forName("org.panamardma.verbs.ffi." + name.substring(0, name.length() - 6)));
+                if (name.endsWith(".class") && !name.equals("package-info.class")) {
+                    Class<?> c = Class.forName(
+                            "org.panamardma.verbs.ffi." + name.substring(0, name.length() - 6),
+                            false,
+                            verbs_h.class.getClassLoader());
+                    if (c.getEnclosingClass() == null) {
+                        out.add(c);
+                    }
                 }
             }
         }
         assertTrue(out.contains(ibv_qp_ex.class) && out.size() > 40, out.toString());
+        assertTrue(
+                out.stream().anyMatch(c -> c != verbs_h.class && c.isAssignableFrom(verbs_h.class)),
+                "the part of verbs_h's chain that holds its constants: " + out);
         return out;
+    }
+
+    /** The class callers name an item by: {@code verbs_h} for {@code verbs_h$constants}; else the class itself. */
+    private static String headerName(Class<?> c) {
+        String n = c.getSimpleName();
+        return n.contains("$") ? n.substring(0, n.indexOf('$')) : n;
     }
 }

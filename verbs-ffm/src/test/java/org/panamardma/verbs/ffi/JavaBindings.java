@@ -39,9 +39,9 @@ import java.util.stream.Stream;
  *       anonymous structs/unions and transparent in paths; padding is skipped; sequences of groups are walked as
  *       {@code a[0].b}.</li>
  *   <li>constant: a {@code public static final long/int/short/byte} field without {@code $} in its name, in any top-level class
- *       of the package.</li>
- *   <li>function: a public static method of a class whose name ends in {@code _h}, named {@code ibv_*},
- *       {@code rdma_*} or {@code _*} without {@code $}.</li>
+ *       of the package (a header's chain included: {@code verbs_h$constants}, which {@code verbs_h} extends).</li>
+ *   <li>function: a public static method of a class whose name ends in {@code _h} (or of a part of its chain,
+ *       {@code <name>_h$<part>}), named {@code ibv_*}, {@code rdma_*} or {@code _*} without {@code $}.</li>
  *   <li>{@link NotInC} on a field, method or class removes it from all of the above.</li>
  *   <li>{@link Since} on a constant, function, struct class, or a layout member's {@code <path>$OFFSET} constant
  *       (path with {@code $} for {@code .}): the rdma-core (and Linux uapi) release that brought it; members below a
@@ -197,7 +197,7 @@ final class JavaBindings {
                 b.add(new Binding(
                         key, Map.of("value", value), f.getType().getName(), c.getSimpleName() + "." + f.getName()));
             }
-            if (c.getSimpleName().endsWith("_h")) {
+            if (isHeaderClass(c)) {
                 for (Method mth : c.getDeclaredMethods()) {
                     int m = mth.getModifiers();
                     String n = mth.getName();
@@ -229,6 +229,21 @@ final class JavaBindings {
         b.orderedKeys.addAll(funcs);
         b.functionPointers();
         return b;
+    }
+
+    /**
+     * Whether a class binds functions: a header class ({@code verbs_h}) or a part of its chain ({@code verbs_h$...},
+     * a class it extends).
+     */
+    static boolean isHeaderClass(Class<?> c) {
+        return headerName(c).endsWith("_h");
+    }
+
+    /** The header class a class belongs to: {@code verbs_h} for {@code verbs_h$constants}; else its own name. */
+    static String headerName(Class<?> c) {
+        String n = c.getSimpleName();
+        int part = n.indexOf('$');
+        return part < 0 ? n : n.substring(0, part);
     }
 
     /** The lines of the symbols list: keys with their versions. */
@@ -512,17 +527,20 @@ final class JavaBindings {
         }
         List<Class<?>> classes = new ArrayList<>();
         for (String n : new TreeSet<>(names)) {
-            if (!n.endsWith(".class")
-                    || n.contains("$")
-                    || n.equals("package-info.class")
-                    || n.equals("module-info.class")) {
+            if (!n.endsWith(".class") || n.equals("package-info.class") || n.equals("module-info.class")) {
                 continue;
             }
             String className = PACKAGE + "." + n.substring(0, n.length() - ".class".length());
+            Class<?> c;
             try {
-                classes.add(Class.forName(className, false, verbs_h.class.getClassLoader()));
+                c = Class.forName(className, false, verbs_h.class.getClassLoader());
             } catch (ClassNotFoundException e) {
                 throw new AssertionError(e);
+            }
+            // a '$' in the name is a nested class, or a top-level part of a header's chain (verbs_h$constants, as
+            // jextract splits a large header): the latter binds items like any other top-level class
+            if (c.getEnclosingClass() == null) {
+                classes.add(c);
             }
         }
         if (classes.isEmpty()) {
