@@ -51,7 +51,7 @@ public final class AsyncEventMonitor extends NativeResource {
         AsyncEventMonitor m = new AsyncEventMonitor(context, listener);
         // the fd must be non-blocking before the thread reads it; done here so that a failure is the caller's
         try (Arena arena = Arena.ofConfined()) {
-            new ReadableFd(context.asyncFd(), "async event fd of " + context.deviceName(), arena);
+            new ReadableFd<>(context.asyncFd(), "async event fd of " + context.deviceName(), arena, RdmaException::new);
         } catch (RdmaException e) {
             m.close();
             throw e;
@@ -62,7 +62,8 @@ public final class AsyncEventMonitor extends NativeResource {
 
     private void run() {
         try (Arena arena = Arena.ofConfined()) {
-            ReadableFd readable = new ReadableFd(context.asyncFd(), "async event fd of " + context.deviceName(), arena);
+            ReadableFd<RdmaException> readable = new ReadableFd<>(
+                    context.asyncFd(), "async event fd of " + context.deviceName(), arena, RdmaException::new);
             MemorySegment event = arena.allocate(ibv_async_event.layout());
             MemorySegment callState = arena.allocate(Native.CALL_STATE);
             while (!stopping) {

@@ -32,7 +32,7 @@ public final class CompletionChannel extends NativeResource {
     private volatile CompletionQueue[] queues = new CompletionQueue[0];
 
     private final Arena scratchArena = Arena.ofShared();
-    private final org.panamardma.verbs.internal.ReadableFd readable;
+    private final org.panamardma.verbs.internal.ReadableFd<RdmaException> readable;
     private final MemorySegment cqOut;
     private final MemorySegment contextOut;
     private final MemorySegment callState;
@@ -48,7 +48,8 @@ public final class CompletionChannel extends NativeResource {
         this.contextOut = scratchArena.allocate(ADDRESS);
         this.callState = scratchArena.allocate(Native.CALL_STATE);
         // non-blocking, so that ibv_get_cq_event never blocks past our own poll(2) with its timeout
-        this.readable = new org.panamardma.verbs.internal.ReadableFd(fd, "completion channel", scratchArena);
+        this.readable = new org.panamardma.verbs.internal.ReadableFd<>(
+                fd, "completion channel", scratchArena, RdmaException::new);
     }
 
     static CompletionChannel create(Context context) throws RdmaException {

@@ -5,7 +5,15 @@ import org.panamardma.verbs.ffi.verbs_h;
 import org.panamardma.verbs.internal.VerbsAccess;
 
 /** The implementation of {@link VerbsAccess}: package-private access, handed to the cm package only. */
-final class VerbsAccessImpl implements VerbsAccess {
+final class VerbsAccessImpl
+        implements VerbsAccess<
+                Context,
+                ProtectionDomain,
+                CompletionQueue,
+                SharedReceiveQueue,
+                QueuePair,
+                DeviceAttributes,
+                RdmaException> {
     @Override
     public void checkRdmacm() throws RdmaException {
         RdmaCore.checkRdmacm();
@@ -17,22 +25,22 @@ final class VerbsAccessImpl implements VerbsAccess {
     }
 
     @Override
-    public MemorySegment handle(Context context) {
+    public MemorySegment contextHandle(Context context) {
         return context.handle;
     }
 
     @Override
-    public MemorySegment handle(ProtectionDomain pd) {
+    public MemorySegment pdHandle(ProtectionDomain pd) {
         return pd.handle;
     }
 
     @Override
-    public MemorySegment handle(CompletionQueue cq) {
+    public MemorySegment cqHandle(CompletionQueue cq) {
         return cq.handle;
     }
 
     @Override
-    public MemorySegment handle(SharedReceiveQueue srq) {
+    public MemorySegment srqHandle(SharedReceiveQueue srq) {
         return srq.handle;
     }
 

@@ -2,6 +2,7 @@ package org.panamardma.verbs.cm;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.panamardma.verbs.cm.CmVerbs.VERBS;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,7 +23,6 @@ import org.panamardma.verbs.ffi.rdma_addr;
 import org.panamardma.verbs.ffi.rdma_cm_id;
 import org.panamardma.verbs.ffi.rdma_cma_h;
 import org.panamardma.verbs.ffi.rdma_conn_param;
-import org.panamardma.verbs.internal.VerbsAccess;
 
 /**
  * An rdma_cm identifier ({@code struct rdma_cm_id}): like a socket, it binds, listens, resolves a peer's address and
@@ -45,8 +45,6 @@ import org.panamardma.verbs.internal.VerbsAccess;
  */
 @Verb("rdma_destroy_id")
 public final class CmId extends NativeResource {
-    private static final VerbsAccess VERBS = VerbsAccess.get();
-
     private final EventChannel channel;
     final MemorySegment handle;
     private final PortSpace portSpace;
@@ -298,7 +296,7 @@ public final class CmId extends NativeResource {
             if (existing != null && !existing.isClosed()) {
                 throw new IllegalStateException(this + " has a queue pair already");
             }
-            QueuePair created = CmQueuePairs.create(VERBS, handle, ctx, port(), pd, options);
+            QueuePair created = CmQueuePairs.create(handle, ctx, port(), pd, options);
             queuePair = created;
             return created;
         }

@@ -3,6 +3,7 @@ package org.panamardma.verbs.cm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.panamardma.verbs.cm.CmVerbs.VERBS;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,7 +19,6 @@ import org.panamardma.verbs.ffi.ibv_qp_init_attr_ex;
 import org.panamardma.verbs.ffi.rdma_cm_id;
 import org.panamardma.verbs.ffi.rdma_cma_h;
 import org.panamardma.verbs.ffi.verbs_h;
-import org.panamardma.verbs.internal.VerbsAccess;
 
 /**
  * How {@link CmId#createQueuePair} makes a queue pair through librdmacm: the options checked against the device,
@@ -43,27 +43,19 @@ final class CmQueuePairs {
 
     /**
      * Creates the reliable-connected QP of the id {@code handle} on {@code ctx} (port {@code port}) in {@code pd}.
-     *
-     * @param verbs the bridge to the verbs objects' handles ({@link CmId}'s: only it may get the bridge)
      */
-    static QueuePair create(
-            VerbsAccess verbs,
-            MemorySegment handle,
-            Context ctx,
-            int port,
-            ProtectionDomain pd,
-            QueuePairOptions options)
+    static QueuePair create(MemorySegment handle, Context ctx, int port, ProtectionDomain pd, QueuePairOptions options)
             throws RdmaException {
         DeviceAttributes attrs = ctx.attributes();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cs = arena.allocate(Native.CALL_STATE);
             MemorySegment attr = arena.allocate(ibv_qp_init_attr_ex.layout());
-            attr.set(ADDRESS, ibv_qp_init_attr_ex.send_cq$OFFSET, verbs.handle(options.sendCq()));
-            attr.set(ADDRESS, ibv_qp_init_attr_ex.recv_cq$OFFSET, verbs.handle(options.recvCq()));
+            attr.set(ADDRESS, ibv_qp_init_attr_ex.send_cq$OFFSET, VERBS.cqHandle(options.sendCq()));
+            attr.set(ADDRESS, ibv_qp_init_attr_ex.recv_cq$OFFSET, VERBS.cqHandle(options.recvCq()));
             attr.set(
                     ADDRESS,
                     ibv_qp_init_attr_ex.srq$OFFSET,
-                    options.srq() == null ? MemorySegment.NULL : verbs.handle(options.srq()));
+                    options.srq() == null ? MemorySegment.NULL : VERBS.srqHandle(options.srq()));
             long cap = ibv_qp_init_attr_ex.cap$OFFSET;
             boolean withSrq = options.srq() != null;
             attr.set(JAVA_INT, cap + ibv_qp_cap.max_send_wr$OFFSET, options.maxSendWr());
@@ -73,12 +65,12 @@ final class CmQueuePairs {
             attr.set(JAVA_INT, cap + ibv_qp_cap.max_inline_data$OFFSET, options.maxInlineData());
             attr.set(JAVA_INT, ibv_qp_init_attr_ex.qp_type$OFFSET, verbs_h.IBV_QPT_RC);
             attr.set(JAVA_INT, ibv_qp_init_attr_ex.sq_sig_all$OFFSET, options.signalAll() ? 1 : 0);
-            attr.set(ADDRESS, ibv_qp_init_attr_ex.pd$OFFSET, verbs.handle(pd));
+            attr.set(ADDRESS, ibv_qp_init_attr_ex.pd$OFFSET, VERBS.pdHandle(pd));
 
             boolean extended = false;
             long ops = 0;
-            if (!options.legacySendPath() && verbs.hasExtendedQp(ctx)) {
-                ops = verbs.wantedSendOps(attrs);
+            if (!options.legacySendPath() && VERBS.hasExtendedQp(ctx)) {
+                ops = VERBS.wantedSendOps(attrs);
                 attr.set(
                         JAVA_INT,
                         ibv_qp_init_attr_ex.comp_mask$OFFSET,
@@ -98,7 +90,7 @@ final class CmQueuePairs {
                 ops = 0;
                 attr.set(JAVA_INT, ibv_qp_init_attr_ex.comp_mask$OFFSET, 0);
                 attr.set(JAVA_LONG, ibv_qp_init_attr_ex.send_ops_flags$OFFSET, 0L);
-                if (rdma_cma_h.rdma_create_qp(cs, handle, verbs.handle(pd), attr) != 0) {
+                if (rdma_cma_h.rdma_create_qp(cs, handle, VERBS.pdHandle(pd), attr) != 0) {
                     throw new RdmaException("rdma_create_qp(" + ctx.deviceName() + ")", Native.errno(cs));
                 }
             }
@@ -106,7 +98,7 @@ final class CmQueuePairs {
             MemorySegment idHandle = handle;
             QueuePair created;
             try {
-                created = verbs.adoptQueuePair(
+                created = VERBS.adoptQueuePair(
                         pd,
                         options.sendCq(),
                         options.recvCq(),

@@ -3,6 +3,7 @@ package org.panamardma.verbs.cm;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.panamardma.verbs.cm.CmVerbs.VERBS;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -23,7 +24,6 @@ import org.panamardma.verbs.ffi.rdma_cma_h;
 import org.panamardma.verbs.ffi.rdma_conn_param;
 import org.panamardma.verbs.ffi.rdma_event_channel;
 import org.panamardma.verbs.internal.ReadableFd;
-import org.panamardma.verbs.internal.VerbsAccess;
 
 /**
  * An rdma_cm event channel ({@code struct rdma_event_channel}): where the events of its {@link CmId}s arrive.
@@ -50,7 +50,7 @@ public final class EventChannel extends NativeResource {
     final MemorySegment handle;
     private final int fd;
     private final Arena scratchArena = Arena.ofShared();
-    private final ReadableFd readable;
+    private final ReadableFd<RdmaException> readable;
     private final MemorySegment eventOut;
     private final MemorySegment callState;
     /** The ids of this channel by their rdma_cm_id address. */
@@ -67,7 +67,7 @@ public final class EventChannel extends NativeResource {
         this.eventOut = scratchArena.allocate(ADDRESS);
         this.callState = scratchArena.allocate(Native.CALL_STATE);
         try {
-            this.readable = new ReadableFd(fd, "rdma_cm event channel", scratchArena);
+            this.readable = new ReadableFd<>(fd, "rdma_cm event channel", scratchArena, RdmaException::new);
         } catch (RdmaException e) {
             scratchArena.close();
             throw e;
@@ -84,7 +84,7 @@ public final class EventChannel extends NativeResource {
      */
     @Verb("rdma_create_event_channel")
     public static EventChannel create() throws RdmaException {
-        VerbsAccess.get().checkRdmacm();
+        VERBS.checkRdmacm();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cs = arena.allocate(Native.CALL_STATE);
             MemorySegment ch = rdma_cma_h.rdma_create_event_channel(cs);

@@ -13,7 +13,6 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import org.junit.jupiter.api.Test;
 import org.panamardma.verbs.Context;
-import org.panamardma.verbs.cm.CmId;
 
 /**
  * The VerbsAccess hole stays closed on the class path too: this test sits in VerbsAccess's own package (and, on the
@@ -23,25 +22,25 @@ import org.panamardma.verbs.cm.CmId;
 class VerbsAccessTest {
 
     /** An implementation that would hand out whatever its author wants; it must never be installed. */
-    private static VerbsAccess impostor() {
-        return (VerbsAccess) Proxy.newProxyInstance(
+    private static VerbsAccess<?, ?, ?, ?, ?, ?, ?> impostor() {
+        return (VerbsAccess<?, ?, ?, ?, ?, ?, ?>) Proxy.newProxyInstance(
                 VerbsAccess.class.getClassLoader(), new Class<?>[] {VerbsAccess.class}, (proxy, method, args) -> {
                     throw new AssertionError("the impostor was called: " + method.getName());
                 });
     }
 
     /** What Context installed, read the way only code inside verbs-ffm can (deep reflection on its own module). */
-    private static VerbsAccess installed() throws ReflectiveOperationException {
+    private static VerbsAccess<?, ?, ?, ?, ?, ?, ?> installed() throws ReflectiveOperationException {
         Class.forName(Context.class.getName(), true, Context.class.getClassLoader());
         Field access =
                 Class.forName(VerbsAccessHolder.class.getName() + "$Installed").getDeclaredField("ACCESS");
         access.setAccessible(true);
-        return (VerbsAccess) access.get(null);
+        return (VerbsAccess<?, ?, ?, ?, ?, ?, ?>) access.get(null);
     }
 
     @Test
-    void noCallerButContextInstallsIt_andOnlyCmIdGetsIt() throws Exception {
-        VerbsAccess real = installed();
+    void noCallerButContextInstallsIt_andOnlyCmVerbsGetsIt() throws Exception {
+        VerbsAccess<?, ?, ?, ?, ?, ?, ?> real = installed();
         assertNotNull(real, "Context's static initialiser installed it");
         assertEquals("org.panamardma.verbs.VerbsAccessImpl", real.getClass().getName());
 
@@ -69,8 +68,8 @@ class VerbsAccessTest {
         assertThrows(IllegalAccessException.class, () -> access.set(null, impostor()));
 
         assertSame(real, installed(), "still the one Context installed");
-        Field cmIdsAccess = CmId.class.getDeclaredField("VERBS");
-        cmIdsAccess.setAccessible(true);
-        assertSame(real, cmIdsAccess.get(null), "CmId, one of its two users (with EventChannel), got the real one");
+        Field cmsAccess = Class.forName("org.panamardma.verbs.cm.CmVerbs").getDeclaredField("VERBS");
+        cmsAccess.setAccessible(true);
+        assertSame(real, cmsAccess.get(null), "CmVerbs, its one user (the cm package's hold on it), got the real one");
     }
 }
