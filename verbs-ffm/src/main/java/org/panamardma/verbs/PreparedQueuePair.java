@@ -174,6 +174,21 @@ public final class PreparedQueuePair implements AutoCloseable {
                 });
     }
 
+    /**
+     * {@link QueuePair#reset()}'s transitions, inside the QP's {@code gate} so that no post or receive is in progress
+     * while the queues are reset (outstanding requests are flushed): sends refused from now on, RESET, then INIT.
+     */
+    static void resetToInit(QueuePair qp, CallGate gate, SendPosting sends, int port) throws RdmaException {
+        gate.enterOrThrow(qp.describe());
+        try {
+            sends.markReset();
+            QueuePairAttributes.modify(qp.qp, qp.describe(), verbs_h.IBV_QPS_RESET, verbs_h.IBV_QP_STATE, null);
+            toInit(qp, port);
+        } finally {
+            gate.leave();
+        }
+    }
+
     static PreparedQueuePair rewrap(QueuePair qp) throws RdmaException {
         int gidIndex = defaultGidIndex(qp.pd.context, qp.port());
         return new PreparedQueuePair(qp, endpointOf(qp, gidIndex), gidIndex);

@@ -2,11 +2,9 @@ package org.panamardma.verbs;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.SendPath.Op;
 import org.panamardma.verbs.ffi.ibv_qp;
-import org.panamardma.verbs.ffi.verbs_h;
 
 /**
  * A connected reliable-connected queue pair: every send opcode, and receives. Obtained only from
@@ -39,19 +37,15 @@ public final class QueuePair extends NativeResource {
     private final String deviceName;
     private final int port;
 
-    /** Admits the posts and receives one at a time, and none after close (instead of this object's monitor). */
-    private final CallGate gate = new CallGate();
     /** The most receives {@link #postReceives} posts in one call. */
     public static final int MAX_RECEIVE_BATCH = 64;
 
-    /** The scratch of both paths: native memory owned by the QP, freed only after the gate is closed. */
-    private final Arena scratch = Arena.ofShared();
+    /** The gate every post and receive passes, the scratch both paths write into, and their safe destruction. */
+    private final QueuePairGuard guard;
     /** Send requests: capabilities, validation, the send backends. */
     private final SendPosting sends;
     /** Receive requests: validation and ibv_post_recv. */
     private final ReceivePath receives;
-
-    private final Runnable destroyHook;
 
     QueuePair(
             ProtectionDomain pd,
@@ -69,12 +63,13 @@ public final class QueuePair extends NativeResource {
         this.recvCq = recvCq;
         this.srq = srq;
         this.port = port;
-        this.destroyHook = destroyHook;
+        this.guard = new QueuePairGuard(destroyHook);
         Context ctx = pd.context;
         ctx.track(qp, this);
         this.deviceName = ctx.deviceName();
-        this.sends = new SendPosting(pd, gate, qp, describe(), c, scratch);
-        this.receives = new ReceivePath(gate, qp, describe(), srq != null, c.maxRecvWr(), c.maxRecvSge(), ctx, scratch);
+        this.sends = new SendPosting(pd, guard.gate, qp, describe(), c, guard.scratch);
+        this.receives = new ReceivePath(
+                guard.gate, qp, describe(), srq != null, c.maxRecvWr(), c.maxRecvSge(), ctx, guard.scratch);
     }
 
     /** The size of the view of the provider's ibv_qp_ex (0 on the legacy path): for tests. */
@@ -198,14 +193,7 @@ public final class QueuePair extends NativeResource {
     public PreparedQueuePair reset() throws RdmaException {
         synchronized (this) {
             checkOpen();
-            gate.enterOrThrow(describe()); // no post or receive in progress while the queues are reset
-            try {
-                sends.markReset();
-                QueuePairAttributes.modify(qp, describe(), verbs_h.IBV_QPS_RESET, verbs_h.IBV_QP_STATE, null);
-                PreparedQueuePair.toInit(this, port);
-            } finally {
-                gate.leave();
-            }
+            PreparedQueuePair.resetToInit(this, guard.gate, sends, port);
         }
         return PreparedQueuePair.rewrap(this);
     }
@@ -497,25 +485,7 @@ public final class QueuePair extends NativeResource {
 
     @Override
     protected void destroy() {
-        // no post or receive in progress, and none after this: then the QP and its scratch can go
-        if (!gate.close(CallGate.CLOSE_TIMEOUT_NANOS)) {
-            throw new IllegalStateException(describe() + ": a post did not return within "
-                    + CallGate.CLOSE_TIMEOUT_NANOS / 1_000_000_000 + " s; the QP and its memory are left allocated "
-                    + "rather than freed under it");
-        }
-        pd.context.untrack(qp);
-        try {
-            if (destroyHook != null) {
-                destroyHook.run();
-            } else {
-                int rc = verbs_h.ibv_destroy_qp(qp);
-                if (rc != 0) {
-                    throw new IllegalStateException("ibv_destroy_qp failed: " + Errno.name(rc));
-                }
-            }
-        } finally {
-            scratch.close();
-        }
+        guard.destroy(pd.context, qp, describe());
     }
 
     @Override

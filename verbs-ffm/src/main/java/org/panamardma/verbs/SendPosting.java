@@ -1,21 +1,15 @@
 package org.panamardma.verbs;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.panamardma.verbs.CallGate.unscoped;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.SendPath.Op;
-import org.panamardma.verbs.ffi.ibv_mw_bind_info;
-import org.panamardma.verbs.ffi.ibv_send_wr;
-import org.panamardma.verbs.ffi.ibv_sge;
-import org.panamardma.verbs.ffi.verbs_h;
 
 /**
  * How a {@link QueuePair}'s send requests are posted, beside its {@link ReceivePath}: which {@link SendPath} a
- * request takes ({@link LegacySendPath}, {@link ExtendedSendPath} where the device offers the extended QP API), the
- * capabilities decided at creation (an opcode the device cannot do is refused before posting, naming the device and
+ * request takes ({@link LegacySendPath}, {@link ExtendedSendPath} where the device offers the extended QP API: the
+ * {@link SendPaths} chosen at creation), the capabilities decided at creation (an opcode the device cannot do is refused before posting, naming the device and
  * the missing capability), argument validation, and the QP's {@link CallGate}, shared with the receives, that keeps
  * close from destroying the QP under a post. The inline scratch is the QP's own (see {@link #inlineBuf}).
  *
@@ -79,63 +73,17 @@ final class SendPosting {
         this.maxSendSge = c.maxSendSge();
         this.maxInlineData = c.maxInlineData();
         this.extended = c.extended();
-        DeviceAttributes attrs = ctx.attributes();
-        long ops = c.sendOpsFlags();
         // iWARP (RFC 5040 RDMAP) has no immediate data; InfiniBand transport (incl. RoCE) has.
         this.immediateData = ctx.transportType() != TransportType.IWARP;
         this.inlineBuf = unscoped(scratch.allocate(Math.max(8, maxInlineData), 8));
-        ProviderTraits traits = ctx.providerTraits;
-        long sgeArray = ibv_sge.layout().byteSize() * Math.max(1, maxSendSge);
-        LegacySendPath postSend = new LegacySendPath(
-                ctx.postSendFn,
-                qp,
-                description,
-                maxSendWr,
-                inlineBuf,
-                unscoped(scratch.allocate(ibv_send_wr.layout())),
-                unscoped(scratch.allocate(sgeArray, 8)),
-                unscoped(scratch.allocate(ADDRESS)),
-                unscoped(scratch.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS)),
-                unscoped(scratch.allocate(ibv_sge.layout(), SendChain.MAX_REQUESTS)),
-                traits.postSendCritical());
-        if (extended) {
-            // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45
-            this.extendedPath = new ExtendedSendPath(
-                    RdmaCore.qpExView(verbs_h.ibv_qp_to_qp_ex(qp)),
-                    ops,
-                    attrs.supportsAtomics(),
-                    description,
-                    maxSendWr,
-                    inlineBuf,
-                    unscoped(scratch.allocate(JAVA_LONG)),
-                    unscoped(scratch.allocate(sgeArray, 8)),
-                    unscoped(scratch.allocate(ibv_mw_bind_info.layout())),
-                    traits.postSendCritical());
-            // binds and local invalidates take the same path as every other request: ibv_post_send carries
-            // IBV_WR_BIND_MW and IBV_WR_LOCAL_INV on a QP made by ibv_create_qp_ex as well (rxe's post_send and
-            // the wr_* functions fill one send queue; rdma-core providers/rxe/rxe.c validate_send_wr, convert_send_wr)
-            this.sendPath = c.workRequestsForEveryOpcode() ? extendedPath : postSend;
-            // gathers avoid rxe's ibv_wr_set_sge_list where ibv_wr_* posts them: the one ibv_post_send path takes
-            // them (its remembered fields stay its own; the gate serializes both paths' posts)
-            this.listPath = sendPath == extendedPath && RdmaCore.Quirk.RXE_WR_SET_SGE_LIST_LENGTH.affects(ctx)
-                    ? postSend
-                    : null;
-            // the provider was asked for the atomics' and windows' IBV_QP_EX_WITH_* flags at creation: as granted there
-            this.atomics = extendedPath.atomics();
-            this.flush = extendedPath.flush();
-            this.atomicWrite = extendedPath.atomicWrite();
-            this.memoryWindows = attrs.supportsMemoryWindows() && extendedPath.memoryWindows();
-        } else {
-            this.extendedPath = null;
-            this.sendPath = postSend;
-            this.listPath = null;
-            this.atomics = attrs.supportsAtomics();
-            this.flush = false;
-            this.atomicWrite = false;
-            // IBV_WR_BIND_MW and IBV_WR_LOCAL_INV through ibv_post_send: where the device has windows at all (siw,
-            // the one device without the extended API here, has none and refuses both opcodes)
-            this.memoryWindows = attrs.supportsMemoryWindows();
-        }
+        SendPaths paths = SendPaths.build(ctx, qp, description, c, inlineBuf, scratch);
+        this.extendedPath = paths.extendedPath();
+        this.sendPath = paths.sendPath();
+        this.listPath = paths.listPath();
+        this.atomics = paths.atomics();
+        this.flush = paths.flush();
+        this.atomicWrite = paths.atomicWrite();
+        this.memoryWindows = paths.memoryWindows();
     }
 
     void markConnected() {

@@ -13,12 +13,10 @@ import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.MemoryWindow;
 import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.QueuePair;
-import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.RemoteRegion;
 import org.panamardma.verbs.SendChain;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.WorkCompletionException;
-import org.panamardma.verbs.WorkCompletions;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.ConnectionParameters;
@@ -28,8 +26,6 @@ import org.panamardma.verbs.connection.agent.AgentStatistics;
 import org.panamardma.verbs.connection.agent.ConnectionAgent;
 import org.panamardma.verbs.connection.agent.Handshake;
 import org.panamardma.verbs.extensions.RemoteWord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One rdma_cm-connected reliable-connected queue pair, with futures: every request is posted
@@ -71,7 +67,6 @@ import org.slf4j.LoggerFactory;
  * are that much larger, so the application's messages of {@code receiveBufferSize} still fit.
  */
 public final class RdmaConnection implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(RdmaConnection.class);
     static final int WAIT_SLICE_MILLIS = CompletionPoller.WAIT_SLICE_MILLIS;
 
     private final String name;
@@ -128,30 +123,11 @@ public final class RdmaConnection implements AutoCloseable {
         this.receives = new ReceivePool(name, res, failure, agent);
         this.requests = new Requests(name, res, sends, agent, this::onPollerThread, this);
         this.poller = new CompletionPoller(
-                name, res.cq, ownedEvents != null, options.busyPoll().toNanos(), new CompletionPoller.Handler() {
-                    @Override
-                    public void completed(WorkCompletions wc, int i) {
-                        RdmaConnection.this.completed(wc, i);
-                    }
-
-                    @Override
-                    public void drained() {
-                        receives.postReposts(); // receives first: a deferred send may be answered at once
-                        sends.postDeferred();
-                    }
-
-                    @Override
-                    public void pollCmEvents() throws RdmaException {
-                        end.pollCmEvents();
-                    }
-
-                    @Override
-                    public void failed(Throwable t) {
-                        LOG.warn(name + ": poller failed", t);
-                        failure.mark(new ConnectionClosedException(name + ": completion poller failed: " + t, t));
-                        end.failAllPending();
-                    }
-                });
+                name,
+                res.cq,
+                ownedEvents != null,
+                options.busyPoll().toNanos(),
+                new CompletionRouting(name, failure, sends, receives, this::end));
         this.end = new ConnectionEnd(
                 name, id, ownedEvents, eventThread, options.timeout(), failure, sends, receives, agent, poller);
     }
@@ -460,15 +436,6 @@ public final class RdmaConnection implements AutoCloseable {
     /** RDMA ATOMIC WRITE (draft-talpey-rdma-commit) of a 64-bit value to the peer's 8-byte aligned word. */
     public CompletableFuture<Void> atomicWrite(long remoteAddress, int rkey, long value) {
         return requests.atomicWrite(remoteAddress, rkey, value);
-    }
-
-    /** Completion {@code i} of {@code wc}, on the poller thread: a receive's, or a request's of the send queue. */
-    private void completed(WorkCompletions wc, int i) {
-        if (ReceivePool.isReceive(wc.wrId(i))) {
-            receives.completed(wc, i);
-        } else if (sends.completed(wc, i)) {
-            receives.failWaiting();
-        }
     }
 
     /** A CM event of this connection's id (from the poller on a client, from the server's event thread). */
