@@ -10,7 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Proxy;
+import java.lang.reflect.Type;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.panamardma.verbs.Context;
 
@@ -71,5 +74,22 @@ class VerbsAccessTest {
         Field cmsAccess = Class.forName("org.panamardma.verbs.cm.CmVerbs").getDeclaredField("VERBS");
         cmsAccess.setAccessible(true);
         assertSame(real, cmsAccess.get(null), "CmVerbs, its one user (the cm package's hold on it), got the real one");
+    }
+
+    @Test
+    void cmNamesTheTypesTheImplementationBinds() throws Exception {
+        // CmVerbs casts the bridge to its parameterisation unchecked: sound only while both name the same types
+        List<Type> implemented = null;
+        for (Type t : Class.forName("org.panamardma.verbs.VerbsAccessImpl").getGenericInterfaces()) {
+            if (t instanceof ParameterizedType p && p.getRawType() == VerbsAccess.class) {
+                implemented = List.of(p.getActualTypeArguments());
+            }
+        }
+        assertNotNull(implemented, "VerbsAccessImpl implements VerbsAccess<...>");
+        Type used = Class.forName("org.panamardma.verbs.cm.CmVerbs")
+                .getDeclaredField("VERBS")
+                .getGenericType();
+        assertEquals(implemented, List.of(((ParameterizedType) used).getActualTypeArguments()));
+        assertEquals(Context.class, implemented.get(0));
     }
 }
