@@ -26,7 +26,6 @@ public final class SharedReceiveQueue extends NativeResource {
     final ProtectionDomain pd;
     final MemorySegment handle;
     private final int maxWr;
-    private final int maxSge;
     private final Arena scratch = Arena.ofShared();
     private final MemorySegment recvWr;
     private final MemorySegment recvSge;
@@ -39,7 +38,6 @@ public final class SharedReceiveQueue extends NativeResource {
         this.handle = handle;
         pd.context.track(handle, this);
         this.maxWr = maxWr;
-        this.maxSge = maxSge;
         this.recvWr = scratch.allocate(ibv_recv_wr.layout());
         this.recvSge = scratch.allocate(ibv_sge.layout().byteSize() * maxSge, 8);
         this.badWr = scratch.allocate(ADDRESS);

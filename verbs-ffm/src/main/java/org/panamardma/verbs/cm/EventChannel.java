@@ -241,11 +241,14 @@ public final class EventChannel extends NativeResource {
         return event;
     }
 
+    // WaitNotInLoop: the loop is the caller's (take), which looks for the event again and checks the deadline after
+    // every return of null, a spurious wakeup included
     /**
      * Under the monitor: the oldest pending event of {@code id} (reading the fd first if nobody is reading it), or
      * null after waiting one slice for the active reader to queue something (or when it is this thread's turn to
      * read).
      */
+    @SuppressWarnings("WaitNotInLoop")
     private CmEvent takeOrWait(CmId id, long deadline) throws RdmaException {
         if (closeRequested()) {
             throw new IllegalStateException(describe() + " was closed while waiting for events");
@@ -321,11 +324,16 @@ public final class EventChannel extends NativeResource {
                     // for a listening id closed meanwhile: nobody will accept or reject the new id
                     orphan = ev.get(ADDRESS, rdma_cm_event.id$OFFSET);
                 }
-            } finally {
-                int ack = rdma_cma_h.rdma_ack_cm_event(callState, ev);
-                if (ack != 0) {
-                    throw new RdmaException("rdma_ack_cm_event", Native.errno(callState));
+            } catch (RuntimeException | Error e) {
+                // acked all the same (rdma_destroy_id waits for every event of its id to be acked); the copy's
+                // failure is the one thrown, a failed ack rides along instead of replacing it
+                if (rdma_cma_h.rdma_ack_cm_event(callState, ev) != 0) {
+                    e.addSuppressed(new RdmaException("rdma_ack_cm_event", Native.errno(callState)));
                 }
+                throw e;
+            }
+            if (rdma_cma_h.rdma_ack_cm_event(callState, ev) != 0) {
+                throw new RdmaException("rdma_ack_cm_event", Native.errno(callState));
             }
             if (orphan.address() != 0) {
                 rdma_cma_h.rdma_destroy_id(callState, orphan);

@@ -71,7 +71,6 @@ public final class RdmaServer implements AutoCloseable {
     private final InetSocketAddress address;
     private final ConnectionOptions options;
     private final EventChannel events;
-    private final CmId listener;
     private final Consumer<RdmaConnection> onAccept;
     private final BlockingQueue<RdmaConnection> queue;
     /** Connections by id: accepted (not yet ESTABLISHED) and established. Only the event thread adds. */
@@ -114,7 +113,8 @@ public final class RdmaServer implements AutoCloseable {
         this.queue = queue;
         this.events = EventChannel.create();
         try {
-            this.listener = CmConnector.listen(events, address, 64);
+            // the listening id closes with the channel it belongs to (closing cascades: NativeResource)
+            CmConnector.listen(events, address, 64);
         } catch (RdmaException | RuntimeException e) {
             events.close();
             throw e;

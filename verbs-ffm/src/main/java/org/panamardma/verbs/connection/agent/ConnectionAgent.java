@@ -222,7 +222,10 @@ public final class ConnectionAgent {
         return null;
     }
 
+    // the response's callback only counts down and cannot throw; a response's send fails only with the connection,
+    // which reports that failure itself
     /** Executes a delivered request and posts its response (on the poller thread: in delivery order). */
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void respond(AtomicRequest r) {
         Responder.Answer answer;
         try {
