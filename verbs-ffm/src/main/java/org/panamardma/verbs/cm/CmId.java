@@ -62,12 +62,12 @@ public final class CmId extends NativeResource {
         this.portSpace = portSpace;
     }
 
-    /** The event channel this id's events arrive on. */
+    /** {@return the event channel this id's events arrive on} */
     public EventChannel channel() {
         return channel;
     }
 
-    /** The port space the id was created in ({@code RDMA_PS_TCP} for reliable connections). */
+    /** {@return the port space the id was created in ({@code RDMA_PS_TCP} for reliable connections)} */
     public PortSpace portSpace() {
         return portSpace;
     }
@@ -78,6 +78,10 @@ public final class CmId extends NativeResource {
      * Binds to a local address (port 0: any); to a device's address, it also binds the id to that device.
      *
      * <p>Verb: {@code rdma_bind_addr}.
+     *
+     * @param address the local IP address and port; the wildcard address binds no device, port 0 takes a free port
+     * @throws RdmaException with {@code rdma_bind_addr}'s errno: EADDRINUSE (port taken), EADDRNOTAVAIL (no such local
+     *                       address), EINVAL (already bound)
      */
     @Verb("rdma_bind_addr")
     public void bind(InetSocketAddress address) throws RdmaException {
@@ -97,6 +101,10 @@ public final class CmId extends NativeResource {
      * Listens for connection requests (CONNECT_REQUEST events on this id); bind first.
      *
      * <p>Verb: {@code rdma_listen}.
+     *
+     * @param backlog the pending CONNECT_REQUESTs the kernel queues before it rejects more (0: librdmacm's default)
+     * @throws RdmaException with {@code rdma_listen}'s errno, e.g. EADDRINUSE when another id listens on the port
+     * @throws IllegalArgumentException if {@code backlog} is negative
      */
     @Verb("rdma_listen")
     public void listen(int backlog) throws RdmaException {
@@ -119,6 +127,12 @@ public final class CmId extends NativeResource {
      * ADDR_RESOLVED or ADDR_ERROR event, at the latest after {@code timeout}.
      *
      * <p>Verb: {@code rdma_resolve_addr}.
+     *
+     * @param destination the peer's IP address and port (the port is kept for connect)
+     * @param timeout     how long the kernel tries before ADDR_ERROR with ETIMEDOUT, 1 ms to 24 days
+     * @throws RdmaException if the resolution cannot start: {@code rdma_resolve_addr}'s errno (ENODEV, EADDRNOTAVAIL);
+     *                       a resolution that fails later is an ADDR_ERROR event
+     * @throws IllegalArgumentException if {@code timeout} is out of range
      */
     @Verb("rdma_resolve_addr")
     public void resolveAddress(InetSocketAddress destination, Duration timeout) throws RdmaException {
@@ -129,6 +143,13 @@ public final class CmId extends NativeResource {
      * As {@link #resolveAddress(InetSocketAddress, Duration)}, from the local {@code source} address (null: any).
      *
      * <p>Verb: {@code rdma_resolve_addr}.
+     *
+     * @param source      the local address to resolve from, or null for the route's choice
+     * @param destination the peer's IP address and port (the port is kept for connect)
+     * @param timeout     how long the kernel tries before ADDR_ERROR with ETIMEDOUT, 1 ms to 24 days
+     * @throws RdmaException if the resolution cannot start: {@code rdma_resolve_addr}'s errno (ENODEV, EADDRNOTAVAIL);
+     *                       a resolution that fails later is an ADDR_ERROR event
+     * @throws IllegalArgumentException if {@code timeout} is out of range
      */
     @Verb("rdma_resolve_addr")
     public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, Duration timeout)
@@ -152,6 +173,11 @@ public final class CmId extends NativeResource {
      * Starts resolving the route to the peer; the outcome is a ROUTE_RESOLVED or ROUTE_ERROR event.
      *
      * <p>Verb: {@code rdma_resolve_route}.
+     *
+     * @param timeout how long the kernel tries before ROUTE_ERROR, 1 ms to 24 days
+     * @throws RdmaException if the resolution cannot start: {@code rdma_resolve_route}'s errno (EINVAL before the
+     *                       address is resolved)
+     * @throws IllegalArgumentException if {@code timeout} is out of range
      */
     @Verb("rdma_resolve_route")
     public void resolveRoute(Duration timeout) throws RdmaException {
@@ -175,7 +201,7 @@ public final class CmId extends NativeResource {
         return (int) millis;
     }
 
-    /** The local address (after bind, resolution or connection); empty before. */
+    /** {@return the local address (after bind, resolution or connection); empty before} */
     public Optional<InetSocketAddress> localAddress() {
         synchronized (this) {
             checkOpen();
@@ -184,7 +210,7 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** The peer's address (after resolution, or of a connection request); empty before. */
+    /** {@return the peer's address (after resolution, or of a connection request); empty before} */
     public Optional<InetSocketAddress> peerAddress() {
         synchronized (this) {
             checkOpen();
@@ -194,8 +220,7 @@ public final class CmId extends NativeResource {
     }
 
     /**
-     * {@code rdma_get_src_port}: the local port, 0 if none yet.
-     *
+     * {@return the local port in host order, 0 if none yet}
      * <p>Verb: {@code rdma_get_src_port}.
      */
     @Verb("rdma_get_src_port")
@@ -207,8 +232,7 @@ public final class CmId extends NativeResource {
     }
 
     /**
-     * {@code rdma_get_dst_port}: the peer's port, 0 if none yet.
-     *
+     * {@return the peer's port in host order, 0 if none yet}
      * <p>Verb: {@code rdma_get_dst_port}.
      */
     @Verb("rdma_get_dst_port")
@@ -221,7 +245,10 @@ public final class CmId extends NativeResource {
 
     // --------------------------------------------------------------------------------------------------- device
 
-    /** Whether the id is bound to a device yet. */
+    /**
+     * {@return whether the id is bound to a device yet (after bind to a device address, resolution, or a connection
+     *  request)}
+     */
     public boolean hasDevice() {
         synchronized (this) {
             checkOpen();
@@ -233,7 +260,9 @@ public final class CmId extends NativeResource {
      * The device context librdmacm opened for the id's device (one {@link Context} per device, shared by all ids on
      * it, owned by librdmacm: closing it closes what was made on it, not the device).
      *
+     * @return the shared context of the id's device, owned by librdmacm (see above)
      * @throws IllegalStateException before the id is bound to a device
+     * @throws RdmaException if wrapping librdmacm's context fails (the errno of the verb that failed)
      */
     public Context context() throws RdmaException {
         Context c = context;
@@ -258,7 +287,7 @@ public final class CmId extends NativeResource {
         return hasDevice() ? context().transportType() : null;
     }
 
-    /** The port of the device the id is bound to (1 for the usual single-port devices). */
+    /** {@return the port of the device the id is bound to (1 for the usual single-port devices)} */
     public int port() {
         synchronized (this) {
             checkOpen();
@@ -276,6 +305,13 @@ public final class CmId extends NativeResource {
      * ESTABLISHED event has been taken.
      *
      * <p>Verbs: {@code rdma_create_qp_ex}, {@code rdma_create_qp}.
+     *
+     * @param pd      the protection domain the QP's memory is registered in
+     * @param options queue depths, SGE counts, inline size, CQs and the optional SRQ
+     * @return the new queue pair, owned by this id: closing the id destroys it
+     * @throws RdmaException with the verb's errno: ENOMEM or EINVAL when the device cannot give the depths, SGEs or
+     *                       inline size asked for (see {@link org.panamardma.verbs.DeviceAttributes}), EEXIST if the id
+     *                       has a QP already
      */
     @Verb("rdma_create_qp_ex")
     @Verb("rdma_create_qp")
@@ -304,7 +340,7 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** The queue pair made by {@link #createQueuePair}, if it is still open. */
+    /** {@return the queue pair made by {@link #createQueuePair}, if it is still open} */
     public Optional<QueuePair> queuePair() {
         QueuePair qp = queuePair;
         return qp == null || qp.isClosed() ? Optional.empty() : Optional.of(qp);
@@ -318,7 +354,10 @@ public final class CmId extends NativeResource {
      *
      * <p>Verb: {@code rdma_connect}.
      *
+     * @param parameters the RDMA READ/atomic resources, retry counts and private data sent in the request
      * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
+     * @throws RdmaException with {@code rdma_connect}'s errno (EINVAL before the route is resolved or without a QP); a
+     *                       refusal by the peer comes later, as REJECTED
      */
     @Verb("rdma_connect")
     public void connect(ConnectionParameters parameters) throws RdmaException {
@@ -332,7 +371,9 @@ public final class CmId extends NativeResource {
      *
      * <p>Verb: {@code rdma_accept}.
      *
+     * @param parameters the resources this side grants and the private data of the reply
      * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
+     * @throws RdmaException with {@code rdma_accept}'s errno, e.g. EINVAL if the request was already answered
      */
     @Verb("rdma_accept")
     public void accept(ConnectionParameters parameters) throws RdmaException {
@@ -375,7 +416,9 @@ public final class CmId extends NativeResource {
      *
      * <p>Verb: {@code rdma_reject}.
      *
+     * @param privateData the bytes the peer's REJECTED event carries, e.g. a reason; may be empty
      * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
+     * @throws RdmaException with {@code rdma_reject}'s errno
      */
     @Verb("rdma_reject")
     public void reject(byte[] privateData) throws RdmaException {
@@ -407,6 +450,8 @@ public final class CmId extends NativeResource {
      * this side its own DISCONNECTED (without it, only the DREQ's timeout does). On iWARP the TCP close does.
      *
      * <p>Verb: {@code rdma_disconnect}.
+     *
+     * @throws RdmaException with {@code rdma_disconnect}'s errno, e.g. EINVAL when the id was never connected
      */
     @Verb("rdma_disconnect")
     public void disconnect() throws RdmaException {
@@ -439,6 +484,10 @@ public final class CmId extends NativeResource {
      * The next event of this id within {@code timeout}, or null; see {@link EventChannel#await}.
      *
      * <p>Verbs: {@code rdma_get_cm_event}, {@code rdma_ack_cm_event}.
+     *
+     * @param timeout how long to wait; zero does not wait
+     * @return the event, or null if none came in time
+     * @throws RdmaException if {@code rdma_get_cm_event} fails (its errno)
      */
     @Verb("rdma_get_cm_event")
     @Verb("rdma_ack_cm_event")
@@ -446,7 +495,15 @@ public final class CmId extends NativeResource {
         return channel.await(this, timeout);
     }
 
-    /** The next event of this id if it is {@code expected}; see {@link EventChannel#expect}. */
+    /**
+     * The next event of this id if it is {@code expected}; see {@link EventChannel#expect}.
+     *
+     * @param expected the event type awaited
+     * @param timeout  how long to wait
+     * @return the event, of type {@code expected} with status 0
+     * @throws RdmaException a {@link CmEventException} if another event came, a {@link CmTimeoutException} if none did,
+     *                       or {@code rdma_get_cm_event}'s errno
+     */
     public CmEvent expect(CmEventType expected, Duration timeout) throws RdmaException {
         return channel.expect(this, expected, timeout);
     }

@@ -52,13 +52,13 @@ public record ConnectionParameters(
         }
     }
 
-    /** A copy of the private data. */
+    /** {@return a copy of the private data} */
     @Override
     public byte[] privateData() {
         return privateData.clone();
     }
 
-    /** The private data's length, without copying it. */
+    /** {@return the private data's length in bytes, without copying it} */
     public int privateDataLength() {
         return privateData.length;
     }
@@ -67,17 +67,37 @@ public record ConnectionParameters(
         return privateData;
     }
 
-    /** These parameters with {@code data} (copied) as the private data. */
+    /**
+     * These parameters with {@code data} (copied) as the private data.
+     *
+     * @param data the private data, 0 to {@link PrivateDataLimits#LIBRDMACM_MAX} bytes (the transport may allow fewer:
+     *             checked at connect, accept and reject)
+     * @return a new instance; this one is unchanged
+     */
     public ConnectionParameters withPrivateData(byte[] data) {
         return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, data);
     }
 
-    /** These parameters with the RDMA Read and atomic resources given. */
+    /**
+     * These parameters with the RDMA Read and atomic resources given.
+     *
+     * @param responderResources RDMA READs and atomics the peer may have outstanding at us, 0 to 255
+     * @param initiatorDepth     RDMA READs and atomics we may have outstanding at the peer, 0 to 255
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if a value is out of range
+     */
     public ConnectionParameters withResources(int responderResources, int initiatorDepth) {
         return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, privateData);
     }
 
-    /** These parameters with the transport and RNR retry counts given (7: RNR retries without limit). */
+    /**
+     * These parameters with the transport and RNR retry counts given (7: RNR retries without limit).
+     *
+     * @param retryCount    transport retries before RETRY_EXC_ERR, 0 to 7
+     * @param rnrRetryCount retries when the peer has no receive posted, 0 to 7
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if a value is out of range
+     */
     public ConnectionParameters withRetries(int retryCount, int rnrRetryCount) {
         return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, privateData);
     }
