@@ -14,8 +14,6 @@ import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.VerbsOps;
 import org.panamardma.verbs.ffi.ibv_context;
 import org.panamardma.verbs.ffi.ibv_device;
-import org.panamardma.verbs.ffi.ibv_device_attr;
-import org.panamardma.verbs.ffi.ibv_device_attr_ex;
 import org.panamardma.verbs.ffi.ibv_gid_entry;
 import org.panamardma.verbs.ffi.ibv_port_attr;
 import org.panamardma.verbs.ffi.verbs_context;
@@ -80,7 +78,7 @@ public final class Context extends NativeResource {
         this.createQpExFn = extendedOp(verbs_context.create_qp_ex$OFFSET);
         this.createCqExFn = extendedOp(verbs_context.create_cq_ex$OFFSET);
         this.queryPortFn = extendedOp(verbs_context.query_port$OFFSET);
-        this.attributes = queryDevice(extendedOp(verbs_context.query_device_ex$OFFSET));
+        this.attributes = DeviceQuery.query(handle, deviceName, extendedOp(verbs_context.query_device_ex$OFFSET));
         this.providerTraits = ProviderTraits.of(attributes.vendorId());
     }
 
@@ -186,52 +184,6 @@ public final class Context extends NativeResource {
         MemorySegment installed =
                 MemorySegment.ofAddress(handle.address() + contextSize - sz).reinterpret(sz);
         return installed.get(ADDRESS, sz - fromEnd);
-    }
-
-    private DeviceAttributes queryDevice(MemorySegment queryDeviceExFn) throws RdmaException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = arena.allocate(ibv_device_attr_ex.layout());
-            int rc = Errno.EOPNOTSUPP;
-            if (!queryDeviceExFn.equals(MemorySegment.NULL)) {
-                rc = (int) VerbsOps.QUERY_DEVICE_EX.invokeExact(
-                        queryDeviceExFn, handle, MemorySegment.NULL, attr, attr.byteSize());
-            }
-            if (rc == Errno.EOPNOTSUPP || rc == Errno.ENOSYS) {
-                attr.fill((byte) 0);
-                rc = verbs_h.ibv_query_device(handle, attr);
-            }
-            if (rc != 0) {
-                throw new RdmaException("ibv_query_device_ex(" + deviceName + ")", rc);
-            }
-            long o = ibv_device_attr_ex.orig_attr$OFFSET;
-            return new DeviceAttributes(
-                    attr.getString(o + ibv_device_attr.fw_ver$OFFSET),
-                    Long.reverseBytes(attr.get(JAVA_LONG, o + ibv_device_attr.node_guid$OFFSET)),
-                    attr.get(JAVA_LONG, o + ibv_device_attr.max_mr_size$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.vendor_id$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.vendor_part_id$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp_wr$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_sge$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_sge_rd$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_cq$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_cqe$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_mr$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_pd$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp_rd_atom$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp_init_rd_atom$OFFSET),
-                    AtomicCapability.of(attr.get(JAVA_INT, o + ibv_device_attr.atomic_cap$OFFSET)),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_srq$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_srq_wr$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_srq_sge$OFFSET),
-                    Byte.toUnsignedInt(attr.get(JAVA_BYTE, o + ibv_device_attr.phys_port_cnt$OFFSET)),
-                    attr.get(JAVA_INT, o + ibv_device_attr.device_cap_flags$OFFSET),
-                    attr.get(JAVA_LONG, ibv_device_attr_ex.device_cap_flags_ex$OFFSET));
-        } catch (RdmaException | RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
     }
 
     /** {@return the device's name ({@code rxe0}, {@code siw0}, {@code mlx5_0}...)} */

@@ -21,7 +21,6 @@ import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.rdma_addr;
 import org.panamardma.verbs.ffi.rdma_cm_id;
 import org.panamardma.verbs.ffi.rdma_cma_h;
-import org.panamardma.verbs.ffi.rdma_conn_param;
 import org.panamardma.verbs.internal.VerbsAccess;
 
 /**
@@ -85,16 +84,10 @@ public final class CmId extends NativeResource {
      */
     @Verb("rdma_bind_addr")
     public void bind(InetSocketAddress address) throws RdmaException {
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                MemorySegment sa = SocketAddresses.write(arena, address);
-                if (rdma_cma_h.rdma_bind_addr(cs, handle, sa) != 0) {
-                    throw new RdmaException("rdma_bind_addr(" + address + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_bind_addr(" + address + ")", (arena, cs) -> {
+            MemorySegment sa = SocketAddresses.write(arena, address);
+            return rdma_cma_h.rdma_bind_addr(cs, handle, sa);
+        });
     }
 
     /**
@@ -111,15 +104,7 @@ public final class CmId extends NativeResource {
         if (backlog < 0) {
             throw new IllegalArgumentException("negative backlog " + backlog);
         }
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                if (rdma_cma_h.rdma_listen(cs, handle, backlog) != 0) {
-                    throw new RdmaException("rdma_listen(" + this + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_listen(" + this + ")", (arena, cs) -> rdma_cma_h.rdma_listen(cs, handle, backlog));
     }
 
     /**
@@ -156,17 +141,11 @@ public final class CmId extends NativeResource {
             throws RdmaException {
         Objects.requireNonNull(destination, "destination");
         int millis = timeoutMillis(timeout);
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                MemorySegment src = source == null ? MemorySegment.NULL : SocketAddresses.write(arena, source);
-                MemorySegment dst = SocketAddresses.write(arena, destination);
-                if (rdma_cma_h.rdma_resolve_addr(cs, handle, src, dst, millis) != 0) {
-                    throw new RdmaException("rdma_resolve_addr(" + destination + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_resolve_addr(" + destination + ")", (arena, cs) -> {
+            MemorySegment src = source == null ? MemorySegment.NULL : SocketAddresses.write(arena, source);
+            MemorySegment dst = SocketAddresses.write(arena, destination);
+            return rdma_cma_h.rdma_resolve_addr(cs, handle, src, dst, millis);
+        });
     }
 
     /**
@@ -182,15 +161,26 @@ public final class CmId extends NativeResource {
     @Verb("rdma_resolve_route")
     public void resolveRoute(Duration timeout) throws RdmaException {
         int millis = timeoutMillis(timeout);
+        call("rdma_resolve_route(" + this + ")", (arena, cs) -> rdma_cma_h.rdma_resolve_route(cs, handle, millis));
+    }
+
+    /** One librdmacm call on the open id, under its monitor: {@code 0} or an error with the errno it left. */
+    private void call(String what, CmCall call) throws RdmaException {
         synchronized (this) {
             checkOpen();
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                if (rdma_cma_h.rdma_resolve_route(cs, handle, millis) != 0) {
-                    throw new RdmaException("rdma_resolve_route(" + this + ")", Native.errno(cs));
+                if (call.invoke(arena, cs) != 0) {
+                    throw new RdmaException(what, Native.errno(cs));
                 }
             }
         }
+    }
+
+    /** A librdmacm function that returns 0 or -1 with errno in the call state {@code cs}. */
+    @FunctionalInterface
+    private interface CmCall {
+        int invoke(Arena arena, MemorySegment cs);
     }
 
     private static int timeoutMillis(Duration timeout) {
@@ -247,7 +237,7 @@ public final class CmId extends NativeResource {
 
     /**
      * {@return whether the id is bound to a device yet (after bind to a device address, resolution, or a connection
-     *  request)}
+     * request)}
      */
     public boolean hasDevice() {
         synchronized (this) {
@@ -309,9 +299,10 @@ public final class CmId extends NativeResource {
      * @param pd      the protection domain the QP's memory is registered in
      * @param options queue depths, SGE counts, inline size, CQs and the optional SRQ
      * @return the new queue pair, owned by this id: closing the id destroys it
-     * @throws RdmaException with the verb's errno: ENOMEM or EINVAL when the device cannot give the depths, SGEs or
-     *                       inline size asked for (see {@link org.panamardma.verbs.DeviceAttributes}), EEXIST if the id
-     *                       has a QP already
+     * @throws RdmaException with the verb's errno (ENOMEM, EINVAL for what the device cannot give)
+     * @throws IllegalStateException if the id has an open queue pair already
+     * @throws IllegalArgumentException if {@code pd} or a CQ is on another device context, or an option exceeds the
+     *                                  device's limits
      */
     @Verb("rdma_create_qp_ex")
     @Verb("rdma_create_qp")
@@ -383,31 +374,10 @@ public final class CmId extends NativeResource {
     }
 
     private void connectOrAccept(boolean connect, ConnectionParameters p) throws RdmaException {
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                MemorySegment param = arena.allocate(rdma_conn_param.layout());
-                byte[] data = p.privateDataUnsafe();
-                if (data.length > 0) {
-                    MemorySegment pd = arena.allocate(data.length);
-                    MemorySegment.copy(data, 0, pd, JAVA_BYTE, 0, data.length);
-                    param.set(ADDRESS, rdma_conn_param.private_data$OFFSET, pd);
-                }
-                param.set(JAVA_BYTE, rdma_conn_param.private_data_len$OFFSET, (byte) data.length);
-                param.set(JAVA_BYTE, rdma_conn_param.responder_resources$OFFSET, (byte) p.responderResources());
-                param.set(JAVA_BYTE, rdma_conn_param.initiator_depth$OFFSET, (byte) p.initiatorDepth());
-                param.set(JAVA_BYTE, rdma_conn_param.retry_count$OFFSET, (byte) p.retryCount());
-                param.set(JAVA_BYTE, rdma_conn_param.rnr_retry_count$OFFSET, (byte) p.rnrRetryCount());
-                int rc = connect
-                        ? rdma_cma_h.rdma_connect(cs, handle, param)
-                        : rdma_cma_h.rdma_accept(cs, handle, param);
-                if (rc != 0) {
-                    throw new RdmaException(
-                            (connect ? "rdma_connect(" : "rdma_accept(") + this + ")", Native.errno(cs));
-                }
-            }
-        }
+        call((connect ? "rdma_connect(" : "rdma_accept(") + this + ")", (arena, cs) -> {
+            MemorySegment param = p.toConnParam(arena);
+            return connect ? rdma_cma_h.rdma_connect(cs, handle, param) : rdma_cma_h.rdma_accept(cs, handle, param);
+        });
     }
 
     /**
@@ -428,20 +398,10 @@ public final class CmId extends NativeResource {
                     + "carries at most " + PrivateDataLimits.LIBRDMACM_MAX);
         }
         checkPrivateData(PrivateDataLimits.Operation.REJECT, data.length);
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                MemorySegment pd = MemorySegment.NULL;
-                if (data.length > 0) {
-                    pd = arena.allocate(data.length);
-                    MemorySegment.copy(data, 0, pd, JAVA_BYTE, 0, data.length);
-                }
-                if (rdma_cma_h.rdma_reject(cs, handle, pd, (byte) data.length) != 0) {
-                    throw new RdmaException("rdma_reject(" + this + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_reject(" + this + ")", (arena, cs) -> {
+            MemorySegment pd = ConnectionParameters.nativeCopy(arena, data);
+            return rdma_cma_h.rdma_reject(cs, handle, pd, (byte) data.length);
+        });
     }
 
     /**
@@ -455,15 +415,7 @@ public final class CmId extends NativeResource {
      */
     @Verb("rdma_disconnect")
     public void disconnect() throws RdmaException {
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                if (rdma_cma_h.rdma_disconnect(cs, handle) != 0) {
-                    throw new RdmaException("rdma_disconnect(" + this + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_disconnect(" + this + ")", (arena, cs) -> rdma_cma_h.rdma_disconnect(cs, handle));
     }
 
     private void checkPrivateData(PrivateDataLimits.Operation operation, int length) throws RdmaException {

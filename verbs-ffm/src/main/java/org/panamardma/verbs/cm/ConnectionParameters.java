@@ -1,8 +1,14 @@
 package org.panamardma.verbs.cm;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.HexFormat;
 import org.panamardma.verbs.ffi.rdma_cma_h;
+import org.panamardma.verbs.ffi.rdma_conn_param;
 
 /**
  * What {@link CmId#connect} and {@link CmId#accept} send ({@code struct rdma_conn_param}), and what CM events carry
@@ -65,6 +71,28 @@ public record ConnectionParameters(
 
     byte[] privateDataUnsafe() {
         return privateData;
+    }
+
+    /** These parameters as the {@code struct rdma_conn_param} of rdma_connect/rdma_accept, allocated in {@code arena}. */
+    MemorySegment toConnParam(Arena arena) {
+        MemorySegment param = arena.allocate(rdma_conn_param.layout());
+        param.set(ADDRESS, rdma_conn_param.private_data$OFFSET, nativeCopy(arena, privateData));
+        param.set(JAVA_BYTE, rdma_conn_param.private_data_len$OFFSET, (byte) privateData.length);
+        param.set(JAVA_BYTE, rdma_conn_param.responder_resources$OFFSET, (byte) responderResources);
+        param.set(JAVA_BYTE, rdma_conn_param.initiator_depth$OFFSET, (byte) initiatorDepth);
+        param.set(JAVA_BYTE, rdma_conn_param.retry_count$OFFSET, (byte) retryCount);
+        param.set(JAVA_BYTE, rdma_conn_param.rnr_retry_count$OFFSET, (byte) rnrRetryCount);
+        return param;
+    }
+
+    /** {@code data} copied into {@code arena} for librdmacm to read, or NULL when empty (its "no private data"). */
+    static MemorySegment nativeCopy(Arena arena, byte[] data) {
+        if (data.length == 0) {
+            return MemorySegment.NULL;
+        }
+        MemorySegment copy = arena.allocate(data.length);
+        MemorySegment.copy(data, 0, copy, JAVA_BYTE, 0, data.length);
+        return copy;
     }
 
     /**
