@@ -36,7 +36,7 @@ public record AsyncEvent(
 
     /**
      * {@return the shared receive queue the event is about, when it is one made through this library on the same
-     *  context}
+     * context}
      */
     public Optional<SharedReceiveQueue> sharedReceiveQueue() {
         return subject.filter(SharedReceiveQueue.class::isInstance).map(SharedReceiveQueue.class::cast);

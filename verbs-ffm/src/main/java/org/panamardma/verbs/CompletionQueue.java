@@ -198,7 +198,7 @@ public final class CompletionQueue extends NativeResource {
 
     /**
      * {@return whether this CQ was made with {@code ibv_create_cq_ex} (an {@code ibv_cq_ex}); it is then polled with
-     *  {@code ibv_start_poll} / {@code ibv_next_poll} unless the provider serves it with {@code ibv_poll_cq}}
+     * {@code ibv_start_poll} / {@code ibv_next_poll} unless the provider serves it with {@code ibv_poll_cq}}
      */
     public boolean isExtended() {
         return extended;

@@ -58,7 +58,7 @@ public record DeviceAttributes(
 
     /**
      * {@return whether the device executes RDMA atomics (FetchAdd, CmpSwap): {@code atomic_cap} is not
-     *  {@code IBV_ATOMIC_NONE}}
+     * {@code IBV_ATOMIC_NONE}}
      */
     public boolean supportsAtomics() {
         return atomicCapability != AtomicCapability.NONE;
@@ -66,7 +66,7 @@ public record DeviceAttributes(
 
     /**
      * {@return whether the device has type 2 memory windows ({@code IBV_DEVICE_MEM_WINDOW_TYPE_2A} or {@code _2B} in
-     *  {@code device_cap_flags})}
+     * {@code device_cap_flags})}
      * A type 2 window is bound by a work request on one queue pair and invalidated by another ({@link MemoryWindow}).
      */
     public boolean supportsMemoryWindows() {
@@ -94,7 +94,7 @@ public record DeviceAttributes(
 
     /**
      * {@return whether the device does RDMA FLUSH to global visibility (draft-talpey-rdma-commit section 4.1; kernel
-     *  6.2 and later)}
+     * 6.2 and later)}
      */
     public boolean supportsFlushGlobal() {
         return (deviceCapFlagsEx & verbs_h.IB_UVERBS_DEVICE_FLUSH_GLOBAL) != 0;

@@ -87,7 +87,7 @@ public record Gid(long high, long low) {
 
     /**
      * {@return whether it is an IPv4-mapped IPv6 address ({@code ::ffff:a.b.c.d}), as RoCE v2 GIDs of IPv4 addresses
-     *  are}
+     * are}
      */
     public boolean isIpv4Mapped() {
         return high == 0 && (low >>> 32) == 0xffffL;

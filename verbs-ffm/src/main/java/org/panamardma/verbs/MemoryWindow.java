@@ -85,7 +85,7 @@ public final class MemoryWindow extends NativeResource {
 
     /**
      * {@return the window's current key: the one its last bind chose (the provider's initial key before the first
-     *  bind)}
+     * bind)}
      */
     public int rkey() {
         return rkey;

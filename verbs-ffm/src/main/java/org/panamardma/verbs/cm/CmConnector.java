@@ -64,7 +64,7 @@ public final class CmConnector {
             implements AutoCloseable {
         /**
          * {@return a copy of the private data the peer sent: the client's connect data on the server, the server's accept
-         *  data on the client (InfiniBand pads it with zeros)}
+         * data on the client (InfiniBand pads it with zeros)}
          */
         public byte[] peerPrivateData() {
             return (request != null ? request : established).privateData();

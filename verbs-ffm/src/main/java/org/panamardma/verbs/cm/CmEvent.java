@@ -84,7 +84,7 @@ public record CmEvent(
 
     /**
      * {@return the status in words: "0", an errno name for negative ones ("-ECONNREFUSED (111)"), and for a positive
-     *  REJECTED status the IB CM reject reason ("IB CM reject reason 28 CONSUMER_DEFINED")}
+     * REJECTED status the IB CM reject reason ("IB CM reject reason 28 CONSUMER_DEFINED")}
      */
     public String statusDescription() {
         if (status == 0) {

@@ -98,7 +98,7 @@ public enum TerminateError {
 
     /**
      * {@return the EType: for RDMAP 0 local catastrophic, 1 remote protection, 2 remote operation; for DDP 2 untagged
-     *  buffer}
+     * buffer}
      */
     public int errorType() {
         return errorType;
