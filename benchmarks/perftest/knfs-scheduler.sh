@@ -41,6 +41,6 @@ nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>
 for v in "${variants[@]}"; do
   echo "sched ${v%%|*}: the kernel client's rows, options '${v#*|}'"
   PERF_TESTS=none PERF_BRIDGE=0 PERF_KNFS=1 PERF_RPC=0 PERF_NFS_SERVER_JAR="$jar" PERF_JAVA_OPTS="${v#*|}" \
-    "$here/compare-in-guest.sh" /dev/null "$out/raw-${v%%|*}.csv" 2>&1 | grep -E 'knfs (java|knfsd)' | sed "s/^/sched ${v%%|*}: /"
+    "$here/compare-in-guest.sh" /dev/null "$out/raw-${v%%|*}.csv" 2>&1 | grep --line-buffered -E 'knfs (java|knfsd)' | sed "s/^/sched ${v%%|*}: /"
 done
 chmod -R a+rw "$out"
