@@ -156,7 +156,8 @@ run_bridge() {
 
 # The kernel's NFS client (the guest's xprtrdma) against two servers on the same device, same mount options, same
 # boot: the Java server (nfs-server.jar) and knfsd. dd with direct I/O, a file of PERF_KNFS_MIB MiB (64) written
-# then read in blocks of 256 KiB and 1 MiB; MB/s of 2^20 bytes. Rows KNFS-JAVA / KNFS-KNFSD,<op>_<device>,<bs>.
+# then read in blocks of 256 KiB and 1 MiB; MB/s of 2^20 bytes. Rows KNFS-JAVA / KNFS-KNFSD,<op>_<device>,<bs>,
+# <count>,<round> (PERF_KNFS_ROUNDS rounds, 2; after an untimed pass of PERF_KNFS_WARM_MIB, 32).
 knfs_mount() { # server: java|knfsd; device: rxe|siw; the server address
   local server=$1 ip=$2 mnt=$3 port mountport
   if [[ $server == java ]]; then port=32050 mountport=32048; else port=20049 mountport=892; fi
@@ -167,6 +168,15 @@ knfs_mount() { # server: java|knfsd; device: rxe|siw; the server address
 knfs_dd() { # prints MB/s of a dd line "N bytes (...) copied, S s, ..."
   awk '/copied/ { match($0, /copied, [0-9.]+ s/); s = substr($0, RSTART + 8, RLENGTH - 10)
                   printf "%.3f", ($1 / 1048576) / s }'
+}
+knfs_pass() { # mnt MiB: dd write then read at 256 KiB and 1 MiB; prints "op bs count MB/s" lines
+  local mnt=$1 mib=$2 bs count
+  for bs in 262144 1048576; do
+    count=$(( mib * 1048576 / bs ))
+    echo "write $bs $count $(dd if=/dev/zero of="$mnt/dd-$bs" bs="$bs" count="$count" oflag=direct 2>&1 | knfs_dd)"
+    echo "read $bs $count $(dd if="$mnt/dd-$bs" of=/dev/null bs="$bs" iflag=direct 2>&1 | knfs_dd)"
+    rm -f "$mnt/dd-$bs"
+  done
 }
 run_knfs() {
   local mib=${PERF_KNFS_MIB:-64} java_jar=${PERF_NFS_SERVER_JAR:-nfs/target/nfs-server.jar}
@@ -182,21 +192,27 @@ run_knfs() {
   local java_nfs=$! i
   for i in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-bench.log 2>/dev/null && break; sleep 0.5; done
   grep -q 'nfs-server: ready' /tmp/java-nfs-bench.log || { say "the Java NFS server did not start:"; tail -n 20 /tmp/java-nfs-bench.log >&2; kill $java_nfs; return 1; }
-  local result=0 device ip server bs label line mnt=/mnt/knfs-bench
+  local result=0 device ip server bs label line round mnt=/mnt/knfs-bench rounds=${PERF_KNFS_ROUNDS:-2}
   for device in rxe siw; do
     [[ $device == rxe ]] && ip=10.77.0.2 || ip=10.77.1.2
+    # an untimed pass per server first: the Java server's JIT compiles its paths there (a long-running server's
+    # would have), knfsd's caches and the device's queues warm alike; then the timed rounds in the order knfsd java,
+    # java knfsd, ... (A B B A): a load swing on the shared host meets both sides, and a steady drift cancels in
+    # the mean of the rounds' ratios (figures-table.sh pairs the sides round by round)
     for server in knfsd java; do
-      [[ $server == java ]] && label=KNFS-JAVA || label=KNFS-KNFSD
-      if ! knfs_mount "$server" "$ip" "$mnt"; then say "knfs: mount of $server over $device failed"; result=1; continue; fi
-      for bs in 262144 1048576; do
-        local count=$(( mib * 1048576 / bs ))
-        line=$(dd if=/dev/zero of="$mnt/dd-$bs" bs="$bs" count="$count" oflag=direct 2>&1 | knfs_dd)
-        echo "$label,write_$device,$bs,$count,,,,$line" >>"$out"; say "knfs $server $device write bs $bs: $line MB/s"
-        line=$(dd if="$mnt/dd-$bs" of=/dev/null bs="$bs" iflag=direct 2>&1 | knfs_dd)
-        echo "$label,read_$device,$bs,$count,,,,$line" >>"$out"; say "knfs $server $device read bs $bs: $line MB/s"
-        rm -f "$mnt/dd-$bs"
+      knfs_mount "$server" "$ip" "$mnt" || continue
+      knfs_pass "$mnt" "${PERF_KNFS_WARM_MIB:-32}" >/dev/null; umount "$mnt"
+    done
+    for round in $(seq 1 "$rounds"); do
+      local order=(knfsd java); ((round % 2 == 0)) && order=(java knfsd)
+      for server in "${order[@]}"; do
+        [[ $server == java ]] && label=KNFS-JAVA || label=KNFS-KNFSD
+        if ! knfs_mount "$server" "$ip" "$mnt"; then say "knfs: mount of $server over $device failed"; result=1; continue; fi
+        while read -r op bs count line; do
+          echo "$label,${op}_$device,$bs,$count,$round,,,$line" >>"$out"; say "knfs $server $device $op bs $bs round $round: $line MB/s"
+        done < <(knfs_pass "$mnt" "$mib")
+        umount "$mnt" || result=1
       done
-      umount "$mnt" || result=1
     done
   done
   kill $java_nfs; wait $java_nfs 2>/dev/null

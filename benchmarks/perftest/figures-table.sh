@@ -27,11 +27,22 @@ awk -v cpu_log="$cpu_log" -v regs="$regs" -v floor="$floor" -v target_ns=15 -v t
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   function spread() { return runs > 1 ? sprintf(" (runs %.2f-%.2f, n=%d)", lo, hi, runs) : " (one run)" }
-  # ratio(a, b) per run, for the rows keyed a and b (impl SUBSEP test SUBSEP size) of every run having both
-  function ratios(a, b,   r, list) {
+  # ratio(a, b) per run, for the rows keyed a and b (impl SUBSEP test SUBSEP size) of every run having both. Where
+  # both sides have rounds (the kernel client against either server, alternated within a run) the ratio of a run
+  # is the geometric mean of the ratios of its rounds (symmetric: 2x then 0.5x is 1x), each pairing the two sides
+  # measured next to each other; otherwise the ratio of the means of the rounds
+  function ratios(a, b,   r, k, sum, n, list) {
     list = ""
-    for (r = 1; r <= nraw; r++) if ((r SUBSEP a) in v && (r SUBSEP b) in v && v[r SUBSEP b] > 0)
-      list = list " " sprintf("%.4f", v[r SUBSEP a] / v[r SUBSEP b])
+    for (r = 1; r <= nraw; r++) {
+      sum = 0; n = 0
+      for (k = 1; k <= maxround; k++)
+        if ((r SUBSEP a SUBSEP k) in rv && (r SUBSEP b SUBSEP k) in rv && rv[r SUBSEP b SUBSEP k] > 0) {
+          sum += log(rv[r SUBSEP a SUBSEP k] / rv[r SUBSEP b SUBSEP k]); n++
+        }
+      if (n) list = list " " sprintf("%.4f", exp(sum / n))
+      else if ((r SUBSEP a) in v && (r SUBSEP b) in v && v[r SUBSEP b] > 0)
+        list = list " " sprintf("%.4f", v[r SUBSEP a] / v[r SUBSEP b])
+    }
     return list
   }
   function ratio_row(figure, a, b, target,   m) {
@@ -54,7 +65,12 @@ awk -v cpu_log="$cpu_log" -v regs="$regs" -v floor="$floor" -v target_ns=15 -v t
     regok[dev] = (reg == 0 && dereg == 0); next
   }
   FILENAME != cpu_log && FILENAME != regs && FNR == 1 { nraw++; next }
-  FILENAME != cpu_log && FILENAME != regs { split($0, f, ","); if (f[8] != "") v[nraw SUBSEP f[1] SUBSEP f[2] SUBSEP f[3]] = f[8] + 0 }
+  FILENAME != cpu_log && FILENAME != regs {
+    split($0, f, ","); if (f[8] == "") next
+    key = nraw SUBSEP f[1] SUBSEP f[2] SUBSEP f[3]
+    vsum[key] += f[8]; vn[key]++; v[key] = vsum[key] / vn[key] # a row without rounds: its value; with: their mean
+    if (f[1] ~ /^KNFS-/ && f[5] ~ /^[0-9]+$/) { rv[key SUBSEP f[5]] = f[8] + 0; if (f[5] + 0 > maxround) maxround = f[5] + 0 }
+  }
   END {
     print "| figure | measured | target | verdict |"
     print "|---|---|---|---|"

@@ -9,41 +9,9 @@
 #   host: soft-roce-ci/bin/testbed run -- 'benchmarks/perftest/knfs-cpu-probe.sh nfs/target/nfs-server.jar 16'
 set -uo pipefail
 jar=$1 mib=${2:-16} bs=${3:-262144}
-ticks=$(getconf CLK_TCK)
-cpu_now() { awk '/^cpu / { print $2 + $3, $4, $8, $5, $6 + $7, $9 }' /proc/stat; } # user+nice system softirq idle iowait+irq steal
-threads_now() { # tid comm cputicks for every thread of $1
-  local t
-  for t in /proc/"$1"/task/*; do
-    awk -v tid="${t##*/}" '{ sub(/^[0-9]+ \(/, ""); n = index($0, ") "); comm = substr($0, 1, n - 1)
-      split(substr($0, n + 2), f, " "); print tid, comm, f[12] + f[13] }' "$t/stat" 2>/dev/null
-  done
-}
-probe() { # label mnt op
-  local label=$1 mnt=$2 op=$3 c0 c1 t0 t1 pid
-  pid=$java_nfs # (not pgrep -f: this script's own command line names the jar)
-  c0=$(cpu_now); [[ -n $pid ]] && threads_now "$pid" >/tmp/threads0
-  t0=$(date +%s.%N)
-  if [[ $op == write ]]; then
-    dd if=/dev/zero of="$mnt/probe" bs="$bs" count=$((mib * 1048576 / bs)) oflag=direct 2>/dev/null
-  else
-    dd if="$mnt/probe" of=/dev/null bs="$bs" iflag=direct 2>/dev/null
-  fi
-  t1=$(date +%s.%N)
-  c1=$(cpu_now)
-  awk -v label="$label" -v op="$op" -v t0="$t0" -v t1="$t1" -v a="$c0" -v b="$c1" -v hz="$ticks" -v mib="$mib" -v bs="$bs" 'BEGIN {
-    split(a, x, " "); split(b, y, " "); el = t1 - t0
-    printf "probe %s %s bs=%d: %.1f s, %.2f MB/s, %.1f ms per call; guest CPU over it: user %.1f s, system %.1f s, softirq %.1f s, idle %.1f s, iowait+irq %.1f s, steal %.1f s (of %.1f s on 2 vCPUs)\n",
-      label, op, bs, el, mib / el, 1000 * el / (mib * 1048576 / bs), (y[1] - x[1]) / hz, (y[2] - x[2]) / hz, (y[3] - x[3]) / hz, (y[4] - x[4]) / hz,
-      (y[5] - x[5]) / hz, (y[6] - x[6]) / hz, 2 * el }'
-  if [[ -n $pid && $label == java* ]]; then
-    threads_now "$pid" >/tmp/threads1
-    # CPU seconds per thread name (several threads may share one), the busiest first
-    awk -v hz="$ticks" 'NR == FNR { before[$1] = $NF; next }
-      { d = $NF - before[$1]; if (d > 0) { c = $0; sub(/^[0-9]+ /, "", c); sub(/ [0-9]+$/, "", c); sum[c] += d } }
-      END { for (c in sum) printf "%.2f %s\n", sum[c] / hz, c }' /tmp/threads0 /tmp/threads1 | sort -rn >/tmp/threads.d
-    echo "probe   Java server threads: $(awk '{ t += $1 } END { printf "%.1f", t }' /tmp/threads.d) s CPU in all; busiest: $(head -6 /tmp/threads.d | awk '{ c = $0; sub(/^[^ ]+ /, "", c); printf "%s %s s; ", c, $1 }')"
-  fi
-}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=knfs-probe-lib.sh
+source "$here/knfs-probe-lib.sh"
 modprobe nfsv3; modprobe rpcrdma
 nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 || { tail /tmp/nfs-start.log; exit 1; }
 rm -rf /srv/panama-java-probe /run/panama-java-probe-state; mkdir -p /srv/panama-java-probe; chmod 0777 /srv/panama-java-probe

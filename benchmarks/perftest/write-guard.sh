@@ -10,7 +10,7 @@ raw=$1 floor_file=${2:-$(dirname "$0")/../results/write-guard.floor}
 floor=$(awk '!/^#/ && NF { print $1; exit }' "$floor_file")
 awk -F, -v floor="$floor" '
   $1 == "RPC-RDMA" && $2 == "nfs_write" { java = $8 }
-  $1 == "KNFS-KNFSD" && $2 == "write_rxe" && $3 == 262144 { kernel = $8 }
+  $1 == "KNFS-KNFSD" && $2 == "write_rxe" && $3 == 262144 { ksum += $8; kcount++; kernel = ksum / kcount } # rounds: mean
   END {
     if (java == "" || kernel == "" || kernel <= 0) {
       print "write-guard: no figures to compare (needs PERF_RPC=1 and PERF_KNFS=1 rows)" > "/dev/stderr"; exit 2
