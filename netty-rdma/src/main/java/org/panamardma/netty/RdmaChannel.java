@@ -18,8 +18,6 @@ import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmId;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A Netty channel over one RDMA reliable connection (an rdma_cm id and its queue pair): a byte stream, as a socket
@@ -38,7 +36,6 @@ import org.slf4j.LoggerFactory;
  * completions and rdma_cm events: {@link ChannelIo}.
  */
 public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
-    private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
 
     enum State {
@@ -317,7 +314,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         if (eventLoop().inEventLoop()) {
             output.request(promise);
         } else {
-            eventLoop().execute(() -> shutdownOutput(promise));
+            eventLoop().execute(() -> {
+                var _ = shutdownOutput(promise); // the caller's own promise, returned below
+            });
         }
         return promise;
     }

@@ -61,7 +61,7 @@ abstract class NettyEchoDeviceTests {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
+            ctx.write(msg).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
         }
 
         @Override
@@ -77,7 +77,7 @@ abstract class NettyEchoDeviceTests {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
+            var _ = ctx.close();
         }
     }
 
@@ -127,7 +127,7 @@ abstract class NettyEchoDeviceTests {
                 DeviceTestSupport.fill(b, connection, written, size);
                 patternNanos += System.nanoTime() - t0;
                 written += size;
-                ctx.write(b);
+                ctx.write(b).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
                 wrote = true;
             }
             if (wrote) {
@@ -135,7 +135,10 @@ abstract class NettyEchoDeviceTests {
             }
         }
 
+        // only this channel's event loop writes received (Netty runs a channel's handlers on one thread); it is
+        // volatile for the progress the test thread reads
         @Override
+        @SuppressWarnings("NonAtomicVolatileUpdate")
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf b = (ByteBuf) msg;
             try {
@@ -148,7 +151,7 @@ abstract class NettyEchoDeviceTests {
                     done.completeExceptionally(new AssertionError("connection " + connection + ": byte "
                             + (received + bad) + " is " + b.getByte(at + bad) + ", expected "
                             + DeviceTestSupport.pattern(connection, received + bad)));
-                    ctx.close();
+                    var _ = ctx.close();
                     return;
                 }
                 received += n;
@@ -165,7 +168,7 @@ abstract class NettyEchoDeviceTests {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             done.completeExceptionally(cause);
-            ctx.close();
+            var _ = ctx.close();
         }
 
         @Override
