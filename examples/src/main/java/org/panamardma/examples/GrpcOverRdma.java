@@ -5,55 +5,27 @@ import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
-import io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
-import org.panamardma.netty.RdmaChannel;
 import org.panamardma.netty.RdmaIoHandler;
-import org.panamardma.netty.RdmaServerChannel;
+import org.panamardma.netty.grpc.RawBytes;
+import org.panamardma.netty.grpc.RdmaGrpc;
 
 /**
  * The README's "Netty and gRPC over RDMA": a gRPC server and channel of grpc-netty, unchanged but for the channel
- * types and the event loops, calling a unary method over RDMA.
+ * types and the event loops ({@link RdmaGrpc} sets them), calling a unary method over RDMA.
  */
 public final class GrpcOverRdma {
     private GrpcOverRdma() {}
 
     /** A unary method whose messages are bytes (a generated protobuf stub works the same way). */
-    static final MethodDescriptor<byte[], byte[]> SHOUT = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName("example.Shout/Shout")
-            .setRequestMarshaller(Bytes.INSTANCE)
-            .setResponseMarshaller(Bytes.INSTANCE)
-            .build();
-
-    enum Bytes implements MethodDescriptor.Marshaller<byte[]> {
-        INSTANCE;
-
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    }
+    static final MethodDescriptor<byte[], byte[]> SHOUT =
+            RawBytes.method("example.Shout", "Shout", MethodDescriptor.MethodType.UNARY);
 
     static ServerServiceDefinition shoutService() {
         return ServerServiceDefinition.builder("example.Shout")
@@ -73,12 +45,10 @@ public final class GrpcOverRdma {
         // README begin: grpc
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());   // RDMA event loops
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory());
-        Server server = NettyServerBuilder.forAddress(new InetSocketAddress(host, 50051))
-                .channelType(RdmaServerChannel.class).bossEventLoopGroup(boss).workerEventLoopGroup(workers)
+        InetSocketAddress address = new InetSocketAddress(host, 50051);
+        Server server = RdmaGrpc.serverBuilder(address, boss, workers)     // grpc-netty's builders, set for RDMA
                 .addService(shoutService()).build().start();
-        ManagedChannel channel = NettyChannelBuilder.forAddress(new InetSocketAddress(host, 50051))
-                .channelType(RdmaChannel.class).eventLoopGroup(workers)
-                .usePlaintext().build();
+        ManagedChannel channel = RdmaGrpc.channelBuilder(address, workers).usePlaintext().build();
         byte[] answer = ClientCalls.blockingUnaryCall(channel, SHOUT, CallOptions.DEFAULT
                 .withDeadlineAfter(60, TimeUnit.SECONDS), "hello over rdma".getBytes(StandardCharsets.UTF_8));
         System.out.println(new String(answer, StandardCharsets.UTF_8));

@@ -1,8 +1,6 @@
 package org.panamardma.netty;
 
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEvent;
-import io.netty.channel.IoRegistration;
 import java.io.IOException;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.WcStatus;
@@ -16,12 +14,13 @@ import org.panamardma.verbs.cm.CmEvent;
  * each poll of the CQ the stream moved on (frames delivered, control frames sent, blocked writes resumed); rdma_cm
  * events to the client's connect or the server side's accept, on the channel's loop.
  */
-final class ChannelIo implements RdmaIoHandle {
+final class ChannelIo extends ChannelIoHandle {
     private final RdmaChannel ch;
     private long completions;
     private long drains;
 
     ChannelIo(RdmaChannel ch) {
+        super(ch);
         this.ch = ch;
     }
 
@@ -91,7 +90,7 @@ final class ChannelIo implements RdmaIoHandle {
             ch.send.writeBlocked = false;
             ch.resumeWrites();
         }
-        ch.finishShutdownOutputIfDrained();
+        ch.output.finishIfDrained();
     }
 
     @Override
@@ -110,23 +109,6 @@ final class ChannelIo implements RdmaIoHandle {
         } catch (RdmaException | RuntimeException ex) {
             ch.end.fail(ex);
         }
-    }
-
-    @Override
-    public void handle(IoRegistration registration, IoEvent event) {
-        if (event instanceof CmIoEvent c) {
-            cmEvent(c.event());
-        }
-    }
-
-    @Override
-    public void close() {
-        ch.unsafe().close(ch.unsafe().voidPromise());
-    }
-
-    @Override
-    public void closeNow() {
-        ch.unsafe().closeForcibly();
     }
 
     /** For {@link RdmaChannel#streamState()}. */

@@ -43,18 +43,10 @@ final class ClientConnector {
 
     /** Starts the connect of {@code ch} (its remote address set): its deadline, then the first attempt. */
     static void start(RdmaChannel ch) {
-        int millis = ch.config().getConnectTimeoutMillis();
-        if (millis <= 0) {
-            millis = 30_000; // every wait has an end
-        }
+        int millis = ch.setUp.timeoutMillis();
         ch.connector = new ClientConnector(ch, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis));
-        int shown = millis;
-        ch.connectTimeout = ch.eventLoop()
-                .schedule(
-                        () -> ch.failConnect(new ConnectTimeoutException(
-                                "connection timed out after " + shown + " ms: " + ch.requestedRemote)),
-                        millis,
-                        TimeUnit.MILLISECONDS);
+        ch.setUp.deadline(() -> ch.setUp.fail(
+                new ConnectTimeoutException("connection timed out after " + millis + " ms: " + ch.requestedRemote)));
         ch.connector.startAttempt();
     }
 
@@ -66,7 +58,7 @@ final class ClientConnector {
             ch.handler.watchCmId(ch.id, ch.io);
             resolve();
         } catch (RdmaException | RuntimeException e) {
-            ch.failConnect(failure("starting the connection", e));
+            ch.setUp.fail(failure("starting the connection", e));
         }
     }
 
@@ -87,21 +79,21 @@ final class ClientConnector {
                 if (e.status() == -Errno.ETIMEDOUT && deadline - System.nanoTime() > 0) {
                     resolve();
                 } else {
-                    ch.failConnect(cmFailure("address resolution", e));
+                    ch.setUp.fail(cmFailure("address resolution", e));
                 }
             }
             case ROUTE_RESOLVED -> {
-                ch.setUpResources();
-                ch.id.connect(ch.parameters());
+                ch.setUp.makeResources();
+                ch.id.connect(ch.setUp.parameters());
             }
             case ESTABLISHED -> {
                 ch.peer = ConnectPrivateData.decode(e.privateData());
-                ch.startStream();
+                ch.setUp.startStream();
                 if (StreamStartProbe.needed(ch.res.device.context) && StreamStartProbe.possible(e)) {
                     probeWaitNanos = StreamStartProbe.FIRST_WAIT_NANOS;
                     probe();
                 } else {
-                    ch.connected();
+                    ch.setUp.connected();
                 }
             }
             case CONNECT_ERROR -> retryOrFail(e, "a connection that could not be set up");
@@ -111,11 +103,11 @@ final class ClientConnector {
                         && ch.res.device.context.transportType() == TransportType.IWARP) {
                     retryOrFail(e, "iWARP: the server did not answer the MPA request in time");
                 } else {
-                    ch.failConnect(cmFailure("connect", e));
+                    ch.setUp.fail(cmFailure("connect", e));
                 }
             }
             case DISCONNECTED, DEVICE_REMOVAL, TIMEWAIT_EXIT -> ch.end.peerGone(e);
-            default -> ch.failConnect(cmFailure("connect", e));
+            default -> ch.setUp.fail(cmFailure("connect", e));
         }
     }
 
@@ -133,7 +125,7 @@ final class ClientConnector {
             dropAttempt();
             startAttempt();
         } else {
-            ch.failConnect(cmFailure("connect", e));
+            ch.setUp.fail(cmFailure("connect", e));
         }
     }
 
@@ -163,7 +155,7 @@ final class ClientConnector {
             try {
                 ch.res.qp.postRead(WrIds.of(WrIds.PROBE, probes), ch.res.sendRegion, 0, 0, 0L, 0, SendFlags.SIGNALED);
             } catch (RdmaException | RuntimeException e) {
-                ch.failConnect(failure("the stream start probe", e));
+                ch.setUp.fail(failure("the stream start probe", e));
                 return;
             }
         }
@@ -178,7 +170,7 @@ final class ClientConnector {
         try {
             probe();
         } catch (RuntimeException e) {
-            ch.failConnect(failure("the stream start probe", e));
+            ch.setUp.fail(failure("the stream start probe", e));
         }
     }
 
@@ -189,13 +181,13 @@ final class ClientConnector {
             if (probes > 1) {
                 LOG.info("connect to {}: stream start probe {} answered", ch.requestedRemote, probes);
             }
-            ch.connected();
+            ch.setUp.connected();
         }
     }
 
     /** A probe's READ failed. */
     void onProbeFailed(WcStatus status) {
-        ch.failConnect(new ConnectException(
+        ch.setUp.fail(new ConnectException(
                 "connect to " + ch.requestedRemote + ": the stream start probe failed: " + status));
     }
 

@@ -36,7 +36,7 @@ final class ConnectionEnd {
             return;
         }
         if (ch.state == RdmaChannel.State.CONNECTING) {
-            ch.failConnect(cause);
+            ch.setUp.fail(cause);
             return;
         }
         ch.pipeline().fireExceptionCaught(cause);
@@ -49,7 +49,7 @@ final class ConnectionEnd {
             return;
         }
         if (ch.state == RdmaChannel.State.CONNECTING) {
-            ch.failConnect(new ConnectException(
+            ch.setUp.fail(new ConnectException(
                     "connect to " + (ch.requestedRemote != null ? ch.requestedRemote : ch.remoteAddress0()) + ": "
                             + e.type().cName()));
             return;

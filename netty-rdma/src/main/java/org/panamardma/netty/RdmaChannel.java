@@ -9,22 +9,15 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.NotYetConnectedException;
-import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmId;
-import org.panamardma.verbs.cm.ConnectionParameters;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A Netty channel over one RDMA reliable connection (an rdma_cm id and its queue pair): a byte stream, as a socket
@@ -36,13 +29,13 @@ import org.slf4j.LoggerFactory;
  * writes beyond them stay in Netty's outbound buffer, so {@code isWritable()} turns false), large ones by RDMA WRITE
  * into a buffer the peer grants for that transfer alone ({@link BulkTransfer}); received frames reach the pipeline
  * while it reads ({@link ReceivePath}: one that does not read leaves the peer without credits).
- * {@code shutdownOutput()} sends {@link Frame#FIN} after what was written. A peer that disconnects or vanishes
- * closes the channel ({@code channelInactive}); a failed work request or a peer breaking the protocol first fires
- * {@code exceptionCaught} with an {@link IOException} naming it ({@link ConnectionEnd}). Connecting:
- * {@link ClientConnector}, {@link ServerAccept}; completions and rdma_cm events: {@link ChannelIo}.
+ * {@code shutdownOutput()} sends {@link Frame#FIN} after what was written ({@link OutputShutdown}). A peer that
+ * disconnects or vanishes closes the channel ({@code channelInactive}); a failed work request or a peer breaking the
+ * protocol first fires {@code exceptionCaught} with an {@link IOException} naming it ({@link ConnectionEnd}).
+ * Connecting: {@link ClientConnector}, {@link ServerAccept}, and the steps both take, {@link ChannelSetUp};
+ * completions and rdma_cm events: {@link ChannelIo}.
  */
 public final class RdmaChannel extends AbstractChannel implements DuplexChannel {
-    private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
 
     enum State {
@@ -68,16 +61,15 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     ConnectionResources res;
     ConnectPrivateData peer;
     CreditFlow flow;
-    private InetSocketAddress local;
-    private InetSocketAddress remote;
-    /** The largest transfer this side grants: the option, within one chunk of the pool and the pool's limit. */
-    int maxTransfer;
+    /** The connection's addresses, once connected ({@link ChannelSetUp#startStream}). */
+    InetSocketAddress local;
 
-    // connecting: where to (client), the connect's deadline (both sides)
+    InetSocketAddress remote;
+
+    // connecting: where to (client); the steps both sides take, the connect's promise and deadline
     InetSocketAddress requestedRemote;
     InetSocketAddress requestedLocal;
-    ChannelPromise connectPromise;
-    ScheduledFuture<?> connectTimeout;
+    final ChannelSetUp setUp = new ChannelSetUp(this);
     /** Client side: the connect in progress, from {@code connect()} on. */
     ClientConnector connector;
 
@@ -85,8 +77,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     final SendPath send = new SendPath(this);
     final ReceivePath receive = new ReceivePath(this);
     final BulkTransfer bulk = new BulkTransfer(this);
-    private boolean outputShutdown;
-    private ChannelPromise shutdownOutputPromise;
+    final OutputShutdown output = new OutputShutdown(this);
 
     /** A client channel (Bootstrap makes it). */
     public RdmaChannel() {
@@ -186,23 +177,16 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        Future<IoRegistration> f = ((IoEventLoop) eventLoop()).register(io);
-        f.addListener(done -> {
-            if (!done.isSuccess()) {
-                promise.setFailure(done.cause());
-                return;
-            }
-            handler = RdmaIoHandler.of((IoRegistration) done.getNow());
+        io.register(promise, h -> {
+            handler = h;
             if (accept != null && state == State.NEW) {
                 try {
                     accept.accept();
                 } catch (Throwable t) {
                     accept.refuse(t);
-                    promise.setFailure(t);
-                    return;
+                    throw t;
                 }
             }
-            promise.setSuccess();
         });
     }
 
@@ -226,7 +210,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
             if (!promise.setUncancellable() || !ensureOpen(promise)) {
                 return;
             }
-            if (connectPromise != null) {
+            if (setUp.pending()) {
                 promise.setFailure(new ConnectionPendingException());
                 return;
             }
@@ -243,7 +227,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 promise.setFailure(new IllegalArgumentException("local address " + localAddress));
                 return;
             }
-            connectPromise = promise;
+            setUp.begin(promise);
             requestedRemote = r;
             if (localAddress != null) {
                 requestedLocal = (InetSocketAddress) localAddress;
@@ -269,59 +253,6 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     /** Writes that waited (credits, send buffers, a grant) go on: the outbound buffer is flushed again. */
     void resumeWrites() {
         ((RdmaUnsafe) unsafe()).resumeWrites();
-    }
-
-    ConnectionParameters parameters() {
-        return ConnectionParameters.DEFAULTS.withPrivateData(
-                new ConnectPrivateData(config.getReceiveQueueDepth(), config.getBufferSize(), maxTransfer).encode());
-    }
-
-    void setUpResources() throws RdmaException {
-        DeviceResources device = handler.device(id.context());
-        res = ConnectionResources.create(
-                device, id, config.getReceiveQueueDepth(), config.getSendQueueDepth(), config.getBufferSize());
-        handler.watchCq(io, res.cq);
-        maxTransfer =
-                (int) Math.min(Math.min(config.getMaxTransfer(), SlabPool.MAX_CHUNK), handler.poolLimitBytes() / 2);
-        if (!config.userAllocator()) {
-            config.installAllocator(device.pool.allocator());
-        }
-    }
-
-    void startStream() {
-        flow = new CreditFlow(config.getReceiveQueueDepth(), peer.receiveDepth());
-        send.start(res.sendDepth);
-        receive.start(res.receiveDepth);
-        local = id.localAddress().orElse(null);
-        remote = id.peerAddress().orElse(null);
-    }
-
-    void connected() {
-        state = State.ACTIVE;
-        LOG.debug("{}: connected", this);
-        if (connectTimeout != null) {
-            connectTimeout.cancel(false);
-        }
-        ChannelPromise p = connectPromise;
-        connectPromise = null;
-        boolean promiseSet = p == null || p.trySuccess();
-        pipeline().fireChannelActive();
-        if (!promiseSet) {
-            unsafe().close(unsafe().voidPromise()); // cancelled meanwhile
-            return;
-        }
-        io.completionsDrained(); // what arrived before ESTABLISHED was taken: deliver it, return its credits
-    }
-
-    void failConnect(Throwable cause) {
-        ChannelPromise p = connectPromise;
-        connectPromise = null;
-        if (p != null) {
-            p.tryFailure(cause);
-        }
-        if (isOpen()) {
-            unsafe().close(unsafe().voidPromise());
-        }
     }
 
     // ---------------------------------------------------------------------------------------- reading, writing
@@ -361,12 +292,12 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
 
     @Override
     public boolean isOutputShutdown() {
-        return outputShutdown;
+        return output.isDone();
     }
 
     @Override
     public boolean isShutdown() {
-        return receive.inputShutdown() && outputShutdown || !isActive();
+        return receive.inputShutdown() && output.isDone() || !isActive();
     }
 
     @Override
@@ -381,13 +312,7 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
     @Override
     public ChannelFuture shutdownOutput(ChannelPromise promise) {
         if (eventLoop().inEventLoop()) {
-            flush();
-            if (shutdownOutputPromise != null) {
-                promise.setFailure(new IllegalStateException("shutdownOutput in progress"));
-            } else {
-                shutdownOutputPromise = promise;
-                finishShutdownOutputIfDrained();
-            }
+            output.request(promise);
         } else {
             eventLoop().execute(() -> {
                 var _ = shutdownOutput(promise); // the caller's own promise, returned below
@@ -396,24 +321,14 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         return promise;
     }
 
-    void finishShutdownOutputIfDrained() {
-        ChannelPromise p = shutdownOutputPromise;
-        if (p == null || bulk.awaitingCts()) {
-            return;
-        }
-        ChannelOutboundBuffer out = unsafe().outboundBuffer();
-        if (out != null && !out.isEmpty()) {
-            return;
-        }
-        shutdownOutputPromise = null;
-        ((RdmaUnsafe) unsafe()).shutdownOutputNow(p);
+    /** Netty's half-close of the output now that nothing written waits ({@link OutputShutdown}). */
+    void shutdownOutputNow(ChannelPromise promise) {
+        ((RdmaUnsafe) unsafe()).shutdownOutputNow(promise);
     }
 
     @Override
     protected void doShutdownOutput() {
-        outputShutdown = true;
-        send.finPending = true;
-        send.sendControl();
+        output.sendFin();
     }
 
     @Override
@@ -462,21 +377,10 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
         }
         boolean established = state == State.ACTIVE;
         state = State.CLOSED;
-        if (connectTimeout != null) {
-            connectTimeout.cancel(false);
-        }
-        ChannelPromise p = connectPromise;
-        connectPromise = null;
-        if (p != null) {
-            p.tryFailure(new java.nio.channels.ClosedChannelException());
-        }
+        setUp.closed();
         bulk.release();
         receive.release();
-        ChannelPromise s = shutdownOutputPromise;
-        shutdownOutputPromise = null;
-        if (s != null) {
-            s.tryFailure(new java.nio.channels.ClosedChannelException());
-        }
+        output.closed();
         if (server != null) {
             server.childClosed();
         }

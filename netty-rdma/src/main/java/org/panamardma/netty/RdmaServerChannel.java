@@ -4,10 +4,7 @@ import io.netty.channel.AbstractServerChannel;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoEvent;
 import io.netty.channel.IoEventLoop;
-import io.netty.channel.IoRegistration;
-import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -95,15 +92,7 @@ public final class RdmaServerChannel extends AbstractServerChannel {
 
     @Override
     protected void doRegister(ChannelPromise promise) {
-        Future<IoRegistration> f = ((IoEventLoop) eventLoop()).register(io);
-        f.addListener(done -> {
-            if (done.isSuccess()) {
-                handler = RdmaIoHandler.of((IoRegistration) done.getNow());
-                promise.setSuccess();
-            } else {
-                promise.setFailure(done.cause());
-            }
-        });
+        io.register(promise, h -> handler = h);
     }
 
     @Override
@@ -217,7 +206,12 @@ public final class RdmaServerChannel extends AbstractServerChannel {
         return "RdmaServerChannel[" + local + (open ? "" : ", closed") + "]";
     }
 
-    private final class Io implements RdmaIoHandle {
+    /** The listener's I/O: connection requests from its rdma_cm id; no queue pair, so no completions. */
+    private final class Io extends ChannelIoHandle {
+        Io() {
+            super(RdmaServerChannel.this);
+        }
+
         @Override
         public void completion(WorkCompletions wc, int i) {
             // a listener has no queue pair
@@ -233,23 +227,6 @@ public final class RdmaServerChannel extends AbstractServerChannel {
             } else {
                 LOG.debug("{}: rdma_cm event {}", RdmaServerChannel.this, e);
             }
-        }
-
-        @Override
-        public void handle(IoRegistration registration, IoEvent event) {
-            if (event instanceof CmIoEvent c) {
-                cmEvent(c.event());
-            }
-        }
-
-        @Override
-        public void close() {
-            unsafe().close(unsafe().voidPromise());
-        }
-
-        @Override
-        public void closeNow() {
-            unsafe().closeForcibly();
         }
     }
 }

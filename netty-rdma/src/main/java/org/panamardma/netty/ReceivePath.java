@@ -56,7 +56,7 @@ final class ReceivePath {
         ConnectionResources res = ch.res;
         MemorySegment seg = res.receives;
         long off = res.receiveOffset(slot);
-        String bad = Frame.check(seg, off, Math.min(byteLength, res.bufferSize), ch.maxTransfer);
+        String bad = Frame.check(seg, off, Math.min(byteLength, res.bufferSize), ch.setUp.maxTransfer());
         if (bad != null) {
             ch.end.protocolError(bad);
             return;

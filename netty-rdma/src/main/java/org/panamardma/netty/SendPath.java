@@ -103,7 +103,7 @@ final class SendPath {
             }
         }
         sendControl();
-        ch.finishShutdownOutputIfDrained();
+        ch.output.finishIfDrained();
     }
 
     private boolean largeEligible(int readable) {

@@ -1,7 +1,6 @@
 package org.panamardma.netty;
 
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmId;
@@ -32,22 +31,18 @@ final class ServerAccept {
     void accept() throws RdmaException {
         ch.peer = ConnectPrivateData.decode(request.privateData());
         ch.state = RdmaChannel.State.CONNECTING;
-        ch.setUpResources();
+        ch.setUp.makeResources();
         // the client may SEND as soon as it sees ESTABLISHED, before this side's event: receive from now on
-        ch.startStream();
-        ch.id.accept(ch.parameters());
+        ch.setUp.startStream();
+        ch.id.accept(ch.setUp.parameters());
         answered = true;
-        int millis = ch.config().getConnectTimeoutMillis() > 0 ? ch.config().getConnectTimeoutMillis() : 30_000;
-        ch.connectTimeout = ch.eventLoop()
-                .schedule(
-                        () -> {
-                            if (ch.state == RdmaChannel.State.CONNECTING) {
-                                LOG.debug("{}: no ESTABLISHED within {} ms of accepting", ch, millis);
-                                ch.unsafe().close(ch.unsafe().voidPromise());
-                            }
-                        },
-                        millis,
-                        TimeUnit.MILLISECONDS);
+        int millis = ch.setUp.timeoutMillis();
+        ch.setUp.deadline(() -> {
+            if (ch.state == RdmaChannel.State.CONNECTING) {
+                LOG.debug("{}: no ESTABLISHED within {} ms of accepting", ch, millis);
+                ch.unsafe().close(ch.unsafe().voidPromise());
+            }
+        });
     }
 
     /**
@@ -75,7 +70,7 @@ final class ServerAccept {
                 if (ch.state != RdmaChannel.State.CONNECTING) {
                     return;
                 }
-                ch.connected();
+                ch.setUp.connected();
             }
             case DISCONNECTED, DEVICE_REMOVAL, TIMEWAIT_EXIT, CONNECT_ERROR, UNREACHABLE, REJECTED ->
                 ch.end.peerGone(e);

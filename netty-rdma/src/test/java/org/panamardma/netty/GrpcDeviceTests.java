@@ -14,17 +14,11 @@ import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.netty.channel.EventLoopGroup;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -38,6 +32,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.panamardma.netty.grpc.RawBytes;
+import org.panamardma.netty.grpc.RdmaGrpc;
 import org.panamardma.testbed.RdmaTestDevice;
 
 /**
@@ -48,21 +44,6 @@ import org.panamardma.testbed.RdmaTestDevice;
  */
 abstract class GrpcDeviceTests {
     static final String SERVICE = "panama.rdma.test.Echo";
-    static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
     static final MethodDescriptor<byte[], byte[]> UNARY = method("Unary", MethodDescriptor.MethodType.UNARY);
     static final MethodDescriptor<byte[], byte[]> SERVER_STREAM =
             method("ServerStream", MethodDescriptor.MethodType.SERVER_STREAMING);
@@ -74,12 +55,7 @@ abstract class GrpcDeviceTests {
             method("Endless", MethodDescriptor.MethodType.SERVER_STREAMING);
 
     static MethodDescriptor<byte[], byte[]> method(String name, MethodDescriptor.MethodType type) {
-        return MethodDescriptor.<byte[], byte[]>newBuilder()
-                .setType(type)
-                .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
-                .setRequestMarshaller(BYTES)
-                .setResponseMarshaller(BYTES)
-                .build();
+        return RawBytes.method(SERVICE, name, type);
     }
 
     final CompletableFuture<Void> slowStarted = new CompletableFuture<>();
@@ -182,19 +158,12 @@ abstract class GrpcDeviceTests {
         boss = DeviceTestSupport.group(1);
         workers = DeviceTestSupport.group(2);
         clients = DeviceTestSupport.group(1);
-        // the two lines that make a gRPC server and channel RDMA ones: the channel type and the event loops
-        server = NettyServerBuilder.forAddress(address)
-                .channelType(RdmaServerChannel.class)
-                .bossEventLoopGroup(boss)
-                .workerEventLoopGroup(workers)
+        // grpc-netty's builders with the RDMA channel types and event loops (RdmaGrpc sets exactly those)
+        server = RdmaGrpc.serverBuilder(address, boss, workers)
                 .addService(service())
                 .build()
                 .start();
-        channel = NettyChannelBuilder.forAddress(address)
-                .channelType(RdmaChannel.class)
-                .eventLoopGroup(clients)
-                .usePlaintext()
-                .build();
+        channel = RdmaGrpc.channelBuilder(address, clients).usePlaintext().build();
     }
 
     @AfterEach

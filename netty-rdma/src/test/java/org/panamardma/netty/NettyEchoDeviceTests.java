@@ -1,19 +1,24 @@
 package org.panamardma.netty;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
 
@@ -365,6 +371,95 @@ abstract class NettyEchoDeviceTests {
             listener.close().sync();
         } finally {
             DeviceTestSupport.shutdown(clients, wrongWorkers, boss);
+        }
+    }
+
+    /** Counts and checksums what arrives until the FIN, then answers (count, CRC32, input shut down) and closes. */
+    static final class CountUntilFin extends ChannelInboundHandlerAdapter {
+        private final CRC32 crc = new CRC32();
+        private long count;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf b = (ByteBuf) msg;
+            count += b.readableBytes();
+            crc.update(b.nioBuffer());
+            b.release();
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+            if (event instanceof ChannelInputShutdownEvent) {
+                boolean shut = ((DuplexChannel) ctx.channel()).isInputShutdown();
+                ByteBuf answer = ctx.alloc().buffer(17).writeLong(count).writeLong(crc.getValue());
+                answer.writeBoolean(shut);
+                ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+    }
+
+    /**
+     * Half-close: {@code shutdownOutput()} right after a write of 300 KiB (SENDs and a bulk transfer) completes only
+     * once that write has gone, and the peer (ALLOW_HALF_CLOSURE) receives every byte, then the FIN as its input
+     * shut down, and still answers: this side reads after shutting its output. The hostile side: a write after the
+     * shutdown fails and sends nothing (the peer counts exactly what was written before). No test covered
+     * shutdownOutput before; it moved into OutputShutdown.
+     */
+    @Test
+    void shutdownOutputSendsTheFinAfterWhatWasWrittenAndReadingGoesOn(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup server = DeviceTestSupport.group(1);
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        int length = 300 << 10;
+        try {
+            Channel listener = new ServerBootstrap()
+                    .group(server)
+                    .channel(RdmaServerChannel.class)
+                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                    .childHandler(new CountUntilFin())
+                    .bind(address)
+                    .sync()
+                    .channel();
+            CompletableFuture<ByteBuf> answer = new CompletableFuture<>();
+            Channel ch = new Bootstrap()
+                    .group(clients)
+                    .channel(RdmaChannel.class)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                    .handler(new ChannelInboundHandlerAdapter() {
+                        private final ByteBuf got = Unpooled.buffer(17);
+
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            got.writeBytes((ByteBuf) msg);
+                            ((ByteBuf) msg).release();
+                            if (got.readableBytes() >= 17) {
+                                answer.complete(got);
+                            }
+                        }
+                    })
+                    .connect(address)
+                    .sync()
+                    .channel();
+            ByteBuf data = ch.alloc().directBuffer(length);
+            DeviceTestSupport.fill(data, 5, 0, length);
+            CRC32 sent = new CRC32();
+            sent.update(data.nioBuffer());
+            ChannelFuture written = ch.writeAndFlush(data);
+            RdmaChannel rdma = (RdmaChannel) ch;
+            rdma.shutdownOutput().sync();
+            assertTrue(written.isSuccess(), "the write before the shutdown went first");
+            assertTrue(rdma.isOutputShutdown());
+            ChannelFuture late = ch.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}));
+            assertTrue(late.await(30, TimeUnit.SECONDS), "the late write completes");
+            assertFalse(late.isSuccess(), "a write after shutdownOutput fails");
+            ByteBuf a = answer.get(STALL_SECONDS, TimeUnit.SECONDS);
+            assertEquals(length, a.readLong(), "the peer received every byte written before the FIN, and no more");
+            assertEquals(sent.getValue(), a.readLong(), "the bytes are the ones written");
+            assertTrue(a.readBoolean(), "the FIN shut the peer's input down");
+            ch.closeFuture().await(60, TimeUnit.SECONDS);
+            listener.close().sync();
+        } finally {
+            DeviceTestSupport.shutdown(clients, server);
         }
     }
 }

@@ -55,7 +55,7 @@ class IwarpDemoFirstMessageDeviceTest {
         InetSocketAddress address = ToolDeviceTests.serverAddress(device);
         List<String> failed = new ArrayList<>();
         List<Long> answerMillis = new ArrayList<>();
-        try (Demo.DemoServer server = new Demo.DemoServer(address, ConnectionOptions.DEFAULTS.withTimeout(TIMEOUT));
+        try (DemoServer server = new DemoServer(address, ConnectionOptions.DEFAULTS.withTimeout(TIMEOUT));
                 EventChannel channel = EventChannel.create();
                 WorkCompletions wc = WorkCompletions.allocate(4)) {
             for (int i = 0; i < CONNECTIONS; i++) {
@@ -123,8 +123,8 @@ class IwarpDemoFirstMessageDeviceTest {
             }
             try (c) {
                 long established = System.nanoTime();
-                MemorySegment.copy(Demo.ASK, 0, mr[0].segment(), JAVA_BYTE, 1024, Demo.ASK.length);
-                c.queuePair().postSend(SEND_ID, mr[0], 1024, Demo.ASK.length, SendFlags.SIGNALED);
+                MemorySegment.copy(RemoteMemory.ASK, 0, mr[0].segment(), JAVA_BYTE, 1024, RemoteMemory.ASK.length);
+                c.queuePair().postSend(SEND_ID, mr[0], 1024, RemoteMemory.ASK.length, SendFlags.SIGNALED);
                 long until = established + ANSWER_WITHIN.toNanos() + LATE.toNanos();
                 while (System.nanoTime() - until < 0) {
                     int n = cq[0].poll(wc);
@@ -132,7 +132,7 @@ class IwarpDemoFirstMessageDeviceTest {
                         wc.check(i);
                         if (wc.wrId(i) == RECEIVE_ID) {
                             long took = System.nanoTime() - established;
-                            Demo.Remote r = Demo.Remote.of(
+                            RemoteMemory r = RemoteMemory.of(
                                     mr[0].segment().asSlice(0, 16).toArray(JAVA_BYTE));
                             if (r.address() != memory) {
                                 return "the answer names address " + r.address() + ", not the server's " + memory;

@@ -85,25 +85,4 @@ class PackageIndependenceTest {
                         "MW_BIND",
                         "WINDOW_BASE"));
     }
-
-    /** Issue 27: rooms with one job; no main file of the module passes 500 lines (RpcRdmaClient had 746). */
-    @Test
-    void noMainFileIsOver500Lines() throws IOException {
-        try (Stream<Path> files = Files.walk(MAIN.resolve("rpcrdma"))) {
-            List<String> long_ = files.filter(f -> f.toString().endsWith(".java"))
-                    .filter(f -> lines(f) > 500)
-                    .map(f -> f + ": " + lines(f) + " lines")
-                    .sorted()
-                    .toList();
-            assertEquals(List.of(), long_);
-        }
-    }
-
-    private static long lines(Path f) {
-        try {
-            return Files.readString(f).lines().count();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 }

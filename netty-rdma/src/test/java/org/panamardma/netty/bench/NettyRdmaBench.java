@@ -27,8 +27,6 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import java.io.ByteArrayInputStream;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 import org.panamardma.netty.RdmaChannel;
 import org.panamardma.netty.RdmaIoHandler;
 import org.panamardma.netty.RdmaServerChannel;
+import org.panamardma.netty.grpc.RawBytes;
 
 /**
  * One program, three transports, the same code: Netty echo round trips (64 B, 4 KiB, 64 KiB), one-way throughput
@@ -132,30 +131,8 @@ public final class NettyRdmaBench {
         }
     }
 
-    static final MethodDescriptor<byte[], byte[]> UNARY = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName("bench.Echo/Unary")
-            .setRequestMarshaller(Bytes.INSTANCE)
-            .setResponseMarshaller(Bytes.INSTANCE)
-            .build();
-
-    enum Bytes implements MethodDescriptor.Marshaller<byte[]> {
-        INSTANCE;
-
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-    }
+    static final MethodDescriptor<byte[], byte[]> UNARY =
+            RawBytes.method("bench.Echo", "Unary", MethodDescriptor.MethodType.UNARY);
 
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
