@@ -20,7 +20,7 @@ public final class FileHandle3 {
         this.bytes = bytes.clone();
     }
 
-    /** @return a copy of the handle's bytes */
+    /** {@return a copy of the handle's bytes} */
     public byte[] bytes() {
         return bytes.clone();
     }

@@ -75,27 +75,27 @@ public record FsInfo(
         out.putInt(properties);
     }
 
-    /** @return whether every bit of {@code flag} (an {@code FSF3_*} constant) is set */
+    /** {@return whether every bit of {@code flag} (an {@code FSF3_*} constant) is set} */
     public boolean has(int flag) {
         return (properties & flag) == flag;
     }
 
-    /** @return the most bytes one READ may ask for: {@code rtmax}, at most 2^31-1 */
+    /** {@return the most bytes one READ may ask for: {@code rtmax}, at most 2^31-1} */
     public int maxReadSize() {
         return (int) Math.min(rtmax, Integer.MAX_VALUE);
     }
 
-    /** @return the most bytes one WRITE may carry: {@code wtmax}, at most 2^31-1 */
+    /** {@return the most bytes one WRITE may carry: {@code wtmax}, at most 2^31-1} */
     public int maxWriteSize() {
         return (int) Math.min(wtmax, Integer.MAX_VALUE);
     }
 
-    /** @return the READ size to use for bulk reads: {@code rtpref}, or {@code rtmax} if that is 0 or smaller */
+    /** {@return the READ size to use for bulk reads: {@code rtpref}, or {@code rtmax} if that is 0 or smaller} */
     public int preferredReadSize() {
         return rtpref == 0 ? maxReadSize() : (int) Math.min(rtpref, maxReadSize());
     }
 
-    /** @return the WRITE size to use for bulk writes: {@code wtpref}, or {@code wtmax} if that is 0 or smaller */
+    /** {@return the WRITE size to use for bulk writes: {@code wtpref}, or {@code wtmax} if that is 0 or smaller} */
     public int preferredWriteSize() {
         return wtpref == 0 ? maxWriteSize() : (int) Math.min(wtpref, maxWriteSize());
     }

@@ -15,13 +15,17 @@ public final class Mount3 {
     public static final int PROGRAM = 100005;
     /** MOUNT version 3, the one that goes with NFSv3. */
     public static final int VERSION = 3;
-    /** Procedure numbers (RFC 1813 appendix I, section 5.2). */
+    /** MOUNTPROC3_NULL (RFC 1813 appendix I, section 5.2.0): does nothing. */
     public static final int PROC_NULL = 0;
-
+    /** MOUNTPROC3_MNT (section 5.2.1): an export path to its root file handle and accepted auth flavors. */
     public static final int PROC_MNT = 1;
+    /** MOUNTPROC3_DUMP (section 5.2.2): the mounts the server has recorded. */
     public static final int PROC_DUMP = 2;
+    /** MOUNTPROC3_UMNT (section 5.2.3): forgets one mount of the caller. */
     public static final int PROC_UMNT = 3;
+    /** MOUNTPROC3_UMNTALL (section 5.2.4): forgets every mount of the caller. */
     public static final int PROC_UMNTALL = 4;
+    /** MOUNTPROC3_EXPORT (section 5.2.5): the export list, with the groups allowed each. */
     public static final int PROC_EXPORT = 5;
     /** MNTPATHLEN: the longest export path (RFC 1813 appendix I, section 5.1.1). */
     public static final int MNTPATHLEN = 1024;

@@ -29,7 +29,7 @@ public final class MountClient {
             this.status = status;
         }
 
-        /** @return the server's status */
+        /** {@return the server's status} */
         public MountStat3 status() {
             return status;
         }

@@ -13,7 +13,7 @@ public final class NfsException extends IOException {
         this.status = status;
     }
 
-    /** @return the server's status */
+    /** {@return the server's status} */
     public NfsStat3 status() {
         return status;
     }

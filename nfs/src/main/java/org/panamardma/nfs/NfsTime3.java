@@ -19,7 +19,7 @@ public record NfsTime3(long seconds, long nanoseconds) {
         return new NfsTime3(in.getUnsignedInt("nfstime3.seconds"), in.getUnsignedInt("nfstime3.nseconds"));
     }
 
-    /** @return this time as an {@link Instant} */
+    /** {@return this time as an {@link Instant}} */
     public Instant toInstant() {
         return Instant.ofEpochSecond(seconds, nanoseconds);
     }

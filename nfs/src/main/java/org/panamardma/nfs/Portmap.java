@@ -16,13 +16,19 @@ public final class Portmap {
     /** The well-known port. */
     public static final int PORT = 111;
 
+    /** Port mapper version 2 (RFC 1833 section 3): program, version and protocol to a port. */
     public static final int PMAP_VERSION = 2;
+    /** rpcbind version 4 (RFC 1833 section 2): program and version to a universal address, per netid. */
     public static final int RPCB_VERSION = 4;
-    /** Port mapper procedures (RFC 1833 section 3.2). */
+    /**
+     * PMAPPROC_SET (RFC 1833 section 3.2): registers a program's port (rpcbind daemons take it from local callers only).
+     */
     public static final int PMAPPROC_SET = 1;
-
+    /** PMAPPROC_UNSET: removes a program version's registrations. */
     public static final int PMAPPROC_UNSET = 2;
+    /** PMAPPROC_GETPORT: the port of a program, version and protocol; 0 if not registered. */
     public static final int PMAPPROC_GETPORT = 3;
+    /** PMAPPROC_DUMP: every registration. */
     public static final int PMAPPROC_DUMP = 4;
     /** rpcbind version 4's GETADDR (RFC 1833 section 2.2.1). */
     public static final int RPCBPROC_GETADDR = 3;

@@ -49,7 +49,7 @@ public final class RdmaRpcTransport implements RpcTransport {
         return new RdmaRpcTransport(Objects.requireNonNull(client, "client"));
     }
 
-    /** @return the RPC-over-RDMA client underneath (negotiated values, credits) */
+    /** {@return the RPC-over-RDMA client underneath (negotiated values, credits)} */
     public RpcRdmaClient client() {
         return client;
     }

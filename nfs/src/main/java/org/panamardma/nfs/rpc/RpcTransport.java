@@ -52,7 +52,7 @@ public interface RpcTransport extends AutoCloseable {
             Duration timeout)
             throws IOException, InterruptedException;
 
-    /** @return the server, for messages (host and port, or a device and address) */
+    /** {@return the server, for messages (host and port, or a device and address)} */
     String peer();
 
     /** Closes the transport; calls still waiting fail. */

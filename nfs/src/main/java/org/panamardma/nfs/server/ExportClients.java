@@ -75,12 +75,12 @@ public final class ExportClients {
         return new ExportClients(rules, defaults);
     }
 
-    /** @return whether every address may use the export (no block given) */
+    /** {@return whether every address may use the export (no block given)} */
     public boolean everyAddress() {
         return rules.isEmpty();
     }
 
-    /** @return the options for a client at {@code address}, or empty if it may not use the export */
+    /** {@return the options for a client at {@code address}, or empty if it may not use the export} */
     public Optional<ExportOptions> optionsFor(InetAddress address) {
         if (rules.isEmpty()) {
             return Optional.of(defaults);
@@ -93,12 +93,12 @@ public final class ExportClients {
         return Optional.empty();
     }
 
-    /** @return the blocks, most specific first */
+    /** {@return the blocks, most specific first} */
     List<Rule> rules() {
         return rules;
     }
 
-    /** @return the options of every address when no block is given, and the base of each block's */
+    /** {@return the options of every address when no block is given, and the base of each block's} */
     public ExportOptions defaults() {
         return defaults;
     }

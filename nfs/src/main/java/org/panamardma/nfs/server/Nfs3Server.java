@@ -77,12 +77,12 @@ public final class Nfs3Server {
         this.listing = new DirectoryListing(fs);
     }
 
-    /** @return the write verifier now (big-endian) */
+    /** {@return the write verifier now (big-endian)} */
     long writeVerifier() {
         return verifier.current();
     }
 
-    /** @return calls per procedure so far, and the data moved, for log lines */
+    /** {@return calls per procedure so far, and the data moved, for log lines} */
     String statistics() {
         StringBuilder b = new StringBuilder();
         String[] names = {
