@@ -28,7 +28,11 @@ public enum FileType3 {
         return code;
     }
 
-    /** {@return the type of {@code code}, or {@code null} if RFC 1813 defines none} */
+    /**
+     * {@return the type of {@code code}, or {@code null} if RFC 1813 defines none}
+     *
+     * @param code the {@code ftype3} word as received
+     */
     public static FileType3 of(int code) {
         return code >= 1 && code <= 7 ? values()[code - 1] : null;
     }

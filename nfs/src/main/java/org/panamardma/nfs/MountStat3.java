@@ -34,7 +34,11 @@ public enum MountStat3 {
         return code;
     }
 
-    /** {@return the status of {@code code}, or {@code null} if the RFC defines none} */
+    /**
+     * {@return the status of {@code code}, or {@code null} if the RFC defines none}
+     *
+     * @param code the {@code mountstat3} word as received
+     */
     public static MountStat3 of(int code) {
         for (MountStat3 s : values()) {
             if (s.code == code) {

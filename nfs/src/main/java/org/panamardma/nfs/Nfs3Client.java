@@ -44,9 +44,6 @@ public final class Nfs3Client {
     private volatile FsInfo limits;
 
     /**
-     * A client making every call with {@code credential} and {@code timeout}. It does not own the transport: closing it
-     * is the caller's.
-     *
      * @param transport connected to the server's NFS service (port 2049 over TCP, 20049 over RDMA)
      * @param credential the credential of every call (AUTH_SYS, see {@link #authSys})
      * @param timeout the timeout of every call
@@ -57,15 +54,7 @@ public final class Nfs3Client {
         this.timeout = Objects.requireNonNull(timeout, "timeout");
     }
 
-    /**
-     * An AUTH_SYS credential (RFC 5531 section 10.2) for {@code uid}/{@code gid}, no supplementary groups.
-     *
-     * @param machineName the caller's host name, at most 255 bytes
-     * @param uid the user id the server checks permissions against (0 is usually squashed to nobody)
-     * @param gid the primary group id
-     * @return the credential, its stamp taken from the clock
-     * @throws IllegalArgumentException if {@code machineName} is longer than 255 bytes
-     */
+    /** An AUTH_SYS credential (RFC 5531 section 10.2) for {@code uid}/{@code gid}, no supplementary groups. */
     public static OpaqueAuth authSys(String machineName, int uid, int gid) {
         return new AuthSysParms((int) (System.nanoTime() >>> 10), machineName, uid, gid, List.of()).toOpaqueAuth();
     }
@@ -80,41 +69,18 @@ public final class Nfs3Client {
         return transport.call(Nfs3.PROGRAM, Nfs3.VERSION, procedure, credential, arguments, results, timeout);
     }
 
-    /**
-     * NULL (procedure 0): does nothing, proves the server answers (RFC 1813 section 3.3.0).
-     *
-     * @throws IOException an {@code RpcException} when the call fails in RPC or in the transport (NULL has no NFS
-     *        status)
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** NULL (procedure 0): does nothing, proves the server answers (RFC 1813 section 3.3.0). */
     public void ping() throws IOException, InterruptedException {
         call(Nfs3.PROC_NULL, XdrEncodable.VOID, ReplyReader.of(in -> Boolean.TRUE));
     }
 
-    /**
-     * GETATTR (RFC 1813 section 3.3.1).
-     *
-     * @param object any file handle of the export
-     * @return the attributes
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** GETATTR (RFC 1813 section 3.3.1). */
     public Fattr3 getattr(FileHandle3 object) throws IOException, InterruptedException {
         return call(Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(object), ReplyReader.of(Nfs3Xdr::getattrResults))
                 .orThrow("GETATTR " + object);
     }
 
-    /**
-     * LOOKUP of one name in a directory (RFC 1813 section 3.3.3).
-     *
-     * @param directory the directory's handle
-     * @param name one path component, sent as UTF-8; not {@code .}-expanded or split at {@code /} by this client
-     * @return the handle and, when the server sent them, the attributes of the file and the directory
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** LOOKUP of one name in a directory (RFC 1813 section 3.3.3). */
     public LookupResult lookup(FileHandle3 directory, String name) throws IOException, InterruptedException {
         return call(Nfs3.PROC_LOOKUP, Nfs3Xdr.lookup(directory, name), ReplyReader.of(Nfs3Xdr::lookupResults))
                 .orThrow("LOOKUP " + name);
@@ -126,9 +92,7 @@ public final class Nfs3Client {
      * replace them.
      *
      * @param fsroot a handle in the file system, normally its root
-     * @return the file system's limits and preferences
      * @throws IOException if the server's limits are unusable (rtmax or wtmax 0)
-     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public FsInfo fsinfo(FileHandle3 fsroot) throws IOException, InterruptedException {
         FsInfo info = call(Nfs3.PROC_FSINFO, Nfs3Xdr.fsinfo(fsroot), ReplyReader.of(Nfs3Xdr::fsinfoResults))
@@ -175,15 +139,8 @@ public final class Nfs3Client {
      * never more than the server's {@code rtmax}. Over RPC-over-RDMA the server writes the data straight into
      * {@code into} (a Write chunk).
      *
-     * @param file the regular file's handle
-     * @param offset the byte offset in the file, not negative
-     * @param into where the data goes; its size is the count asked for. Over RDMA it is registered for the call, so it
-     *        should be native memory the caller keeps alive until the call returns
      * @return the result; fewer bytes than asked for at the end of the file, or when {@code into} is larger than
      *         {@code rtmax} or the server returns less
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public ReadResult read(FileHandle3 file, long offset, MemorySegment into) throws IOException, InterruptedException {
         int count = (int) Math.min(into.byteSize(), limits(file).maxReadSize());
@@ -195,13 +152,7 @@ public final class Nfs3Client {
      * Reads {@code into.byteSize()} bytes from {@code offset} with READs of the server's preferred size
      * ({@code rtpref}, at most {@code rtmax}).
      *
-     * @param file the regular file's handle
-     * @param offset the byte offset in the file, not negative
-     * @param into where the data goes; filled from its start
      * @return the bytes read: less than asked for only if the file ended first
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public long readFully(FileHandle3 file, long offset, MemorySegment into) throws IOException, InterruptedException {
         return readFully(file, offset, into, limits(file).preferredReadSize());
@@ -211,14 +162,7 @@ public final class Nfs3Client {
      * Reads {@code into.byteSize()} bytes from {@code offset} with READs of at most {@code maxPerCall} bytes (and at
      * most the server's {@code rtmax}).
      *
-     * @param file the regular file's handle
-     * @param offset the byte offset in the file, not negative
-     * @param into where the data goes; filled from its start
-     * @param maxPerCall the most bytes one READ asks for, positive
      * @return the bytes read: less than asked for only if the file ended first
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public long readFully(FileHandle3 file, long offset, MemorySegment into, int maxPerCall)
             throws IOException, InterruptedException {
@@ -243,15 +187,8 @@ public final class Nfs3Client {
      * {@code wtmax} bytes (see {@link #writeFully} for more). Over RPC-over-RDMA the server pulls the data from
      * {@code data}'s memory (a Read chunk).
      *
-     * @param file the regular file's handle
-     * @param offset the byte offset in the file, not negative
-     * @param data the bytes to write; over RDMA the server reads them from this memory while the call runs
-     * @param stable how durable the server must make the data before answering
      * @return the result; the server may write fewer bytes than given ({@link WriteResult#count})
      * @throws IllegalArgumentException if {@code data} is larger than the server's {@code wtmax}: no WRITE is sent
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public WriteResult write(FileHandle3 file, long offset, MemorySegment data, StableHow stable)
             throws IOException, InterruptedException {
@@ -274,16 +211,11 @@ public final class Nfs3Client {
      * Writes all of {@code data} at {@code offset} with WRITEs of the server's preferred size ({@code wtpref}, at most
      * {@code wtmax}), one after another; a WRITE that writes less than it carried is followed by one for the rest.
      *
-     * @param file the regular file's handle
-     * @param offset the byte offset in the file, not negative
-     * @param data the bytes to write
-     * @param stable the stability each WRITE asks for
      * @return the total; unless {@link WriteFullyResult#committed} is FILE_SYNC, COMMIT makes the data durable. For
      *         empty {@code data} nothing is sent (0 calls, FILE_SYNC, verifier 0)
      * @throws IOException if a WRITE writes nothing (no progress), or the write verifier changed between WRITEs
      *                     when one of them was UNSTABLE (the server restarted and may have lost that data: write it
      *                     again); the bytes before the failing call may have been written
-     * @throws InterruptedException if interrupted while waiting for a reply
      */
     public WriteFullyResult writeFully(FileHandle3 file, long offset, MemorySegment data, StableHow stable)
             throws IOException, InterruptedException {
@@ -314,47 +246,20 @@ public final class Nfs3Client {
         return new WriteFullyResult(done, calls, weakest, verifier == null ? 0 : verifier);
     }
 
-    /**
-     * SETATTR (RFC 1813 section 3.3.2); {@code guard}, if not null, is the ctime the object must still have.
-     *
-     * @param object the file's handle
-     * @param attributes the attributes to set; unset fields stay as they are
-     * @param guard the ctime the object must still have, or null for no check (NFS3ERR_NOT_SYNC when it differs)
-     * @return the object's attributes before and after, as far as the server sent them
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** SETATTR (RFC 1813 section 3.3.2); {@code guard}, if not null, is the ctime the object must still have. */
     public WccData setattr(FileHandle3 object, Sattr3 attributes, NfsTime3 guard)
             throws IOException, InterruptedException {
         return call(Nfs3.PROC_SETATTR, Nfs3Xdr.setattr(object, attributes, guard), ReplyReader.of(Nfs3Xdr::wccResults))
                 .orThrow("SETATTR " + object);
     }
 
-    /**
-     * ACCESS (RFC 1813 section 3.3.4): which of the {@code Nfs3.ACCESS_*} bits in {@code access} the caller has.
-     *
-     * @param object the file's handle
-     * @param access the {@code Nfs3.ACCESS_*} bits to check, OR'ed together
-     * @return the subset of {@code access} the server grants
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** ACCESS (RFC 1813 section 3.3.4): which of the {@code Nfs3.ACCESS_*} bits in {@code access} the caller has. */
     public int access(FileHandle3 object, int access) throws IOException, InterruptedException {
         return call(Nfs3.PROC_ACCESS, Nfs3Xdr.access(object, access), ReplyReader.of(Nfs3Xdr::accessResults))
                 .orThrow("ACCESS " + object);
     }
 
-    /**
-     * READLINK (RFC 1813 section 3.3.5).
-     *
-     * @param symlink the symbolic link's handle
-     * @return the link's target, decoded as UTF-8
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** READLINK (RFC 1813 section 3.3.5). */
     public String readlink(FileHandle3 symlink) throws IOException, InterruptedException {
         return call(Nfs3.PROC_READLINK, symlink::encodeTo, ReplyReader.of(Nfs3Xdr::readlinkResults))
                 .orThrow("READLINK " + symlink);
@@ -366,12 +271,6 @@ public final class Nfs3Client {
      * @param mode {@link Nfs3#CREATE_UNCHECKED}, {@link Nfs3#CREATE_GUARDED} or {@link Nfs3#CREATE_EXCLUSIVE}
      * @param attributes the attributes (UNCHECKED, GUARDED)
      * @param verifier the create verifier (EXCLUSIVE)
-     * @param directory the directory to create in
-     * @param name the new name, sent as UTF-8
-     * @return the new file's handle and attributes, and the directory's before and after
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public DirOpResult create(FileHandle3 directory, String name, int mode, Sattr3 attributes, long verifier)
             throws IOException, InterruptedException {
@@ -382,49 +281,19 @@ public final class Nfs3Client {
                 .orThrow("CREATE " + name);
     }
 
-    /**
-     * CREATE, UNCHECKED, with mode {@code mode}.
-     *
-     * @param directory the directory to create in
-     * @param name the new name, sent as UTF-8
-     * @param mode the permission bits of the new file, such as {@code 0644}
-     * @return the new file's handle and attributes, and the directory's before and after
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** CREATE, UNCHECKED, with mode {@code mode}. */
     public DirOpResult create(FileHandle3 directory, String name, int mode) throws IOException, InterruptedException {
         return create(directory, name, Nfs3.CREATE_UNCHECKED, Sattr3.mode(mode), 0);
     }
 
-    /**
-     * MKDIR (RFC 1813 section 3.3.9).
-     *
-     * @param directory the directory to create in
-     * @param name the new directory's name, sent as UTF-8
-     * @param attributes its initial attributes (typically a mode)
-     * @return the new directory's handle and attributes, and the parent's before and after
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** MKDIR (RFC 1813 section 3.3.9). */
     public DirOpResult mkdir(FileHandle3 directory, String name, Sattr3 attributes)
             throws IOException, InterruptedException {
         return call(Nfs3.PROC_MKDIR, Nfs3Xdr.mkdir(directory, name, attributes), ReplyReader.of(Nfs3Xdr::dirOpResults))
                 .orThrow("MKDIR " + name);
     }
 
-    /**
-     * SYMLINK (RFC 1813 section 3.3.10).
-     *
-     * @param directory the directory to create in
-     * @param name the link's name, sent as UTF-8
-     * @param target what the link points to, sent as UTF-8; the server does not check it
-     * @return the link's handle and attributes, and the directory's before and after
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** SYMLINK (RFC 1813 section 3.3.10). */
     public DirOpResult symlink(FileHandle3 directory, String name, String target)
             throws IOException, InterruptedException {
         return call(
@@ -434,20 +303,7 @@ public final class Nfs3Client {
                 .orThrow("SYMLINK " + name);
     }
 
-    /**
-     * MKNOD (RFC 1813 section 3.3.11); {@code major}/{@code minor} only count for devices.
-     *
-     * @param directory the directory to create in
-     * @param name the new name, sent as UTF-8
-     * @param type NF3CHR, NF3BLK, NF3SOCK or NF3FIFO
-     * @param attributes its initial attributes
-     * @param major the device's major number (NF3CHR, NF3BLK)
-     * @param minor the device's minor number (NF3CHR, NF3BLK)
-     * @return the new object's handle and attributes, and the directory's before and after
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** MKNOD (RFC 1813 section 3.3.11); {@code major}/{@code minor} only count for devices. */
     public DirOpResult mknod(
             FileHandle3 directory, String name, FileType3 type, Sattr3 attributes, int major, int minor)
             throws IOException, InterruptedException {
@@ -458,48 +314,19 @@ public final class Nfs3Client {
                 .orThrow("MKNOD " + name);
     }
 
-    /**
-     * REMOVE (RFC 1813 section 3.3.12).
-     *
-     * @param directory the directory holding the name
-     * @param name the name to remove, sent as UTF-8
-     * @return the directory's attributes before and after
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** REMOVE (RFC 1813 section 3.3.12). */
     public WccData remove(FileHandle3 directory, String name) throws IOException, InterruptedException {
         return call(Nfs3.PROC_REMOVE, Nfs3Args.DirOp.utf8(directory, name), ReplyReader.of(Nfs3Xdr::wccResults))
                 .orThrow("REMOVE " + name);
     }
 
-    /**
-     * RMDIR (RFC 1813 section 3.3.13).
-     *
-     * @param directory the parent directory
-     * @param name the empty directory's name, sent as UTF-8
-     * @return the parent's attributes before and after
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** RMDIR (RFC 1813 section 3.3.13). */
     public WccData rmdir(FileHandle3 directory, String name) throws IOException, InterruptedException {
         return call(Nfs3.PROC_RMDIR, Nfs3Args.DirOp.utf8(directory, name), ReplyReader.of(Nfs3Xdr::wccResults))
                 .orThrow("RMDIR " + name);
     }
 
-    /**
-     * RENAME (RFC 1813 section 3.3.14).
-     *
-     * @param fromDirectory the directory holding the name now
-     * @param fromName the name now, sent as UTF-8
-     * @param toDirectory the directory to move it to, in the same file system
-     * @param toName the new name, sent as UTF-8; an existing file of that name is replaced
-     * @return both directories' attributes before and after
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** RENAME (RFC 1813 section 3.3.14). */
     public RenameResult rename(FileHandle3 fromDirectory, String fromName, FileHandle3 toDirectory, String toName)
             throws IOException, InterruptedException {
         return call(
@@ -509,80 +336,32 @@ public final class Nfs3Client {
                 .orThrow("RENAME " + fromName + " " + toName);
     }
 
-    /**
-     * LINK (RFC 1813 section 3.3.15).
-     *
-     * @param file the existing file
-     * @param directory the directory for the new name
-     * @param name the new name, sent as UTF-8
-     * @return the file's attributes and the directory's before and after
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** LINK (RFC 1813 section 3.3.15). */
     public LinkResult link(FileHandle3 file, FileHandle3 directory, String name)
             throws IOException, InterruptedException {
         return call(Nfs3.PROC_LINK, Nfs3Xdr.link(file, directory, name), ReplyReader.of(Nfs3Xdr::linkResults))
                 .orThrow("LINK " + name);
     }
 
-    /**
-     * FSSTAT (RFC 1813 section 3.3.18).
-     *
-     * @param fsroot a handle in the file system, normally its root
-     * @return the space and file counts
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** FSSTAT (RFC 1813 section 3.3.18). */
     public FsStat fsstat(FileHandle3 fsroot) throws IOException, InterruptedException {
         return call(Nfs3.PROC_FSSTAT, fsroot::encodeTo, ReplyReader.of(Nfs3Xdr::fsstatResults))
                 .orThrow("FSSTAT " + fsroot);
     }
 
-    /**
-     * PATHCONF (RFC 1813 section 3.3.20).
-     *
-     * @param object a handle in the file system
-     * @return the POSIX limits
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** PATHCONF (RFC 1813 section 3.3.20). */
     public PathConf pathconf(FileHandle3 object) throws IOException, InterruptedException {
         return call(Nfs3.PROC_PATHCONF, object::encodeTo, ReplyReader.of(Nfs3Xdr::pathconfResults))
                 .orThrow("PATHCONF " + object);
     }
 
-    /**
-     * COMMIT of {@code count} bytes from {@code offset}, 0 for up to the end of the file (RFC 1813 section 3.3.21).
-     *
-     * @param file the regular file's handle
-     * @param offset the first byte to commit
-     * @param count the bytes to commit; 0 for up to the end of the file
-     * @return the file's attributes and the write verifier, to compare with the UNSTABLE WRITEs' (a different one means
-     *        the server restarted: write again)
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** COMMIT of {@code count} bytes from {@code offset}, 0 for up to the end of the file (RFC 1813 section 3.3.21). */
     public CommitResult commit(FileHandle3 file, long offset, int count) throws IOException, InterruptedException {
         return call(Nfs3.PROC_COMMIT, Nfs3Xdr.commit(file, offset, count), ReplyReader.of(Nfs3Xdr::commitResults))
                 .orThrow("COMMIT " + file);
     }
 
-    /**
-     * One READDIR (RFC 1813 section 3.3.16): cookie 0 and verifier 0 start at the beginning.
-     *
-     * @param directory the directory's handle
-     * @param cookie 0, or the cookie of the last entry of the previous batch
-     * @param cookieVerifier 0, or the verifier of the previous batch
-     * @param count the most bytes of READDIR results the server may send
-     * @return one batch of entries, with {@code eof} once the listing is complete
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** One READDIR (RFC 1813 section 3.3.16): cookie 0 and verifier 0 start at the beginning. */
     public DirList3 readdir(FileHandle3 directory, long cookie, long cookieVerifier, int count)
             throws IOException, InterruptedException {
         ReplyReader<Nfs3Result<DirList3>> results = new ReplyReader<>() {
@@ -600,19 +379,7 @@ public final class Nfs3Client {
                 .orThrow("READDIR " + directory);
     }
 
-    /**
-     * One READDIRPLUS (RFC 1813 section 3.3.17).
-     *
-     * @param directory the directory's handle
-     * @param cookie 0, or the cookie of the last entry of the previous batch
-     * @param cookieVerifier 0, or the verifier of the previous batch
-     * @param dirCount the most bytes of directory information (names and cookies) in the results
-     * @param maxCount the most bytes of READDIRPLUS results in all, attributes and handles included
-     * @return one batch of entries, with attributes and handles, and {@code eof} once the listing is complete
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
-     */
+    /** One READDIRPLUS (RFC 1813 section 3.3.17). */
     public DirList3 readdirplus(FileHandle3 directory, long cookie, long cookieVerifier, int dirCount, int maxCount)
             throws IOException, InterruptedException {
         ReplyReader<Nfs3Result<DirList3>> results = new ReplyReader<>() {
@@ -638,12 +405,6 @@ public final class Nfs3Client {
      * cookie with the verifier of the previous batch (RFC 1813 section 3.3.16).
      *
      * @param count the {@code count} (READDIR) or {@code maxcount} (READDIRPLUS) of each call
-     * @param directory the directory's handle
-     * @param plus true for READDIRPLUS (entries with attributes and handles), false for READDIR
-     * @return every entry, in the server's order ({@code .} and {@code ..} included, as the server sends them)
-     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
-     *        {@code RpcException}) when the call fails in RPC or in the transport
-     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public List<DirEntry3> listDirectory(FileHandle3 directory, int count, boolean plus)
             throws IOException, InterruptedException {

@@ -75,7 +75,11 @@ public enum NfsStat3 {
         return code;
     }
 
-    /** {@return the status of {@code code}, or {@code null} if RFC 1813 defines none} */
+    /**
+     * {@return the status of {@code code}, or {@code null} if RFC 1813 defines none}
+     *
+     * @param code the {@code nfsstat3} word as received
+     */
     public static NfsStat3 of(int code) {
         for (NfsStat3 s : values()) {
             if (s.code == code) {

@@ -14,7 +14,11 @@ public enum StableHow {
         return ordinal();
     }
 
-    /** {@return the value of {@code code}, or {@code null}} */
+    /**
+     * {@return the value of {@code code}, or {@code null}}
+     *
+     * @param code the {@code stable_how} word as received
+     */
     public static StableHow of(int code) {
         return code >= 0 && code <= 2 ? values()[code] : null;
     }

@@ -24,6 +24,7 @@ public interface RpcClient extends AutoCloseable {
     /**
      * Sends a call and returns at once with its future.
      *
+     * @param <T> the results type
      * @param program the program number
      * @param version the program version
      * @param procedure the procedure number
@@ -31,7 +32,6 @@ public interface RpcClient extends AutoCloseable {
      * @param arguments encodes the arguments; may run more than once, so it must be repeatable
      * @param results decodes the results of a SUCCESS reply
      * @param timeout how long to wait for the reply
-     * @param <T> the results type
      * @return the decoded results, or the exceptions the class comment lists
      */
     <T> CompletableFuture<T> call(

@@ -146,12 +146,12 @@ public final class RpcDispatcher implements RpcService {
         /**
          * Registers a procedure.
          *
+         * @param <A> the decoded argument type
          * @param program the program number
          * @param version the program version
          * @param procedure the procedure number
          * @param arguments decodes the arguments; an {@link XdrException} from it is answered with GARBAGE_ARGS
          * @param body runs the procedure
-         * @param <A> the decoded argument type
          * @return this builder
          * @throws IllegalStateException if that (program, version, procedure) is already registered
          */

@@ -203,9 +203,9 @@ public final class XdrDecoder {
     /**
      * Decodes an XDR {@code enum} and maps it with {@code lookup}.
      *
+     * @param <E> the Java type of the enum's constants
      * @param lookup returns the constant for a value, or {@code null} for a value the enum does not declare
      * @param type the enum's name, for the error message
-     * @param <E> the Java type of the enum's constants
      * @return the constant {@code lookup} gave for the value
      * @throws XdrException {@link XdrException.Reason#INVALID_VALUE} if {@code lookup} returns {@code null}
      */
@@ -309,10 +309,10 @@ public final class XdrDecoder {
     /**
      * Decodes a counted array {@code T<maxCount>} (RFC 4506 section 4.13).
      *
+     * @param <T> the element type
      * @param maxCount the declared maximum count
      * @param minElementSize the least number of bytes one element can occupy (at least {@value Xdr#UNIT}); a
      *                       count that the remaining bytes cannot hold is rejected before any allocation
-     * @param <T> the element type
      * @param reader decodes one element
      * @return an unmodifiable list
      * @throws XdrException if the count exceeds {@code maxCount} or the remaining bytes cannot hold it, or an element
@@ -340,9 +340,9 @@ public final class XdrDecoder {
     /**
      * Decodes a fixed-length array {@code T[count]} (RFC 4506 section 4.12).
      *
-     * @param minElementSize as for {@link #getArray(int, int, XdrReader)}
      * @param <T> the element type
      * @param count the declared fixed count n
+     * @param minElementSize as for {@link #getArray(int, int, XdrReader)}
      * @param reader decodes one element
      * @return an unmodifiable list of {@code count} elements
      * @throws XdrException if the remaining bytes cannot hold {@code count} elements or an element is malformed

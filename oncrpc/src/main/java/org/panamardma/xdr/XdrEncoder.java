@@ -369,8 +369,8 @@ public final class XdrEncoder {
      * Encodes {@code string<max>} (RFC 4506 section 4.11) as UTF-8 bytes (XDR strings are ASCII by the RFC; UTF-8
      * is its superset and what NFSv4 uses).
      *
-     * @param maxLength the declared maximum length in bytes
      * @param value the string; its UTF-8 bytes are written, not its chars
+     * @param maxLength the declared maximum length in bytes
      * @return this encoder
      * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if its UTF-8 encoding is longer than {@code
      *        maxLength}
@@ -382,9 +382,9 @@ public final class XdrEncoder {
     /**
      * Encodes a counted array {@code T<max>} (RFC 4506 section 4.13): the element count, then each element.
      *
-     * @param maxCount the declared maximum count
      * @param <T> the element type
      * @param values the elements, at most {@code maxCount}
+     * @param maxCount the declared maximum count
      * @param writer encodes one element
      * @return this encoder
      * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if there are more than {@code maxCount} elements
@@ -401,9 +401,9 @@ public final class XdrEncoder {
     /**
      * Encodes a fixed-length array {@code T[n]} (RFC 4506 section 4.12): each element, no count.
      *
-     * @param count the declared fixed count n
      * @param <T> the element type
      * @param values exactly {@code count} elements
+     * @param count the declared fixed count n
      * @param writer encodes one element
      * @return this encoder
      * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code values} does not hold {@code count}
@@ -443,8 +443,8 @@ public final class XdrEncoder {
     /**
      * Encodes optional-data {@code T *name} (RFC 4506 section 4.19): FALSE, or TRUE then the value.
      *
-     * @param value the value, or {@code null} for absent
      * @param <T> the value type
+     * @param value the value, or {@code null} for absent
      * @param writer encodes the value when present
      * @return this encoder
      */

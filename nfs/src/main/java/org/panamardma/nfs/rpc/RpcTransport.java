@@ -28,6 +28,7 @@ public interface RpcTransport extends AutoCloseable {
     /**
      * Sends a call and waits for its results.
      *
+     * @param <T> the results type
      * @param program the RPC program number
      * @param version the program version
      * @param procedure the procedure number

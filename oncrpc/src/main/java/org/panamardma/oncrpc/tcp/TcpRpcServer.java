@@ -198,7 +198,7 @@ public final class TcpRpcServer implements AutoCloseable {
             } catch (IOException e) {
                 if (!closed.get()) {
                     LOG.warn("accepting a connection on port " + port(), e);
-                    pause();
+                    Sockets.pause();
                 }
                 continue;
             }
@@ -217,7 +217,7 @@ public final class TcpRpcServer implements AutoCloseable {
                             : "its address has")
                     + " its most connections (" + refused.limit() + "); "
                     + admission.refused() + " refused so far");
-            reset(socket);
+            Sockets.reset(socket);
             return;
         }
         ConnectionAdmission.Ticket ticket = (ConnectionAdmission.Ticket) decision;
@@ -229,7 +229,7 @@ public final class TcpRpcServer implements AutoCloseable {
                     name,
                     new BufferedInputStream(socket.getInputStream(), 64 << 10),
                     new BufferedOutputStream(socket.getOutputStream(), 64 << 10),
-                    () -> closeQuietly(socket),
+                    () -> Sockets.closeQuietly(socket),
                     service,
                     Optional.ofNullable((InetSocketAddress) socket.getLocalSocketAddress()),
                     Optional.ofNullable((InetSocketAddress) socket.getRemoteSocketAddress()),
@@ -251,7 +251,7 @@ public final class TcpRpcServer implements AutoCloseable {
             Thread.ofVirtual().name(name).start(connection::run);
         } catch (IOException | RuntimeException e) {
             LOG.warn("setting up a connection from " + socket.getRemoteSocketAddress(), e);
-            closeQuietly(socket);
+            Sockets.closeQuietly(socket);
             ticket.close();
         }
     }
@@ -272,31 +272,6 @@ public final class TcpRpcServer implements AutoCloseable {
                     c.close(expired);
                 }
             }
-        }
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(10);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void reset(Socket socket) {
-        try {
-            socket.setSoLinger(true, 0);
-        } catch (IOException ignored) {
-            // closed anyway
-        }
-        closeQuietly(socket);
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // nothing more to do
         }
     }
 
