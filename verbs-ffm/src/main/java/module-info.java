@@ -26,7 +26,8 @@ module org.panamardma.verbs {
     exports org.panamardma.verbs.connection.agent;
     exports org.panamardma.verbs.extensions;
     // Spans makes segments larger (a restricted operation of FFM) on this module's native access: only for the
-    // project's own modules, never for code that was not itself granted native access
+    // project's own modules, never for code that was not itself granted native access. Callbacks (a completion
+    // callback's failure logged, not lost) is shared with them here too: a helper, not API
     exports org.panamardma.verbs.trusted to
             org.panamardma.rpcrdma;
 }

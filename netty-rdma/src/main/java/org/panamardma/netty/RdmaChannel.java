@@ -389,7 +389,9 @@ public final class RdmaChannel extends AbstractChannel implements DuplexChannel 
                 finishShutdownOutputIfDrained();
             }
         } else {
-            eventLoop().execute(() -> shutdownOutput(promise));
+            eventLoop().execute(() -> {
+                var _ = shutdownOutput(promise); // the caller's own promise, returned below
+            });
         }
         return promise;
     }

@@ -33,7 +33,7 @@ public final class AllocationProbe {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             thread = Thread.currentThread().threadId();
-            ctx.writeAndFlush(msg, ctx.voidPromise());
+            var _ = ctx.writeAndFlush(msg, ctx.voidPromise()); // a void promise: a failure fires exceptionCaught
         }
     }
 
@@ -46,7 +46,7 @@ public final class AllocationProbe {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             thread = Thread.currentThread().threadId();
             if (--left > 0) {
-                ctx.writeAndFlush(msg, ctx.voidPromise()); // the same 64 bytes again
+                var _ = ctx.writeAndFlush(msg, ctx.voidPromise()); // the same 64 bytes again
             } else {
                 ((ByteBuf) msg).release();
                 done.complete(null);
@@ -118,7 +118,9 @@ public final class AllocationProbe {
         pinger.done = new CompletableFuture<>();
         long s0 = echo.thread == 0 ? 0 : threads.getThreadAllocatedBytes(echo.thread);
         long c0 = pinger.thread == 0 ? 0 : threads.getThreadAllocatedBytes(pinger.thread);
-        ch.writeAndFlush(ch.alloc().directBuffer(64).writeZero(64), ch.voidPromise());
+        var _ = ch.writeAndFlush(
+                ch.alloc().directBuffer(64).writeZero(64),
+                ch.voidPromise()); // a void promise: a failure fires exceptionCaught
         pinger.done.get(600, TimeUnit.SECONDS);
         if (s0 == 0 || c0 == 0) {
             return new long[] {Long.MAX_VALUE, Long.MAX_VALUE}; // the loops' threads were not known before the run

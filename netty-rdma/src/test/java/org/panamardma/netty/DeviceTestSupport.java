@@ -37,7 +37,7 @@ final class DeviceTestSupport {
     static void shutdown(EventLoopGroup... groups) throws InterruptedException {
         for (EventLoopGroup g : groups) {
             if (g != null) {
-                g.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+                var _ = g.shutdownGracefully(0, 5, TimeUnit.SECONDS); // waited for below (terminationFuture)
             }
         }
         for (EventLoopGroup g : groups) {

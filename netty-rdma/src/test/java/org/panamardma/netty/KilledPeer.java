@@ -3,6 +3,7 @@ package org.panamardma.netty;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
@@ -42,7 +43,7 @@ public final class KilledPeer {
                             ByteBuf b = ctx.alloc().directBuffer(8192);
                             DeviceTestSupport.fill(b, 0, written, 8192);
                             written += 8192;
-                            ctx.write(b);
+                            ctx.write(b).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
                         }
                         ctx.flush();
                     }

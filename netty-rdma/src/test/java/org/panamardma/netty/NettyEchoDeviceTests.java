@@ -8,6 +8,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -54,7 +55,7 @@ abstract class NettyEchoDeviceTests {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg);
+            ctx.write(msg).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
         }
 
         @Override
@@ -70,7 +71,7 @@ abstract class NettyEchoDeviceTests {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
+            var _ = ctx.close();
         }
     }
 
@@ -120,7 +121,7 @@ abstract class NettyEchoDeviceTests {
                 DeviceTestSupport.fill(b, connection, written, size);
                 patternNanos += System.nanoTime() - t0;
                 written += size;
-                ctx.write(b);
+                ctx.write(b).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
                 wrote = true;
             }
             if (wrote) {
@@ -128,7 +129,10 @@ abstract class NettyEchoDeviceTests {
             }
         }
 
+        // only this channel's event loop writes received (Netty runs a channel's handlers on one thread); it is
+        // volatile for the progress the test thread reads
         @Override
+        @SuppressWarnings("NonAtomicVolatileUpdate")
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf b = (ByteBuf) msg;
             try {
@@ -141,7 +145,7 @@ abstract class NettyEchoDeviceTests {
                     done.completeExceptionally(new AssertionError("connection " + connection + ": byte "
                             + (received + bad) + " is " + b.getByte(at + bad) + ", expected "
                             + DeviceTestSupport.pattern(connection, received + bad)));
-                    ctx.close();
+                    var _ = ctx.close();
                     return;
                 }
                 received += n;
@@ -158,7 +162,7 @@ abstract class NettyEchoDeviceTests {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             done.completeExceptionally(cause);
-            ctx.close();
+            var _ = ctx.close();
         }
 
         @Override

@@ -8,6 +8,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -229,7 +230,9 @@ abstract class RobustnessDeviceTests {
                             } else if (!blocked.isDone()) {
                                 writtenWhenBlocked[0] = written;
                                 // what the channel holds unsent: the outbound buffer, bounded by the water mark
-                                ctx.channel().eventLoop().schedule(() -> blocked.complete(null), 2, TimeUnit.SECONDS);
+                                var _ = ctx.channel()
+                                        .eventLoop()
+                                        .schedule(() -> blocked.complete(null), 2, TimeUnit.SECONDS);
                             }
                         }
 
@@ -239,7 +242,7 @@ abstract class RobustnessDeviceTests {
                                 ByteBuf b = ctx.alloc().directBuffer(n);
                                 DeviceTestSupport.fill(b, 3, written, n);
                                 written += n;
-                                ctx.write(b);
+                                ctx.write(b).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
                             }
                             ctx.flush();
                         }

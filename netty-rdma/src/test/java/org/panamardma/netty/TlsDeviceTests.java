@@ -8,6 +8,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -106,7 +107,7 @@ abstract class TlsDeviceTests {
                             ch.pipeline().addLast(tls, new ChannelInboundHandlerAdapter() {
                                 @Override
                                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                    ctx.write(msg);
+                                    ctx.write(msg).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
                                 }
 
                                 @Override
@@ -173,7 +174,8 @@ abstract class TlsDeviceTests {
             long echoStart = System.nanoTime();
             for (int off = 0; off < payload.length; off += 100_000) {
                 int n = Math.min(100_000, payload.length - off);
-                client.write(client.alloc().buffer(n).writeBytes(payload, off, n));
+                client.write(client.alloc().buffer(n).writeBytes(payload, off, n))
+                        .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
             }
             client.flush();
             assertArrayEquals(

@@ -416,7 +416,7 @@ abstract class Oncrpc4jBridgeDeviceTests {
                                 r.placed(0).toArray(JAVA_BYTE))));
                     }
                 }
-                f.thenRun(() -> maxOutstanding.accumulateAndGet(c.outstandingAndQueued()[0], Math::max));
+                var _ = f.thenRun(() -> maxOutstanding.accumulateAndGet(c.outstandingAndQueued()[0], Math::max));
             }
             // meanwhile oncrpc4j's TCP server runs the same instance
             for (int i = 0; i < 100; i++) {

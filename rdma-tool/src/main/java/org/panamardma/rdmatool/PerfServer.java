@@ -6,6 +6,7 @@ import static org.panamardma.rdmatool.PerfLoops.writeLatency;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEvent;
@@ -27,7 +28,7 @@ public final class PerfServer implements AutoCloseable {
     private final PrintStream out;
     private final Duration timeout;
     private volatile boolean closing;
-    private volatile int served;
+    private final AtomicInteger served = new AtomicInteger();
 
     private PerfServer(InetSocketAddress bind, Duration timeout, PrintStream out) throws RdmaException {
         this.out = out;
@@ -49,7 +50,7 @@ public final class PerfServer implements AutoCloseable {
 
     /** How many connections it has served to the end. */
     public int served() {
-        return served;
+        return served.get();
     }
 
     /** Blocks until the server thread ends (it ends only when closed, or on a listener failure). */
@@ -133,7 +134,7 @@ public final class PerfServer implements AutoCloseable {
             ep.awaitReceiveBlocking(System.nanoTime()
                     + timeout.toNanos() * Math.max(1, r.sizes().size()));
             // The client's final SEND says its run is over: served, whatever becomes of our answer below.
-            served++;
+            served.incrementAndGet();
             // Answer it, then let the client be the one to disconnect, once it has our answer. Whoever closes
             // first must have nothing left in flight: on siw a SEND completes once handed to TCP, and a
             // disconnect right after it flushed the peer's receive (seen in CI, in both directions).

@@ -21,8 +21,6 @@ import org.panamardma.xdr.XdrException;
  * <p>Immutable and thread-safe.
  */
 public final class RpcRdmaHeaderDecoder {
-    private static final int FIXED_WORDS = 4;
-
     private final HeaderLimits limits;
 
     /**

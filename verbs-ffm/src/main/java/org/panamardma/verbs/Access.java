@@ -34,12 +34,17 @@ public enum Access {
         this.bit = bit;
     }
 
-    /** The {@code IBV_ACCESS_*} bit of this flag. */
+    /** {@return the {@code IBV_ACCESS_*} bit of this flag (enum ibv_access_flags, verbs.h)} */
     public int bit() {
         return bit;
     }
 
-    /** The {@code IBV_ACCESS_*} bits of {@code access}, or-ed: what {@code ibv_reg_mr} takes. */
+    /**
+     * The {@code IBV_ACCESS_*} bits of {@code access}, or-ed: what {@code ibv_reg_mr} takes.
+     *
+     * @param access the flags; an empty set grants local read only
+     * @return the or-ed bits
+     */
     public static int bits(Set<Access> access) {
         int b = 0;
         for (Access a : access) {

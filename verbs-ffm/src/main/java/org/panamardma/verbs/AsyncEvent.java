@@ -22,17 +22,22 @@ public record AsyncEvent(
         subject = subject == null ? Optional.empty() : subject;
     }
 
-    /** The queue pair the event is about, when it is one of ours. */
+    /** {@return the queue pair the event is about, when it is one made through this library on the same context} */
     public Optional<QueuePair> queuePair() {
         return subject.filter(QueuePair.class::isInstance).map(QueuePair.class::cast);
     }
 
-    /** The completion queue the event is about, when it is one of ours. */
+    /**
+     * {@return the completion queue the event is about, when it is one made through this library on the same context}
+     */
     public Optional<CompletionQueue> completionQueue() {
         return subject.filter(CompletionQueue.class::isInstance).map(CompletionQueue.class::cast);
     }
 
-    /** The shared receive queue the event is about, when it is one of ours. */
+    /**
+     * {@return the shared receive queue the event is about, when it is one made through this library on the same
+     * context}
+     */
     public Optional<SharedReceiveQueue> sharedReceiveQueue() {
         return subject.filter(SharedReceiveQueue.class::isInstance).map(SharedReceiveQueue.class::cast);
     }

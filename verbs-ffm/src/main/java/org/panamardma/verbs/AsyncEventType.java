@@ -74,17 +74,17 @@ public enum AsyncEventType {
         this.subject = subject;
     }
 
-    /** The {@code IBV_EVENT_*} value. */
+    /** {@return the {@code IBV_EVENT_*} value (enum ibv_event_type, verbs.h)} */
     public int value() {
         return value;
     }
 
-    /** What the event is about: a queue pair, a CQ, an SRQ, a work queue, a port or the device. */
+    /** {@return what the event is about: a queue pair, a CQ, an SRQ, a work queue, a port or the device} */
     public Subject subject() {
         return subject;
     }
 
-    /** Whether the event means the object (or device) can no longer be used as it was. */
+    /** {@return whether the event means the object (or device) can no longer be used as it was} */
     public boolean isError() {
         return switch (this) {
             case CQ_ERR, QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, PATH_MIG_ERR, DEVICE_FATAL, PORT_ERR, SRQ_ERR, WQ_FATAL ->
@@ -93,7 +93,12 @@ public enum AsyncEventType {
         };
     }
 
-    /** The type of the {@code IBV_EVENT_*} value {@code value}. */
+    /**
+     * The type of the {@code IBV_EVENT_*} value {@code value}.
+     *
+     * @param value the {@code event_type} of a {@code struct ibv_async_event}
+     * @return its type; {@link #UNKNOWN} for a value this enum does not know (a newer rdma-core)
+     */
     public static AsyncEventType of(int value) {
         for (AsyncEventType t : values()) {
             if (t.value == value && t != UNKNOWN) {

@@ -27,12 +27,12 @@ public final class ChainPostException extends RdmaException {
         this.chainLength = chainLength;
     }
 
-    /** How many of the chain's first requests were posted: the index of the refused one. */
+    /** {@return how many of the chain's first requests were posted: the index of the refused one} */
     public int postedRequests() {
         return postedRequests;
     }
 
-    /** How many requests the chain had. */
+    /** {@return how many requests the chain had} */
     public int chainLength() {
         return chainLength;
     }

@@ -84,7 +84,7 @@ public final class CompletionChannel extends NativeResource {
 
     private final Object queueLock = new Object();
 
-    /** The channel's file descriptor, for integration with an event loop (it is non-blocking). */
+    /** {@return the channel's file descriptor, for integration with an event loop (it is non-blocking)} */
     public int fd() {
         return fd;
     }
@@ -94,6 +94,12 @@ public final class CompletionChannel extends NativeResource {
      * queue that raised it, or null on timeout. The queue must be re-armed to raise another event.
      *
      * <p>Verbs: {@code ibv_get_cq_event}, {@code ibv_ack_cq_events}.
+     *
+     * @param timeoutMillis the longest wait in milliseconds; 0 does not wait
+     * @return the armed queue that raised the event, or null if none did in time
+     * @throws RdmaException with {@code ibv_get_cq_event}'s errno, or if the thread was interrupted while waiting (its
+     *                       interrupt status is set again)
+     * @throws IllegalStateException if the channel is closed, or closed while waiting
      */
     @Verb("ibv_get_cq_event")
     @Verb("ibv_ack_cq_events")

@@ -134,12 +134,12 @@ public final class CompletionQueue extends NativeResource {
         }
     }
 
-    /** The number of entries the device gave the queue (at least what was asked). */
+    /** {@return the number of entries the device gave the queue (at least what was asked)} */
     public int capacity() {
         return capacity;
     }
 
-    /** The device context the CQ is on. */
+    /** {@return the device context the CQ is on} */
     public Context context() {
         return context;
     }
@@ -149,6 +149,11 @@ public final class CompletionQueue extends NativeResource {
      * ({@link WorkCompletions#count()} too). Allocates nothing.
      *
      * <p>Verbs: {@code ibv_poll_cq}, {@code ibv_start_poll}, {@code ibv_next_poll}, {@code ibv_end_poll}, {@code ibv_wc_read_opcode}, {@code ibv_wc_read_vendor_err}, {@code ibv_wc_read_byte_len}, {@code ibv_wc_read_imm_data}, {@code ibv_wc_read_qp_num}, {@code ibv_wc_read_wc_flags}.
+     *
+     * @param completions where the entries go, reused call after call; its capacity bounds one poll
+     * @return how many completions were taken, 0 when the queue is empty
+     * @throws RdmaException with EIO if the provider's poll returned an error (the CQ is then unusable)
+     * @throws IllegalStateException if the queue is closed
      */
     @Verb("ibv_poll_cq")
     @Verb("ibv_start_poll")
@@ -192,8 +197,8 @@ public final class CompletionQueue extends NativeResource {
     }
 
     /**
-     * Whether this CQ was made with {@code ibv_create_cq_ex} (an {@code ibv_cq_ex}); it is then polled with
-     * {@code ibv_start_poll} / {@code ibv_next_poll} unless the provider serves it with {@code ibv_poll_cq}.
+     * {@return whether this CQ was made with {@code ibv_create_cq_ex} (an {@code ibv_cq_ex}); it is then polled with
+     * {@code ibv_start_poll} / {@code ibv_next_poll} unless the provider serves it with {@code ibv_poll_cq}}
      */
     public boolean isExtended() {
         return extended;
@@ -322,6 +327,10 @@ public final class CompletionQueue extends NativeResource {
      * one event on the channel. Poll again after arming: completions that arrived before it make no event.
      *
      * <p>Verb: {@code ibv_req_notify_cq}.
+     *
+     * @param solicitedOnly whether only a solicited or failed completion raises the event
+     * @throws RdmaException with {@code ibv_req_notify_cq}'s errno
+     * @throws IllegalStateException if the queue is closed or has no completion channel
      */
     @Verb("ibv_req_notify_cq")
     public void requestNotification(boolean solicitedOnly) throws RdmaException {
@@ -344,7 +353,7 @@ public final class CompletionQueue extends NativeResource {
         }
     }
 
-    /** The completion channel the CQ was created with, or null if none. */
+    /** {@return the completion channel the CQ was created with, or null if none} */
     public CompletionChannel channel() {
         return channel;
     }

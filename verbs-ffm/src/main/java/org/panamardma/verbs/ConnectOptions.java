@@ -41,19 +41,37 @@ public record ConnectOptions(
         }
     }
 
-    /** These options with {@code rnrRetry} RNR retries (7: without limit). */
+    /**
+     * These options with {@code rnrRetry} RNR retries (7: without limit).
+     *
+     * @param rnrRetry 0 to 7
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if {@code rnrRetry} is out of range
+     */
     public ConnectOptions withRnrRetry(int rnrRetry) {
         return new ConnectOptions(
                 responderResources, initiatorDepth, timeout, retryCount, rnrRetry, minRnrTimer, hopLimit, trafficClass);
     }
 
-    /** These options with {@code retryCount} transport retries. */
+    /**
+     * These options with {@code retryCount} transport retries.
+     *
+     * @param retryCount retries before the request fails with RETRY_EXC_ERR, 0 to 7
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if {@code retryCount} is out of range
+     */
     public ConnectOptions withRetryCount(int retryCount) {
         return new ConnectOptions(
                 responderResources, initiatorDepth, timeout, retryCount, rnrRetry, minRnrTimer, hopLimit, trafficClass);
     }
 
-    /** These options with the local ACK timeout exponent {@code timeout} (4.096 us * 2^timeout; 0: infinite). */
+    /**
+     * These options with the local ACK timeout exponent {@code timeout} (4.096 us * 2^timeout; 0: infinite).
+     *
+     * @param timeout 0 to 31
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if {@code timeout} is out of range
+     */
     public ConnectOptions withTimeout(int timeout) {
         return new ConnectOptions(
                 responderResources, initiatorDepth, timeout, retryCount, rnrRetry, minRnrTimer, hopLimit, trafficClass);

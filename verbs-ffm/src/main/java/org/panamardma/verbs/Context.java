@@ -14,8 +14,6 @@ import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.VerbsOps;
 import org.panamardma.verbs.ffi.ibv_context;
 import org.panamardma.verbs.ffi.ibv_device;
-import org.panamardma.verbs.ffi.ibv_device_attr;
-import org.panamardma.verbs.ffi.ibv_device_attr_ex;
 import org.panamardma.verbs.ffi.ibv_gid_entry;
 import org.panamardma.verbs.ffi.ibv_port_attr;
 import org.panamardma.verbs.ffi.verbs_context;
@@ -80,7 +78,7 @@ public final class Context extends NativeResource {
         this.createQpExFn = extendedOp(verbs_context.create_qp_ex$OFFSET);
         this.createCqExFn = extendedOp(verbs_context.create_cq_ex$OFFSET);
         this.queryPortFn = extendedOp(verbs_context.query_port$OFFSET);
-        this.attributes = queryDevice(extendedOp(verbs_context.query_device_ex$OFFSET));
+        this.attributes = DeviceQuery.query(handle, deviceName, extendedOp(verbs_context.query_device_ex$OFFSET));
         this.providerTraits = ProviderTraits.of(attributes.vendorId());
     }
 
@@ -89,8 +87,12 @@ public final class Context extends NativeResource {
      *
      * <p>Verbs: {@code ibv_get_device_list}, {@code ibv_open_device}.
      *
-     * @throws RdmaLibraryException if libibverbs is not installed (the message names the package to install), cannot
-     *                              be loaded, or is older than rdma-core {@value RdmaCore#OLDEST_SUPPORTED}
+     * @param deviceName the kernel's device name, e.g. {@code rxe0} (see {@link Device#list()})
+     * @return the open context; close it last, after everything made on it (closing it closes them first)
+     * @throws RdmaLibraryException if libibverbs is not installed (the message names the package to install), cannot be
+     *                              loaded, or is older than rdma-core {@value RdmaCore#OLDEST_SUPPORTED}
+     * @throws RdmaException if there is no device of that name, or with the errno of {@code ibv_get_device_list} or
+     *                       {@code ibv_open_device} (EPERM, ENOMEM)
      */
     @Verb("ibv_get_device_list")
     @Verb("ibv_open_device")
@@ -184,58 +186,12 @@ public final class Context extends NativeResource {
         return installed.get(ADDRESS, sz - fromEnd);
     }
 
-    private DeviceAttributes queryDevice(MemorySegment queryDeviceExFn) throws RdmaException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = arena.allocate(ibv_device_attr_ex.layout());
-            int rc = Errno.EOPNOTSUPP;
-            if (!queryDeviceExFn.equals(MemorySegment.NULL)) {
-                rc = (int) VerbsOps.QUERY_DEVICE_EX.invokeExact(
-                        queryDeviceExFn, handle, MemorySegment.NULL, attr, attr.byteSize());
-            }
-            if (rc == Errno.EOPNOTSUPP || rc == Errno.ENOSYS) {
-                attr.fill((byte) 0);
-                rc = verbs_h.ibv_query_device(handle, attr);
-            }
-            if (rc != 0) {
-                throw new RdmaException("ibv_query_device_ex(" + deviceName + ")", rc);
-            }
-            long o = ibv_device_attr_ex.orig_attr$OFFSET;
-            return new DeviceAttributes(
-                    attr.getString(o + ibv_device_attr.fw_ver$OFFSET),
-                    Long.reverseBytes(attr.get(JAVA_LONG, o + ibv_device_attr.node_guid$OFFSET)),
-                    attr.get(JAVA_LONG, o + ibv_device_attr.max_mr_size$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.vendor_id$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.vendor_part_id$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp_wr$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_sge$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_sge_rd$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_cq$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_cqe$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_mr$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_pd$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp_rd_atom$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_qp_init_rd_atom$OFFSET),
-                    AtomicCapability.of(attr.get(JAVA_INT, o + ibv_device_attr.atomic_cap$OFFSET)),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_srq$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_srq_wr$OFFSET),
-                    attr.get(JAVA_INT, o + ibv_device_attr.max_srq_sge$OFFSET),
-                    Byte.toUnsignedInt(attr.get(JAVA_BYTE, o + ibv_device_attr.phys_port_cnt$OFFSET)),
-                    attr.get(JAVA_INT, o + ibv_device_attr.device_cap_flags$OFFSET),
-                    attr.get(JAVA_LONG, ibv_device_attr_ex.device_cap_flags_ex$OFFSET));
-        } catch (RdmaException | RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
-    }
-
-    /** The device's name ({@code rxe0}, {@code siw0}, {@code mlx5_0}...). */
+    /** {@return the device's name ({@code rxe0}, {@code siw0}, {@code mlx5_0}...)} */
     public String deviceName() {
         return deviceName;
     }
 
-    /** The device's transport: InfiniBand (also RoCE) or iWARP. */
+    /** {@return the device's transport: InfiniBand (also RoCE) or iWARP} */
     public TransportType transportType() {
         return transportType;
     }
@@ -244,6 +200,8 @@ public final class Context extends NativeResource {
      * The device's limits and capabilities, as queried when it was opened.
      *
      * <p>Verbs: {@code ibv_query_device_ex}, {@code ibv_query_device}.
+     *
+     * @return the attributes (a value: querying again needs a new context)
      */
     @Verb("ibv_query_device_ex")
     @Verb("ibv_query_device")
@@ -255,6 +213,10 @@ public final class Context extends NativeResource {
      * Queries a port (numbered from 1).
      *
      * <p>Verb: {@code ibv_query_port}.
+     *
+     * @param port the port number, 1 to {@link DeviceAttributes#physicalPortCount()}
+     * @return the port's state, MTUs, link layer and limits now
+     * @throws RdmaException with {@code ibv_query_port}'s errno (EINVAL for a port the device does not have)
      */
     @Verb("ibv_query_port")
     public PortAttributes queryPort(int port) throws RdmaException {
@@ -296,6 +258,11 @@ public final class Context extends NativeResource {
      * The valid entries of a port's GID table.
      *
      * <p>Verb: {@code ibv_query_gid_table}.
+     *
+     * @param port the port number, 1 to {@link DeviceAttributes#physicalPortCount()}
+     * @return the valid entries, in index order (unused entries left out)
+     * @throws RdmaException with {@code ibv_query_gid_table}'s errno (rdma-core 32 and later; EOPNOTSUPP where the
+     *                       kernel lacks the query)
      */
     @Verb("ibv_query_gid_table")
     public List<GidEntry> gidTable(int port) throws RdmaException {
@@ -332,6 +299,9 @@ public final class Context extends NativeResource {
      * Allocates a protection domain.
      *
      * <p>Verb: {@code ibv_alloc_pd}.
+     *
+     * @return the new protection domain; closing it closes its regions, windows, queue pairs and SRQs first
+     * @throws RdmaException with {@code ibv_alloc_pd}'s errno (ENOMEM)
      */
     @Verb("ibv_alloc_pd")
     public ProtectionDomain allocateProtectionDomain() throws RdmaException {
@@ -345,6 +315,9 @@ public final class Context extends NativeResource {
      * Creates a completion channel, for waiting on completions instead of busy polling.
      *
      * <p>Verb: {@code ibv_create_comp_channel}.
+     *
+     * @return the new channel; close it after the CQs made with it
+     * @throws RdmaException with {@code ibv_create_comp_channel}'s errno (EMFILE: out of descriptors)
      */
     @Verb("ibv_create_comp_channel")
     public CompletionChannel createCompletionChannel() throws RdmaException {
@@ -358,6 +331,11 @@ public final class Context extends NativeResource {
      * Creates a completion queue of at least {@code capacity} entries, polled only (no channel).
      *
      * <p>Verb: {@code ibv_create_cq}.
+     *
+     * @param capacity the entries wanted, 1 to {@link DeviceAttributes#maxCqe()}; the device may give more
+     * @return the new CQ
+     * @throws RdmaException with {@code ibv_create_cq}'s errno (ENOMEM)
+     * @throws IllegalArgumentException if {@code capacity} is out of range
      */
     @Verb("ibv_create_cq")
     public CompletionQueue createCompletionQueue(int capacity) throws RdmaException {
@@ -369,6 +347,12 @@ public final class Context extends NativeResource {
      * {@code channel} (null: none).
      *
      * <p>Verb: {@code ibv_create_cq}.
+     *
+     * @param capacity the entries wanted, 1 to {@link DeviceAttributes#maxCqe()}; the device may give more
+     * @param channel  where its completion events go once armed, or null
+     * @return the new CQ
+     * @throws RdmaException with {@code ibv_create_cq}'s errno (ENOMEM)
+     * @throws IllegalArgumentException if {@code capacity} is out of range
      */
     @Verb("ibv_create_cq")
     public CompletionQueue createCompletionQueue(int capacity, CompletionChannel channel) throws RdmaException {
@@ -381,6 +365,13 @@ public final class Context extends NativeResource {
      * them (rxe), and is a plain CQ where it has not (siw) — see {@link CompletionQueue#isExtended()}.
      *
      * <p>Verbs: {@code ibv_create_cq}, {@code ibv_create_cq_ex}.
+     *
+     * @param capacity the entries wanted, 1 to {@link DeviceAttributes#maxCqe()}; the device may give more
+     * @param channel  where its completion events go once armed, or null
+     * @param extended whether to ask for an {@code ibv_cq_ex} (a plain CQ where the provider has none)
+     * @return the new CQ
+     * @throws RdmaException with the errno of {@code ibv_create_cq_ex} or {@code ibv_create_cq} (ENOMEM)
+     * @throws IllegalArgumentException if {@code capacity} is out of range
      */
     @Verb("ibv_create_cq")
     @Verb("ibv_create_cq_ex")
@@ -401,6 +392,11 @@ public final class Context extends NativeResource {
      * {@code listener}, on a thread of the returned monitor; close the monitor to stop. One at a time per context.
      *
      * <p>Verbs: {@code ibv_get_async_event}, {@code ibv_ack_async_event}.
+     *
+     * @param listener gets each event, on the monitor's thread; it must not block for long (events wait behind it)
+     * @return the running monitor; close it to stop delivering
+     * @throws RdmaException if the async fd cannot be made non-blocking (its errno)
+     * @throws IllegalStateException if the context already has a monitor open
      */
     @Verb("ibv_get_async_event")
     @Verb("ibv_ack_async_event")

@@ -29,9 +29,10 @@ public record Device(String name, NodeType nodeType, TransportType transportType
      *
      * <p>Verbs: {@code ibv_get_device_list}, {@code ibv_get_device_guid}.
      *
-     * @throws RdmaLibraryException if libibverbs is not installed (the message names the package to install), cannot
-     *                              be loaded, or is older than rdma-core {@value RdmaCore#OLDEST_SUPPORTED}
-     * @throws RdmaException        if libibverbs fails for another reason (for example {@code EPERM})
+     * @return the devices in libibverbs' order, an empty list if there are none
+     * @throws RdmaLibraryException if libibverbs is not installed (the message names the package to install), cannot be
+     *                              loaded, or is older than rdma-core {@value RdmaCore#OLDEST_SUPPORTED}
+     * @throws RdmaException if libibverbs fails for another reason (for example {@code EPERM})
      */
     @Verb("ibv_get_device_list")
     @Verb("ibv_get_device_guid")
@@ -73,6 +74,10 @@ public record Device(String name, NodeType nodeType, TransportType transportType
      * The device of that name, if listed.
      *
      * <p>Verb: {@code ibv_get_device_list}.
+     *
+     * @param name the kernel's device name, e.g. {@code rxe0}
+     * @return the device, or empty if no device has that name
+     * @throws RdmaException as {@link #list()} does
      */
     @Verb("ibv_get_device_list")
     public static Optional<Device> byName(String name) throws RdmaException {

@@ -204,7 +204,12 @@ public final class Errno {
         "EHWPOISON",
     };
 
-    /** The symbolic name of an errno value, e.g. {@code EINVAL}; negative values (as some verbs return) too. */
+    /**
+     * The symbolic name of an errno value, e.g. {@code EINVAL}; negative values (as some verbs return) too.
+     *
+     * @param errno the value, either sign
+     * @return the name, or {@code "errno N"} for a value beyond the table
+     */
     public static String name(int errno) {
         int e = Math.abs(errno);
         return e < NAMES.length ? NAMES[e] : "errno " + e;

@@ -17,7 +17,7 @@ public enum FlushType {
         this.requiredAccess = requiredAccess;
     }
 
-    /** The access the responder's memory region must grant. */
+    /** {@return the access the responder's memory region must grant} */
     public Access requiredAccess() {
         return requiredAccess;
     }

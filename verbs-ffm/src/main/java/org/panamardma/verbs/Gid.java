@@ -8,31 +8,53 @@ import java.util.HexFormat;
 
 /**
  * A 128-bit GID (network byte order), immutable. RoCE GIDs are IPv6 addresses, IPv4 ones in IPv4-mapped form.
+ *
+ * @param high the first 8 bytes, as a big-endian long
+ * @param low  the last 8 bytes, as a big-endian long
  */
 public record Gid(long high, long low) {
     public static final Gid ZERO = new Gid(0, 0);
 
-    /** Reads 16 bytes in network byte order. */
+    /**
+     * Reads 16 bytes in network byte order.
+     *
+     * @param segment the memory holding the GID, e.g. a {@code union ibv_gid}
+     * @param offset  where its 16 bytes start
+     * @return the GID
+     * @throws IndexOutOfBoundsException if the 16 bytes are not within {@code segment}
+     */
     public static Gid read(MemorySegment segment, long offset) {
         return new Gid(
                 segment.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset),
                 segment.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset + 8));
     }
 
-    /** Writes 16 bytes in network byte order. */
+    /**
+     * Writes 16 bytes in network byte order.
+     *
+     * @param segment the memory written
+     * @param offset  where the 16 bytes go
+     * @throws IndexOutOfBoundsException if the 16 bytes are not within {@code segment}
+     */
     public void write(MemorySegment segment, long offset) {
         segment.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset, high);
         segment.set(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset + 8, low);
     }
 
-    /** The 16 bytes of the GID, in network order. */
+    /** {@return the 16 bytes of the GID, in network order (a new array)} */
     public byte[] toBytes() {
         byte[] b = new byte[16];
         write(MemorySegment.ofArray(b), 0);
         return b;
     }
 
-    /** The GID of the 16 bytes {@code sixteen}, in network order. */
+    /**
+     * The GID of the 16 bytes {@code sixteen}, in network order.
+     *
+     * @param sixteen the GID's bytes, in network order (copied)
+     * @return the GID
+     * @throws IllegalArgumentException if the array is not 16 bytes long
+     */
     public static Gid of(byte[] sixteen) {
         if (sixteen.length != 16) {
             throw new IllegalArgumentException("a GID has 16 bytes, got " + sixteen.length);
@@ -40,7 +62,12 @@ public record Gid(long high, long low) {
         return read(MemorySegment.ofArray(sixteen), 0);
     }
 
-    /** The GID of an IP address as RoCE v2 uses it (IPv4 in IPv4-mapped IPv6 form). */
+    /**
+     * The GID of an IP address as RoCE v2 uses it (IPv4 in IPv4-mapped IPv6 form).
+     *
+     * @param address an IPv4 or IPv6 address
+     * @return the GID a RoCE v2 port has for it
+     */
     public static Gid of(InetAddress address) {
         byte[] a = address.getAddress();
         if (a.length == 4) {
@@ -53,17 +80,20 @@ public record Gid(long high, long low) {
         return of(a);
     }
 
-    /** Whether every bit is zero (an unused GID table entry). */
+    /** {@return whether every bit is zero (an unused GID table entry)} */
     public boolean isZero() {
         return high == 0 && low == 0;
     }
 
-    /** Whether it is an IPv4-mapped IPv6 address ({@code ::ffff:a.b.c.d}), as RoCE v2 GIDs of IPv4 addresses are. */
+    /**
+     * {@return whether it is an IPv4-mapped IPv6 address ({@code ::ffff:a.b.c.d}), as RoCE v2 GIDs of IPv4 addresses
+     * are}
+     */
     public boolean isIpv4Mapped() {
         return high == 0 && (low >>> 32) == 0xffffL;
     }
 
-    /** The IP address this GID stands for (RoCE); an IPv4 address for IPv4-mapped GIDs. */
+    /** {@return the IP address this GID stands for (RoCE); an IPv4 address for IPv4-mapped GIDs} */
     public InetAddress toInetAddress() {
         try {
             return InetAddress.getByAddress(toBytes());

@@ -63,56 +63,64 @@ public final class MemoryRegion extends NativeResource {
         }
     }
 
-    /** The protection domain it is registered in. */
+    /** {@return the protection domain it is registered in} */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The registered memory. Valid while this region is open. */
+    /** {@return the registered memory. Valid while this region is open} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** The address of its first byte: what a peer's RDMA addresses it by. */
+    /** {@return the address of its first byte: what a peer's RDMA addresses it by} */
     public long address() {
         return segment.address();
     }
 
-    /** Its length in bytes. */
+    /** {@return its length in bytes} */
     public long length() {
         return segment.byteSize();
     }
 
-    /** The local key: what this side's work requests name it by. */
+    /** {@return the local key: what this side's work requests name it by} */
     public int lkey() {
         return lkey;
     }
 
-    /** The remote key: what a peer's RDMA names it by. */
+    /** {@return the remote key: what a peer's RDMA names it by (meaningful only with a remote access flag)} */
     public int rkey() {
         return rkey;
     }
 
-    /** The access the region was registered with. */
+    /** {@return the access the region was registered with} */
     public Set<Access> access() {
         return access;
     }
 
-    /** What a peer needs to address this whole region: address, length and rkey. */
+    /** {@return what a peer needs to address this whole region: address, length and rkey} */
     public RemoteRegion remote() {
         return new RemoteRegion(address(), length(), rkey);
     }
 
-    /** A part of this region as a peer addresses it. */
+    /**
+     * A part of this region as a peer addresses it.
+     *
+     * @param offset bytes from the region's start
+     * @param length bytes of the part
+     * @return the part's address, length and this region's rkey
+     * @throws IndexOutOfBoundsException if the part is not within the region
+     * @throws IllegalStateException if the region is closed or its memory freed
+     */
     public RemoteRegion remote(long offset, long length) {
         checkRange(offset, length);
         return new RemoteRegion(address() + offset, length, rkey);
     }
 
     /**
-     * Whether closing this region failed to deregister it ({@code ibv_dereg_mr} returned an error). Its memory was
-     * then deliberately left allocated, since the device may still read or write it; memory the caller registered
-     * must not be freed either.
+     * {@return whether closing this region failed to deregister it ({@code ibv_dereg_mr} returned an error)}
+     * Its memory was then deliberately left allocated, since the device may still read or write it; memory the caller
+     * registered must not be freed either.
      */
     public boolean deregistrationFailed() {
         return deregistrationFailed;

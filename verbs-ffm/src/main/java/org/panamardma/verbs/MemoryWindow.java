@@ -78,27 +78,35 @@ public final class MemoryWindow extends NativeResource {
         }
     }
 
-    /** The protection domain the window was allocated in. */
+    /** {@return the protection domain the window was allocated in} */
     public ProtectionDomain protectionDomain() {
         return pd;
     }
 
-    /** The window's current key: the one its last bind chose (the provider's initial key before the first bind). */
+    /**
+     * {@return the window's current key: the one its last bind chose (the provider's initial key before the first
+     * bind)}
+     */
     public int rkey() {
         return rkey;
     }
 
-    /** The key for the next bind: the current key with its low byte bumped ({@code ibv_inc_rkey}). */
+    /** {@return the key for the next bind: the current key with its low byte bumped ({@code ibv_inc_rkey})} */
     public int nextRkey() {
         return nextRkey(rkey);
     }
 
-    /** {@code ibv_inc_rkey}: {@code rkey} with its 8 low bits (the key a consumer owns) plus one, wrapping. */
+    /**
+     * {@code ibv_inc_rkey}: {@code rkey} with its 8 low bits (the key a consumer owns) plus one, wrapping.
+     *
+     * @param rkey a key
+     * @return the key with its low 8 bits incremented modulo 256, its high 24 bits (the provider's) unchanged
+     */
     public static int nextRkey(int rkey) {
         return (rkey & ~0xff) | ((rkey + 1) & 0xff);
     }
 
-    /** Whether a bind was posted and no invalidation since (neither posted nor reported by the peer). */
+    /** {@return whether a bind was posted and no invalidation since (neither posted nor reported by the peer)} */
     public synchronized boolean isBound() {
         return bound;
     }
@@ -107,6 +115,7 @@ public final class MemoryWindow extends NativeResource {
      * Records that the peer invalidated the window: a receive completed with {@code IBV_WC_WITH_INV} naming
      * {@code invalidatedRkey}.
      *
+     * @param invalidatedRkey the {@code invalidated_rkey} of the receive's completion
      * @return whether that was this window's current key while bound (it is free now); false changes nothing
      */
     public synchronized boolean invalidatedByPeer(int invalidatedRkey) {

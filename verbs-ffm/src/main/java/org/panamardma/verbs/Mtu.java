@@ -21,12 +21,12 @@ public enum Mtu {
         this.bytes = bytes;
     }
 
-    /** The {@code IBV_MTU_*} value. */
+    /** {@return the {@code IBV_MTU_*} value (enum ibv_mtu: 1 for 256 bytes up to 5 for 4096)} */
     public int value() {
         return value;
     }
 
-    /** The MTU in bytes. */
+    /** {@return the MTU in bytes} */
     public int bytes() {
         return bytes;
     }

@@ -34,6 +34,10 @@ public abstract class NativeResource implements AutoCloseable {
     /**
      * A resource of {@code kind} (named in messages) made from {@code dependencies}, which must be open: closing one
      * of them closes this resource first.
+     *
+     * @param kind         what the resource is, e.g. "queue pair"
+     * @param dependencies the resources it was made from
+     * @throws IllegalStateException if a dependency is closed already
      */
     protected NativeResource(String kind, NativeResource... dependencies) {
         this.kind = kind;
@@ -67,15 +71,16 @@ public abstract class NativeResource implements AutoCloseable {
     }
 
     /**
-     * Whether {@link #close()} has begun. A thread that waits in slices while holding the monitor (the channels)
-     * must leave when this is true instead of taking the monitor again: Java monitors are not fair, and the closer
-     * could otherwise wait until the whole timeout of the waiter ran out.
+     * {@return whether {@link #close()} has begun}
+     * A thread that waits in slices while holding the monitor (the channels) must leave when this is true instead of
+     * taking the monitor again: Java monitors are not fair, and the closer could otherwise wait until the whole timeout
+     * of the waiter ran out.
      */
     protected final boolean closeRequested() {
         return closeRequested;
     }
 
-    /** Whether {@code close()} has been called. */
+    /** {@return whether {@code close()} has been called} */
     public final boolean isClosed() {
         synchronized (this) {
             return closed;
@@ -118,7 +123,7 @@ public abstract class NativeResource implements AutoCloseable {
      */
     protected abstract void destroy();
 
-    /** For messages: e.g. {@code "queue pair 17 on rxe0"}. */
+    /** {@return the resource for messages: e.g. {@code "queue pair 17 on rxe0"}} */
     protected String describe() {
         return kind;
     }

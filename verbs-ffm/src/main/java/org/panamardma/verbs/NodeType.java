@@ -27,12 +27,17 @@ public enum NodeType {
         this.value = value;
     }
 
-    /** The {@code IBV_NODE_*} value. */
+    /** {@return the {@code IBV_NODE_*} value (enum ibv_node_type)} */
     public int value() {
         return value;
     }
 
-    /** The node type of the {@code IBV_NODE_*} value {@code value}. */
+    /**
+     * The node type of the {@code IBV_NODE_*} value {@code value}.
+     *
+     * @param value the {@code node_type} of a {@code struct ibv_device}
+     * @return its type; {@link #UNKNOWN} for a value this enum does not know
+     */
     public static NodeType of(int value) {
         for (NodeType t : values()) {
             if (t.value == value) {

@@ -36,6 +36,9 @@ public final class PersistentMemory implements AutoCloseable {
      * hand out memory that is not the caller's. The checks look at the file descriptor actually opened
      * ({@code /proc/self/fd}), so a path swapped between check and use changes nothing.
      *
+     * @param daxDevice the device-DAX character device, e.g. {@code /dev/dax0.0}
+     * @param length    bytes to map from the start of the device
+     * @return the mapping; close it to unmap
      * @throws IllegalArgumentException if the path is not a device-DAX device, or {@code length} is not positive,
      *                                  beyond its size, or not a multiple of its alignment
      * @throws RdmaException if the device cannot be opened or mapped (errno)
@@ -136,7 +139,7 @@ public final class PersistentMemory implements AutoCloseable {
         }
     }
 
-    /** The mapped memory; register it with {@link ProtectionDomain#register}. Valid until {@link #close()}. */
+    /** {@return the mapped memory; register it with {@link ProtectionDomain#register}. Valid until {@link #close()}} */
     public MemorySegment segment() {
         if (!mapping.scope().isAlive()) {
             throw new IllegalStateException("persistent memory of " + device + " is unmapped");

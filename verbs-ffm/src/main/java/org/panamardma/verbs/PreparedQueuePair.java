@@ -206,12 +206,12 @@ public final class PreparedQueuePair implements AutoCloseable {
                 qp.qpNumber(), RANDOM.nextInt(1 << 24), qp.port(), port.lid(), gid, port.activeMtu());
     }
 
-    /** What the peer needs to connect to this QP. */
+    /** {@return what the peer needs to connect to this QP: its number, first PSN, port, LID, GID and MTU} */
     public QueuePairEndpoint endpoint() {
         return endpoint;
     }
 
-    /** The index of the GID table entry the queue pair's address uses. */
+    /** {@return the index of the GID table entry the queue pair's address uses} */
     public int gidIndex() {
         return gidIndex;
     }
@@ -220,6 +220,13 @@ public final class PreparedQueuePair implements AutoCloseable {
      * Posts a receive before connecting (so that the peer's first SEND finds one).
      *
      * <p>Verb: {@code ibv_post_recv}.
+     *
+     * @param wrId   comes back in the receive's completion
+     * @param mr     the region the message lands in (local write access)
+     * @param offset where in {@code mr}, in bytes
+     * @param length the largest message this receive takes
+     * @throws RdmaException with {@code ibv_post_recv}'s errno (ENOMEM: the receive queue is full)
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
      */
     @Verb("ibv_post_recv")
     public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
@@ -231,6 +238,11 @@ public final class PreparedQueuePair implements AutoCloseable {
      * Connects to the peer's endpoint with {@link ConnectOptions#DEFAULTS}.
      *
      * <p>Verb: {@code ibv_modify_qp}.
+     *
+     * @param remote the peer's endpoint, as it sent it
+     * @return the QP in RTS, ready to post
+     * @throws RdmaException with {@code ibv_modify_qp}'s errno (EINVAL: an endpoint the port cannot reach)
+     * @throws UnsupportedOperationException on iWARP (connect through rdma_cm)
      */
     @Verb("ibv_modify_qp")
     public QueuePair connect(QueuePairEndpoint remote) throws RdmaException {
@@ -242,7 +254,12 @@ public final class PreparedQueuePair implements AutoCloseable {
      *
      * <p>Verb: {@code ibv_modify_qp}.
      *
+     * @param remote  the peer's endpoint, as it sent it
+     * @param options RDMA READ/atomic depths, timeouts, retries and GRH fields
+     * @return the QP in RTS, ready to post
      * @throws UnsupportedOperationException on iWARP (connect through rdma_cm)
+     * @throws RdmaException with {@code ibv_modify_qp}'s errno (EINVAL: an endpoint the port cannot reach, or depths
+     *                       beyond the device's)
      */
     @Verb("ibv_modify_qp")
     public QueuePair connect(QueuePairEndpoint remote, ConnectOptions options) throws RdmaException {

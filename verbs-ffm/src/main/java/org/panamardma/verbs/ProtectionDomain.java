@@ -49,7 +49,7 @@ public final class ProtectionDomain extends NativeResource {
         }
     }
 
-    /** The device context the protection domain is on. */
+    /** {@return the device context the protection domain is on} */
     public Context context() {
         return context;
     }
@@ -61,8 +61,13 @@ public final class ProtectionDomain extends NativeResource {
      *
      * <p>Verb: {@code ibv_reg_mr_iova2}.
      *
+     * @param segment native memory the caller keeps alive until the region is closed
+     * @param access  what the local device and the peer may do with it; remote write and remote atomic need local write
+     * @return the region, with its lkey and rkey; closing it deregisters (the segment stays the caller's)
      * @throws IllegalStateException if the segment's memory is already freed (its arena closed)
      * @throws IllegalArgumentException for a heap segment (the device needs stable native memory)
+     * @throws RdmaException with {@code ibv_reg_mr}'s errno: ENOMEM past {@code RLIMIT_MEMLOCK}, EINVAL for an access
+     *                       combination the device refuses, EFAULT for memory the kernel cannot pin
      */
     @Verb("ibv_reg_mr_iova2")
     public MemoryRegion register(MemorySegment segment, Set<Access> access) throws RdmaException {
@@ -85,6 +90,13 @@ public final class ProtectionDomain extends NativeResource {
      * Allocates {@code size} bytes of page-aligned, zeroed native memory owned by the region, and registers it.
      *
      * <p>Verb: {@code ibv_reg_mr_iova2}.
+     *
+     * @param size   bytes, at least 1 (rounded up to whole pages when allocated)
+     * @param access what the local device and the peer may do with it; remote write and remote atomic need local write
+     * @return the region, which owns the memory: closing it deregisters and frees it
+     * @throws RdmaException with {@code ibv_reg_mr}'s errno: ENOMEM past {@code RLIMIT_MEMLOCK}, EINVAL for an access
+     *                       combination the device refuses
+     * @throws IllegalArgumentException if {@code size} is below 1
      */
     @Verb("ibv_reg_mr_iova2")
     public MemoryRegion allocate(long size, Set<Access> access) throws RdmaException {
@@ -121,6 +133,9 @@ public final class ProtectionDomain extends NativeResource {
      * the device resolves a peer's STag against its registrations; empty if there is none (never registered here,
      * or deregistered since). The region may be closed by its owner right after: hold its monitor (as every native
      * call on it does) to keep it open while using it.
+     *
+     * @param rkey a remote key, e.g. from an RPC-over-RDMA chunk a peer names
+     * @return the region, or empty
      */
     public Optional<MemoryRegion> regionByRkey(int rkey) {
         return Optional.ofNullable(regionsByRkey.get(rkey));
@@ -155,7 +170,9 @@ public final class ProtectionDomain extends NativeResource {
      *
      * <p>Verb: {@code ibv_alloc_mw}.
      *
+     * @return the window, free (no key valid at the peer) until bound
      * @throws UnsupportedOperationException if the device has no type 2 memory windows (siw), naming the device
+     * @throws RdmaException with {@code ibv_alloc_mw}'s errno
      */
     @Verb("ibv_alloc_mw")
     public MemoryWindow allocateMemoryWindow() throws RdmaException {
@@ -170,7 +187,7 @@ public final class ProtectionDomain extends NativeResource {
         return access.isEmpty() ? EnumSet.noneOf(Access.class) : EnumSet.copyOf(access);
     }
 
-    /** Starts the description of a reliable-connected queue pair in this PD. */
+    /** {@return a builder of a reliable-connected queue pair in this PD (nothing is made until it builds)} */
     public QueuePairBuilder queuePair() {
         return new QueuePairBuilder(this);
     }
@@ -179,6 +196,11 @@ public final class ProtectionDomain extends NativeResource {
      * Creates a shared receive queue.
      *
      * <p>Verb: {@code ibv_create_srq}.
+     *
+     * @param maxWr  receives posted at once, up to {@link DeviceAttributes#maxSrqWr()}
+     * @param maxSge scatter elements per receive, up to {@link DeviceAttributes#maxSrqSge()}
+     * @return the new SRQ; hand it to the queue pairs that share it
+     * @throws RdmaException with {@code ibv_create_srq}'s errno (EINVAL beyond the device's limits, ENOMEM)
      */
     @Verb("ibv_create_srq")
     public SharedReceiveQueue createSharedReceiveQueue(int maxWr, int maxSge) throws RdmaException {

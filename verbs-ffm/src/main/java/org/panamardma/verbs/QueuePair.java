@@ -35,7 +35,6 @@ public final class QueuePair extends NativeResource {
     private final int qpNumber;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
-    private final SharedReceiveQueue srq;
     private final String deviceName;
     private final int port;
 
@@ -67,7 +66,6 @@ public final class QueuePair extends NativeResource {
         this.qpNumber = qp.get(JAVA_INT, ibv_qp.qp_num$OFFSET);
         this.sendCq = sendCq;
         this.recvCq = recvCq;
-        this.srq = srq;
         this.port = port;
         this.destroyHook = destroyHook;
         Context ctx = pd.context;

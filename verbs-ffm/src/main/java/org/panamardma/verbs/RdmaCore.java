@@ -55,9 +55,18 @@ public final class RdmaCore {
     /**
      * An rdma-core release, e.g. 44.0. An inexact one is a lower bound ("at least 37"): the release of a library whose
      * file name does not tell, as far as its symbol versions prove it.
+     *
+     * @param major the release number, e.g. 44
+     * @param minor the point release, e.g. 0
+     * @param exact whether the release is known, or only a lower bound proved by symbol versions
      */
     public record Version(int major, int minor, boolean exact) {
-        /** Whether this is release {@code release} or later; for an inexact version, whether that is proved. */
+        /**
+         * Whether this is release {@code release} or later; for an inexact version, whether that is proved.
+         *
+         * @param release an rdma-core major release
+         * @return whether this version is that release or a later one
+         */
         public boolean atLeast(int release) {
             return major >= release;
         }
@@ -102,17 +111,17 @@ public final class RdmaCore {
             this.verb = verb;
         }
 
-        /** The rdma-core release that brought it. */
+        /** {@return the rdma-core release that brought it} */
         public int since() {
             return since;
         }
 
-        /** What it is, e.g. {@code RDMA FLUSH}. */
+        /** {@return what it is, e.g. {@code RDMA FLUSH}} */
         public String description() {
             return description;
         }
 
-        /** Whether the installed libibverbs has it (its release is {@link #since()} or later). */
+        /** {@return whether the installed libibverbs has it (its release is {@link #since()} or later)} */
         public boolean isAvailable() {
             Version v = effective(ibverbs());
             return v != null && ibverbs().refusal().isEmpty() && v.atLeast(since);
@@ -305,13 +314,19 @@ public final class RdmaCore {
      * The rdma-core release of the installed libibverbs (as the library goes by it: lowered by
      * {@value #ASSUME_PROPERTY} if set).
      *
+     * @return the release, exact or a lower bound
      * @throws RdmaLibraryException if libibverbs cannot be loaded, or its release cannot be told at all
      */
     public static Version version() throws RdmaLibraryException {
         return versionOf(ibverbs());
     }
 
-    /** The rdma-core release of the installed librdmacm, as {@link #version()}. */
+    /**
+     * The rdma-core release of the installed librdmacm, as {@link #version()}.
+     *
+     * @return the release, exact or a lower bound
+     * @throws RdmaLibraryException if librdmacm cannot be loaded, or its release cannot be told at all
+     */
     public static Version rdmacmVersion() throws RdmaLibraryException {
         return versionOf(rdmacm());
     }
@@ -325,19 +340,21 @@ public final class RdmaCore {
         return v;
     }
 
-    /** The loaded libibverbs file (e.g. {@code /usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0}), if found. */
+    /**
+     * {@return the loaded libibverbs file (e.g. {@code /usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0}), if found}
+     */
     public static Optional<Path> ibverbsFile() {
         return ibverbs().file();
     }
 
-    /** The loaded librdmacm file, if found. */
+    /** {@return the loaded librdmacm file, if found} */
     public static Optional<Path> rdmacmFile() {
         return rdmacm().file();
     }
 
     /**
-     * One line per library: release, file and symbol versions found, or why it cannot be loaded; for logs and
-     * {@code rdma-tool devinfo}. Never throws.
+     * {@return one line per library: release, file and symbol versions found, or why it cannot be loaded}
+     * For logs and {@code rdma-tool devinfo}. Never throws.
      */
     public static String describe() {
         return line(ibverbs()) + System.lineSeparator() + line(rdmacm());

@@ -9,24 +9,33 @@ public class RdmaException extends IOException {
     /** The errno of the failure, or 0 if none. */
     private final int errno;
 
-    /** {@code operation} failed with {@code errno} (named in the message). */
+    /**
+     * {@code operation} failed with {@code errno} (named in the message).
+     *
+     * @param operation the verb and what it acted on, e.g. {@code "ibv_reg_mr(4096 bytes)"}
+     * @param errno     the errno the verb reported, either sign (some verbs return it negated)
+     */
     public RdmaException(String operation, int errno) {
         super(operation + " failed: " + Errno.name(errno) + " (" + Math.abs(errno) + ")");
         this.errno = Math.abs(errno);
     }
 
-    /** A failure described by {@code message}, without an errno. */
+    /**
+     * A failure described by {@code message}, without an errno.
+     *
+     * @param message says what failed and why
+     */
     public RdmaException(String message) {
         super(message);
         this.errno = 0;
     }
 
-    /** The positive errno value, or 0 when the failure did not come with one. */
+    /** {@return the positive errno value, or 0 when the failure did not come with one} */
     public int errno() {
         return errno;
     }
 
-    /** The errno's symbolic name, e.g. {@code EINVAL}. */
+    /** {@return the errno's symbolic name, e.g. {@code EINVAL}} */
     public String errnoName() {
         return Errno.name(errno);
     }

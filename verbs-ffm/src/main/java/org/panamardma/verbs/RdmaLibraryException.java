@@ -9,7 +9,11 @@ package org.panamardma.verbs;
 public final class RdmaLibraryException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
-    /** The library cannot be used; {@code message} says why and what to install. */
+    /**
+     * The library cannot be used; {@code message} says why and what to install.
+     *
+     * @param message says what is missing or too old, and which package to install
+     */
     public RdmaLibraryException(String message) {
         super(message);
     }

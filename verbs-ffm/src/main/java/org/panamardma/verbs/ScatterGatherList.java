@@ -29,7 +29,12 @@ public final class ScatterGatherList implements AutoCloseable {
     private int count;
     private long totalLength;
 
-    /** An empty list of room for {@code capacity} elements. */
+    /**
+     * An empty list of room for {@code capacity} elements.
+     *
+     * @param capacity the most elements, at least 1; at most the QP's {@code max_send_sge} when posted
+     * @throws IllegalArgumentException if {@code capacity} is below 1
+     */
     public ScatterGatherList(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive: " + capacity);
@@ -40,7 +45,11 @@ public final class ScatterGatherList implements AutoCloseable {
         this.offsets = new long[capacity];
     }
 
-    /** Empties the list, for reuse; returns it. */
+    /**
+     * Empties the list, for reuse; returns it.
+     *
+     * @return this list
+     */
     public ScatterGatherList clear() {
         java.util.Arrays.fill(regions, 0, count, null);
         count = 0;
@@ -48,7 +57,16 @@ public final class ScatterGatherList implements AutoCloseable {
         return this;
     }
 
-    /** Adds {@code length} bytes of {@code mr} at {@code offset}. */
+    /**
+     * Adds {@code length} bytes of {@code mr} at {@code offset}.
+     *
+     * @param mr     the region the bytes are in (its lkey goes into the element)
+     * @param offset where in {@code mr}, in bytes
+     * @param length bytes of this element
+     * @return this list, for chaining
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
+     * @throws IllegalStateException if the list is full
+     */
     public ScatterGatherList add(MemoryRegion mr, long offset, int length) {
         if (count == capacity) {
             throw new IllegalStateException("scatter/gather list full (" + capacity + " elements)");
@@ -65,12 +83,12 @@ public final class ScatterGatherList implements AutoCloseable {
         return this;
     }
 
-    /** The number of elements. */
+    /** {@return the number of elements} */
     public int count() {
         return count;
     }
 
-    /** The bytes of all elements together. */
+    /** {@return the bytes of all elements together} */
     public long totalLength() {
         return totalLength;
     }

@@ -35,7 +35,12 @@ public final class SendChain {
     /** The region of each request: checked open when the chain is posted. */
     final MemoryRegion[] regions;
 
-    /** A chain of at most {@code capacity} requests, 1 to {@value #MAX_REQUESTS}. */
+    /**
+     * A chain of at most {@code capacity} requests, 1 to {@value #MAX_REQUESTS}.
+     *
+     * @param capacity the most requests; the QP's send queue must have room for them all when posted
+     * @throws IllegalArgumentException if {@code capacity} is out of range
+     */
     public SendChain(int capacity) {
         if (capacity < 1 || capacity > MAX_REQUESTS) {
             throw new IllegalArgumentException("a chain holds 1.." + MAX_REQUESTS + " requests, not " + capacity);
@@ -53,46 +58,110 @@ public final class SendChain {
         this.regions = new MemoryRegion[capacity];
     }
 
-    /** Empties the chain (and lets go of its regions). */
+    /**
+     * Empties the chain (and lets go of its regions).
+     *
+     * @return this chain, empty
+     */
     public SendChain clear() {
         Arrays.fill(regions, 0, count, null);
         count = 0;
         return this;
     }
 
-    /** The number of requests in the chain. */
+    /** {@return the number of requests in the chain} */
     public int size() {
         return count;
     }
 
-    /** The most requests the chain holds. */
+    /** {@return the most requests the chain holds} */
     public int capacity() {
         return capacity;
     }
 
-    /** The wr_id of request {@code i}, as added. */
+    /**
+     * The wr_id of request {@code i}, as added.
+     *
+     * @param i the request's index in the chain, from 0
+     * @return its wr_id
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #size()}
+     */
     public long wrId(int i) {
         checkIndex(i);
         return wrIds[i];
     }
 
-    /** A SEND of {@code length} bytes of {@code mr} at {@code offset}. */
+    /**
+     * A SEND of {@code length} bytes of {@code mr} at {@code offset}.
+     *
+     * @param wrId   comes back in the request's completion (if it is signaled)
+     * @param mr     the region the bytes are in
+     * @param offset where in {@code mr}, in bytes
+     * @param length bytes sent: at most the peer's receive buffer
+     * @param flags  {@link SendFlags} bits, not {@link SendFlags#INLINE}
+     * @return this chain, for chaining
+     * @throws IllegalStateException if the chain is full
+     * @throws IllegalArgumentException for an unknown or INLINE flag
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
+     */
     public SendChain send(long wrId, MemoryRegion mr, long offset, int length, int flags) {
         return add(Op.SEND, wrId, mr, offset, length, 0L, 0, 0, flags);
     }
 
-    /** A SEND with immediate data (host byte order). */
+    /**
+     * A SEND with immediate data (host byte order).
+     *
+     * @param wrId      comes back in the request's completion (if it is signaled)
+     * @param mr        the region the bytes are in
+     * @param offset    where in {@code mr}, in bytes
+     * @param length    bytes sent: at most the peer's receive buffer
+     * @param immediate 32 bits delivered in the peer's receive completion
+     * @param flags     {@link SendFlags} bits, not {@link SendFlags#INLINE}
+     * @return this chain, for chaining
+     * @throws IllegalStateException if the chain is full
+     * @throws IllegalArgumentException for an unknown or INLINE flag
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
+     */
     public SendChain sendWithImmediate(long wrId, MemoryRegion mr, long offset, int length, int immediate, int flags) {
         return add(Op.SEND_WITH_IMM, wrId, mr, offset, length, 0L, 0, immediate, flags);
     }
 
-    /** An RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}. */
+    /**
+     * An RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param mr            the region the bytes are in
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes written
+     * @param remoteAddress the peer's virtual address the bytes go to
+     * @param rkey          the peer region's key (remote write access)
+     * @param flags         {@link SendFlags} bits, not {@link SendFlags#INLINE}
+     * @return this chain, for chaining
+     * @throws IllegalStateException if the chain is full
+     * @throws IllegalArgumentException for an unknown or INLINE flag
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
+     */
     public SendChain write(
             long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags) {
         return add(Op.WRITE, wrId, mr, offset, length, remoteAddress, rkey, 0, flags);
     }
 
-    /** An RDMA WRITE with immediate data. */
+    /**
+     * An RDMA WRITE with immediate data.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param mr            the region the bytes are in
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes written
+     * @param remoteAddress the peer's virtual address the bytes go to
+     * @param rkey          the peer region's key (remote write access)
+     * @param immediate     32 bits delivered in the peer's receive completion, which consumes one of its receives
+     * @param flags         {@link SendFlags} bits, not {@link SendFlags#INLINE}
+     * @return this chain, for chaining
+     * @throws IllegalStateException if the chain is full
+     * @throws IllegalArgumentException for an unknown or INLINE flag
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
+     */
     public SendChain writeWithImmediate(
             long wrId,
             MemoryRegion mr,
@@ -105,7 +174,21 @@ public final class SendChain {
         return add(Op.WRITE_WITH_IMM, wrId, mr, offset, length, remoteAddress, rkey, immediate, flags);
     }
 
-    /** An RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. */
+    /**
+     * An RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param mr            the region the bytes land in (local write access)
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes read
+     * @param remoteAddress the peer's virtual address read from
+     * @param rkey          the peer region's key (remote read access)
+     * @param flags         {@link SendFlags} bits, not {@link SendFlags#INLINE}
+     * @return this chain, for chaining
+     * @throws IllegalStateException if the chain is full
+     * @throws IllegalArgumentException for an unknown or INLINE flag
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
+     */
     public SendChain read(
             long wrId, MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int flags) {
         return add(Op.READ, wrId, mr, offset, length, remoteAddress, rkey, 0, flags);

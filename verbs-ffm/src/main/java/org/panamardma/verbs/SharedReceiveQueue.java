@@ -26,7 +26,6 @@ public final class SharedReceiveQueue extends NativeResource {
     final ProtectionDomain pd;
     final MemorySegment handle;
     private final int maxWr;
-    private final int maxSge;
     private final Arena scratch = Arena.ofShared();
     private final MemorySegment recvWr;
     private final MemorySegment recvSge;
@@ -39,7 +38,6 @@ public final class SharedReceiveQueue extends NativeResource {
         this.handle = handle;
         pd.context.track(handle, this);
         this.maxWr = maxWr;
-        this.maxSge = maxSge;
         this.recvWr = scratch.allocate(ibv_recv_wr.layout());
         this.recvSge = scratch.allocate(ibv_sge.layout().byteSize() * maxSge, 8);
         this.badWr = scratch.allocate(ADDRESS);
@@ -73,7 +71,7 @@ public final class SharedReceiveQueue extends NativeResource {
         }
     }
 
-    /** The most receives posted at once (the depth the provider granted). */
+    /** {@return the most receives posted at once (the depth the provider granted)} */
     public int capacity() {
         return maxWr;
     }
@@ -82,6 +80,13 @@ public final class SharedReceiveQueue extends NativeResource {
      * Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}.
      *
      * <p>Verb: {@code ibv_post_srq_recv}.
+     *
+     * @param wrId   comes back in the receive's completion, on the CQ of the QP that took the message
+     * @param mr     the region the message lands in (local write access)
+     * @param offset where in {@code mr}, in bytes
+     * @param length the largest message this receive takes
+     * @throws RdmaException with {@code ibv_post_srq_recv}'s errno (ENOMEM: the SRQ is full)
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
      */
     @Verb("ibv_post_srq_recv")
     public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
@@ -120,6 +125,10 @@ public final class SharedReceiveQueue extends NativeResource {
      * Arms the SRQ limit: an async event SRQ_LIMIT_REACHED fires when fewer than {@code limit} receives remain.
      *
      * <p>Verb: {@code ibv_modify_srq}.
+     *
+     * @param limit receives left at which the event fires, below the capacity; 0 disarms
+     * @throws RdmaException with {@code ibv_modify_srq}'s errno (EINVAL for a limit above the capacity, or where the
+     *                       device has no SRQ limit)
      */
     @Verb("ibv_modify_srq")
     public void armLimit(int limit) throws RdmaException {

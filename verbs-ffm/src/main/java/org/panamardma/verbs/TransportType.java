@@ -23,12 +23,17 @@ public enum TransportType {
         this.value = value;
     }
 
-    /** The {@code IBV_TRANSPORT_*} value. */
+    /** {@return the {@code IBV_TRANSPORT_*} value (enum ibv_transport_type)} */
     public int value() {
         return value;
     }
 
-    /** The transport of the {@code IBV_TRANSPORT_*} value {@code value}. */
+    /**
+     * The transport of the {@code IBV_TRANSPORT_*} value {@code value}.
+     *
+     * @param value the {@code transport_type} of a {@code struct ibv_device}
+     * @return its transport; {@link #UNKNOWN} for a value this enum does not know
+     */
     public static TransportType of(int value) {
         for (TransportType t : values()) {
             if (t.value == value) {

@@ -55,12 +55,12 @@ public enum WcOpcode {
         };
     }
 
-    /** The {@code IBV_WC_*} value. */
+    /** {@return the {@code IBV_WC_*} value (enum ibv_wc_opcode)} */
     public int value() {
         return value;
     }
 
-    /** Whether this completes a receive (as opposed to a send-queue work request). */
+    /** {@return whether this completes a receive (as opposed to a send-queue work request)} */
     public boolean isReceive() {
         return this == RECV || this == RECV_RDMA_WITH_IMM;
     }

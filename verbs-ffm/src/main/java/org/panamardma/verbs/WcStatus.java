@@ -60,12 +60,12 @@ public enum WcStatus {
         this.description = description;
     }
 
-    /** The C name, e.g. {@code IBV_WC_REM_ACCESS_ERR}. */
+    /** {@return the C name, e.g. {@code IBV_WC_REM_ACCESS_ERR}} */
     public String cName() {
         return "IBV_WC_" + name();
     }
 
-    /** libibverbs' description ({@code ibv_wc_status_str}). */
+    /** {@return libibverbs' description ({@code ibv_wc_status_str})} */
     public String description() {
         return description;
     }

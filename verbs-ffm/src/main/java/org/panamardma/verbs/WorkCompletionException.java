@@ -11,7 +11,14 @@ public class WorkCompletionException extends RdmaException {
     /** The provider's vendor error. */
     private final int vendorError;
 
-    /** Request {@code wrId} completed with {@code status}; {@code context} names where. */
+    /**
+     * Request {@code wrId} completed with {@code status}; {@code context} names where.
+     *
+     * @param wrId        the failed request's {@code wr_id}
+     * @param status      the completion's status (not SUCCESS)
+     * @param vendorError the provider's {@code vendor_err}, 0 if it gives none
+     * @param context     names the queue and the operation, for the message
+     */
     public WorkCompletionException(long wrId, WcStatus status, int vendorError, String context) {
         super("work request " + wrId + (context.isEmpty() ? "" : " (" + context + ")") + " failed: " + status.cName()
                 + " (" + status.description() + "), vendor error 0x" + Integer.toHexString(vendorError));
@@ -20,17 +27,17 @@ public class WorkCompletionException extends RdmaException {
         this.vendorError = vendorError;
     }
 
-    /** The wr_id of the request that failed. */
+    /** {@return the wr_id of the request that failed} */
     public long wrId() {
         return wrId;
     }
 
-    /** The completion's status. */
+    /** {@return the completion's status} */
     public WcStatus status() {
         return status;
     }
 
-    /** The provider's vendor error code. */
+    /** {@return the provider's vendor error code ({@code vendor_err}), 0 if it gives none} */
     public int vendorError() {
         return vendorError;
     }

@@ -32,7 +32,13 @@ public final class WorkCompletions implements AutoCloseable {
         this.array = Arena.ofAuto().allocate(WC_SIZE * capacity, 8);
     }
 
-    /** Native room for {@code capacity} completions (close it when done). */
+    /**
+     * Native room for {@code capacity} completions (close it when done).
+     *
+     * @param capacity the most completions one poll takes, at least 1
+     * @return the array, in an arena of its own
+     * @throws IllegalArgumentException if {@code capacity} is below 1
+     */
     public static WorkCompletions allocate(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be positive: " + capacity);
@@ -40,12 +46,12 @@ public final class WorkCompletions implements AutoCloseable {
         return new WorkCompletions(capacity);
     }
 
-    /** The most completions one poll takes into it. */
+    /** {@return the most completions one poll takes into it} */
     public int capacity() {
         return capacity;
     }
 
-    /** How many completions the last poll returned. */
+    /** {@return how many completions the last poll returned} */
     public int count() {
         return count;
     }
@@ -69,67 +75,145 @@ public final class WorkCompletions implements AutoCloseable {
         return i * WC_SIZE;
     }
 
-    /** The wr_id of completion {@code i}: the request's (or receive's) own. */
+    /**
+     * The wr_id of completion {@code i}: the request's (or receive's) own.
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return the wr_id
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public long wrId(int i) {
         return array.get(JAVA_LONG, base(i) + ibv_wc.wr_id$OFFSET);
     }
 
-    /** The status of completion {@code i}. */
+    /**
+     * The status of completion {@code i}.
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return the status
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public WcStatus status(int i) {
         return WcStatus.of(array.get(JAVA_INT, base(i) + ibv_wc.status$OFFSET));
     }
 
-    /** Whether completion {@code i} succeeded ({@code IBV_WC_SUCCESS}). */
+    /**
+     * Whether completion {@code i} succeeded ({@code IBV_WC_SUCCESS}).
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return whether it succeeded
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public boolean isSuccess(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.status$OFFSET) == verbs_h.IBV_WC_SUCCESS;
     }
 
-    /** Valid only for successful completions (verbs leaves it undefined otherwise). */
+    /**
+     * Valid only for successful completions (verbs leaves it undefined otherwise).
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return what the completion is of: a SEND, a receive, an RDMA READ...
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public WcOpcode opcode(int i) {
         return WcOpcode.of(array.get(JAVA_INT, base(i) + ibv_wc.opcode$OFFSET));
     }
 
-    /** Bytes received (receives, RDMA READ, atomics' 8). */
+    /**
+     * Bytes received (receives, RDMA READ, atomics' 8).
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return the byte count ({@code byte_len})
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public int byteLength(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.byte_len$OFFSET);
     }
 
-    /** Whether completion {@code i} carries immediate data ({@code IBV_WC_WITH_IMM}). */
+    /**
+     * Whether completion {@code i} carries immediate data ({@code IBV_WC_WITH_IMM}).
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return whether it carries immediate data
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public boolean hasImmediate(int i) {
         return (array.get(JAVA_INT, base(i) + ibv_wc.wc_flags$OFFSET) & verbs_h.IBV_WC_WITH_IMM) != 0;
     }
 
-    /** The immediate data, in host byte order (verbs carries it in network byte order). */
+    /**
+     * The immediate data, in host byte order (verbs carries it in network byte order).
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return the immediate data; meaningful where {@link #hasImmediate} only
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public int immediate(int i) {
         return Integer.reverseBytes(array.get(JAVA_INT, base(i) + ibv_wc.$anon0$imm_data$OFFSET));
     }
 
-    /** Whether the peer's Send With Invalidate invalidated one of our keys ({@code IBV_WC_WITH_INV}, receives only). */
+    /**
+     * Whether the peer's Send With Invalidate invalidated one of our keys ({@code IBV_WC_WITH_INV}, receives only).
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return whether the completion names an invalidated key
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public boolean hasInvalidated(int i) {
         return (array.get(JAVA_INT, base(i) + ibv_wc.wc_flags$OFFSET) & verbs_h.IBV_WC_WITH_INV) != 0;
     }
 
-    /** The key the peer invalidated, where {@link #hasInvalidated} (host byte order, unlike immediate data). */
+    /**
+     * The key the peer invalidated, where {@link #hasInvalidated} (host byte order, unlike immediate data).
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return the invalidated rkey
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public int invalidatedRkey(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.$anon0$invalidated_rkey$OFFSET);
     }
 
-    /** The number of the queue pair completion {@code i} is of. */
+    /**
+     * The number of the queue pair completion {@code i} is of.
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return the QP number ({@code qp_num}): tells apart QPs sharing the CQ
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public int qpNumber(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.qp_num$OFFSET);
     }
 
-    /** The provider's vendor error of completion {@code i}. */
+    /**
+     * The provider's vendor error of completion {@code i}.
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return the vendor error ({@code vendor_err}), 0 if the provider gives none
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public int vendorError(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.vendor_err$OFFSET);
     }
 
-    /** The {@code wc_flags} of completion {@code i}. */
+    /**
+     * The {@code wc_flags} of completion {@code i}.
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @return the {@code IBV_WC_*} flag bits (WITH_IMM, WITH_INV, GRH...)
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public int flags(int i) {
         return array.get(JAVA_INT, base(i) + ibv_wc.wc_flags$OFFSET);
     }
 
-    /** Throws {@link WorkCompletionException} (status name and vendor error) unless completion {@code i} succeeded. */
+    /**
+     * Throws {@link WorkCompletionException} (status name and vendor error) unless completion {@code i} succeeded.
+     *
+     * @param i the completion's index, below {@link #count()}
+     * @throws WorkCompletionException if it did not succeed, with its wr_id, status and vendor error
+     * @throws IndexOutOfBoundsException if {@code i} is not below {@link #count()}
+     */
     public void check(int i) throws WorkCompletionException {
         if (!isSuccess(i)) {
             throw new WorkCompletionException(wrId(i), status(i), vendorError(i), "QP " + qpNumber(i));

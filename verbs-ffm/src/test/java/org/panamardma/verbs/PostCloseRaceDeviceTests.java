@@ -137,7 +137,6 @@ abstract class PostCloseRaceDeviceTests {
     private MemoryRegion mr0;
     private WorkCompletions wc;
     private ScatterGatherList sgl;
-    private Arena globalData;
     private MemorySegment data0;
     private QueuePair qp0;
     private int qp0Uses;
@@ -170,7 +169,6 @@ abstract class PostCloseRaceDeviceTests {
             ctx = c;
             wc = w;
             sgl = s;
-            globalData = g;
             data0 = g.allocate(64, 8);
             paths = pathsOf(c);
             for (SendPathUnderTest p : paths) {

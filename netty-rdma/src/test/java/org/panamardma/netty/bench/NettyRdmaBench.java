@@ -63,7 +63,7 @@ public final class NettyRdmaBench {
     static final class Echo extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg, ctx.voidPromise());
+            var _ = ctx.write(msg, ctx.voidPromise()); // a void promise: a failure fires exceptionCaught
         }
 
         @Override
@@ -111,7 +111,9 @@ public final class NettyRdmaBench {
             }
             received = 0;
             start = System.nanoTime();
-            ctx.writeAndFlush(ctx.alloc().directBuffer(size).writeZero(size), ctx.voidPromise());
+            var _ = ctx.writeAndFlush(
+                    ctx.alloc().directBuffer(size).writeZero(size),
+                    ctx.voidPromise()); // a void promise: a failure fires exceptionCaught
         }
 
         @Override
@@ -307,11 +309,13 @@ public final class NettyRdmaBench {
             while (left[0] > 0 && c.isWritable()) {
                 int n = (int) Math.min(1 << 20, left[0]);
                 left[0] -= n;
-                c.write(c.alloc().directBuffer(n).writerIndex(n), c.voidPromise());
+                var _ = c.write(
+                        c.alloc().directBuffer(n).writerIndex(n),
+                        c.voidPromise()); // a void promise: a failure fires exceptionCaught
             }
             c.flush();
             if (left[0] > 0) {
-                c.eventLoop().schedule(more[0], 50, TimeUnit.MICROSECONDS);
+                var _ = c.eventLoop().schedule(more[0], 50, TimeUnit.MICROSECONDS);
             }
         };
         more[0].run();

@@ -9,6 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -450,7 +451,7 @@ public final class TcpRpcClient implements RpcClient {
             // closing anyway
         }
         RpcConnectionException cause = closedBecause;
-        for (Pending<?> call : pending.values()) {
+        for (Pending<?> call : List.copyOf(pending.values())) {
             if (pending.remove(call.xid, call)) {
                 call.stopTimer();
                 call.fail(cause);

@@ -10,6 +10,7 @@ import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.rpcrdma.memory.ChunkAccess;
 import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.trusted.Callbacks;
 
 /**
  * The chunk memory of one call: what {@link #build} exposes for the plan's Read list, Write list and Reply chunk,
@@ -81,7 +82,7 @@ final class CallChunks {
 
     private synchronized ChunkMemory.Chunk hold(ChunkMemory.Chunk c) {
         if (revoked != null) { // cannot happen: build runs before the call is visible to anyone else
-            c.exposure.revoke().whenComplete((v, t) -> memory.release(c));
+            Callbacks.whenDone(c.exposure.revoke(), "chunk memory of a call", (v, t) -> memory.release(c));
             throw new IllegalStateException("chunk memory of a call already revoked");
         }
         chunks.add(c);

@@ -12,6 +12,7 @@ import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.connection.ConnectionClosedException;
 import org.panamardma.verbs.connection.RdmaConnection;
+import org.panamardma.verbs.trusted.Callbacks;
 import org.panamardma.xdr.XdrEncoder;
 
 /**
@@ -70,7 +71,7 @@ final class CallSender implements AutoCloseable {
             return;
         }
         call.sent = true;
-        connection.send(buffers, offset, length).whenComplete((v, t) -> {
+        Callbacks.whenDone(connection.send(buffers, offset, length), name, (v, t) -> {
             free.add(slot);
             if (t != null) {
                 Throwable cause = t instanceof CompletionException c && c.getCause() != null ? c.getCause() : t;

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.panamardma.rpcrdma.CreditWindow;
 import org.panamardma.verbs.connection.ConnectionClosedException;
 import org.panamardma.verbs.connection.RdmaConnection;
+import org.panamardma.verbs.trusted.Callbacks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -173,13 +174,13 @@ final class Calls {
         Thread.ofVirtual().name(name + "-timeout-" + call.hexXid()).start(() -> end(call, null, error));
         // A window's invalidation waits behind the send queue, which a server can stall (it never posts receives,
         // and our Sends retry RNR for ever): past a deadline, ending the connection revokes every window instead.
-        timer.schedule(
-                () -> {
+        var _ = timer.schedule( // its failure is logged (Callbacks.logging), nothing else waits for it
+                Callbacks.logging(name, () -> {
                     if (!call.future.isDone()) {
                         abort("the memory windows of timed-out call " + call.hexXid() + " were not invalidated within "
                                 + revocationDeadline);
                     }
-                },
+                }),
                 revocationDeadline.toNanos(),
                 TimeUnit.NANOSECONDS);
     }
@@ -222,7 +223,7 @@ final class Calls {
         if (t != null) {
             t.cancel(false);
         }
-        call.chunks.revoke().whenComplete((v, x) -> {
+        Callbacks.whenDone(call.chunks.revoke(), name, (v, x) -> {
             RpcRdmaReply reply = null;
             Throwable failed = error;
             if (failed == null) {

@@ -14,6 +14,7 @@ import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
 import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.Received;
+import org.panamardma.verbs.trusted.Callbacks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +55,8 @@ final class ReplyReceiver {
         while (true) {
             CompletableFuture<Received> next = connection.receive();
             if (!next.isDone()) {
-                next.whenComplete((message, t) -> {
+                // an exception from onReceived would otherwise end the receive loop without a word
+                Callbacks.whenDone(next, name, (message, t) -> {
                     if (onReceived(message, t)) {
                         receiveNext();
                     }

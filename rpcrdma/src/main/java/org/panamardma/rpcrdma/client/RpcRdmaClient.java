@@ -22,6 +22,7 @@ import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.connection.ConnectionOptions;
 import org.panamardma.verbs.connection.RdmaClient;
 import org.panamardma.verbs.connection.RdmaConnection;
+import org.panamardma.verbs.trusted.Callbacks;
 import org.panamardma.xdr.XdrEncodable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -147,9 +148,13 @@ public final class RpcRdmaClient implements AutoCloseable {
         }
         calls.sendWith(sender);
         this.receiver = new ReplyReceiver(name, connection, calls, memory);
-        // drops registrations of closed arenas that no lookup met, so none stays pinned for long
-        timer.scheduleWithFixedDelay(
-                () -> memory.cache.sweep(Integer.MAX_VALUE), SWEEP_SECONDS, SWEEP_SECONDS, TimeUnit.SECONDS);
+        // drops registrations of closed arenas that no lookup met, so none stays pinned for long; a failed sweep is
+        // logged and the next one still runs (an exception would otherwise end the schedule silently)
+        var _ = timer.scheduleWithFixedDelay(
+                Callbacks.logging(name, () -> memory.cache.sweep(Integer.MAX_VALUE)),
+                SWEEP_SECONDS,
+                SWEEP_SECONDS,
+                TimeUnit.SECONDS);
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.trusted.Callbacks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -236,7 +237,7 @@ public final class MemoryWindows {
             } catch (RuntimeException e) {
                 inv = CompletableFuture.failedFuture(e);
             }
-            inv.whenComplete((v, t) -> {
+            Callbacks.whenDone(inv, name, (v, t) -> {
                 if (t == null) {
                     recycle(this);
                 } else {

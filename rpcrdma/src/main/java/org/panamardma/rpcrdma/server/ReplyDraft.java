@@ -124,7 +124,10 @@ final class ReplyDraft {
                 throw new IllegalStateException(
                         "RDMA_MSG header of " + send.position() + " bytes, " + headerSize + " reserved");
             }
-            if (encoder.segment() != first) {
+            // identity, not contents: whether the encoder moved to another (grown) segment object
+            @SuppressWarnings("MemorySegmentReferenceEquality")
+            boolean grew = encoder.segment() != first;
+            if (grew) {
                 // grew, then was rewound to an error reply that fits inline after all
                 MemorySegment.copy(reduced, 0, out, headerSize, reduced.byteSize());
             }

@@ -34,7 +34,10 @@ final class ReplyGrowth implements XdrEncoder.Growth {
             return null; // recorded in the CallMemory; the call is answered ERR_CHUNK
         }
         MemorySegment.copy(current, 0, larger, 0, used);
-        if (current != first && current.byteSize() > 0) {
+        // identity, not contents: a segment grown earlier (ours to free), not the caller's first one
+        @SuppressWarnings("MemorySegmentReferenceEquality")
+        boolean grownBefore = current != first;
+        if (grownBefore && current.byteSize() > 0) {
             memory.freeHeap(current);
         }
         return larger;

@@ -40,7 +40,10 @@ final class SendSlots {
         free.add(slot);
     }
 
+    // a queue add cannot fail, and the Send's own failure is its caller's: the future whenComplete returns would
+    // only repeat it
     /** Gives back a buffer once the Send posted from it has completed, however it completes. */
+    @SuppressWarnings("FutureReturnValueIgnored")
     void giveBackWhenDone(int slot, CompletableFuture<?> send) {
         send.whenComplete((ok, failed) -> free.add(slot));
     }

@@ -22,6 +22,7 @@ import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.connection.ConnectionClosedException;
 import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.Received;
+import org.panamardma.verbs.trusted.Callbacks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -186,7 +187,8 @@ final class ServerConnection {
                 CompletableFuture<Void> sent = writes.isEmpty()
                         ? connection.send(sendBuffers, offset, outcome.sendLength())
                         : connection.writesThenSend(writes.writes(), sendBuffers, offset, outcome.sendLength());
-                sent.whenComplete((ok, failed) -> writes.release());
+                // the Send's failure is handled below (sent.get); the callback only gives the Writes' memory back
+                Callbacks.whenDone(sent, connection.name(), (ok, failed) -> writes.release());
                 sendSlots.giveBackWhenDone(buffer, sent); // not before the device is done with it
                 buffer = -1;
                 // the Send is waited for (its call slot is free only then), never a Write on its own; the Writes'

@@ -258,7 +258,7 @@ class CallChunksTest {
             MemorySegment exposed =
                     slot.buffer().asSlice(read.offset() - slot.buffer().address(), read.length());
             assertEquals(-1, exposed.mismatch(heapData), "the server reads the heap data's copy, in a pool buffer");
-            chunks.revoke();
+            var _ = chunks.revoke();
             chunks.release();
 
             MemorySegment heapTarget = MemorySegment.ofArray(new byte[DATA]);
@@ -273,7 +273,7 @@ class CallChunksTest {
             assertTrue(bounce.isNative());
             assertNull(reading.replyChunk, "a Write list and no Reply chunk, as Linux xprtrdma");
             assertThrows(IllegalStateException.class, reading::release, "no release before the revocation");
-            reading.revoke();
+            var _ = reading.revoke();
             reading.release();
         }
     }
@@ -358,7 +358,7 @@ class CallChunksTest {
                     .getFirst();
             assertEquals(1, memory.windowsAllocated());
             assertEquals(reply.handle() + 1, again.handle(), "the key byte bumped");
-            next.revoke();
+            var _ = next.revoke();
             next.release();
         }
     }
@@ -419,7 +419,7 @@ class CallChunksTest {
             IllegalStateException e =
                     assertThrows(IllegalStateException.class, () -> chunks.build(plan, ReplyExpectation.SMALL));
             assertTrue(e.getMessage().contains("released pool buffer"), e.getMessage());
-            chunks.revoke(); // what RpcRdmaClient.call does on a failure
+            var _ = chunks.revoke(); // what RpcRdmaClient.call does on a failure
             chunks.release();
             assertEquals(0, memory.buffers.leased());
         }
@@ -441,7 +441,7 @@ class CallChunksTest {
             assertEquals(before + 1, registrar.registrations.get());
             List<Integer> keys = chunks.rkeys();
             assertEquals(1, keys.size());
-            chunks.revoke();
+            var _ = chunks.revoke();
             chunks.release();
             assertFalse(reaches(keys.getFirst(), data.address(), 1, Access.REMOTE_READ));
             assertEquals(0, windows.boundCount());

@@ -381,8 +381,8 @@ abstract class RpcRdmaServerDeviceTests {
 
     // --------------------------------------------------------------------------------------------- bad input
 
-    /** Sends {@code message}, expects an RDMA_ERROR for {@code xid}; then the same and a new connection still work. */
-    private RdmaError assertError(RpcRdmaServer s, RawPeer p, int xid, byte[] message) throws Exception {
+    /** Sends {@code message}, expects an RDMA_ERROR for {@code xid}; then the same connection still works. */
+    private RdmaError assertError(RawPeer p, int xid, byte[] message) throws Exception {
         byte[] reply = await(p.call(xid, message));
         RdmaError error = assertInstanceOf(RdmaError.class, decode(reply).header());
         assertEquals(xid, error.xid());
@@ -404,27 +404,26 @@ abstract class RpcRdmaServerDeviceTests {
         RdmaSegment some = p.register(new byte[64]);
         byte[] rpc = rpcCall(0x77, EchoProgram.PROGRAM, EchoProgram.ECHO, words(64));
         int x = XIDS.incrementAndGet();
-        assertEquals(new RdmaError.VersionMismatch(x, 1, 1, 1), assertError(s, p, x, words(x, 2, 1, 0, 0, 0, 0)));
+        assertEquals(new RdmaError.VersionMismatch(x, 1, 1, 1), assertError(p, x, words(x, 2, 1, 0, 0, 0, 0)));
         x = XIDS.incrementAndGet();
-        assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, words(x, 1, 1)), "truncated");
+        assertInstanceOf(RdmaError.ChunkError.class, assertError(p, x, words(x, 1, 1)), "truncated");
         x = XIDS.incrementAndGet();
-        assertInstanceOf(RdmaError.ChunkError.class, assertError(s, p, x, words(x, 1, 1, 9)), "unknown type");
+        assertInstanceOf(RdmaError.ChunkError.class, assertError(p, x, words(x, 1, 1, 9)), "unknown type");
         x = XIDS.incrementAndGet();
         assertInstanceOf(
                 RdmaError.ChunkError.class,
-                assertError(s, p, x, words(x, 1, 1, 0, 0, 1, 0x7fff_ffff, 0, 0)),
+                assertError(p, x, words(x, 1, 1, 0, 0, 1, 0x7fff_ffff, 0, 0)),
                 "absurd segment count");
         x = XIDS.incrementAndGet();
         assertInstanceOf(
                 RdmaError.ChunkError.class,
-                assertError(s, p, x, words(x, 1, 1, 0, 0, 0, 1, 1, 7, 0x7fff_0000, 0, 0)),
+                assertError(p, x, words(x, 1, 1, 0, 0, 0, 1, 1, 7, 0x7fff_0000, 0, 0)),
                 "segment length over the limit");
         x = XIDS.incrementAndGet();
         RdmaSegment gib = new RdmaSegment(some.handle(), 1 << 30, some.offset());
         assertInstanceOf(
                 RdmaError.ChunkError.class,
                 assertError(
-                        s,
                         p,
                         x,
                         concat(
@@ -438,7 +437,6 @@ abstract class RpcRdmaServerDeviceTests {
         assertInstanceOf(
                 RdmaError.ChunkError.class,
                 assertError(
-                        s,
                         p,
                         x,
                         concat(
@@ -455,7 +453,6 @@ abstract class RpcRdmaServerDeviceTests {
         assertInstanceOf(
                 RdmaError.ChunkError.class,
                 assertError(
-                        s,
                         p,
                         x,
                         concat(
@@ -473,7 +470,6 @@ abstract class RpcRdmaServerDeviceTests {
         assertInstanceOf(
                 RdmaError.ChunkError.class,
                 assertError(
-                        s,
                         p,
                         x,
                         concat(

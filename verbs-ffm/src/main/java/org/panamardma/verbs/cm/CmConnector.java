@@ -19,6 +19,8 @@ import org.slf4j.LoggerFactory;
 public final class CmConnector {
     private static final Logger LOG = LoggerFactory.getLogger(CmConnector.class);
 
+    private CmConnector() {}
+
     /**
      * The longest single address resolution {@link #resolveAddress} asks the kernel for. The kernel's rdma_cm
      * (drivers/infiniband/core/addr.c, rdma_resolve_ip and process_one_req) misses a neighbour answer that arrives
@@ -37,7 +39,14 @@ public final class CmConnector {
      */
     @FunctionalInterface
     public interface QueuePairFactory {
-        /** Creates the queue pair of {@code id} on its device context (the id has its device by then). */
+        /**
+         * Creates the queue pair of {@code id} on its device context (the id has its device by then).
+         *
+         * @param id the id, resolved (client) or from a CONNECT_REQUEST (server): its {@link CmId#context()} is the
+         *           device
+         * @return the QP, made with {@link CmId#createQueuePair} so that the id owns it
+         * @throws RdmaException if a resource cannot be made; the connector then closes the id
+         */
         QueuePair create(CmId id) throws RdmaException;
     }
 
@@ -45,10 +54,18 @@ public final class CmConnector {
      * An established connection: the id (close it to disconnect and free everything of it), its queue pair, the
      * CONNECT_REQUEST it was accepted from (server side; null on the client) and the ESTABLISHED event (on the
      * client with the server's accept private data).
+     *
+     * @param id          the connection's id; closing it disconnects and frees the queue pair
+     * @param queuePair   the id's queue pair, ready to post
+     * @param request     the CONNECT_REQUEST (server side), or null on the client
+     * @param established the ESTABLISHED event, which on the client carries the server's accept private data
      */
     public record Connection(CmId id, QueuePair queuePair, CmEvent request, CmEvent established)
             implements AutoCloseable {
-        /** The private data the peer sent: the client's connect data on the server, the server's accept data on the client. */
+        /**
+         * {@return a copy of the private data the peer sent: the client's connect data on the server, the server's accept
+         * data on the client (InfiniBand pads it with zeros)}
+         */
         public byte[] peerPrivateData() {
             return (request != null ? request : established).privateData();
         }
@@ -63,6 +80,17 @@ public final class CmConnector {
     /**
      * Client: a new id on {@code channel}, address and route resolution to {@code server}, the queue pair from
      * {@code factory}, connect with {@code parameters}, ESTABLISHED. Each step may take up to {@code timeout}.
+     *
+     * @param channel    the event channel the new id's events arrive on; nobody else may take this id's events
+     *                   meanwhile
+     * @param server     the server's IP address and port
+     * @param parameters resources, retries and private data of the connect request
+     * @param factory    makes the queue pair once the route is resolved
+     * @param timeout    the longest wait for each step's event
+     * @return the established connection; the caller closes it
+     * @throws RdmaException a {@link CmEventException} carrying the event that came instead (REJECTED, UNREACHABLE,
+     *                       ADDR_ERROR...), a {@link CmTimeoutException}, or a failed verb's errno; the id is closed
+     *                       then
      */
     public static Connection connect(
             EventChannel channel,
@@ -93,6 +121,12 @@ public final class CmConnector {
      * ADDR_RESOLVED event: in attempts of at most {@link #RESOLVE_ATTEMPT}, each one that ends in ADDR_ERROR with
      * ETIMEDOUT followed by another on the same id, until {@code timeout} has passed. Then the last ADDR_ERROR is
      * thrown as a {@link CmEventException}, as is at once any other (ENETUNREACH...).
+     *
+     * @param id          a new id, not yet resolved
+     * @param source      the local address to resolve from, or null for the route's choice
+     * @param destination the peer's IP address and port
+     * @param timeout     the total time for all attempts
+     * @throws RdmaException a {@link CmEventException} with the last ADDR_ERROR, or {@code rdma_resolve_addr}'s errno
      */
     public static void resolveAddress(
             CmId id, InetSocketAddress source, InetSocketAddress destination, Duration timeout) throws RdmaException {
@@ -124,6 +158,9 @@ public final class CmConnector {
      * that, so that the CM's own reason (ADDR_ERROR with ETIMEDOUT...) is what gets reported. The kernel's timer
      * wheel fires a long timer up to an eighth of its length late (a 30 s timer by up to about 2 s with HZ=250),
      * plus a second for the event to reach us on a loaded machine.
+     *
+     * @param cmTimeout the timeout handed to the kernel (for address or route resolution)
+     * @return {@code cmTimeout} plus an eighth of it plus one second
      */
     public static Duration eventWait(Duration cmTimeout) {
         return cmTimeout.plus(cmTimeout.dividedBy(8)).plusSeconds(1);
@@ -133,6 +170,12 @@ public final class CmConnector {
      * Server: a new id on {@code channel} bound to {@code address} and listening.
      *
      * <p>Verbs: {@code rdma_create_id}, {@code rdma_bind_addr}, {@code rdma_listen}.
+     *
+     * @param channel the event channel of the listening id and its requests
+     * @param address the local address and port (port 0: any, then read {@link CmId#localPort()})
+     * @param backlog the pending connection requests the kernel queues
+     * @return the listening id; closing it stops listening
+     * @throws RdmaException with the errno of the verb that failed (EADDRINUSE: the port is taken); the id is closed
      */
     @Verb("rdma_create_id")
     @Verb("rdma_bind_addr")
@@ -152,6 +195,15 @@ public final class CmConnector {
     /**
      * Server: waits up to {@code timeout} for the next CONNECT_REQUEST on {@code listener}, makes its queue pair
      * with {@code factory}, accepts with {@code parameters} and waits for ESTABLISHED.
+     *
+     * @param listener   the listening id
+     * @param parameters resources and private data of the accept
+     * @param factory    makes the new id's queue pair
+     * @param timeout    the longest wait for the CONNECT_REQUEST, and then for ESTABLISHED
+     * @return the established connection; the caller closes it
+     * @throws RdmaException a {@link CmTimeoutException} if no request or no ESTABLISHED came in time, a
+     *                       {@link CmEventException} for another event, or a failed verb's errno; the new id is closed
+     *                       then
      */
     public static Connection acceptOne(
             CmId listener, ConnectionParameters parameters, QueuePairFactory factory, Duration timeout)

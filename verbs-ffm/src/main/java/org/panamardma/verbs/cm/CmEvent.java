@@ -65,19 +65,26 @@ public record CmEvent(
     /** The IB CM reject reason of a REJECTED event for "nobody listens there" (IB_CM_REJ_INVALID_SERVICE_ID). */
     public static final int IB_REJECT_INVALID_SERVICE_ID = 8;
 
-    /** A copy of the private data the event carried (on InfiniBand/RoCE padded with zeros to the field's size). */
+    /**
+     * {@return a copy of the private data the event carried (on InfiniBand/RoCE padded with zeros to the field's size)}
+     */
     public byte[] privateData() {
         return parameters.privateData();
     }
 
-    /** Whether the event is {@code expected} with status 0. */
+    /**
+     * Whether the event is {@code expected} with status 0.
+     *
+     * @param expected the event type wanted
+     * @return whether the event is {@code expected} with status 0
+     */
     public boolean is(CmEventType expected) {
         return type == expected && status == 0;
     }
 
     /**
-     * The status in words: "0", an errno name for negative ones ("-ECONNREFUSED (111)"), and for a positive
-     * REJECTED status the IB CM reject reason ("IB CM reject reason 28 CONSUMER_DEFINED").
+     * {@return the status in words: "0", an errno name for negative ones ("-ECONNREFUSED (111)"), and for a positive
+     * REJECTED status the IB CM reject reason ("IB CM reject reason 28 CONSUMER_DEFINED")}
      */
     public String statusDescription() {
         if (status == 0) {

@@ -14,19 +14,24 @@ public class CmEventException extends RdmaException {
     /** The event type that was awaited. */
     private final CmEventType expected;
 
-    /** The event {@code event} came where {@code expected} was awaited. */
+    /**
+     * The event {@code event} came where {@code expected} was awaited.
+     *
+     * @param expected the event type awaited
+     * @param event    the event that came instead, or the expected one with a non-zero status
+     */
     public CmEventException(CmEventType expected, CmEvent event) {
         super("expected " + expected.cName() + " but got " + event);
         this.event = event;
         this.expected = expected;
     }
 
-    /** The event that came instead of the expected one. */
+    /** {@return the event that came instead of the expected one (its status and private data say why)} */
     public CmEvent event() {
         return event;
     }
 
-    /** The event type that was awaited. */
+    /** {@return the event type that was awaited} */
     public CmEventType expected() {
         return expected;
     }

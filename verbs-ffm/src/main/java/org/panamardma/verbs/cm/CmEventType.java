@@ -47,17 +47,17 @@ public enum CmEventType {
         this.cName = cName;
     }
 
-    /** The C enum value. */
+    /** {@return the C enum value ({@code enum rdma_cm_event_type} in rdma_cma.h)} */
     public int value() {
         return value;
     }
 
-    /** The C enum constant's name, e.g. {@code RDMA_CM_EVENT_ESTABLISHED}. */
+    /** {@return the C enum constant's name, e.g. {@code RDMA_CM_EVENT_ESTABLISHED}} */
     public String cName() {
         return cName;
     }
 
-    /** Whether this event ends a connection attempt unsuccessfully. */
+    /** {@return whether this event ends a connection attempt unsuccessfully} */
     public boolean isConnectFailure() {
         return this == CONNECT_ERROR
                 || this == UNREACHABLE
@@ -66,7 +66,13 @@ public enum CmEventType {
                 || this == ROUTE_ERROR;
     }
 
-    /** The type of the {@code RDMA_CM_EVENT_*} value {@code value}. */
+    /**
+     * The type of the {@code RDMA_CM_EVENT_*} value {@code value}.
+     *
+     * @param value an {@code RDMA_CM_EVENT_*} value from {@code struct rdma_cm_event}
+     * @return its type
+     * @throws IllegalArgumentException if librdmacm sent a value this enum does not know (a newer rdma-core)
+     */
     public static CmEventType of(int value) {
         for (CmEventType t : BY_VALUE) {
             if (t.value == value) {

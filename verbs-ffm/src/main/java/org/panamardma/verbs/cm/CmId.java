@@ -21,7 +21,6 @@ import org.panamardma.verbs.ffi.Native;
 import org.panamardma.verbs.ffi.rdma_addr;
 import org.panamardma.verbs.ffi.rdma_cm_id;
 import org.panamardma.verbs.ffi.rdma_cma_h;
-import org.panamardma.verbs.ffi.rdma_conn_param;
 import org.panamardma.verbs.internal.VerbsAccess;
 
 /**
@@ -62,12 +61,12 @@ public final class CmId extends NativeResource {
         this.portSpace = portSpace;
     }
 
-    /** The event channel this id's events arrive on. */
+    /** {@return the event channel this id's events arrive on} */
     public EventChannel channel() {
         return channel;
     }
 
-    /** The port space the id was created in ({@code RDMA_PS_TCP} for reliable connections). */
+    /** {@return the port space the id was created in ({@code RDMA_PS_TCP} for reliable connections)} */
     public PortSpace portSpace() {
         return portSpace;
     }
@@ -78,40 +77,34 @@ public final class CmId extends NativeResource {
      * Binds to a local address (port 0: any); to a device's address, it also binds the id to that device.
      *
      * <p>Verb: {@code rdma_bind_addr}.
+     *
+     * @param address the local IP address and port; the wildcard address binds no device, port 0 takes a free port
+     * @throws RdmaException with {@code rdma_bind_addr}'s errno: EADDRINUSE (port taken), EADDRNOTAVAIL (no such local
+     *                       address), EINVAL (already bound)
      */
     @Verb("rdma_bind_addr")
     public void bind(InetSocketAddress address) throws RdmaException {
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                MemorySegment sa = SocketAddresses.write(arena, address);
-                if (rdma_cma_h.rdma_bind_addr(cs, handle, sa) != 0) {
-                    throw new RdmaException("rdma_bind_addr(" + address + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_bind_addr(" + address + ")", (arena, cs) -> {
+            MemorySegment sa = SocketAddresses.write(arena, address);
+            return rdma_cma_h.rdma_bind_addr(cs, handle, sa);
+        });
     }
 
     /**
      * Listens for connection requests (CONNECT_REQUEST events on this id); bind first.
      *
      * <p>Verb: {@code rdma_listen}.
+     *
+     * @param backlog the pending CONNECT_REQUESTs the kernel queues before it rejects more (0: librdmacm's default)
+     * @throws RdmaException with {@code rdma_listen}'s errno, e.g. EADDRINUSE when another id listens on the port
+     * @throws IllegalArgumentException if {@code backlog} is negative
      */
     @Verb("rdma_listen")
     public void listen(int backlog) throws RdmaException {
         if (backlog < 0) {
             throw new IllegalArgumentException("negative backlog " + backlog);
         }
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                if (rdma_cma_h.rdma_listen(cs, handle, backlog) != 0) {
-                    throw new RdmaException("rdma_listen(" + this + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_listen(" + this + ")", (arena, cs) -> rdma_cma_h.rdma_listen(cs, handle, backlog));
     }
 
     /**
@@ -119,6 +112,12 @@ public final class CmId extends NativeResource {
      * ADDR_RESOLVED or ADDR_ERROR event, at the latest after {@code timeout}.
      *
      * <p>Verb: {@code rdma_resolve_addr}.
+     *
+     * @param destination the peer's IP address and port (the port is kept for connect)
+     * @param timeout     how long the kernel tries before ADDR_ERROR with ETIMEDOUT, 1 ms to 24 days
+     * @throws RdmaException if the resolution cannot start: {@code rdma_resolve_addr}'s errno (ENODEV, EADDRNOTAVAIL);
+     *                       a resolution that fails later is an ADDR_ERROR event
+     * @throws IllegalArgumentException if {@code timeout} is out of range
      */
     @Verb("rdma_resolve_addr")
     public void resolveAddress(InetSocketAddress destination, Duration timeout) throws RdmaException {
@@ -129,42 +128,59 @@ public final class CmId extends NativeResource {
      * As {@link #resolveAddress(InetSocketAddress, Duration)}, from the local {@code source} address (null: any).
      *
      * <p>Verb: {@code rdma_resolve_addr}.
+     *
+     * @param source      the local address to resolve from, or null for the route's choice
+     * @param destination the peer's IP address and port (the port is kept for connect)
+     * @param timeout     how long the kernel tries before ADDR_ERROR with ETIMEDOUT, 1 ms to 24 days
+     * @throws RdmaException if the resolution cannot start: {@code rdma_resolve_addr}'s errno (ENODEV, EADDRNOTAVAIL);
+     *                       a resolution that fails later is an ADDR_ERROR event
+     * @throws IllegalArgumentException if {@code timeout} is out of range
      */
     @Verb("rdma_resolve_addr")
     public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, Duration timeout)
             throws RdmaException {
         Objects.requireNonNull(destination, "destination");
         int millis = timeoutMillis(timeout);
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                MemorySegment src = source == null ? MemorySegment.NULL : SocketAddresses.write(arena, source);
-                MemorySegment dst = SocketAddresses.write(arena, destination);
-                if (rdma_cma_h.rdma_resolve_addr(cs, handle, src, dst, millis) != 0) {
-                    throw new RdmaException("rdma_resolve_addr(" + destination + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_resolve_addr(" + destination + ")", (arena, cs) -> {
+            MemorySegment src = source == null ? MemorySegment.NULL : SocketAddresses.write(arena, source);
+            MemorySegment dst = SocketAddresses.write(arena, destination);
+            return rdma_cma_h.rdma_resolve_addr(cs, handle, src, dst, millis);
+        });
     }
 
     /**
      * Starts resolving the route to the peer; the outcome is a ROUTE_RESOLVED or ROUTE_ERROR event.
      *
      * <p>Verb: {@code rdma_resolve_route}.
+     *
+     * @param timeout how long the kernel tries before ROUTE_ERROR, 1 ms to 24 days
+     * @throws RdmaException if the resolution cannot start: {@code rdma_resolve_route}'s errno (EINVAL before the
+     *                       address is resolved)
+     * @throws IllegalArgumentException if {@code timeout} is out of range
      */
     @Verb("rdma_resolve_route")
     public void resolveRoute(Duration timeout) throws RdmaException {
         int millis = timeoutMillis(timeout);
+        call("rdma_resolve_route(" + this + ")", (arena, cs) -> rdma_cma_h.rdma_resolve_route(cs, handle, millis));
+    }
+
+    /** One librdmacm call on the open id, under its monitor: {@code 0} or an error with the errno it left. */
+    private void call(String what, CmCall call) throws RdmaException {
         synchronized (this) {
             checkOpen();
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                if (rdma_cma_h.rdma_resolve_route(cs, handle, millis) != 0) {
-                    throw new RdmaException("rdma_resolve_route(" + this + ")", Native.errno(cs));
+                if (call.invoke(arena, cs) != 0) {
+                    throw new RdmaException(what, Native.errno(cs));
                 }
             }
         }
+    }
+
+    /** A librdmacm function that returns 0 or -1 with errno in the call state {@code cs}. */
+    @FunctionalInterface
+    private interface CmCall {
+        int invoke(Arena arena, MemorySegment cs);
     }
 
     private static int timeoutMillis(Duration timeout) {
@@ -175,7 +191,7 @@ public final class CmId extends NativeResource {
         return (int) millis;
     }
 
-    /** The local address (after bind, resolution or connection); empty before. */
+    /** {@return the local address (after bind, resolution or connection); empty before} */
     public Optional<InetSocketAddress> localAddress() {
         synchronized (this) {
             checkOpen();
@@ -184,7 +200,7 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** The peer's address (after resolution, or of a connection request); empty before. */
+    /** {@return the peer's address (after resolution, or of a connection request); empty before} */
     public Optional<InetSocketAddress> peerAddress() {
         synchronized (this) {
             checkOpen();
@@ -194,8 +210,7 @@ public final class CmId extends NativeResource {
     }
 
     /**
-     * {@code rdma_get_src_port}: the local port, 0 if none yet.
-     *
+     * {@return the local port in host order, 0 if none yet}
      * <p>Verb: {@code rdma_get_src_port}.
      */
     @Verb("rdma_get_src_port")
@@ -207,8 +222,7 @@ public final class CmId extends NativeResource {
     }
 
     /**
-     * {@code rdma_get_dst_port}: the peer's port, 0 if none yet.
-     *
+     * {@return the peer's port in host order, 0 if none yet}
      * <p>Verb: {@code rdma_get_dst_port}.
      */
     @Verb("rdma_get_dst_port")
@@ -221,7 +235,10 @@ public final class CmId extends NativeResource {
 
     // --------------------------------------------------------------------------------------------------- device
 
-    /** Whether the id is bound to a device yet. */
+    /**
+     * {@return whether the id is bound to a device yet (after bind to a device address, resolution, or a connection
+     * request)}
+     */
     public boolean hasDevice() {
         synchronized (this) {
             checkOpen();
@@ -233,7 +250,9 @@ public final class CmId extends NativeResource {
      * The device context librdmacm opened for the id's device (one {@link Context} per device, shared by all ids on
      * it, owned by librdmacm: closing it closes what was made on it, not the device).
      *
+     * @return the shared context of the id's device, owned by librdmacm (see above)
      * @throws IllegalStateException before the id is bound to a device
+     * @throws RdmaException if wrapping librdmacm's context fails (the errno of the verb that failed)
      */
     public Context context() throws RdmaException {
         Context c = context;
@@ -258,7 +277,7 @@ public final class CmId extends NativeResource {
         return hasDevice() ? context().transportType() : null;
     }
 
-    /** The port of the device the id is bound to (1 for the usual single-port devices). */
+    /** {@return the port of the device the id is bound to (1 for the usual single-port devices)} */
     public int port() {
         synchronized (this) {
             checkOpen();
@@ -276,6 +295,14 @@ public final class CmId extends NativeResource {
      * ESTABLISHED event has been taken.
      *
      * <p>Verbs: {@code rdma_create_qp_ex}, {@code rdma_create_qp}.
+     *
+     * @param pd      the protection domain the QP's memory is registered in
+     * @param options queue depths, SGE counts, inline size, CQs and the optional SRQ
+     * @return the new queue pair, owned by this id: closing the id destroys it
+     * @throws RdmaException with the verb's errno (ENOMEM, EINVAL for what the device cannot give)
+     * @throws IllegalStateException if the id has an open queue pair already
+     * @throws IllegalArgumentException if {@code pd} or a CQ is on another device context, or an option exceeds the
+     *                                  device's limits
      */
     @Verb("rdma_create_qp_ex")
     @Verb("rdma_create_qp")
@@ -304,7 +331,7 @@ public final class CmId extends NativeResource {
         }
     }
 
-    /** The queue pair made by {@link #createQueuePair}, if it is still open. */
+    /** {@return the queue pair made by {@link #createQueuePair}, if it is still open} */
     public Optional<QueuePair> queuePair() {
         QueuePair qp = queuePair;
         return qp == null || qp.isClosed() ? Optional.empty() : Optional.of(qp);
@@ -318,7 +345,10 @@ public final class CmId extends NativeResource {
      *
      * <p>Verb: {@code rdma_connect}.
      *
+     * @param parameters the RDMA READ/atomic resources, retry counts and private data sent in the request
      * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
+     * @throws RdmaException with {@code rdma_connect}'s errno (EINVAL before the route is resolved or without a QP); a
+     *                       refusal by the peer comes later, as REJECTED
      */
     @Verb("rdma_connect")
     public void connect(ConnectionParameters parameters) throws RdmaException {
@@ -332,7 +362,9 @@ public final class CmId extends NativeResource {
      *
      * <p>Verb: {@code rdma_accept}.
      *
+     * @param parameters the resources this side grants and the private data of the reply
      * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
+     * @throws RdmaException with {@code rdma_accept}'s errno, e.g. EINVAL if the request was already answered
      */
     @Verb("rdma_accept")
     public void accept(ConnectionParameters parameters) throws RdmaException {
@@ -342,31 +374,10 @@ public final class CmId extends NativeResource {
     }
 
     private void connectOrAccept(boolean connect, ConnectionParameters p) throws RdmaException {
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                MemorySegment param = arena.allocate(rdma_conn_param.layout());
-                byte[] data = p.privateDataUnsafe();
-                if (data.length > 0) {
-                    MemorySegment pd = arena.allocate(data.length);
-                    MemorySegment.copy(data, 0, pd, JAVA_BYTE, 0, data.length);
-                    param.set(ADDRESS, rdma_conn_param.private_data$OFFSET, pd);
-                }
-                param.set(JAVA_BYTE, rdma_conn_param.private_data_len$OFFSET, (byte) data.length);
-                param.set(JAVA_BYTE, rdma_conn_param.responder_resources$OFFSET, (byte) p.responderResources());
-                param.set(JAVA_BYTE, rdma_conn_param.initiator_depth$OFFSET, (byte) p.initiatorDepth());
-                param.set(JAVA_BYTE, rdma_conn_param.retry_count$OFFSET, (byte) p.retryCount());
-                param.set(JAVA_BYTE, rdma_conn_param.rnr_retry_count$OFFSET, (byte) p.rnrRetryCount());
-                int rc = connect
-                        ? rdma_cma_h.rdma_connect(cs, handle, param)
-                        : rdma_cma_h.rdma_accept(cs, handle, param);
-                if (rc != 0) {
-                    throw new RdmaException(
-                            (connect ? "rdma_connect(" : "rdma_accept(") + this + ")", Native.errno(cs));
-                }
-            }
-        }
+        call((connect ? "rdma_connect(" : "rdma_accept(") + this + ")", (arena, cs) -> {
+            MemorySegment param = p.toConnParam(arena);
+            return connect ? rdma_cma_h.rdma_connect(cs, handle, param) : rdma_cma_h.rdma_accept(cs, handle, param);
+        });
     }
 
     /**
@@ -375,7 +386,9 @@ public final class CmId extends NativeResource {
      *
      * <p>Verb: {@code rdma_reject}.
      *
+     * @param privateData the bytes the peer's REJECTED event carries, e.g. a reason; may be empty
      * @throws IllegalArgumentException if the private data exceeds the transport's {@link PrivateDataLimits}
+     * @throws RdmaException with {@code rdma_reject}'s errno
      */
     @Verb("rdma_reject")
     public void reject(byte[] privateData) throws RdmaException {
@@ -385,20 +398,10 @@ public final class CmId extends NativeResource {
                     + "carries at most " + PrivateDataLimits.LIBRDMACM_MAX);
         }
         checkPrivateData(PrivateDataLimits.Operation.REJECT, data.length);
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                MemorySegment pd = MemorySegment.NULL;
-                if (data.length > 0) {
-                    pd = arena.allocate(data.length);
-                    MemorySegment.copy(data, 0, pd, JAVA_BYTE, 0, data.length);
-                }
-                if (rdma_cma_h.rdma_reject(cs, handle, pd, (byte) data.length) != 0) {
-                    throw new RdmaException("rdma_reject(" + this + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_reject(" + this + ")", (arena, cs) -> {
+            MemorySegment pd = ConnectionParameters.nativeCopy(arena, data);
+            return rdma_cma_h.rdma_reject(cs, handle, pd, (byte) data.length);
+        });
     }
 
     /**
@@ -407,18 +410,12 @@ public final class CmId extends NativeResource {
      * this side its own DISCONNECTED (without it, only the DREQ's timeout does). On iWARP the TCP close does.
      *
      * <p>Verb: {@code rdma_disconnect}.
+     *
+     * @throws RdmaException with {@code rdma_disconnect}'s errno, e.g. EINVAL when the id was never connected
      */
     @Verb("rdma_disconnect")
     public void disconnect() throws RdmaException {
-        synchronized (this) {
-            checkOpen();
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment cs = arena.allocate(Native.CALL_STATE);
-                if (rdma_cma_h.rdma_disconnect(cs, handle) != 0) {
-                    throw new RdmaException("rdma_disconnect(" + this + ")", Native.errno(cs));
-                }
-            }
-        }
+        call("rdma_disconnect(" + this + ")", (arena, cs) -> rdma_cma_h.rdma_disconnect(cs, handle));
     }
 
     private void checkPrivateData(PrivateDataLimits.Operation operation, int length) throws RdmaException {
@@ -439,6 +436,10 @@ public final class CmId extends NativeResource {
      * The next event of this id within {@code timeout}, or null; see {@link EventChannel#await}.
      *
      * <p>Verbs: {@code rdma_get_cm_event}, {@code rdma_ack_cm_event}.
+     *
+     * @param timeout how long to wait; zero does not wait
+     * @return the event, or null if none came in time
+     * @throws RdmaException if {@code rdma_get_cm_event} fails (its errno)
      */
     @Verb("rdma_get_cm_event")
     @Verb("rdma_ack_cm_event")
@@ -446,7 +447,15 @@ public final class CmId extends NativeResource {
         return channel.await(this, timeout);
     }
 
-    /** The next event of this id if it is {@code expected}; see {@link EventChannel#expect}. */
+    /**
+     * The next event of this id if it is {@code expected}; see {@link EventChannel#expect}.
+     *
+     * @param expected the event type awaited
+     * @param timeout  how long to wait
+     * @return the event, of type {@code expected} with status 0
+     * @throws RdmaException a {@link CmEventException} if another event came, a {@link CmTimeoutException} if none did,
+     *                       or {@code rdma_get_cm_event}'s errno
+     */
     public CmEvent expect(CmEventType expected, Duration timeout) throws RdmaException {
         return channel.expect(this, expected, timeout);
     }

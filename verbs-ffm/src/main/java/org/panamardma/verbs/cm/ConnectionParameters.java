@@ -1,8 +1,14 @@
 package org.panamardma.verbs.cm;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.HexFormat;
 import org.panamardma.verbs.ffi.rdma_cma_h;
+import org.panamardma.verbs.ffi.rdma_conn_param;
 
 /**
  * What {@link CmId#connect} and {@link CmId#accept} send ({@code struct rdma_conn_param}), and what CM events carry
@@ -52,13 +58,13 @@ public record ConnectionParameters(
         }
     }
 
-    /** A copy of the private data. */
+    /** {@return a copy of the private data} */
     @Override
     public byte[] privateData() {
         return privateData.clone();
     }
 
-    /** The private data's length, without copying it. */
+    /** {@return the private data's length in bytes, without copying it} */
     public int privateDataLength() {
         return privateData.length;
     }
@@ -67,17 +73,59 @@ public record ConnectionParameters(
         return privateData;
     }
 
-    /** These parameters with {@code data} (copied) as the private data. */
+    /** These parameters as the {@code struct rdma_conn_param} of rdma_connect/rdma_accept, allocated in {@code arena}. */
+    MemorySegment toConnParam(Arena arena) {
+        MemorySegment param = arena.allocate(rdma_conn_param.layout());
+        param.set(ADDRESS, rdma_conn_param.private_data$OFFSET, nativeCopy(arena, privateData));
+        param.set(JAVA_BYTE, rdma_conn_param.private_data_len$OFFSET, (byte) privateData.length);
+        param.set(JAVA_BYTE, rdma_conn_param.responder_resources$OFFSET, (byte) responderResources);
+        param.set(JAVA_BYTE, rdma_conn_param.initiator_depth$OFFSET, (byte) initiatorDepth);
+        param.set(JAVA_BYTE, rdma_conn_param.retry_count$OFFSET, (byte) retryCount);
+        param.set(JAVA_BYTE, rdma_conn_param.rnr_retry_count$OFFSET, (byte) rnrRetryCount);
+        return param;
+    }
+
+    /** {@code data} copied into {@code arena} for librdmacm to read, or NULL when empty (its "no private data"). */
+    static MemorySegment nativeCopy(Arena arena, byte[] data) {
+        if (data.length == 0) {
+            return MemorySegment.NULL;
+        }
+        MemorySegment copy = arena.allocate(data.length);
+        MemorySegment.copy(data, 0, copy, JAVA_BYTE, 0, data.length);
+        return copy;
+    }
+
+    /**
+     * These parameters with {@code data} (copied) as the private data.
+     *
+     * @param data the private data, 0 to {@link PrivateDataLimits#LIBRDMACM_MAX} bytes (the transport may allow fewer:
+     *             checked at connect, accept and reject)
+     * @return a new instance; this one is unchanged
+     */
     public ConnectionParameters withPrivateData(byte[] data) {
         return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, data);
     }
 
-    /** These parameters with the RDMA Read and atomic resources given. */
+    /**
+     * These parameters with the RDMA Read and atomic resources given.
+     *
+     * @param responderResources RDMA READs and atomics the peer may have outstanding at us, 0 to 255
+     * @param initiatorDepth     RDMA READs and atomics we may have outstanding at the peer, 0 to 255
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if a value is out of range
+     */
     public ConnectionParameters withResources(int responderResources, int initiatorDepth) {
         return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, privateData);
     }
 
-    /** These parameters with the transport and RNR retry counts given (7: RNR retries without limit). */
+    /**
+     * These parameters with the transport and RNR retry counts given (7: RNR retries without limit).
+     *
+     * @param retryCount    transport retries before RETRY_EXC_ERR, 0 to 7
+     * @param rnrRetryCount retries when the peer has no receive posted, 0 to 7
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if a value is out of range
+     */
     public ConnectionParameters withRetries(int retryCount, int rnrRetryCount) {
         return new ConnectionParameters(responderResources, initiatorDepth, retryCount, rnrRetryCount, privateData);
     }

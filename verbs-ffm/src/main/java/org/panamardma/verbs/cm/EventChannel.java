@@ -79,8 +79,11 @@ public final class EventChannel extends NativeResource {
      *
      * <p>Verb: {@code rdma_create_event_channel}.
      *
+     * @return the new channel; close it after every id made on it
      * @throws org.panamardma.verbs.RdmaLibraryException if librdmacm or libibverbs is not installed (the message names
-     *         the package to install), cannot be loaded, or is older than the oldest rdma-core supported
+     *                                                   the package to install), cannot be loaded, or is older than the
+     *                                                   oldest rdma-core supported
+     * @throws RdmaException with {@code rdma_create_event_channel}'s errno (ENODEV: no RDMA device, EMFILE)
      */
     @Verb("rdma_create_event_channel")
     public static EventChannel create() throws RdmaException {
@@ -101,7 +104,7 @@ public final class EventChannel extends NativeResource {
         }
     }
 
-    /** The channel's file descriptor (non-blocking), for an event loop: readable when events are there. */
+    /** {@return the channel's file descriptor (non-blocking), for an event loop: readable when events are there} */
     public int fd() {
         return fd;
     }
@@ -110,6 +113,9 @@ public final class EventChannel extends NativeResource {
      * Creates an id in the TCP port space (reliable connected QPs).
      *
      * <p>Verb: {@code rdma_create_id}.
+     *
+     * @return the new id; close it (it closes its queue pair)
+     * @throws RdmaException with {@code rdma_create_id}'s errno (ENOMEM)
      */
     @Verb("rdma_create_id")
     public CmId createId() throws RdmaException {
@@ -120,6 +126,10 @@ public final class EventChannel extends NativeResource {
      * Creates an id ({@code rdma_create_id}).
      *
      * <p>Verb: {@code rdma_create_id}.
+     *
+     * @param portSpace the port space: TCP for reliable connected QPs, UDP for datagrams
+     * @return the new id; close it (it closes its queue pair)
+     * @throws RdmaException with {@code rdma_create_id}'s errno (ENOMEM)
      */
     @Verb("rdma_create_id")
     public CmId createId(PortSpace portSpace) throws RdmaException {
@@ -154,6 +164,12 @@ public final class EventChannel extends NativeResource {
      * for it); returns null on timeout. Events of other ids stay queued for their waiters.
      *
      * <p>Verbs: {@code rdma_get_cm_event}, {@code rdma_ack_cm_event}.
+     *
+     * @param id      an id of this channel
+     * @param timeout how long to wait; zero does not wait
+     * @return the event, acknowledged (its data copied), or null if none came in time
+     * @throws RdmaException with {@code rdma_get_cm_event}'s errno
+     * @throws IllegalArgumentException if {@code id} belongs to another channel
      */
     @Verb("rdma_get_cm_event")
     @Verb("rdma_ack_cm_event")
@@ -170,6 +186,10 @@ public final class EventChannel extends NativeResource {
      * never waits: it takes what the fd has now (an event loop calls it so when the fd is readable).
      *
      * <p>Verbs: {@code rdma_get_cm_event}, {@code rdma_ack_cm_event}.
+     *
+     * @param timeout how long to wait; zero does not wait
+     * @return the event, acknowledged (its data copied), or null if none came in time
+     * @throws RdmaException with {@code rdma_get_cm_event}'s errno
      */
     @Verb("rdma_get_cm_event")
     @Verb("rdma_ack_cm_event")
@@ -181,8 +201,12 @@ public final class EventChannel extends NativeResource {
      * Waits up to {@code timeout} for the next event of {@code id} and returns it if it is {@code expected} with
      * status 0.
      *
-     * @throws CmEventException  another event came (REJECTED, UNREACHABLE, ADDR_ERROR...), or the expected one with
-     *                           an error status: it carries the event
+     * @param id       an id of this channel
+     * @param expected the event type awaited
+     * @param timeout  how long to wait
+     * @return the event
+     * @throws CmEventException another event came (REJECTED, UNREACHABLE, ADDR_ERROR...), or the expected one with an
+     *                          error status: it carries the event
      * @throws CmTimeoutException no event of {@code id} within the timeout
      */
     public CmEvent expect(CmId id, CmEventType expected, Duration timeout) throws RdmaException {
@@ -241,11 +265,14 @@ public final class EventChannel extends NativeResource {
         return event;
     }
 
+    // WaitNotInLoop: the loop is the caller's (take), which looks for the event again and checks the deadline after
+    // every return of null, a spurious wakeup included
     /**
      * Under the monitor: the oldest pending event of {@code id} (reading the fd first if nobody is reading it), or
      * null after waiting one slice for the active reader to queue something (or when it is this thread's turn to
      * read).
      */
+    @SuppressWarnings("WaitNotInLoop")
     private CmEvent takeOrWait(CmId id, long deadline) throws RdmaException {
         if (closeRequested()) {
             throw new IllegalStateException(describe() + " was closed while waiting for events");
@@ -321,11 +348,16 @@ public final class EventChannel extends NativeResource {
                     // for a listening id closed meanwhile: nobody will accept or reject the new id
                     orphan = ev.get(ADDRESS, rdma_cm_event.id$OFFSET);
                 }
-            } finally {
-                int ack = rdma_cma_h.rdma_ack_cm_event(callState, ev);
-                if (ack != 0) {
-                    throw new RdmaException("rdma_ack_cm_event", Native.errno(callState));
+            } catch (RuntimeException | Error e) {
+                // acked all the same (rdma_destroy_id waits for every event of its id to be acked); the copy's
+                // failure is the one thrown, a failed ack rides along instead of replacing it
+                if (rdma_cma_h.rdma_ack_cm_event(callState, ev) != 0) {
+                    e.addSuppressed(new RdmaException("rdma_ack_cm_event", Native.errno(callState)));
                 }
+                throw e;
+            }
+            if (rdma_cma_h.rdma_ack_cm_event(callState, ev) != 0) {
+                throw new RdmaException("rdma_ack_cm_event", Native.errno(callState));
             }
             if (orphan.address() != 0) {
                 rdma_cma_h.rdma_destroy_id(callState, orphan);

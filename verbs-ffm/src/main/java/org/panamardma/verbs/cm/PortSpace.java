@@ -15,7 +15,7 @@ public enum PortSpace {
         this.value = value;
     }
 
-    /** The {@code RDMA_PS_*} value. */
+    /** {@return the {@code RDMA_PS_*} value of {@code enum rdma_port_space}} */
     public int value() {
         return value;
     }

@@ -53,7 +53,13 @@ public final class PrivateDataLimits {
         REJECT
     }
 
-    /** The limit of {@code operation} on {@code transport} (null transport: librdmacm's own limit). */
+    /**
+     * The limit of {@code operation} on {@code transport} (null transport: librdmacm's own limit).
+     *
+     * @param transport the device's transport, or null when not known yet
+     * @param operation which verb carries the private data
+     * @return the most bytes of private data the operation may carry
+     */
     public static int limit(TransportType transport, Operation operation) {
         if (transport == TransportType.IWARP) {
             return IWARP;

@@ -53,7 +53,13 @@ public final class StreamStartProbe {
 
     private StreamStartProbe() {}
 
-    /** Whether connections on {@code context}'s device need the probe: Soft-iWARP devices. */
+    /**
+     * Whether connections on {@code context}'s device need the probe: Soft-iWARP devices.
+     *
+     * @param context the device context of the connection
+     * @return whether it is a Soft-iWARP device
+     * @throws RdmaException if querying the device fails ({@code ibv_query_device_ex}'s errno)
+     */
     public static boolean needed(Context context) throws RdmaException {
         return context.transportType() == TransportType.IWARP
                 && context.attributes().vendorId() == SIW_VENDOR_ID;
@@ -63,13 +69,21 @@ public final class StreamStartProbe {
      * Whether the connection of {@code established} may READ from its peer: the resources rdma_cm reports as
      * negotiated in the ESTABLISHED event are non-zero both ways (on iWARP rdma_cm reports this side's IRD and ORD
      * there, the ORD limited by the peer's IRD).
+     *
+     * @param established the connection's ESTABLISHED event
+     * @return whether both negotiated READ resources are at least 1
      */
     public static boolean possible(CmEvent established) {
         ConnectionParameters p = established.parameters();
         return Math.min(p.initiatorDepth(), p.responderResources()) >= 1;
     }
 
-    /** The wait after the probe that waited {@code previousNanos}: twice as long, at most {@link #LONGEST_WAIT_NANOS}. */
+    /**
+     * The wait after the probe that waited {@code previousNanos}: twice as long, at most {@link #LONGEST_WAIT_NANOS}.
+     *
+     * @param previousNanos the wait after the previous probe, in nanoseconds
+     * @return the next wait in nanoseconds
+     */
     public static long nextWaitNanos(long previousNanos) {
         return Math.min(previousNanos * 2, LONGEST_WAIT_NANOS);
     }

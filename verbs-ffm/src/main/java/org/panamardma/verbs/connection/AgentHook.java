@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import org.panamardma.verbs.connection.agent.AgentLink;
 import org.panamardma.verbs.connection.agent.AgentProtocolException;
 import org.panamardma.verbs.connection.agent.AgentTerminatedException;
+import org.panamardma.verbs.trusted.Callbacks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +52,7 @@ final class AgentHook implements AgentLink {
         CompletableFuture<Void> sent = sends.postReserved(terminate);
         failure.mark(new ConnectionClosedException(
                 name + ": the RFC 7306 agent terminated the connection: " + cause.getMessage(), cause));
-        sent.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((v, t) -> {
+        Callbacks.whenDone(sent.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS), name, (v, t) -> {
             connection.end().failAllPending();
             // The peer closes the stream once it has read the Terminate (its agent does, peerTerminated). A
             // disconnect from this side right after the send completes can overtake the Terminate (siw tears

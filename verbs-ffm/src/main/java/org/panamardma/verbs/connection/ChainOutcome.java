@@ -19,6 +19,9 @@ final class ChainOutcome {
         this.unsettled = new AtomicInteger(requests);
     }
 
+    // settle cannot throw (counters, and completing a future whose dependents' failures stay theirs): the future
+    // whenComplete returns would only repeat the request's own outcome, which settle records
+    @SuppressWarnings("FutureReturnValueIgnored")
     void track(CompletableFuture<?> request) {
         request.whenComplete((v, t) -> settle(1, t));
     }

@@ -10,12 +10,21 @@ import org.panamardma.verbs.RdmaException;
 public class ConnectionClosedException extends RdmaException {
     private static final long serialVersionUID = 1L;
 
-    /** The connection cannot take the request; {@code message} says why. */
+    /**
+     * The connection cannot take the request; {@code message} says why.
+     *
+     * @param message names the connection and why it no longer takes requests (closed, disconnected, failed)
+     */
     public ConnectionClosedException(String message) {
         super(message);
     }
 
-    /** The connection cannot take the request, because of {@code cause}. */
+    /**
+     * The connection cannot take the request, because of {@code cause}.
+     *
+     * @param message names the connection and the request refused
+     * @param cause   the failure that ended the connection (a failed completion, a device removal...)
+     */
     public ConnectionClosedException(String message, Throwable cause) {
         super(message);
         initCause(cause);

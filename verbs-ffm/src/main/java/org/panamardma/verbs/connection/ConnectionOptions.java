@@ -64,7 +64,16 @@ public record ConnectionOptions(
     public static final ConnectionOptions DEFAULTS =
             new ConnectionOptions(32, 16, 4096, ConnectionParameters.DEFAULTS, Duration.ofSeconds(30));
 
-    /** Receives posted again one by one, as soon as each is taken; every request signaled. */
+    /**
+     * Receives posted again one by one, as soon as each is taken; every request signaled.
+     *
+     * @param sendQueueDepth    the most requests in flight at once, at least 1
+     * @param receiveQueueDepth receive buffers kept posted, at least 1
+     * @param receiveBufferSize bytes per receive buffer: the largest message taken, at least 1
+     * @param parameters        the rdma_cm connection parameters
+     * @param timeout           the deadline of each connection step and of close's wait for DISCONNECTED
+     * @throws IllegalArgumentException if a depth or the size is below 1
+     */
     public ConnectionOptions(
             int sendQueueDepth,
             int receiveQueueDepth,
@@ -74,7 +83,21 @@ public record ConnectionOptions(
         this(sendQueueDepth, receiveQueueDepth, receiveBufferSize, parameters, timeout, 1, 1);
     }
 
-    /** No agent. */
+    /**
+     * No agent.
+     *
+     * @param sendQueueDepth     the most requests in flight at once, at least 1
+     * @param receiveQueueDepth  receive buffers kept posted, at least 1
+     * @param receiveBufferSize  bytes per receive buffer: the largest message taken, at least 1
+     * @param parameters         the rdma_cm connection parameters
+     * @param timeout            the deadline of each connection step and of close's wait for DISCONNECTED
+     * @param receiveBatch       receive buffers posted again per {@code ibv_post_recv}, 1 to
+     *                           {@code min(receiveQueueDepth, 64)}
+     * @param sendSignalInterval every how many plain SENDs one is signaled, 1 to {@code sendQueueDepth}
+     * @param busyPoll           how long the poller spins on an empty CQ after a completion, zero to
+     *                           {@link #MAX_BUSY_POLL}
+     * @throws IllegalArgumentException if a value is out of its range (see the record's components)
+     */
     public ConnectionOptions(
             int sendQueueDepth,
             int receiveQueueDepth,
@@ -97,7 +120,19 @@ public record ConnectionOptions(
                 DEFAULT_AGENT_DEPTH);
     }
 
-    /** No busy polling: the poller sleeps as soon as the CQ is empty. */
+    /**
+     * No busy polling: the poller sleeps as soon as the CQ is empty.
+     *
+     * @param sendQueueDepth     the most requests in flight at once, at least 1
+     * @param receiveQueueDepth  receive buffers kept posted, at least 1
+     * @param receiveBufferSize  bytes per receive buffer: the largest message taken, at least 1
+     * @param parameters         the rdma_cm connection parameters
+     * @param timeout            the deadline of each connection step and of close's wait for DISCONNECTED
+     * @param receiveBatch       receive buffers posted again per {@code ibv_post_recv}, 1 to
+     *                           {@code min(receiveQueueDepth, 64)}
+     * @param sendSignalInterval every how many plain SENDs one is signaled, 1 to {@code sendQueueDepth}
+     * @throws IllegalArgumentException if a value is out of its range (see the record's components)
+     */
     public ConnectionOptions(
             int sendQueueDepth,
             int receiveQueueDepth,
@@ -143,7 +178,13 @@ public record ConnectionOptions(
         }
     }
 
-    /** These options with every {@code n}-th plain SEND signaled ({@link #sendSignalInterval()}). */
+    /**
+     * These options with every {@code n}-th plain SEND signaled ({@link #sendSignalInterval()}).
+     *
+     * @param n 1 (every request signaled) to the send queue depth
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if {@code n} is out of range
+     */
     public ConnectionOptions withSendSignalInterval(int n) {
         return new ConnectionOptions(
                 sendQueueDepth,
@@ -158,7 +199,13 @@ public record ConnectionOptions(
                 agentDepth);
     }
 
-    /** These options with taken receive buffers posted again {@code n} at a time. */
+    /**
+     * These options with taken receive buffers posted again {@code n} at a time.
+     *
+     * @param n 1 (each at once) to {@code min(receiveQueueDepth, 64)}
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if {@code n} is out of range
+     */
     public ConnectionOptions withReceiveBatch(int n) {
         return new ConnectionOptions(
                 sendQueueDepth,
@@ -173,7 +220,15 @@ public record ConnectionOptions(
                 agentDepth);
     }
 
-    /** These options with {@code send} requests in flight at most and {@code receive} receive buffers. */
+    /**
+     * These options with {@code send} requests in flight at most and {@code receive} receive buffers.
+     *
+     * @param send    the most requests in flight (the send queue depth), at least 1 and at least the send signal
+     *                interval
+     * @param receive receive buffers kept posted, at least 1 and at least the receive batch
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if a depth is out of range
+     */
     public ConnectionOptions withQueueDepths(int send, int receive) {
         return new ConnectionOptions(
                 send,
@@ -188,7 +243,13 @@ public record ConnectionOptions(
                 agentDepth);
     }
 
-    /** These options with receive buffers of {@code bytes} bytes: the largest message taken. */
+    /**
+     * These options with receive buffers of {@code bytes} bytes: the largest message taken.
+     *
+     * @param bytes at least 1; every buffer is registered memory held for the connection's life
+     * @return a new instance; this one is unchanged
+     * @throws IllegalArgumentException if {@code bytes} is below 1
+     */
     public ConnectionOptions withReceiveBufferSize(int bytes) {
         return new ConnectionOptions(
                 sendQueueDepth,
@@ -203,7 +264,12 @@ public record ConnectionOptions(
                 agentDepth);
     }
 
-    /** These options with the rdma_cm connection parameters {@code p}. */
+    /**
+     * These options with the rdma_cm connection parameters {@code p}.
+     *
+     * @param p retries, RDMA READ/atomic resources and private data of the connect or accept
+     * @return a new instance; this one is unchanged
+     */
     public ConnectionOptions withParameters(ConnectionParameters p) {
         return new ConnectionOptions(
                 sendQueueDepth,
@@ -218,7 +284,12 @@ public record ConnectionOptions(
                 agentDepth);
     }
 
-    /** These options with {@code t} as the deadline of the connection's waits: connecting, close's DISCONNECTED. */
+    /**
+     * These options with {@code t} as the deadline of the connection's waits: connecting, close's DISCONNECTED.
+     *
+     * @param t the deadline, not null
+     * @return a new instance; this one is unchanged
+     */
     public ConnectionOptions withTimeout(Duration t) {
         return new ConnectionOptions(
                 sendQueueDepth,
@@ -236,7 +307,9 @@ public record ConnectionOptions(
     /**
      * Busy polling: the poller keeps polling the empty CQ for up to {@code d} after the last completion.
      *
+     * @param d zero (sleep at once) to {@link #MAX_BUSY_POLL}
      * @return these options with the poller busy-polling for up to {@code d} after each completion
+     * @throws IllegalArgumentException if {@code d} is negative or longer than {@link #MAX_BUSY_POLL}
      */
     public ConnectionOptions withBusyPoll(Duration d) {
         return new ConnectionOptions(
@@ -255,8 +328,9 @@ public record ConnectionOptions(
     /**
      * The RFC 7306 agent, of the default depth.
      *
-     * @return these options with the RFC 7306 agent in {@code mode} (offered in the private data, active where the
-     *         peer offers it too), of the default depth
+     * @param mode when to offer and use the agent; {@link AgentMode#OFF} offers nothing
+     * @return these options with the RFC 7306 agent in {@code mode} (offered in the private data, active where the peer
+     *         offers it too), of the default depth
      */
     public ConnectionOptions withAgent(AgentMode mode) {
         return withAgent(mode, agentDepth);
@@ -265,7 +339,10 @@ public record ConnectionOptions(
     /**
      * The RFC 7306 agent of depth {@code depth}.
      *
+     * @param mode  when to offer and use the agent; {@link AgentMode#OFF} offers nothing
+     * @param depth the agent's IRD and the most its ORD may be, 1 to {@link #MAX_AGENT_DEPTH}
      * @return these options with the agent in {@code mode}, executing and sending up to {@code depth} at once
+     * @throws IllegalArgumentException if {@code depth} is out of range
      */
     public ConnectionOptions withAgent(AgentMode mode, int depth) {
         return new ConnectionOptions(

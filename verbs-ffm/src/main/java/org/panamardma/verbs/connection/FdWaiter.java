@@ -59,7 +59,12 @@ public final class FdWaiter implements AutoCloseable {
         setPollFd(0, eventFd);
     }
 
-    /** A waiter with its own non-blocking eventfd ({@code eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)}). */
+    /**
+     * A waiter with its own non-blocking eventfd ({@code eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)}).
+     *
+     * @return the waiter; close it to close the eventfd and free its native memory
+     * @throws RdmaException with {@code eventfd}'s errno (EMFILE, ENFILE: out of descriptors)
+     */
     public static FdWaiter create() throws RdmaException {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cs = a.allocate(Native.CALL_STATE);
@@ -78,7 +83,13 @@ public final class FdWaiter implements AutoCloseable {
         pollFds.set(JAVA_SHORT, base + 6, (short) 0);
     }
 
-    /** Watches {@code fd} for readability (owner thread). */
+    /**
+     * Watches {@code fd} for readability (owner thread).
+     *
+     * @param fd an open descriptor, not watched yet; the caller keeps owning it
+     * @throws IllegalArgumentException if {@code fd} is negative or watched already
+     * @throws IllegalStateException if {@value #MAX_FDS} descriptors are watched already
+     */
     public void add(int fd) {
         checkOpen();
         if (fd < 0) {
@@ -97,7 +108,12 @@ public final class FdWaiter implements AutoCloseable {
         count++;
     }
 
-    /** Stops watching {@code fd}; returns whether it was watched (owner thread). */
+    /**
+     * Stops watching {@code fd}; returns whether it was watched (owner thread).
+     *
+     * @param fd the descriptor
+     * @return whether it was watched
+     */
     public boolean remove(int fd) {
         for (int i = 0; i < count; i++) {
             if (fds[i] == fd) {
@@ -110,7 +126,7 @@ public final class FdWaiter implements AutoCloseable {
         return false;
     }
 
-    /** How many descriptors are watched (the eventfd not counted). */
+    /** {@return how many descriptors are watched (the eventfd not counted), at most {@value #MAX_FDS}} */
     public int size() {
         return count;
     }
@@ -119,6 +135,11 @@ public final class FdWaiter implements AutoCloseable {
      * Waits up to {@code timeoutMillis} (0: just look; never negative: every wait ends) until a watched descriptor is
      * readable or {@link #wakeup()} was called, and returns how many watched descriptors are readable: read them with
      * {@link #readyFd(int)}. A wake-up is consumed here (the eventfd is read back to zero). EINTR counts as a wake-up.
+     *
+     * @param timeoutMillis the longest wait in milliseconds; 0 does not block
+     * @return how many watched descriptors are readable; 0 after a timeout, a wake-up or EINTR
+     * @throws RdmaException with {@code poll}'s errno other than EINTR (ENOMEM)
+     * @throws IllegalArgumentException if {@code timeoutMillis} is negative
      */
     public int await(int timeoutMillis) throws RdmaException {
         checkOpen();
@@ -157,7 +178,13 @@ public final class FdWaiter implements AutoCloseable {
         return ready;
     }
 
-    /** The {@code i}-th readable descriptor of the last {@link #await} ({@code i} below what it returned). */
+    /**
+     * The {@code i}-th readable descriptor of the last {@link #await} ({@code i} below what it returned).
+     *
+     * @param i 0 to the last {@link #await}'s result - 1
+     * @return the descriptor
+     * @throws IndexOutOfBoundsException if {@code i} is out of that range
+     */
     public int readyFd(int i) {
         if (i < 0 || i >= count) {
             throw new IndexOutOfBoundsException(i);

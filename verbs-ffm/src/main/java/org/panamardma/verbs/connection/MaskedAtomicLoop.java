@@ -3,6 +3,7 @@ package org.panamardma.verbs.connection;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongUnaryOperator;
 import org.panamardma.verbs.extensions.MaskedAtomics;
+import org.panamardma.verbs.trusted.Callbacks;
 
 /**
  * RFC 7306's masked atomics over a device's plain CmpSwap, without blocking: the asynchronous form of
@@ -38,7 +39,14 @@ final class MaskedAtomicLoop {
             LongUnaryOperator next,
             long expected,
             CompletableFuture<Long> result) {
-        c.compareSwap(address, rkey, expected, next.applyAsLong(expected)).whenComplete((actual, t) -> {
+        CompletableFuture<Long> swap;
+        try {
+            swap = c.compareSwap(address, rkey, expected, next.applyAsLong(expected));
+        } catch (RuntimeException e) { // a later attempt runs in a completion callback: nobody else would see it
+            result.completeExceptionally(e);
+            return;
+        }
+        Callbacks.whenDone(swap, "a masked atomic's compare-and-swap loop", (actual, t) -> {
             if (t != null) {
                 result.completeExceptionally(t);
             } else if (actual == expected) {

@@ -30,7 +30,13 @@ public final class RdmaClient {
 
     private RdmaClient() {}
 
-    /** {@link #connect(InetSocketAddress, ConnectionOptions)} with {@link ConnectionOptions#DEFAULTS}. */
+    /**
+     * {@link #connect(InetSocketAddress, ConnectionOptions)} with {@link ConnectionOptions#DEFAULTS}.
+     *
+     * @param server the server's IP address and port
+     * @return the established connection; the caller closes it
+     * @throws RdmaException the step that failed (REJECTED, UNREACHABLE, timeout...); nothing is left open
+     */
     public static RdmaConnection connect(InetSocketAddress server) throws RdmaException {
         return connect(server, ConnectionOptions.DEFAULTS);
     }
@@ -63,6 +69,9 @@ public final class RdmaClient {
      * (when the server granted READ resources): {@link StreamStartProbe} says why (siw can leave the first bytes of
      * either side unread until the same side sends more) and how.
      *
+     * @param server  the server's IP address and port
+     * @param options queue depths, buffer sizes, connection parameters, the steps' timeout, the agent
+     * @return the established connection, its receive buffers posted and its poller running; the caller closes it
      * @throws RdmaException the step that failed (REJECTED, UNREACHABLE, timeout...); nothing is left open
      */
     public static RdmaConnection connect(InetSocketAddress server, ConnectionOptions options) throws RdmaException {

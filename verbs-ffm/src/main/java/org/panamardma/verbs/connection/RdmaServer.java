@@ -71,7 +71,6 @@ public final class RdmaServer implements AutoCloseable {
     private final InetSocketAddress address;
     private final ConnectionOptions options;
     private final EventChannel events;
-    private final CmId listener;
     private final Consumer<RdmaConnection> onAccept;
     private final BlockingQueue<RdmaConnection> queue;
     /** Connections by id: accepted (not yet ESTABLISHED) and established. Only the event thread adds. */
@@ -114,7 +113,8 @@ public final class RdmaServer implements AutoCloseable {
         this.queue = queue;
         this.events = EventChannel.create();
         try {
-            this.listener = CmConnector.listen(events, address, 64);
+            // the listening id closes with the channel it belongs to (closing cascades: NativeResource)
+            CmConnector.listen(events, address, 64);
         } catch (RdmaException | RuntimeException e) {
             events.close();
             throw e;
@@ -126,7 +126,16 @@ public final class RdmaServer implements AutoCloseable {
         thread.start();
     }
 
-    /** Listens on {@code address}; each established connection goes to {@code onAccept} (on the server's thread). */
+    /**
+     * Listens on {@code address}; each established connection goes to {@code onAccept} (on the server's thread).
+     *
+     * @param address  the local IP address and port (port 0: any)
+     * @param options  the options of every accepted connection
+     * @param onAccept takes each established connection; runs on the server's thread, so it must not block
+     * @return the listening server; closing it also closes the connections still open (their ids live on its channel)
+     * @throws RdmaException if the event channel or the listening id cannot be made, with the verb's errno (EADDRINUSE:
+     *                       the port is taken)
+     */
     public static RdmaServer listen(
             InetSocketAddress address, ConnectionOptions options, Consumer<RdmaConnection> onAccept)
             throws RdmaException {
@@ -139,6 +148,14 @@ public final class RdmaServer implements AutoCloseable {
     /**
      * Listens on {@code address}, taking the connection requests {@code admission} admits: it sees each request
      * (the client's address and connection parameters) before anything is allocated for it.
+     *
+     * @param address   the local IP address and port (port 0: any)
+     * @param options   the options of every accepted connection
+     * @param onAccept  takes each established connection; runs on the server's thread, so it must not block
+     * @param admission decides on each request before anything is allocated; a refused one is rejected
+     * @return the listening server; closing it also closes the connections still open (their ids live on its channel)
+     * @throws RdmaException if the event channel or the listening id cannot be made, with the verb's errno (EADDRINUSE:
+     *                       the port is taken)
      */
     public static RdmaServer listen(
             InetSocketAddress address,
@@ -156,6 +173,16 @@ public final class RdmaServer implements AutoCloseable {
     /**
      * Listens on {@code address}, serving at most {@code maxConnections} at once (being set up or established):
      * a request beyond them is rejected before anything is allocated for it.
+     *
+     * @param address        the local IP address and port (port 0: any)
+     * @param options        the options of every accepted connection
+     * @param onAccept       takes each established connection; runs on the server's thread, so it must not block
+     * @param maxConnections the bound on connections open at once, at least 1: what a flood of requests can make this
+     *                       server allocate
+     * @return the listening server; closing it also closes the connections still open (their ids live on its channel)
+     * @throws RdmaException if the event channel or the listening id cannot be made, with the verb's errno (EADDRINUSE:
+     *                       the port is taken)
+     * @throws IllegalArgumentException if {@code maxConnections} is below 1
      */
     public static RdmaServer listen(
             InetSocketAddress address, ConnectionOptions options, Consumer<RdmaConnection> onAccept, int maxConnections)
@@ -166,19 +193,34 @@ public final class RdmaServer implements AutoCloseable {
         return new RdmaServer(address, options, onAccept, null, maxConnections, null);
     }
 
-    /** Listens on {@code address}; take the established connections with {@link #accept(Duration)}. */
+    /**
+     * Listens on {@code address}; take the established connections with {@link #accept(Duration)}.
+     *
+     * @param address the local IP address and port (port 0: any)
+     * @param options the options of every accepted connection
+     * @return the listening server; closing it also closes the connections still open (their ids live on its channel)
+     * @throws RdmaException if the event channel or the listening id cannot be made, with the verb's errno (EADDRINUSE:
+     *                       the port is taken)
+     */
     public static RdmaServer listen(InetSocketAddress address, ConnectionOptions options) throws RdmaException {
         Objects.requireNonNull(address, "address");
         Objects.requireNonNull(options, "options");
         return new RdmaServer(address, options, null, new LinkedBlockingQueue<>(), Integer.MAX_VALUE, null);
     }
 
-    /** The address the server was made to listen on. */
+    /** {@return the address the server was made to listen on (as given: port 0 stays 0)} */
     public InetSocketAddress address() {
         return address;
     }
 
-    /** The next established connection, waiting up to {@code timeout}; null if none came. Queue mode only. */
+    /**
+     * The next established connection, waiting up to {@code timeout}; null if none came. Queue mode only.
+     *
+     * @param timeout the longest wait
+     * @return the connection, or null if none was established in time
+     * @throws InterruptedException if the thread is interrupted while waiting
+     * @throws IllegalStateException if the server hands its connections to a callback
+     */
     public RdmaConnection accept(Duration timeout) throws InterruptedException {
         if (queue == null) {
             throw new IllegalStateException("this server hands its connections to a callback");
@@ -186,7 +228,7 @@ public final class RdmaServer implements AutoCloseable {
         return queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    /** How many connections are open (being accepted or established). */
+    /** {@return how many connections are open (being accepted or established)} */
     public int connectionCount() {
         return connections.size();
     }

@@ -39,13 +39,27 @@ public final class CommitPipeline {
     /** Called after each successful step (for logging and for tests that meddle between steps). */
     @FunctionalInterface
     public interface StepListener {
-        /** Step {@code step} completed. */
+        /**
+         * Step {@code step} completed.
+         *
+         * @param step the step that just completed; the next is not posted until this returns
+         * @throws RdmaException to abort the pipeline: it propagates out of {@link CommitPipeline#run} and no later
+         *                       step is posted (the commit word is then not written)
+         */
         void completed(Step step) throws RdmaException;
     }
 
-    /** How it ended: committed, or the first step that failed and why. */
+    /**
+     * How it ended: committed, or the first step that failed and why.
+     *
+     * @param failedStep the first step whose completion failed, or {@code null} when all four completed
+     * @param cause      why it failed: the {@link org.panamardma.verbs.WorkCompletionException} of WRITE, FLUSH or
+     *                   ATOMIC WRITE, or VERIFY's mismatch; {@code null} when committed
+     */
     public record Outcome(Step failedStep, Exception cause) {
-        /** Whether every step completed (no step failed). */
+        /**
+         * {@return whether every step completed (no step failed): only then does the commit word hold the new value}
+         */
         public boolean committed() {
             return failedStep == null;
         }
@@ -54,13 +68,28 @@ public final class CommitPipeline {
     /**
      * Runs the pipeline through {@code qp} (whose send CQ it polls; nobody else may meanwhile).
      *
+     * @param qp           a connected RC queue pair; its send CQ must be this call's alone until it returns (a
+     *                     completion of another request there is an {@link IllegalStateException})
+     * @param verify       the verifier that reads the range back; also decides the hash compared
      * @param sourceMr     the data: {@code length} bytes of it at {@code sourceOffset}
-     * @param target      where it goes at the peer (a region granting remote write, the flush type's access and
-     *                    remote read)
-     * @param commitWord  the peer's 8-byte commit word (remote write; 8-byte aligned)
-     * @param commitValue what the commit word becomes when everything before succeeded
-     * @throws UnsupportedOperationException before anything is posted, if the installed rdma-core or the device
-     *                                       cannot FLUSH or ATOMIC WRITE (the message says which)
+     * @param sourceOffset where the data starts in {@code sourceMr}, in bytes
+     * @param length       bytes to write, flush and verify; at most {@code target.length()} and the verifier's maximum
+     * @param target       where it goes at the peer (a region granting remote write, the flush type's access and remote
+     *                     read)
+     * @param flushType    the FLUSH's placement type: persistence or global visibility (IBTA 1.5 memory placement
+     *                     extensions)
+     * @param commitWord   the peer's 8-byte commit word (remote write; 8-byte aligned)
+     * @param commitValue  what the commit word becomes when everything before succeeded
+     * @param timeout      how long to wait for each step's completion; past it, an {@link RdmaException} naming the
+     *                     QP's state
+     * @param listener     told after each successful step, before the next is posted
+     * @return the outcome: committed, or the step that failed first and its cause (a failed completion is reported
+     *         here, not thrown)
+     * @throws UnsupportedOperationException before anything is posted, if the installed rdma-core or the device cannot
+     *                                       FLUSH or ATOMIC WRITE (the message says which)
+     * @throws RdmaException if a post fails (the errno of {@code ibv_post_send}, e.g. ENOMEM when the send queue is
+     *                       full), a step's completion does not come within {@code timeout}, or {@code listener} throws
+     * @throws IllegalArgumentException if {@code target} is shorter than {@code length}, before anything is posted
      */
     public static Outcome run(
             QueuePair qp,

@@ -33,7 +33,17 @@ public final class EmulatedVerify implements AutoCloseable {
     private final long timeoutNanos;
     private long nextWrId = 1L << 62;
 
-    /** A verifier of ranges up to {@code maxLength} bytes, reading through {@code qp} (whose send CQ it polls). */
+    /**
+     * A verifier of ranges up to {@code maxLength} bytes, reading through {@code qp} (whose send CQ it polls).
+     *
+     * @param qp        the connected QP the RDMA READs go through; its send CQ must be this verifier's alone while it
+     *                  reads
+     * @param maxLength the largest range it can verify, in bytes: the size of the local scratch region it registers now
+     * @param hash      the hash compared (the draft leaves the algorithm to the upper layer)
+     * @param timeout   how long each read-back may take before it is an {@link RdmaException}
+     * @throws RdmaException if registering the scratch region fails ({@code ibv_reg_mr}'s errno: ENOMEM past the
+     *                       locked-memory limit)
+     */
     public EmulatedVerify(QueuePair qp, int maxLength, VerifyHash hash, Duration timeout) throws RdmaException {
         this.qp = qp;
         this.hash = hash;
@@ -41,12 +51,21 @@ public final class EmulatedVerify implements AutoCloseable {
         this.scratch = qp.protectionDomain().allocate(maxLength, Set.of(Access.LOCAL_WRITE));
     }
 
-    /** The hash this emulation computes. */
+    /** {@return the hash this emulation computes} */
     public VerifyHash algorithm() {
         return hash;
     }
 
-    /** Reads {@code range} (after everything before it on the QP) and returns its hash. */
+    /**
+     * Reads {@code range} (after everything before it on the QP) and returns its hash.
+     *
+     * @param range the peer's bytes to read back (remote read access), at most the verifier's maximum length
+     * @return the digest of the bytes read, as {@link VerifyHash#digest} computes it (a fresh array)
+     * @throws RdmaException if the RDMA READ cannot be posted, completes in error (a
+     *                       {@link org.panamardma.verbs.WorkCompletionException}, e.g. REM_ACCESS_ERR for a wrong rkey)
+     *                       or does not complete in time
+     * @throws IllegalArgumentException if {@code range} is longer than this verifier's maximum
+     */
     public byte[] hash(RemoteRegion range) throws RdmaException {
         if (range.length() > scratch.length()) {
             throw new IllegalArgumentException(
@@ -65,7 +84,13 @@ public final class EmulatedVerify implements AutoCloseable {
         return hash.digest(scratch.segment().asSlice(0, range.length()));
     }
 
-    /** Verifies {@code range} against {@code expected}; throws {@link VerifyMismatchException} if they differ. */
+    /**
+     * Verifies {@code range} against {@code expected}; throws {@link VerifyMismatchException} if they differ.
+     *
+     * @param range    the peer's bytes to read back
+     * @param expected the digest they must have, as {@link #algorithm()} computes it
+     * @throws RdmaException a {@link VerifyMismatchException} if the digests differ, or what {@link #hash} throws
+     */
     public void verify(RemoteRegion range, byte[] expected) throws RdmaException {
         byte[] actual = hash(range);
         if (!Arrays.equals(actual, expected)) {

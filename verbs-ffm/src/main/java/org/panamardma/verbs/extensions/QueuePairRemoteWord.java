@@ -28,8 +28,11 @@ public final class QueuePairRemoteWord implements RemoteWord, AutoCloseable {
     /**
      * The word {@code remote} at the peer of {@code qp}, each compare-and-swap waiting up to {@code timeout}.
      *
-     * @param qp     a connected QP whose device has atomics
-     * @param remote the 8-byte word (8-byte aligned) at the peer, in a region with remote atomic access
+     * @param qp      a connected QP whose device has atomics
+     * @param remote  the 8-byte word (8-byte aligned) at the peer, in a region with remote atomic access
+     * @param timeout how long each atomic may wait for its completion before it is an {@link RdmaException}
+     * @throws RdmaException if registering the 8-byte result buffer fails ({@code ibv_reg_mr}'s errno)
+     * @throws IllegalArgumentException if {@code remote} is shorter than 8 bytes or not 8-byte aligned
      */
     public QueuePairRemoteWord(QueuePair qp, RemoteRegion remote, Duration timeout) throws RdmaException {
         if (remote.length() < 8 || (remote.address() & 7) != 0) {
@@ -50,7 +53,14 @@ public final class QueuePairRemoteWord implements RemoteWord, AutoCloseable {
         return result.segment().get(ValueLayout.JAVA_LONG, 0);
     }
 
-    /** Native FetchAdd on the same word (no mask), for comparison and for plain counters. */
+    /**
+     * Native FetchAdd on the same word (no mask), for comparison and for plain counters.
+     *
+     * @param add the value added (two's complement, wraps at 64 bits)
+     * @return the word's value before the add
+     * @throws RdmaException if {@code ibv_post_send} fails (ENOMEM: send queue full), the completion is an error (a
+     *                       {@link org.panamardma.verbs.WorkCompletionException}) or does not come in time
+     */
     public long fetchAdd(long add) throws RdmaException {
         long wrId = nextWrId++;
         qp.postFetchAdd(wrId, result, 0, remoteAddress, rkey, add, SendFlags.SIGNALED);

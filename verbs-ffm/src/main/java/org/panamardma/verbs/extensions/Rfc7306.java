@@ -10,6 +10,11 @@ public final class Rfc7306 {
     /**
      * Section 5.1.1, masked FetchAdd: the new remote value. A bit set in {@code addMask} marks the most significant
      * bit of a field; the carry out of that bit is discarded. A zero mask is a plain 64-bit add.
+     *
+     * @param originalRemoteDataValue the word before the operation
+     * @param addData                 the value added field by field
+     * @param addMask                 a set bit marks the most significant bit of a field
+     * @return the new remote value
      */
     public static long maskedFetchAddResult(long originalRemoteDataValue, long addData, long addMask) {
         long bitLocation = 1;
@@ -32,7 +37,16 @@ public final class Rfc7306 {
         return remoteDataValue;
     }
 
-    /** Section 5.1.2, masked CmpSwap: the new remote value. */
+    /**
+     * Section 5.1.2, masked CmpSwap: the new remote value.
+     *
+     * @param originalRemoteDataValue the word before the operation
+     * @param compareData             the value compared under {@code compareMask}
+     * @param compareMask             the bits compared
+     * @param swapData                the value written under {@code swapMask}
+     * @param swapMask                the bits replaced
+     * @return the new remote value: unchanged if the masked compare fails
+     */
     public static long maskedCompareSwapResult(
             long originalRemoteDataValue, long compareData, long compareMask, long swapData, long swapMask) {
         if (((compareData ^ originalRemoteDataValue) & compareMask) == 0) {

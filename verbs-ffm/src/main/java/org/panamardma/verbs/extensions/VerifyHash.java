@@ -13,7 +13,12 @@ public enum VerifyHash {
     /** SHA-256, 32 bytes. */
     SHA_256;
 
-    /** The digest of {@code data}. */
+    /**
+     * The digest of {@code data}.
+     *
+     * @param data the bytes hashed (read, not changed; any segment, heap or native)
+     * @return a fresh array: 4 bytes big-endian for {@link #CRC32C}, 32 for {@link #SHA_256}
+     */
     public byte[] digest(MemorySegment data) {
         ByteBuffer buffer = data.asByteBuffer();
         return switch (this) {

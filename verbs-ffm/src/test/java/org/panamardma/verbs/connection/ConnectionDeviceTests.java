@@ -587,7 +587,7 @@ abstract class ConnectionDeviceTests {
             CompletableFuture<Thread> issuedOn = new CompletableFuture<>();
             // a message's arrival issues all the writes, on the poller thread: the callback is registered before the
             // server sends, so the poller is what runs it
-            p.client.receive().thenRun(() -> {
+            var _ = p.client.receive().thenRun(() -> {
                 for (int i = 0; i < n; i++) {
                     writes.add(p.client.write(local, i * 256L, 256, target.address() + i * 256L, target.rkey()));
                 }

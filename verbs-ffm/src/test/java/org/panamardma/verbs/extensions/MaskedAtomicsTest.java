@@ -71,7 +71,7 @@ class MaskedAtomicsTest {
         }
         for (int i = 0; i < 200_000; i++) {
             // random masks, and sparse ones (a few field boundaries) which are the realistic kind
-            long mask = (i & 1) == 0 ? random.nextLong() : random.nextLong() & random.nextLong() & random.nextLong();
+            long mask = (i & 1) == 0 ? random.nextLong() : sparse(random);
             cases.add(new long[] {random.nextLong(), random.nextLong(), mask});
         }
         for (long[] c : cases) {
@@ -102,7 +102,8 @@ class MaskedAtomicsTest {
         Random random = new Random(5102);
         for (int i = 0; i < 200_000; i++) {
             long orig = random.nextLong();
-            long cmpMask = random.nextLong() & random.nextLong();
+            long cmpMask = random.nextLong();
+            cmpMask &= random.nextLong();
             // half the cases compare equal under the mask
             long compare = (i & 1) == 0 ? (orig & cmpMask) | (random.nextLong() & ~cmpMask) : random.nextLong();
             long swap = random.nextLong();
@@ -168,5 +169,12 @@ class MaskedAtomicsTest {
         List<Long> sorted = new ArrayList<>(originals);
         Collections.sort(sorted);
         assertEquals(n, sorted.size());
+    }
+
+    /** Three draws and-ed: a mask with few bits set. */
+    private static long sparse(Random random) {
+        long mask = random.nextLong();
+        mask &= random.nextLong();
+        return mask & random.nextLong();
     }
 }

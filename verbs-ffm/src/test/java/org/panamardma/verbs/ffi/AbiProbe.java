@@ -237,9 +237,7 @@ final class AbiProbe {
             }
             now.forEach((ref, why) -> {
                 skip.add(ref);
-                rejected.put(
-                        ref.aspect().equals(Ref.MAIN) ? ref.key() : ref.key() + "|" + ref.aspect(),
-                        explain(ref.key(), why));
+                rejected.put(ref.aspect().equals(Ref.MAIN) ? ref.key() : ref.key() + "|" + ref.aspect(), explain(why));
             });
         }
 
@@ -471,7 +469,7 @@ final class AbiProbe {
         return types;
     }
 
-    private static String explain(String key, String why) {
+    private static String explain(String why) {
         String hint = "";
         if (why.contains("bit-field")) {
             hint = " -- a BIT-FIELD: C forbids offsetof/sizeof on it, so it cannot be checked or bound as a field;"

@@ -159,7 +159,6 @@ final class JavaBindings {
         JavaBindings b = new JavaBindings();
         List<Class<?>> classes = classes();
         Map<String, List<String>> structs = new java.util.TreeMap<>();
-        Map<String, Set<String>> funcSince = new LinkedHashMap<>();
         TreeSet<String> consts = new TreeSet<>();
         TreeSet<String> funcs = new TreeSet<>();
         for (Class<?> c : classes) {

@@ -22,12 +22,12 @@ public final class AgentProtocolException extends Exception {
         this(error, -1, message);
     }
 
-    /** The RFC 7306 / RFC 5040 Terminate error the peer's violation maps to. */
+    /** {@return the RFC 7306 / RFC 5040 Terminate error the peer's violation maps to (sent to it in our Terminate)} */
     public TerminateError error() {
         return error;
     }
 
-    /** The Request Identifier concerned (0 to 2^32-1), or -1 if the error concerns no request. */
+    /** {@return the Request Identifier concerned (0 to 2^32-1), or -1 if the error concerns no request} */
     public long requestId() {
         return requestId;
     }

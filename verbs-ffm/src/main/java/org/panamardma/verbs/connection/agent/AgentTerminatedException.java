@@ -21,7 +21,9 @@ public final class AgentTerminatedException extends WorkCompletionException {
     /**
      * The peer's agent sent a Terminate with {@code error}; {@code context} names the connection.
      *
+     * @param error     the Terminate's layer, error type and code, decoded (RFC 5040 section 8)
      * @param requestId the Request Identifier the Terminate named, or -1
+     * @param context   the connection's name, for the message
      */
     public AgentTerminatedException(TerminateError error, long requestId, String context) {
         super(
@@ -34,12 +36,12 @@ public final class AgentTerminatedException extends WorkCompletionException {
         this.requestId = requestId;
     }
 
-    /** The error the peer's Terminate message carried. */
+    /** {@return the error the peer's Terminate message carried} */
     public TerminateError error() {
         return error;
     }
 
-    /** The agent's Request Identifier of the refused request, or -1 if the Terminate named none. */
+    /** {@return the agent's Request Identifier of the refused request, or -1 if the Terminate named none} */
     public long requestId() {
         return requestId;
     }

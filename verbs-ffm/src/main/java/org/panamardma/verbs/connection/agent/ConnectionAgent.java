@@ -57,11 +57,15 @@ public final class ConnectionAgent {
     /**
      * An agent for the connection {@code link} posts on, with {@code qp} its queue pair.
      *
-     * @param slots          the connection's agent memory ({@link #slotMemoryBytes}), in its protection domain
-     * @param sendQueueDepth the application's send-queue depth (its slots)
-     * @param depth          this end's agent depth (its IRD, and the most its ORD may be)
-     * @param terms          what the handshake agreed
-     * @param atomicsByAgent whether this end's atomics go through the agent (else the device executes them)
+     * @param link             how the agent posts, reports failure and names the connection: the connection that owns
+     *                         it
+     * @param qp               the connection's RC queue pair: the agent posts its SENDs there and executes the peer's
+     *                         atomics on its protection domain's registered memory
+     * @param slots            the connection's agent memory ({@link #slotMemoryBytes}), in its protection domain
+     * @param sendQueueDepth   the application's send-queue depth (its slots)
+     * @param depth            this end's agent depth (its IRD, and the most its ORD may be)
+     * @param terms            what the handshake agreed
+     * @param atomicsByAgent   whether this end's atomics go through the agent (else the device executes them)
      * @param immediateByAgent whether this end's immediate data goes through the agent
      */
     public ConnectionAgent(
@@ -91,44 +95,69 @@ public final class ConnectionAgent {
         AgentWire.encodeSendHeader(memory, 0, false, 0);
     }
 
-    /** The agent memory a connection allocates: slots for the send header, the application, requests, responses. */
+    /**
+     * The agent memory a connection allocates: slots for the send header, the application, requests, responses.
+     *
+     * @param sendQueueDepth the application's send-queue depth: one slot each for its Sends' headers
+     * @param depth          this end's agent depth: one request slot each and two response slots
+     * @return the bytes to register: {@value #SLOT} per slot, with one for the plain Send header and one for a
+     *         Terminate
+     */
     public static long slotMemoryBytes(int sendQueueDepth, int depth) {
         return (long) SLOT * (1 + sendQueueDepth + 3L * depth + 1);
     }
 
-    /** Send-queue entries the agent adds: its requests, its responses (2 x depth, see Responder) and a Terminate. */
+    /**
+     * Send-queue entries the agent adds: its requests, its responses (2 x depth, see Responder) and a Terminate.
+     *
+     * @param depth this end's agent depth (IRD), 1 to 255
+     * @return entries to add to the application's send-queue depth: {@code 3 * depth + 1}
+     */
     public static int extraSendQueueDepth(int depth) {
         return 3 * depth + 1;
     }
 
-    /** Receive buffers the agent adds: the peer's requests and responses, and its Terminate. */
+    /**
+     * Receive buffers the agent adds: the peer's requests and responses, and its Terminate.
+     *
+     * @param depth this end's agent depth (IRD), 1 to 255
+     * @return receive buffers to post beyond the application's: {@code 2 * depth + 1}
+     */
     public static int extraReceives(int depth) {
         return 2 * depth + 1;
     }
 
-    /** Bytes a receive buffer needs so that the application's messages of {@code applicationSize} still fit. */
+    /**
+     * Bytes a receive buffer needs so that the application's messages of {@code applicationSize} still fit.
+     *
+     * @param applicationSize the largest SEND the application receives, in bytes
+     * @return the receive buffer size with room for the agent's header before it, and at least the largest agent
+     *         message
+     */
     public static int receiveBufferSize(int applicationSize) {
         return Math.max(applicationSize + AgentWire.MAX_SEND_HEADER, AgentWire.MAX_AGENT_MESSAGE);
     }
 
     // ------------------------------------------------------------------------------------------- capabilities
 
-    /** Whether the agent provides the atomics on this connection (the device does not, or ALWAYS mode). */
+    /** {@return whether the agent provides the atomics on this connection (the device does not, or ALWAYS mode)} */
     public boolean atomicsByAgent() {
         return atomicsByAgent;
     }
 
-    /** Whether the agent carries immediate data on this connection. */
+    /** {@return whether the agent carries immediate data on this connection} */
     public boolean immediateByAgent() {
         return immediateByAgent;
     }
 
-    /** The agent's send memory: the headers and messages it posts. */
+    /**
+     * {@return the agent's send memory: the headers and messages it posts (owned by the connection, which closes it)}
+     */
     public MemoryRegion slotMemory() {
         return slots;
     }
 
-    /** What the agent has done so far. */
+    /** {@return a snapshot of what the agent has done so far (a new object each call)} */
     public AgentStatistics statistics() {
         return new AgentStatistics(
                 terms.ird(),
@@ -144,24 +173,44 @@ public final class ConnectionAgent {
 
     // ------------------------------------------------------------------------------------ the application's SENDs
 
-    /** Where the constant header of a plain Send is ({@link #SEND_HEADER} bytes at this offset of the memory). */
+    /** {@return the offset of the constant header of a plain Send ({@link #SEND_HEADER} bytes) in the slot memory} */
     public long sendHeaderOffset() {
         return 0;
     }
 
-    /** Writes the header of a Send with immediate data into application slot {@code slot}. @return its length */
+    /**
+     * Writes the header of a Send with immediate data into application slot {@code slot}.
+     *
+     * @param slot      the application's send slot, 0 to its send-queue depth - 1
+     * @param immediate the 32-bit immediate data, delivered to the peer's application with the payload
+     * @return the header's length in bytes: the SEND's gather list starts with them at {@link #appSlotOffset}
+     * @throws IndexOutOfBoundsException if {@code slot} is not an application slot
+     */
     public int sendWithImmediateHeader(int slot, int immediate) {
         immediateSent.incrementAndGet();
         return AgentWire.encodeSendHeader(memory, appSlotOffset(slot), true, immediate);
     }
 
-    /** Writes an Immediate Data message (RFC 7306 section 6) into application slot {@code slot}. @return its length */
+    /**
+     * Writes an Immediate Data message (RFC 7306 section 6) into application slot {@code slot}.
+     *
+     * @param slot      the application's send slot, 0 to its send-queue depth - 1
+     * @param immediate the 32-bit immediate data
+     * @return the message's length in bytes, at {@link #appSlotOffset}
+     * @throws IndexOutOfBoundsException if {@code slot} is not an application slot
+     */
     public int immediateData(int slot, int immediate) {
         immediateSent.incrementAndGet();
         return AgentWire.encodeImmediateData(memory, appSlotOffset(slot), immediate);
     }
 
-    /** The offset of application slot {@code slot} in {@link #slotMemory()}. */
+    /**
+     * The offset of application slot {@code slot} in {@link #slotMemory()}.
+     *
+     * @param slot the application's send slot, 0 to its send-queue depth - 1
+     * @return the byte offset, {@value #SLOT} bytes per slot after the plain Send header
+     * @throws IndexOutOfBoundsException if {@code slot} is not an application slot
+     */
     public long appSlotOffset(int slot) {
         if (slot < 0 || slot >= appSlots) {
             throw new IndexOutOfBoundsException("application slot " + slot + " of " + appSlots);
@@ -183,13 +232,22 @@ public final class ConnectionAgent {
 
     // ------------------------------------------------------------------------------------------ receiving
 
-    /** What the application gets of a received SEND: its payload's offset and immediate data. */
+    /**
+     * What the application gets of a received SEND: its payload's offset and immediate data.
+     *
+     * @param payloadOffset where the application's bytes start in the message (after the agent's header)
+     * @param hasImmediate  whether the SEND carried immediate data
+     * @param immediate     the immediate data; 0 when there is none
+     */
     public record Delivery(int payloadOffset, boolean hasImmediate, int immediate) {}
 
     /**
      * A message received on the connection (exactly its bytes; valid during the call). Returns what to deliver to
      * the application, or null if it was the agent's (a request executed and answered, a response, a Terminate)
      * or broke the protocol (the connection is being terminated).
+     *
+     * @param message the received bytes (exactly the message, not the whole buffer); not kept past the call
+     * @return what to hand the application, or {@code null}
      */
     public Delivery received(MemorySegment message) {
         if (terminated) {
@@ -222,7 +280,10 @@ public final class ConnectionAgent {
         return null;
     }
 
+    // the response's callback only counts down and cannot throw; a response's send fails only with the connection,
+    // which reports that failure itself
     /** Executes a delivered request and posts its response (on the poller thread: in delivery order). */
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void respond(AtomicRequest r) {
         Responder.Answer answer;
         try {
@@ -259,12 +320,34 @@ public final class ConnectionAgent {
 
     // ------------------------------------------------------------------------------------------ requesting
 
-    /** RFC 7306 FetchAdd (masked: {@code addMask} marks the fields' top bits; 0 is a plain 64-bit add). */
+    /**
+     * RFC 7306 FetchAdd (masked: {@code addMask} marks the fields' top bits; 0 is a plain 64-bit add).
+     *
+     * @param remoteAddress the peer's virtual address of the 8-byte word (8-byte aligned)
+     * @param rkey          the peer region's key (remote atomic access)
+     * @param add           the value added field by field
+     * @param addMask       a set bit marks the most significant bit of a field; 0 is a plain 64-bit add
+     * @return completes with the word's original value; fails with an {@link AgentTerminatedException} if the peer
+     *         refuses it, an {@link IllegalArgumentException} (nothing sent) for an unaligned address, or the
+     *         connection's failure
+     */
     public CompletableFuture<Long> fetchAdd(long remoteAddress, int rkey, long add, long addMask) {
         return request(AtomicRequest.fetchAdd(0, rkey, remoteAddress, add, addMask));
     }
 
-    /** RFC 7306 CmpSwap (masked; all-ones masks: the plain compare-and-swap). */
+    /**
+     * RFC 7306 CmpSwap (masked; all-ones masks: the plain compare-and-swap).
+     *
+     * @param remoteAddress the peer's virtual address of the 8-byte word (8-byte aligned)
+     * @param rkey          the peer region's key (remote atomic access)
+     * @param compare       the value compared under {@code compareMask}
+     * @param compareMask   the bits compared
+     * @param swap          the value written under {@code swapMask} if the compare matched
+     * @param swapMask      the bits replaced
+     * @return completes with the word's original value; fails with an {@link AgentTerminatedException} if the peer
+     *         refuses it, an {@link IllegalArgumentException} (nothing sent) for an unaligned address, or the
+     *         connection's failure
+     */
     public CompletableFuture<Long> compareSwap(
             long remoteAddress, int rkey, long compare, long compareMask, long swap, long swapMask) {
         return request(AtomicRequest.compareSwap(0, rkey, remoteAddress, compare, compareMask, swap, swapMask));
@@ -282,6 +365,9 @@ public final class ConnectionAgent {
     /**
      * An RDMA READ ordered after the agent atomics posted before it (see {@code Requester}): {@code read} posts it, at
      * once if none is outstanding. Where atomics are the device's, {@code read} is called at once.
+     *
+     * @param read posts the READ and returns its completion's future; called once, maybe later on another thread
+     * @return completes when the READ completed, after every earlier agent atomic's response
      */
     public CompletableFuture<Void> orderedRead(Supplier<CompletableFuture<Void>> read) {
         return atomicsByAgent ? requester.orderedRead(read) : read.get();
@@ -309,7 +395,11 @@ public final class ConnectionAgent {
         });
     }
 
-    /** Fails every request waiting or outstanding (the connection failed or closed). */
+    /**
+     * Fails every request waiting or outstanding (the connection failed or closed).
+     *
+     * @param t the cause every pending future fails with
+     */
     public void failAll(Throwable t) {
         requester.failAll(t);
     }

@@ -36,7 +36,13 @@ public final class Handshake {
     static final int VERSION = 1;
     private static final byte[] MAGIC = {0x37, 0x33, 0x30, 0x36};
 
-    /** A peer's trailer. */
+    /**
+     * A peer's trailer.
+     *
+     * @param version the trailer's format version (this agent speaks 1)
+     * @param ird     the requests the peer executes at once (1 to 255)
+     * @param ord     the requests the peer may send at once (1 to 255)
+     */
     public record Offer(int version, int ird, int ord) {}
 
     /**
@@ -47,10 +53,23 @@ public final class Handshake {
      */
     public record Parsed(byte[] applicationData, Offer offer) {}
 
-    /** What the two ends agreed: the agent is on; this end executes up to {@code ird}, sends up to {@code ord}. */
+    /**
+     * What the two ends agreed: the agent is on; this end executes up to {@code ird}, sends up to {@code ord}.
+     *
+     * @param ird requests this end executes at once
+     * @param ord requests this end may have outstanding: {@code min(its depth, the peer's IRD)}
+     */
     public record Negotiated(int ird, int ord) {}
 
-    /** {@code applicationData} followed by this end's trailer. */
+    /**
+     * {@code applicationData} followed by this end's trailer.
+     *
+     * @param applicationData the application's private data (the CM limits the total: 56 bytes for RC on InfiniBand)
+     * @param ird             this end's depth offered, 1 to 255
+     * @param ord             requests this end would send at once, 1 to 255
+     * @return a new array, {@link #TRAILER_LENGTH} bytes longer
+     * @throws IllegalArgumentException if {@code ird} or {@code ord} is not in 1..255
+     */
     public static byte[] append(byte[] applicationData, int ird, int ord) {
         checkDepth("IRD", ird);
         checkDepth("ORD", ord);
@@ -70,7 +89,12 @@ public final class Handshake {
         }
     }
 
-    /** Finds a trailer at the end of {@code received} (trailing zeros dropped); takes any bytes. */
+    /**
+     * Finds a trailer at the end of {@code received} (trailing zeros dropped); takes any bytes.
+     *
+     * @param received the private data of a connect request or reply, as the CM delivered it (padding included)
+     * @return the application's bytes and the offer, which is null when there is no trailer or one of another version
+     */
     public static Parsed parse(byte[] received) {
         int end = received.length;
         while (end > 0 && received[end - 1] == 0) {
@@ -91,7 +115,13 @@ public final class Handshake {
         return new Parsed(application, new Offer(version, ird, ord));
     }
 
-    /** This end's terms given its own depth and the peer's offer (null: the agent stays off, null is returned). */
+    /**
+     * This end's terms given its own depth and the peer's offer (null: the agent stays off, null is returned).
+     *
+     * @param localDepth this end's agent depth
+     * @param peer       the peer's offer, or null
+     * @return the terms, or null if the peer made no offer
+     */
     public static Negotiated negotiate(int localDepth, Offer peer) {
         if (peer == null) {
             return null;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.panamardma.verbs.trusted.Callbacks;
 
 /**
  * The requester half of the agent: numbers and posts Atomic Requests, matches their responses, and keeps the
@@ -174,6 +175,9 @@ final class Requester {
         return h instanceof HeldAtomic ? inFlight < ord : awaitingResponse.isEmpty();
     }
 
+    // the callback completes r's future (its dependents' failures stay theirs) and cannot throw itself: the future
+    // whenComplete returns would only repeat the read's outcome, which r's future carries
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void start(HeldRead r) {
         CompletableFuture<Void> read;
         readsInFlight.incrementAndGet(); // before the post: a request posted after it must see it
@@ -225,7 +229,8 @@ final class Requester {
                 }
             }
         });
-        send.whenComplete((v, t) -> sendCompleted(o, t));
+        // sendCompleted may post held requests (drain): a failure there is logged, not dropped with the future
+        Callbacks.whenDone(send, "RFC 7306 agent requester", (v, t) -> sendCompleted(o, t));
     }
 
     private void sendCompleted(Outstanding o, Throwable t) {

@@ -1,5 +1,7 @@
 package org.panamardma.verbs.connection.agent;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.verbs.Access;
 
 /**
@@ -35,12 +37,13 @@ final class Responder {
     private long expected;
     /**
      * How many requests have executed (so how many of {@link #done} are valid, up to ird). The counters are written
-     * by the poller thread alone and volatile for {@link ConnectionAgent#statistics()}, read from any thread.
+     * by the poller thread and read by {@link ConnectionAgent#statistics()} from any thread: atomic, so that they
+     * stay right without relying on that single writer (one atomic add per request, beside a network round trip).
      */
-    private volatile long executed;
+    private final AtomicLong executed = new AtomicLong();
 
-    private volatile long replayed;
-    private volatile int highWater;
+    private final AtomicLong replayed = new AtomicLong();
+    private final AtomicInteger highWater = new AtomicInteger();
 
     Responder(AtomicTargets targets, int ird) {
         if (ird < 1) {
@@ -69,13 +72,14 @@ final class Responder {
                     id,
                     "Atomic Request " + id + " with " + unanswered + " responses still unanswered, IRD " + ird);
         }
-        highWater = Math.max(highWater, unanswered + 1);
+        highWater.accumulateAndGet(unanswered + 1, Math::max);
+        long executedSoFar = executed.get();
         if (id != expected) {
             long back = (expected - id) & 0xffff_ffffL; // how far behind the next one, modulo 2^32
-            if (back >= 1 && back <= Math.min(ird, executed)) {
-                int slot = (int) ((executed - back) % ird);
+            if (back >= 1 && back <= Math.min(ird, executedSoFar)) {
+                int slot = (int) ((executedSoFar - back) % ird);
                 if (r.equals(done[slot])) {
-                    replayed++;
+                    replayed.incrementAndGet();
                     return new Answer(results[slot], false);
                 }
             }
@@ -122,25 +126,25 @@ final class Responder {
             throw new AgentProtocolException(
                     TerminateError.INVALID_STAG, id, "STag 0x" + Integer.toHexString(r.stag()) + ": " + e.getMessage());
         }
-        int slot = (int) (executed % ird);
+        int slot = (int) (executedSoFar % ird);
         done[slot] = r;
         results[slot] = original;
-        executed++;
+        executed.incrementAndGet();
         expected = (expected + 1) & 0xffff_ffffL;
         return new Answer(original, true);
     }
 
     long executed() {
-        return executed;
+        return executed.get();
     }
 
     long replayed() {
-        return replayed;
+        return replayed.get();
     }
 
     /** The most responses this side had in its send queue at once (the one being answered included). */
     int highWater() {
-        return highWater;
+        return highWater.get();
     }
 
     int ird() {

@@ -91,27 +91,30 @@ public enum TerminateError {
         this.status = status;
     }
 
-    /** The layer that reported the error. */
+    /** {@return the layer that reported the error (RFC 5040 section 8.1)} */
     public Layer layer() {
         return layer;
     }
 
-    /** EType: for RDMAP 0 local catastrophic, 1 remote protection, 2 remote operation; for DDP 2 untagged buffer. */
+    /**
+     * {@return the EType: for RDMAP 0 local catastrophic, 1 remote protection, 2 remote operation; for DDP 2 untagged
+     * buffer}
+     */
     public int errorType() {
         return errorType;
     }
 
-    /** The error code within the layer and type. */
+    /** {@return the error code within the layer and type} */
     public int errorCode() {
         return errorCode;
     }
 
-    /** The RFC's name of the error. */
+    /** {@return the RFC's name of the error} */
     public String description() {
         return description;
     }
 
-    /** What a device that executes the operation itself would report for it. */
+    /** {@return the completion status a device that executes the operation itself would report for it} */
     public WcStatus status() {
         return status;
     }

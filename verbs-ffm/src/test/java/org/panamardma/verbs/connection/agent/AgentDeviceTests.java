@@ -214,7 +214,7 @@ abstract class AgentDeviceTests {
             List<CompletableFuture<Long>> seen = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 source.segment().set(JAVA_LONG, 8L * i, 1_000_000L * (i + 1));
-                s.client().write(source, 8L * i, 8, words.address() + 8L * i, words.rkey()); // not waited for
+                var _ = s.client().write(source, 8L * i, 8, words.address() + 8L * i, words.rkey()); // not waited for
                 seen.add(s.client().fetchAdd(words.address() + 8L * i, words.rkey(), 1));
             }
             for (int i = 0; i < n; i++) {
@@ -232,7 +232,7 @@ abstract class AgentDeviceTests {
             MemoryRegion into = s.client().protectionDomain().allocate(8L * 100, Set.of(Access.LOCAL_WRITE));
             List<CompletableFuture<Void>> reads = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
-                s.client().fetchAdd(word.address(), word.rkey(), 3); // not waited for
+                var _ = s.client().fetchAdd(word.address(), word.rkey(), 3); // not waited for
                 reads.add(s.client().read(into, 8L * i, 8, word.address(), word.rkey()));
             }
             for (int i = 0; i < 100; i++) {
@@ -480,7 +480,7 @@ abstract class AgentDeviceTests {
             MemoryRegion word = atomicRegion(raw.served, 8);
             List<CompletableFuture<Received>> answers = raw.expect(flood + 1);
             for (int i = 0; i < flood; i++) {
-                raw.sendRequestNoWait(0, i, word.rkey(), word.address(), 1, 0, 0, -1);
+                var _ = raw.sendRequestNoWait(0, i, word.rkey(), word.address(), 1, 0, 0, -1);
             }
             BitSet seen = new BitSet();
             int responses = 0;

@@ -65,7 +65,7 @@ class AgentFuzzTest {
                     },
                     4);
             for (int i = 0; i < outstanding; i++) {
-                requester.submit(AtomicRequest.fetchAdd(0, 1, 0, 1, 0));
+                var _ = requester.submit(AtomicRequest.fetchAdd(0, 1, 0, 1, 0));
             }
         }
 

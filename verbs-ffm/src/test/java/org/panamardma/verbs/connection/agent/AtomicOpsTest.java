@@ -19,6 +19,8 @@ import org.panamardma.verbs.extensions.Rfc7306;
  */
 class AtomicOpsTest {
     /** Random words with the structure that matters: runs of ones and zeros, single bits, the extremes. */
+    // IdentityBinaryExpression: r.nextLong() & r.nextLong() is two draws, not one value twice
+    @SuppressWarnings("IdentityBinaryExpression")
     static long word(SplittableRandom r) {
         return switch (r.nextInt(6)) {
             case 0 -> r.nextLong();

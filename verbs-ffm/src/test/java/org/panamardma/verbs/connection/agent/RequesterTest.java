@@ -75,8 +75,8 @@ class RequesterTest {
     void aResponseForAnyButTheOldestOutstandingRequestIsAProtocolError() throws Exception {
         FakeConnection c = new FakeConnection();
         Requester r = new Requester(c, 4);
-        r.submit(add(1));
-        r.submit(add(2));
+        var _ = r.submit(add(1));
+        var _ = r.submit(add(2));
         AgentProtocolException e = assertThrows(AgentProtocolException.class, () -> r.onResponse(1, 0));
         assertEquals(TerminateError.MSN_RANGE, e.error());
         r.onResponse(0, 5);
@@ -92,9 +92,9 @@ class RequesterTest {
     void aReadWaitsForTheAgentAtomicsPostedBeforeItAndAtomicsAfterItWaitForIt() throws Exception {
         FakeConnection c = new FakeConnection();
         Requester r = new Requester(c, 4);
-        r.submit(add(1));
+        var _ = r.submit(add(1));
         CompletableFuture<Void> read = r.orderedRead(() -> c.read("A"));
-        r.submit(add(2));
+        var _ = r.submit(add(2));
         assertEquals(List.of("atomic 0"), c.order, "the READ waits for atomic 0's response; atomic 1 behind it");
         assertFalse(read.isDone());
         r.onResponse(0, 0);
@@ -102,7 +102,7 @@ class RequesterTest {
         assertTrue(read.isDone());
         // with nothing outstanding a READ goes at once
         r.onResponse(1, 0);
-        r.orderedRead(() -> c.read("B"));
+        var _ = r.orderedRead(() -> c.read("B"));
         assertEquals("read B", c.order.get(3));
     }
 
@@ -127,7 +127,7 @@ class RequesterTest {
         List<CompletableFuture<Void>> sends = new ArrayList<>();
         Requester r = new Requester(
                 (template, index, assign) -> {
-                    long id = assign.assign();
+                    assign.assign();
                     if (template.addOrSwap() == 13) {
                         assign.notPosted();
                         return CompletableFuture.failedFuture(new IllegalArgumentException("bad"));
