@@ -11,6 +11,7 @@ import java.util.List;
  * @param eof whether this batch ends the directory
  */
 public record DirList3(Fattr3 directoryAttributes, long cookieVerifier, List<DirEntry3> entries, boolean eof) {
+    /** Copies {@code entries}, so that the batch is immutable. */
     public DirList3 {
         entries = List.copyOf(entries);
     }

@@ -38,6 +38,11 @@ public record Fattr3(
         NfsTime3 mtime,
         NfsTime3 ctime) {
 
+    /**
+     * Encodes this as {@code fattr3}: {@value Nfs3#FATTR3_SIZE} bytes.
+     *
+     * @param out where to encode
+     */
     public void encodeTo(XdrEncoder out) {
         out.putEnum(type.code())
                 .putUnsignedInt(mode)
@@ -55,7 +60,13 @@ public record Fattr3(
         ctime.encodeTo(out);
     }
 
-    /** @throws XdrException if truncated or the file type is not one of RFC 1813's */
+    /**
+     * Decodes {@code fattr3}.
+     *
+     * @param in positioned at the attributes
+     * @return the attributes
+     * @throws XdrException if truncated or the file type is not one of RFC 1813's
+     */
     public static Fattr3 decode(XdrDecoder in) {
         FileType3 type = in.getEnum(FileType3::of, "ftype3");
         return new Fattr3(
@@ -75,12 +86,22 @@ public record Fattr3(
                 NfsTime3.decode(in));
     }
 
-    /** Decodes {@code post_op_attr} (RFC 1813 section 2.6): a boolean, then the attributes if TRUE. */
+    /**
+     * Decodes {@code post_op_attr} (RFC 1813 section 2.6): a boolean, then the attributes if TRUE.
+     *
+     * @param in positioned at the {@code post_op_attr}
+     * @return the attributes, or {@code null} if the server sent none
+     */
     public static Fattr3 decodePostOp(XdrDecoder in) {
         return in.getBoolean() ? decode(in) : null;
     }
 
-    /** Encodes {@code post_op_attr} from attributes or {@code null}. */
+    /**
+     * Encodes {@code post_op_attr} from attributes or {@code null}.
+     *
+     * @param out where to encode
+     * @param attributes the attributes, or {@code null} to send none (FALSE)
+     */
     public static void encodePostOp(XdrEncoder out, Fattr3 attributes) {
         out.putNullable(attributes, (o, a) -> a.encodeTo(o));
     }

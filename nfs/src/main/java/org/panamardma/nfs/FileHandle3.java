@@ -12,7 +12,12 @@ import org.panamardma.xdr.XdrEncoder;
 public final class FileHandle3 {
     private final byte[] bytes;
 
-    /** @throws IllegalArgumentException if longer than {@value Nfs3#FHSIZE} bytes */
+    /**
+     * A handle holding a copy of {@code bytes}.
+     *
+     * @param bytes the handle as the server issued it, 0 to {@value Nfs3#FHSIZE} bytes
+     * @throws IllegalArgumentException if longer than {@value Nfs3#FHSIZE} bytes
+     */
     public FileHandle3(byte[] bytes) {
         if (bytes.length > Nfs3.FHSIZE) {
             throw new IllegalArgumentException("file handle of " + bytes.length + " bytes exceeds " + Nfs3.FHSIZE);
@@ -20,15 +25,27 @@ public final class FileHandle3 {
         this.bytes = bytes.clone();
     }
 
-    /** @return a copy of the handle's bytes */
+    /** {@return a copy of the handle's bytes} */
     public byte[] bytes() {
         return bytes.clone();
     }
 
+    /**
+     * Encodes this as {@code nfs_fh3}: a length word, the bytes, padding.
+     *
+     * @param out where to encode
+     */
     public void encodeTo(XdrEncoder out) {
         out.putOpaque(bytes, Nfs3.FHSIZE);
     }
 
+    /**
+     * Decodes {@code nfs_fh3}.
+     *
+     * @param in positioned at the handle
+     * @return the handle
+     * @throws org.panamardma.xdr.XdrException if truncated or longer than {@value Nfs3#FHSIZE} bytes
+     */
     public static FileHandle3 decode(XdrDecoder in) {
         return new FileHandle3(in.getOpaqueBytes(Nfs3.FHSIZE));
     }

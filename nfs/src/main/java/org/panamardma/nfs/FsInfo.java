@@ -44,7 +44,12 @@ public record FsInfo(
     /** FSF3_CANSETTIME: SETATTR can set a file's times. */
     public static final int FSF3_CANSETTIME = 0x0010;
 
-    /** Decodes {@code FSINFO3resok} after the status. */
+    /**
+     * Decodes {@code FSINFO3resok} after the status.
+     *
+     * @param in positioned after the {@code nfsstat3} NFS3_OK
+     * @return the limits and properties
+     */
     public static FsInfo decode(XdrDecoder in) {
         return new FsInfo(
                 Fattr3.decodePostOp(in),
@@ -60,7 +65,11 @@ public record FsInfo(
                 in.getInt("properties"));
     }
 
-    /** Encodes {@code FSINFO3resok} (without the status): for stand-in servers and tests. */
+    /**
+     * Encodes {@code FSINFO3resok} (without the status): for stand-in servers and tests.
+     *
+     * @param out where to encode
+     */
     public void encodeTo(XdrEncoder out) {
         Fattr3.encodePostOp(out, attributes);
         out.putUnsignedInt(rtmax)
@@ -75,27 +84,31 @@ public record FsInfo(
         out.putInt(properties);
     }
 
-    /** @return whether every bit of {@code flag} (an {@code FSF3_*} constant) is set */
+    /**
+     * {@return whether every bit of {@code flag} (an {@code FSF3_*} constant) is set}
+     *
+     * @param flag one or more {@code FSF3_*} bits
+     */
     public boolean has(int flag) {
         return (properties & flag) == flag;
     }
 
-    /** @return the most bytes one READ may ask for: {@code rtmax}, at most 2^31-1 */
+    /** {@return the most bytes one READ may ask for: {@code rtmax}, at most 2^31-1} */
     public int maxReadSize() {
         return (int) Math.min(rtmax, Integer.MAX_VALUE);
     }
 
-    /** @return the most bytes one WRITE may carry: {@code wtmax}, at most 2^31-1 */
+    /** {@return the most bytes one WRITE may carry: {@code wtmax}, at most 2^31-1} */
     public int maxWriteSize() {
         return (int) Math.min(wtmax, Integer.MAX_VALUE);
     }
 
-    /** @return the READ size to use for bulk reads: {@code rtpref}, or {@code rtmax} if that is 0 or smaller */
+    /** {@return the READ size to use for bulk reads: {@code rtpref}, or {@code rtmax} if that is 0 or smaller} */
     public int preferredReadSize() {
         return rtpref == 0 ? maxReadSize() : (int) Math.min(rtpref, maxReadSize());
     }
 
-    /** @return the WRITE size to use for bulk writes: {@code wtpref}, or {@code wtmax} if that is 0 or smaller */
+    /** {@return the WRITE size to use for bulk writes: {@code wtpref}, or {@code wtmax} if that is 0 or smaller} */
     public int preferredWriteSize() {
         return wtpref == 0 ? maxWriteSize() : (int) Math.min(wtpref, maxWriteSize());
     }

@@ -40,13 +40,32 @@ public final class Nfs3Args {
         return new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
     }
 
-    /** {@code diropargs3}: a directory and a name in it (LOOKUP, REMOVE, RMDIR, and the start of others). */
+    /**
+     * {@code diropargs3}: a directory and a name in it (LOOKUP, REMOVE, RMDIR, and the start of others).
+     *
+     * @param dir the directory's file handle
+     * @param name the name as a byte string (one char per byte, ISO-8859-1), at most {@link #PATH_DECODE_MAX} bytes
+     *        when decoded
+     */
     public record DirOp(FileHandle3 dir, String name) implements XdrEncodable {
-        /** @param name the name as text, sent as its UTF-8 bytes */
+        /**
+         * The arguments for a name given as text.
+         *
+         * @param dir the directory's file handle
+         * @param name the name as text, sent as its UTF-8 bytes
+         * @return the arguments, the name held as its UTF-8 bytes
+         */
         public static DirOp utf8(FileHandle3 dir, String name) {
             return new DirOp(dir, utf8Bytes(name));
         }
 
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static DirOp decode(XdrDecoder in) {
             return new DirOp(FileHandle3.decode(in), byteString(in, PATH_DECODE_MAX));
         }
@@ -58,8 +77,21 @@ public final class Nfs3Args {
         }
     }
 
-    /** {@code SETATTR3args} (section 3.3.2); {@code guard} is the ctime to check, or null for none. */
+    /**
+     * {@code SETATTR3args} (section 3.3.2); {@code guard} is the ctime to check, or null for none.
+     *
+     * @param object the object's file handle
+     * @param attributes the attributes to set
+     * @param guard the ctime the object must still have ({@code sattrguard3}), or null for no check
+     */
     public record SetattrArgs(FileHandle3 object, Sattr3 attributes, NfsTime3 guard) implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static SetattrArgs decode(XdrDecoder in) {
             FileHandle3 fh = FileHandle3.decode(in);
             Sattr3 s = Sattr3.decode(in);
@@ -78,8 +110,20 @@ public final class Nfs3Args {
         }
     }
 
-    /** {@code ACCESS3args} (section 3.3.4): the handle and the {@code ACCESS3_*} bits asked about. */
+    /**
+     * {@code ACCESS3args} (section 3.3.4): the handle and the {@code ACCESS3_*} bits asked about.
+     *
+     * @param object the object's file handle
+     * @param access the {@code ACCESS3_*} bits asked about ({@code Nfs3.ACCESS_*})
+     */
     public record AccessArgs(FileHandle3 object, int access) implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static AccessArgs decode(XdrDecoder in) {
             return new AccessArgs(FileHandle3.decode(in), in.getInt("access"));
         }
@@ -91,8 +135,21 @@ public final class Nfs3Args {
         }
     }
 
-    /** {@code READ3args} (section 3.3.6). */
+    /**
+     * {@code READ3args} (section 3.3.6).
+     *
+     * @param file the file's handle
+     * @param offset the byte offset, an XDR {@code uint64} held as its 64 bits
+     * @param count the bytes asked for, 0 to 2<sup>32</sup>-1 (a server caps it at its rtmax)
+     */
     public record ReadArgs(FileHandle3 file, long offset, long count) implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static ReadArgs decode(XdrDecoder in) {
             return new ReadArgs(FileHandle3.decode(in), in.getUnsignedHyper(), in.getUnsignedInt("count"));
         }
@@ -107,9 +164,23 @@ public final class Nfs3Args {
     /**
      * {@code WRITE3args} (section 3.3.7). The data is DDP-eligible (RFC 8267 section 4.1) when encoded; decoded,
      * {@code data} is a view of the call's memory, never a copy, and {@code count} is what the client declared.
+     *
+     * @param file the file's handle
+     * @param offset the byte offset, an XDR {@code uint64} held as its 64 bits
+     * @param count the byte count the client declared, 0 to 2<sup>32</sup>-1; a server checks it against {@code data}'s
+     *        size
+     * @param stable how durable the server must make the data before answering
+     * @param data the data: when decoded, a slice of the call's memory, valid while the call is served
      */
     public record WriteArgs(FileHandle3 file, long offset, long count, StableHow stable, MemorySegment data)
             implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static WriteArgs decode(XdrDecoder in) {
             FileHandle3 fh = FileHandle3.decode(in);
             long offset = in.getUnsignedHyper();
@@ -129,9 +200,22 @@ public final class Nfs3Args {
     /**
      * {@code CREATE3args} (section 3.3.8): {@code attributes} for UNCHECKED and GUARDED, the 8-byte
      * {@code verifier} for EXCLUSIVE.
+     *
+     * @param where the directory and the new name
+     * @param mode one of the {@code Nfs3.CREATE_*} modes
+     * @param attributes the initial attributes (UNCHECKED, GUARDED); {@link Sattr3#NONE} for EXCLUSIVE
+     * @param verifier the 8-byte {@code createverf3} (EXCLUSIVE), null otherwise
      */
     public record CreateArgs(DirOp where, int mode, Sattr3 attributes, byte[] verifier) implements XdrEncodable {
-        /** @param verifier EXCLUSIVE's {@code createverf3}, as a big-endian number */
+        /**
+         * The arguments, the verifier given as a number.
+         *
+         * @param where the directory and the new name
+         * @param mode one of the {@code Nfs3.CREATE_*} modes
+         * @param attributes the initial attributes; ignored for EXCLUSIVE, which carries none
+         * @param verifier EXCLUSIVE's {@code createverf3}, as a big-endian number
+         * @return the arguments
+         */
         public static CreateArgs of(DirOp where, int mode, Sattr3 attributes, long verifier) {
             return mode == Nfs3.CREATE_EXCLUSIVE
                     ? new CreateArgs(
@@ -142,6 +226,13 @@ public final class Nfs3Args {
                     : new CreateArgs(where, mode, attributes, null);
         }
 
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static CreateArgs decode(XdrDecoder in) {
             DirOp where = DirOp.decode(in);
             long at = in.position();
@@ -167,8 +258,20 @@ public final class Nfs3Args {
         }
     }
 
-    /** {@code MKDIR3args} (section 3.3.9). */
+    /**
+     * {@code MKDIR3args} (section 3.3.9).
+     *
+     * @param where the parent directory and the new directory's name
+     * @param attributes the initial attributes
+     */
     public record MkdirArgs(DirOp where, Sattr3 attributes) implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static MkdirArgs decode(XdrDecoder in) {
             return new MkdirArgs(DirOp.decode(in), Sattr3.decode(in));
         }
@@ -180,8 +283,21 @@ public final class Nfs3Args {
         }
     }
 
-    /** {@code SYMLINK3args} (section 3.3.10); {@code target} is a byte string. */
+    /**
+     * {@code SYMLINK3args} (section 3.3.10); {@code target} is a byte string.
+     *
+     * @param where the directory and the link's name
+     * @param attributes the link's initial attributes
+     * @param target what the link points to, a byte string the server stores without checking
+     */
     public record SymlinkArgs(DirOp where, Sattr3 attributes, String target) implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static SymlinkArgs decode(XdrDecoder in) {
             return new SymlinkArgs(DirOp.decode(in), Sattr3.decode(in), byteString(in, PATH_DECODE_MAX));
         }
@@ -194,9 +310,24 @@ public final class Nfs3Args {
         }
     }
 
-    /** {@code MKNOD3args} (section 3.3.11): attributes for devices, sockets and FIFOs, numbers for devices. */
+    /**
+     * {@code MKNOD3args} (section 3.3.11): attributes for devices, sockets and FIFOs, numbers for devices.
+     *
+     * @param where the directory and the new name
+     * @param type the object's type: NF3CHR, NF3BLK, NF3SOCK or NF3FIFO (a server answers others NFS3ERR_BADTYPE)
+     * @param attributes the initial attributes; {@link Sattr3#NONE} for types that carry none
+     * @param major the device's major number (NF3CHR, NF3BLK), else 0
+     * @param minor the device's minor number (NF3CHR, NF3BLK), else 0
+     */
     public record MknodArgs(DirOp where, FileType3 type, Sattr3 attributes, int major, int minor)
             implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static MknodArgs decode(XdrDecoder in) {
             DirOp where = DirOp.decode(in);
             FileType3 type = in.getEnum(FileType3::of, "ftype3");
@@ -222,8 +353,20 @@ public final class Nfs3Args {
         }
     }
 
-    /** {@code RENAME3args} (section 3.3.14). */
+    /**
+     * {@code RENAME3args} (section 3.3.14).
+     *
+     * @param from the directory and name now
+     * @param to the directory and new name
+     */
     public record RenameArgs(DirOp from, DirOp to) implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static RenameArgs decode(XdrDecoder in) {
             return new RenameArgs(DirOp.decode(in), DirOp.decode(in));
         }
@@ -235,8 +378,20 @@ public final class Nfs3Args {
         }
     }
 
-    /** {@code LINK3args} (section 3.3.15). */
+    /**
+     * {@code LINK3args} (section 3.3.15).
+     *
+     * @param file the existing file
+     * @param link the directory and name of the new link
+     */
     public record LinkArgs(FileHandle3 file, DirOp link) implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static LinkArgs decode(XdrDecoder in) {
             return new LinkArgs(FileHandle3.decode(in), DirOp.decode(in));
         }
@@ -251,9 +406,23 @@ public final class Nfs3Args {
     /**
      * {@code READDIR3args} (section 3.3.16, {@code plus} false: one {@code count}, kept in both counts) and
      * {@code READDIRPLUS3args} (section 3.3.17: {@code dircount} and {@code maxcount}).
+     *
+     * @param dir the directory's file handle
+     * @param cookie 0 to start, else the cookie of the last entry already received
+     * @param verifier 0 to start, else the {@code cookieverf3} of the previous batch
+     * @param dirCount READDIRPLUS's {@code dircount}: the most bytes of names and cookies; READDIR's {@code count}
+     * @param maxCount READDIRPLUS's {@code maxcount}: the most bytes of results in all; READDIR's {@code count}
+     * @param plus true for READDIRPLUS
      */
     public record ReaddirArgs(FileHandle3 dir, long cookie, long verifier, long dirCount, long maxCount, boolean plus)
             implements XdrEncodable {
+        /**
+         * Decodes {@code READDIR3args} as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static ReaddirArgs decodeReaddir(XdrDecoder in) {
             FileHandle3 fh = FileHandle3.decode(in);
             long cookie = in.getUnsignedHyper();
@@ -262,6 +431,13 @@ public final class Nfs3Args {
             return new ReaddirArgs(fh, cookie, verifier, count, count, false);
         }
 
+        /**
+         * Decodes {@code READDIRPLUS3args} as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated or hold a value RFC 1813 does not define (answered GARBAGE_ARGS)
+         */
         public static ReaddirArgs decodeReaddirplus(XdrDecoder in) {
             FileHandle3 fh = FileHandle3.decode(in);
             long cookie = in.getUnsignedHyper();
@@ -281,8 +457,21 @@ public final class Nfs3Args {
         }
     }
 
-    /** {@code COMMIT3args} (section 3.3.21); count 0 commits from offset to the end of the file. */
+    /**
+     * {@code COMMIT3args} (section 3.3.21); count 0 commits from offset to the end of the file.
+     *
+     * @param file the file's handle
+     * @param offset the first byte to commit
+     * @param count the bytes to commit; 0 for up to the end of the file
+     */
     public record CommitArgs(FileHandle3 file, long offset, long count) implements XdrEncodable {
+        /**
+         * Decodes the arguments as a server receives them.
+         *
+         * @param in positioned at the arguments, after the call header
+         * @return the arguments
+         * @throws XdrException if they are truncated (answered GARBAGE_ARGS)
+         */
         public static CommitArgs decode(XdrDecoder in) {
             return new CommitArgs(FileHandle3.decode(in), in.getUnsignedHyper(), in.getUnsignedInt("count"));
         }

@@ -59,7 +59,7 @@ public final class Nfs3Client {
         return new AuthSysParms((int) (System.nanoTime() >>> 10), machineName, uid, gid, List.of()).toOpaqueAuth();
     }
 
-    /** @return the transport */
+    /** {@return the transport} */
     public RpcTransport transport() {
         return transport;
     }
@@ -112,7 +112,7 @@ public final class Nfs3Client {
         return info;
     }
 
-    /** @return the limits this client keeps to, if it has learnt them yet (see the class comment) */
+    /** {@return the limits this client keeps to, if it has learnt them yet (see the class comment)} */
     public Optional<FsInfo> limits() {
         return Optional.ofNullable(limits);
     }

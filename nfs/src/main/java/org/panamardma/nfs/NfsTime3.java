@@ -11,15 +11,27 @@ import org.panamardma.xdr.XdrEncoder;
  * @param nanoseconds 0 to 999,999,999
  */
 public record NfsTime3(long seconds, long nanoseconds) {
+    /**
+     * Encodes this as {@code nfstime3}.
+     *
+     * @param out where to encode
+     * @throws org.panamardma.xdr.XdrException if a field is outside 0 to 2<sup>32</sup>-1
+     */
     public void encodeTo(XdrEncoder out) {
         out.putUnsignedInt(seconds).putUnsignedInt(nanoseconds);
     }
 
+    /**
+     * Decodes {@code nfstime3}.
+     *
+     * @param in positioned at the time
+     * @return the time
+     */
     public static NfsTime3 decode(XdrDecoder in) {
         return new NfsTime3(in.getUnsignedInt("nfstime3.seconds"), in.getUnsignedInt("nfstime3.nseconds"));
     }
 
-    /** @return this time as an {@link Instant} */
+    /** {@return this time as an {@link Instant}} */
     public Instant toInstant() {
         return Instant.ofEpochSecond(seconds, nanoseconds);
     }

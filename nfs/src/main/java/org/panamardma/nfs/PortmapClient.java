@@ -21,7 +21,13 @@ public final class PortmapClient {
     private final RpcTransport transport;
     private final Duration timeout;
 
-    /** @param transport connected to port 111 */
+    /**
+     * A client making every call with AUTH_NONE and {@code timeout}. It does not own the transport: closing it is the
+     * caller's.
+     *
+     * @param transport connected to port 111
+     * @param timeout the timeout of every call
+     */
     public PortmapClient(RpcTransport transport, Duration timeout) {
         this.transport = Objects.requireNonNull(transport, "transport");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
@@ -30,7 +36,12 @@ public final class PortmapClient {
     /**
      * PMAPPROC_GETPORT: the port of a program version.
      *
+     * @param program the program number
+     * @param version the program version
+     * @param protocol {@link Portmap#IPPROTO_TCP} or {@link Portmap#IPPROTO_UDP}
      * @return the port, or 0 if the program is not registered
+     * @throws IOException if the answer is not a port (above 65535), or the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public int getPort(int program, int version, int protocol) throws IOException, InterruptedException {
         long port = transport.call(
@@ -48,7 +59,13 @@ public final class PortmapClient {
         return (int) port;
     }
 
-    /** Portmap.PMAPPROC_DUMP: every registration (what {@code rpcinfo -p} shows). */
+    /**
+     * Portmap.PMAPPROC_DUMP: every registration (what {@code rpcinfo -p} shows).
+     *
+     * @return every registration
+     * @throws IOException an {@code RpcException} when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public List<Portmap.Mapping> dump() throws IOException, InterruptedException {
         return transport.call(
                 PROGRAM,
@@ -63,8 +80,12 @@ public final class PortmapClient {
     /**
      * RPCBPROC_GETADDR (rpcbind version 4): the universal address of a program version on a transport.
      *
+     * @param program the program number
+     * @param version the program version
      * @param netid the transport, {@code "tcp"}, {@code "udp"}, {@code "tcp6"}...
      * @return the universal address, empty if not registered
+     * @throws IOException an {@code RpcException} when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public String getAddress(int program, int version, String netid) throws IOException, InterruptedException {
         return transport.call(

@@ -9,12 +9,16 @@ public enum StableHow {
     /** Data and metadata are on stable storage before the reply. */
     FILE_SYNC;
 
-    /** @return the value on the wire (0, 1, 2) */
+    /** {@return the value on the wire (0, 1, 2)} */
     public int code() {
         return ordinal();
     }
 
-    /** @return the value of {@code code}, or {@code null} */
+    /**
+     * {@return the value of {@code code}, or {@code null}}
+     *
+     * @param code the {@code stable_how} word as received
+     */
     public static StableHow of(int code) {
         return code >= 0 && code <= 2 ? values()[code] : null;
     }

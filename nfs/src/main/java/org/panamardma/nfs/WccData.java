@@ -19,22 +19,44 @@ public record WccData(WccAttr before, Fattr3 after) {
      * @param ctime last attribute change
      */
     public record WccAttr(long size, NfsTime3 mtime, NfsTime3 ctime) {
+        /**
+         * Encodes this as {@code wcc_attr}.
+         *
+         * @param out where to encode
+         */
         public void encodeTo(XdrEncoder out) {
             out.putUnsignedHyper(size);
             mtime.encodeTo(out);
             ctime.encodeTo(out);
         }
 
+        /**
+         * Decodes {@code wcc_attr}.
+         *
+         * @param in positioned at the attributes
+         * @return the attributes
+         */
         public static WccAttr decode(XdrDecoder in) {
             return new WccAttr(in.getUnsignedHyper(), NfsTime3.decode(in), NfsTime3.decode(in));
         }
     }
 
+    /**
+     * Encodes this as {@code wcc_data}: each half FALSE when absent.
+     *
+     * @param out where to encode
+     */
     public void encodeTo(XdrEncoder out) {
         out.putNullable(before, (o, b) -> b.encodeTo(o));
         Fattr3.encodePostOp(out, after);
     }
 
+    /**
+     * Decodes {@code wcc_data}.
+     *
+     * @param in positioned at the data
+     * @return the data; either half {@code null} when the server sent none
+     */
     public static WccData decode(XdrDecoder in) {
         WccAttr before = in.getBoolean() ? WccAttr.decode(in) : null;
         return new WccData(before, Fattr3.decodePostOp(in));

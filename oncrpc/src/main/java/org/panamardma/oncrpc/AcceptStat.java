@@ -21,12 +21,16 @@ public enum AcceptStat {
         this.value = value;
     }
 
-    /** @return the wire value */
+    /** {@return the wire value} */
     public int value() {
         return value;
     }
 
-    /** @return the constant for a wire value, or {@code null} if RFC 5531 defines none */
+    /**
+     * {@return the constant for a wire value, or {@code null} if RFC 5531 defines none}
+     *
+     * @param value the {@code accept_stat} word as received
+     */
     public static AcceptStat fromValue(int value) {
         return value >= 0 && value < values().length ? values()[value] : null;
     }

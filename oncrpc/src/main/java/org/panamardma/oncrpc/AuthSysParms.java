@@ -26,7 +26,11 @@ public record AuthSysParms(int stamp, String machineName, int uid, int gid, List
     /** RFC 5531: {@code unsigned int gids<16>}. */
     public static final int MAX_GIDS = 16;
 
-    /** @throws IllegalArgumentException if a field breaks its RFC 5531 maximum */
+    /**
+     * Copies {@code gids} and checks the RFC 5531 section 10.2 bounds, so that every instance encodes.
+     *
+     * @throws IllegalArgumentException if a field breaks its RFC 5531 maximum
+     */
     public AuthSysParms {
         gids = List.copyOf(gids);
         if (gids.size() > MAX_GIDS) {
@@ -37,14 +41,14 @@ public record AuthSysParms(int stamp, String machineName, int uid, int gid, List
         }
     }
 
-    /** @return this as an AUTH_SYS {@link OpaqueAuth} */
+    /** {@return this as an AUTH_SYS {@link OpaqueAuth}} */
     public OpaqueAuth toOpaqueAuth() {
         byte[] body = new byte[xdrSize()];
         encodeTo(new XdrEncoder(MemorySegment.ofArray(body)));
         return new OpaqueAuth(AuthFlavor.AUTH_SYS, body);
     }
 
-    /** @return the encoded size of the body */
+    /** {@return the encoded size of the body} */
     public int xdrSize() {
         return (int) (Xdr.INT_SIZE
                 + Xdr.stringSize(machineName)
@@ -52,7 +56,11 @@ public record AuthSysParms(int stamp, String machineName, int uid, int gid, List
                 + Xdr.arraySize(gids.size(), Xdr.INT_SIZE));
     }
 
-    /** Encodes this as {@code authsys_parms}. */
+    /**
+     * Encodes this as {@code authsys_parms}.
+     *
+     * @param out where to encode; {@link #xdrSize()} bytes are written
+     */
     public void encodeTo(XdrEncoder out) {
         out.putInt(stamp)
                 .putString(machineName, MAX_MACHINE_NAME)
@@ -61,7 +69,13 @@ public record AuthSysParms(int stamp, String machineName, int uid, int gid, List
                 .putArray(gids, MAX_GIDS, XdrEncoder::putInt);
     }
 
-    /** Decodes {@code authsys_parms}. */
+    /**
+     * Decodes {@code authsys_parms}.
+     *
+     * @param in positioned at the body
+     * @return the parameters
+     * @throws XdrException if truncated, or the machine name or group list exceeds its RFC 5531 maximum
+     */
     public static AuthSysParms decode(XdrDecoder in) {
         int stamp = in.getInt("stamp");
         String machineName = in.getString(MAX_MACHINE_NAME);
@@ -74,6 +88,8 @@ public record AuthSysParms(int stamp, String machineName, int uid, int gid, List
     /**
      * Reads the AUTH_SYS parameters out of a credential.
      *
+     * @param credential an AUTH_SYS credential
+     * @return the parameters
      * @throws XdrException {@link XdrException.Reason#INVALID_VALUE} if the credential is not AUTH_SYS or its body
      *                      holds bytes after the parameters; other reasons if the body is malformed
      */

@@ -24,7 +24,11 @@ public record OpaqueAuth(int flavor, byte[] body) {
     /** AUTH_NONE with an empty body: the null credential and verifier. */
     public static final OpaqueAuth NONE = new OpaqueAuth(AuthFlavor.AUTH_NONE, new byte[0]);
 
-    /** @throws IllegalArgumentException if the body is longer than {@value #MAX_BODY} bytes */
+    /**
+     * Copies {@code body} so that the record stays immutable, and checks its length against RFC 5531's bound.
+     *
+     * @throws IllegalArgumentException if the body is longer than {@value #MAX_BODY} bytes
+     */
     public OpaqueAuth {
         if (body.length > MAX_BODY) {
             throw new IllegalArgumentException("opaque_auth body of " + body.length + " bytes exceeds " + MAX_BODY);
@@ -32,17 +36,24 @@ public record OpaqueAuth(int flavor, byte[] body) {
         body = body.clone();
     }
 
+    /**
+     * {@return a copy of the body: the record is immutable, so changing it changes nothing here}
+     */
     @Override
     public byte[] body() {
         return body.clone();
     }
 
-    /** @return the encoded size */
+    /** {@return the encoded size} */
     public int xdrSize() {
         return Xdr.INT_SIZE + (int) Xdr.opaqueSize(body.length);
     }
 
-    /** Encodes this as {@code opaque_auth}. */
+    /**
+     * Encodes this as {@code opaque_auth}.
+     *
+     * @param out where to encode; {@link #xdrSize()} bytes are written
+     */
     public void encodeTo(XdrEncoder out) {
         out.putEnum(flavor).putOpaque(body, MAX_BODY);
     }
@@ -50,6 +61,8 @@ public record OpaqueAuth(int flavor, byte[] body) {
     /**
      * Decodes an {@code opaque_auth}.
      *
+     * @param in positioned at the flavor word
+     * @return the credential or verifier, holding a copy of the body
      * @throws XdrException if truncated or the body exceeds {@value #MAX_BODY} bytes
      */
     public static OpaqueAuth decode(XdrDecoder in) {

@@ -15,7 +15,13 @@ public final class RecordMarking {
 
     private RecordMarking() {}
 
-    /** @return the header word of a fragment */
+    /**
+     * {@return the header word of a fragment}
+     *
+     * @param last whether this fragment ends the record
+     * @param length the fragment's data length, 0 to {@link #MAX_FRAGMENT_LENGTH}
+     * @throws IllegalArgumentException if {@code length} is negative (above {@link #MAX_FRAGMENT_LENGTH} as an int)
+     */
     public static int header(boolean last, int length) {
         if (length < 0) {
             throw new IllegalArgumentException("negative fragment length " + length);
@@ -23,12 +29,20 @@ public final class RecordMarking {
         return last ? (length | LAST_FRAGMENT) : length;
     }
 
-    /** @return whether a header word marks the last fragment */
+    /**
+     * {@return whether a header word marks the last fragment}
+     *
+     * @param header a fragment header word as received
+     */
     public static boolean isLast(int header) {
         return (header & LAST_FRAGMENT) != 0;
     }
 
-    /** @return the fragment length a header word carries */
+    /**
+     * {@return the fragment length a header word carries}
+     *
+     * @param header a fragment header word as received
+     */
     public static int length(int header) {
         return header & MAX_FRAGMENT_LENGTH;
     }

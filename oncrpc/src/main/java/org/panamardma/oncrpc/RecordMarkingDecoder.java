@@ -28,7 +28,13 @@ public final class RecordMarkingDecoder {
     private long streamOffset;
     private boolean failed;
 
-    /** @param maxRecordSize the largest record accepted, in bytes (data only, fragment headers excluded) */
+    /**
+     * A decoder for one connection. The largest record bounds what a peer can make it buffer: memory grows with the
+     * data received, up to this size.
+     *
+     * @param maxRecordSize the largest record accepted, in bytes (data only, fragment headers excluded)
+     * @throws IllegalArgumentException if {@code maxRecordSize} is negative
+     */
     public RecordMarkingDecoder(int maxRecordSize) {
         if (maxRecordSize < 0) {
             throw new IllegalArgumentException("negative maximum record size " + maxRecordSize);
@@ -81,7 +87,7 @@ public final class RecordMarkingDecoder {
         streamOffset += size;
     }
 
-    /** @return whether the decoder holds part of a record (the stream ended mid-record if it closes now) */
+    /** {@return whether the decoder holds part of a record (the stream ended mid-record if it closes now)} */
     public boolean hasPartialRecord() {
         return headerBytes > 0 || inFragment || recordLength > 0;
     }

@@ -15,8 +15,11 @@ public final class RecordMarkingEncoder {
     private final int maxFragmentLength;
 
     /**
+     * An encoder splitting records into fragments of at most {@code maxFragmentLength} data bytes.
+     *
      * @param maxFragmentLength the largest fragment data length to emit, 1 to 2<sup>31</sup>-1; a smaller value
      *                          bounds the buffer a receiver needs per fragment
+     * @throws IllegalArgumentException if {@code maxFragmentLength} is not positive
      */
     public RecordMarkingEncoder(int maxFragmentLength) {
         if (maxFragmentLength < 1) {
@@ -30,7 +33,11 @@ public final class RecordMarkingEncoder {
         this(RecordMarking.MAX_FRAGMENT_LENGTH);
     }
 
-    /** @return how many bytes {@link #encode} writes for a record of {@code recordLength} bytes */
+    /**
+     * {@return how many bytes {@link #encode} writes for a record of {@code recordLength} bytes}
+     *
+     * @param recordLength the RPC message's length in bytes, not negative
+     */
     public long framedSize(long recordLength) {
         long fragments = Math.max(1, (recordLength + maxFragmentLength - 1) / maxFragmentLength);
         return Math.addExact(recordLength, fragments * RecordMarking.HEADER_SIZE);

@@ -13,7 +13,12 @@ import java.util.Objects;
  */
 public record RejectedReply(int xid, RejectStat stat, MismatchInfo mismatch, AuthStat authStat) implements RpcReply {
 
-    /** @throws IllegalArgumentException if the fields do not match {@code stat} */
+    /**
+     * Checks that the fields match {@code stat}: a version range for RPC_MISMATCH, an {@code auth_stat} for AUTH_ERROR
+     * (RFC 5531 section 9).
+     *
+     * @throws IllegalArgumentException if the fields do not match {@code stat}
+     */
     public RejectedReply {
         Objects.requireNonNull(stat, "stat");
         boolean consistent = switch (stat) {
@@ -28,12 +33,25 @@ public record RejectedReply(int xid, RejectStat stat, MismatchInfo mismatch, Aut
         }
     }
 
-    /** RPC_MISMATCH with the lowest and highest RPC versions supported. */
+    /**
+     * RPC_MISMATCH with the lowest and highest RPC versions supported.
+     *
+     * @param xid the transaction id of the call answered
+     * @param low the lowest RPC version supported (2 for this library)
+     * @param high the highest RPC version supported
+     * @return the reply header
+     */
     public static RejectedReply rpcMismatch(int xid, int low, int high) {
         return new RejectedReply(xid, RejectStat.RPC_MISMATCH, new MismatchInfo(low, high), null);
     }
 
-    /** AUTH_ERROR with its reason. */
+    /**
+     * AUTH_ERROR with its reason.
+     *
+     * @param xid the transaction id of the call answered
+     * @param why why the credential or verifier was refused
+     * @return the reply header
+     */
     public static RejectedReply authError(int xid, AuthStat why) {
         return new RejectedReply(xid, RejectStat.AUTH_ERROR, null, why);
     }

@@ -27,7 +27,7 @@ public final class ReplyResources {
 
     private ReplyResources() {}
 
-    /** @return whether the calling procedure runs inside a transport's scope, so {@link #holdUntilSent} works */
+    /** {@return whether the calling procedure runs inside a transport's scope, so {@link #holdUntilSent} works} */
     public static boolean available() {
         return CURRENT.isBound();
     }
@@ -35,6 +35,8 @@ public final class ReplyResources {
     /**
      * Hands {@code resource} to the transport, which closes it after sending the reply.
      *
+     * @param resource closed once the reply has been sent or has failed; on the transport's thread, so its close must
+     *        not block long
      * @throws IllegalStateException outside a transport's scope ({@link #available()} false)
      */
     public static void holdUntilSent(AutoCloseable resource) {
@@ -48,6 +50,12 @@ public final class ReplyResources {
     /**
      * Runs {@code call} (dispatching a call and sending its reply) in a new scope, then closes what was held in it,
      * in reverse order; a resource failing to close is logged, the others are still closed.
+     *
+     * @param <R> the result type of {@code call}
+     * @param <X> the exception {@code call} may throw
+     * @param call the dispatch and send of one call
+     * @return what {@code call} returned
+     * @throws X what {@code call} threw, after the held resources have been closed
      */
     public static <R, X extends Throwable> R during(ScopedValue.CallableOp<? extends R, X> call) throws X {
         ReplyResources scope = new ReplyResources();

@@ -9,6 +9,9 @@ import org.panamardma.xdr.XdrException;
 @FunctionalInterface
 public interface RpcAuthenticator {
     /**
+     * Checks one call's credential and verifier. Runs on the transport's thread before the arguments are decoded, so it
+     * must not block; it should answer a malformed credential with a status such as AUTH_BADCRED rather than throw.
+     *
      * @param call the call header
      * @return {@link AuthStat#AUTH_OK} to accept, or the reason to reject
      */
@@ -18,6 +21,8 @@ public interface RpcAuthenticator {
      * Accepts AUTH_NONE, and AUTH_SYS whose body is a well-formed {@link AuthSysParms}; answers AUTH_BADCRED to
      * any other flavor and to malformed AUTH_SYS bodies (as the Linux server does for flavors it does not know).
      * Performs no access control: that belongs to the program.
+     *
+     * @return the authenticator; stateless and thread-safe
      */
     static RpcAuthenticator noneOrSys() {
         return call -> switch (call.credential().flavor()) {

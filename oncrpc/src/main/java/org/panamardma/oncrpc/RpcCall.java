@@ -20,12 +20,27 @@ public record RpcCall(
         int xid, int rpcVersion, int program, int version, int procedure, OpaqueAuth credential, OpaqueAuth verifier)
         implements RpcMessage {
 
+    /**
+     * Checks that credential and verifier are present: a call without them cannot be encoded.
+     *
+     * @throws NullPointerException if {@code credential} or {@code verifier} is null
+     */
     public RpcCall {
         Objects.requireNonNull(credential, "credential");
         Objects.requireNonNull(verifier, "verifier");
     }
 
-    /** A version-2 call. */
+    /**
+     * A version-2 call.
+     *
+     * @param xid the transaction id the reply will carry
+     * @param program the remote program number
+     * @param version the program's version number
+     * @param procedure the procedure number within that version
+     * @param credential the caller's credential
+     * @param verifier the caller's verifier
+     * @return the call header with {@code rpcVersion} {@value RpcMessage#RPC_VERSION}
+     */
     public static RpcCall of(
             int xid, int program, int version, int procedure, OpaqueAuth credential, OpaqueAuth verifier) {
         return new RpcCall(xid, RPC_VERSION, program, version, procedure, credential, verifier);

@@ -24,6 +24,7 @@ public interface RpcClient extends AutoCloseable {
     /**
      * Sends a call and returns at once with its future.
      *
+     * @param <T> the results type
      * @param program the program number
      * @param version the program version
      * @param procedure the procedure number
@@ -45,6 +46,15 @@ public interface RpcClient extends AutoCloseable {
     /**
      * {@link #call}, waiting for the results.
      *
+     * @param <T> the results type
+     * @param program the program number
+     * @param version the program version
+     * @param procedure the procedure number
+     * @param credential the credential (the verifier is AUTH_NONE)
+     * @param arguments encodes the arguments; may run more than once, so it must be repeatable
+     * @param results decodes the results of a SUCCESS reply
+     * @param timeout how long to wait for the reply; the wait ends then at the latest
+     * @return the decoded results
      * @throws IOException an {@link org.panamardma.oncrpc.tcp.RpcException} as the class comment lists
      * @throws InterruptedException if interrupted while waiting (the call stays pending until its timeout)
      */
@@ -70,7 +80,7 @@ public interface RpcClient extends AutoCloseable {
         }
     }
 
-    /** @return a short description of the peer and transport, for messages: {@code tcp://host:port} */
+    /** {@return a short description of the peer and transport, for messages: {@code tcp://host:port}} */
     String describe();
 
     /** Closes the connection; pending calls fail with a connection exception. Idempotent. */

@@ -50,7 +50,7 @@ public final class RpcDispatcher implements RpcService {
         this.authenticator = authenticator;
     }
 
-    /** @return a builder with the {@link RpcAuthenticator#noneOrSys()} authenticator */
+    /** {@return a builder with the {@link RpcAuthenticator#noneOrSys()} authenticator} */
     public static Builder builder() {
         return new Builder();
     }
@@ -82,7 +82,7 @@ public final class RpcDispatcher implements RpcService {
         dispatch(call.header(), call.arguments(), out);
     }
 
-    /** @return the error reply to write, or {@code null} if a SUCCESS reply with results has been written */
+    /** {@return the error reply to write, or {@code null} if a SUCCESS reply with results has been written} */
     private RpcReply decide(RpcCall call, XdrDecoder arguments, XdrEncoder out, XdrEncoder.Mark start) {
         int xid = call.xid();
         if (call.rpcVersion() != RpcMessage.RPC_VERSION) {
@@ -146,11 +146,13 @@ public final class RpcDispatcher implements RpcService {
         /**
          * Registers a procedure.
          *
+         * @param <A> the decoded argument type
          * @param program the program number
          * @param version the program version
          * @param procedure the procedure number
          * @param arguments decodes the arguments; an {@link XdrException} from it is answered with GARBAGE_ARGS
          * @param body runs the procedure
+         * @return this builder
          * @throws IllegalStateException if that (program, version, procedure) is already registered
          */
         public <A> Builder register(
@@ -172,13 +174,19 @@ public final class RpcDispatcher implements RpcService {
             return this;
         }
 
-        /** Replaces the default {@link RpcAuthenticator#noneOrSys()} credential check. */
+        /**
+         * Replaces the default {@link RpcAuthenticator#noneOrSys()} credential check.
+         *
+         * @param authenticator checks every call's credential before dispatch; must be thread-safe when the dispatcher
+         *        serves several connections
+         * @return this builder
+         */
         public Builder authenticator(RpcAuthenticator authenticator) {
             this.authenticator = Objects.requireNonNull(authenticator, "authenticator");
             return this;
         }
 
-        /** @return an immutable dispatcher holding what was registered so far */
+        /** {@return an immutable dispatcher holding what was registered so far} */
         public RpcDispatcher build() {
             Map<Integer, Program> frozen = new HashMap<>();
             programs.forEach((number, versions) -> {

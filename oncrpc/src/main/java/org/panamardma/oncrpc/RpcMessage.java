@@ -9,6 +9,6 @@ public sealed interface RpcMessage permits RpcCall, RpcReply {
     /** The RPC version this implementation speaks (RFC 5531 section 9: {@code rpcvers} MUST be 2). */
     int RPC_VERSION = 2;
 
-    /** @return the transaction id, which a reply copies from its call */
+    /** {@return the transaction id, which a reply copies from its call} */
     int xid();
 }

@@ -20,7 +20,13 @@ public final class RpcMessageCodec {
 
     private RpcMessageCodec() {}
 
-    /** Encodes a message header. */
+    /**
+     * Encodes a message header.
+     *
+     * @param message the header to encode
+     * @param out where to encode; {@link #size(RpcMessage)} bytes are written
+     * @throws XdrException {@link XdrException.Reason#NO_SPACE} if {@code out} cannot hold the header
+     */
     public static void encode(RpcMessage message, XdrEncoder out) {
         out.putInt(message.xid());
         switch (message) {
@@ -51,7 +57,11 @@ public final class RpcMessageCodec {
         }
     }
 
-    /** @return the encoded size of a message header, for sizing buffers and inline decisions */
+    /**
+     * {@return the encoded size of a message header, for sizing buffers and inline decisions}
+     *
+     * @param message the header
+     */
     public static int size(RpcMessage message) {
         int words = 2; // xid, msg_type
         return switch (message) {
@@ -73,6 +83,8 @@ public final class RpcMessageCodec {
      * Decodes a message header. A call of any RPC version is decoded with the version-2 layout, which fixes where
      * {@code rpcvers} sits, so that a server can answer it with RPC_MISMATCH (RFC 5531 section 9).
      *
+     * @param in positioned at the {@code xid}; left at the arguments or results
+     * @return the call or reply header
      * @throws XdrException if the header is truncated or holds a value RFC 5531 does not define (an unknown
      *                      msg_type, reply_stat, accept_stat, reject_stat or auth_stat), or an over-long auth body
      */

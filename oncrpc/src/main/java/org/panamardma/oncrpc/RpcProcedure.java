@@ -16,6 +16,10 @@ import org.panamardma.xdr.XdrEncodable;
 @FunctionalInterface
 public interface RpcProcedure<A> {
     /**
+     * Runs the procedure. Called on a transport thread (a virtual thread for TCP), possibly on several threads at once
+     * for calls of different connections, so the body must be thread-safe; whatever it must keep beyond the call it
+     * copies, as the arguments may be slices of the transport's receive buffer.
+     *
      * @param arguments the decoded arguments
      * @param call the call header, for its credential and numbers
      * @return the results; {@link XdrEncodable#VOID} for none

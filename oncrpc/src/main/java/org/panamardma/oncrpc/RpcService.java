@@ -38,6 +38,12 @@ public interface RpcService {
             XdrDecoder arguments,
             Optional<InetSocketAddress> local,
             Optional<InetSocketAddress> remote) {
+        /**
+         * Checks that every component is present; an address the transport does not know is {@link Optional#empty()},
+         * not null.
+         *
+         * @throws NullPointerException if a component is null
+         */
         public Incoming {
             Objects.requireNonNull(header, "header");
             Objects.requireNonNull(message, "message");

@@ -24,8 +24,12 @@ public final class Xdr {
     private Xdr() {}
 
     /**
+     * Rounds a byte length up to the XDR unit: every XDR item occupies a multiple of four bytes (RFC 4506 section 3).
+     *
      * @param length a byte length, not negative
      * @return {@code length} rounded up to the next multiple of {@value #UNIT}
+     * @throws IllegalArgumentException if {@code length} is negative
+     * @throws ArithmeticException if the rounded length overflows a long
      */
     public static long roundUp(long length) {
         if (length < 0) {
@@ -35,37 +39,63 @@ public final class Xdr {
     }
 
     /**
+     * Counts the zero bytes that pad variable-length data to the XDR unit (RFC 4506 sections 4.9, 4.10).
+     *
      * @param length a byte length, not negative
      * @return how many zero bytes of padding follow {@code length} data bytes: 0 to 3
+     * @throws IllegalArgumentException if {@code length} is negative
      */
     public static int padding(long length) {
         return (int) (roundUp(length) - length);
     }
 
-    /** @return the size of {@code opaque[length]}: the data rounded up (RFC 4506 section 4.9) */
+    /**
+     * {@return the size of {@code opaque[length]}: the data rounded up (RFC 4506 section 4.9)}
+     *
+     * @param length the declared fixed length n, not negative
+     */
     public static long fixedOpaqueSize(long length) {
         return roundUp(length);
     }
 
-    /** @return the size of {@code opaque<>} holding {@code length} bytes: a length word, then the data rounded up
-     * (RFC 4506 section 4.10) */
+    /**
+     * {@return the size of {@code opaque<>} holding {@code length} bytes: a length word, then the data rounded up
+     * (RFC 4506 section 4.10)}
+     *
+     * @param length the data bytes, not negative
+     */
     public static long opaqueSize(long length) {
         return INT_SIZE + roundUp(length);
     }
 
-    /** @return the size of {@code string<>} holding {@code value} encoded as UTF-8 (RFC 4506 section 4.11) */
+    /**
+     * {@return the size of {@code string<>} holding {@code value} encoded as UTF-8 (RFC 4506 section 4.11)}
+     *
+     * @param value the string; its size counts its UTF-8 bytes, not its chars
+     */
     public static long stringSize(String value) {
         return opaqueSize(value.getBytes(StandardCharsets.UTF_8).length);
     }
 
-    /** @return the size of a counted array of {@code count} elements of {@code elementSize} bytes each
-     * (RFC 4506 section 4.13) */
+    /**
+     * {@return the size of a counted array of {@code count} elements of {@code elementSize} bytes each (RFC 4506
+     * section 4.13)}
+     *
+     * @param count the element count, not negative
+     * @param elementSize the encoded size of one element, in bytes
+     * @throws ArithmeticException if the size overflows a long
+     */
     public static long arraySize(long count, long elementSize) {
         return Math.addExact(INT_SIZE, Math.multiplyExact(count, elementSize));
     }
 
-    /** @return the size of optional-data: the presence word, plus the item's size when present
-     * (RFC 4506 section 4.19) */
+    /**
+     * {@return the size of optional-data: the presence word, plus the item's size when present (RFC 4506 section
+     * 4.19)}
+     *
+     * @param present whether the item is there (discriminant TRUE)
+     * @param itemSize the item's encoded size in bytes; ignored when absent
+     */
     public static long optionalSize(boolean present, long itemSize) {
         return present ? Math.addExact(INT_SIZE, itemSize) : INT_SIZE;
     }

@@ -29,12 +29,20 @@ public final class XdrDecoder {
     private final PaddingPolicy paddingPolicy;
     private long position;
 
-    /** A decoder over all of {@code segment}, requiring zero padding. */
+    /**
+     * A decoder over all of {@code segment}, requiring zero padding.
+     *
+     * @param segment the XDR data; its size is the decoder's limit
+     */
     public XdrDecoder(MemorySegment segment) {
         this(segment, PaddingPolicy.REQUIRE_ZERO);
     }
 
     /**
+     * A decoder over all of {@code segment}. The decoder reads the segment in place and never copies or keeps more than
+     * a reference: the caller owns the memory and must keep it alive (its arena open) while the decoder or any slice it
+     * returned is in use.
+     *
      * @param segment the XDR data; its size is the decoder's limit
      * @param paddingPolicy what to do with non-zero padding
      */
@@ -43,27 +51,27 @@ public final class XdrDecoder {
         this.paddingPolicy = Objects.requireNonNull(paddingPolicy, "paddingPolicy");
     }
 
-    /** @return the offset, from the start of the segment, of the next byte to be read */
+    /** {@return the offset, from the start of the segment, of the next byte to be read} */
     public long position() {
         return position;
     }
 
-    /** @return bytes not yet read */
+    /** {@return bytes not yet read} */
     public long remaining() {
         return segment.byteSize() - position;
     }
 
-    /** @return whether all bytes have been read */
+    /** {@return whether all bytes have been read} */
     public boolean atEnd() {
         return position == segment.byteSize();
     }
 
-    /** @return the bytes not yet read, as a slice of the source (the position does not move) */
+    /** {@return the bytes not yet read, as a slice of the source (the position does not move)} */
     public MemorySegment rest() {
         return segment.asSlice(position);
     }
 
-    /** @return the padding policy of this decoder */
+    /** {@return the padding policy of this decoder} */
     public PaddingPolicy paddingPolicy() {
         return paddingPolicy;
     }
@@ -71,6 +79,9 @@ public final class XdrDecoder {
     /**
      * Skips {@code bytes} bytes.
      *
+     * @param bytes how many bytes to skip, not negative
+     * @param what the item skipped, named in the error message
+     * @return this decoder
      * @throws XdrException if fewer remain
      */
     public XdrDecoder skip(long bytes, String what) {
@@ -91,7 +102,12 @@ public final class XdrDecoder {
         }
     }
 
-    /** Decodes an XDR {@code int} (RFC 4506 section 4.1). */
+    /**
+     * Decodes an XDR {@code int} (RFC 4506 section 4.1).
+     *
+     * @return the signed 32-bit value
+     * @throws XdrException {@link XdrException.Reason#TRUNCATED} if fewer than four bytes remain
+     */
     public int getInt() {
         require(Xdr.INT_SIZE, "int");
         int value = segment.get(XdrEncoder.INT, position);
@@ -99,23 +115,45 @@ public final class XdrDecoder {
         return value;
     }
 
-    /** Decodes an XDR {@code int}, naming the field in any error. */
+    /**
+     * Decodes an XDR {@code int}, naming the field in any error.
+     *
+     * @param field the field's name, for the error message
+     * @return the signed 32-bit value
+     * @throws XdrException {@link XdrException.Reason#TRUNCATED} if fewer than four bytes remain
+     */
     public int getInt(String field) {
         require(Xdr.INT_SIZE, field);
         return getInt();
     }
 
-    /** Decodes an XDR {@code unsigned int} (RFC 4506 section 4.2) into the range 0 to 2<sup>32</sup>-1. */
+    /**
+     * Decodes an XDR {@code unsigned int} (RFC 4506 section 4.2) into the range 0 to 2<sup>32</sup>-1.
+     *
+     * @return the value, 0 to 2<sup>32</sup>-1
+     * @throws XdrException {@link XdrException.Reason#TRUNCATED} if fewer than four bytes remain
+     */
     public long getUnsignedInt() {
         return Integer.toUnsignedLong(getInt());
     }
 
-    /** Decodes an XDR {@code unsigned int}, naming the field in any error. */
+    /**
+     * Decodes an XDR {@code unsigned int}, naming the field in any error.
+     *
+     * @param field the field's name, for the error message
+     * @return the value, 0 to 2<sup>32</sup>-1
+     * @throws XdrException {@link XdrException.Reason#TRUNCATED} if fewer than four bytes remain
+     */
     public long getUnsignedInt(String field) {
         return Integer.toUnsignedLong(getInt(field));
     }
 
-    /** Decodes an XDR {@code hyper} (RFC 4506 section 4.5). */
+    /**
+     * Decodes an XDR {@code hyper} (RFC 4506 section 4.5).
+     *
+     * @return the signed 64-bit value
+     * @throws XdrException {@link XdrException.Reason#TRUNCATED} if fewer than eight bytes remain
+     */
     public long getHyper() {
         require(Xdr.HYPER_SIZE, "hyper");
         long value = segment.get(XdrEncoder.LONG, position);
@@ -127,6 +165,9 @@ public final class XdrDecoder {
      * Decodes an XDR {@code unsigned hyper} (RFC 4506 section 4.5) as its 64 bits; values above
      * {@link Long#MAX_VALUE} come back negative: read them with {@link Long#toUnsignedString} or
      * {@link Long#compareUnsigned}.
+     *
+     * @return the 64 bits, as a signed long
+     * @throws XdrException {@link XdrException.Reason#TRUNCATED} if fewer than eight bytes remain
      */
     public long getUnsignedHyper() {
         return getHyper();
@@ -135,6 +176,7 @@ public final class XdrDecoder {
     /**
      * Decodes an XDR {@code bool} (RFC 4506 section 4.4).
      *
+     * @return true for 1, false for 0
      * @throws XdrException {@link XdrException.Reason#INVALID_VALUE} for anything but 0 or 1
      */
     public boolean getBoolean() {
@@ -148,7 +190,12 @@ public final class XdrDecoder {
         };
     }
 
-    /** Decodes an XDR {@code enum} (RFC 4506 section 4.3) as its raw value. */
+    /**
+     * Decodes an XDR {@code enum} (RFC 4506 section 4.3) as its raw value.
+     *
+     * @return the value, not checked against any declaration
+     * @throws XdrException {@link XdrException.Reason#TRUNCATED} if fewer than four bytes remain
+     */
     public int getEnum() {
         return getInt("enum");
     }
@@ -156,8 +203,10 @@ public final class XdrDecoder {
     /**
      * Decodes an XDR {@code enum} and maps it with {@code lookup}.
      *
+     * @param <E> the Java type of the enum's constants
      * @param lookup returns the constant for a value, or {@code null} for a value the enum does not declare
      * @param type the enum's name, for the error message
+     * @return the constant {@code lookup} gave for the value
      * @throws XdrException {@link XdrException.Reason#INVALID_VALUE} if {@code lookup} returns {@code null}
      */
     public <E> E getEnum(IntFunction<? extends E> lookup, String type) {
@@ -170,7 +219,12 @@ public final class XdrDecoder {
         return constant;
     }
 
-    /** Decodes an XDR {@code float} (RFC 4506 section 4.6). */
+    /**
+     * Decodes an XDR {@code float} (RFC 4506 section 4.6).
+     *
+     * @return the IEEE 754 single-precision value, NaN and infinities as sent
+     * @throws XdrException {@link XdrException.Reason#TRUNCATED} if fewer than four bytes remain
+     */
     public float getFloat() {
         require(Xdr.FLOAT_SIZE, "float");
         float value = segment.get(XdrEncoder.FLOAT, position);
@@ -178,7 +232,12 @@ public final class XdrDecoder {
         return value;
     }
 
-    /** Decodes an XDR {@code double} (RFC 4506 section 4.7). */
+    /**
+     * Decodes an XDR {@code double} (RFC 4506 section 4.7).
+     *
+     * @return the IEEE 754 double-precision value, NaN and infinities as sent
+     * @throws XdrException {@link XdrException.Reason#TRUNCATED} if fewer than eight bytes remain
+     */
     public double getDouble() {
         require(Xdr.DOUBLE_SIZE, "double");
         double value = segment.get(XdrEncoder.DOUBLE, position);
@@ -189,7 +248,10 @@ public final class XdrDecoder {
     /**
      * Decodes {@code opaque[length]} (RFC 4506 section 4.9) without copying.
      *
+     * @param length the declared fixed length n, not negative
      * @return a slice of the source segment holding the {@code length} data bytes (padding excluded)
+     * @throws XdrException if the data or its padding is truncated, or the padding is not zero under {@link
+     *        PaddingPolicy#REQUIRE_ZERO}
      */
     public MemorySegment getFixedOpaque(long length) {
         if (length < 0) {
@@ -201,6 +263,7 @@ public final class XdrDecoder {
     /**
      * Decodes {@code opaque<maxLength>} (RFC 4506 section 4.10) without copying.
      *
+     * @param maxLength the declared maximum; a larger length word is rejected before anything is read past it
      * @return a slice of the source segment holding the data bytes (padding excluded)
      * @throws XdrException if the length exceeds {@code maxLength} or the data is truncated
      */
@@ -209,7 +272,13 @@ public final class XdrDecoder {
         return slicePadded(length, "opaque<" + maxLength + "> data");
     }
 
-    /** Decodes {@code opaque<maxLength>} into a new byte array (for small items kept beyond the message). */
+    /**
+     * Decodes {@code opaque<maxLength>} into a new byte array (for small items kept beyond the message).
+     *
+     * @param maxLength the declared maximum; a larger length word is rejected before any allocation
+     * @return a new array of the data bytes, owned by the caller
+     * @throws XdrException if the length exceeds {@code maxLength} or the data is truncated
+     */
     public byte[] getOpaqueBytes(int maxLength) {
         return getOpaque(maxLength).toArray(ValueLayout.JAVA_BYTE);
     }
@@ -217,6 +286,8 @@ public final class XdrDecoder {
     /**
      * Decodes {@code string<maxLength>} (RFC 4506 section 4.11) as UTF-8.
      *
+     * @param maxLength the declared maximum length in bytes
+     * @return the decoded string
      * @throws XdrException {@link XdrException.Reason#INVALID_VALUE} if the bytes are not valid UTF-8
      */
     public String getString(int maxLength) {
@@ -238,17 +309,30 @@ public final class XdrDecoder {
     /**
      * Decodes a counted array {@code T<maxCount>} (RFC 4506 section 4.13).
      *
+     * @param <T> the element type
      * @param maxCount the declared maximum count
      * @param minElementSize the least number of bytes one element can occupy (at least {@value Xdr#UNIT}); a
      *                       count that the remaining bytes cannot hold is rejected before any allocation
+     * @param reader decodes one element
      * @return an unmodifiable list
+     * @throws XdrException if the count exceeds {@code maxCount} or the remaining bytes cannot hold it, or an element
+     *        is malformed
      */
     public <T> List<T> getArray(int maxCount, int minElementSize, XdrReader<? extends T> reader) {
         int count = getCount(maxCount, minElementSize, "array");
         return readElements(count, reader);
     }
 
-    /** Decodes a counted array whose elements take at least {@value Xdr#UNIT} bytes each. */
+    /**
+     * Decodes a counted array whose elements take at least {@value Xdr#UNIT} bytes each.
+     *
+     * @param <T> the element type
+     * @param maxCount the declared maximum count
+     * @param reader decodes one element
+     * @return an unmodifiable list
+     * @throws XdrException if the count exceeds {@code maxCount} or the remaining bytes cannot hold it, or an element
+     *        is malformed
+     */
     public <T> List<T> getArray(int maxCount, XdrReader<? extends T> reader) {
         return getArray(maxCount, Xdr.UNIT, reader);
     }
@@ -256,7 +340,12 @@ public final class XdrDecoder {
     /**
      * Decodes a fixed-length array {@code T[count]} (RFC 4506 section 4.12).
      *
+     * @param <T> the element type
+     * @param count the declared fixed count n
      * @param minElementSize as for {@link #getArray(int, int, XdrReader)}
+     * @param reader decodes one element
+     * @return an unmodifiable list of {@code count} elements
+     * @throws XdrException if the remaining bytes cannot hold {@code count} elements or an element is malformed
      */
     public <T> List<T> getFixedArray(int count, int minElementSize, XdrReader<? extends T> reader) {
         if (count < 0) {
@@ -266,7 +355,13 @@ public final class XdrDecoder {
         return readElements(count, reader);
     }
 
-    /** Decodes {@code int<maxCount>} without boxing. */
+    /**
+     * Decodes {@code int<maxCount>} without boxing.
+     *
+     * @param maxCount the declared maximum count
+     * @return a new array, owned by the caller
+     * @throws XdrException if the count exceeds {@code maxCount} or the data is truncated
+     */
     public int[] getIntArray(int maxCount) {
         int count = getCount(maxCount, Xdr.INT_SIZE, "int array");
         int[] values = new int[count];
@@ -279,7 +374,10 @@ public final class XdrDecoder {
     /**
      * Decodes optional-data {@code T *name} (RFC 4506 section 4.19).
      *
+     * @param <T> the value type
+     * @param reader decodes the value when present
      * @return the value, or empty if the discriminant is FALSE
+     * @throws XdrException {@link XdrException.Reason#INVALID_VALUE} if the discriminant is neither 0 nor 1
      */
     public <T> Optional<T> getOptional(XdrReader<? extends T> reader) {
         return getBoolean() ? Optional.of(reader.read(this)) : Optional.empty();
@@ -288,7 +386,10 @@ public final class XdrDecoder {
     /**
      * Decodes a length or count word and checks it against {@code max}.
      *
+     * @param max the largest value the field allows (its declared maximum, or a bound the caller chose)
+     * @param what the field, named in the error message
      * @return the value, 0 to {@code max}
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if the value, read unsigned, is above {@code max}
      */
     public int getLength(int max, String what) {
         long at = position;

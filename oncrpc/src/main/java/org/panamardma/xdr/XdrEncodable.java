@@ -10,6 +10,8 @@ public interface XdrEncodable {
     XdrEncodable VOID = out -> {};
 
     /**
+     * Writes this value's XDR encoding at {@code out}'s position, advancing it.
+     *
      * @param out where to encode
      * @throws XdrException if the encoding does not fit {@code out} or a value breaks its declared limit
      */

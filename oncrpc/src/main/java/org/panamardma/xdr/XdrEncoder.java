@@ -47,6 +47,9 @@ public final class XdrEncoder {
         Growth NONE = (current, used, needed) -> null;
 
         /**
+         * Gives the encoder a segment large enough for the item that did not fit. Called on the encoder's thread; the
+         * old segment stays the caller's to free (the encoder drops its reference to it).
+         *
          * @param current the segment written so far
          * @param used the bytes of {@code current} written (to be carried over)
          * @param needed the least size the new segment must have
@@ -64,12 +67,19 @@ public final class XdrEncoder {
      */
     public record Mark(long position, long elided) {}
 
-    /** An encoder writing from offset 0 of {@code segment}, keeping everything inline. */
+    /**
+     * An encoder writing from offset 0 of {@code segment}, keeping everything inline.
+     *
+     * @param segment where to write; its size is the encoder's limit unless a {@link Growth} is given
+     */
     public XdrEncoder(MemorySegment segment) {
         this(segment, 0, DataPlacement.INLINE);
     }
 
     /**
+     * An encoder writing from {@code position} of {@code segment}, which it never grows. The caller owns the segment
+     * and must keep it alive while the encoder is in use.
+     *
      * @param segment where to write
      * @param position the offset of the first byte to write
      * @param placement where eligible bulk data may go; {@link DataPlacement#INLINE} to keep all of it inline
@@ -79,6 +89,8 @@ public final class XdrEncoder {
     }
 
     /**
+     * An encoder that asks {@code growth} for a larger segment when an item does not fit.
+     *
      * @param segment where to write first
      * @param position the offset of the first byte to write
      * @param placement where eligible bulk data may go
@@ -94,32 +106,36 @@ public final class XdrEncoder {
         this.position = position;
     }
 
-    /** @return the offset in the segment of the next byte to be written */
+    /** {@return the offset in the segment of the next byte to be written} */
     public long position() {
         return position;
     }
 
-    /** @return the position in the full XDR stream: {@link #position()} plus the bytes placed out of band */
+    /** {@return the position in the full XDR stream: {@link #position()} plus the bytes placed out of band} */
     public long streamPosition() {
         return position + elided;
     }
 
-    /** @return bytes left in the segment */
+    /** {@return bytes left in the segment} */
     public long remaining() {
         return segment.byteSize() - position;
     }
 
-    /** @return the segment this encoder writes into (the latest, if it grew) */
+    /** {@return the segment this encoder writes into (the latest, if it grew)} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** @return the bytes written so far, from offset {@code from} to the current position (a view, not a copy) */
+    /**
+     * {@return the bytes written so far, from offset {@code from} to the current position (a view, not a copy)}
+     *
+     * @param from an offset already written, at most {@link #position()}
+     */
     public MemorySegment written(long from) {
         return segment.asSlice(from, position - from);
     }
 
-    /** @return a mark for the current position */
+    /** {@return a mark for the current position} */
     public Mark mark() {
         return new Mark(position, elided);
     }
@@ -127,6 +143,9 @@ public final class XdrEncoder {
     /**
      * Rewinds to {@code mark}, discarding what was written after it, and tells the {@link DataPlacement} to forget
      * items placed after it.
+     *
+     * @param mark from an earlier {@link #mark()} of this encoder, not after the current position
+     * @throws IllegalArgumentException if the mark lies after the current position
      */
     public void reset(Mark mark) {
         if (mark.position() > position || mark.position() < 0) {
@@ -146,7 +165,13 @@ public final class XdrEncoder {
         }
     }
 
-    /** Encodes an XDR {@code int} (RFC 4506 section 4.1). */
+    /**
+     * Encodes an XDR {@code int} (RFC 4506 section 4.1).
+     *
+     * @param value any int, written as four big-endian bytes
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#NO_SPACE} if four bytes do not fit
+     */
     public XdrEncoder putInt(int value) {
         require(Xdr.INT_SIZE, "int");
         segment.set(INT, position, value);
@@ -158,6 +183,8 @@ public final class XdrEncoder {
      * Encodes an XDR {@code unsigned int} (RFC 4506 section 4.2).
      *
      * @param value 0 to 2<sup>32</sup>-1
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#INVALID_VALUE} if {@code value} is outside 0 to 2<sup>32</sup>-1
      */
     public XdrEncoder putUnsignedInt(long value) {
         if (value < 0 || value > 0xFFFF_FFFFL) {
@@ -166,7 +193,13 @@ public final class XdrEncoder {
         return putInt((int) value);
     }
 
-    /** Encodes an XDR {@code hyper} (RFC 4506 section 4.5). */
+    /**
+     * Encodes an XDR {@code hyper} (RFC 4506 section 4.5).
+     *
+     * @param value any long, written as eight big-endian bytes
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#NO_SPACE} if eight bytes do not fit
+     */
     public XdrEncoder putHyper(long value) {
         require(Xdr.HYPER_SIZE, "hyper");
         segment.set(LONG, position, value);
@@ -178,22 +211,40 @@ public final class XdrEncoder {
      * Encodes an XDR {@code unsigned hyper} (RFC 4506 section 4.5). Java has no unsigned long: the 64 bits of
      * {@code value} are written as they are, so values above {@link Long#MAX_VALUE} are passed as negative longs
      * (as {@link Long#parseUnsignedLong} gives them).
+     *
+     * @param value the 64 bits to write
+     * @return this encoder
      */
     public XdrEncoder putUnsignedHyper(long value) {
         return putHyper(value);
     }
 
-    /** Encodes an XDR {@code bool}: 1 for true, 0 for false (RFC 4506 section 4.4). */
+    /**
+     * Encodes an XDR {@code bool}: 1 for true, 0 for false (RFC 4506 section 4.4).
+     *
+     * @param value written as 1 or 0
+     * @return this encoder
+     */
     public XdrEncoder putBoolean(boolean value) {
         return putInt(value ? 1 : 0);
     }
 
-    /** Encodes an XDR {@code enum} value (RFC 4506 section 4.3): a signed 32-bit word. */
+    /**
+     * Encodes an XDR {@code enum} value (RFC 4506 section 4.3): a signed 32-bit word.
+     *
+     * @param value the enum's declared value
+     * @return this encoder
+     */
     public XdrEncoder putEnum(int value) {
         return putInt(value);
     }
 
-    /** Encodes an XDR {@code float}: IEEE 754 single precision (RFC 4506 section 4.6). */
+    /**
+     * Encodes an XDR {@code float}: IEEE 754 single precision (RFC 4506 section 4.6).
+     *
+     * @param value any float, NaN and infinities included, written as its IEEE 754 bits
+     * @return this encoder
+     */
     public XdrEncoder putFloat(float value) {
         require(Xdr.FLOAT_SIZE, "float");
         segment.set(FLOAT, position, value);
@@ -201,7 +252,12 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Encodes an XDR {@code double}: IEEE 754 double precision (RFC 4506 section 4.7). */
+    /**
+     * Encodes an XDR {@code double}: IEEE 754 double precision (RFC 4506 section 4.7).
+     *
+     * @param value any double, NaN and infinities included, written as its IEEE 754 bits
+     * @return this encoder
+     */
     public XdrEncoder putDouble(double value) {
         require(Xdr.DOUBLE_SIZE, "double");
         segment.set(DOUBLE, position, value);
@@ -209,7 +265,13 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Writes {@code count} zero bytes, 0 to 3: the padding after variable-length data (RFC 4506 section 4.9). */
+    /**
+     * Writes {@code count} zero bytes, 0 to 3: the padding after variable-length data (RFC 4506 section 4.9).
+     *
+     * @param count 0 to 3
+     * @return this encoder
+     * @throws IllegalArgumentException if {@code count} is outside 0 to 3
+     */
     public XdrEncoder putPadding(int count) {
         if (count < 0 || count >= Xdr.UNIT) {
             throw new IllegalArgumentException("padding must be 0..3 bytes, not " + count);
@@ -224,6 +286,9 @@ public final class XdrEncoder {
      *
      * @param data exactly {@code expectedLength} bytes
      * @param expectedLength the declared fixed length n
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is not {@code expectedLength}
+     *        bytes long
      */
     public XdrEncoder putFixedOpaque(MemorySegment data, long expectedLength) {
         if (data.byteSize() != expectedLength) {
@@ -237,7 +302,12 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Encodes {@code opaque[n]} from a byte array whose length is n. */
+    /**
+     * Encodes {@code opaque[n]} from a byte array whose length is n.
+     *
+     * @param data the bytes; its length is n
+     * @return this encoder
+     */
     public XdrEncoder putFixedOpaque(byte[] data) {
         return putFixedOpaque(MemorySegment.ofArray(data), data.length);
     }
@@ -247,6 +317,8 @@ public final class XdrEncoder {
      *
      * @param data the bytes, at most {@code maxLength}
      * @param maxLength the declared maximum; {@link Integer#MAX_VALUE} for {@code opaque<>}
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is longer than {@code maxLength}
      */
     public XdrEncoder putOpaque(MemorySegment data, int maxLength) {
         checkMax(data.byteSize(), maxLength, "opaque");
@@ -256,7 +328,14 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Encodes {@code opaque<max>} from a byte array. */
+    /**
+     * Encodes {@code opaque<max>} from a byte array.
+     *
+     * @param data the bytes, at most {@code maxLength}
+     * @param maxLength the declared maximum
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is longer than {@code maxLength}
+     */
     public XdrEncoder putOpaque(byte[] data, int maxLength) {
         return putOpaque(MemorySegment.ofArray(data), maxLength);
     }
@@ -266,7 +345,11 @@ public final class XdrEncoder {
      * WRITE payloads, for instance). The length word always stays inline; the data and its padding are written
      * only if this encoder's {@link DataPlacement} does not take them.
      *
+     * @param data the bytes, at most {@code maxLength}; if placed out of band, the placement keeps a reference to this
+     *        segment, which the caller must keep alive until the message is sent
+     * @param maxLength the declared maximum
      * @return {@code true} if the data was placed out of band
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is longer than {@code maxLength}
      */
     public boolean putEligibleOpaque(MemorySegment data, int maxLength) {
         checkMax(data.byteSize(), maxLength, "opaque");
@@ -286,7 +369,11 @@ public final class XdrEncoder {
      * Encodes {@code string<max>} (RFC 4506 section 4.11) as UTF-8 bytes (XDR strings are ASCII by the RFC; UTF-8
      * is its superset and what NFSv4 uses).
      *
+     * @param value the string; its UTF-8 bytes are written, not its chars
      * @param maxLength the declared maximum length in bytes
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if its UTF-8 encoding is longer than {@code
+     *        maxLength}
      */
     public XdrEncoder putString(String value, int maxLength) {
         return putOpaque(value.getBytes(StandardCharsets.UTF_8), maxLength);
@@ -295,7 +382,12 @@ public final class XdrEncoder {
     /**
      * Encodes a counted array {@code T<max>} (RFC 4506 section 4.13): the element count, then each element.
      *
+     * @param <T> the element type
+     * @param values the elements, at most {@code maxCount}
      * @param maxCount the declared maximum count
+     * @param writer encodes one element
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if there are more than {@code maxCount} elements
      */
     public <T> XdrEncoder putArray(List<? extends T> values, int maxCount, XdrWriter<? super T> writer) {
         checkMax(values.size(), maxCount, "array");
@@ -309,7 +401,13 @@ public final class XdrEncoder {
     /**
      * Encodes a fixed-length array {@code T[n]} (RFC 4506 section 4.12): each element, no count.
      *
+     * @param <T> the element type
+     * @param values exactly {@code count} elements
      * @param count the declared fixed count n
+     * @param writer encodes one element
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code values} does not hold {@code count}
+     *        elements
      */
     public <T> XdrEncoder putFixedArray(List<? extends T> values, int count, XdrWriter<? super T> writer) {
         if (values.size() != count) {
@@ -324,7 +422,14 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Encodes {@code int<max>}, a counted array of ints, without boxing. */
+    /**
+     * Encodes {@code int<max>}, a counted array of ints, without boxing.
+     *
+     * @param values the ints, at most {@code maxCount}
+     * @param maxCount the declared maximum count
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if there are more than {@code maxCount} values
+     */
     public XdrEncoder putIntArray(int[] values, int maxCount) {
         checkMax(values.length, maxCount, "int array");
         require(Xdr.arraySize(values.length, Xdr.INT_SIZE), "int<" + maxCount + "> of " + values.length);
@@ -338,7 +443,10 @@ public final class XdrEncoder {
     /**
      * Encodes optional-data {@code T *name} (RFC 4506 section 4.19): FALSE, or TRUE then the value.
      *
+     * @param <T> the value type
      * @param value the value, or {@code null} for absent
+     * @param writer encodes the value when present
+     * @return this encoder
      */
     public <T> XdrEncoder putNullable(T value, XdrWriter<? super T> writer) {
         putBoolean(value != null);
@@ -348,12 +456,24 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Encodes optional-data from an {@link Optional}. */
+    /**
+     * Encodes optional-data from an {@link Optional}.
+     *
+     * @param <T> the value type
+     * @param value the value, or empty for absent
+     * @param writer encodes the value when present
+     * @return this encoder
+     */
     public <T> XdrEncoder putOptional(Optional<? extends T> value, XdrWriter<? super T> writer) {
         return putNullable(value.orElse(null), writer);
     }
 
-    /** Encodes {@code value}: a shorthand that reads well in chains. */
+    /**
+     * Encodes {@code value}: a shorthand that reads well in chains.
+     *
+     * @param value encodes itself here
+     * @return this encoder
+     */
     public XdrEncoder put(XdrEncodable value) {
         value.encodeTo(this);
         return this;
@@ -362,6 +482,11 @@ public final class XdrEncoder {
     /**
      * Overwrites the 32-bit word at {@code offset}, already written: for length or marker words known only after
      * the data that follows them (a record mark, a chunk length).
+     *
+     * @param offset the offset in the segment of a word already written (below {@link #position()} by at least four)
+     * @param value the value to write there
+     * @return this encoder
+     * @throws IllegalArgumentException if the word at {@code offset} has not been written yet
      */
     public XdrEncoder patchInt(long offset, int value) {
         if (offset < 0 || offset > position - Xdr.INT_SIZE) {

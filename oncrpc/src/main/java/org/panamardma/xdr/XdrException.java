@@ -28,10 +28,18 @@ public final class XdrException extends RuntimeException {
         NONZERO_PADDING
     }
 
+    /**
+     * What kind of fault this is.
+     */
     private final Reason reason;
+    /**
+     * The byte offset of the item at fault, from the start of the coder's segment.
+     */
     private final long offset;
 
     /**
+     * An XDR fault at {@code offset}.
+     *
      * @param reason what is wrong
      * @param offset the byte offset, from the start of the encoder's or decoder's segment, of the item at fault
      * @param detail what was being coded and the values involved
@@ -42,12 +50,12 @@ public final class XdrException extends RuntimeException {
         this.offset = offset;
     }
 
-    /** @return what kind of fault this is */
+    /** {@return what kind of fault this is} */
     public Reason reason() {
         return reason;
     }
 
-    /** @return the byte offset of the item at fault, from the start of the coder's segment */
+    /** {@return the byte offset of the item at fault, from the start of the coder's segment} */
     public long offset() {
         return offset;
     }

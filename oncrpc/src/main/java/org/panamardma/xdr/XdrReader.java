@@ -8,6 +8,8 @@ package org.panamardma.xdr;
 @FunctionalInterface
 public interface XdrReader<T> {
     /**
+     * Decodes one value at {@code in}'s position, advancing it past the value.
+     *
      * @param in where to decode from, positioned at the value
      * @return the value, never {@code null}
      * @throws XdrException if the data is malformed or truncated

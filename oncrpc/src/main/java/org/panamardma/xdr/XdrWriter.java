@@ -8,6 +8,8 @@ package org.panamardma.xdr;
 @FunctionalInterface
 public interface XdrWriter<T> {
     /**
+     * Encodes {@code value} at {@code out}'s position, advancing it.
+     *
      * @param out where to encode
      * @param value the value, never {@code null}
      */

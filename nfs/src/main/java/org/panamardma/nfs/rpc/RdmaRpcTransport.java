@@ -38,18 +38,31 @@ public final class RdmaRpcTransport implements RpcTransport {
         this.client = client;
     }
 
-    /** Connects to an NFS server's RDMA port (20049 for knfsd). */
+    /**
+     * Connects to an NFS server's RDMA port (20049 for knfsd).
+     *
+     * @param server the server's address and RDMA port
+     * @param options the RPC-over-RDMA client's settings (credits, inline thresholds, timeouts)
+     * @return the connected transport; closing it disconnects and frees the client's RDMA resources
+     * @throws RdmaException if the RDMA connection cannot be set up (address or route resolution, a refused or
+     *        timed-out connect, no device)
+     */
     public static RdmaRpcTransport connect(InetSocketAddress server, RpcRdmaClientOptions options)
             throws RdmaException {
         return new RdmaRpcTransport(RpcRdmaClient.connect(server, options));
     }
 
-    /** Wraps a connected client; closing the transport closes it. */
+    /**
+     * Wraps a connected client; closing the transport closes it.
+     *
+     * @param client a connected RPC-over-RDMA client, owned by the transport from now on
+     * @return the transport
+     */
     public static RdmaRpcTransport over(RpcRdmaClient client) {
         return new RdmaRpcTransport(Objects.requireNonNull(client, "client"));
     }
 
-    /** @return the RPC-over-RDMA client underneath (negotiated values, credits) */
+    /** {@return the RPC-over-RDMA client underneath (negotiated values, credits)} */
     public RpcRdmaClient client() {
         return client;
     }
@@ -75,6 +88,17 @@ public final class RdmaRpcTransport implements RpcTransport {
     /**
      * Sends a call without waiting; {@link #decode} its reply after. For many concurrent calls from one thread
      * (the credit window queues those beyond the server's grant).
+     *
+     * @param <T> the results type
+     * @param program the program number
+     * @param version the program version
+     * @param procedure the procedure number
+     * @param credential the credential (the verifier is AUTH_NONE)
+     * @param arguments encodes the arguments; its DDP-eligible data may go as a Read chunk, so its memory must stay
+     *        alive until the future completes
+     * @param results gives the Write chunk target and reply size hint; decode with it afterwards
+     * @param timeout how long the call may wait for its reply
+     * @return the reply, completing on the transport's thread; pass it to {@link #decode}
      */
     public <T> CompletableFuture<RpcRdmaReply> callAsync(
             int program,
@@ -91,7 +115,15 @@ public final class RdmaRpcTransport implements RpcTransport {
         return client.call(program, version, procedure, credential, arguments, expectation, timeout);
     }
 
-    /** Waits for a reply of {@link #callAsync}, a little longer than the call's own timeout. */
+    /**
+     * Waits for a reply of {@link #callAsync}, a little longer than the call's own timeout.
+     *
+     * @param reply the future of {@link #callAsync}
+     * @param timeout the call's timeout; the wait ends 5 seconds after it at the latest
+     * @return the reply
+     * @throws IOException the call's own failure, or an {@code RpcException} if no reply came in time
+     * @throws InterruptedException if interrupted while waiting (the call stays pending until its own timeout)
+     */
     public static RpcRdmaReply await(CompletableFuture<RpcRdmaReply> reply, Duration timeout)
             throws IOException, InterruptedException {
         try {
@@ -108,7 +140,19 @@ public final class RdmaRpcTransport implements RpcTransport {
         }
     }
 
-    /** Decodes a reply's results with the placement the reply reports; RPC-level errors become exceptions. */
+    /**
+     * Decodes a reply's results with the placement the reply reports; RPC-level errors become exceptions.
+     *
+     * @param <T> the results type
+     * @param program the program number, for the error message
+     * @param version the program version, for the error message
+     * @param procedure the procedure number, for the error message
+     * @param results decodes the results, reading placed data where the reply reports it
+     * @param reply the reply of {@link #callAsync}
+     * @return the decoded results
+     * @throws IOException an {@link org.panamardma.oncrpc.tcp.RpcReplyException} for an RPC-level error status, an
+     *        {@code RpcException} if the results do not decode
+     */
     public <T> T decode(int program, int version, int procedure, ReplyReader<T> results, RpcRdmaReply reply)
             throws IOException {
         String call = Integer.toUnsignedString(program) + "." + Integer.toUnsignedString(version) + "."

@@ -11,6 +11,8 @@ import org.panamardma.xdr.XdrDecoder;
 @FunctionalInterface
 public interface ReplyReader<T> {
     /**
+     * Decodes the results of one reply, on the thread that waits for the call.
+     *
      * @param in the results, positioned after the RPC reply header
      * @param placement reads DDP-eligible items: from {@code in} when they came inline, from where the transport
      *                  placed them otherwise
@@ -41,7 +43,13 @@ public interface ReplyReader<T> {
         return -1;
     }
 
-    /** A reader with no eligible item and no size hint, from a plain decoding function. */
+    /**
+     * A reader with no eligible item and no size hint, from a plain decoding function.
+     *
+     * @param <T> the results type
+     * @param reader decodes the results from the XDR stream
+     * @return the reader
+     */
     static <T> ReplyReader<T> of(org.panamardma.xdr.XdrReader<T> reader) {
         return (in, placement) -> reader.read(in);
     }

@@ -28,6 +28,7 @@ public interface RpcTransport extends AutoCloseable {
     /**
      * Sends a call and waits for its results.
      *
+     * @param <T> the results type
      * @param program the RPC program number
      * @param version the program version
      * @param procedure the procedure number
@@ -52,7 +53,7 @@ public interface RpcTransport extends AutoCloseable {
             Duration timeout)
             throws IOException, InterruptedException;
 
-    /** @return the server, for messages (host and port, or a device and address) */
+    /** {@return the server, for messages (host and port, or a device and address)} */
     String peer();
 
     /** Closes the transport; calls still waiting fail. */

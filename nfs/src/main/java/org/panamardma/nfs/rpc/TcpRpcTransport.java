@@ -27,7 +27,10 @@ public final class TcpRpcTransport implements RpcTransport {
     /**
      * Connects to an RPC server over TCP.
      *
+     * @param server the server's address and port
      * @param maxRecordSize the largest call sent and reply accepted; at least the largest READ or WRITE plus 1 KiB
+     * @return the connected transport; closing it closes the socket
+     * @throws IOException if the connection cannot be made
      */
     public static TcpRpcTransport connect(InetSocketAddress server, int maxRecordSize) throws IOException {
         return new TcpRpcTransport(TcpRpcClient.connect(server, maxRecordSize));
@@ -44,6 +47,9 @@ public final class TcpRpcTransport implements RpcTransport {
      * from such ports. Tries the ports from 1023 down to 665, as the kernel does, skipping those in use. Needs root
      * or CAP_NET_BIND_SERVICE.
      *
+     * @param server the server's address and port
+     * @param maxRecordSize the largest call sent and reply accepted
+     * @return the connected transport
      * @throws java.net.BindException if no reserved port could be bound (no privilege, or all in use)
      */
     public static TcpRpcTransport connectFromReservedPort(InetSocketAddress server, int maxRecordSize)
@@ -53,6 +59,12 @@ public final class TcpRpcTransport implements RpcTransport {
 
     /**
      * {@link #connectFromReservedPort(InetSocketAddress, int)} from a given local address ({@code null}: any).
+     *
+     * @param server the server's address and port
+     * @param local the local address to bind, or {@code null} for any
+     * @param maxRecordSize the largest call sent and reply accepted
+     * @return the connected transport
+     * @throws IOException if no reserved port could be bound, or the connection cannot be made
      */
     public static TcpRpcTransport connectFromReservedPort(
             InetSocketAddress server, java.net.InetAddress local, int maxRecordSize) throws IOException {
@@ -72,12 +84,24 @@ public final class TcpRpcTransport implements RpcTransport {
                 + (last == null ? "" : ": " + last.getMessage()));
     }
 
-    /** Connects with {@link TcpRpcClient#DEFAULT_MAX_RECORD_SIZE} (4 MiB). */
+    /**
+     * Connects with {@link TcpRpcClient#DEFAULT_MAX_RECORD_SIZE} (4 MiB).
+     *
+     * @param host the server's host name or address
+     * @param port the server's TCP port
+     * @return the connected transport
+     * @throws IOException if the connection cannot be made
+     */
     public static TcpRpcTransport connect(String host, int port) throws IOException {
         return connect(new InetSocketAddress(host, port), TcpRpcClient.DEFAULT_MAX_RECORD_SIZE);
     }
 
-    /** Wraps a connected client; closing the transport closes it. */
+    /**
+     * Wraps a connected client; closing the transport closes it.
+     *
+     * @param client a connected client, owned by the transport from now on
+     * @return the transport
+     */
     public static TcpRpcTransport over(TcpRpcClient client) {
         return new TcpRpcTransport(Objects.requireNonNull(client, "client"));
     }

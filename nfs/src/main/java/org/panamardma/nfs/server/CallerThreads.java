@@ -270,7 +270,7 @@ final class CallerThreads implements AutoCloseable {
             this.onAbandon = onAbandon;
         }
 
-        /** @return whether the worker may run it (not cancelled meanwhile) */
+        /** {@return whether the worker may run it (not cancelled meanwhile)} */
         synchronized boolean start() {
             if (state != QUEUED) {
                 return false;
@@ -368,7 +368,7 @@ final class CallerThreads implements AutoCloseable {
             this.capabilities = ThreadCredentials.capget();
         }
 
-        /** @return false if the server's identity could not be restored (the thread must not go on) */
+        /** {@return false if the server's identity could not be restored (the thread must not go on)} */
         <T> boolean run(Task<T> task) {
             if (!task.start()) {
                 return true;

@@ -36,7 +36,12 @@ public final class ExportClients {
         this.defaults = defaults;
     }
 
-    /** Every address, with {@code options}. */
+    /**
+     * Every address, with {@code options}.
+     *
+     * @param options how every client is served
+     * @return the client list
+     */
     public static ExportClients everyone(ExportOptions options) {
         return new ExportClients(List.of(), options);
     }
@@ -45,6 +50,9 @@ public final class ExportClients {
      * The blocks given as {@code CIDR} or {@code CIDR(option,...)} ({@code 10.77.0.0/16},
      * {@code 10.77.0.5(ro,all_squash)}): each block's options are {@code defaults} changed by its own list.
      *
+     * @param entries the blocks, each {@code CIDR} or {@code CIDR(option,...)}; none for every address
+     * @param defaults the options each block's own list changes
+     * @return the client list, most specific block first
      * @throws IllegalArgumentException for a malformed entry, an unknown option, or a block given twice
      */
     public static ExportClients of(List<String> entries, ExportOptions defaults) {
@@ -75,12 +83,16 @@ public final class ExportClients {
         return new ExportClients(rules, defaults);
     }
 
-    /** @return whether every address may use the export (no block given) */
+    /** {@return whether every address may use the export (no block given)} */
     public boolean everyAddress() {
         return rules.isEmpty();
     }
 
-    /** @return the options for a client at {@code address}, or empty if it may not use the export */
+    /**
+     * {@return the options for a client at {@code address}, or empty if it may not use the export}
+     *
+     * @param address the client's address
+     */
     public Optional<ExportOptions> optionsFor(InetAddress address) {
         if (rules.isEmpty()) {
             return Optional.of(defaults);
@@ -93,12 +105,12 @@ public final class ExportClients {
         return Optional.empty();
     }
 
-    /** @return the blocks, most specific first */
+    /** {@return the blocks, most specific first} */
     List<Rule> rules() {
         return rules;
     }
 
-    /** @return the options of every address when no block is given, and the base of each block's */
+    /** {@return the options of every address when no block is given, and the base of each block's} */
     public ExportOptions defaults() {
         return defaults;
     }

@@ -117,7 +117,7 @@ final class ExportFs implements AutoCloseable {
         }
     }
 
-    /** @return where the generations in this export's handles come from */
+    /** {@return where the generations in this export's handles come from} */
     GenerationSource generationSource() {
         return generations;
     }
@@ -191,7 +191,7 @@ final class ExportFs implements AutoCloseable {
         return rel.isEmpty() ? "." : rel;
     }
 
-    /** @return the parent path of {@code rel} ("" for a top-level entry) */
+    /** {@return the parent path of {@code rel} ("" for a top-level entry)} */
     static String parent(String rel) {
         int slash = rel.lastIndexOf('/');
         return slash < 0 ? "" : rel.substring(0, slash);
@@ -234,12 +234,12 @@ final class ExportFs implements AutoCloseable {
         resolver.walkWait(wait);
     }
 
-    /** @return directory entries listed by walks so far */
+    /** {@return directory entries listed by walks so far} */
     long walkedEntries() {
         return resolver.walkedEntries();
     }
 
-    /** @return paths remembered now */
+    /** {@return paths remembered now} */
     int cachedPaths() {
         return paths.size();
     }
@@ -460,7 +460,7 @@ final class ExportFs implements AutoCloseable {
         });
     }
 
-    /** @return metadata commits so far */
+    /** {@return metadata commits so far} */
     long commits() {
         return commits.sum();
     }

@@ -30,6 +30,8 @@ public record ExportOptions(
     public static final ExportOptions DEFAULTS = new ExportOptions(false, true, false, true, true, 65534, 65534);
 
     /**
+     * Checks the anonymous ids.
+     *
      * @throws IllegalArgumentException if an anonymous id is -1, which no file can be owned by
      */
     public ExportOptions {
@@ -39,26 +41,58 @@ public record ExportOptions(
         }
     }
 
+    /**
+     * {@return these options with {@code ro} (true) or {@code rw} (false)}
+     *
+     * @param readOnly whether every change is refused with NFS3ERR_ROFS
+     */
     public ExportOptions withReadOnly(boolean readOnly) {
         return new ExportOptions(readOnly, rootSquash, allSquash, secure, sync, anonUid, anonGid);
     }
 
+    /**
+     * {@return these options with {@code root_squash} (true) or {@code no_root_squash} (false)}
+     *
+     * @param rootSquash whether uid and gid 0 map to the anonymous ids
+     */
     public ExportOptions withRootSquash(boolean rootSquash) {
         return new ExportOptions(readOnly, rootSquash, allSquash, secure, sync, anonUid, anonGid);
     }
 
+    /**
+     * {@return these options with {@code all_squash} (true) or {@code no_all_squash} (false)}
+     *
+     * @param allSquash whether every caller maps to the anonymous ids
+     */
     public ExportOptions withAllSquash(boolean allSquash) {
         return new ExportOptions(readOnly, rootSquash, allSquash, secure, sync, anonUid, anonGid);
     }
 
+    /**
+     * {@return these options with {@code secure} (true) or {@code insecure} (false)}
+     *
+     * @param secure whether TCP calls must come from a port below 1024
+     */
     public ExportOptions withSecure(boolean secure) {
         return new ExportOptions(readOnly, rootSquash, allSquash, secure, sync, anonUid, anonGid);
     }
 
+    /**
+     * {@return these options with {@code sync} (true) or {@code async} (false)}
+     *
+     * @param sync whether metadata changes are committed before the reply
+     */
     public ExportOptions withSync(boolean sync) {
         return new ExportOptions(readOnly, rootSquash, allSquash, secure, sync, anonUid, anonGid);
     }
 
+    /**
+     * {@return these options with {@code anonuid} and {@code anongid}}
+     *
+     * @param uid the anonymous user id, not -1
+     * @param gid the anonymous group id, not -1
+     * @throws IllegalArgumentException if either is -1
+     */
     public ExportOptions withAnonymous(int uid, int gid) {
         return new ExportOptions(readOnly, rootSquash, allSquash, secure, sync, uid, gid);
     }
@@ -68,6 +102,8 @@ public record ExportOptions(
      * {@code root_squash}, {@code no_root_squash}, {@code all_squash}, {@code no_all_squash}, {@code secure},
      * {@code insecure}, {@code sync}, {@code async}, {@code anonuid=N}, {@code anongid=N}.
      *
+     * @param list option names separated by commas; empty items are skipped
+     * @return the changed options
      * @throws IllegalArgumentException naming an option this server does not know, or a bad id
      */
     public ExportOptions with(String list) {

@@ -68,12 +68,12 @@ final class IoBuffers implements AutoCloseable {
         }
     }
 
-    /** @return the bytes allocated, all of it, for good */
+    /** {@return the bytes allocated, all of it, for good} */
     long footprint() {
         return (long) smallCount * SMALL + (long) largeCount * largeSize;
     }
 
-    /** @return how many buffers of each size one client may hold at once: [small, large] */
+    /** {@return how many buffers of each size one client may hold at once: [small, large]} */
     int[] shares() {
         return new int[] {smallShare, largeShare};
     }
@@ -91,7 +91,7 @@ final class IoBuffers implements AutoCloseable {
             this.client = client;
         }
 
-        /** @return the whole buffer */
+        /** {@return the whole buffer} */
         MemorySegment segment() {
             return buffer;
         }
@@ -158,7 +158,7 @@ final class IoBuffers implements AutoCloseable {
         return new Lease(buffer, isLarge, client);
     }
 
-    /** @return buffers lent out now: [small, large] */
+    /** {@return buffers lent out now: [small, large]} */
     int[] lent() {
         lock.lock();
         try {

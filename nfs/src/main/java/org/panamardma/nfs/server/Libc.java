@@ -96,7 +96,7 @@ final class Libc {
 
     private Libc() {}
 
-    /** @return the {@code errno} a call with errno capture left in {@code state} */
+    /** {@return the {@code errno} a call with errno capture left in {@code state}} */
     static int errno(MemorySegment state) {
         return (int) ERRNO.get(state, 0L);
     }

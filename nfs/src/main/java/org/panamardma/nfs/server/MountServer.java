@@ -59,7 +59,7 @@ final class MountServer {
         return p.equals(fs.path());
     }
 
-    /** @return the number of entries in the mount list */
+    /** {@return the number of entries in the mount list} */
     int mountCount() {
         synchronized (mounts) {
             return mounts.size();

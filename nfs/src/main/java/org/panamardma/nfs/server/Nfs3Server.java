@@ -77,12 +77,12 @@ public final class Nfs3Server {
         this.listing = new DirectoryListing(fs);
     }
 
-    /** @return the write verifier now (big-endian) */
+    /** {@return the write verifier now (big-endian)} */
     long writeVerifier() {
         return verifier.current();
     }
 
-    /** @return calls per procedure so far, and the data moved, for log lines */
+    /** {@return calls per procedure so far, and the data moved, for log lines} */
     String statistics() {
         StringBuilder b = new StringBuilder();
         String[] names = {
@@ -141,7 +141,11 @@ public final class Nfs3Server {
         XdrEncodable run(A args, Caller caller) throws NfsError, PosixException, InterruptedException;
     }
 
-    /** Registers the NFS program, version 3, into {@code builder}. */
+    /**
+     * Registers the NFS program, version 3, into {@code builder}.
+     *
+     * @param builder the dispatcher being built, which then serves NFSv3 with this server's procedures
+     */
     public void register(RpcDispatcher.Builder builder) {
         builder.register(Nfs3.PROGRAM, Nfs3.VERSION, Nfs3.PROC_NULL, in -> Boolean.TRUE, (a, call) -> {
             calls[Nfs3.PROC_NULL].increment();

@@ -193,22 +193,22 @@ public final class NfsServer implements AutoCloseable {
         }
     }
 
-    /** @return a builder exporting {@code export} */
+    /** {@return a builder exporting {@code export}} */
     public static Builder builder(Path export) {
         return new Builder(export);
     }
 
-    /** @return where NFS over TCP listens, or null */
+    /** {@return where NFS over TCP listens, or null} */
     public InetSocketAddress tcpAddress() {
         return tcp == null ? null : tcp.address();
     }
 
-    /** @return where MOUNT listens (TCP) */
+    /** {@return where MOUNT listens (TCP)} */
     public InetSocketAddress mountAddress() {
         return mount.address();
     }
 
-    /** @return the RPC-over-RDMA servers, one per listener */
+    /** {@return the RPC-over-RDMA servers, one per listener} */
     public List<RpcRdmaServer> rdmaServers() {
         return rdma;
     }
@@ -223,12 +223,12 @@ public final class NfsServer implements AutoCloseable {
         return buffers;
     }
 
-    /** @return the exported directory, absolute */
+    /** {@return the exported directory, absolute} */
     public String exportPath() {
         return fs.path();
     }
 
-    /** @return calls per procedure and the data moved; over RDMA also the chunks (what a log line shows) */
+    /** {@return calls per procedure and the data moved; over RDMA also the chunks (what a log line shows)} */
     public String statistics() {
         return statistics(nfs, rdma);
     }

@@ -57,6 +57,13 @@ public final class NfsServerMain {
               mount -t nfs -o vers=3,proto=rdma,port=20049,mountport=20048,mountproto=tcp,nolock HOST:DIR /mnt
             """;
 
+    /**
+     * Starts the server with the options {@code USAGE} lists and blocks until SIGTERM or SIGINT closes it.
+     *
+     * @param args the command line options
+     * @throws Exception if the server cannot start (the export or an address unusable); a usage error exits with status
+     *        2
+     */
     public static void main(String[] args) throws Exception {
         NfsServer.Builder builder;
         List<String[]> pending = new ArrayList<>();

@@ -123,7 +123,7 @@ final class Posix {
         return new IllegalStateException(t);
     }
 
-    /** @return the process's effective user id */
+    /** {@return the process's effective user id} */
     static int geteuid() {
         try {
             return (int) Libc.GETEUID.invokeExact();

@@ -41,7 +41,7 @@ final class RateLimitedLog {
         log.warn(message.get() + (left > 0 ? " (" + left + " more such lines left out)" : ""));
     }
 
-    /** @return the lines left out and not yet reported */
+    /** {@return the lines left out and not yet reported} */
     long suppressed() {
         return suppressed.get();
     }

@@ -112,7 +112,7 @@ record Stat(
         return type() == Posix.S_IFLNK;
     }
 
-    /** @return the permission bits with set-id and sticky bits (07777) */
+    /** {@return the permission bits with set-id and sticky bits (07777)} */
     int permissions() {
         return mode & 07777;
     }

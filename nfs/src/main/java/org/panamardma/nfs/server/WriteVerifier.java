@@ -19,7 +19,7 @@ final class WriteVerifier {
         reset();
     }
 
-    /** @return the current verifier */
+    /** {@return the current verifier} */
     long current() {
         return value.get();
     }

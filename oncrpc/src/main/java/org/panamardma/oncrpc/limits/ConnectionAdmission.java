@@ -48,8 +48,11 @@ public final class ConnectionAdmission {
     private final LongAdder addressFull = new LongAdder();
 
     /**
+     * Caps for one server.
+     *
      * @param maxConnections the most connections at once
      * @param maxPerAddress the most connections at once from one client address
+     * @throws IllegalArgumentException if either cap is below 1
      */
     public ConnectionAdmission(int maxConnections, int maxPerAddress) {
         if (maxConnections < 1 || maxPerAddress < 1) {
@@ -94,22 +97,30 @@ public final class ConnectionAdmission {
         }
     }
 
-    /** @return the connections admitted and not yet gone */
+    /** {@return the connections admitted and not yet gone} */
     public synchronized int open() {
         return open;
     }
 
-    /** @return the connections admitted and not yet gone from {@code address} */
+    /**
+     * {@return the connections admitted and not yet gone from {@code address}}
+     *
+     * @param address a client address
+     */
     public synchronized int openFrom(InetAddress address) {
         return perAddress.getOrDefault(Objects.requireNonNull(address, "address"), 0);
     }
 
-    /** @return the connections admitted since the start */
+    /** {@return the connections admitted since the start} */
     public long admitted() {
         return admitted.sum();
     }
 
-    /** @return the requests refused for {@code reason} since the start */
+    /**
+     * {@return the requests refused for {@code reason} since the start}
+     *
+     * @param reason which cap refused them
+     */
     public long refused(Refusal reason) {
         return switch (reason) {
             case SERVER_FULL -> serverFull.sum();
@@ -117,17 +128,17 @@ public final class ConnectionAdmission {
         };
     }
 
-    /** @return the requests refused for any reason since the start */
+    /** {@return the requests refused for any reason since the start} */
     public long refused() {
         return serverFull.sum() + addressFull.sum();
     }
 
-    /** @return the most connections at once */
+    /** {@return the most connections at once} */
     public int maxConnections() {
         return maxConnections;
     }
 
-    /** @return the most connections at once from one address */
+    /** {@return the most connections at once from one address} */
     public int maxPerAddress() {
         return maxPerAddress;
     }
@@ -141,7 +152,7 @@ public final class ConnectionAdmission {
             this.address = address;
         }
 
-        /** @return the address the connection came from, null if unknown */
+        /** {@return the address the connection came from, null if unknown} */
         public InetAddress address() {
             return address;
         }

@@ -81,7 +81,14 @@ public final class MemoryBudget {
         this.queue = parent == null ? new Queue() : parent.queue;
     }
 
-    /** A budget of its own (a server's). */
+    /**
+     * A budget of its own (a server's).
+     *
+     * @param name names the budget in log lines and in the blame of {@link #acquireOrBlame}
+     * @param limit the most bytes held at once, not negative
+     * @return a budget with nothing held
+     * @throws IllegalArgumentException if {@code limit} is negative
+     */
     public static MemoryBudget of(String name, long limit) {
         return new MemoryBudget(name, limit, null);
     }
@@ -90,6 +97,10 @@ public final class MemoryBudget {
      * A budget within this one (a connection's): every byte it holds is also held here, and its requests share this
      * budget's fair queue.
      *
+     * @param childName names the child budget
+     * @param childLimit the most bytes the child holds at once, not negative (a child limit above this budget's limit
+     *        is allowed and is bounded by it)
+     * @return a child budget with nothing held
      * @throws UnsupportedOperationException if this budget is itself a child: budgets nest one level
      */
     public MemoryBudget child(String childName, long childLimit) {
@@ -102,8 +113,11 @@ public final class MemoryBudget {
     /**
      * Takes {@code bytes}, waiting up to {@code timeoutNanos} for them to be given back by others.
      *
+     * @param bytes how many bytes, not negative; 0 returns true at once
+     * @param timeoutNanos the most time to wait, in nanoseconds; 0 or less does not wait
      * @return false if they could not be had in that time (or ever: more than a limit); nothing is then held
      * @throws InterruptedException if interrupted while waiting; nothing is then held
+     * @throws IllegalArgumentException if {@code bytes} is negative
      */
     public boolean acquire(long bytes, long timeoutNanos) throws InterruptedException {
         return acquireOrBlame(bytes, timeoutNanos) == null;
@@ -112,8 +126,11 @@ public final class MemoryBudget {
     /**
      * {@link #acquire}, telling which budget refused.
      *
+     * @param bytes how many bytes, not negative; 0 returns null at once
+     * @param timeoutNanos the most time to wait, in nanoseconds; 0 or less does not wait
      * @return null if the bytes were taken; else this budget or its parent, whichever limit held the request back
      * @throws InterruptedException if interrupted while waiting; nothing is then held
+     * @throws IllegalArgumentException if {@code bytes} is negative
      */
     public MemoryBudget acquireOrBlame(long bytes, long timeoutNanos) throws InterruptedException {
         if (bytes < 0) {
@@ -163,7 +180,12 @@ public final class MemoryBudget {
         }
     }
 
-    /** Gives back {@code bytes} taken by {@link #acquire}; they go to the requests waiting, fairest first. */
+    /**
+     * Gives back {@code bytes} taken by {@link #acquire}; they go to the requests waiting, fairest first.
+     *
+     * @param bytes how many bytes, not negative, at most what the caller holds
+     * @throws IllegalArgumentException if {@code bytes} is negative
+     */
     public void release(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes must not be negative: " + bytes);
@@ -224,17 +246,17 @@ public final class MemoryBudget {
         }
     }
 
-    /** @return the budget's name, for messages (e.g. "server heap", "10.77.0.1:40000 pinned") */
+    /** {@return the budget's name, for messages (e.g. "server heap", "10.77.0.1:40000 pinned")} */
     public String name() {
         return name;
     }
 
-    /** @return the most bytes that may be held at once */
+    /** {@return the most bytes that may be held at once} */
     public long limit() {
         return limit;
     }
 
-    /** @return the bytes held now */
+    /** {@return the bytes held now} */
     public long used() {
         queue.lock.lock();
         try {
@@ -244,7 +266,7 @@ public final class MemoryBudget {
         }
     }
 
-    /** @return the most bytes ever held at once */
+    /** {@return the most bytes ever held at once} */
     public long peak() {
         queue.lock.lock();
         try {
@@ -254,7 +276,7 @@ public final class MemoryBudget {
         }
     }
 
-    /** @return how many requests were refused (their wait ran out, or they asked for more than the limit) */
+    /** {@return how many requests were refused (their wait ran out, or they asked for more than the limit)} */
     public long refusals() {
         queue.lock.lock();
         try {
@@ -264,7 +286,7 @@ public final class MemoryBudget {
         }
     }
 
-    /** @return how many requests of this budget (of the root and all its children, for a root) wait now */
+    /** {@return how many requests of this budget (of the root and all its children, for a root) wait now} */
     public int waiting() {
         queue.lock.lock();
         try {

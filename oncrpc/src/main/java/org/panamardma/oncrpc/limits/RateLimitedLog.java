@@ -22,7 +22,13 @@ public final class RateLimitedLog {
     private boolean warnedOnce;
     private long suppressed;
 
-    /** At most one WARN line per {@code interval} through the SLF4J logger of {@code owner}. */
+    /**
+     * At most one WARN line per {@code interval} through the SLF4J logger of {@code owner}.
+     *
+     * @param owner the class whose logger writes the lines
+     * @param interval the least time between two WARN lines, not negative
+     * @throws IllegalArgumentException if {@code interval} is negative
+     */
     public RateLimitedLog(Class<?> owner, Duration interval) {
         this(LoggerFactory.getLogger(owner), interval, System::nanoTime);
     }
@@ -40,6 +46,7 @@ public final class RateLimitedLog {
      * Logs {@code message} at WARN if the interval has passed since the last WARN line (with the count held back
      * meanwhile), else at DEBUG.
      *
+     * @param message built only if the line is logged at a level that is enabled
      * @return whether it went out at WARN
      */
     public boolean warn(Supplier<String> message) {
@@ -65,7 +72,7 @@ public final class RateLimitedLog {
         return true;
     }
 
-    /** @return the events logged at DEBUG since the last WARN line */
+    /** {@return the events logged at DEBUG since the last WARN line} */
     public synchronized long suppressed() {
         return suppressed;
     }

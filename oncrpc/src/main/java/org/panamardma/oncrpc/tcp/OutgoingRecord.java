@@ -36,7 +36,7 @@ final class OutgoingRecord implements DataPlacement {
         this.encoder = new XdrEncoder(MemorySegment.ofArray(buffer), RecordMarking.HEADER_SIZE, this);
     }
 
-    /** @return the encoder for the message, standing after the room for the record header */
+    /** {@return the encoder for the message, standing after the room for the record header} */
     XdrEncoder encoder() {
         return encoder;
     }
@@ -55,7 +55,7 @@ final class OutgoingRecord implements DataPlacement {
         pieces.removeIf(p -> p.streamPosition() >= streamPosition);
     }
 
-    /** @return the message length: inline bytes plus the gathered items and their padding */
+    /** {@return the message length: inline bytes plus the gathered items and their padding} */
     long messageLength() {
         return encoder.streamPosition() - RecordMarking.HEADER_SIZE;
     }

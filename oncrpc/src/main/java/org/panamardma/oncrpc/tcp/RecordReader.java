@@ -40,7 +40,7 @@ final class RecordReader {
      * @param charged the bytes taken from the budget for it and its reply, to give back when its call ends
      */
     record Record(byte[] data, int length, long charged) {
-        /** @return whether the record was read and thrown away for want of memory */
+        /** {@return whether the record was read and thrown away for want of memory} */
         boolean dropped() {
             return data == null;
         }
@@ -147,12 +147,12 @@ final class RecordReader {
         }
     }
 
-    /** @return whether a record has begun and not ended */
+    /** {@return whether a record has begun and not ended} */
     boolean inRecord() {
         return inRecord;
     }
 
-    /** @return whether the record being read has taken longer than the read timeout (memory waits excluded) */
+    /** {@return whether the record being read has taken longer than the read timeout (memory waits excluded)} */
     boolean overdue(long now) {
         long d = deadline;
         return d != 0 && now - d > 0;

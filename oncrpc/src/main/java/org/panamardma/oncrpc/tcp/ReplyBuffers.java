@@ -16,7 +16,7 @@ final class ReplyBuffers {
         this.free = new ArrayBlockingQueue<>(Math.max(1, Math.min(256, (64 << 20) / size)));
     }
 
-    /** @return the size of each buffer */
+    /** {@return the size of each buffer} */
     int size() {
         return size;
     }

@@ -7,12 +7,19 @@ package org.panamardma.oncrpc.tcp;
 public final class RpcConnectionException extends RpcException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message what happened to the connection */
+    /**
+     * A failure of the connection with no I/O exception behind it (closed by the peer, or by {@link
+     * org.panamardma.oncrpc.RpcClient#close()}).
+     *
+     * @param message what happened to the connection
+     */
     public RpcConnectionException(String message) {
         super(message);
     }
 
     /**
+     * A failure of the connection caused by an I/O exception.
+     *
      * @param message what happened to the connection
      * @param cause the I/O failure
      */

@@ -10,12 +10,18 @@ import java.io.IOException;
 public class RpcException extends IOException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message what went wrong, naming the call */
+    /**
+     * A failure with no exception behind it.
+     *
+     * @param message what went wrong, naming the call
+     */
     public RpcException(String message) {
         super(message);
     }
 
     /**
+     * A failure caused by another exception: the arguments' encoder, the results' decoder or the transport.
+     *
      * @param message what went wrong, naming the call
      * @param cause the underlying failure
      */

@@ -20,6 +20,8 @@ public final class RpcReplyException extends RpcException {
     private final transient RpcReply reply;
 
     /**
+     * The server's error status for {@code call}, as the exception's message names it.
+     *
      * @param reply the error reply header
      * @param call the call, as the client names it
      * @throws IllegalArgumentException if {@code reply} is a SUCCESS
@@ -58,27 +60,30 @@ public final class RpcReplyException extends RpcException {
         return Integer.toUnsignedString(m.low()) + " to " + Integer.toUnsignedString(m.high());
     }
 
-    /** @return the reply header as received */
+    /** {@return the reply header as received} */
     public RpcReply reply() {
         return reply;
     }
 
-    /** @return the accept status, or {@code null} if the call was rejected */
+    /** {@return the accept status, or {@code null} if the call was rejected} */
     public AcceptStat acceptStat() {
         return reply instanceof AcceptedReply a ? a.stat() : null;
     }
 
-    /** @return the reject status, or {@code null} if the call was accepted */
+    /** {@return the reject status, or {@code null} if the call was accepted} */
     public RejectStat rejectStat() {
         return reply instanceof RejectedReply r ? r.stat() : null;
     }
 
-    /** @return the reason of an AUTH_ERROR, {@code null} otherwise */
+    /** {@return the reason of an AUTH_ERROR, {@code null} otherwise} */
     public AuthStat authStat() {
         return reply instanceof RejectedReply r ? r.authStat() : null;
     }
 
-    /** @return the supported range of PROG_MISMATCH (program versions) or RPC_MISMATCH (RPC versions), else {@code null} */
+    /**
+     * {@return the supported range of PROG_MISMATCH (program versions) or RPC_MISMATCH (RPC versions), else
+     * {@code null}}
+     */
     public MismatchInfo mismatch() {
         return switch (reply) {
             case AcceptedReply a -> a.mismatch();

@@ -9,9 +9,14 @@ import java.time.Duration;
 public final class RpcTimeoutException extends RpcException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The timeout that expired.
+     */
     private final Duration timeout;
 
     /**
+     * No reply to {@code call} came within {@code timeout}; the call may still run on the server.
+     *
      * @param call the call, as the client names it
      * @param timeout the timeout that expired
      */
@@ -20,7 +25,7 @@ public final class RpcTimeoutException extends RpcException {
         this.timeout = timeout;
     }
 
-    /** @return the timeout that expired */
+    /** {@return the timeout that expired} */
     public Duration timeout() {
         return timeout;
     }

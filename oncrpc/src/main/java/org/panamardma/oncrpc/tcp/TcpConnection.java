@@ -143,12 +143,12 @@ final class TcpConnection {
         return name;
     }
 
-    /** @return how the connection ended, or null while it is open */
+    /** {@return how the connection ended, or null while it is open} */
     End end() {
         return end;
     }
 
-    /** @return the calls running now */
+    /** {@return the calls running now} */
     int callsInProgress() {
         return inProgress.get();
     }

@@ -139,7 +139,14 @@ public final class TcpRpcClient implements RpcClient {
         this.reader = Thread.ofVirtual().name("oncrpc-tcp-client " + remote).start(() -> read(in));
     }
 
-    /** Connects to {@code host:port} with the default maximum record size. */
+    /**
+     * Connects to {@code host:port} with the default maximum record size.
+     *
+     * @param host the server's host name or address
+     * @param port the server's TCP port
+     * @return a connected client; its reader thread runs until {@link #close()}
+     * @throws IOException if the connection cannot be made
+     */
     public static TcpRpcClient connect(String host, int port) throws IOException {
         return connect(new InetSocketAddress(host, port), DEFAULT_MAX_RECORD_SIZE);
     }
@@ -150,6 +157,7 @@ public final class TcpRpcClient implements RpcClient {
      * @param address the server
      * @param maxRecordSize the largest call this client sends and the largest reply it accepts (a larger reply
      *                      breaks the connection, as the record stream cannot be resynchronized)
+     * @return a connected client; its reader thread runs until {@link #close()}
      * @throws IOException if the connection cannot be made
      */
     public static TcpRpcClient connect(InetSocketAddress address, int maxRecordSize) throws IOException {
@@ -163,7 +171,9 @@ public final class TcpRpcClient implements RpcClient {
      * @param address the server
      * @param local where to bind the socket before connecting; null for any
      * @param maxRecordSize the largest call sent and reply accepted
+     * @return a connected client; its reader thread runs until {@link #close()}
      * @throws IOException if the socket cannot be bound there, or the connection cannot be made
+     * @throws IllegalArgumentException if {@code maxRecordSize} is below 64 bytes, too small for a call header
      */
     public static TcpRpcClient connect(InetSocketAddress address, InetSocketAddress local, int maxRecordSize)
             throws IOException {
@@ -185,29 +195,41 @@ public final class TcpRpcClient implements RpcClient {
         }
     }
 
-    /** @return the server's address */
+    /** {@return the server's address} */
     public InetSocketAddress remoteAddress() {
         return remote;
     }
 
-    /** @return {@code tcp://host:port} of the server */
+    /** {@return {@code tcp://host:port} of the server} */
     @Override
     public String describe() {
         String host = remote.getHostString();
         return "tcp://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + remote.getPort();
     }
 
-    /** @return whether the connection is still usable */
+    /** {@return whether the connection is still usable} */
     public boolean isOpen() {
         return closedBecause == null;
     }
 
-    /** @return the number of calls waiting for their replies */
+    /** {@return the number of calls waiting for their replies} */
     public int pendingCalls() {
         return pending.size();
     }
 
-    /** A call with AUTH_NONE credentials; see {@link #call(int, int, int, OpaqueAuth, XdrEncodable, XdrReader, Duration)}. */
+    /**
+     * A call with AUTH_NONE credentials; see
+     * {@link #call(int, int, int, OpaqueAuth, XdrEncodable, XdrReader, Duration)}.
+     *
+     * @param <T> the results type
+     * @param program the program number
+     * @param version the program version
+     * @param procedure the procedure number
+     * @param arguments encodes the arguments; may run more than once, so it must be repeatable
+     * @param results decodes the results of a SUCCESS reply, on the reader thread
+     * @param timeout how long to wait for the reply; the future fails with {@link RpcTimeoutException} then
+     * @return the decoded results, or the exceptions {@link org.panamardma.oncrpc.RpcClient} lists
+     */
     public <T> CompletableFuture<T> call(
             int program,
             int version,

@@ -123,42 +123,51 @@ public final class TcpRpcServer implements AutoCloseable {
         this.watchdog = Thread.ofVirtual().name("oncrpc-tcp-watchdog-" + port()).start(this::watch);
     }
 
-    /** @return a builder for a server running {@code dispatcher} */
+    /**
+     * {@return a builder for a server running {@code dispatcher}}
+     *
+     * @param dispatcher the programs to serve; shared by every connection, so it must be thread-safe (an {@link
+     *        RpcDispatcher} is immutable)
+     */
     public static Builder builder(RpcDispatcher dispatcher) {
         return new Builder(dispatcher);
     }
 
-    /** @return a builder for a server running {@code service} (which sees each call's addresses) */
+    /**
+     * {@return a builder for a server running {@code service} (which sees each call's addresses)}
+     *
+     * @param service serves every call of every connection, so it must be thread-safe
+     */
     public static Builder builder(RpcService service) {
         return new Builder(service);
     }
 
-    /** @return the address the server listens on, with the port actually bound */
+    /** {@return the address the server listens on, with the port actually bound} */
     public InetSocketAddress address() {
         return (InetSocketAddress) listener.getLocalSocketAddress();
     }
 
-    /** @return the port actually bound (the one chosen by the system when 0 was asked for) */
+    /** {@return the port actually bound (the one chosen by the system when 0 was asked for)} */
     public int port() {
         return listener.getLocalPort();
     }
 
-    /** @return the number of open connections */
+    /** {@return the number of open connections} */
     public int connectionCount() {
         return connections.size();
     }
 
-    /** @return which connections the server takes: open now, admitted, refused by reason */
+    /** {@return which connections the server takes: open now, admitted, refused by reason} */
     public ConnectionAdmission admission() {
         return admission;
     }
 
-    /** @return the memory the calls of all connections hold (used, peak, refusals) */
+    /** {@return the memory the calls of all connections hold (used, peak, refusals)} */
     public MemoryBudget memoryBudget() {
         return memory;
     }
 
-    /** @return what the limits did: connections ended by each timeout, calls dropped */
+    /** {@return what the limits did: connections ended by each timeout, calls dropped} */
     public TcpServerStatistics statistics() {
         return statistics;
     }
@@ -189,7 +198,7 @@ public final class TcpRpcServer implements AutoCloseable {
             } catch (IOException e) {
                 if (!closed.get()) {
                     LOG.warn("accepting a connection on port " + port(), e);
-                    pause();
+                    Sockets.pause();
                 }
                 continue;
             }
@@ -208,7 +217,7 @@ public final class TcpRpcServer implements AutoCloseable {
                             : "its address has")
                     + " its most connections (" + refused.limit() + "); "
                     + admission.refused() + " refused so far");
-            reset(socket);
+            Sockets.reset(socket);
             return;
         }
         ConnectionAdmission.Ticket ticket = (ConnectionAdmission.Ticket) decision;
@@ -220,7 +229,7 @@ public final class TcpRpcServer implements AutoCloseable {
                     name,
                     new BufferedInputStream(socket.getInputStream(), 64 << 10),
                     new BufferedOutputStream(socket.getOutputStream(), 64 << 10),
-                    () -> closeQuietly(socket),
+                    () -> Sockets.closeQuietly(socket),
                     service,
                     Optional.ofNullable((InetSocketAddress) socket.getLocalSocketAddress()),
                     Optional.ofNullable((InetSocketAddress) socket.getRemoteSocketAddress()),
@@ -242,7 +251,7 @@ public final class TcpRpcServer implements AutoCloseable {
             Thread.ofVirtual().name(name).start(connection::run);
         } catch (IOException | RuntimeException e) {
             LOG.warn("setting up a connection from " + socket.getRemoteSocketAddress(), e);
-            closeQuietly(socket);
+            Sockets.closeQuietly(socket);
             ticket.close();
         }
     }
@@ -263,31 +272,6 @@ public final class TcpRpcServer implements AutoCloseable {
                     c.close(expired);
                 }
             }
-        }
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(10);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void reset(Socket socket) {
-        try {
-            socket.setSoLinger(true, 0);
-        } catch (IOException ignored) {
-            // closed anyway
-        }
-        closeQuietly(socket);
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // nothing more to do
         }
     }
 
@@ -313,19 +297,37 @@ public final class TcpRpcServer implements AutoCloseable {
             this.service = Objects.requireNonNull(service, "service");
         }
 
-        /** Where to listen; the loopback address and a system-chosen port (0) by default. */
+        /**
+         * Where to listen; the loopback address and a system-chosen port (0) by default.
+         *
+         * @param address the local address and port; port 0 lets the system choose ({@link TcpRpcServer#port()} tells
+         *        which)
+         * @return this builder
+         */
         public Builder bind(InetSocketAddress address) {
             this.address = Objects.requireNonNull(address, "address");
             return this;
         }
 
-        /** The listen backlog; 128 by default. */
+        /**
+         * The listen backlog; 128 by default.
+         *
+         * @param backlog the pending-connection queue length asked of the kernel (which caps it at {@code
+         *        net.core.somaxconn})
+         * @return this builder
+         */
         public Builder backlog(int backlog) {
             this.backlog = backlog;
             return this;
         }
 
-        /** The largest call record accepted; a connection sending a larger one is closed. */
+        /**
+         * The largest call record accepted; a connection sending a larger one is closed.
+         *
+         * @param bytes the record size limit, at least 64; {@value TcpRpcServer#DEFAULT_MAX_RECORD_SIZE} by default
+         * @return this builder
+         * @throws IllegalArgumentException if {@code bytes} is below 64, too small for a call header
+         */
         public Builder maxRecordSize(int bytes) {
             if (bytes < 64) {
                 throw new IllegalArgumentException("maximum record size " + bytes + " cannot hold a call header");
@@ -334,7 +336,13 @@ public final class TcpRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** The buffer for a reply's inline part (everything but {@code putEligibleOpaque} data). */
+        /**
+         * The buffer for a reply's inline part (everything but {@code putEligibleOpaque} data).
+         *
+         * @param bytes the buffer size, at least 1024; {@value TcpRpcServer#DEFAULT_REPLY_BUFFER_SIZE} by default
+         * @return this builder
+         * @throws IllegalArgumentException if {@code bytes} is below 1024
+         */
         public Builder replyBufferSize(int bytes) {
             if (bytes < 1024) {
                 throw new IllegalArgumentException("reply buffer of " + bytes + " bytes; at least 1024");
@@ -343,7 +351,14 @@ public final class TcpRpcServer implements AutoCloseable {
             return this;
         }
 
-        /** How many calls may run at once on one connection. */
+        /**
+         * How many calls may run at once on one connection.
+         *
+         * @param calls the most calls in progress on one connection, at least 1; further records wait unread, which
+         *        holds back the client through TCP flow control
+         * @return this builder
+         * @throws IllegalArgumentException if {@code calls} is below 1
+         */
         public Builder maxCallsPerConnection(int calls) {
             if (calls < 1) {
                 throw new IllegalArgumentException("at least one call per connection, not " + calls);
@@ -355,6 +370,11 @@ public final class TcpRpcServer implements AutoCloseable {
         /**
          * The most connections at once ({@value #DEFAULT_MAX_CONNECTIONS} by default) and from one client address
          * ({@value #DEFAULT_MAX_CONNECTIONS_PER_ADDRESS}); a connection beyond either is reset at once.
+         *
+         * @param total the most connections at once, at least 1
+         * @param perAddress the most connections at once from one client address, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if either is below 1
          */
         public Builder maxConnections(int total, int perAddress) {
             if (total < 1 || perAddress < 1) {
@@ -370,6 +390,10 @@ public final class TcpRpcServer implements AutoCloseable {
          * What the calls of one connection (64 MiB by default) and of all connections (512 MiB) may hold at once: each
          * call in progress holds its record and a reply buffer. A connection's budget must hold the largest record
          * and a reply buffer, the server's the connection's.
+         *
+         * @param perConnection the bytes the calls of one connection may hold at once
+         * @param perServer the bytes the calls of all connections may hold at once
+         * @return this builder (the sizes are checked by {@link #start()})
          */
         public Builder memory(long perConnection, long perServer) {
             this.connectionMemory = perConnection;
@@ -380,13 +404,23 @@ public final class TcpRpcServer implements AutoCloseable {
         /**
          * How long a record waits for memory held by other calls (10 s by default) before it is read, thrown away and
          * its call dropped, unanswered (the client retransmits). The connection is not read while it waits.
+         *
+         * @param wait how long, positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code wait} is zero or negative
          */
         public Builder memoryWait(Duration wait) {
             this.memoryWait = positive(wait, "memory wait");
             return this;
         }
 
-        /** How long a connection with no call, record or write in progress stays open: 6 minutes by default. */
+        /**
+         * How long a connection with no call, record or write in progress stays open: 6 minutes by default.
+         *
+         * @param timeout how long, positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code timeout} is zero or negative
+         */
         public Builder idleTimeout(Duration timeout) {
             this.idleTimeout = positive(timeout, "idle timeout");
             return this;
@@ -395,6 +429,10 @@ public final class TcpRpcServer implements AutoCloseable {
         /**
          * How long a record may take to arrive whole, from its first byte (30 s by default); a half-open connection
          * or a client trickling a record is closed after it. Time the record waits for memory does not count.
+         *
+         * @param timeout how long, positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code timeout} is zero or negative
          */
         public Builder readTimeout(Duration timeout) {
             this.readTimeout = positive(timeout, "read timeout");
@@ -404,6 +442,10 @@ public final class TcpRpcServer implements AutoCloseable {
         /**
          * How long a reply may take to be written (30 s by default): a client that does not read its socket is
          * closed after it, and the memory its calls held is given back. Other clients' replies wait for it no longer.
+         *
+         * @param timeout how long, positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code timeout} is zero or negative
          */
         public Builder writeTimeout(Duration timeout) {
             this.writeTimeout = positive(timeout, "write timeout");
@@ -420,6 +462,9 @@ public final class TcpRpcServer implements AutoCloseable {
         /**
          * Whether each connection's start and end is logged at INFO (a server's operator wants to see its clients
          * come and go); at DEBUG otherwise, the default.
+         *
+         * @param log true for INFO
+         * @return this builder
          */
         public Builder logConnections(boolean log) {
             this.logConnections = log;
@@ -429,6 +474,7 @@ public final class TcpRpcServer implements AutoCloseable {
         /**
          * Binds and starts accepting connections.
          *
+         * @return the running server; {@link TcpRpcServer#close()} stops it and closes its connections
          * @throws IOException if the address cannot be bound
          * @throws IllegalArgumentException if the memory budgets cannot hold the largest record
          */

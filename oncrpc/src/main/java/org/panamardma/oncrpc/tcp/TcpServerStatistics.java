@@ -41,32 +41,32 @@ public final class TcpServerStatistics {
         peakCallsInProgress.accumulateAndGet(n, Math::max);
     }
 
-    /** @return connections closed because nothing happened on them for the idle timeout */
+    /** {@return connections closed because nothing happened on them for the idle timeout} */
     public long idleTimeouts() {
         return ends.get(TcpConnection.End.IDLE_TIMEOUT).sum();
     }
 
-    /** @return connections closed because a record did not arrive whole within the read timeout */
+    /** {@return connections closed because a record did not arrive whole within the read timeout} */
     public long readTimeouts() {
         return ends.get(TcpConnection.End.READ_TIMEOUT).sum();
     }
 
-    /** @return connections closed because a reply could not be written within the write timeout */
+    /** {@return connections closed because a reply could not be written within the write timeout} */
     public long writeTimeouts() {
         return ends.get(TcpConnection.End.WRITE_TIMEOUT).sum();
     }
 
-    /** @return connections closed for breaking the protocol (a record over the limit, a message not a call) */
+    /** {@return connections closed for breaking the protocol (a record over the limit, a message not a call)} */
     public long protocolErrors() {
         return ends.get(TcpConnection.End.PROTOCOL_ERROR).sum();
     }
 
-    /** @return calls read and dropped, unanswered, because their memory could not be had within the wait */
+    /** {@return calls read and dropped, unanswered, because their memory could not be had within the wait} */
     public long droppedCalls() {
         return droppedCalls.sum();
     }
 
-    /** @return the most calls ever in progress at once on one connection */
+    /** {@return the most calls ever in progress at once on one connection} */
     public int peakCallsInProgress() {
         return peakCallsInProgress.get();
     }

@@ -22,7 +22,7 @@ record TcpSettings(
         Duration idleTimeout,
         Duration readTimeout,
         Duration writeTimeout) {
-    /** @return how often the watchdog looks: a quarter of the shortest timeout, within 10 ms and 1 s */
+    /** {@return how often the watchdog looks: a quarter of the shortest timeout, within 10 ms and 1 s} */
     Duration watchPeriod() {
         long shortest = Math.min(idleTimeout.toMillis(), Math.min(readTimeout.toMillis(), writeTimeout.toMillis()));
         return Duration.ofMillis(Math.max(10, Math.min(1000, shortest / 4)));
