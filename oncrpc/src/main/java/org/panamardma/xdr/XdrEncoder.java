@@ -47,9 +47,6 @@ public final class XdrEncoder {
         Growth NONE = (current, used, needed) -> null;
 
         /**
-         * Gives the encoder a segment large enough for the item that did not fit. Called on the encoder's thread; the
-         * old segment stays the caller's to free (the encoder drops its reference to it).
-         *
          * @param current the segment written so far
          * @param used the bytes of {@code current} written (to be carried over)
          * @param needed the least size the new segment must have
@@ -67,19 +64,12 @@ public final class XdrEncoder {
      */
     public record Mark(long position, long elided) {}
 
-    /**
-     * An encoder writing from offset 0 of {@code segment}, keeping everything inline.
-     *
-     * @param segment where to write; its size is the encoder's limit unless a {@link Growth} is given
-     */
+    /** An encoder writing from offset 0 of {@code segment}, keeping everything inline. */
     public XdrEncoder(MemorySegment segment) {
         this(segment, 0, DataPlacement.INLINE);
     }
 
     /**
-     * An encoder writing from {@code position} of {@code segment}, which it never grows. The caller owns the segment
-     * and must keep it alive while the encoder is in use.
-     *
      * @param segment where to write
      * @param position the offset of the first byte to write
      * @param placement where eligible bulk data may go; {@link DataPlacement#INLINE} to keep all of it inline
@@ -89,8 +79,6 @@ public final class XdrEncoder {
     }
 
     /**
-     * An encoder that asks {@code growth} for a larger segment when an item does not fit.
-     *
      * @param segment where to write first
      * @param position the offset of the first byte to write
      * @param placement where eligible bulk data may go
@@ -106,36 +94,32 @@ public final class XdrEncoder {
         this.position = position;
     }
 
-    /** {@return the offset in the segment of the next byte to be written} */
+    /** @return the offset in the segment of the next byte to be written */
     public long position() {
         return position;
     }
 
-    /** {@return the position in the full XDR stream: {@link #position()} plus the bytes placed out of band} */
+    /** @return the position in the full XDR stream: {@link #position()} plus the bytes placed out of band */
     public long streamPosition() {
         return position + elided;
     }
 
-    /** {@return bytes left in the segment} */
+    /** @return bytes left in the segment */
     public long remaining() {
         return segment.byteSize() - position;
     }
 
-    /** {@return the segment this encoder writes into (the latest, if it grew)} */
+    /** @return the segment this encoder writes into (the latest, if it grew) */
     public MemorySegment segment() {
         return segment;
     }
 
-    /**
-     * {@return the bytes written so far, from offset {@code from} to the current position (a view, not a copy)}
-     *
-     * @param from an offset already written, at most {@link #position()}
-     */
+    /** @return the bytes written so far, from offset {@code from} to the current position (a view, not a copy) */
     public MemorySegment written(long from) {
         return segment.asSlice(from, position - from);
     }
 
-    /** {@return a mark for the current position} */
+    /** @return a mark for the current position */
     public Mark mark() {
         return new Mark(position, elided);
     }
@@ -143,9 +127,6 @@ public final class XdrEncoder {
     /**
      * Rewinds to {@code mark}, discarding what was written after it, and tells the {@link DataPlacement} to forget
      * items placed after it.
-     *
-     * @param mark from an earlier {@link #mark()} of this encoder, not after the current position
-     * @throws IllegalArgumentException if the mark lies after the current position
      */
     public void reset(Mark mark) {
         if (mark.position() > position || mark.position() < 0) {
@@ -165,13 +146,7 @@ public final class XdrEncoder {
         }
     }
 
-    /**
-     * Encodes an XDR {@code int} (RFC 4506 section 4.1).
-     *
-     * @param value any int, written as four big-endian bytes
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#NO_SPACE} if four bytes do not fit
-     */
+    /** Encodes an XDR {@code int} (RFC 4506 section 4.1). */
     public XdrEncoder putInt(int value) {
         require(Xdr.INT_SIZE, "int");
         segment.set(INT, position, value);
@@ -183,8 +158,6 @@ public final class XdrEncoder {
      * Encodes an XDR {@code unsigned int} (RFC 4506 section 4.2).
      *
      * @param value 0 to 2<sup>32</sup>-1
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#INVALID_VALUE} if {@code value} is outside 0 to 2<sup>32</sup>-1
      */
     public XdrEncoder putUnsignedInt(long value) {
         if (value < 0 || value > 0xFFFF_FFFFL) {
@@ -193,13 +166,7 @@ public final class XdrEncoder {
         return putInt((int) value);
     }
 
-    /**
-     * Encodes an XDR {@code hyper} (RFC 4506 section 4.5).
-     *
-     * @param value any long, written as eight big-endian bytes
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#NO_SPACE} if eight bytes do not fit
-     */
+    /** Encodes an XDR {@code hyper} (RFC 4506 section 4.5). */
     public XdrEncoder putHyper(long value) {
         require(Xdr.HYPER_SIZE, "hyper");
         segment.set(LONG, position, value);
@@ -211,40 +178,22 @@ public final class XdrEncoder {
      * Encodes an XDR {@code unsigned hyper} (RFC 4506 section 4.5). Java has no unsigned long: the 64 bits of
      * {@code value} are written as they are, so values above {@link Long#MAX_VALUE} are passed as negative longs
      * (as {@link Long#parseUnsignedLong} gives them).
-     *
-     * @param value the 64 bits to write
-     * @return this encoder
      */
     public XdrEncoder putUnsignedHyper(long value) {
         return putHyper(value);
     }
 
-    /**
-     * Encodes an XDR {@code bool}: 1 for true, 0 for false (RFC 4506 section 4.4).
-     *
-     * @param value written as 1 or 0
-     * @return this encoder
-     */
+    /** Encodes an XDR {@code bool}: 1 for true, 0 for false (RFC 4506 section 4.4). */
     public XdrEncoder putBoolean(boolean value) {
         return putInt(value ? 1 : 0);
     }
 
-    /**
-     * Encodes an XDR {@code enum} value (RFC 4506 section 4.3): a signed 32-bit word.
-     *
-     * @param value the enum's declared value
-     * @return this encoder
-     */
+    /** Encodes an XDR {@code enum} value (RFC 4506 section 4.3): a signed 32-bit word. */
     public XdrEncoder putEnum(int value) {
         return putInt(value);
     }
 
-    /**
-     * Encodes an XDR {@code float}: IEEE 754 single precision (RFC 4506 section 4.6).
-     *
-     * @param value any float, NaN and infinities included, written as its IEEE 754 bits
-     * @return this encoder
-     */
+    /** Encodes an XDR {@code float}: IEEE 754 single precision (RFC 4506 section 4.6). */
     public XdrEncoder putFloat(float value) {
         require(Xdr.FLOAT_SIZE, "float");
         segment.set(FLOAT, position, value);
@@ -252,12 +201,7 @@ public final class XdrEncoder {
         return this;
     }
 
-    /**
-     * Encodes an XDR {@code double}: IEEE 754 double precision (RFC 4506 section 4.7).
-     *
-     * @param value any double, NaN and infinities included, written as its IEEE 754 bits
-     * @return this encoder
-     */
+    /** Encodes an XDR {@code double}: IEEE 754 double precision (RFC 4506 section 4.7). */
     public XdrEncoder putDouble(double value) {
         require(Xdr.DOUBLE_SIZE, "double");
         segment.set(DOUBLE, position, value);
@@ -265,13 +209,7 @@ public final class XdrEncoder {
         return this;
     }
 
-    /**
-     * Writes {@code count} zero bytes, 0 to 3: the padding after variable-length data (RFC 4506 section 4.9).
-     *
-     * @param count 0 to 3
-     * @return this encoder
-     * @throws IllegalArgumentException if {@code count} is outside 0 to 3
-     */
+    /** Writes {@code count} zero bytes, 0 to 3: the padding after variable-length data (RFC 4506 section 4.9). */
     public XdrEncoder putPadding(int count) {
         if (count < 0 || count >= Xdr.UNIT) {
             throw new IllegalArgumentException("padding must be 0..3 bytes, not " + count);
@@ -286,9 +224,6 @@ public final class XdrEncoder {
      *
      * @param data exactly {@code expectedLength} bytes
      * @param expectedLength the declared fixed length n
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is not {@code expectedLength}
-     *        bytes long
      */
     public XdrEncoder putFixedOpaque(MemorySegment data, long expectedLength) {
         if (data.byteSize() != expectedLength) {
@@ -302,12 +237,7 @@ public final class XdrEncoder {
         return this;
     }
 
-    /**
-     * Encodes {@code opaque[n]} from a byte array whose length is n.
-     *
-     * @param data the bytes; its length is n
-     * @return this encoder
-     */
+    /** Encodes {@code opaque[n]} from a byte array whose length is n. */
     public XdrEncoder putFixedOpaque(byte[] data) {
         return putFixedOpaque(MemorySegment.ofArray(data), data.length);
     }
@@ -317,8 +247,6 @@ public final class XdrEncoder {
      *
      * @param data the bytes, at most {@code maxLength}
      * @param maxLength the declared maximum; {@link Integer#MAX_VALUE} for {@code opaque<>}
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is longer than {@code maxLength}
      */
     public XdrEncoder putOpaque(MemorySegment data, int maxLength) {
         checkMax(data.byteSize(), maxLength, "opaque");
@@ -328,14 +256,7 @@ public final class XdrEncoder {
         return this;
     }
 
-    /**
-     * Encodes {@code opaque<max>} from a byte array.
-     *
-     * @param data the bytes, at most {@code maxLength}
-     * @param maxLength the declared maximum
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is longer than {@code maxLength}
-     */
+    /** Encodes {@code opaque<max>} from a byte array. */
     public XdrEncoder putOpaque(byte[] data, int maxLength) {
         return putOpaque(MemorySegment.ofArray(data), maxLength);
     }
@@ -345,11 +266,7 @@ public final class XdrEncoder {
      * WRITE payloads, for instance). The length word always stays inline; the data and its padding are written
      * only if this encoder's {@link DataPlacement} does not take them.
      *
-     * @param data the bytes, at most {@code maxLength}; if placed out of band, the placement keeps a reference to this
-     *        segment, which the caller must keep alive until the message is sent
-     * @param maxLength the declared maximum
      * @return {@code true} if the data was placed out of band
-     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is longer than {@code maxLength}
      */
     public boolean putEligibleOpaque(MemorySegment data, int maxLength) {
         checkMax(data.byteSize(), maxLength, "opaque");
@@ -369,11 +286,7 @@ public final class XdrEncoder {
      * Encodes {@code string<max>} (RFC 4506 section 4.11) as UTF-8 bytes (XDR strings are ASCII by the RFC; UTF-8
      * is its superset and what NFSv4 uses).
      *
-     * @param value the string; its UTF-8 bytes are written, not its chars
      * @param maxLength the declared maximum length in bytes
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if its UTF-8 encoding is longer than {@code
-     *        maxLength}
      */
     public XdrEncoder putString(String value, int maxLength) {
         return putOpaque(value.getBytes(StandardCharsets.UTF_8), maxLength);
@@ -382,12 +295,7 @@ public final class XdrEncoder {
     /**
      * Encodes a counted array {@code T<max>} (RFC 4506 section 4.13): the element count, then each element.
      *
-     * @param <T> the element type
-     * @param values the elements, at most {@code maxCount}
      * @param maxCount the declared maximum count
-     * @param writer encodes one element
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if there are more than {@code maxCount} elements
      */
     public <T> XdrEncoder putArray(List<? extends T> values, int maxCount, XdrWriter<? super T> writer) {
         checkMax(values.size(), maxCount, "array");
@@ -401,13 +309,7 @@ public final class XdrEncoder {
     /**
      * Encodes a fixed-length array {@code T[n]} (RFC 4506 section 4.12): each element, no count.
      *
-     * @param <T> the element type
-     * @param values exactly {@code count} elements
      * @param count the declared fixed count n
-     * @param writer encodes one element
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code values} does not hold {@code count}
-     *        elements
      */
     public <T> XdrEncoder putFixedArray(List<? extends T> values, int count, XdrWriter<? super T> writer) {
         if (values.size() != count) {
@@ -422,14 +324,7 @@ public final class XdrEncoder {
         return this;
     }
 
-    /**
-     * Encodes {@code int<max>}, a counted array of ints, without boxing.
-     *
-     * @param values the ints, at most {@code maxCount}
-     * @param maxCount the declared maximum count
-     * @return this encoder
-     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if there are more than {@code maxCount} values
-     */
+    /** Encodes {@code int<max>}, a counted array of ints, without boxing. */
     public XdrEncoder putIntArray(int[] values, int maxCount) {
         checkMax(values.length, maxCount, "int array");
         require(Xdr.arraySize(values.length, Xdr.INT_SIZE), "int<" + maxCount + "> of " + values.length);
@@ -443,10 +338,7 @@ public final class XdrEncoder {
     /**
      * Encodes optional-data {@code T *name} (RFC 4506 section 4.19): FALSE, or TRUE then the value.
      *
-     * @param <T> the value type
      * @param value the value, or {@code null} for absent
-     * @param writer encodes the value when present
-     * @return this encoder
      */
     public <T> XdrEncoder putNullable(T value, XdrWriter<? super T> writer) {
         putBoolean(value != null);
@@ -456,24 +348,12 @@ public final class XdrEncoder {
         return this;
     }
 
-    /**
-     * Encodes optional-data from an {@link Optional}.
-     *
-     * @param <T> the value type
-     * @param value the value, or empty for absent
-     * @param writer encodes the value when present
-     * @return this encoder
-     */
+    /** Encodes optional-data from an {@link Optional}. */
     public <T> XdrEncoder putOptional(Optional<? extends T> value, XdrWriter<? super T> writer) {
         return putNullable(value.orElse(null), writer);
     }
 
-    /**
-     * Encodes {@code value}: a shorthand that reads well in chains.
-     *
-     * @param value encodes itself here
-     * @return this encoder
-     */
+    /** Encodes {@code value}: a shorthand that reads well in chains. */
     public XdrEncoder put(XdrEncodable value) {
         value.encodeTo(this);
         return this;
@@ -482,11 +362,6 @@ public final class XdrEncoder {
     /**
      * Overwrites the 32-bit word at {@code offset}, already written: for length or marker words known only after
      * the data that follows them (a record mark, a chunk length).
-     *
-     * @param offset the offset in the segment of a word already written (below {@link #position()} by at least four)
-     * @param value the value to write there
-     * @return this encoder
-     * @throws IllegalArgumentException if the word at {@code offset} has not been written yet
      */
     public XdrEncoder patchInt(long offset, int value) {
         if (offset < 0 || offset > position - Xdr.INT_SIZE) {
