@@ -8,12 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,29 +20,16 @@ import org.junit.jupiter.api.Test;
  * still write it). The decision is a package-private static so it can be checked without a device.
  */
 class MemoryRegionReleaseTest {
-    private final Logger jul = Logger.getLogger(MemoryRegion.class.getName());
-    private final List<LogRecord> records = new ArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            records.add(r);
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
+    private final LogCapture log = LogCapture.of(MemoryRegion.class);
 
     @BeforeEach
     void capture() {
-        jul.addHandler(capture);
+        log.start();
     }
 
     @AfterEach
     void release() {
-        jul.removeHandler(capture);
+        log.stop();
     }
 
     @Test
@@ -65,8 +48,8 @@ class MemoryRegionReleaseTest {
         // still allocated: usable, and closable by nobody but its (now lost) owner
         assertTrue(owned.scope().isAlive(), "the memory must not be freed");
         memory.set(ValueLayout.JAVA_LONG, 0, 42L);
-        assertEquals(1, records.size(), "one warning");
-        LogRecord r = records.get(0);
+        assertEquals(1, log.records().size(), "one warning");
+        LogRecord r = log.records().get(0);
         assertEquals(Level.WARNING, r.getLevel());
         assertTrue(
                 r.getMessage().contains("ibv_dereg_mr failed (EBUSY)")
@@ -82,10 +65,10 @@ class MemoryRegionReleaseTest {
                 IllegalStateException.class,
                 () -> MemoryRegion.releaseAfterDeregistration(Errno.EINVAL, null, "memory region X"));
         assertTrue(e.getMessage().contains("must not be freed"), e.getMessage());
-        assertEquals(1, records.size());
+        assertEquals(1, log.records().size());
         assertTrue(
-                records.get(0).getMessage().contains("memory region X"),
-                records.get(0).getMessage());
+                log.records().get(0).getMessage().contains("memory region X"),
+                log.records().get(0).getMessage());
     }
 
     @Test
@@ -94,7 +77,7 @@ class MemoryRegionReleaseTest {
         owned.allocate(64);
         MemoryRegion.releaseAfterDeregistration(0, owned, "memory region Y");
         assertFalse(owned.scope().isAlive());
-        assertTrue(records.isEmpty(), "no warning: " + records);
+        assertTrue(log.records().isEmpty(), "no warning: " + log.records());
         MemoryRegion.releaseAfterDeregistration(0, null, "memory region Z"); // caller's memory: nothing to free
     }
 }

@@ -13,13 +13,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.panamardma.verbs.LogCapture;
 
 /**
  * A completion callback's or a scheduled task's failure is logged where {@code whenComplete}/{@code schedule} alone
@@ -28,31 +27,16 @@ import org.junit.jupiter.api.Test;
  * registration sweep did).
  */
 class CallbacksTest {
-    private final Logger jul = Logger.getLogger(Callbacks.class.getName());
-    private final List<LogRecord> records = new ArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            synchronized (records) {
-                records.add(r);
-            }
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
+    private final LogCapture log = LogCapture.of(Callbacks.class);
 
     @BeforeEach
     void capture() {
-        jul.addHandler(capture);
+        log.start();
     }
 
     @AfterEach
     void release() {
-        jul.removeHandler(capture);
+        log.stop();
     }
 
     @Test
@@ -63,8 +47,8 @@ class CallbacksTest {
             throw boom;
         });
         f.complete("done");
-        assertEquals(1, records.size(), "one record for one failed callback");
-        LogRecord r = records.get(0);
+        assertEquals(1, log.records().size(), "one record for one failed callback");
+        LogRecord r = log.records().get(0);
         assertEquals(Level.SEVERE, r.getLevel());
         assertSame(boom, r.getThrown());
         assertTrue(r.getMessage().contains("connection rc-7"), r.getMessage());
@@ -78,7 +62,9 @@ class CallbacksTest {
         RuntimeException cause = new RuntimeException("send failed");
         f.completeExceptionally(cause);
         assertEquals(List.of(cause), seen);
-        assertTrue(records.isEmpty(), "the future's own failure is the callback's to handle, not a callback failure");
+        assertTrue(
+                log.records().isEmpty(),
+                "the future's own failure is the callback's to handle, not a callback failure");
     }
 
     @Test
@@ -102,9 +88,7 @@ class CallbacksTest {
         } finally {
             timer.shutdownNow();
         }
-        synchronized (records) {
-            assertFalse(records.isEmpty());
-            assertEquals("first sweep fails", records.get(0).getThrown().getMessage());
-        }
+        assertFalse(log.records().isEmpty());
+        assertEquals("first sweep fails", log.records().get(0).getThrown().getMessage());
     }
 }

@@ -1,0 +1,57 @@
+package org.panamardma.verbs;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * Collects what one class logs (verbs-ffm logs through java.util.logging, named by class) so that a test can assert
+ * on it: {@link #start()} in {@code @BeforeEach}, {@link #stop()} in {@code @AfterEach}. Records may come from any
+ * thread (a callback's executor, a scheduled task).
+ */
+public final class LogCapture {
+    private final Logger logger;
+    private final List<LogRecord> records = new ArrayList<>();
+    private final Handler handler = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            synchronized (records) {
+                records.add(r);
+            }
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+    };
+
+    private LogCapture(Class<?> source) {
+        this.logger = Logger.getLogger(source.getName());
+    }
+
+    /** {@return a capture of what {@code source} logs, not yet started} */
+    public static LogCapture of(Class<?> source) {
+        return new LogCapture(source);
+    }
+
+    /** Starts collecting. */
+    public void start() {
+        logger.addHandler(handler);
+    }
+
+    /** Stops collecting. */
+    public void stop() {
+        logger.removeHandler(handler);
+    }
+
+    /** {@return the records collected so far, oldest first (a copy)} */
+    public List<LogRecord> records() {
+        synchronized (records) {
+            return List.copyOf(records);
+        }
+    }
+}
