@@ -121,7 +121,7 @@ public final class RdmaConnection implements AutoCloseable {
             this.agent = null;
         }
         this.receives = new ReceivePool(name, res, failure, agent);
-        this.requests = new Requests(name, res, sends, agent, this::onPollerThread, this);
+        this.requests = new Requests(name, res, sends, agent, this::onPollerThread);
         this.poller = new CompletionPoller(
                 name,
                 res.cq,
