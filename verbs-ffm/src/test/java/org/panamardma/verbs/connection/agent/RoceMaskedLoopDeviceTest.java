@@ -4,6 +4,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -15,6 +17,7 @@ import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.TestAccess;
 import org.panamardma.verbs.connection.ConnectionCapabilities;
 import org.panamardma.verbs.connection.ConnectionOptions;
 import org.panamardma.verbs.connection.RdmaConnection;
@@ -76,23 +79,33 @@ class RoceMaskedLoopDeviceTest {
         long addMask = 0x8000_0000_8000_0000L; // two 32-bit fields
         long add = 0x0000_0001_0000_0001L;
         try (AgentDeviceTests.Setup s = new AgentDeviceTests.Setup(device, DEVICE_ATOMICS, DEVICE_ATOMICS, clients)) {
-            MemoryRegion word = AgentDeviceTests.atomicRegion(s.serverSide(), 8);
-            word.segment().set(JAVA_LONG, 0, 0xFFFF_FFF0L); // the low field wraps past zero meanwhile
-            List<CompletableFuture<Long>> returned = new ArrayList<>();
-            for (int k = 0; k < each; k++) {
-                for (RdmaConnection c : s.clients) {
-                    returned.add(c.maskedFetchAdd(word.address(), word.rkey(), add, addMask));
+            // one word in the server's memory, registered in each served connection's protection domain
+            try (Arena arena = Arena.ofShared()) {
+                MemorySegment word = arena.allocate(8, 8);
+                word.set(JAVA_LONG, 0, 0xFFFF_FFF0L); // the low field wraps past zero meanwhile
+                List<MemoryRegion> regions = new ArrayList<>();
+                for (RdmaConnection served : s.served) {
+                    regions.add(served.protectionDomain().register(word, TestAccess.ALL_REMOTE));
                 }
+                List<CompletableFuture<Long>> returned = new ArrayList<>();
+                for (int k = 0; k < each; k++) {
+                    for (int c = 0; c < clients; c++) {
+                        returned.add(s.clients
+                                .get(c)
+                                .maskedFetchAdd(word.address(), regions.get(c).rkey(), add, addMask));
+                    }
+                }
+                Set<Long> distinct = new HashSet<>();
+                for (CompletableFuture<Long> f : returned) {
+                    distinct.add(AgentDeviceTests.await(f));
+                }
+                int total = clients * each;
+                assertEquals(total, distinct.size(), "each add replaced a value no other add replaced");
+                long high = total;
+                long low = (0xFFFF_FFF0L + total) & 0xFFFF_FFFFL; // no carry into the high field (RFC 7306 5.1.1)
+                assertEquals((high << 32) | low, word.get(JAVA_LONG, 0));
+                regions.forEach(MemoryRegion::close);
             }
-            Set<Long> distinct = new HashSet<>();
-            for (CompletableFuture<Long> f : returned) {
-                distinct.add(AgentDeviceTests.await(f));
-            }
-            int total = clients * each;
-            assertEquals(total, distinct.size(), "each add replaced a value no other add replaced");
-            long high = total;
-            long low = (0xFFFF_FFF0L + total) & 0xFFFF_FFFFL; // no carry into the high field (RFC 7306 5.1.1)
-            assertEquals((high << 32) | low, word.segment().get(JAVA_LONG, 0));
         }
     }
 }
