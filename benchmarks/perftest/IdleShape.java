@@ -1,8 +1,6 @@
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -10,8 +8,8 @@ import java.util.concurrent.locks.LockSupport;
  * Issue 26: is the idle CPU of the NFS server the virtual-thread scheduler's own? The server's idle timer shape
  * (two loops sleeping 1 s, one waiting 500 ms on a monitor, one 10 s) on virtual threads ("vt") or platform threads
  * ("platform"), or virtual threads parked with no timer at all ("parked"), for SECONDS; prints the process's CPU time
- * over them, how many timer wake-ups that was, and the busiest threads (from /proc/self/task, which also shows the
- * carriers). Usage: java IdleShape.java vt|platform|parked [SECONDS]
+ * over them (from the OperatingSystemMXBean and from /proc/self/stat) and how many timer wake-ups that was.
+ * Usage: java IdleShape.java vt|platform|parked [SECONDS]
  */
 public final class IdleShape {
     public static void main(String[] args) throws Exception {
@@ -31,7 +29,6 @@ public final class IdleShape {
             builder.start(() -> waitLoop(lock, wakes));
         }
         Thread.sleep(15_000); // past start-up and the first compilations (an emulated guest is slow)
-        Map<String, Long> before = threadTicks();
         long wakesBefore = wakes.get();
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = os.getProcessCpuTime();
@@ -39,17 +36,9 @@ public final class IdleShape {
         Thread.sleep(seconds * 1000);
         long cpu = (os.getProcessCpuTime() - cpu0) / 1_000_000;
         long procMillis = (processTicks() - ticks0) * 10;
-        Map<String, Long> after = threadTicks();
-        StringBuilder busiest = new StringBuilder();
-        after.entrySet().stream()
-                .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
-                .filter(e -> e.getValue() > 0)
-                .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-                .limit(4)
-                .forEach(e -> busiest.append(e.getKey()).append(' ').append(e.getValue() * 10).append(" ms; "));
         System.out.printf(
-                "idle-shape %s: %d ms CPU over %d s (%d ms by /proc), %d timer wake-ups; busiest threads: %s%n",
-                mode, cpu, seconds, procMillis, wakes.get() - wakesBefore, busiest);
+                "idle-shape %s: %d ms CPU over %d s (%d ms by /proc), %d timer wake-ups%n",
+                mode, cpu, seconds, procMillis, wakes.get() - wakesBefore);
     }
 
     private static void sleepLoop(long millis, AtomicLong wakes) {
@@ -80,23 +69,5 @@ public final class IdleShape {
         String stat = Files.readString(Path.of("/proc/self/stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
-    }
-
-    /** CPU ticks (utime + stime, 1/100 s) per thread, keyed by "name/tid". */
-    private static Map<String, Long> threadTicks() throws Exception {
-        Map<String, Long> ticks = new TreeMap<>();
-        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path t : (Iterable<Path>) tasks::iterator) {
-                try {
-                    String stat = Files.readString(t.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                    ticks.put(name + "/" + t.getFileName(), Long.parseLong(f[11]) + Long.parseLong(f[12]));
-                } catch (java.io.IOException gone) {
-                    // the thread ended meanwhile
-                }
-            }
-        }
-        return ticks;
     }
 }
