@@ -1,13 +1,9 @@
 package org.panamardma.nfs;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.locks.ReentrantLock;
 import org.panamardma.nfs.rpc.ReplyPlacement;
 import org.panamardma.nfs.rpc.ReplyReader;
 import org.panamardma.nfs.rpc.RpcTransport;
@@ -36,338 +32,245 @@ import org.panamardma.xdr.XdrEncodable;
  * application may still call {@link #fsinfo} at mount time to learn them up front. The limits are per client, not per
  * file system: connect a client per server (knfsd's limits are the transport's, the same for all its exports).
  */
-public final class Nfs3Client {
-    private final RpcTransport transport;
-    private final OpaqueAuth credential;
-    private final Duration timeout;
-    private final ReentrantLock learning = new ReentrantLock();
-    private volatile FsInfo limits;
-
+public final class Nfs3Client extends Nfs3FileCalls {
     /**
+     * A client making every call with {@code credential} and {@code timeout}. It does not own the transport: closing it
+     * is the caller's.
+     *
      * @param transport connected to the server's NFS service (port 2049 over TCP, 20049 over RDMA)
      * @param credential the credential of every call (AUTH_SYS, see {@link #authSys})
      * @param timeout the timeout of every call
      */
     public Nfs3Client(RpcTransport transport, OpaqueAuth credential, Duration timeout) {
-        this.transport = Objects.requireNonNull(transport, "transport");
-        this.credential = Objects.requireNonNull(credential, "credential");
-        this.timeout = Objects.requireNonNull(timeout, "timeout");
+        super(transport, credential, timeout);
     }
 
-    /** An AUTH_SYS credential (RFC 5531 section 10.2) for {@code uid}/{@code gid}, no supplementary groups. */
+    /**
+     * An AUTH_SYS credential (RFC 5531 section 10.2) for {@code uid}/{@code gid}, no supplementary groups.
+     *
+     * @param machineName the caller's host name, at most 255 bytes
+     * @param uid the user id the server checks permissions against (0 is usually squashed to nobody)
+     * @param gid the primary group id
+     * @return the credential, its stamp taken from the clock
+     * @throws IllegalArgumentException if {@code machineName} is longer than 255 bytes
+     */
     public static OpaqueAuth authSys(String machineName, int uid, int gid) {
         return new AuthSysParms((int) (System.nanoTime() >>> 10), machineName, uid, gid, List.of()).toOpaqueAuth();
     }
 
-    /** {@return the transport} */
-    public RpcTransport transport() {
-        return transport;
-    }
-
-    private <T> T call(int procedure, XdrEncodable arguments, ReplyReader<T> results)
-            throws IOException, InterruptedException {
-        return transport.call(Nfs3.PROGRAM, Nfs3.VERSION, procedure, credential, arguments, results, timeout);
-    }
-
-    /** NULL (procedure 0): does nothing, proves the server answers (RFC 1813 section 3.3.0). */
+    /**
+     * NULL (procedure 0): does nothing, proves the server answers (RFC 1813 section 3.3.0).
+     *
+     * @throws IOException an {@code RpcException} when the call fails in RPC or in the transport (NULL has no NFS
+     *        status)
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public void ping() throws IOException, InterruptedException {
         call(Nfs3.PROC_NULL, XdrEncodable.VOID, ReplyReader.of(in -> Boolean.TRUE));
     }
 
-    /** GETATTR (RFC 1813 section 3.3.1). */
-    public Fattr3 getattr(FileHandle3 object) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(object), ReplyReader.of(Nfs3Xdr::getattrResults))
-                .orThrow("GETATTR " + object);
-    }
-
-    /** LOOKUP of one name in a directory (RFC 1813 section 3.3.3). */
+    /**
+     * LOOKUP of one name in a directory (RFC 1813 section 3.3.3).
+     *
+     * @param directory the directory's handle
+     * @param name one path component, sent as UTF-8; not {@code .}-expanded or split at {@code /} by this client
+     * @return the handle and, when the server sent them, the attributes of the file and the directory
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public LookupResult lookup(FileHandle3 directory, String name) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_LOOKUP, Nfs3Xdr.lookup(directory, name), ReplyReader.of(Nfs3Xdr::lookupResults))
+        return call(Nfs3.PROC_LOOKUP, Nfs3Xdr.lookup(directory, name), ReplyReader.of(Nfs3ResultsXdr::lookupResults))
                 .orThrow("LOOKUP " + name);
-    }
-
-    /**
-     * FSINFO (RFC 1813 section 3.3.19): the limits and preferences of the file system holding {@code fsroot}. If this
-     * client does not know its limits yet, the answer becomes them (see the class comment); a later answer does not
-     * replace them.
-     *
-     * @param fsroot a handle in the file system, normally its root
-     * @throws IOException if the server's limits are unusable (rtmax or wtmax 0)
-     */
-    public FsInfo fsinfo(FileHandle3 fsroot) throws IOException, InterruptedException {
-        FsInfo info = call(Nfs3.PROC_FSINFO, Nfs3Xdr.fsinfo(fsroot), ReplyReader.of(Nfs3Xdr::fsinfoResults))
-                .orThrow("FSINFO " + fsroot);
-        if (info.rtmax() == 0 || info.wtmax() == 0) {
-            throw new IOException("FSINFO from " + transport.peer() + " gives no usable limits: rtmax " + info.rtmax()
-                    + ", wtmax " + info.wtmax());
-        }
-        learning.lock();
-        try {
-            if (limits == null) {
-                limits = info;
-            }
-        } finally {
-            learning.unlock();
-        }
-        return info;
-    }
-
-    /** {@return the limits this client keeps to, if it has learnt them yet (see the class comment)} */
-    public Optional<FsInfo> limits() {
-        return Optional.ofNullable(limits);
-    }
-
-    /** The limits, asking the server (FSINFO on {@code file}) the first time; concurrent first callers ask once. */
-    private FsInfo limits(FileHandle3 file) throws IOException, InterruptedException {
-        FsInfo known = limits;
-        if (known != null) {
-            return known;
-        }
-        learning.lockInterruptibly();
-        try {
-            if (limits == null) {
-                fsinfo(file); // the lock is reentrant: sets limits
-            }
-            return limits;
-        } finally {
-            learning.unlock();
-        }
-    }
-
-    /**
-     * READ of up to {@code into.byteSize()} bytes at {@code offset} into {@code into} (RFC 1813 section 3.3.6), but
-     * never more than the server's {@code rtmax}. Over RPC-over-RDMA the server writes the data straight into
-     * {@code into} (a Write chunk).
-     *
-     * @return the result; fewer bytes than asked for at the end of the file, or when {@code into} is larger than
-     *         {@code rtmax} or the server returns less
-     */
-    public ReadResult read(FileHandle3 file, long offset, MemorySegment into) throws IOException, InterruptedException {
-        int count = (int) Math.min(into.byteSize(), limits(file).maxReadSize());
-        return call(Nfs3.PROC_READ, Nfs3Xdr.read(file, offset, count), Nfs3Xdr.readResults(into.asSlice(0, count)))
-                .orThrow("READ " + count + " bytes at " + offset);
-    }
-
-    /**
-     * Reads {@code into.byteSize()} bytes from {@code offset} with READs of the server's preferred size
-     * ({@code rtpref}, at most {@code rtmax}).
-     *
-     * @return the bytes read: less than asked for only if the file ended first
-     */
-    public long readFully(FileHandle3 file, long offset, MemorySegment into) throws IOException, InterruptedException {
-        return readFully(file, offset, into, limits(file).preferredReadSize());
-    }
-
-    /**
-     * Reads {@code into.byteSize()} bytes from {@code offset} with READs of at most {@code maxPerCall} bytes (and at
-     * most the server's {@code rtmax}).
-     *
-     * @return the bytes read: less than asked for only if the file ended first
-     */
-    public long readFully(FileHandle3 file, long offset, MemorySegment into, int maxPerCall)
-            throws IOException, InterruptedException {
-        if (maxPerCall <= 0) {
-            throw new IllegalArgumentException("maxPerCall " + maxPerCall + ": must be positive");
-        }
-        int perCall = Math.min(maxPerCall, limits(file).maxReadSize());
-        long done = 0;
-        while (done < into.byteSize()) {
-            MemorySegment part = into.asSlice(done, Math.min(perCall, into.byteSize() - done));
-            ReadResult r = read(file, offset + done, part);
-            done += r.count();
-            if (r.eof() || r.count() == 0) {
-                break;
-            }
-        }
-        return done;
-    }
-
-    /**
-     * WRITE of {@code data} at {@code offset} (RFC 1813 section 3.3.7): one call, so at most the server's
-     * {@code wtmax} bytes (see {@link #writeFully} for more). Over RPC-over-RDMA the server pulls the data from
-     * {@code data}'s memory (a Read chunk).
-     *
-     * @return the result; the server may write fewer bytes than given ({@link WriteResult#count})
-     * @throws IllegalArgumentException if {@code data} is larger than the server's {@code wtmax}: no WRITE is sent
-     */
-    public WriteResult write(FileHandle3 file, long offset, MemorySegment data, StableHow stable)
-            throws IOException, InterruptedException {
-        FsInfo l = limits(file);
-        if (data.byteSize() > l.wtmax()) {
-            throw new IllegalArgumentException("WRITE of " + data.byteSize() + " bytes exceeds the server's limit"
-                    + " of " + l.wtmax() + " bytes per WRITE (FSINFO wtmax of " + transport.peer()
-                    + ", RFC 1813 section 3.3.19); nothing was sent: use writeFully to split it");
-        }
-        return writeOnce(file, offset, data, stable);
-    }
-
-    private WriteResult writeOnce(FileHandle3 file, long offset, MemorySegment data, StableHow stable)
-            throws IOException, InterruptedException {
-        return call(Nfs3.PROC_WRITE, Nfs3Xdr.write(file, offset, stable, data), ReplyReader.of(Nfs3Xdr::writeResults))
-                .orThrow("WRITE " + data.byteSize() + " bytes at " + offset);
-    }
-
-    /**
-     * Writes all of {@code data} at {@code offset} with WRITEs of the server's preferred size ({@code wtpref}, at most
-     * {@code wtmax}), one after another; a WRITE that writes less than it carried is followed by one for the rest.
-     *
-     * @return the total; unless {@link WriteFullyResult#committed} is FILE_SYNC, COMMIT makes the data durable. For
-     *         empty {@code data} nothing is sent (0 calls, FILE_SYNC, verifier 0)
-     * @throws IOException if a WRITE writes nothing (no progress), or the write verifier changed between WRITEs
-     *                     when one of them was UNSTABLE (the server restarted and may have lost that data: write it
-     *                     again); the bytes before the failing call may have been written
-     */
-    public WriteFullyResult writeFully(FileHandle3 file, long offset, MemorySegment data, StableHow stable)
-            throws IOException, InterruptedException {
-        Objects.requireNonNull(stable, "stable");
-        int perCall = limits(file).preferredWriteSize();
-        long done = 0;
-        int calls = 0;
-        StableHow weakest = StableHow.FILE_SYNC;
-        Long verifier = null;
-        while (done < data.byteSize()) {
-            MemorySegment part = data.asSlice(done, Math.min(perCall, data.byteSize() - done));
-            WriteResult r = writeOnce(file, offset + done, part, stable);
-            calls++;
-            if (r.count() <= 0 || r.count() > part.byteSize()) {
-                throw new IOException("WRITE of " + part.byteSize() + " bytes at " + (offset + done) + " to "
-                        + transport.peer() + " wrote " + r.count() + " bytes");
-            }
-            if (r.committed().compareTo(weakest) < 0) {
-                weakest = r.committed();
-            }
-            if (verifier != null && verifier != r.verifier() && weakest == StableHow.UNSTABLE) {
-                throw new IOException("the write verifier of " + transport.peer() + " changed after " + done
-                        + " bytes: the server restarted and may have lost the UNSTABLE data; write it again");
-            }
-            verifier = r.verifier();
-            done += r.count();
-        }
-        return new WriteFullyResult(done, calls, weakest, verifier == null ? 0 : verifier);
-    }
-
-    /** SETATTR (RFC 1813 section 3.3.2); {@code guard}, if not null, is the ctime the object must still have. */
-    public WccData setattr(FileHandle3 object, Sattr3 attributes, NfsTime3 guard)
-            throws IOException, InterruptedException {
-        return call(Nfs3.PROC_SETATTR, Nfs3Xdr.setattr(object, attributes, guard), ReplyReader.of(Nfs3Xdr::wccResults))
-                .orThrow("SETATTR " + object);
-    }
-
-    /** ACCESS (RFC 1813 section 3.3.4): which of the {@code Nfs3.ACCESS_*} bits in {@code access} the caller has. */
-    public int access(FileHandle3 object, int access) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_ACCESS, Nfs3Xdr.access(object, access), ReplyReader.of(Nfs3Xdr::accessResults))
-                .orThrow("ACCESS " + object);
-    }
-
-    /** READLINK (RFC 1813 section 3.3.5). */
-    public String readlink(FileHandle3 symlink) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_READLINK, symlink::encodeTo, ReplyReader.of(Nfs3Xdr::readlinkResults))
-                .orThrow("READLINK " + symlink);
     }
 
     /**
      * CREATE (RFC 1813 section 3.3.8) of a regular file.
      *
+     * @param directory the directory to create in
+     * @param name the new name, sent as UTF-8
      * @param mode {@link Nfs3#CREATE_UNCHECKED}, {@link Nfs3#CREATE_GUARDED} or {@link Nfs3#CREATE_EXCLUSIVE}
      * @param attributes the attributes (UNCHECKED, GUARDED)
      * @param verifier the create verifier (EXCLUSIVE)
+     * @return the new file's handle and attributes, and the directory's before and after
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public DirOpResult create(FileHandle3 directory, String name, int mode, Sattr3 attributes, long verifier)
             throws IOException, InterruptedException {
         return call(
                         Nfs3.PROC_CREATE,
                         Nfs3Xdr.create(directory, name, mode, attributes, verifier),
-                        ReplyReader.of(Nfs3Xdr::dirOpResults))
+                        ReplyReader.of(Nfs3ResultsXdr::dirOpResults))
                 .orThrow("CREATE " + name);
     }
 
-    /** CREATE, UNCHECKED, with mode {@code mode}. */
+    /**
+     * CREATE, UNCHECKED, with mode {@code mode}.
+     *
+     * @param directory the directory to create in
+     * @param name the new name, sent as UTF-8
+     * @param mode the permission bits of the new file, such as {@code 0644}
+     * @return the new file's handle and attributes, and the directory's before and after
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public DirOpResult create(FileHandle3 directory, String name, int mode) throws IOException, InterruptedException {
         return create(directory, name, Nfs3.CREATE_UNCHECKED, Sattr3.mode(mode), 0);
     }
 
-    /** MKDIR (RFC 1813 section 3.3.9). */
+    /**
+     * MKDIR (RFC 1813 section 3.3.9).
+     *
+     * @param directory the directory to create in
+     * @param name the new directory's name, sent as UTF-8
+     * @param attributes its initial attributes (typically a mode)
+     * @return the new directory's handle and attributes, and the parent's before and after
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public DirOpResult mkdir(FileHandle3 directory, String name, Sattr3 attributes)
             throws IOException, InterruptedException {
-        return call(Nfs3.PROC_MKDIR, Nfs3Xdr.mkdir(directory, name, attributes), ReplyReader.of(Nfs3Xdr::dirOpResults))
+        return call(
+                        Nfs3.PROC_MKDIR,
+                        Nfs3Xdr.mkdir(directory, name, attributes),
+                        ReplyReader.of(Nfs3ResultsXdr::dirOpResults))
                 .orThrow("MKDIR " + name);
     }
 
-    /** SYMLINK (RFC 1813 section 3.3.10). */
+    /**
+     * SYMLINK (RFC 1813 section 3.3.10).
+     *
+     * @param directory the directory to create in
+     * @param name the link's name, sent as UTF-8
+     * @param target what the link points to, sent as UTF-8; the server does not check it
+     * @return the link's handle and attributes, and the directory's before and after
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public DirOpResult symlink(FileHandle3 directory, String name, String target)
             throws IOException, InterruptedException {
         return call(
                         Nfs3.PROC_SYMLINK,
                         Nfs3Xdr.symlink(directory, name, Sattr3.NONE, target),
-                        ReplyReader.of(Nfs3Xdr::dirOpResults))
+                        ReplyReader.of(Nfs3ResultsXdr::dirOpResults))
                 .orThrow("SYMLINK " + name);
     }
 
-    /** MKNOD (RFC 1813 section 3.3.11); {@code major}/{@code minor} only count for devices. */
+    /**
+     * MKNOD (RFC 1813 section 3.3.11); {@code major}/{@code minor} only count for devices.
+     *
+     * @param directory the directory to create in
+     * @param name the new name, sent as UTF-8
+     * @param type NF3CHR, NF3BLK, NF3SOCK or NF3FIFO
+     * @param attributes its initial attributes
+     * @param major the device's major number (NF3CHR, NF3BLK)
+     * @param minor the device's minor number (NF3CHR, NF3BLK)
+     * @return the new object's handle and attributes, and the directory's before and after
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public DirOpResult mknod(
             FileHandle3 directory, String name, FileType3 type, Sattr3 attributes, int major, int minor)
             throws IOException, InterruptedException {
         return call(
                         Nfs3.PROC_MKNOD,
                         Nfs3Xdr.mknod(directory, name, type, attributes, major, minor),
-                        ReplyReader.of(Nfs3Xdr::dirOpResults))
+                        ReplyReader.of(Nfs3ResultsXdr::dirOpResults))
                 .orThrow("MKNOD " + name);
     }
 
-    /** REMOVE (RFC 1813 section 3.3.12). */
+    /**
+     * REMOVE (RFC 1813 section 3.3.12).
+     *
+     * @param directory the directory holding the name
+     * @param name the name to remove, sent as UTF-8
+     * @return the directory's attributes before and after
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public WccData remove(FileHandle3 directory, String name) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_REMOVE, Nfs3Args.DirOp.utf8(directory, name), ReplyReader.of(Nfs3Xdr::wccResults))
+        return call(Nfs3.PROC_REMOVE, Nfs3Args.DirOp.utf8(directory, name), ReplyReader.of(Nfs3ResultsXdr::wccResults))
                 .orThrow("REMOVE " + name);
     }
 
-    /** RMDIR (RFC 1813 section 3.3.13). */
+    /**
+     * RMDIR (RFC 1813 section 3.3.13).
+     *
+     * @param directory the parent directory
+     * @param name the empty directory's name, sent as UTF-8
+     * @return the parent's attributes before and after
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public WccData rmdir(FileHandle3 directory, String name) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_RMDIR, Nfs3Args.DirOp.utf8(directory, name), ReplyReader.of(Nfs3Xdr::wccResults))
+        return call(Nfs3.PROC_RMDIR, Nfs3Args.DirOp.utf8(directory, name), ReplyReader.of(Nfs3ResultsXdr::wccResults))
                 .orThrow("RMDIR " + name);
     }
 
-    /** RENAME (RFC 1813 section 3.3.14). */
+    /**
+     * RENAME (RFC 1813 section 3.3.14).
+     *
+     * @param fromDirectory the directory holding the name now
+     * @param fromName the name now, sent as UTF-8
+     * @param toDirectory the directory to move it to, in the same file system
+     * @param toName the new name, sent as UTF-8; an existing file of that name is replaced
+     * @return both directories' attributes before and after
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public RenameResult rename(FileHandle3 fromDirectory, String fromName, FileHandle3 toDirectory, String toName)
             throws IOException, InterruptedException {
         return call(
                         Nfs3.PROC_RENAME,
                         Nfs3Xdr.rename(fromDirectory, fromName, toDirectory, toName),
-                        ReplyReader.of(Nfs3Xdr::renameResults))
+                        ReplyReader.of(Nfs3ResultsXdr::renameResults))
                 .orThrow("RENAME " + fromName + " " + toName);
     }
 
-    /** LINK (RFC 1813 section 3.3.15). */
+    /**
+     * LINK (RFC 1813 section 3.3.15).
+     *
+     * @param file the existing file
+     * @param directory the directory for the new name
+     * @param name the new name, sent as UTF-8
+     * @return the file's attributes and the directory's before and after
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public LinkResult link(FileHandle3 file, FileHandle3 directory, String name)
             throws IOException, InterruptedException {
-        return call(Nfs3.PROC_LINK, Nfs3Xdr.link(file, directory, name), ReplyReader.of(Nfs3Xdr::linkResults))
+        return call(Nfs3.PROC_LINK, Nfs3Xdr.link(file, directory, name), ReplyReader.of(Nfs3ResultsXdr::linkResults))
                 .orThrow("LINK " + name);
     }
 
-    /** FSSTAT (RFC 1813 section 3.3.18). */
-    public FsStat fsstat(FileHandle3 fsroot) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_FSSTAT, fsroot::encodeTo, ReplyReader.of(Nfs3Xdr::fsstatResults))
-                .orThrow("FSSTAT " + fsroot);
-    }
-
-    /** PATHCONF (RFC 1813 section 3.3.20). */
-    public PathConf pathconf(FileHandle3 object) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_PATHCONF, object::encodeTo, ReplyReader.of(Nfs3Xdr::pathconfResults))
-                .orThrow("PATHCONF " + object);
-    }
-
-    /** COMMIT of {@code count} bytes from {@code offset}, 0 for up to the end of the file (RFC 1813 section 3.3.21). */
-    public CommitResult commit(FileHandle3 file, long offset, int count) throws IOException, InterruptedException {
-        return call(Nfs3.PROC_COMMIT, Nfs3Xdr.commit(file, offset, count), ReplyReader.of(Nfs3Xdr::commitResults))
-                .orThrow("COMMIT " + file);
-    }
-
-    /** One READDIR (RFC 1813 section 3.3.16): cookie 0 and verifier 0 start at the beginning. */
+    /**
+     * One READDIR (RFC 1813 section 3.3.16): cookie 0 and verifier 0 start at the beginning.
+     *
+     * @param directory the directory's handle
+     * @param cookie 0, or the cookie of the last entry of the previous batch
+     * @param cookieVerifier 0, or the verifier of the previous batch
+     * @param count the most bytes of READDIR results the server may send
+     * @return one batch of entries, with {@code eof} once the listing is complete
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public DirList3 readdir(FileHandle3 directory, long cookie, long cookieVerifier, int count)
             throws IOException, InterruptedException {
         ReplyReader<Nfs3Result<DirList3>> results = new ReplyReader<>() {
             @Override
             public Nfs3Result<DirList3> read(XdrDecoder in, ReplyPlacement placement) {
-                return Nfs3Xdr.readdirResults(in);
+                return Nfs3ResultsXdr.readdirResults(in);
             }
 
             @Override
@@ -379,13 +282,25 @@ public final class Nfs3Client {
                 .orThrow("READDIR " + directory);
     }
 
-    /** One READDIRPLUS (RFC 1813 section 3.3.17). */
+    /**
+     * One READDIRPLUS (RFC 1813 section 3.3.17).
+     *
+     * @param directory the directory's handle
+     * @param cookie 0, or the cookie of the last entry of the previous batch
+     * @param cookieVerifier 0, or the verifier of the previous batch
+     * @param dirCount the most bytes of directory information (names and cookies) in the results
+     * @param maxCount the most bytes of READDIRPLUS results in all, attributes and handles included
+     * @return one batch of entries, with attributes and handles, and {@code eof} once the listing is complete
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
+     */
     public DirList3 readdirplus(FileHandle3 directory, long cookie, long cookieVerifier, int dirCount, int maxCount)
             throws IOException, InterruptedException {
         ReplyReader<Nfs3Result<DirList3>> results = new ReplyReader<>() {
             @Override
             public Nfs3Result<DirList3> read(XdrDecoder in, ReplyPlacement placement) {
-                return Nfs3Xdr.readdirplusResults(in);
+                return Nfs3ResultsXdr.readdirplusResults(in);
             }
 
             @Override
@@ -404,7 +319,13 @@ public final class Nfs3Client {
      * Lists a whole directory with READDIR (or READDIRPLUS), batch after batch, each resuming at the last entry's
      * cookie with the verifier of the previous batch (RFC 1813 section 3.3.16).
      *
+     * @param directory the directory's handle
      * @param count the {@code count} (READDIR) or {@code maxcount} (READDIRPLUS) of each call
+     * @param plus true for READDIRPLUS (entries with attributes and handles), false for READDIR
+     * @return every entry, in the server's order ({@code .} and {@code ..} included, as the server sends them)
+     * @throws IOException an {@link NfsException} for an error status of the server, another {@link IOException} (an
+     *        {@code RpcException}) when the call fails in RPC or in the transport
+     * @throws InterruptedException if interrupted while waiting for the reply
      */
     public List<DirEntry3> listDirectory(FileHandle3 directory, int count, boolean plus)
             throws IOException, InterruptedException {

@@ -7,7 +7,7 @@
  * results and WRITE arguments is marked eligible for direct data placement, so an RDMA transport can move it with
  * RDMA Write and Read instead of through inline messages. {@link org.panamardma.nfs.MountClient} gets an export's
  * root handle; {@link org.panamardma.nfs.PortmapClient} finds mountd's port. {@link org.panamardma.nfs.Nfs3Xdr}
- * holds the procedures' XDR codecs.
+ * encodes the procedures' arguments and {@link org.panamardma.nfs.Nfs3ResultsXdr} reads their results.
  *
  * <p>Why NFSv3 rather than NFSv4.0: each v3 procedure is one RPC with a fixed argument and result shape, so the
  * DDP-eligible items (READ and WRITE data) are at known places in a small message, and a file handle from MOUNT is

@@ -48,7 +48,7 @@ class FsInfoXdrTest {
     @Test
     void resultsDecodeEveryField() throws Exception {
         XdrDecoder d = new XdrDecoder(Wire.of().hex(KNFSD_LIKE).segment());
-        FsInfo info = Nfs3Xdr.fsinfoResults(d).orThrow("FSINFO");
+        FsInfo info = Nfs3ResultsXdr.fsinfoResults(d).orThrow("FSINFO");
         assertTrue(d.atEnd(), "the whole FSINFO3resok is consumed");
         assertEquals(
                 new FsInfo(
@@ -90,7 +90,7 @@ class FsInfoXdrTest {
                 .u32(0) // time_delta 1 s
                 .u32(0x0008); // FSF3_HOMOGENEOUS only
         XdrDecoder d = new XdrDecoder(w.segment());
-        FsInfo info = Nfs3Xdr.fsinfoResults(d).orThrow("FSINFO");
+        FsInfo info = Nfs3ResultsXdr.fsinfoResults(d).orThrow("FSINFO");
         assertTrue(d.atEnd());
         assertEquals(FileType3.NF3DIR, info.attributes().type());
         assertEquals(7, info.attributes().fileid());
@@ -113,7 +113,7 @@ class FsInfoXdrTest {
     @Test
     void encodingGivesTheSameBytes() {
         byte[] wire = Wire.of().hex(KNFSD_LIKE).bytes();
-        FsInfo info = Nfs3Xdr.fsinfoResults(
+        FsInfo info = Nfs3ResultsXdr.fsinfoResults(
                         new XdrDecoder(Wire.of().hex(KNFSD_LIKE).segment()))
                 .value();
         byte[] body = Nfs3XdrTest.encode(info::encodeTo);
@@ -136,7 +136,7 @@ class FsInfoXdrTest {
                 .u32(0)
                 .u32(0)
                 .u32(0);
-        FsInfo info = Nfs3Xdr.fsinfoResults(new XdrDecoder(w.segment())).value();
+        FsInfo info = Nfs3ResultsXdr.fsinfoResults(new XdrDecoder(w.segment())).value();
         assertEquals(0xFFFF_FFFFL, info.rtmax(), "uint32 keeps its high bit");
         assertEquals(Integer.MAX_VALUE, info.maxReadSize(), "one call carries at most 2^31-1 bytes");
         assertEquals(Integer.MAX_VALUE, info.preferredReadSize(), "rtpref 0: use rtmax");
@@ -148,7 +148,7 @@ class FsInfoXdrTest {
     @Test
     void failureCarriesOnlyTheAttributes() {
         XdrDecoder d = new XdrDecoder(Wire.of().u32(70).u32(1).fattr3(2, 0, 1).segment()); // NFS3ERR_STALE
-        Nfs3Result<FsInfo> r = Nfs3Xdr.fsinfoResults(d);
+        Nfs3Result<FsInfo> r = Nfs3ResultsXdr.fsinfoResults(d);
         assertEquals(NfsStat3.NFS3ERR_STALE, r.status());
         assertNull(r.value());
         assertTrue(d.atEnd(), "FSINFO3resfail's post_op_attr is consumed");
@@ -161,7 +161,8 @@ class FsInfoXdrTest {
         String cut = KNFSD_LIKE.substring(0, KNFSD_LIKE.length() - 8); // without properties
         XdrException e = assertThrows(
                 XdrException.class,
-                () -> Nfs3Xdr.fsinfoResults(new XdrDecoder(Wire.of().hex(cut).segment())));
+                () -> Nfs3ResultsXdr.fsinfoResults(
+                        new XdrDecoder(Wire.of().hex(cut).segment())));
         assertEquals(XdrException.Reason.TRUNCATED, e.reason());
     }
 }

@@ -131,7 +131,7 @@ abstract class KnfsdRdmaDeviceTests {
         return new ReplyReader<>() {
             @Override
             public Nfs3Result<DirList3> read(org.panamardma.xdr.XdrDecoder in, ReplyPlacement placement) {
-                return plus ? Nfs3Xdr.readdirplusResults(in) : Nfs3Xdr.readdirResults(in);
+                return plus ? Nfs3ResultsXdr.readdirplusResults(in) : Nfs3ResultsXdr.readdirResults(in);
             }
 
             @Override
@@ -160,8 +160,8 @@ abstract class KnfsdRdmaDeviceTests {
         assertTrue(n.peers().present(), "knfsd sends RFC 8797 private data in its accept");
         assertTrue(n.sendThreshold() >= 1024 && n.receiveThreshold() >= 1024, n.toString());
         c.ping();
-        Called<Nfs3Result<Fattr3>> getattr =
-                call(transport, Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(root), ReplyReader.of(Nfs3Xdr::getattrResults));
+        Called<Nfs3Result<Fattr3>> getattr = call(
+                transport, Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(root), ReplyReader.of(Nfs3ResultsXdr::getattrResults));
         Fattr3 attributes = getattr.value().orThrow("GETATTR");
         assertEquals(FileType3.NF3DIR, attributes.type());
         assertEquals(((Number) Files.getAttribute(server.export, "unix:ino")).longValue(), attributes.fileid());
@@ -194,7 +194,7 @@ abstract class KnfsdRdmaDeviceTests {
                         transport,
                         Nfs3.PROC_READ,
                         Nfs3Xdr.read(file, done, (int) part.byteSize()),
-                        Nfs3Xdr.readResults(part));
+                        Nfs3ResultsXdr.readResults(part));
                 ReadResult result = r.value().orThrow("READ");
                 calls++;
                 assertTrue(r.reply().usedWriteList(), "READ data offered a Write chunk");
@@ -230,7 +230,7 @@ abstract class KnfsdRdmaDeviceTests {
                         transport,
                         Nfs3.PROC_WRITE,
                         Nfs3Xdr.write(file, done, StableHow.FILE_SYNC, part),
-                        ReplyReader.of(Nfs3Xdr::writeResults));
+                        ReplyReader.of(Nfs3ResultsXdr::writeResults));
                 WriteResult result = w.value().orThrow("WRITE");
                 calls++;
                 assertEquals(CallPlan.Kind.READ_CHUNKS, w.reply().callKind(), "WRITE data in a Read chunk");
@@ -296,7 +296,7 @@ abstract class KnfsdRdmaDeviceTests {
             FileHandle3 hello = c.lookup(root, KnfsdServer.SMALL_FILE).handle();
             MemorySegment into = arena.allocate(4096);
             Called<Nfs3Result<ReadResult>> r =
-                    call(t, Nfs3.PROC_READ, Nfs3Xdr.read(hello, 0, 4096), Nfs3Xdr.readResults(into));
+                    call(t, Nfs3.PROC_READ, Nfs3Xdr.read(hello, 0, 4096), Nfs3ResultsXdr.readResults(into));
             ReadResult result = r.value().orThrow("READ");
             assertEquals(KnfsdServer.SMALL_CONTENT, new String(result.data().toArray(ValueLayout.JAVA_BYTE)));
             assertTrue(r.reply().replyChunkOffered());
@@ -304,7 +304,7 @@ abstract class KnfsdRdmaDeviceTests {
             assertEquals(RdmaProcedure.RDMA_NOMSG, r.reply().replyProcedure(), "the small reply came by RDMA Write");
 
             Called<Nfs3Result<Fattr3>> getattr =
-                    call(t, Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(root), ReplyReader.of(Nfs3Xdr::getattrResults));
+                    call(t, Nfs3.PROC_GETATTR, Nfs3Xdr.getattr(root), ReplyReader.of(Nfs3ResultsXdr::getattrResults));
             assertEquals(FileType3.NF3DIR, getattr.value().orThrow("GETATTR").type());
             assertEquals(RdmaProcedure.RDMA_NOMSG, getattr.reply().replyProcedure());
 
@@ -314,7 +314,7 @@ abstract class KnfsdRdmaDeviceTests {
                     RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT), placeAll)) {
                 MemorySegment small = arena.allocate(4096);
                 Called<Nfs3Result<ReadResult>> placed =
-                        call(p, Nfs3.PROC_READ, Nfs3Xdr.read(hello, 0, 4096), Nfs3Xdr.readResults(small));
+                        call(p, Nfs3.PROC_READ, Nfs3Xdr.read(hello, 0, 4096), Nfs3ResultsXdr.readResults(small));
                 assertEquals(
                         KnfsdServer.SMALL_CONTENT,
                         new String(placed.value().orThrow("READ").data().toArray(ValueLayout.JAVA_BYTE)));
@@ -333,7 +333,7 @@ abstract class KnfsdRdmaDeviceTests {
                     t,
                     Nfs3.PROC_WRITE,
                     Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, MemorySegment.ofArray(small)),
-                    ReplyReader.of(Nfs3Xdr::writeResults));
+                    ReplyReader.of(Nfs3ResultsXdr::writeResults));
             assertEquals(2000, w.value().orThrow("WRITE").count());
             assertEquals(CallPlan.Kind.READ_CHUNKS, w.reply().callKind());
             byte[] stored = Files.readAllBytes(server.export.resolve(KnfsdServer.WRITE_TARGET));
@@ -350,7 +350,7 @@ abstract class KnfsdRdmaDeviceTests {
                         l,
                         Nfs3.PROC_WRITE,
                         Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, MemorySegment.ofArray(other)),
-                        ReplyReader.of(Nfs3Xdr::writeResults));
+                        ReplyReader.of(Nfs3ResultsXdr::writeResults));
                 assertEquals(3001, lw.value().orThrow("WRITE").count());
                 assertEquals(CallPlan.Kind.POSITION_ZERO, lw.reply().callKind());
                 assertArrayEquals(
@@ -382,11 +382,11 @@ abstract class KnfsdRdmaDeviceTests {
                             Nfs3.PROC_GETATTR,
                             ROOT,
                             Nfs3Xdr.getattr(file),
-                            ReplyReader.of(Nfs3Xdr::getattrResults),
+                            ReplyReader.of(Nfs3ResultsXdr::getattrResults),
                             TIMEOUT));
                     readers.add(null);
                 } else {
-                    ReplyReader<Nfs3Result<ReadResult>> reader = Nfs3Xdr.readResults(arena.allocate(4096));
+                    ReplyReader<Nfs3Result<ReadResult>> reader = Nfs3ResultsXdr.readResults(arena.allocate(4096));
                     readers.add(reader);
                     futures.add(transport.callAsync(
                             Nfs3.PROGRAM,
@@ -409,7 +409,7 @@ abstract class KnfsdRdmaDeviceTests {
                                     Nfs3.PROGRAM,
                                     Nfs3.VERSION,
                                     Nfs3.PROC_GETATTR,
-                                    ReplyReader.of(Nfs3Xdr::getattrResults),
+                                    ReplyReader.of(Nfs3ResultsXdr::getattrResults),
                                     reply)
                             .orThrow("GETATTR");
                     assertEquals(KnfsdServer.PATTERN_SIZE, a.size());
@@ -578,7 +578,7 @@ abstract class KnfsdRdmaDeviceTests {
                                     w,
                                     Nfs3.PROC_READ,
                                     Nfs3Xdr.read(file, done, (int) part.byteSize()),
-                                    Nfs3Xdr.readResults(part))
+                                    Nfs3ResultsXdr.readResults(part))
                             .value()
                             .orThrow("READ");
                     assertEquals(part.address(), r.data().address(), "placed in the caller's memory");
@@ -589,7 +589,7 @@ abstract class KnfsdRdmaDeviceTests {
                         w,
                         Nfs3.PROC_WRITE,
                         Nfs3Xdr.write(target, 0, StableHow.FILE_SYNC, source),
-                        ReplyReader.of(Nfs3Xdr::writeResults));
+                        ReplyReader.of(Nfs3ResultsXdr::writeResults));
                 assertEquals(WRITE_SIZE, wr.value().orThrow("WRITE").count());
                 assertEquals(CallPlan.Kind.READ_CHUNKS, wr.reply().callKind());
                 assertArrayEquals(

@@ -132,7 +132,7 @@ class Nfs3XdrTest {
 
     @Test
     void getattrResultsDecodeEveryFattr3Field() throws Exception {
-        Nfs3Result<Fattr3> r = Nfs3Xdr.getattrResults(in(Wire.of().u32(0).fattr3(2, 4096, 0x1_0000_0002L)));
+        Nfs3Result<Fattr3> r = Nfs3ResultsXdr.getattrResults(in(Wire.of().u32(0).fattr3(2, 4096, 0x1_0000_0002L)));
         Fattr3 a = r.orThrow("GETATTR");
         assertEquals(
                 new Fattr3(
@@ -182,7 +182,7 @@ class Nfs3XdrTest {
                 .u32(0)
                 .u32(0)
                 .u32(0);
-        Fattr3 a = Nfs3Xdr.getattrResults(in(w)).value();
+        Fattr3 a = Nfs3ResultsXdr.getattrResults(in(w)).value();
         assertEquals(0xFFFF_FFFFL, a.mode());
         assertEquals(0xFFFF_FFFEL, a.uid());
         assertEquals("18446744073709551615", Long.toUnsignedString(a.size()));
@@ -192,39 +192,40 @@ class Nfs3XdrTest {
     @Test
     void errorStatusesAndTheirFailureBodies() throws Exception {
         XdrDecoder d = in(Wire.of().u32(70));
-        Nfs3Result<Fattr3> stale = Nfs3Xdr.getattrResults(d);
+        Nfs3Result<Fattr3> stale = Nfs3ResultsXdr.getattrResults(d);
         assertEquals(NfsStat3.NFS3ERR_STALE, stale.status());
         assertTrue(d.atEnd());
         NfsException e = assertThrows(NfsException.class, () -> stale.orThrow("GETATTR"));
         assertEquals(NfsStat3.NFS3ERR_STALE, e.status());
 
         d = in(Wire.of().u32(2).u32(1).fattr3(2, 0, 1)); // LOOKUP3resfail: dir_attributes present
-        assertEquals(NfsStat3.NFS3ERR_NOENT, Nfs3Xdr.lookupResults(d).status());
+        assertEquals(NfsStat3.NFS3ERR_NOENT, Nfs3ResultsXdr.lookupResults(d).status());
         assertTrue(d.atEnd(), "the failure's post_op_attr is consumed");
 
         d = in(Wire.of().u32(28).u32(1).u64(10).u32(1).u32(0).u32(1).u32(0).u32(0)); // WRITE3resfail: wcc pre only
-        assertEquals(NfsStat3.NFS3ERR_NOSPC, Nfs3Xdr.writeResults(d).status());
+        assertEquals(NfsStat3.NFS3ERR_NOSPC, Nfs3ResultsXdr.writeResults(d).status());
         assertTrue(d.atEnd());
     }
 
     @Test
     void anUnknownStatusOrTypeIsAnXdrError() {
         XdrException e = assertThrows(
-                XdrException.class, () -> Nfs3Xdr.getattrResults(in(Wire.of().u32(12345))));
+                XdrException.class,
+                () -> Nfs3ResultsXdr.getattrResults(in(Wire.of().u32(12345))));
         assertEquals(XdrException.Reason.INVALID_VALUE, e.reason());
         e = assertThrows(
                 XdrException.class,
-                () -> Nfs3Xdr.getattrResults(in(Wire.of().u32(0).fattr3(8, 0, 0))));
+                () -> Nfs3ResultsXdr.getattrResults(in(Wire.of().u32(0).fattr3(8, 0, 0))));
         assertEquals(XdrException.Reason.INVALID_VALUE, e.reason());
         e = assertThrows(
                 XdrException.class,
-                () -> Nfs3Xdr.getattrResults(in(Wire.of().u32(0).hex("00000001 000001a4"))));
+                () -> Nfs3ResultsXdr.getattrResults(in(Wire.of().u32(0).hex("00000001 000001a4"))));
         assertEquals(XdrException.Reason.TRUNCATED, e.reason());
     }
 
     @Test
     void lookupResultsCarryHandleAndBothAttributes() throws Exception {
-        LookupResult r = Nfs3Xdr.lookupResults(in(Wire.of()
+        LookupResult r = Nfs3ResultsXdr.lookupResults(in(Wire.of()
                         .u32(0)
                         .opaque(new byte[] {7, 7, 7, 7, 7, 7, 7, 7})
                         .u32(1)
@@ -250,7 +251,7 @@ class Nfs3XdrTest {
     void inlineReadDataIsCopiedIntoTheCallersBuffer() throws Exception {
         byte[] data = {1, 2, 3, 4, 5, 6, 7};
         MemorySegment target = MemorySegment.ofArray(new byte[16]);
-        ReplyReader<Nfs3Result<ReadResult>> reader = Nfs3Xdr.readResults(target);
+        ReplyReader<Nfs3Result<ReadResult>> reader = Nfs3ResultsXdr.readResults(target);
         assertSame(target, reader.placementTarget(), "the buffer is offered for direct placement");
         XdrDecoder d = in(readReply(data, true));
         ReadResult r = reader.read(d, ReplyPlacement.INLINE).orThrow("READ");
@@ -273,7 +274,7 @@ class Nfs3XdrTest {
             return target.asSlice(0, length);
         };
         XdrDecoder d = in(reduced);
-        ReadResult r = Nfs3Xdr.readResults(target).read(d, placed).orThrow("READ");
+        ReadResult r = Nfs3ResultsXdr.readResults(target).read(d, placed).orThrow("READ");
         assertTrue(d.atEnd());
         assertEquals(5, r.count());
         assertFalse(r.eof());
@@ -286,19 +287,20 @@ class Nfs3XdrTest {
         MemorySegment small = MemorySegment.ofArray(new byte[4]);
         XdrException e = assertThrows(
                 XdrException.class,
-                () -> Nfs3Xdr.readResults(small).read(in(readReply(new byte[8], false)), ReplyPlacement.INLINE));
+                () -> Nfs3ResultsXdr.readResults(small).read(in(readReply(new byte[8], false)), ReplyPlacement.INLINE));
         assertEquals(XdrException.Reason.LIMIT_EXCEEDED, e.reason());
         Wire lying = Wire.of().u32(0).u32(0).u32(3).u32(0).opaque(new byte[] {1, 2});
         e = assertThrows(
                 XdrException.class,
-                () -> Nfs3Xdr.readResults(MemorySegment.ofArray(new byte[4])).read(in(lying), ReplyPlacement.INLINE));
+                () -> Nfs3ResultsXdr.readResults(MemorySegment.ofArray(new byte[4]))
+                        .read(in(lying), ReplyPlacement.INLINE));
         assertEquals(XdrException.Reason.INVALID_VALUE, e.reason());
     }
 
     @Test
     void writeAndCommitResults() throws Exception {
         Wire wcc = Wire.of().u32(1).u64(0).u32(10).u32(0).u32(11).u32(0).u32(1).fattr3(1, 6, 9);
-        WriteResult w = Nfs3Xdr.writeResults(
+        WriteResult w = Nfs3ResultsXdr.writeResults(
                         in(Wire.of().u32(0).hex(hexOf(wcc)).u32(6).u32(0).hex("cafebabe00000001")))
                 .orThrow("WRITE");
         assertEquals(6, w.count());
@@ -308,7 +310,8 @@ class Nfs3XdrTest {
         assertEquals(new NfsTime3(10, 0), w.wcc().before().mtime());
         assertEquals(6, w.wcc().after().size());
 
-        CommitResult c = Nfs3Xdr.commitResults(in(Wire.of().u32(0).u32(0).u32(0).hex("cafebabe00000001")))
+        CommitResult c = Nfs3ResultsXdr.commitResults(
+                        in(Wire.of().u32(0).u32(0).u32(0).hex("cafebabe00000001")))
                 .orThrow("COMMIT");
         assertNull(c.wcc().before());
         assertNull(c.wcc().after());
@@ -340,7 +343,7 @@ class Nfs3XdrTest {
                 .u32(0)
                 .u32(1);
         XdrDecoder d = in(w);
-        DirList3 list = Nfs3Xdr.readdirResults(d).orThrow("READDIR");
+        DirList3 list = Nfs3ResultsXdr.readdirResults(d).orThrow("READDIR");
         assertTrue(d.atEnd());
         assertTrue(list.eof());
         assertEquals(0xabc, list.cookieVerifier());
@@ -351,7 +354,7 @@ class Nfs3XdrTest {
                         new DirEntry3(13, "entry-001", 3, null, null)),
                 list.entries());
 
-        DirList3 empty = Nfs3Xdr.readdirResults(
+        DirList3 empty = Nfs3ResultsXdr.readdirResults(
                         in(Wire.of().u32(0).u32(0).u64(0).u32(0).u32(0)))
                 .value();
         assertTrue(empty.entries().isEmpty());
@@ -381,7 +384,7 @@ class Nfs3XdrTest {
                 .u32(0)
                 .u32(0)
                 .u32(1);
-        DirList3 list = Nfs3Xdr.readdirplusResults(in(w)).orThrow("READDIRPLUS");
+        DirList3 list = Nfs3ResultsXdr.readdirplusResults(in(w)).orThrow("READDIRPLUS");
         assertEquals(2, list.directoryAttributes().size() / 2048);
         assertEquals(2, list.entries().size());
         DirEntry3 a = list.entries().get(0);
@@ -395,7 +398,7 @@ class Nfs3XdrTest {
     void aTruncatedEntryListIsAnXdrErrorNotALoop() {
         Wire w =
                 Wire.of().u32(0).u32(0).u64(0).u32(1).u64(12).string("x").u64(1).u32(1);
-        XdrException e = assertThrows(XdrException.class, () -> Nfs3Xdr.readdirResults(in(w)));
+        XdrException e = assertThrows(XdrException.class, () -> Nfs3ResultsXdr.readdirResults(in(w)));
         assertEquals(XdrException.Reason.TRUNCATED, e.reason());
     }
 }

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 class NfsLayoutTest {
     private static final Path MAIN = Path.of("src/main/java/org/panamardma/nfs");
     /** The client's classes: the server takes the protocols from Nfs3, Nfs3Args, Mount3, Portmap and the types. */
-    private static final List<String> CLIENT = List.of("Nfs3Client", "Nfs3Xdr", "MountClient", "PortmapClient");
+    private static final List<String> CLIENT =
+            List.of("Nfs3Client", "Nfs3FileCalls", "Nfs3Xdr", "Nfs3ResultsXdr", "MountClient", "PortmapClient");
 
     private static List<Path> sources(Path dir) throws IOException {
         assertTrue(Files.isDirectory(dir), "run from the nfs module directory: no " + dir.toAbsolutePath());

@@ -1,5 +1,7 @@
 package org.panamardma.xdr;
 
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -20,6 +22,13 @@ public final class Xdr {
     public static final int FLOAT_SIZE = 4;
     /** Encoded size of double (RFC 4506 section 4.7). */
     public static final int DOUBLE_SIZE = 8;
+
+    // The basic items as they lie in memory, for XdrEncoder and XdrDecoder: big-endian (RFC 4506 section 3) and
+    // unaligned, since callers' segments (heap arrays, registered buffers at any offset) need not be 4-byte aligned.
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private Xdr() {}
 

@@ -110,7 +110,7 @@ public final class XdrDecoder {
      */
     public int getInt() {
         require(Xdr.INT_SIZE, "int");
-        int value = segment.get(XdrEncoder.INT, position);
+        int value = segment.get(Xdr.INT, position);
         position += Xdr.INT_SIZE;
         return value;
     }
@@ -156,7 +156,7 @@ public final class XdrDecoder {
      */
     public long getHyper() {
         require(Xdr.HYPER_SIZE, "hyper");
-        long value = segment.get(XdrEncoder.LONG, position);
+        long value = segment.get(Xdr.LONG, position);
         position += Xdr.HYPER_SIZE;
         return value;
     }
@@ -227,7 +227,7 @@ public final class XdrDecoder {
      */
     public float getFloat() {
         require(Xdr.FLOAT_SIZE, "float");
-        float value = segment.get(XdrEncoder.FLOAT, position);
+        float value = segment.get(Xdr.FLOAT, position);
         position += Xdr.FLOAT_SIZE;
         return value;
     }
@@ -240,7 +240,7 @@ public final class XdrDecoder {
      */
     public double getDouble() {
         require(Xdr.DOUBLE_SIZE, "double");
-        double value = segment.get(XdrEncoder.DOUBLE, position);
+        double value = segment.get(Xdr.DOUBLE, position);
         position += Xdr.DOUBLE_SIZE;
         return value;
     }

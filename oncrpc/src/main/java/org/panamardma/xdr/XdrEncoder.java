@@ -1,8 +1,6 @@
 package org.panamardma.xdr;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
@@ -23,17 +21,10 @@ import java.util.Optional;
  *
  * <p>Not thread-safe; one encoder per message.
  */
-public final class XdrEncoder {
-    // Unaligned: callers' segments (heap arrays, registered buffers at any offset) need not be 4-byte aligned.
-    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    static final ValueLayout.OfDouble DOUBLE = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-
-    private MemorySegment segment;
+public final class XdrEncoder extends XdrSpace {
+    // This class is RFC 4506's types, their limits and direct placement; the segment, the position and growing it are
+    // XdrSpace's (a superclass, so that an encoder stays one object).
     private final DataPlacement placement;
-    private final Growth growth;
-    private long position;
     private long elided;
 
     /**
@@ -47,6 +38,9 @@ public final class XdrEncoder {
         Growth NONE = (current, used, needed) -> null;
 
         /**
+         * Gives the encoder a segment large enough for the item that did not fit. Called on the encoder's thread; the
+         * old segment stays the caller's to free (the encoder drops its reference to it).
+         *
          * @param current the segment written so far
          * @param used the bytes of {@code current} written (to be carried over)
          * @param needed the least size the new segment must have
@@ -64,12 +58,19 @@ public final class XdrEncoder {
      */
     public record Mark(long position, long elided) {}
 
-    /** An encoder writing from offset 0 of {@code segment}, keeping everything inline. */
+    /**
+     * An encoder writing from offset 0 of {@code segment}, keeping everything inline.
+     *
+     * @param segment where to write; its size is the encoder's limit unless a {@link Growth} is given
+     */
     public XdrEncoder(MemorySegment segment) {
         this(segment, 0, DataPlacement.INLINE);
     }
 
     /**
+     * An encoder writing from {@code position} of {@code segment}, which it never grows. The caller owns the segment
+     * and must keep it alive while the encoder is in use.
+     *
      * @param segment where to write
      * @param position the offset of the first byte to write
      * @param placement where eligible bulk data may go; {@link DataPlacement#INLINE} to keep all of it inline
@@ -79,78 +80,51 @@ public final class XdrEncoder {
     }
 
     /**
+     * An encoder that asks {@code growth} for a larger segment when an item does not fit.
+     *
      * @param segment where to write first
      * @param position the offset of the first byte to write
      * @param placement where eligible bulk data may go
      * @param growth asked for a larger segment when an item does not fit; {@link #segment()} is then the new one
      */
     public XdrEncoder(MemorySegment segment, long position, DataPlacement placement, Growth growth) {
-        this.segment = Objects.requireNonNull(segment, "segment");
+        super(segment, position, growth);
         this.placement = Objects.requireNonNull(placement, "placement");
-        this.growth = Objects.requireNonNull(growth, "growth");
-        if (position < 0 || position > segment.byteSize()) {
-            throw new IllegalArgumentException("position " + position + " outside segment of " + segment.byteSize());
-        }
-        this.position = position;
     }
 
-    /** @return the offset in the segment of the next byte to be written */
-    public long position() {
-        return position;
-    }
-
-    /** @return the position in the full XDR stream: {@link #position()} plus the bytes placed out of band */
+    /** {@return the position in the full XDR stream: {@link #position()} plus the bytes placed out of band} */
     public long streamPosition() {
-        return position + elided;
+        return position() + elided;
     }
 
-    /** @return bytes left in the segment */
-    public long remaining() {
-        return segment.byteSize() - position;
-    }
-
-    /** @return the segment this encoder writes into (the latest, if it grew) */
-    public MemorySegment segment() {
-        return segment;
-    }
-
-    /** @return the bytes written so far, from offset {@code from} to the current position (a view, not a copy) */
-    public MemorySegment written(long from) {
-        return segment.asSlice(from, position - from);
-    }
-
-    /** @return a mark for the current position */
+    /** {@return a mark for the current position} */
     public Mark mark() {
-        return new Mark(position, elided);
+        return new Mark(position(), elided);
     }
 
     /**
      * Rewinds to {@code mark}, discarding what was written after it, and tells the {@link DataPlacement} to forget
      * items placed after it.
+     *
+     * @param mark from an earlier {@link #mark()} of this encoder, not after the current position
+     * @throws IllegalArgumentException if the mark lies after the current position
      */
     public void reset(Mark mark) {
-        if (mark.position() > position || mark.position() < 0) {
-            throw new IllegalArgumentException("cannot reset forward, to " + mark.position() + " from " + position);
-        }
-        position = mark.position();
+        rewind(mark.position());
         elided = mark.elided();
         placement.discardFrom(streamPosition());
     }
 
-    private void require(long bytes, String what) {
-        if (bytes > remaining() && !grow(position + bytes)) {
-            throw new XdrException(
-                    XdrException.Reason.NO_SPACE,
-                    position,
-                    what + " needs " + bytes + " bytes, " + remaining() + " left");
-        }
-    }
-
-    /** Encodes an XDR {@code int} (RFC 4506 section 4.1). */
+    /**
+     * Encodes an XDR {@code int} (RFC 4506 section 4.1).
+     *
+     * @param value any int, written as four big-endian bytes
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#NO_SPACE} if four bytes do not fit
+     */
     public XdrEncoder putInt(int value) {
         require(Xdr.INT_SIZE, "int");
-        segment.set(INT, position, value);
-        position += Xdr.INT_SIZE;
+        writeInt(value);
         return this;
     }
 
@@ -158,19 +132,27 @@ public final class XdrEncoder {
      * Encodes an XDR {@code unsigned int} (RFC 4506 section 4.2).
      *
      * @param value 0 to 2<sup>32</sup>-1
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#INVALID_VALUE} if {@code value} is outside 0 to 2<sup>32</sup>-1
      */
     public XdrEncoder putUnsignedInt(long value) {
         if (value < 0 || value > 0xFFFF_FFFFL) {
-            throw new XdrException(XdrException.Reason.INVALID_VALUE, position, "unsigned int out of range: " + value);
+            throw new XdrException(
+                    XdrException.Reason.INVALID_VALUE, position(), "unsigned int out of range: " + value);
         }
         return putInt((int) value);
     }
 
-    /** Encodes an XDR {@code hyper} (RFC 4506 section 4.5). */
+    /**
+     * Encodes an XDR {@code hyper} (RFC 4506 section 4.5).
+     *
+     * @param value any long, written as eight big-endian bytes
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#NO_SPACE} if eight bytes do not fit
+     */
     public XdrEncoder putHyper(long value) {
         require(Xdr.HYPER_SIZE, "hyper");
-        segment.set(LONG, position, value);
-        position += Xdr.HYPER_SIZE;
+        writeLong(value);
         return this;
     }
 
@@ -178,38 +160,65 @@ public final class XdrEncoder {
      * Encodes an XDR {@code unsigned hyper} (RFC 4506 section 4.5). Java has no unsigned long: the 64 bits of
      * {@code value} are written as they are, so values above {@link Long#MAX_VALUE} are passed as negative longs
      * (as {@link Long#parseUnsignedLong} gives them).
+     *
+     * @param value the 64 bits to write
+     * @return this encoder
      */
     public XdrEncoder putUnsignedHyper(long value) {
         return putHyper(value);
     }
 
-    /** Encodes an XDR {@code bool}: 1 for true, 0 for false (RFC 4506 section 4.4). */
+    /**
+     * Encodes an XDR {@code bool}: 1 for true, 0 for false (RFC 4506 section 4.4).
+     *
+     * @param value written as 1 or 0
+     * @return this encoder
+     */
     public XdrEncoder putBoolean(boolean value) {
         return putInt(value ? 1 : 0);
     }
 
-    /** Encodes an XDR {@code enum} value (RFC 4506 section 4.3): a signed 32-bit word. */
+    /**
+     * Encodes an XDR {@code enum} value (RFC 4506 section 4.3): a signed 32-bit word.
+     *
+     * @param value the enum's declared value
+     * @return this encoder
+     */
     public XdrEncoder putEnum(int value) {
         return putInt(value);
     }
 
-    /** Encodes an XDR {@code float}: IEEE 754 single precision (RFC 4506 section 4.6). */
+    /**
+     * Encodes an XDR {@code float}: IEEE 754 single precision (RFC 4506 section 4.6).
+     *
+     * @param value any float, NaN and infinities included, written as its IEEE 754 bits
+     * @return this encoder
+     */
     public XdrEncoder putFloat(float value) {
         require(Xdr.FLOAT_SIZE, "float");
-        segment.set(FLOAT, position, value);
-        position += Xdr.FLOAT_SIZE;
+        writeFloat(value);
         return this;
     }
 
-    /** Encodes an XDR {@code double}: IEEE 754 double precision (RFC 4506 section 4.7). */
+    /**
+     * Encodes an XDR {@code double}: IEEE 754 double precision (RFC 4506 section 4.7).
+     *
+     * @param value any double, NaN and infinities included, written as its IEEE 754 bits
+     * @return this encoder
+     */
     public XdrEncoder putDouble(double value) {
         require(Xdr.DOUBLE_SIZE, "double");
-        segment.set(DOUBLE, position, value);
-        position += Xdr.DOUBLE_SIZE;
+        writeDouble(value);
         return this;
     }
 
-    /** Writes {@code count} zero bytes, 0 to 3: the padding after variable-length data (RFC 4506 section 4.9). */
+    /**
+     * Writes {@code count} zero bytes, 0 to 3: the padding after variable-length data (RFC 4506 section 4.9).
+     *
+     * @param count 0 to 3
+     * @return this encoder
+     * @throws IllegalArgumentException if {@code count} is outside 0 to 3
+     */
     public XdrEncoder putPadding(int count) {
         if (count < 0 || count >= Xdr.UNIT) {
             throw new IllegalArgumentException("padding must be 0..3 bytes, not " + count);
@@ -224,12 +233,15 @@ public final class XdrEncoder {
      *
      * @param data exactly {@code expectedLength} bytes
      * @param expectedLength the declared fixed length n
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is not {@code expectedLength}
+     *        bytes long
      */
     public XdrEncoder putFixedOpaque(MemorySegment data, long expectedLength) {
         if (data.byteSize() != expectedLength) {
             throw new XdrException(
                     XdrException.Reason.LIMIT_EXCEEDED,
-                    position,
+                    position(),
                     "fixed opaque of " + expectedLength + " bytes given " + data.byteSize());
         }
         require(Xdr.roundUp(data.byteSize()), "opaque[" + expectedLength + "]");
@@ -237,7 +249,12 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Encodes {@code opaque[n]} from a byte array whose length is n. */
+    /**
+     * Encodes {@code opaque[n]} from a byte array whose length is n.
+     *
+     * @param data the bytes; its length is n
+     * @return this encoder
+     */
     public XdrEncoder putFixedOpaque(byte[] data) {
         return putFixedOpaque(MemorySegment.ofArray(data), data.length);
     }
@@ -247,6 +264,8 @@ public final class XdrEncoder {
      *
      * @param data the bytes, at most {@code maxLength}
      * @param maxLength the declared maximum; {@link Integer#MAX_VALUE} for {@code opaque<>}
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is longer than {@code maxLength}
      */
     public XdrEncoder putOpaque(MemorySegment data, int maxLength) {
         checkMax(data.byteSize(), maxLength, "opaque");
@@ -256,7 +275,14 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Encodes {@code opaque<max>} from a byte array. */
+    /**
+     * Encodes {@code opaque<max>} from a byte array.
+     *
+     * @param data the bytes, at most {@code maxLength}
+     * @param maxLength the declared maximum
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is longer than {@code maxLength}
+     */
     public XdrEncoder putOpaque(byte[] data, int maxLength) {
         return putOpaque(MemorySegment.ofArray(data), maxLength);
     }
@@ -266,7 +292,11 @@ public final class XdrEncoder {
      * WRITE payloads, for instance). The length word always stays inline; the data and its padding are written
      * only if this encoder's {@link DataPlacement} does not take them.
      *
+     * @param data the bytes, at most {@code maxLength}; if placed out of band, the placement keeps a reference to this
+     *        segment, which the caller must keep alive until the message is sent
+     * @param maxLength the declared maximum
      * @return {@code true} if the data was placed out of band
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code data} is longer than {@code maxLength}
      */
     public boolean putEligibleOpaque(MemorySegment data, int maxLength) {
         checkMax(data.byteSize(), maxLength, "opaque");
@@ -287,6 +317,10 @@ public final class XdrEncoder {
      * is its superset and what NFSv4 uses).
      *
      * @param maxLength the declared maximum length in bytes
+     * @param value the string; its UTF-8 bytes are written, not its chars
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if its UTF-8 encoding is longer than {@code
+     *        maxLength}
      */
     public XdrEncoder putString(String value, int maxLength) {
         return putOpaque(value.getBytes(StandardCharsets.UTF_8), maxLength);
@@ -296,6 +330,11 @@ public final class XdrEncoder {
      * Encodes a counted array {@code T<max>} (RFC 4506 section 4.13): the element count, then each element.
      *
      * @param maxCount the declared maximum count
+     * @param <T> the element type
+     * @param values the elements, at most {@code maxCount}
+     * @param writer encodes one element
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if there are more than {@code maxCount} elements
      */
     public <T> XdrEncoder putArray(List<? extends T> values, int maxCount, XdrWriter<? super T> writer) {
         checkMax(values.size(), maxCount, "array");
@@ -310,12 +349,18 @@ public final class XdrEncoder {
      * Encodes a fixed-length array {@code T[n]} (RFC 4506 section 4.12): each element, no count.
      *
      * @param count the declared fixed count n
+     * @param <T> the element type
+     * @param values exactly {@code count} elements
+     * @param writer encodes one element
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if {@code values} does not hold {@code count}
+     *        elements
      */
     public <T> XdrEncoder putFixedArray(List<? extends T> values, int count, XdrWriter<? super T> writer) {
         if (values.size() != count) {
             throw new XdrException(
                     XdrException.Reason.LIMIT_EXCEEDED,
-                    position,
+                    position(),
                     "fixed array of " + count + " elements given " + values.size());
         }
         for (T value : values) {
@@ -324,7 +369,14 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Encodes {@code int<max>}, a counted array of ints, without boxing. */
+    /**
+     * Encodes {@code int<max>}, a counted array of ints, without boxing.
+     *
+     * @param values the ints, at most {@code maxCount}
+     * @param maxCount the declared maximum count
+     * @return this encoder
+     * @throws XdrException {@link XdrException.Reason#LIMIT_EXCEEDED} if there are more than {@code maxCount} values
+     */
     public XdrEncoder putIntArray(int[] values, int maxCount) {
         checkMax(values.length, maxCount, "int array");
         require(Xdr.arraySize(values.length, Xdr.INT_SIZE), "int<" + maxCount + "> of " + values.length);
@@ -339,6 +391,9 @@ public final class XdrEncoder {
      * Encodes optional-data {@code T *name} (RFC 4506 section 4.19): FALSE, or TRUE then the value.
      *
      * @param value the value, or {@code null} for absent
+     * @param <T> the value type
+     * @param writer encodes the value when present
+     * @return this encoder
      */
     public <T> XdrEncoder putNullable(T value, XdrWriter<? super T> writer) {
         putBoolean(value != null);
@@ -348,12 +403,24 @@ public final class XdrEncoder {
         return this;
     }
 
-    /** Encodes optional-data from an {@link Optional}. */
+    /**
+     * Encodes optional-data from an {@link Optional}.
+     *
+     * @param <T> the value type
+     * @param value the value, or empty for absent
+     * @param writer encodes the value when present
+     * @return this encoder
+     */
     public <T> XdrEncoder putOptional(Optional<? extends T> value, XdrWriter<? super T> writer) {
         return putNullable(value.orElse(null), writer);
     }
 
-    /** Encodes {@code value}: a shorthand that reads well in chains. */
+    /**
+     * Encodes {@code value}: a shorthand that reads well in chains.
+     *
+     * @param value encodes itself here
+     * @return this encoder
+     */
     public XdrEncoder put(XdrEncodable value) {
         value.encodeTo(this);
         return this;
@@ -362,48 +429,23 @@ public final class XdrEncoder {
     /**
      * Overwrites the 32-bit word at {@code offset}, already written: for length or marker words known only after
      * the data that follows them (a record mark, a chunk length).
+     *
+     * @param offset the offset in the segment of a word already written (below {@link #position()} by at least four)
+     * @param value the value to write there
+     * @return this encoder
+     * @throws IllegalArgumentException if the word at {@code offset} has not been written yet
      */
     public XdrEncoder patchInt(long offset, int value) {
-        if (offset < 0 || offset > position - Xdr.INT_SIZE) {
-            throw new IllegalArgumentException(
-                    "offset " + offset + " is not a written word (position " + position + ")");
-        }
-        segment.set(INT, offset, value);
+        overwriteInt(offset, value);
         return this;
-    }
-
-    private boolean grow(long needed) {
-        MemorySegment larger = growth.grow(segment, position, needed);
-        if (larger == null) {
-            return false;
-        }
-        if (larger.byteSize() < needed) {
-            throw new IllegalStateException("growth gave " + larger.byteSize() + " bytes, " + needed + " needed");
-        }
-        segment = larger;
-        return true;
     }
 
     private void checkMax(long length, int max, String what) {
         if (length > max) {
             throw new XdrException(
                     XdrException.Reason.LIMIT_EXCEEDED,
-                    position,
+                    position(),
                     what + " of " + length + " exceeds its maximum " + max);
-        }
-    }
-
-    private void copyPadded(MemorySegment data) {
-        long length = data.byteSize();
-        MemorySegment.copy(data, 0, segment, position, length);
-        position += length;
-        zeroFill(Xdr.padding(length));
-    }
-
-    private void zeroFill(int count) {
-        // byte by byte rather than asSlice(..).fill(..): no slice object for at most three bytes
-        for (int i = 0; i < count; i++) {
-            segment.set(ValueLayout.JAVA_BYTE, position++, (byte) 0);
         }
     }
 }

@@ -6,7 +6,7 @@ import org.panamardma.verbs.ffi.verbs_h;
  * What {@code ibv_query_device_ex} reports: limits and capabilities. Capability checks of the typed API
  * (atomics, FLUSH, ATOMIC WRITE) are made from these. They are the device's (the kernel's: every supported
  * libibverbs passes {@code device_cap_flags_ex} on unchanged); whether the installed rdma-core can post FLUSH or
- * ATOMIC WRITE is {@link RdmaCore.Feature}, and a queue pair can only if both can ({@link QueuePair#supportsFlush()}).
+ * ATOMIC WRITE is {@link RdmaCore.Feature}, and a queue pair can only if both can ({@link QueuePair#supportsFlush() QueuePair.supportsFlush()}).
  *
  * @param firmwareVersion   {@code fw_ver}, as the provider formats it
  * @param nodeGuid          {@code node_guid}, in host order

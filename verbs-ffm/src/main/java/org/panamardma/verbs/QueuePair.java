@@ -1,10 +1,7 @@
 package org.panamardma.verbs;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 import java.lang.foreign.MemorySegment;
 import org.panamardma.verbs.SendPath.Op;
-import org.panamardma.verbs.ffi.ibv_qp;
 
 /**
  * A connected reliable-connected queue pair: every send opcode, and receives. Obtained only from
@@ -27,24 +24,9 @@ import org.panamardma.verbs.ffi.ibv_qp;
  */
 @Verb("ibv_destroy_qp")
 @Verb("rdma_destroy_qp")
-public final class QueuePair extends NativeResource {
-    final ProtectionDomain pd;
-    final MemorySegment qp;
-    private final int qpNumber;
-    private final CompletionQueue sendCq;
-    private final CompletionQueue recvCq;
-    private final String deviceName;
-    private final int port;
-
-    /** The most receives {@link #postReceives} posts in one call. */
+public final class QueuePair extends TwoSidedQueuePair {
+    /** The most receives {@link #postReceives postReceives} posts in one call. */
     public static final int MAX_RECEIVE_BATCH = 64;
-
-    /** The gate every post and receive passes, the scratch both paths write into, and their safe destruction. */
-    private final QueuePairGuard guard;
-    /** Send requests: capabilities, validation, the send backends. */
-    private final SendPosting sends;
-    /** Receive requests: validation and ibv_post_recv. */
-    private final ReceivePath receives;
 
     QueuePair(
             ProtectionDomain pd,
@@ -54,130 +36,7 @@ public final class QueuePair extends NativeResource {
             int port,
             QueuePairCreation c,
             Runnable destroyHook) {
-        super("queue pair", QueuePairCreation.dependencies(pd, sendCq, recvCq, srq));
-        this.pd = pd;
-        this.qp = c.qp().reinterpret(ibv_qp.layout().byteSize());
-        this.qpNumber = qp.get(JAVA_INT, ibv_qp.qp_num$OFFSET);
-        this.sendCq = sendCq;
-        this.recvCq = recvCq;
-        this.port = port;
-        this.guard = new QueuePairGuard(destroyHook);
-        Context ctx = pd.context;
-        ctx.track(qp, this);
-        this.deviceName = ctx.deviceName();
-        this.sends = new SendPosting(pd, guard.gate, qp, describe(), c, guard.scratch);
-        this.receives = new ReceivePath(
-                guard.gate, qp, describe(), srq != null, c.maxRecvWr(), c.maxRecvSge(), ctx, guard.scratch);
-    }
-
-    /** The size of the view of the provider's ibv_qp_ex (0 on the legacy path): for tests. */
-    long extendedQpViewSize() {
-        return sends.extendedQpViewSize();
-    }
-
-    void markConnected() {
-        sends.markConnected();
-    }
-
-    /** The QP number the device gave it ({@code qp_num}): what the peer names as its destination QP. */
-    public int qpNumber() {
-        return qpNumber;
-    }
-
-    /** The name of the device the QP is on ({@code mlx5_0}, {@code rxe0}...). */
-    public String deviceName() {
-        return deviceName;
-    }
-
-    /** The device port the QP uses (numbered from 1). */
-    public int port() {
-        return port;
-    }
-
-    /** The CQ its send requests complete on. */
-    public CompletionQueue sendCompletionQueue() {
-        return sendCq;
-    }
-
-    /** The CQ its receives complete on. */
-    public CompletionQueue receiveCompletionQueue() {
-        return recvCq;
-    }
-
-    /** The protection domain it was created in: the regions it posts must be registered there. */
-    public ProtectionDomain protectionDomain() {
-        return pd;
-    }
-
-    /**
-     * Whether the QP was created with the extended API ({@code ibv_qp_ex}), which FLUSH and ATOMIC WRITE are posted
-     * with ({@code ibv_wr_*}); other requests go through {@code ibv_post_send} either way.
-     */
-    public boolean usesExtendedSendPath() {
-        return sends.extended();
-    }
-
-    /**
-     * Whether {@link #postCompareSwap} and {@link #postFetchAdd} can post: on the extended path, as the provider
-     * granted at creation; otherwise as the device's attributes say.
-     */
-    public boolean supportsAtomics() {
-        return sends.atomics();
-    }
-
-    /** Whether SEND and WRITE with immediate data can post: not on iWARP, which has no immediate data. */
-    public boolean supportsImmediateData() {
-        return sends.immediateData();
-    }
-
-    /**
-     * Whether {@link #postFlush} can post: the installed rdma-core has it ({@link RdmaCore.Feature#FLUSH}, 45 and
-     * later), the device has it, and the provider granted {@code IBV_QP_EX_WITH_FLUSH} at creation.
-     */
-    public boolean supportsFlush() {
-        return sends.flush();
-    }
-
-    /** Whether {@link #postAtomicWrite} can post: library ({@link RdmaCore.Feature#ATOMIC_WRITE}), device, provider. */
-    public boolean supportsAtomicWrite() {
-        return sends.atomicWrite();
-    }
-
-    /**
-     * Whether {@link #postBindMemoryWindow} and {@link #postInvalidate} can post: the device has type 2 windows
-     * ({@link DeviceAttributes#supportsMemoryWindows()}) and, on the extended path, the provider granted
-     * {@code IBV_QP_EX_WITH_BIND_MW} and {@code IBV_QP_EX_WITH_LOCAL_INV}.
-     */
-    public boolean supportsMemoryWindows() {
-        return sends.memoryWindows();
-    }
-
-    /** The largest inline payload the provider granted ({@link #postSendInline}, {@link #postWriteInline}). */
-    public int maxInlineData() {
-        return sends.maxInlineData();
-    }
-
-    /** The send queue's depth the provider granted: at most this many send requests outstanding. */
-    public int sendQueueDepth() {
-        return sends.maxSendWr();
-    }
-
-    /** The receive queue's depth the provider granted: at most this many receives posted. */
-    public int receiveQueueDepth() {
-        return receives.maxRecvWr();
-    }
-
-    /**
-     * The QP's current state, as the device reports it (ERR after a failed request: see {@link #reset()}).
-     *
-     * <p>Verb: {@code ibv_query_qp}.
-     */
-    @Verb("ibv_query_qp")
-    public QpState state() throws RdmaException {
-        synchronized (this) {
-            checkOpen();
-            return QueuePairAttributes.state(qp, describe());
-        }
+        super(pd, sendCq, recvCq, srq, port, c, destroyHook);
     }
 
     /**
@@ -186,6 +45,9 @@ public final class QueuePair extends NativeResource {
      * longer usable for posting until then.
      *
      * <p>Verb: {@code ibv_modify_qp}.
+     *
+     * @return the QP in INIT, to connect again with the peer's new endpoint
+     * @throws RdmaException with {@code ibv_modify_qp}'s errno; the QP is then in an unknown state: close it
      */
     @Verb("ibv_modify_qp")
     public PreparedQueuePair reset() throws RdmaException {
@@ -197,97 +59,24 @@ public final class QueuePair extends NativeResource {
     }
 
     /**
-     * Posts a receive of up to {@code length} bytes into {@code mr} at {@code offset}.
-     *
-     * <p>Verb: {@code ibv_post_recv}.
-     */
-    @Verb("ibv_post_recv")
-    public void postReceive(long wrId, MemoryRegion mr, long offset, int length) throws RdmaException {
-        receives.postReceive(wrId, mr, offset, length);
-    }
-
-    /**
-     * Posts a receive scattering into the elements of {@code sgl}.
-     *
-     * <p>Verb: {@code ibv_post_recv}.
-     */
-    @Verb("ibv_post_recv")
-    public void postReceive(long wrId, ScatterGatherList sgl) throws RdmaException {
-        receives.postReceive(wrId, sgl);
-    }
-
-    /**
-     * Posts {@code count} receives of up to {@code length} bytes each into {@code mr}, the i-th at
-     * {@code offsets[i]} with {@code wrIds[i]}, in one {@code ibv_post_recv} call (a linked list of requests):
-     * one call into the provider, one doorbell, where {@link #postReceive(long, MemoryRegion, long, int)} makes one
-     * per receive. Allocation-free: the arrays are the caller's, the request list is the QP's scratch. At most
-     * {@value #MAX_RECEIVE_BATCH} per call.
-     *
-     * <p>Verb: {@code ibv_post_recv}.
-     *
-     * @throws IllegalArgumentException if {@code count} is not in [1, {@value #MAX_RECEIVE_BATCH}] or exceeds an array
-     * @throws IndexOutOfBoundsException if a receive lies outside {@code mr} (checked before anything is posted)
-     * @throws RdmaException if the provider refused a request (the message says how many of the batch, in order,
-     *     were posted before it: ibv_post_recv posts the requests ahead of the one it returns as bad)
-     */
-    @Verb("ibv_post_recv")
-    public void postReceives(long[] wrIds, MemoryRegion mr, long[] offsets, int length, int count)
-            throws RdmaException {
-        receives.postReceives(wrIds, mr, offsets, length, count);
-    }
-
-    /**
-     * SEND of {@code length} bytes of {@code mr} at {@code offset}.
-     *
-     * <p>Verbs: {@code ibv_wr_send}, {@code ibv_post_send}.
-     */
-    @Verb("ibv_wr_send")
-    @Verb("ibv_post_send")
-    public void postSend(long wrId, MemoryRegion mr, long offset, int length, int flags) throws RdmaException {
-        sends.postOne(Op.SEND, wrId, mr, offset, length, 0L, 0, 0, 0L, 0L, flags);
-    }
-
-    /**
-     * SEND with 32-bit immediate data (host byte order; the receiver sees it in its completion).
-     *
-     * <p>Verbs: {@code ibv_wr_send_imm}, {@code ibv_post_send}.
-     */
-    @Verb("ibv_wr_send_imm")
-    @Verb("ibv_post_send")
-    public void postSendWithImmediate(long wrId, MemoryRegion mr, long offset, int length, int immediate, int flags)
-            throws RdmaException {
-        sends.postOne(Op.SEND_WITH_IMM, wrId, mr, offset, length, 0L, 0, immediate, 0L, 0L, flags);
-    }
-
-    /**
-     * SEND gathering the elements of {@code sgl}.
-     *
-     * <p>Verbs: {@code ibv_wr_send}, {@code ibv_wr_set_sge_list}, {@code ibv_post_send}.
-     */
-    @Verb("ibv_wr_send")
-    @Verb("ibv_wr_set_sge_list")
-    @Verb("ibv_post_send")
-    public void postSend(long wrId, ScatterGatherList sgl, int flags) throws RdmaException {
-        sends.postList(Op.SEND, wrId, sgl, 0L, 0, 0, flags);
-    }
-
-    /**
-     * SEND of bytes copied into the request ({@link SendFlags#INLINE} is implied): {@code data} may be any native
-     * segment, registered or not, and is reusable when this returns. At most {@link #maxInlineData()} bytes.
-     *
-     * <p>Verbs: {@code ibv_wr_send}, {@code ibv_wr_set_inline_data}, {@code ibv_post_send}.
-     */
-    @Verb("ibv_wr_send")
-    @Verb("ibv_wr_set_inline_data")
-    @Verb("ibv_post_send")
-    public void postSendInline(long wrId, MemorySegment data, int flags) throws RdmaException {
-        sends.postInline(Op.SEND, wrId, data, 0L, 0, flags);
-    }
-
-    /**
      * RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}.
      *
      * <p>Verbs: {@code ibv_wr_rdma_write}, {@code ibv_post_send}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param mr            the region the bytes are in (registered in this QP's protection domain)
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes written
+     * @param remoteAddress the peer's virtual address the bytes go to
+     * @param rkey          the peer region's key (remote write access)
+     * @param flags         {@link SendFlags} bits: SIGNALED, FENCE, SOLICITED, INLINE (where the payload is at most
+     *                      {@link #maxInlineData()})
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
+     * @throws IllegalArgumentException for an unknown flag
+     * @throws IllegalStateException if the QP is not connected, or it or a region is closed
      */
     @Verb("ibv_wr_rdma_write")
     @Verb("ibv_post_send")
@@ -300,6 +89,18 @@ public final class QueuePair extends NativeResource {
      * RDMA WRITE gathering the elements of {@code sgl}.
      *
      * <p>Verbs: {@code ibv_wr_rdma_write}, {@code ibv_wr_set_sge_list}, {@code ibv_post_send}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param sgl           the gather list, 1 to the QP's {@code max_send_sge} elements; copied, reusable when this
+     *                      returns
+     * @param remoteAddress the peer's virtual address the bytes go to, contiguously
+     * @param rkey          the peer region's key (remote write access)
+     * @param flags         {@link SendFlags} bits: SIGNALED, FENCE, SOLICITED
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws IllegalArgumentException for an unknown flag or a list of more SGEs than the QP takes
+     * @throws IllegalStateException if the QP is not connected, or it or a region is closed
      */
     @Verb("ibv_wr_rdma_write")
     @Verb("ibv_wr_set_sge_list")
@@ -310,9 +111,20 @@ public final class QueuePair extends NativeResource {
     }
 
     /**
-     * RDMA WRITE of inline data (see {@link #postSendInline}).
+     * RDMA WRITE of inline data (see {@link #postSendInline postSendInline}).
      *
      * <p>Verbs: {@code ibv_wr_rdma_write}, {@code ibv_wr_set_inline_data}, {@code ibv_post_send}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param data          the bytes, copied into the request by the provider before this returns
+     * @param remoteAddress the peer's virtual address the bytes go to
+     * @param rkey          the peer region's key (remote write access)
+     * @param flags         {@link SendFlags} bits: SIGNALED, FENCE, SOLICITED (INLINE is implied)
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws IllegalArgumentException if {@code data} is a heap segment or larger than {@link #maxInlineData()}
+     * @throws IllegalStateException if the QP is not connected, or it or a region is closed
      */
     @Verb("ibv_wr_rdma_write")
     @Verb("ibv_wr_set_inline_data")
@@ -326,6 +138,23 @@ public final class QueuePair extends NativeResource {
      * RDMA WRITE with immediate data: also consumes a receive at the peer, which completes with the value.
      *
      * <p>Verbs: {@code ibv_wr_rdma_write_imm}, {@code ibv_post_send}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param mr            the region the bytes are in (registered in this QP's protection domain)
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes written
+     * @param remoteAddress the peer's virtual address the bytes go to
+     * @param rkey          the peer region's key (remote write access)
+     * @param immediate     32 bits the peer's receive completion carries (it consumes one of the peer's receives)
+     * @param flags         {@link SendFlags} bits: SIGNALED, FENCE, SOLICITED, INLINE (where the payload is at most
+     *                      {@link #maxInlineData()})
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
+     * @throws IllegalArgumentException for an unknown flag
+     * @throws UnsupportedOperationException on iWARP ({@link #supportsImmediateData()})
+     * @throws IllegalStateException if the QP is not connected, or it or a region is closed
      */
     @Verb("ibv_wr_rdma_write_imm")
     @Verb("ibv_post_send")
@@ -339,6 +168,20 @@ public final class QueuePair extends NativeResource {
      * RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}.
      *
      * <p>Verbs: {@code ibv_wr_rdma_read}, {@code ibv_post_send}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param mr            the region the bytes land in (local write access)
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes read, at most the port's {@code max_msg_sz}
+     * @param remoteAddress the peer's virtual address read from
+     * @param rkey          the peer region's key (remote read access)
+     * @param flags         {@link SendFlags} bits: SIGNALED, FENCE, SOLICITED
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws IndexOutOfBoundsException if the range is not within {@code mr}
+     * @throws IllegalArgumentException for an unknown flag
+     * @throws IllegalStateException if the QP is not connected, or it or a region is closed
      */
     @Verb("ibv_wr_rdma_read")
     @Verb("ibv_post_send")
@@ -353,6 +196,20 @@ public final class QueuePair extends NativeResource {
      * {@code offset} (8 bytes, host byte order).
      *
      * <p>Verbs: {@code ibv_wr_atomic_fetch_add}, {@code ibv_post_send}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param result        the region the previous value lands in (local write access)
+     * @param offset        where in {@code result}: 8 bytes, 8-byte aligned
+     * @param remoteAddress the peer's virtual address of the word, 8-byte aligned
+     * @param rkey          the peer region's key (remote atomic access)
+     * @param add           the value added, wrapping at 64 bits
+     * @param flags         {@link SendFlags} bits: SIGNALED, FENCE, SOLICITED
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws IllegalArgumentException for an unaligned address or result, or an unknown flag
+     * @throws UnsupportedOperationException if the QP cannot post atomics ({@link #supportsAtomics()}; siw)
+     * @throws IllegalStateException if the QP is not connected, or it or a region is closed
      */
     @Verb("ibv_wr_atomic_fetch_add")
     @Verb("ibv_post_send")
@@ -367,6 +224,21 @@ public final class QueuePair extends NativeResource {
      * {@code compare}, it becomes {@code swap}; its previous value lands in {@code result} at {@code offset}.
      *
      * <p>Verbs: {@code ibv_wr_atomic_cmp_swp}, {@code ibv_post_send}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param result        the region the previous value lands in (local write access)
+     * @param offset        where in {@code result}: 8 bytes, 8-byte aligned
+     * @param remoteAddress the peer's virtual address of the word, 8-byte aligned
+     * @param rkey          the peer region's key (remote atomic access)
+     * @param compare       the value the word must hold
+     * @param swap          the value it then gets
+     * @param flags         {@link SendFlags} bits: SIGNALED, FENCE, SOLICITED
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws IllegalArgumentException for an unaligned address or result, or an unknown flag
+     * @throws UnsupportedOperationException if the QP cannot post atomics ({@link #supportsAtomics()}; siw)
+     * @throws IllegalStateException if the QP is not connected, or it or a region is closed
      */
     @Verb("ibv_wr_atomic_cmp_swp")
     @Verb("ibv_post_send")
@@ -391,8 +263,20 @@ public final class QueuePair extends NativeResource {
      *
      * <p>Verb: {@code ibv_wr_flush}.
      *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param remoteAddress the peer's virtual address of the range flushed (ignored for the whole region)
+     * @param rkey          the peer region's key; it must grant the type's access
+     * @param length        bytes flushed from {@code remoteAddress}, not negative
+     * @param type          global visibility or persistence
+     * @param scope         the range or the whole region of {@code rkey}
+     * @param flags         {@link SendFlags} bits: SIGNALED, FENCE, SOLICITED
      * @throws UnsupportedOperationException where the installed rdma-core is older than 45 (checked first: the message
      *                                       names both releases and {@code ibv_wr_flush}), or the device cannot FLUSH
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws IllegalArgumentException for a negative length or an unknown flag
+     * @throws IllegalStateException if the QP is not connected, or it or a region is closed
      */
     @Verb("ibv_wr_flush")
     public void postFlush(
@@ -406,6 +290,19 @@ public final class QueuePair extends NativeResource {
      * to the peer's 8-byte aligned {@code remoteAddress} as one indivisible store.
      *
      * <p>Verb: {@code ibv_wr_atomic_write}.
+     *
+     * @param wrId          comes back in the request's completion (if it is signaled)
+     * @param remoteAddress the peer's virtual address of the word, 8-byte aligned
+     * @param rkey          the peer region's key (remote write access)
+     * @param value         the 64 bits stored
+     * @param flags         {@link SendFlags} bits: SIGNALED, FENCE, SOLICITED
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws UnsupportedOperationException where the installed rdma-core (older than 44) or the device cannot ATOMIC
+     *                                       WRITE
+     * @throws IllegalArgumentException for an unaligned address or an unknown flag
+     * @throws IllegalStateException if the QP is not connected, or it or a region is closed
      */
     @Verb("ibv_wr_atomic_write")
     public void postAtomicWrite(long wrId, long remoteAddress, int rkey, long value, int flags) throws RdmaException {
@@ -422,15 +319,24 @@ public final class QueuePair extends NativeResource {
      *
      * <p>Verbs: {@code ibv_wr_bind_mw}, {@code ibv_post_send}.
      *
+     * @param wrId    comes back in the request's completion (if it is signaled)
+     * @param mw      a type 2 window of this QP's protection domain, not bound
      * @param newRkey the window's next key, usually {@link MemoryWindow#nextRkey()} (only the low byte may change)
+     * @param mr      the region the window exposes part of
+     * @param offset  where the window starts in {@code mr}, in bytes
+     * @param length  the window's length in bytes, at least 1
      * @param access  a non-empty subset of {@link Access#REMOTE_READ}, {@link Access#REMOTE_WRITE},
      *                {@link Access#REMOTE_ATOMIC}
+     * @param flags   {@link SendFlags} bits but INLINE
      * @throws UnsupportedOperationException if the queue pair cannot bind windows ({@link #supportsMemoryWindows()})
      * @throws IllegalArgumentException if window or region is of another protection domain, the region lacks
-     *         {@link Access#MW_BIND} (C10-73) or, for remote write or atomic rights, {@link Access#LOCAL_WRITE}
-     *         (C10-74), the range is empty or outside the region, {@code access} is not remote rights only, or the key
-     *         is not one of the window's
+     *                                  {@link Access#MW_BIND} (C10-73) or, for remote write or atomic rights,
+     *                                  {@link Access#LOCAL_WRITE} (C10-74), the range is empty or outside the region,
+     *                                  {@code access} is not remote rights only, or the key is not one of the window's
      * @throws IllegalStateException if the window is bound already (o10-37.2.30), or anything is closed
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
      */
     @Verb("ibv_wr_bind_mw")
     @Verb("ibv_post_send")
@@ -454,7 +360,14 @@ public final class QueuePair extends NativeResource {
      *
      * <p>Verbs: {@code ibv_wr_local_inv}, {@code ibv_post_send}.
      *
+     * @param wrId  comes back in the request's completion (if it is signaled)
+     * @param mw    the bound window
+     * @param flags {@link SendFlags} bits but INLINE
      * @throws IllegalStateException if the window is not bound ({@link MemoryWindow#isBound()}), or is closed
+     * @throws RdmaException if the provider refuses the request: ENOMEM (rxe's ibv_wr_complete: ENOSPC) when the send
+     *                       queue is full, {@link #sendQueueDepth()} outstanding (poll completions first); EINVAL for a
+     *                       request the QP cannot take
+     * @throws IllegalArgumentException for the INLINE flag
      */
     @Verb("ibv_wr_local_inv")
     @Verb("ibv_post_send")
@@ -470,24 +383,15 @@ public final class QueuePair extends NativeResource {
      *
      * <p>Verb: {@code ibv_post_send}.
      *
+     * @param chain the requests, 1 to the send queue's depth; copied
      * @throws IllegalArgumentException if the chain is empty or longer than the send queue
      * @throws UnsupportedOperationException if a request's opcode is one the QP cannot post (immediate data on iWARP)
      * @throws IllegalStateException if the QP or a region of the chain is closed, or the QP is not connected
-     * @throws ChainPostException if the provider refused a request: which one, and that those before it were posted
-     *     and none after it
+     * @throws ChainPostException if the provider refused a request: which one, and that those before it were posted and
+     *                            none after it
      */
     @Verb("ibv_post_send")
     public void postChain(SendChain chain) throws RdmaException {
         sends.postChain(chain);
-    }
-
-    @Override
-    protected void destroy() {
-        guard.destroy(pd.context, qp, describe());
-    }
-
-    @Override
-    protected String describe() {
-        return "queue pair " + qpNumber + " on " + deviceName;
     }
 }

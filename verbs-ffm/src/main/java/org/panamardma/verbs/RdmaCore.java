@@ -80,7 +80,7 @@ public final class RdmaCore {
     /**
      * What the bindings use that not every supported rdma-core has. {@link #isAvailable()} says whether the installed
      * libibverbs has it; whether a device can do it is another question ({@link DeviceAttributes}, and for a queue
-     * pair {@link QueuePair#supportsFlush()}), asked after this one.
+     * pair {@link QueuePair#supportsFlush() QueuePair.supportsFlush()}), asked after this one.
      */
     public enum Feature {
         /**

@@ -119,4 +119,22 @@ public final class ExportClients {
     public String toString() {
         return rules.isEmpty() ? "every address (" + defaults + ")" : rules.toString();
     }
+
+    /**
+     * Refuses anonymous ids the kernel cannot represent here (outside the user namespace's map): squashing a caller to
+     * such an id would fail every call it makes.
+     *
+     * @throws IllegalArgumentException naming the first such pair of ids
+     */
+    void requireRepresentableAnonymousIds(IdRanges uids, IdRanges gids) {
+        List<ExportOptions> all = new ArrayList<>();
+        all.add(defaults);
+        rules.forEach(r -> all.add(r.options()));
+        for (ExportOptions o : all) {
+            if (!uids.isValid(o.anonUid()) || !gids.isValid(o.anonGid())) {
+                throw new IllegalArgumentException("anonymous ids " + Integer.toUnsignedString(o.anonUid()) + ":"
+                        + Integer.toUnsignedString(o.anonGid()) + " are not ids of this user namespace");
+            }
+        }
+    }
 }

@@ -2,13 +2,7 @@ package org.panamardma.nfs.server;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,8 +56,8 @@ public final class NfsServer implements AutoCloseable {
         ExportClients clients = ExportClients.of(b.allowed, b.options);
         ServerIdentity identity = ServerIdentity.ofThisProcess();
         Squashing squashing = Squashing.forThisProcess(identity);
-        checkAnonymousIds(clients);
-        byte[] secret = secret(b.state, b.export);
+        clients.requireRepresentableAnonymousIds(IdRanges.users(), IdRanges.groups());
+        byte[] secret = HandleSecret.load(b.state, b.export);
         ExportFs opened = ExportFs.open(b.export, secret);
         opened.walkWait(b.resourceWait);
         IoBuffers pool = null;
@@ -195,7 +189,11 @@ public final class NfsServer implements AutoCloseable {
         }
     }
 
-    /** {@return a builder exporting {@code export}} */
+    /**
+     * {@return a builder exporting {@code export}}
+     *
+     * @param export the directory to export; opened by {@link Builder#start()}
+     */
     public static Builder builder(Path export) {
         return new Builder(export);
     }
@@ -244,7 +242,11 @@ public final class NfsServer implements AutoCloseable {
         return b.toString();
     }
 
-    /** Blocks until {@link #close()} is called (by another thread, a shutdown hook). */
+    /**
+     * Blocks until {@link #close()} is called (by another thread, a shutdown hook).
+     *
+     * @throws InterruptedException if interrupted while waiting
+     */
     public void awaitClose() throws InterruptedException {
         synchronized (closedLock) {
             while (!closed) {
@@ -291,67 +293,13 @@ public final class NfsServer implements AutoCloseable {
         fs.close();
     }
 
-    /** Refuses anonymous ids the kernel cannot represent here (outside the user namespace's map). */
-    private static void checkAnonymousIds(ExportClients clients) {
-        IdRanges uids = IdRanges.users();
-        IdRanges gids = IdRanges.groups();
-        List<ExportOptions> all = new ArrayList<>();
-        all.add(clients.defaults());
-        clients.rules().forEach(r -> all.add(r.options()));
-        for (ExportOptions o : all) {
-            if (!uids.isValid(o.anonUid()) || !gids.isValid(o.anonGid())) {
-                throw new IllegalArgumentException("anonymous ids " + Integer.toUnsignedString(o.anonUid()) + ":"
-                        + Integer.toUnsignedString(o.anonGid()) + " are not ids of this user namespace");
-            }
-        }
-    }
-
-    // ---- the secret -------------------------------------------------------------------------------------------
-
     /**
-     * The 32-byte secret of {@code state}/secret, created (mode 0600) on first use. Refuses a state directory inside
-     * the export, where clients could read the secret and forge handles.
+     * The default state directory: {@code $XDG_STATE_HOME/panama-nfs}, else {@code ~/.local/state/panama-nfs}.
+     *
+     * @return the directory; created by {@link Builder#start()} if missing
      */
-    static byte[] secret(Path state, Path export) throws IOException {
-        Path stateReal = state.toAbsolutePath().normalize();
-        Path exportReal = export.toRealPath();
-        Files.createDirectories(stateReal);
-        if (stateReal.toRealPath().startsWith(exportReal)) {
-            throw new IOException("the state directory " + state + " is inside the export " + export
-                    + ": clients could read the handle secret");
-        }
-        Path file = stateReal.resolve("secret");
-        if (Files.exists(file)) {
-            byte[] secret = Files.readAllBytes(file);
-            if (secret.length != 32) {
-                throw new IOException(file + " holds " + secret.length + " bytes, not a 32-byte secret");
-            }
-            return secret;
-        }
-        byte[] secret = new byte[32];
-        new SecureRandom().nextBytes(secret);
-        Path temp = Files.createTempFile(
-                stateReal,
-                "secret",
-                ".tmp",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.write(temp, secret);
-        try {
-            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
-        } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {
-            Files.deleteIfExists(temp);
-            return secret(state, export); // another server made it first
-        }
-        return secret;
-    }
-
-    /** The default state directory: {@code $XDG_STATE_HOME/panama-nfs}, else {@code ~/.local/state/panama-nfs}. */
     public static Path defaultState() {
-        String xdg = System.getenv("XDG_STATE_HOME");
-        Path base = xdg != null && !xdg.isEmpty()
-                ? Path.of(xdg)
-                : Path.of(System.getProperty("user.home"), ".local", "state");
-        return base.resolve("panama-nfs");
+        return HandleSecret.defaultState();
     }
 
     /** Settings of a server; {@link #start()} starts it. */
@@ -376,7 +324,12 @@ public final class NfsServer implements AutoCloseable {
             this.export = Objects.requireNonNull(export, "export");
         }
 
-        /** Where the handle secret is kept; {@link #defaultState()} by default. */
+        /**
+         * Where the handle secret is kept; {@link #defaultState()} by default.
+         *
+         * @param state the directory holding the secret that signs file handles: keep it private to the server's user
+         * @return this builder
+         */
         public Builder state(Path state) {
             this.state = Objects.requireNonNull(state, "state");
             return this;
@@ -385,6 +338,9 @@ public final class NfsServer implements AutoCloseable {
         /**
          * How the export is served: to every address when no {@link #allow} is given, else the base each client
          * block's own options change; {@link ExportOptions#DEFAULTS} by default.
+         *
+         * @param options the options
+         * @return this builder
          */
         public Builder options(ExportOptions options) {
             this.options = Objects.requireNonNull(options, "options");
@@ -396,6 +352,8 @@ public final class NfsServer implements AutoCloseable {
          * option names ({@link ExportOptions#with}), e.g. {@code 10.77.0.0/16} or {@code 10.77.0.9(ro)}. With none,
          * every address may mount. The most specific block holding a client's address decides.
          *
+         * @param entry the block and its options
+         * @return this builder
          * @throws IllegalArgumentException (at {@link #start}) for a malformed entry
          */
         public Builder allow(String entry) {
@@ -406,12 +364,13 @@ public final class NfsServer implements AutoCloseable {
         /**
          * The OS threads procedures run on, each acting as its caller; 16 by default (knfsd starts 8 or 16). At most
          * 64 calls per thread wait for one; a call beyond is answered NFS3ERR_JUKEBOX at once.
+         *
+         * @param threads 1 to 8192 (knfsd's most, NFSD_MAXSERVS)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code threads} is outside 1 to 8192
          */
         public Builder threads(int threads) {
-            if (threads < 1) {
-                throw new IllegalArgumentException("at least one thread, not " + threads);
-            }
-            this.threads = threads;
+            this.threads = OptionRanges.inRange("threads", threads, 1, OptionRanges.MAX_THREADS);
             return this;
         }
 
@@ -420,65 +379,106 @@ public final class NfsServer implements AutoCloseable {
          * as long as Linux's client waits before it tries again after a JUKEBOX), and how long its transport waits
          * for a procedure that runs (a hung file system) before it gives it up and answers NFS3ERR_JUKEBOX (60 s by
          * default).
+         *
+         * @param resource how long a call waits for a thread or a data buffer; positive
+         * @param running how long a transport waits for a running procedure; positive
+         * @return this builder
+         * @throws IllegalArgumentException if either is zero, negative, or too long to count in nanoseconds
          */
         public Builder waits(Duration resource, Duration running) {
-            this.resourceWait = Objects.requireNonNull(resource, "resource");
-            this.runningWait = Objects.requireNonNull(running, "running");
+            this.resourceWait = OptionRanges.positive("waits: resource", resource);
+            this.runningWait = OptionRanges.positive("waits: running", running);
             return this;
         }
 
-        /** Where NFS over TCP listens (port 0: any); null for no TCP. Port 2049 on every address by default. */
+        /**
+         * Where NFS over TCP listens (port 0: any); null for no TCP. Port 2049 on every address by default.
+         *
+         * @param address the address and port, or null for no NFS over TCP
+         * @return this builder
+         */
         public Builder tcp(InetSocketAddress address) {
             this.tcp = address;
             return this;
         }
 
-        /** Adds an RPC-over-RDMA listener (an address of an RDMA device, or the wildcard: every device). */
+        /**
+         * Adds an RPC-over-RDMA listener (an address of an RDMA device, or the wildcard: every device).
+         *
+         * @param address the address and port (20049 for NFS over RDMA, RFC 8267 section 4)
+         * @return this builder
+         */
         public Builder rdma(InetSocketAddress address) {
             this.rdma.add(Objects.requireNonNull(address, "address"));
             return this;
         }
 
-        /** Where MOUNT listens over TCP (port 0: any); port {@value #DEFAULT_MOUNT_PORT} by default. */
+        /**
+         * Where MOUNT listens over TCP (port 0: any); port {@value #DEFAULT_MOUNT_PORT} by default.
+         *
+         * @param address the address and port
+         * @return this builder
+         */
         public Builder mount(InetSocketAddress address) {
             this.mount = Objects.requireNonNull(address, "address");
             return this;
         }
 
-        /** Whether to register NFS and MOUNT with the local rpcbind, if one runs; true by default. */
+        /**
+         * Whether to register NFS and MOUNT with the local rpcbind, if one runs; true by default.
+         *
+         * @param register whether to register
+         * @return this builder
+         */
         public Builder rpcbind(boolean register) {
             this.rpcbind = register;
             return this;
         }
 
-        /** RPC-over-RDMA credits per connection (calls in progress); 32 by default. */
+        /**
+         * RPC-over-RDMA credits per connection (calls in progress); 32 by default.
+         *
+         * @param credits calls in progress per connection, granted to the client in every reply (RFC 8166 section
+         *     3.3): 1 to 16384 (svcrdma's largest max_requests), each a receive buffer pinned per connection
+         * @return this builder
+         * @throws IllegalArgumentException if {@code credits} is outside 1 to 16384
+         */
         public Builder credits(int credits) {
-            this.credits = credits;
+            this.credits = OptionRanges.inRange("credits", credits, 1, OptionRanges.MAX_CREDITS);
             return this;
         }
 
-        /** How long an RDMA transfer or Send may take before the connection is given up; 30 s by default. */
+        /**
+         * How long an RDMA transfer or Send may take before the connection is given up; 30 s by default.
+         *
+         * @param timeout how long; positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code timeout} is zero, negative, or too long to count in nanoseconds
+         */
         public Builder rdmaTimeout(Duration timeout) {
-            this.rdmaTimeout = Objects.requireNonNull(timeout, "timeout");
+            this.rdmaTimeout = OptionRanges.positive("rdmaTimeout", timeout);
             return this;
         }
 
         /**
          * The READ/WRITE buffer pool: {@code small} buffers of 64 KiB and {@code large} of {@link Nfs3Server#MAX_IO};
          * 256 and 32 by default (48 MiB of native memory, what clients can make the server hold for data).
+         *
+         * @param small the number of 64 KiB buffers, at least 1
+         * @param large the number of {@link Nfs3Server#MAX_IO} buffers, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if either is below 1
          */
         public Builder buffers(int small, int large) {
-            if (small < 1 || large < 1) {
-                throw new IllegalArgumentException("at least one buffer of each size");
-            }
-            this.smallBuffers = small;
-            this.largeBuffers = large;
+            this.smallBuffers = OptionRanges.inRange("buffers: small", small, 1, Integer.MAX_VALUE);
+            this.largeBuffers = OptionRanges.inRange("buffers: large", large, 1, Integer.MAX_VALUE);
             return this;
         }
 
         /**
          * Opens the export and starts listening.
          *
+         * @return the running server; {@link NfsServer#close()} stops it
          * @throws IOException if the export cannot be opened, the state directory is unusable, or an address cannot
          *                     be bound
          */

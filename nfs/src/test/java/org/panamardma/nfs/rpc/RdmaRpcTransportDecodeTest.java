@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.panamardma.nfs.Nfs3Result;
-import org.panamardma.nfs.Nfs3Xdr;
+import org.panamardma.nfs.Nfs3ResultsXdr;
 import org.panamardma.nfs.ReadResult;
 import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.AcceptedReply;
@@ -46,7 +46,7 @@ class RdmaRpcTransportDecodeTest {
         MemorySegment target = MemorySegment.ofArray(new byte[64]);
         target.asSlice(0, 5).copyFrom(MemorySegment.ofArray("hello".getBytes()));
         ReadResult r = RdmaRpcTransport.decodeResults(
-                        Nfs3Xdr.readResults(target),
+                        Nfs3ResultsXdr.readResults(target),
                         reply(readResults(5, null), new RpcRdmaReply.Placement(target, true, 5)),
                         "READ")
                 .orThrow("READ");
@@ -60,7 +60,7 @@ class RdmaRpcTransportDecodeTest {
     void dataThatCameInlineIsCopiedIntoTheTarget() throws Exception {
         MemorySegment target = MemorySegment.ofArray(new byte[64]);
         Nfs3Result<ReadResult> r = RdmaRpcTransport.decodeResults(
-                Nfs3Xdr.readResults(target),
+                Nfs3ResultsXdr.readResults(target),
                 reply(readResults(3, "abc".getBytes()), new RpcRdmaReply.Placement(target, false, 0)),
                 "READ");
         assertEquals("abc", new String(target.asSlice(0, 3).toArray(ValueLayout.JAVA_BYTE)));
@@ -73,7 +73,7 @@ class RdmaRpcTransportDecodeTest {
         assertThrows(
                 RpcException.class,
                 () -> RdmaRpcTransport.decodeResults(
-                        Nfs3Xdr.readResults(target),
+                        Nfs3ResultsXdr.readResults(target),
                         reply(readResults(10, null), new RpcRdmaReply.Placement(target, true, 9)),
                         "READ"));
     }
@@ -87,7 +87,7 @@ class RdmaRpcTransportDecodeTest {
         assertThrows(
                 RpcException.class,
                 () -> RdmaRpcTransport.decodeResults(
-                        Nfs3Xdr.readResults(target),
+                        Nfs3ResultsXdr.readResults(target),
                         reply(longer, new RpcRdmaReply.Placement(target, false, 0)),
                         "READ"));
         RpcRdmaReply denied = new RpcRdmaReply(
@@ -99,7 +99,7 @@ class RdmaRpcTransportDecodeTest {
                 false);
         RpcReplyException e = assertThrows(
                 RpcReplyException.class,
-                () -> RdmaRpcTransport.decodeResults(Nfs3Xdr.readResults(target), denied, "READ"));
+                () -> RdmaRpcTransport.decodeResults(Nfs3ResultsXdr.readResults(target), denied, "READ"));
         assertEquals(AcceptStat.PROC_UNAVAIL, e.acceptStat());
     }
 }

@@ -21,6 +21,7 @@ import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.Nfs3Client;
 import org.panamardma.nfs.Nfs3Result;
+import org.panamardma.nfs.Nfs3ResultsXdr;
 import org.panamardma.nfs.Nfs3Xdr;
 import org.panamardma.nfs.NfsException;
 import org.panamardma.nfs.NfsStat3;
@@ -162,7 +163,7 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
                 Nfs3.PROC_READ,
                 user(),
                 Nfs3Xdr.read(h, 0, 8 << 20),
-                Nfs3Xdr.readResults(target),
+                Nfs3ResultsXdr.readResults(target),
                 ServerFixture.TIMEOUT);
         assertEquals(Nfs3Server.MAX_IO, r.value().count(), "asked for 8 MiB, got rtmax");
         byte[] expected = new byte[Nfs3Server.MAX_IO];
@@ -183,7 +184,7 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
                 Nfs3.PROC_WRITE,
                 user(),
                 Nfs3Xdr.write(h, 0, StableHow.FILE_SYNC, MemorySegment.ofArray(tooMuch)),
-                ReplyReader.of(Nfs3Xdr::writeResults),
+                ReplyReader.of(Nfs3ResultsXdr::writeResults),
                 ServerFixture.TIMEOUT);
         assertEquals(NfsStat3.NFS3ERR_INVAL, r.status());
         XdrEncodable countBeyondData = out -> {
@@ -199,7 +200,7 @@ class NfsServerRestartAndBoundsTest extends ServerFixtureTest {
                                 Nfs3.PROC_WRITE,
                                 user(),
                                 countBeyondData,
-                                ReplyReader.of(Nfs3Xdr::writeResults),
+                                ReplyReader.of(Nfs3ResultsXdr::writeResults),
                                 ServerFixture.TIMEOUT)
                         .status());
         assertEquals(0, Files.size(fx.export.resolve("w")));

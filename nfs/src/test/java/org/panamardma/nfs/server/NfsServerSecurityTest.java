@@ -17,6 +17,7 @@ import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.FileType3;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.Nfs3Client;
+import org.panamardma.nfs.Nfs3ResultsXdr;
 import org.panamardma.nfs.Nfs3Xdr;
 import org.panamardma.nfs.NfsStat3;
 import org.panamardma.nfs.Sattr3;
@@ -78,7 +79,7 @@ class NfsServerSecurityTest extends ServerFixtureTest {
                         Nfs3.PROC_LOOKUP,
                         Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER),
                         Nfs3Xdr.dirop(fx.root, "n".repeat(256).getBytes()),
-                        ReplyReader.of(Nfs3Xdr::lookupResults),
+                        ReplyReader.of(Nfs3ResultsXdr::lookupResults),
                         ServerFixture.TIMEOUT);
         assertEquals(NfsStat3.NFS3ERR_NAMETOOLONG, tooLong.status());
     }
@@ -227,7 +228,7 @@ class NfsServerSecurityTest extends ServerFixtureTest {
                     Nfs3Xdr.dirop(fx.root, latin1).encodeTo(out);
                     Sattr3.mode(0755).encodeTo(out);
                 },
-                ReplyReader.of(Nfs3Xdr::dirOpResults),
+                ReplyReader.of(Nfs3ResultsXdr::dirOpResults),
                 ServerFixture.TIMEOUT);
         assertEquals(NfsStat3.NFS3_OK, created.status());
         assertEquals(List.of("caf\u00e9"), namesOnDisk(fx.export), "the bytes as sent");
@@ -237,7 +238,7 @@ class NfsServerSecurityTest extends ServerFixtureTest {
                 Nfs3.PROC_LOOKUP,
                 Nfs3Client.authSys("t", ServerFixture.USER, ServerFixture.USER),
                 Nfs3Xdr.dirop(fx.root, latin1),
-                ReplyReader.of(Nfs3Xdr::lookupResults),
+                ReplyReader.of(Nfs3ResultsXdr::lookupResults),
                 ServerFixture.TIMEOUT);
         assertEquals(created.value().handle(), looked.value().handle());
         for (byte[] bad : List.of("a/b".getBytes(), new byte[] {'a', 0, 'b'}, new byte[0])) {
@@ -251,7 +252,7 @@ class NfsServerSecurityTest extends ServerFixtureTest {
                         out.putEnum(Nfs3.CREATE_UNCHECKED);
                         Sattr3.mode(0644).encodeTo(out);
                     },
-                    ReplyReader.of(Nfs3Xdr::dirOpResults),
+                    ReplyReader.of(Nfs3ResultsXdr::dirOpResults),
                     ServerFixture.TIMEOUT);
             assertEquals(NfsStat3.NFS3ERR_ACCES, r.status(), new String(bad));
         }

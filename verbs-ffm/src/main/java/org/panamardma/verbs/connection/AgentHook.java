@@ -24,9 +24,14 @@ final class AgentHook implements AgentLink {
     private final SendQueue sends;
     private final ConnectionFailure failure;
     private final Duration timeout;
-    private final RdmaConnection connection;
+    private final EstablishedConnection connection;
 
-    AgentHook(String name, SendQueue sends, ConnectionFailure failure, Duration timeout, RdmaConnection connection) {
+    AgentHook(
+            String name,
+            SendQueue sends,
+            ConnectionFailure failure,
+            Duration timeout,
+            EstablishedConnection connection) {
         this.name = name;
         this.sends = sends;
         this.failure = failure;

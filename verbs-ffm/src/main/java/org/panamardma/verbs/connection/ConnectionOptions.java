@@ -16,7 +16,7 @@ import org.panamardma.verbs.connection.agent.AgentMode;
  * @param parameters         rdma_cm connection parameters (retries, RDMA READ/atomic resources, private data)
  * @param timeout            for each connection step and for close() waiting for DISCONNECTED
  * @param receiveBatch       how many taken receive buffers are posted again together, in one
- *                           {@code ibv_post_recv} ({@link org.panamardma.verbs.QueuePair#postReceives}): 1 posts
+ *                           {@code ibv_post_recv} ({@link org.panamardma.verbs.QueuePair#postReceives QueuePair.postReceives}): 1 posts
  *                           each at once; with more, up to {@code receiveBatch - 1} buffers wait to be posted (the
  *                           rest go when the poller has drained the CQ), so keep that many receive buffers beyond
  *                           what the peer may send unanswered. 1 to {@code min(receiveQueueDepth, 64)}

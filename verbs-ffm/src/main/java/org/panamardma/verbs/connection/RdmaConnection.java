@@ -1,9 +1,7 @@
 package org.panamardma.verbs.connection;
 
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.panamardma.verbs.Access;
@@ -11,19 +9,14 @@ import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.MemoryWindow;
-import org.panamardma.verbs.ProtectionDomain;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RemoteRegion;
 import org.panamardma.verbs.SendChain;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.WorkCompletionException;
-import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmId;
-import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.connection.agent.AgentMode;
-import org.panamardma.verbs.connection.agent.AgentStatistics;
-import org.panamardma.verbs.connection.agent.ConnectionAgent;
 import org.panamardma.verbs.connection.agent.Handshake;
 import org.panamardma.verbs.extensions.RemoteWord;
 
@@ -66,26 +59,10 @@ import org.panamardma.verbs.extensions.RemoteWord;
  * control word (12 with immediate data) before the payload, which {@link #receive()} strips; the receive buffers
  * are that much larger, so the application's messages of {@code receiveBufferSize} still fit.
  */
-public final class RdmaConnection implements AutoCloseable {
+public final class RdmaConnection extends EstablishedConnection implements AutoCloseable {
     static final int WAIT_SLICE_MILLIS = CompletionPoller.WAIT_SLICE_MILLIS;
 
-    private final String name;
-    private final CmId id;
-    private final ConnectionResources res;
-    private final QueuePair qp;
-    private final ConnectionOptions options;
-    private final ConnectionFailure failure = new ConnectionFailure();
-    private final SendQueue sends;
-    private final ReceivePool receives;
-    private final CompletionPoller poller;
-    private volatile Runnable onClose = () -> {};
-    private volatile byte[] peerPrivateData = new byte[0];
-    private volatile Optional<ConnectionParameters> peerParameters = Optional.empty();
-    /** The RFC 7306 agent where both ends run it, else null. */
-    private final ConnectionAgent agent;
-
     private final Requests requests;
-    private final ConnectionEnd end;
 
     RdmaConnection(CmId id, ConnectionResources res, EventChannel ownedEvents, Thread eventThread) {
         this(id, res, ownedEvents, eventThread, null);
@@ -98,162 +75,22 @@ public final class RdmaConnection implements AutoCloseable {
             EventChannel ownedEvents,
             Thread eventThread,
             Handshake.Negotiated agentTerms) {
-        this.id = id;
-        this.res = res;
-        this.qp = res.qp;
-        this.options = res.options;
-        this.name = "rdma-connection-"
-                + id.localAddress().map(RdmaConnection::format).orElse("?") + "->"
-                + id.peerAddress().map(RdmaConnection::format).orElse("?");
-        this.sends = new SendQueue(name, res, failure, this::onPollerThread, this::disconnectQuietly);
-        if (agentTerms != null && res.agentSlots != null) {
-            AgentMode mode = options.agent();
-            this.agent = new ConnectionAgent(
-                    new AgentHook(name, sends, failure, options.timeout(), this),
-                    qp,
-                    res.agentSlots,
-                    options.sendQueueDepth(),
-                    options.agentDepth(),
-                    agentTerms,
-                    mode == AgentMode.ALWAYS || !qp.supportsAtomics(),
-                    true);
-        } else {
-            this.agent = null;
-        }
-        this.receives = new ReceivePool(name, res, failure, agent);
+        super(id, res, ownedEvents, eventThread, agentTerms);
         this.requests = new Requests(name, res, sends, agent, this::onPollerThread, this);
-        this.poller = new CompletionPoller(
-                name,
-                res.cq,
-                ownedEvents != null,
-                options.busyPoll().toNanos(),
-                new CompletionRouting(name, failure, sends, receives, this::end));
-        this.end = new ConnectionEnd(
-                name, id, ownedEvents, eventThread, options.timeout(), failure, sends, receives, agent, poller);
-    }
-
-    private static String format(InetSocketAddress a) {
-        return a.getAddress().getHostAddress() + ":" + a.getPort();
-    }
-
-    private boolean onPollerThread() {
-        return poller.isPollerThread();
-    }
-
-    void start() {
-        poller.start();
-    }
-
-    /** @return how often this connection's poller has slept on its completion channel (tests of busy polling) */
-    long pollerSleeps() {
-        return poller.sleeps();
-    }
-
-    void onClose(Runnable r) {
-        onClose = r;
-    }
-
-    CmId id() {
-        return id;
-    }
-
-    /** The poller thread's name: {@code rdma-connection-<local address>-><peer address>}. */
-    public String name() {
-        return name;
-    }
-
-    /** Register or allocate the memory for this connection's requests here. */
-    public ProtectionDomain protectionDomain() {
-        return res.pd;
     }
 
     /**
-     * The private data the peer sent when the connection was made: on a client, the server's accept private data
-     * from the ESTABLISHED event; on a connection accepted by {@link RdmaServer}, the client's from its
-     * CONNECT_REQUEST (RPC-over-RDMA's RFC 8797 data, for instance). On InfiniBand/RoCE padded with zeros to the CM
-     * message's field size; empty if none or not recorded. A copy.
+     * SEND of {@code length} bytes of {@code mr} at {@code offset}: consumes one receive at the peer.
+     *
+     * @param mr     the region the bytes are in (registered in {@link #protectionDomain()})
+     * @param offset where in {@code mr}, in bytes
+     * @param length bytes sent: at most the peer's receive buffer size
+     * @return completes when the SEND completed (the call waits for a free send-queue slot while
+     *         {@link #maxOutstanding()} requests are in flight); fails, never throws: with the post's exception
+     *         (IndexOutOfBoundsException for a range outside {@code mr}, an RdmaException with the verb's errno), a
+     *         WorkCompletionException if the request completes in error (which ends the connection), or
+     *         ConnectionClosedException once the connection has failed
      */
-    public byte[] peerPrivateData() {
-        return peerPrivateData.clone();
-    }
-
-    void peerPrivateData(byte[] data) {
-        peerPrivateData = data == null ? new byte[0] : data.clone();
-    }
-
-    /**
-     * On a connection accepted by {@link RdmaServer}: the client's connection parameters from its CONNECT_REQUEST,
-     * as this side sees them (rdma_cm swaps them): {@code initiatorDepth} is how many RDMA Reads this side may have
-     * outstanding at the client (the client's responder resources; 0: none, the client's device will answer no
-     * RDMA Read), {@code responderResources} how many the client may have at this side. Empty on a client.
-     */
-    public Optional<ConnectionParameters> peerParameters() {
-        return peerParameters;
-    }
-
-    void peerParameters(ConnectionParameters parameters) {
-        peerParameters = Optional.ofNullable(parameters);
-    }
-
-    /** The queue pair, for what the futures do not cover (posting on it directly bypasses the futures). */
-    public QueuePair queuePair() {
-        return qp;
-    }
-
-    /** The name of the device the connection is on. */
-    public String deviceName() {
-        return qp.deviceName();
-    }
-
-    /** This side's address, if the id has one. */
-    public Optional<InetSocketAddress> localAddress() {
-        return id.localAddress();
-    }
-
-    /** The peer's address, if the id has one. */
-    public Optional<InetSocketAddress> peerAddress() {
-        return id.peerAddress();
-    }
-
-    /** The most requests in flight at once (the send queue depth). */
-    public int maxOutstanding() {
-        return options.sendQueueDepth();
-    }
-
-    /** The size of each receive buffer: the largest message this side takes. */
-    public int receiveBufferSize() {
-        return options.receiveBufferSize();
-    }
-
-    /** Whether the connection can no longer post (closed, disconnected, device removed or queue pair in error). */
-    public boolean isFailed() {
-        return failure.get() != null;
-    }
-
-    /** Completes when the peer disconnects (or close() has seen its own DISCONNECTED): with the event. */
-    public CompletableFuture<CmEvent> disconnected() {
-        return end.disconnected();
-    }
-
-    /** Who provides atomics, masked atomics and immediate data on this connection: the device, the agent, or none. */
-    public ConnectionCapabilities capabilities() {
-        ConnectionCapabilities.Provider atomics = agent != null && agent.atomicsByAgent()
-                ? ConnectionCapabilities.Provider.AGENT
-                : qp.supportsAtomics() ? ConnectionCapabilities.Provider.DEVICE : ConnectionCapabilities.Provider.NONE;
-        ConnectionCapabilities.Provider immediate = agent != null
-                ? ConnectionCapabilities.Provider.AGENT
-                : qp.supportsImmediateData()
-                        ? ConnectionCapabilities.Provider.DEVICE
-                        : ConnectionCapabilities.Provider.NONE;
-        return new ConnectionCapabilities(qp.deviceName(), atomics, atomics, immediate, agent != null);
-    }
-
-    /** What the RFC 7306 agent has done, where it is active on this connection. */
-    public Optional<AgentStatistics> agentStatistics() {
-        return agent == null ? Optional.empty() : Optional.of(agent.statistics());
-    }
-
-    /** SEND of {@code length} bytes of {@code mr} at {@code offset}: consumes one receive at the peer. */
     public CompletableFuture<Void> send(MemoryRegion mr, long offset, int length) {
         return requests.send(mr, offset, length);
     }
@@ -261,12 +98,31 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * SEND with immediate data: the peer's {@link #receive()} gets the bytes and the value. On iWARP only with the
      * RFC 7306 agent, which then carries the value in the SEND's header (on every device where it is active).
+     *
+     * @param mr        the region the bytes are in (registered in {@link #protectionDomain()})
+     * @param offset    where in {@code mr}, in bytes
+     * @param length    bytes sent: at most the peer's receive buffer size
+     * @param immediate the 32 bits the peer's {@link Received} carries
+     * @return completes when the SEND completed (the call waits for a free send-queue slot while
+     *         {@link #maxOutstanding()} requests are in flight); fails, never throws: with the post's exception
+     *         (IndexOutOfBoundsException for a range outside {@code mr}, an RdmaException with the verb's errno), a
+     *         WorkCompletionException if the request completes in error (which ends the connection), or
+     *         ConnectionClosedException once the connection has failed; fails at once, nothing sent, on iWARP without
+     *         an active agent
      */
     public CompletableFuture<Void> sendWithImmediate(MemoryRegion mr, long offset, int length, int immediate) {
         return requests.sendWithImmediate(mr, offset, length, immediate);
     }
 
-    /** One RDMA WRITE of a reply ({@link #writesThenSend}): {@code length} bytes of {@code mr} at {@code offset}. */
+    /**
+     * One RDMA WRITE of a reply ({@link #writesThenSend}): {@code length} bytes of {@code mr} at {@code offset}.
+     *
+     * @param mr            the region the bytes are in
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes written, at least 1
+     * @param remoteAddress the peer's virtual address the bytes go to
+     * @param rkey          the peer region's key (remote write access)
+     */
     public record ChainedWrite(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
         /** A WRITE; refuses a null region and an empty range. */
         public ChainedWrite {
@@ -293,6 +149,12 @@ public final class RdmaConnection implements AutoCloseable {
      * provider refuses a request in the middle of a post, those before it are on the send queue: the connection is
      * then ended, which flushes them. On the poller thread, or with the RFC 7306 agent active (whose SEND carries
      * its header), the requests are posted one by one, signaled.
+     *
+     * @param writes the WRITEs, in order; may be empty
+     * @param mr     the region of the SEND's bytes
+     * @param offset where in {@code mr}, in bytes of the SEND's bytes
+     * @param length bytes of the SEND: at most the peer's receive buffer size
+     * @return see above
      */
     public CompletableFuture<Void> writesThenSend(List<ChainedWrite> writes, MemoryRegion mr, long offset, int length) {
         return requests.writesThenSend(writes, mr, offset, length);
@@ -304,6 +166,18 @@ public final class RdmaConnection implements AutoCloseable {
      * there. Through the RFC 7306 agent (where active; iWARP has it no other way) this is RFC 7306 section 6's
      * composition, the WRITE then an Immediate Data message, posted together; the future completes with the
      * second (a failed WRITE fails it, the Immediate Data message flushed behind).
+     *
+     * @param mr            the region the bytes are in (registered in {@link #protectionDomain()})
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes written
+     * @param remoteAddress the peer's virtual address the bytes go to
+     * @param rkey          the peer region's key (remote write access)
+     * @param immediate     the 32 bits the peer's {@link Received} carries
+     * @return completes when the peer has the bytes and the value (the call waits for a free send-queue slot while
+     *         {@link #maxOutstanding()} requests are in flight); fails, never throws: with the post's exception
+     *         (IndexOutOfBoundsException for a range outside {@code mr}, an RdmaException with the verb's errno), a
+     *         WorkCompletionException if the request completes in error (which ends the connection), or
+     *         ConnectionClosedException once the connection has failed
      */
     public CompletableFuture<Void> writeWithImmediate(
             MemoryRegion mr, long offset, int length, long remoteAddress, int rkey, int immediate) {
@@ -315,12 +189,27 @@ public final class RdmaConnection implements AutoCloseable {
      * again before the future completes, or with {@link ConnectionOptions#receiveBatch()} above 1 queued to be
      * posted with the next batch (at the latest when the poller has drained the CQ). Fails with {@link ConnectionClosedException} once the connection has
      * failed and every message already received has been taken.
+     *
+     * @return completes with the message; many calls may wait at once, each takes the next message
      */
     public CompletableFuture<Received> receive() {
         return receives.receive();
     }
 
-    /** RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}. */
+    /**
+     * RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}.
+     *
+     * @param mr            the region the bytes are in (registered in {@link #protectionDomain()})
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes written
+     * @param remoteAddress the peer's virtual address the bytes go to
+     * @param rkey          the peer region's key (remote write access)
+     * @return completes when the WRITE completed (the bytes are at the peer) (the call waits for a free send-queue slot
+     *         while {@link #maxOutstanding()} requests are in flight); fails, never throws: with the post's exception
+     *         (IndexOutOfBoundsException for a range outside {@code mr}, an RdmaException with the verb's errno), a
+     *         WorkCompletionException if the request completes in error (which ends the connection), or
+     *         ConnectionClosedException once the connection has failed
+     */
     public CompletableFuture<Void> write(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
         return requests.write(mr, offset, length, remoteAddress, rkey);
     }
@@ -328,8 +217,14 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * RDMA WRITE of {@code length} bytes to the start of {@code remote}.
      *
+     * @param mr     the region the bytes are in (registered in {@link #protectionDomain()})
+     * @param offset where in {@code mr}, in bytes
+     * @param length bytes written
+     * @param remote the peer's region, as it advertised it
+     * @return as {@link #write(MemoryRegion, long, int, long, int)}
      * @throws IndexOutOfBoundsException if {@code length} bytes do not fit in {@code remote}: refused here, where the
-     *         peer's device would fail the WRITE with a remote access error and the connection with it
+     *                                   peer's device would fail the WRITE with a remote access error and the
+     *                                   connection with it
      */
     public CompletableFuture<Void> write(MemoryRegion mr, long offset, int length, RemoteRegion remote) {
         RemoteRegion target = remote.slice(0, length);
@@ -340,6 +235,17 @@ public final class RdmaConnection implements AutoCloseable {
      * RDMA READ of {@code length} bytes at the peer's {@code remoteAddress} into {@code mr} at {@code offset}. With
      * the agent providing atomics, a READ waits until the agent atomics posted before it have their responses, so
      * that it reads what they wrote (RFC 7306 section 7, "Atomic | RDMA Read").
+     *
+     * @param mr            the region the bytes land in (local write access)
+     * @param offset        where in {@code mr}, in bytes
+     * @param length        bytes read
+     * @param remoteAddress the peer's virtual address read from
+     * @param rkey          the peer region's key (remote read access)
+     * @return completes when the bytes are in {@code mr} (the call waits for a free send-queue slot while
+     *         {@link #maxOutstanding()} requests are in flight); fails, never throws: with the post's exception
+     *         (IndexOutOfBoundsException for a range outside {@code mr}, an RdmaException with the verb's errno), a
+     *         WorkCompletionException if the request completes in error (which ends the connection), or
+     *         ConnectionClosedException once the connection has failed
      */
     public CompletableFuture<Void> read(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
         return requests.read(mr, offset, length, remoteAddress, rkey);
@@ -356,8 +262,13 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * RDMA READ of {@code length} bytes from the start of {@code remote}.
      *
+     * @param mr     the region the bytes land in (local write access)
+     * @param offset where in {@code mr}, in bytes
+     * @param length bytes read
+     * @param remote the peer's region, as it advertised it
+     * @return as {@link #read(MemoryRegion, long, int, long, int)}
      * @throws IndexOutOfBoundsException if {@code remote} is shorter than {@code length} bytes (refused here, before
-     *         the peer's device refuses it and fails the connection)
+     *                                   the peer's device refuses it and fails the connection)
      */
     public CompletableFuture<Void> read(MemoryRegion mr, long offset, int length, RemoteRegion remote) {
         RemoteRegion source = remote.slice(0, length);
@@ -367,6 +278,14 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * ATOMIC FETCH AND ADD on the peer's 8-byte aligned word: completes with the word's previous value. By the device,
      * or by the RFC 7306 agent ({@link #capabilities()}).
+     *
+     * @param remoteAddress the peer's virtual address of the word, 8-byte aligned
+     * @param rkey          the peer region's key (remote atomic access)
+     * @param add           the value added, wrapping at 64 bits
+     * @return completes with the previous value (the call waits for a free send-queue slot while
+     *         {@link #maxOutstanding()} requests are in flight); fails as
+     *         {@link #write(MemoryRegion, long, int, long, int)}'s does, and at once (nothing sent) for an unaligned
+     *         address or where neither the device nor the agent has atomics
      */
     public CompletableFuture<Long> fetchAdd(long remoteAddress, int rkey, long add) {
         return requests.fetchAdd(remoteAddress, rkey, add);
@@ -375,6 +294,13 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * ATOMIC COMPARE AND SWAP on the peer's 8-byte aligned word: completes with the word's previous value. By the
      * device, or by the RFC 7306 agent ({@link #capabilities()}).
+     *
+     * @param remoteAddress the peer's virtual address of the word, 8-byte aligned
+     * @param rkey          the peer region's key (remote atomic access)
+     * @param compare       the value the word must hold
+     * @param swap          the value it then gets
+     * @return completes with the previous value (the swap happened iff it equals {@code compare}); fails as
+     *         {@link #fetchAdd}'s does
      */
     public CompletableFuture<Long> compareSwap(long remoteAddress, int rkey, long compare, long swap) {
         return requests.compareSwap(remoteAddress, rkey, compare, swap);
@@ -385,6 +311,12 @@ public final class RdmaConnection implements AutoCloseable {
      * marking each field's most significant bit (0: a plain FetchAdd). Completes with the word's previous value. By
      * the agent in one request; by a device's atomics as compare-and-swap loops ({@link
      * org.panamardma.verbs.extensions.MaskedAtomics}), each lost race costing a round trip more.
+     *
+     * @param remoteAddress the peer's virtual address of the word, 8-byte aligned
+     * @param rkey          the peer region's key (remote atomic access)
+     * @param add           the value added field by field
+     * @param addMask       the fields' most significant bits
+     * @return completes with the previous value; fails as {@link #fetchAdd}'s does
      */
     public CompletableFuture<Long> maskedFetchAdd(long remoteAddress, int rkey, long add, long addMask) {
         return requests.maskedFetchAdd(remoteAddress, rkey, add, addMask);
@@ -394,6 +326,14 @@ public final class RdmaConnection implements AutoCloseable {
      * RFC 7306 section 5.1.2's masked CmpSwap: if the bits of {@code compareMask} equal {@code compare}'s, the bits
      * of {@code swapMask} become {@code swap}'s. Completes with the word's previous value. By the agent in one
      * request; by a device's atomics as compare-and-swap loops.
+     *
+     * @param remoteAddress the peer's virtual address of the word, 8-byte aligned
+     * @param rkey          the peer region's key (remote atomic access)
+     * @param compare       the value compared under {@code compareMask}
+     * @param compareMask   the bits compared
+     * @param swap          the value written under {@code swapMask}
+     * @param swapMask      the bits replaced
+     * @return completes with the previous value; fails as {@link #fetchAdd}'s does
      */
     public CompletableFuture<Long> maskedCompareSwap(
             long remoteAddress, int rkey, long compare, long compareMask, long swap, long swapMask) {
@@ -404,6 +344,9 @@ public final class RdmaConnection implements AutoCloseable {
      * The peer's 8-byte word {@code word} as a {@link RemoteWord} over {@link #compareSwap}, for the synchronous
      * {@link org.panamardma.verbs.extensions.MaskedAtomics}: each compare-and-swap waits for its answer up to the
      * connection's timeout. Usable from any thread but the poller's.
+     *
+     * @param word the peer's 8-byte word (8-byte aligned, remote atomic access)
+     * @return the word; each call of it blocks its thread
      */
     public RemoteWord remoteWord(RemoteRegion word) {
         return requests.remoteWord(word);
@@ -414,6 +357,14 @@ public final class RdmaConnection implements AutoCloseable {
      * {@code offset} with {@code access} ({@link QueuePair#postBindMemoryWindow}): completes when the bind has
      * executed; requests made after this call execute after it. The window's key is {@code newRkey} once this
      * returns (unless the future failed at once).
+     *
+     * @param mw      a type 2 window of this connection's protection domain, not bound
+     * @param newRkey the window's next key, usually {@link MemoryWindow#nextRkey()}
+     * @param mr      the region the window exposes part of
+     * @param offset  where the window starts in {@code mr}, in bytes
+     * @param length  the window's length in bytes
+     * @param access  remote rights only: REMOTE_READ, REMOTE_WRITE, REMOTE_ATOMIC
+     * @return completes when the bind executed; fails at once for what {@link QueuePair#postBindMemoryWindow} refuses
      */
     public CompletableFuture<Void> bindMemoryWindow(
             MemoryWindow mw, int newRkey, MemoryRegion mr, long offset, long length, Set<Access> access) {
@@ -423,33 +374,38 @@ public final class RdmaConnection implements AutoCloseable {
     /**
      * Invalidates the bound window {@code mw} ({@link QueuePair#postInvalidate}): completes when the invalidation has
      * executed, after which the peer's accesses with the window's key fail.
+     *
+     * @param mw a window bound through this connection
+     * @return completes when the invalidation executed
      */
     public CompletableFuture<Void> invalidate(MemoryWindow mw) {
         return requests.invalidate(mw);
     }
 
-    /** RDMA FLUSH (draft-talpey-rdma-commit) of the peer's range or whole region. */
+    /**
+     * RDMA FLUSH (draft-talpey-rdma-commit) of the peer's range or whole region.
+     *
+     * @param remoteAddress the peer's virtual address of the range (ignored for the whole region)
+     * @param rkey          the peer region's key; it must grant the type's access
+     * @param length        bytes flushed
+     * @param type          global visibility or persistence
+     * @param scope         the range or the whole region
+     * @return completes when the peer has made the data visible or persistent; fails at once where the QP cannot FLUSH
+     */
     public CompletableFuture<Void> flush(long remoteAddress, int rkey, long length, FlushType type, FlushScope scope) {
         return requests.flush(remoteAddress, rkey, length, type, scope);
     }
 
-    /** RDMA ATOMIC WRITE (draft-talpey-rdma-commit) of a 64-bit value to the peer's 8-byte aligned word. */
+    /**
+     * RDMA ATOMIC WRITE (draft-talpey-rdma-commit) of a 64-bit value to the peer's 8-byte aligned word.
+     *
+     * @param remoteAddress the peer's virtual address of the word, 8-byte aligned
+     * @param rkey          the peer region's key (remote write access)
+     * @param value         the 64 bits stored
+     * @return completes when the store executed at the peer; fails at once where the QP cannot ATOMIC WRITE
+     */
     public CompletableFuture<Void> atomicWrite(long remoteAddress, int rkey, long value) {
         return requests.atomicWrite(remoteAddress, rkey, value);
-    }
-
-    /** A CM event of this connection's id (from the poller on a client, from the server's event thread). */
-    void handleCmEvent(CmEvent e) {
-        end.handleCmEvent(e);
-    }
-
-    /** How the connection ends (the RFC 7306 agent's hook ends it through this). */
-    ConnectionEnd end() {
-        return end;
-    }
-
-    private void disconnectQuietly() {
-        end.disconnectQuietly();
     }
 
     /**
@@ -463,13 +419,7 @@ public final class RdmaConnection implements AutoCloseable {
             res.close();
             requests.close();
         })) {
-            onClose.run();
+            closed();
         }
-    }
-
-    @Override
-    public String toString() {
-        return name + " on " + qp.deviceName()
-                + (failure.get() != null ? " (" + failure.get().getMessage() + ")" : "");
     }
 }

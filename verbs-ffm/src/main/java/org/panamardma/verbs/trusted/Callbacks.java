@@ -20,7 +20,10 @@ public final class Callbacks {
      * Runs {@code action} when {@code future} completes, as {@code whenComplete} does; an exception the action
      * throws is logged as an ERROR naming {@code owner}, not lost with the future {@code whenComplete} returns.
      *
-     * @param owner what the callback belongs to (a connection's name), for the log
+     * @param <T>    the future's value type
+     * @param future the future whose completion runs {@code action}
+     * @param owner  what the callback belongs to (a connection's name), for the log
+     * @param action given the future's value, or its exception; runs on the completing thread
      */
     public static <T> void whenDone(
             CompletableFuture<T> future, String owner, BiConsumer<? super T, ? super Throwable> action) {
@@ -38,6 +41,10 @@ public final class Callbacks {
     /**
      * {@code task}, logging an exception it throws as an ERROR naming {@code owner} instead of letting it end a
      * periodic schedule or vanish into a dropped {@code ScheduledFuture}.
+     *
+     * @param owner what the task belongs to, for the log
+     * @param task  the task to run
+     * @return a task that runs {@code task} and logs (and swallows) a RuntimeException it throws
      */
     public static Runnable logging(String owner, Runnable task) {
         return () -> {

@@ -20,6 +20,9 @@ public final class Spans {
     /**
      * The smallest segment covering {@code a} and {@code b}, in their common scope; read-only if either is.
      *
+     * @param a a native segment
+     * @param b a native segment of the same arena, overlapping or touching {@code a}
+     * @return the span, from the lower start to the higher end
      * @throws IllegalArgumentException if either is a heap segment, their scopes differ, or they neither overlap
      *     nor touch (the span would cover memory neither segment covers)
      * @throws IllegalStateException if their arena is closed

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.module.ModuleDescriptor;
 import java.lang.reflect.Executable;
+import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -158,7 +159,7 @@ final class VerbMap {
                         c.getSimpleName() + ".close()",
                         Arrays.stream(onType).map(Verb::value).toList()));
             }
-            List<Executable> members = new ArrayList<>(Arrays.asList(c.getDeclaredMethods()));
+            List<Executable> members = new ArrayList<>(publicSurface(c));
             members.addAll(Arrays.asList(c.getDeclaredConstructors()));
             for (Executable m : members) {
                 Verb[] verbs = m.getAnnotationsByType(Verb.class);
@@ -187,8 +188,8 @@ final class VerbMap {
     static Set<String> distinctiveNames() {
         Map<String, Set<Class<?>>> declarers = new TreeMap<>();
         for (Class<?> c : exportedClasses()) {
-            for (var m : c.getDeclaredMethods()) {
-                if (Modifier.isPublic(m.getModifiers()) && !m.isSynthetic()) {
+            for (var m : publicSurface(c)) {
+                if (Modifier.isPublic(m.getModifiers())) {
                     declarers
                             .computeIfAbsent(m.getName(), k -> new java.util.HashSet<>())
                             .add(c);
@@ -202,6 +203,24 @@ final class VerbMap {
             }
         });
         return names;
+    }
+
+    /**
+     * The methods {@code c} declares, and those of its package-private superclasses: a public class split into rooms
+     * ({@code QueuePair} over {@code TwoSidedQueuePair} and {@code QueuePairResource}) has its public methods
+     * declared there, and javadoc documents them as the public class's. javac's visibility bridges for them (synthetic
+     * copies in {@code c}) are left out, so that each method counts once, under the public class's name.
+     */
+    private static List<Method> publicSurface(Class<?> c) {
+        List<Method> methods = new ArrayList<>();
+        for (Class<?> k = c; k != null && (k == c || !Modifier.isPublic(k.getModifiers())); k = k.getSuperclass()) {
+            for (Method m : k.getDeclaredMethods()) {
+                if (!m.isSynthetic()) {
+                    methods.add(m);
+                }
+            }
+        }
+        return methods;
     }
 
     /** Every class of an unqualified export of the module, with the annotations it is not allowed to carry. */
