@@ -10,6 +10,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.SendChain;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.StubLoopback;
 import org.panamardma.verbs.ffi.StubProvider;
@@ -36,6 +37,15 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
     @Param({"ext", "legacy"})
     public String path;
 
+    /**
+     * {@code each}: every WRITE its own post ({@code ibv_post_send} of one request), as the issue's target counts
+     * them. {@code chain}: each batch posted as one linked list in one {@code ibv_post_send} (one doorbell; perftest's
+     * {@code --post_list}), Java through {@link QueuePair#postChain} of a reused {@link SendChain}, C building the
+     * list in stub_bench.c's {@code stub_bench_message_rate_chain}.
+     */
+    @Param({"each", "chain"})
+    public String post;
+
     private static MethodHandle cLoop;
 
     private StubBench bench;
@@ -44,14 +54,22 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
     private long remoteAddress;
     private int rkey;
     private int rounds;
+    private boolean chained;
+    private SendChain chain;
 
     @Setup(Level.Trial)
     public void open() throws Throwable {
         if (batch < 1 || WRITES % batch != 0) {
             throw new IllegalArgumentException("batch " + batch + " does not divide " + WRITES);
         }
+        chained = switch (post) {
+            case "each" -> false;
+            case "chain" -> true;
+            default -> throw new IllegalArgumentException("post " + post + ": each or chain");
+        };
         bench = StubBench.open(path);
-        cLoop = StubProvider.benchMessageRate();
+        cLoop = chained ? StubProvider.benchMessageRateChain() : StubProvider.benchMessageRate();
+        chain = chained ? new SendChain(batch) : null;
         qp = bench.loop.qp;
         local = bench.loop.local;
         remoteAddress = bench.loop.remote.address();
@@ -75,6 +93,9 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
     @Benchmark
     @OperationsPerInvocation(WRITES)
     public long java() throws RdmaException {
+        if (chained) {
+            return javaChained();
+        }
         long sum = 0;
         for (int r = 0; r < rounds; r++) {
             for (int k = 1; k <= batch; k++) {
@@ -87,6 +108,27 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
                         rkey,
                         k == batch ? SendFlags.SIGNALED : SendFlags.NONE);
             }
+            sum += bench.pollOne(r);
+        }
+        return sum;
+    }
+
+    /** Java, {@code chain}: each batch added to the reused chain and posted with one {@link QueuePair#postChain}. */
+    private long javaChained() throws RdmaException {
+        long sum = 0;
+        for (int r = 0; r < rounds; r++) {
+            chain.clear();
+            for (int k = 1; k <= batch; k++) {
+                chain.write(
+                        (long) r * batch + k,
+                        local,
+                        StubLoopback.DATA,
+                        1,
+                        remoteAddress,
+                        rkey,
+                        k == batch ? SendFlags.SIGNALED : SendFlags.NONE);
+            }
+            qp.postChain(chain);
             sum += bench.pollOne(r);
         }
         return sum;
