@@ -71,9 +71,9 @@ int64_t stub_bench_message_rate(uint32_t qp_num, int path, uint32_t lkey, uint64
 				uint32_t rkey, struct ibv_wc *wc, int capacity, int batch, int64_t n);
 
 /*
- * The same WRITEs posted as one chain per batch: the batch's ibv_send_wr linked by next and handed to one
- * ibv_post_send (one doorbell; perftest's --post_list), every field of every request stored each time, as C code
- * building a list does. At most STUB_BENCH_MAX_CHAIN per batch. Returns the sum of the polled wr_ids, or -errno.
+ * The same WRITEs posted as one chain per batch: the batch's ibv_send_wr linked by next, built once and handed
+ * again to one ibv_post_send per batch (one doorbell; perftest's --post_list), wr_ids 1..batch, the last signaled.
+ * At most STUB_BENCH_MAX_CHAIN per batch. Returns the sum of the polled wr_ids (n * batch), or -errno.
  */
 #define STUB_BENCH_MAX_CHAIN 64
 int64_t stub_bench_message_rate_chain(uint32_t qp_num, int path, uint32_t lkey, uint64_t addr, uint64_t remote_addr,
