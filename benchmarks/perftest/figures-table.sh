@@ -87,7 +87,7 @@ awk -v cpu_log="$cpu_log" -v regs="$regs" -v floor="$floor" -v target_ns=15 -v t
       k = rate[i]; split(k, p, "/"); r = rc[k] / rj[k]
       row(sprintf("(b) message rate, 1-byte WRITEs, batch %d%s, %s (Java / C ops/s, stub)", p[2], p[3] == "chain" ? " in one post" : "", p[1] == "ext" ? "extended" : "legacy"),
           sprintf("%.2fx (Java %.1f, C %.1f ns/WRITE)", r, rj[k], rc[k]), ">= " target_rate "x", r >= target_rate ? "met" : sprintf("missed by %.2f", target_rate - r))
-      if (p[3] == "chain") continue # the ConnectX's 2.6 M/s is of single posts
+      if (p[3] == "chain") continue # the ConnectX figure (2.6 M/s) is of single posts
       cxj = 1000 / (1000 / cx + rj[k] - rc[k])
       row(sprintf("(b) batch %d, %s, projected on a ConnectX (C %s M posts/s + what Java adds here)", p[2], p[1] == "ext" ? "extended" : "legacy", cx),
           sprintf("%.2f M/s (%.2fx C)", cxj, cxj / cx), ">= " target_rate "x", cxj / cx >= target_rate ? "met" : sprintf("missed by %.2f", target_rate - cxj / cx))
