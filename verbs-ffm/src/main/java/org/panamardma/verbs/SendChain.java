@@ -27,7 +27,7 @@ import org.panamardma.verbs.ffi.ibv_sge;
  * reusable as soon as {@code postChain} returns (the provider copies the requests into its queue).
  */
 public final class SendChain {
-    /** The most requests a chain holds: a QP's chain scratch is this long (and no chain outgrows its send queue). */
+    /** The most requests a chain holds (one post of a bounded list; a chain must also fit the QP's send queue). */
     public static final int MAX_REQUESTS = 64;
 
     private final int capacity;

@@ -109,7 +109,7 @@ class StubSendChainTest {
                     assertEquals(opcodes[i], wc.opcode(i));
                     assertEquals(8, wc.byteLength(i));
                 }
-                // posting copied the chain: it is reusable at once
+                // the provider copied the requests into its queue during the post: the chain is reusable at once
                 chain.clear().send(5, l.local, 0, 8, SendFlags.SIGNALED);
                 l.qp.postChain(chain);
                 assertEquals(1, l.cq.poll(wc));
