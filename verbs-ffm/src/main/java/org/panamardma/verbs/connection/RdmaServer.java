@@ -89,6 +89,10 @@ public final class RdmaServer implements AutoCloseable {
     private volatile long nextRefusalWarning = System.nanoTime();
 
     private volatile boolean closing;
+    /** What the event loop sleeps on (the event channel's descriptor, an eventfd close() writes), how often. */
+    private final FdWaiter sleep;
+
+    private final java.util.concurrent.atomic.AtomicLong sleeps = new java.util.concurrent.atomic.AtomicLong();
     /** Set by close() before it closes the connections: a setup still running then rejects its request. */
     private volatile boolean stopAccepting;
 
@@ -115,6 +119,8 @@ public final class RdmaServer implements AutoCloseable {
         try {
             // the listening id closes with the channel it belongs to (closing cascades: NativeResource)
             CmConnector.listen(events, address, 64);
+            this.sleep = FdWaiter.create();
+            sleep.add(events.fd());
         } catch (RdmaException | RuntimeException e) {
             events.close();
             throw e;
@@ -242,12 +248,17 @@ public final class RdmaServer implements AutoCloseable {
         return refused.get();
     }
 
-    /** The server's event loop: takes the channel's events in slices, so that close is noticed promptly. */
+    /** The event loop: takes what the channel holds, sleeps until it has more or close() (issue 26: no 50 ms slices). */
     private void run() {
-        try {
+        try (sleep) {
             while (!closing) {
-                CmEvent e = events.poll(Duration.ofMillis(RdmaConnection.WAIT_SLICE_MILLIS));
-                if (e == null || closing) {
+                CmEvent e = events.poll(Duration.ZERO);
+                if (e == null) {
+                    sleeps.incrementAndGet();
+                    sleep.await(CompletionPoller.IDLE_WAIT_MILLIS);
+                    continue;
+                }
+                if (closing) {
                     continue;
                 }
                 try {
@@ -466,12 +477,18 @@ public final class RdmaServer implements AutoCloseable {
             }
         }
         closing = true;
+        sleep.wakeup(); // nothing after the loop closed it
         try {
             thread.join(2000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         events.close();
+    }
+
+    /** @return how often the event loop has slept (tests of an idle server) */
+    long eventLoopSleeps() {
+        return sleeps.get();
     }
 
     @Override
