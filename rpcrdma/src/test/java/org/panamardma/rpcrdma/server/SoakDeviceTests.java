@@ -53,7 +53,7 @@ import org.panamardma.testbed.RdmaTestDevice;
  * to the survivors' connections after every kill; at every kill point the traffic is paused and the server device's
  * resource counts ({@code rdma resource show}) equal those with the survivors alone, and the client device's too (the
  * kernel freed what the killed process held); at the end both devices' counts equal those before the first
- * connection; the heap after GC at the end is within 10% of the heap after GC at the first kill point (the first
+ * connection; the heap after GC at the end is within 10% (at least {@link #HEAP_NOISE_BYTES}) of the heap after GC at the first kill point (the first
  * {@code soak.killEvery} calls are the warm-up).
  *
  * <p>Size: {@code -Dsoak.calls} (default 2000: the device suite's short run, one kill in the middle and one at the
@@ -74,6 +74,14 @@ abstract class SoakDeviceTests {
     static final int VICTIM_MIN_CALLS = 10;
 
     static final double HEAP_GROWTH_ALLOWED = 0.10;
+    /**
+     * The least growth allowed, whatever 10% is: the heap after a full GC of a JVM running only this class is 8-11
+     * MiB, and between two such samples it moved by about 1 MiB either way with no leak (2026-11-26, four runs of
+     * the short soak: +17.7%, +12.6%, -14%, -17%), so 10% of it (0.8-1.1 MiB) failed runs at random. 2 MiB over
+     * the short run's 2,000 calls still fails a leak of 1 KiB a call; the long soak (soak.sh, 10^5-10^6 calls) finds
+     * smaller ones.
+     */
+    static final long HEAP_NOISE_BYTES = 2L * 1024 * 1024;
     /** What a killed client leaves on the server until the server has dropped its connection. */
     static final Set<String> CONNECTION_RESOURCES = Set.of("pd", "cq", "qp", "cm_id");
 
@@ -398,8 +406,10 @@ abstract class SoakDeviceTests {
         assertEquals(clientBaseline, clientEnd, clientDevice + " resources after the soak");
         assertEquals(0, server.connectionCount(), "server connections after the soak");
         assertTrue(
-                heapEnd <= heapStart * (1 + HEAP_GROWTH_ALLOWED),
-                String.format("heap after GC grew from %d to %d bytes", heapStart, heapEnd));
+                heapEnd - heapStart <= Math.max(heapStart * HEAP_GROWTH_ALLOWED, HEAP_NOISE_BYTES),
+                String.format(
+                        "heap after GC grew from %d to %d bytes (allowed: 10%% or %d bytes)",
+                        heapStart, heapEnd, HEAP_NOISE_BYTES));
     }
 
     private boolean victimCalledEnough() {
