@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.ref.Reference;
 import java.util.Arrays;
@@ -46,6 +47,11 @@ public final class SendChain {
      * last one at the latest. Memory of an automatic arena: freed only once the chain is unreachable, so it outlives
      * any post of it (each holds the chain to its end, Reference.reachabilityFence).
      */
+    /** Holds the requests' native memory reachable as long as the chain is (see the constructor). */
+    private final MemorySegment wrs;
+    /** Holds the scatter/gather entries' native memory reachable as long as the chain is. */
+    private final MemorySegment sges;
+
     final long wrsAt;
 
     final long sgesAt;
@@ -66,8 +72,13 @@ public final class SendChain {
         this.ops = new Op[capacity];
         this.regions = new MemoryRegion[capacity];
         Arena memory = Arena.ofAuto();
-        this.wrsAt = memory.allocate(ibv_send_wr.layout(), capacity).address();
-        this.sgesAt = memory.allocate(ibv_sge.layout(), capacity).address();
+        // the segments, not only their addresses, are kept: an automatic arena's memory is freed once no segment of
+        // it is reachable, and with addresses alone it was freed at the next GC while the chain still posted from it
+        // (the device suite's SIGSEGV in librxe, serial GC in a small heap)
+        this.wrs = memory.allocate(ibv_send_wr.layout(), capacity);
+        this.sges = memory.allocate(ibv_sge.layout(), capacity);
+        this.wrsAt = wrs.address();
+        this.sgesAt = sges.address();
         for (int i = 0; i < capacity; i++) {
             long wr = wrsAt + i * WR_SIZE;
             AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.next$OFFSET, following(i));
