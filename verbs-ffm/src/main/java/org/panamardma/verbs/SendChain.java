@@ -40,21 +40,25 @@ public final class SendChain {
     /**
      * The requests themselves, {@code capacity} {@code struct ibv_send_wr} of one element each, filled as they are
      * added and handed to {@code ibv_post_send} as they are (no copy at the post): each one's {@code next} points to
-     * the following one and its {@code sg_list} to its own {@code struct ibv_sge} in {@link #sgesAt}, set once here
+     * the following one and its {@code sg_list} to its own {@code struct ibv_sge} in {@link #sges}, set once here
      * and never changed but by the post, which ends the list after the chain's last request for the call and then
      * points it at the following one again. Only the library writes these structs, so whatever another thread does
      * to the chain meanwhile (misuse: a chain is one thread's), the provider finds a list inside them, ended at the
-     * last one at the latest. Memory of an automatic arena: freed only once the chain is unreachable, so it outlives
-     * any post of it (each holds the chain to its end, Reference.reachabilityFence).
+     * last one at the latest. Memory of an automatic arena, freed once no segment of it is reachable: this field (not
+     * only {@link #wrsAt}) keeps it for as long as the chain is reachable, and each post holds the chain to its end
+     * (Reference.reachabilityFence).
      */
-    /** Holds the requests' native memory reachable as long as the chain is (see the constructor). */
     private final MemorySegment wrs;
-    /** Holds the scatter/gather entries' native memory reachable as long as the chain is. */
+
+    /** The scatter/gather elements, one per request: kept reachable with the chain as {@link #wrs} is. */
     private final MemorySegment sges;
 
+    /** Where {@link #wrs} is: what the posts and accessors compute addresses from (the chain keeps it reachable). */
     final long wrsAt;
 
+    /** Where {@link #sges} is. */
     final long sgesAt;
+
     static final long WR_SIZE = ibv_send_wr.layout().byteSize();
     static final long SGE_SIZE = ibv_sge.layout().byteSize();
 
@@ -65,13 +69,20 @@ public final class SendChain {
      * @throws IllegalArgumentException if {@code capacity} is out of range
      */
     public SendChain(int capacity) {
+        this(capacity, Arena.ofAuto());
+    }
+
+    /**
+     * A chain whose requests are built in {@code memory}; the public constructor gives it an automatic arena of its
+     * own. Here so that a test can watch the lifetime of what backs a chain (StubSendChainMemoryTest).
+     */
+    SendChain(int capacity, Arena memory) {
         if (capacity < 1 || capacity > MAX_REQUESTS) {
             throw new IllegalArgumentException("a chain holds 1.." + MAX_REQUESTS + " requests, not " + capacity);
         }
         this.capacity = capacity;
         this.ops = new Op[capacity];
         this.regions = new MemoryRegion[capacity];
-        Arena memory = Arena.ofAuto();
         // the segments, not only their addresses, are kept: an automatic arena's memory is freed once no segment of
         // it is reachable, and with addresses alone it was freed at the next GC while the chain still posted from it
         // (the device suite's SIGSEGV in librxe, serial GC in a small heap)
@@ -79,13 +90,16 @@ public final class SendChain {
         this.sges = memory.allocate(ibv_sge.layout(), capacity);
         this.wrsAt = wrs.address();
         this.sgesAt = sges.address();
-        for (int i = 0; i < capacity; i++) {
-            long wr = wrsAt + i * WR_SIZE;
-            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.next$OFFSET, following(i));
-            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.sg_list$OFFSET, sgesAt + i * SGE_SIZE);
-            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.num_sge$OFFSET, 1);
+        try {
+            for (int i = 0; i < capacity; i++) {
+                long wr = wrsAt + i * WR_SIZE;
+                AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.next$OFFSET, following(i));
+                AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.sg_list$OFFSET, sgesAt + i * SGE_SIZE);
+                AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.num_sge$OFFSET, 1);
+            }
+        } finally {
+            Reference.reachabilityFence(this);
         }
-        Reference.reachabilityFence(memory);
     }
 
     /** What request {@code i}'s {@code next} holds between posts: the following request, or NULL after the last. */
@@ -157,27 +171,35 @@ public final class SendChain {
     }
 
     private long field(ValueLayout.OfLong layout, int i, long offset) {
-        long v = AllMemory.EVERYWHERE.get(layout, wrsAt + i * WR_SIZE + offset);
-        Reference.reachabilityFence(this);
-        return v;
+        try {
+            return AllMemory.EVERYWHERE.get(layout, wrsAt + i * WR_SIZE + offset);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     private int field(ValueLayout.OfInt layout, int i, long offset) {
-        int v = AllMemory.EVERYWHERE.get(layout, wrsAt + i * WR_SIZE + offset);
-        Reference.reachabilityFence(this);
-        return v;
+        try {
+            return AllMemory.EVERYWHERE.get(layout, wrsAt + i * WR_SIZE + offset);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     private long sgeField(ValueLayout.OfLong layout, int i, long offset) {
-        long v = AllMemory.EVERYWHERE.get(layout, sgesAt + i * SGE_SIZE + offset);
-        Reference.reachabilityFence(this);
-        return v;
+        try {
+            return AllMemory.EVERYWHERE.get(layout, sgesAt + i * SGE_SIZE + offset);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     private int sgeField(ValueLayout.OfInt layout, int i, long offset) {
-        int v = AllMemory.EVERYWHERE.get(layout, sgesAt + i * SGE_SIZE + offset);
-        Reference.reachabilityFence(this);
-        return v;
+        try {
+            return AllMemory.EVERYWHERE.get(layout, sgesAt + i * SGE_SIZE + offset);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**
@@ -305,18 +327,22 @@ public final class SendChain {
         }
         mr.checkRange(offset, Integer.toUnsignedLong(length));
         int i = count;
-        long wr = wrsAt + i * WR_SIZE;
-        long sge = sgesAt + i * SGE_SIZE;
-        AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr_id$OFFSET, wrId);
-        AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.opcode$OFFSET, op.wrOpcode);
-        AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.send_flags$OFFSET, flags);
-        AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.$anon0$imm_data$OFFSET, Integer.reverseBytes(immediate));
-        AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr$rdma$remote_addr$OFFSET, remoteAddress);
-        AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.wr$rdma$rkey$OFFSET, rkey);
-        AllMemory.EVERYWHERE.set(JAVA_LONG, sge + ibv_sge.addr$OFFSET, mr.address() + offset);
-        AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.length$OFFSET, length);
-        AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.lkey$OFFSET, mr.lkey());
-        Reference.reachabilityFence(this);
+        try {
+            long wr = wrsAt + i * WR_SIZE;
+            long sge = sgesAt + i * SGE_SIZE;
+            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr_id$OFFSET, wrId);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.opcode$OFFSET, op.wrOpcode);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.send_flags$OFFSET, flags);
+            AllMemory.EVERYWHERE.set(
+                    JAVA_INT, wr + ibv_send_wr.$anon0$imm_data$OFFSET, Integer.reverseBytes(immediate));
+            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr$rdma$remote_addr$OFFSET, remoteAddress);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.wr$rdma$rkey$OFFSET, rkey);
+            AllMemory.EVERYWHERE.set(JAVA_LONG, sge + ibv_sge.addr$OFFSET, mr.address() + offset);
+            AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.length$OFFSET, length);
+            AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.lkey$OFFSET, mr.lkey());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
         ops[i] = op;
         regions[i] = mr;
         count = i + 1;
