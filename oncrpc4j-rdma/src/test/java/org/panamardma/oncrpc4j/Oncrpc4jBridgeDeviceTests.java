@@ -43,7 +43,6 @@ import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcClient;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
-import org.panamardma.oncrpc.tcp.RpcReplyException;
 import org.panamardma.oncrpc.tcp.TcpRpcClient;
 import org.panamardma.oncrpc4j.DemoCases.Case;
 import org.panamardma.oncrpc4j.demo.Blob;
@@ -176,46 +175,12 @@ abstract class Oncrpc4jBridgeDeviceTests {
 
     /** One case over oncrpc4j's TCP server, with this project's TCP client: the raw results, or the reply. */
     static Object overTcp(TcpRpcClient c, Case k) throws Exception {
-        byte[] args = HostBridge.xdr(k.args());
-        try {
-            return c.call(
-                            Demo.DEMO,
-                            k.version(),
-                            k.procedure(),
-                            OpaqueAuth.NONE,
-                            out -> out.putFixedOpaque(args),
-                            in -> {
-                                byte[] b = in.rest().toArray(JAVA_BYTE);
-                                in.skip(b.length, "results");
-                                return b;
-                            },
-                            TIMEOUT)
-                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return assertInstanceOf(RpcReplyException.class, e.getCause(), k.name())
-                    .reply();
-        }
+        return DemoCallsOverTcp.overTcp(c, k, TIMEOUT);
     }
 
     /** One case through the {@link RpcClient} interface ({@code rdma://} or {@code tcp://}). */
     static Object overInterface(RpcClient c, Case k) throws Exception {
-        byte[] args = HostBridge.xdr(k.args());
-        try {
-            return c.invoke(
-                    Demo.DEMO,
-                    k.version(),
-                    k.procedure(),
-                    OpaqueAuth.NONE,
-                    out -> out.putFixedOpaque(args),
-                    in -> {
-                        byte[] b = in.rest().toArray(JAVA_BYTE);
-                        in.skip(b.length, "results");
-                        return b;
-                    },
-                    TIMEOUT);
-        } catch (RpcReplyException e) {
-            return e.reply();
-        }
+        return DemoCallsOverTcp.overInterface(c, k, TIMEOUT);
     }
 
     /** Results compare by bytes; failures by their reply header, whose XIDs differ by client. */
