@@ -31,6 +31,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.RdmaResources;
 
 /**
  * What Netty users expect when things go wrong or slow: a SIGKILLed peer ends its channel and leaves nothing behind,
@@ -40,22 +41,7 @@ abstract class RobustnessDeviceTests {
 
     /** The counts {@code rdma resource show} gives for {@code device} (pd, cq, qp, cm_id, mr). */
     static Map<String, Integer> resources(String device) throws Exception {
-        Process proc = new ProcessBuilder("rdma", "resource", "show")
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(proc.getInputStream().readAllBytes());
-        proc.waitFor();
-        for (String line : out.split("\n")) {
-            String[] t = line.trim().split("\\s+");
-            if (t.length > 2 && t[1].equals(device + ":")) {
-                Map<String, Integer> counts = new java.util.TreeMap<>();
-                for (int i = 2; i + 1 < t.length; i += 2) {
-                    counts.put(t[i], Integer.parseInt(t[i + 1]));
-                }
-                return counts;
-            }
-        }
-        throw new AssertionError("no line for " + device + " in: " + out);
+        return RdmaResources.of(device);
     }
 
     static Map<String, Integer> awaitCounts(String device, Map<String, Integer> wanted, long seconds) throws Exception {

@@ -62,6 +62,7 @@ import org.panamardma.rpcrdma.server.ReplyPath;
 import org.panamardma.rpcrdma.server.RpcRdmaServer;
 import org.panamardma.rpcrdma.server.ServerStatistics;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.RdmaResources;
 import org.panamardma.xdr.XdrDecoder;
 
 /**
@@ -571,22 +572,8 @@ abstract class Oncrpc4jBridgeDeviceTests {
 
     /** The counts {@code rdma resource show} gives for {@code device}, without ctx (librdmacm keeps it open). */
     static Map<String, Integer> resources(String device) throws Exception {
-        Process proc = new ProcessBuilder("rdma", "resource", "show")
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(proc.getInputStream().readAllBytes());
-        proc.waitFor();
-        for (String line : out.split("\n")) {
-            String[] t = line.trim().split("\\s+");
-            if (t.length > 2 && t[1].equals(device + ":")) {
-                Map<String, Integer> counts = new java.util.TreeMap<>();
-                for (int i = 2; i + 1 < t.length; i += 2) {
-                    counts.put(t[i], Integer.parseInt(t[i + 1]));
-                }
-                counts.remove("ctx");
-                return counts;
-            }
-        }
-        throw new AssertionError("no resources line for " + device + " in: " + out);
+        Map<String, Integer> counts = new java.util.TreeMap<>(RdmaResources.of(device));
+        counts.remove("ctx");
+        return counts;
     }
 }
