@@ -28,7 +28,7 @@ case $provider in
     ../container/import-image.sh || { echo "run-device-tests: the container image could not be built"; exit 125; }
     # the VM's kernel NFS server and client, its persistent memory, and the README's verbs example, which names the
     # VM's rxe0 (the container's devices are rxe8/rxe9 and siw8/siw9, apart from a VM's)
-    vm_only='.*\.(KernelNfsOverRdma|RoceKnfsdRdma|IwarpKnfsdRdma|KnfsdTcp|RoceKernelClientJavaServer|IwarpKernelClientJavaServer|RoceKernelClientExportOptions|IwarpKernelClientExportOptions|PersistentFlush|RoceReadmeExamples)DeviceTest'
+    vm_only='.*\.(KernelNfsOverRdma|RoceKnfsdRdma|IwarpKnfsdRdma|KnfsdTcp|RoceKernelClientJavaServer|IwarpKernelClientJavaServer|RoceKernelClientExportOptions|IwarpKernelClientExportOptions|RoceIdleServerCpu|IwarpIdleServerCpu|PersistentFlush|RoceReadmeExamples)DeviceTest'
     exec ../container/run.sh --timeout "${1:-3000}" -- \
       "SUITE_TAGS=rdma-device SUITE_EXCLUDE_CLASSNAME='$vm_only' SUITE_ORDER='${SUITE_ORDER:-default}' SUITE_ORDER_SEED='${SUITE_ORDER_SEED:-}' REPORTS_DIR=$PWD/target/container-reports ./run-suite.sh target/lib"
     ;;

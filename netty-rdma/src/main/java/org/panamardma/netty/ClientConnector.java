@@ -161,17 +161,14 @@ final class ClientConnector {
         }
         long wait = probeWaitNanos;
         probeWaitNanos = StreamStartProbe.nextWaitNanos(probeWaitNanos);
-        // Netty keeps a scheduled task's exception in the ScheduledFuture, read by nobody here: one the probe does not
-        // handle itself fails the connect, as a failed post does, instead of leaving it to the connect timeout
-        var _ = ch.eventLoop().schedule(this::probeOrFailConnect, wait, TimeUnit.NANOSECONDS);
-    }
-
-    private void probeOrFailConnect() {
-        try {
-            probe();
-        } catch (RuntimeException e) {
-            ch.setUp.fail(failure("the stream start probe", e));
-        }
+        // a failure the round does not handle itself fails the connect, as a failed post does, instead of leaving it to
+        // the connect's deadline
+        LoopTasks.schedule(
+                ch.eventLoop(),
+                this::probe,
+                wait,
+                TimeUnit.NANOSECONDS,
+                e -> ch.setUp.fail(failure("the stream start probe", e)));
     }
 
     /** A probe's READ completed: the stream has started, the channel is connected. */

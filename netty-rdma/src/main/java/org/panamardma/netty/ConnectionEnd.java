@@ -89,18 +89,12 @@ final class ConnectionEnd {
             // what was sent should arrive: keep the connection until the peer acknowledged it (or a deadline)
             Lingering lingering = new Lingering(handler, ch.id, res, outstanding, eventsHandler, holds);
             handler.linger(ch.io, lingering, res.cq, ch.id, eventsHandler);
-            // Netty keeps a scheduled task's exception in the ScheduledFuture, read by nobody here: logged instead
-            var _ = ch.eventLoop()
-                    .schedule(
-                            () -> {
-                                try {
-                                    lingering.finish();
-                                } catch (RuntimeException e) {
-                                    LOG.warn("{}: releasing the lingering connection failed", ch, e);
-                                }
-                            },
-                            LINGER_MILLIS,
-                            TimeUnit.MILLISECONDS);
+            LoopTasks.schedule(
+                    ch.eventLoop(),
+                    lingering::finish,
+                    LINGER_MILLIS,
+                    TimeUnit.MILLISECONDS,
+                    e -> LOG.warn("{}: releasing the lingering connection failed", ch, e));
         } else {
             Lingering.teardown(handler, eventsHandler, ch.id, res, established);
             Lingering.releaseHolds(holds);

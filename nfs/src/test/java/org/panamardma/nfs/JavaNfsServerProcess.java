@@ -79,7 +79,9 @@ final class JavaNfsServerProcess extends JavaNfsServerSite {
                 "-XX:+UseSerialGC",
                 "-Xmx512m",
                 "-cp",
-                classPath(),
+                // another build of the server (its nfs-server.jar) in place of this one's classes: how a device
+                // test shows that it fails on the old code
+                System.getProperty("panama.nfs.serverClassPath", classPath()),
                 NfsServerMain.class.getName(),
                 "--export",
                 export.toString(),
@@ -149,6 +151,11 @@ final class JavaNfsServerProcess extends JavaNfsServerSite {
                     e);
         }
         System.out.printf("java-nfs %s: answers NULL over RDMA (%d ms)%n", name, (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** {@return the server's process id (its CPU time: {@link ProcessCpu#of})} */
+    long pid() {
+        return process.pid();
     }
 
     /** SIGKILL: no shutdown, connections torn down by the kernel, as in a crash. */

@@ -282,9 +282,15 @@ final class SendPosting {
         gate.enterOrThrow(description);
         try {
             checkConnected();
-            // lkeys only, as in postReceive: a region closed after this check cannot crash the provider
+            // lkeys only, as in postReceive: a region closed after this check cannot crash the provider. A region
+            // repeated (WRITEs from one buffer) is checked once per run.
+            MemoryRegion checked = null;
             for (int i = 0; i < n; i++) {
-                chain.regions[i].checkOpen();
+                MemoryRegion r = chain.regions[i];
+                if (r != checked) {
+                    r.checkOpen();
+                    checked = r;
+                }
             }
             sendPath.postChain(chain, n);
         } finally {

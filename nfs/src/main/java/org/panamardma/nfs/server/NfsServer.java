@@ -155,7 +155,9 @@ public final class NfsServer implements AutoCloseable {
         if (b.rpcbind) {
             rpcbind.register(tcp == null ? 0 : tcp.port(), mount.port());
         }
-        Thread.ofVirtual().name("nfs-server-clients").start(this::watchClients);
+        // a platform thread: a virtual one's timed waits would wake the virtual-thread scheduler twice a second,
+        // and its carriers spin each time before they park again (issue 26)
+        Thread.ofPlatform().daemon(true).name("nfs-server-clients").start(this::watchClients);
     }
 
     /**

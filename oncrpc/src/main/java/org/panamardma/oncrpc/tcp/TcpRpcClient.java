@@ -72,6 +72,9 @@ public final class TcpRpcClient implements RpcClient {
     /** Default largest record sent or accepted: 4 MiB. */
     public static final int DEFAULT_MAX_RECORD_SIZE = 4 << 20;
 
+    /** Default bound on making the TCP connection: 10 s, then {@link ConnectTimeoutException}. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
     private static final int INITIAL_CALL_BUFFER = 8 << 10;
 
     private final class Pending<T> {
@@ -140,11 +143,12 @@ public final class TcpRpcClient implements RpcClient {
     }
 
     /**
-     * Connects to {@code host:port} with the default maximum record size.
+     * Connects to {@code host:port} with the default maximum record size and connect timeout.
      *
      * @param host the server's host name or address
      * @param port the server's TCP port
      * @return a connected client; its reader thread runs until {@link #close()}
+     * @throws ConnectTimeoutException if the server does not answer within {@link #DEFAULT_CONNECT_TIMEOUT}
      * @throws IOException if the connection cannot be made
      */
     public static TcpRpcClient connect(String host, int port) throws IOException {
@@ -152,12 +156,13 @@ public final class TcpRpcClient implements RpcClient {
     }
 
     /**
-     * Connects to a server.
+     * Connects to a server within {@link #DEFAULT_CONNECT_TIMEOUT}.
      *
      * @param address the server
      * @param maxRecordSize the largest call this client sends and the largest reply it accepts (a larger reply
      *                      breaks the connection, as the record stream cannot be resynchronized)
      * @return a connected client; its reader thread runs until {@link #close()}
+     * @throws ConnectTimeoutException if the server does not answer within {@link #DEFAULT_CONNECT_TIMEOUT}
      * @throws IOException if the connection cannot be made
      */
     public static TcpRpcClient connect(InetSocketAddress address, int maxRecordSize) throws IOException {
@@ -165,29 +170,45 @@ public final class TcpRpcClient implements RpcClient {
     }
 
     /**
-     * Connects to a server from a given local address and port (a port below 1024, which servers with the
-     * {@code secure} export option require, needs root or CAP_NET_BIND_SERVICE).
+     * Connects to a server from a given local address and port within {@link #DEFAULT_CONNECT_TIMEOUT}; see
+     * {@link #connect(InetSocketAddress, InetSocketAddress, int, Duration)}.
      *
      * @param address the server
      * @param local where to bind the socket before connecting; null for any
      * @param maxRecordSize the largest call sent and reply accepted
      * @return a connected client; its reader thread runs until {@link #close()}
+     * @throws ConnectTimeoutException if the server does not answer within {@link #DEFAULT_CONNECT_TIMEOUT}
      * @throws IOException if the socket cannot be bound there, or the connection cannot be made
-     * @throws IllegalArgumentException if {@code maxRecordSize} is below 64 bytes, too small for a call header
      */
     public static TcpRpcClient connect(InetSocketAddress address, InetSocketAddress local, int maxRecordSize)
+            throws IOException {
+        return connect(address, local, maxRecordSize, DEFAULT_CONNECT_TIMEOUT);
+    }
+
+    /**
+     * Connects to a server from a given local address and port (a port below 1024, which servers with the
+     * {@code secure} export option require, needs root or CAP_NET_BIND_SERVICE), waiting at most
+     * {@code connectTimeout} for the TCP handshake.
+     *
+     * @param address the server
+     * @param local where to bind the socket before connecting; null for any
+     * @param maxRecordSize the largest call sent and reply accepted
+     * @param connectTimeout how long the server may take to answer (positive; rounded up to milliseconds)
+     * @return a connected client; its reader thread runs until {@link #close()}
+     * @throws ConnectTimeoutException if the server does not answer within {@code connectTimeout}
+     * @throws IOException if the socket cannot be bound there, or the connection cannot be made (refused:
+     *                     {@link java.net.ConnectException})
+     * @throws IllegalArgumentException if {@code maxRecordSize} is below 64 bytes, too small for a call header, or
+     *                                  {@code connectTimeout} is not positive
+     */
+    public static TcpRpcClient connect(
+            InetSocketAddress address, InetSocketAddress local, int maxRecordSize, Duration connectTimeout)
             throws IOException {
         if (maxRecordSize < 64) {
             throw new IllegalArgumentException("maximum record size " + maxRecordSize + " cannot hold a header");
         }
-        Socket socket = new Socket();
+        Socket socket = ClientSocket.connect(address, local, connectTimeout);
         try {
-            socket.setTcpNoDelay(true);
-            if (local != null) {
-                socket.setReuseAddress(true); // a port whose last connection is in TIME_WAIT may serve another peer
-                socket.bind(local);
-            }
-            socket.connect(address);
             return new TcpRpcClient(socket, maxRecordSize);
         } catch (IOException | RuntimeException e) {
             socket.close();

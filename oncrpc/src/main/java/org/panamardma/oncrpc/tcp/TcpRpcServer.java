@@ -120,7 +120,12 @@ public final class TcpRpcServer implements AutoCloseable {
             throw e;
         }
         this.acceptor = Thread.ofVirtual().name("oncrpc-tcp-accept-" + port()).start(this::acceptLoop);
-        this.watchdog = Thread.ofVirtual().name("oncrpc-tcp-watchdog-" + port()).start(this::watch);
+        // a platform thread: a virtual one's every timed wake-up runs the virtual-thread scheduler, whose carriers
+        // then spin before they park again (ForkJoinPool.deactivate): in an idle server most of its CPU (issue 26)
+        this.watchdog = Thread.ofPlatform()
+                .daemon(true)
+                .name("oncrpc-tcp-watchdog-" + port())
+                .start(this::watch);
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaError;
 import org.panamardma.rpcrdma.RdmaMsg;
@@ -29,15 +30,22 @@ final class ReplyReceiver {
     private static final Logger LOG = LoggerFactory.getLogger(ReplyReceiver.class);
 
     private final String name;
-    private final RdmaConnection connection;
+    /** The connection's next received message ({@link RdmaConnection#receive()}). */
+    private final Supplier<CompletableFuture<Received>> receives;
+
     private final Calls calls;
     private final ChunkMemory memory;
     private final RpcRdmaHeaderDecoder headerDecoder = new RpcRdmaHeaderDecoder();
     private final AtomicLong droppedReplies = new AtomicLong();
 
     ReplyReceiver(String name, RdmaConnection connection, Calls calls, ChunkMemory memory) {
+        this(name, connection::receive, calls, memory);
+    }
+
+    /** With {@code receives} in place of a connection's {@code receive()}: how a test feeds it. */
+    ReplyReceiver(String name, Supplier<CompletableFuture<Received>> receives, Calls calls, ChunkMemory memory) {
         this.name = name;
-        this.connection = connection;
+        this.receives = receives;
         this.calls = calls;
         this.memory = memory;
     }
@@ -53,7 +61,7 @@ final class ReplyReceiver {
      */
     void receiveNext() {
         while (true) {
-            CompletableFuture<Received> next = connection.receive();
+            CompletableFuture<Received> next = receives.get();
             if (!next.isDone()) {
                 // an exception from onReceived would otherwise end the receive loop without a word
                 Callbacks.whenDone(next, name, (message, t) -> {

@@ -10,8 +10,9 @@ import org.slf4j.event.Level;
  * Ends an {@link RpcRdmaServer}'s connections that have been idle (no call taken or in progress) for the idle
  * timeout, as Linux's sunrpc ages out idle transports ({@code svc_age_temp_xprts}, {@code net/sunrpc/svc_xprt.c}):
  * a client that connects and sends nothing, or one whose host vanished without a disconnect (an RC queue pair has no
- * keepalive), does not keep its connection slot, its queue pair and its registered buffers for ever. A virtual
- * thread that looks every quarter of the timeout (at least every 10 ms, at most every 10 s).
+ * keepalive), does not keep its connection slot, its queue pair and its registered buffers for ever. A platform
+ * thread that looks every quarter of the timeout (at least every 10 ms, at most every 10 s): a virtual one's every
+ * timed wake-up would run the virtual-thread scheduler, whose carriers spin before they park again (issue 26).
  */
 final class IdleWatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IdleWatch.class);
@@ -33,7 +34,7 @@ final class IdleWatch implements AutoCloseable {
         this.statistics = statistics;
         this.level = level;
         long period = Math.max(10, Math.min(10_000, idle.toMillis() / 4));
-        this.thread = Thread.ofVirtual().name(name).start(() -> watch(period));
+        this.thread = Thread.ofPlatform().daemon(true).name(name).start(() -> watch(period));
     }
 
     private void watch(long periodMillis) {

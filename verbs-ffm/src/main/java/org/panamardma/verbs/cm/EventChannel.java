@@ -339,32 +339,33 @@ public final class EventChannel extends NativeResource {
             }
             MemorySegment ev =
                     eventOut.get(ADDRESS, 0).reinterpret(rdma_cm_event.layout().byteSize());
-            CmEvent event;
-            MemorySegment orphan = MemorySegment.NULL;
-            try {
-                event = copy(ev);
-                if (event == null
-                        && ev.get(JAVA_INT, rdma_cm_event.event$OFFSET) == rdma_cma_h.RDMA_CM_EVENT_CONNECT_REQUEST) {
-                    // for a listening id closed meanwhile: nobody will accept or reject the new id
-                    orphan = ev.get(ADDRESS, rdma_cm_event.id$OFFSET);
-                }
-            } catch (RuntimeException | Error e) {
-                // acked all the same (rdma_destroy_id waits for every event of its id to be acked); the copy's
-                // failure is the one thrown, a failed ack rides along instead of replacing it
-                if (rdma_cma_h.rdma_ack_cm_event(callState, ev) != 0) {
-                    e.addSuppressed(new RdmaException("rdma_ack_cm_event", Native.errno(callState)));
-                }
-                throw e;
+            Copied copied = CmEventAck.copyThenAck(ev, this::copyOrOrphan, this::ack);
+            if (copied.orphan().address() != 0) {
+                rdma_cma_h.rdma_destroy_id(callState, copied.orphan());
             }
-            if (rdma_cma_h.rdma_ack_cm_event(callState, ev) != 0) {
-                throw new RdmaException("rdma_ack_cm_event", Native.errno(callState));
+            if (copied.event() != null) {
+                pending.addLast(copied.event());
             }
-            if (orphan.address() != 0) {
-                rdma_cma_h.rdma_destroy_id(callState, orphan);
-            }
-            if (event != null) {
-                pending.addLast(event);
-            }
+        }
+    }
+
+    /** An event as a Java value (null if for an id no longer ours), and a new id nobody will accept (else NULL). */
+    private record Copied(CmEvent event, MemorySegment orphan) {}
+
+    private Copied copyOrOrphan(MemorySegment ev) {
+        CmEvent event = copy(ev);
+        MemorySegment orphan = MemorySegment.NULL;
+        if (event == null && ev.get(JAVA_INT, rdma_cm_event.event$OFFSET) == rdma_cma_h.RDMA_CM_EVENT_CONNECT_REQUEST) {
+            // for a listening id closed meanwhile: nobody will accept or reject the new id
+            orphan = ev.get(ADDRESS, rdma_cm_event.id$OFFSET);
+        }
+        return new Copied(event, orphan);
+    }
+
+    /** Holds this monitor (callState is the reader's scratch). */
+    private void ack(MemorySegment ev) throws RdmaException {
+        if (rdma_cma_h.rdma_ack_cm_event(callState, ev) != 0) {
+            throw new RdmaException("rdma_ack_cm_event", Native.errno(callState));
         }
     }
 

@@ -15,17 +15,26 @@ import org.panamardma.verbs.trusted.Callbacks;
 final class MaskedAtomicLoop {
     private MaskedAtomicLoop() {}
 
-    static CompletableFuture<Long> fetchAdd(RdmaConnection c, long address, int rkey, long add, long addMask) {
+    /**
+     * The one native atomic the loop is built on: {@link RdmaConnection#compareSwap}, completing with the word's
+     * previous value (a seam, so that the loop's handling of each attempt's outcome is tested without a device).
+     */
+    @FunctionalInterface
+    interface CompareSwap {
+        CompletableFuture<Long> compareSwap(long address, int rkey, long compare, long swap);
+    }
+
+    static CompletableFuture<Long> fetchAdd(CompareSwap c, long address, int rkey, long add, long addMask) {
         return loop(c, address, rkey, original -> MaskedAtomics.fieldwiseAdd(original, add, addMask));
     }
 
     static CompletableFuture<Long> compareSwap(
-            RdmaConnection c, long address, int rkey, long compare, long compareMask, long swap, long swapMask) {
+            CompareSwap c, long address, int rkey, long compare, long compareMask, long swap, long swapMask) {
         return loop(
                 c, address, rkey, original -> MaskedAtomics.maskedSwap(original, compare, compareMask, swap, swapMask));
     }
 
-    private static CompletableFuture<Long> loop(RdmaConnection c, long address, int rkey, LongUnaryOperator next) {
+    private static CompletableFuture<Long> loop(CompareSwap c, long address, int rkey, LongUnaryOperator next) {
         CompletableFuture<Long> result = new CompletableFuture<>();
         attempt(c, address, rkey, next, 0L, result);
         return result;
@@ -33,7 +42,7 @@ final class MaskedAtomicLoop {
 
     /** One CmpSwap expecting {@code expected}; the next attempt starts from the value it found. */
     private static void attempt(
-            RdmaConnection c,
+            CompareSwap c,
             long address,
             int rkey,
             LongUnaryOperator next,

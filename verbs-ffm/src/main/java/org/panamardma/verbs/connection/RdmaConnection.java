@@ -76,7 +76,7 @@ public final class RdmaConnection extends EstablishedConnection implements AutoC
             Thread eventThread,
             Handshake.Negotiated agentTerms) {
         super(id, res, ownedEvents, eventThread, agentTerms);
-        this.requests = new Requests(name, res, sends, agent, this::onPollerThread, this);
+        this.requests = new Requests(name, res, sends, agent, this::onPollerThread);
     }
 
     /**

@@ -39,8 +39,6 @@ final class Requests {
     private final ConnectionAgent agent;
 
     private final BooleanSupplier onPollerThread;
-    /** For the masked atomics a device does as compare-and-swap loops. */
-    private final RdmaConnection connection;
     /** The header and payload of a SEND the agent frames: used under the send queue's post order only. */
     private final ScatterGatherList framed;
 
@@ -49,8 +47,7 @@ final class Requests {
             ConnectionResources res,
             SendQueue sends,
             ConnectionAgent agent,
-            BooleanSupplier onPollerThread,
-            RdmaConnection connection) {
+            BooleanSupplier onPollerThread) {
         this.name = name;
         this.qp = res.qp;
         this.options = res.options;
@@ -58,7 +55,6 @@ final class Requests {
         this.sends = sends;
         this.agent = agent;
         this.onPollerThread = onPollerThread;
-        this.connection = connection;
         this.framed = agent != null ? new ScatterGatherList(2) : null;
     }
 
@@ -209,7 +205,7 @@ final class Requests {
         if (agent != null && agent.atomicsByAgent()) {
             return agent.fetchAdd(remoteAddress, rkey, add, addMask);
         }
-        return MaskedAtomicLoop.fetchAdd(connection, remoteAddress, rkey, add, addMask);
+        return MaskedAtomicLoop.fetchAdd(this::compareSwap, remoteAddress, rkey, add, addMask);
     }
 
     CompletableFuture<Long> maskedCompareSwap(
@@ -217,7 +213,8 @@ final class Requests {
         if (agent != null && agent.atomicsByAgent()) {
             return agent.compareSwap(remoteAddress, rkey, compare, compareMask, swap, swapMask);
         }
-        return MaskedAtomicLoop.compareSwap(connection, remoteAddress, rkey, compare, compareMask, swap, swapMask);
+        return MaskedAtomicLoop.compareSwap(
+                this::compareSwap, remoteAddress, rkey, compare, compareMask, swap, swapMask);
     }
 
     RemoteWord remoteWord(RemoteRegion word) {
