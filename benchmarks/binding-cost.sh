@@ -8,7 +8,7 @@
 #     C through the same function pointers on the same QP. Target: Java - C <= 15 ns (best iterations).
 #   - the same requests with -Dpanama.rdma.criticalDowncalls=false: what the critical downcalls save.
 #   - MessageRateBenchmark: 1-byte RDMA WRITEs on one QP in batches of 1 and 16 (the last of a batch signaled), Java
-#     and C, each WRITE its own post; and (RATES .../16/chain) each batch one post of a list built once. Target: Java >= 0.9 x C's operations per second; and what Java would reach on a ConnectX where C posts
+#     and C. Target: Java >= 0.9 x C's operations per second; and what Java would reach on a ConnectX where C posts
 #     2.6 M single WRITEs per second per QP, given what Java adds per WRITE here.
 # Writes benchmarks/target/binding-cost/binding-cost.md (the tables of benchmarks/README.md) beside JMH's log.
 #
@@ -53,15 +53,10 @@ if [[ ${1:-} == --cpu* ]]; then
     mkdir -p "$out"
     all="SEND/ext SEND/legacy WRITE/ext WRITE/legacy READ/ext READ/legacy FETCH_ADD/ext FETCH_ADD/legacy FLUSH/ext
       ATOMIC_WRITE/ext WRITE/wr"
-    rates=${RATES:-ext/1 ext/16 legacy/1 legacy/16 ext/16/chain legacy/16/chain}
-    # One JVM per request, as JMH forks one per trial: in one JVM the benchmark's call sites see every request
-    # before the last (StubOperation.post turns megamorphic), which added 2-8 ns to the requests measured last.
-    : >"$out/cpu.log"
+    rates=${RATES:-ext/1 ext/16 legacy/1 legacy/16}
     # shellcheck disable=SC2086 # lists of words
-    for request in ${REQUESTS:-$all} $(for r in $rates; do echo "rate/$r"; done) call/critical call/plain; do
-      "$java" --enable-native-access=ALL-UNNAMED -cp "$jar" org.panamardma.benchmarks.BindingCpuTime "$request" \
-        | tee -a "$out/cpu.log"
-    done
+    "$java" --enable-native-access=ALL-UNNAMED -cp "$jar" org.panamardma.benchmarks.BindingCpuTime ${REQUESTS:-$all} \
+      $(for r in $rates; do echo "rate/$r"; done) call/critical call/plain | tee "$out/cpu.log"
     echo
   fi
   awk -v target="$target_ns" -v target_rate="$target_rate" -v cx="$connectx_mops" '
@@ -72,7 +67,7 @@ if [[ ${1:-} == --cpu* ]]; then
       if (!rh++) { print "| message rate | batch | Java ns/WRITE | C ns/WRITE | Java / C (ops/s) | target >= " target_rate " | on a ConnectX (C " cx " M/s) |"
                    print "|---|---:|---:|---:|---:|---|---:|" }
       cxj = 1000 / (1000 / cx + j - c)
-      printf "| %s | %d%s | %.1f | %.1f | %.2f | %s | %.2f M/s (%.2fx) |\n", p[2], p[3], (p[4] == "chain") ? ", one post" : "", j, c, c / j,
+      printf "| %s | %d | %.1f | %.1f | %.2f | %s | %.2f M/s (%.2fx) |\n", p[2], p[3], j, c, c / j,
         (c / j >= target_rate) ? "met" : "missed", cxj, cxj / cx
       next }
     { if (!h++) { print "| request | path | Java ns | C ns | Java - C | target <= " target " ns |"; print "|---|---|---:|---:|---:|---|" }
@@ -100,9 +95,8 @@ if [[ ${1:-} != --table ]]; then
     run plain "$request" 'BindingCostBenchmark' -p request="$request" \
       -jvmArgsAppend -Dpanama.rdma.criticalDowncalls=false
   done
-  for rate in ${RATES:-ext/1 ext/16 legacy/1 legacy/16 ext/16/chain legacy/16/chain}; do
-    IFS=/ read -r rpath rbatch rpost <<<"$rate"
-    run rate "$rate" 'MessageRateBenchmark' -p path="$rpath" -p batch="$rbatch" -p post="${rpost:-each}"
+  for rate in ${RATES:-ext/1 ext/16 legacy/1 legacy/16}; do
+    run rate "$rate" 'MessageRateBenchmark' -p path="${rate%/*}" -p batch="${rate#*/}"
   done
   echo "$((SECONDS - start))" >"$out/seconds"
   echo "$jmh_args" >"$out/jmh-args"
@@ -180,8 +174,7 @@ jdk=$("$java" -version 2>&1 | head -1)
           cxns = 1000 / cx; javacx = 1000 / (cxns + best[j] - best[c]);
           name = p[1] == "ext" ? "extended" : p[1];
           verdict = ratio >= target_rate ? "met" : "missed";
-          printf "| %s | %d%s | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %.2f M/s (%.2fx) |\n", name, p[2],
-            p[3] == "chain" ? ", one post" : "", best[j], best[c],
+          printf "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.2f | %s | %.2f M/s (%.2fx) |\n", name, p[2], best[j], best[c],
             1000 / best[j], 1000 / best[c], ratio, verdict, javacx, javacx / cx;
         }
       }

@@ -236,44 +236,6 @@ int64_t stub_bench_message_rate(uint32_t qp_num, int path, uint32_t lkey, uint64
 	return sum;
 }
 
-int64_t stub_bench_message_rate_chain(uint32_t qp_num, int path, uint32_t lkey, uint64_t addr, uint64_t remote_addr,
-				      uint32_t rkey, struct ibv_wc *wc, int capacity, int batch, int64_t n)
-{
-	struct ibv_qp *qp = qp_for_path(qp_num, path);
-	if (qp == NULL || capacity < 1 || batch < 1 || batch > STUB_BENCH_MAX_CHAIN || path == STUB_PATH_WORK_REQUESTS)
-		return -EINVAL;
-	struct ibv_send_wr wrs[STUB_BENCH_MAX_CHAIN], *bad;
-	struct ibv_sge sges[STUB_BENCH_MAX_CHAIN];
-	/* the list is built once and posted again for every batch, as perftest's --post_list does (and a Java SendChain
-	 * reused as it is): only the first post's stores are C's; wr_id k of every batch is k, the last one signaled */
-	for (int k = 0; k < batch; k++) {
-		struct ibv_send_wr *wr = &wrs[k];
-		sges[k].addr = addr;
-		sges[k].length = 1;
-		sges[k].lkey = lkey;
-		wr->wr_id = (uint64_t)(k + 1);
-		wr->next = k + 1 < batch ? &wrs[k + 1] : NULL;
-		wr->sg_list = &sges[k];
-		wr->num_sge = 1;
-		wr->opcode = IBV_WR_RDMA_WRITE;
-		wr->send_flags = k + 1 == batch ? IBV_SEND_SIGNALED : 0;
-		wr->imm_data = 0;
-		wr->wr.rdma.remote_addr = remote_addr;
-		wr->wr.rdma.rkey = rkey;
-	}
-	int64_t sum = 0;
-	for (int64_t i = 0; i < n; i++) {
-		int rc = ibv_post_send(qp, wrs, &bad);
-		if (rc != 0)
-			return -rc;
-		int got = poll_one(qp->send_cq, path, wc, capacity);
-		if (got != 1 || wc[0].status != IBV_WC_SUCCESS)
-			return got < 0 ? got : -EIO;
-		sum += (int64_t)wc[0].wr_id;
-	}
-	return sum;
-}
-
 int64_t stub_bench_calls(int (*fn)(void *, void *, void *), void *a, void *b, void *c, int64_t n)
 {
 	int64_t sum = 0;

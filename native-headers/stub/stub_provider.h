@@ -70,15 +70,6 @@ int64_t stub_bench_post_poll(uint32_t qp_num, int path, int op, uint32_t lkey, u
 int64_t stub_bench_message_rate(uint32_t qp_num, int path, uint32_t lkey, uint64_t addr, uint64_t remote_addr,
 				uint32_t rkey, struct ibv_wc *wc, int capacity, int batch, int64_t n);
 
-/*
- * The same WRITEs posted as one chain per batch: the batch's ibv_send_wr linked by next, built once and handed
- * again to one ibv_post_send per batch (one doorbell; perftest's --post_list), wr_ids 1..batch, the last signaled.
- * At most STUB_BENCH_MAX_CHAIN per batch. Returns the sum of the polled wr_ids (n * batch), or -errno.
- */
-#define STUB_BENCH_MAX_CHAIN 64
-int64_t stub_bench_message_rate_chain(uint32_t qp_num, int path, uint32_t lkey, uint64_t addr, uint64_t remote_addr,
-				      uint32_t rkey, struct ibv_wc *wc, int capacity, int batch, int64_t n);
-
 /* A call that does nothing, of post_send's shape, and n indirect calls of fn from C (returns n): what a call into the
  * provider costs by itself, from C and, through FFM, from Java (BindingCostBenchmark's CALL request). */
 int stub_nop(void *a, void *b, void *c);

@@ -6,7 +6,7 @@ package org.panamardma.benchmarks;
  * methods, so that every harness measures the same code:
  * <ul>
  *   <li>{@code SEND/ext}, {@code WRITE/legacy}, ...: {@link BindingCostBenchmark}, Java and C per post+poll;</li>
- *   <li>{@code rate/PATH/BATCH} or {@code rate/PATH/BATCH/chain}: {@link MessageRateBenchmark}, Java and C per WRITE;</li>
+ *   <li>{@code rate/PATH/BATCH}: {@link MessageRateBenchmark}, Java and C per WRITE;</li>
  *   <li>{@code call/critical}, {@code call/plain}: {@link DowncallBenchmark}, Java and C per call into a no-op;</li>
  *   <li>{@code reply/PATH/WRITES}: {@link ReplyChainBenchmark}, the reply posted one request per call
  *       ({@code separate}) and as one chain ({@code chain}), per reply.</li>
@@ -49,7 +49,6 @@ record BenchmarkSides(String request, String[] names, Side[] sides, int opsPerCa
                 MessageRateBenchmark b = new MessageRateBenchmark();
                 b.path = p[1];
                 b.batch = Integer.parseInt(p[2]);
-                b.post = p.length > 3 ? p[3] : "each";
                 b.open();
                 return new BenchmarkSides(
                         request, javaAndC, new Side[] {b::java, b::c}, MessageRateBenchmark.WRITES, b::close);

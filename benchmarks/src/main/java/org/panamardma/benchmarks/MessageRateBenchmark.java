@@ -10,7 +10,6 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
-import org.panamardma.verbs.SendChain;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.StubLoopback;
 import org.panamardma.verbs.ffi.StubProvider;
@@ -37,16 +36,6 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
     @Param({"ext", "legacy"})
     public String path;
 
-    /**
-     * {@code each}: every WRITE its own post ({@code ibv_post_send} of one request), as the issue's target counts
-     * them. {@code chain}: each batch posted as one linked list in one {@code ibv_post_send} (one doorbell; perftest's
-     * {@code --post_list}), the list built once and posted again per batch: Java a {@link SendChain} through
-     * {@link QueuePair#postChain}, C an array of {@code ibv_send_wr} (stub_bench.c's
-     * {@code stub_bench_message_rate_chain}). What adding a request to a chain costs is not in this figure.
-     */
-    @Param({"each", "chain"})
-    public String post;
-
     private static MethodHandle cLoop;
 
     private StubBench bench;
@@ -55,34 +44,21 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
     private long remoteAddress;
     private int rkey;
     private int rounds;
-    private boolean chained;
-    private SendChain chain;
 
     @Setup(Level.Trial)
     public void open() throws Throwable {
         if (batch < 1 || WRITES % batch != 0) {
             throw new IllegalArgumentException("batch " + batch + " does not divide " + WRITES);
         }
-        chained = switch (post) {
-            case "each" -> false;
-            case "chain" -> true;
-            default -> throw new IllegalArgumentException("post " + post + ": each or chain");
-        };
         bench = StubBench.open(path);
-        cLoop = chained ? StubProvider.benchMessageRateChain() : StubProvider.benchMessageRate();
+        cLoop = StubProvider.benchMessageRate();
         qp = bench.loop.qp;
         local = bench.loop.local;
         remoteAddress = bench.loop.remote.address();
         rkey = bench.loop.remote.rkey();
         rounds = WRITES / batch;
-        if (chained) {
-            chain = new SendChain(batch);
-            for (int k = 1; k <= batch; k++) {
-                chain.write(k, local, StubLoopback.DATA, 1, remoteAddress, rkey, k == batch ? SendFlags.SIGNALED : 0);
-            }
-        }
         // both sides must work before either is timed: the wr_ids of the signaled WRITEs, batch, 2 batch, ...
-        long expected = chained ? (long) batch * rounds : (long) batch * rounds * (rounds + 1) / 2;
+        long expected = (long) batch * rounds * (rounds + 1) / 2;
         if (java() != expected || c() != expected) {
             throw new IllegalStateException(path + "/" + batch + ": a round did not complete its signaled WRITE once");
         }
@@ -99,9 +75,6 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
     @Benchmark
     @OperationsPerInvocation(WRITES)
     public long java() throws RdmaException {
-        if (chained) {
-            return javaChained();
-        }
         long sum = 0;
         for (int r = 0; r < rounds; r++) {
             for (int k = 1; k <= batch; k++) {
@@ -114,19 +87,6 @@ public class MessageRateBenchmark extends StubBenchmarkSettings {
                         rkey,
                         k == batch ? SendFlags.SIGNALED : SendFlags.NONE);
             }
-            sum += bench.pollOne(r);
-        }
-        return sum;
-    }
-
-    /**
-     * Java, {@code chain}: the batch's WRITEs added once to a chain (wr_ids 1..batch, the last signaled), which is
-     * posted again with one {@link QueuePair#postChain} per batch, as C posts its list.
-     */
-    private long javaChained() throws RdmaException {
-        long sum = 0;
-        for (int r = 0; r < rounds; r++) {
-            qp.postChain(chain);
             sum += bench.pollOne(r);
         }
         return sum;

@@ -222,18 +222,19 @@ final class ExtendedSendPath extends SendPath {
 
     /**
      * One region of {@code n} requests: ibv_wr_start, for each its builder and ibv_wr_set_sge, ibv_wr_complete (one
-     * doorbell). Inside the region only the chain's own memory is read (nothing of the caller's native memory,
-     * which a chain does not take; the chain's cannot be freed while the chain is in use here); anything thrown there
-     * all the same is aborted (see the class comment). A refused region is posted not at all.
+     * doorbell). Inside the region only the chain's Java arrays are read (nothing of the caller's native memory,
+     * which a chain does not take); anything thrown there all the same is aborted (see the class comment). A
+     * refused region is posted not at all.
      */
     @Override
     void postChain(SendChain chain, int n) throws RdmaException {
         begin();
         try {
             for (int i = 0; i < n; i++) {
-                setIdAndFlags(chain.wrId(i), chain.flags(i));
-                build(chain.ops[i], chain.remoteAddress(i), chain.rkey(i), chain.immediate(i), 0L, 0L);
-                VerbsOps.WR_SET_SGE.invokeExact(wrSetSge, qpxAddress, chain.lkey(i), chain.address(i), chain.length(i));
+                setIdAndFlags(chain.wrIds[i], chain.flags[i]);
+                build(chain.ops[i], chain.remoteAddresses[i], chain.rkeys[i], chain.immediates[i], 0L, 0L);
+                VerbsOps.WR_SET_SGE.invokeExact(
+                        wrSetSge, qpxAddress, chain.lkeys[i], chain.addresses[i], chain.lengths[i]);
             }
         } catch (Throwable t) {
             throw abort(t);

@@ -5,7 +5,6 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.ref.Reference;
 import org.panamardma.verbs.ffi.VerbsOps;
 import org.panamardma.verbs.ffi.ibv_mw_bind_info;
 import org.panamardma.verbs.ffi.ibv_send_wr;
@@ -35,6 +34,16 @@ final class LegacySendPath extends SendPath {
     private final long sgeAt;
     /** Whether post_send stays in user space on this provider (ProviderTraits): then the downcall is critical. */
     private final boolean critical;
+    /**
+     * {@link SendChain#MAX_REQUESTS} requests of one element each, linked in order ({@code next} of each is the
+     * following one) and pointed at their elements once at creation, for {@link #postChain}: a chain of n cuts the
+     * list after its n-th request for the call and links it again after (as QueuePair's receive batches).
+     */
+    private final long chainWrsAt;
+
+    private final long chainSgesAt;
+    private static final long WR_SIZE = ibv_send_wr.layout().byteSize();
+    private static final long SGE_SIZE = ibv_sge.layout().byteSize();
 
     /*
      * What the QP's ibv_send_wr holds now, field by field: a field is stored only when its value changes. Why: a store
@@ -70,6 +79,8 @@ final class LegacySendPath extends SendPath {
             MemorySegment sendWr,
             MemorySegment sendSge,
             MemorySegment badWr,
+            MemorySegment chainWrs,
+            MemorySegment chainSges,
             boolean critical) {
         super(qpDescription, sendQueueDepth, inlineScratch);
         this.critical = critical;
@@ -82,6 +93,17 @@ final class LegacySendPath extends SendPath {
         this.sgeAt = sendSge.address();
         sendWr.set(ADDRESS, ibv_send_wr.sg_list$OFFSET, sendSge);
         sendWr.set(JAVA_LONG, ibv_send_wr.next$OFFSET, 0L); // one request per post, always
+        this.chainWrsAt = chainWrs.address();
+        this.chainSgesAt = chainSges.address();
+        for (int i = 0; i < SendChain.MAX_REQUESTS; i++) {
+            long wr = i * WR_SIZE;
+            chainWrs.set(
+                    JAVA_LONG,
+                    wr + ibv_send_wr.next$OFFSET,
+                    i + 1 < SendChain.MAX_REQUESTS ? chainWrsAt + wr + WR_SIZE : 0L);
+            chainWrs.set(JAVA_LONG, wr + ibv_send_wr.sg_list$OFFSET, chainSgesAt + i * SGE_SIZE);
+            chainWrs.set(JAVA_INT, wr + ibv_send_wr.num_sge$OFFSET, 1);
+        }
     }
 
     /**
@@ -91,23 +113,34 @@ final class LegacySendPath extends SendPath {
      */
     @Override
     void postChain(SendChain chain, int n) throws RdmaException {
-        long first = chain.wrsAt;
-        long last = first + (n - 1) * SendChain.WR_SIZE + ibv_send_wr.next$OFFSET;
-        // the list ends with this chain for the call, then points on as before: always to the same value, so that
-        // two threads posting one chain at once (misuse) leave it as it was and hand the provider a list inside it
-        AllMemory.EVERYWHERE.set(JAVA_LONG, last, 0L);
+        for (int i = 0; i < n; i++) {
+            long wr = chainWrsAt + i * WR_SIZE;
+            long sge = chainSgesAt + i * SGE_SIZE;
+            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr_id$OFFSET, chain.wrIds[i]);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.opcode$OFFSET, chain.ops[i].wrOpcode);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.send_flags$OFFSET, chain.flags[i]);
+            AllMemory.EVERYWHERE.set(
+                    JAVA_INT, wr + ibv_send_wr.$anon0$imm_data$OFFSET, Integer.reverseBytes(chain.immediates[i]));
+            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr$rdma$remote_addr$OFFSET, chain.remoteAddresses[i]);
+            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.wr$rdma$rkey$OFFSET, chain.rkeys[i]);
+            AllMemory.EVERYWHERE.set(JAVA_LONG, sge + ibv_sge.addr$OFFSET, chain.addresses[i]);
+            AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.length$OFFSET, chain.lengths[i]);
+            AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.lkey$OFFSET, chain.lkeys[i]);
+        }
+        long last = chainWrsAt + (n - 1) * WR_SIZE + ibv_send_wr.next$OFFSET;
+        long after = AllMemory.EVERYWHERE.get(JAVA_LONG, last);
+        AllMemory.EVERYWHERE.set(JAVA_LONG, last, 0L); // the list ends with this chain
         int rc;
         try {
-            rc = call(first);
+            rc = call(chainWrsAt);
         } finally {
-            AllMemory.EVERYWHERE.set(JAVA_LONG, last, chain.following(n - 1));
-            Reference.reachabilityFence(chain); // its requests are read by the provider during the call
+            AllMemory.EVERYWHERE.set(JAVA_LONG, last, after);
         }
         if (rc != 0) {
             long bad = badWr.get(JAVA_LONG, 0);
-            long index = (bad - first) / SendChain.WR_SIZE;
+            long index = (bad - chainWrsAt) / WR_SIZE;
             // a provider that names no request of the list: the chain's fate is unknown, say so rather than guess
-            if (bad < first || index >= n || (bad - first) % SendChain.WR_SIZE != 0) {
+            if (bad < chainWrsAt || index >= n || (bad - chainWrsAt) % WR_SIZE != 0) {
                 throw postFailure(
                         "ibv_post_send (a chain of " + n + ": the provider named no request of it as "
                                 + "refused, so how many were posted is unknown)",

@@ -1,15 +1,7 @@
 package org.panamardma.verbs;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.ValueLayout;
-import java.lang.ref.Reference;
 import java.util.Arrays;
 import org.panamardma.verbs.SendPath.Op;
-import org.panamardma.verbs.ffi.ibv_send_wr;
-import org.panamardma.verbs.ffi.ibv_sge;
 
 /**
  * A reusable list of send-queue requests that {@link QueuePair#postChain} hands to the device in one post: one
@@ -22,35 +14,26 @@ import org.panamardma.verbs.ffi.ibv_sge;
  * <p>{@code chain.clear().write(1, mr, 0, 4096, raddr, rkey, SendFlags.NONE).send(2, hdr, 0, 92, SendFlags.SIGNALED)}.
  * Each request has one scatter/gather element of a registered region (no INLINE: a chain's bytes are read by the
  * device, not copied during the post). The ranges are checked as they are added; the regions are checked open again
- * when the chain is posted. The requests are built in native memory as they are added, so a post hands them to the
- * provider as they are. Allocates nothing after construction; not thread-safe (one per posting thread), and
- * reusable as soon as {@code postChain} returns (the provider copies the requests into its queue).
+ * when the chain is posted. Allocates nothing after construction; not thread-safe (one per posting thread), and
+ * reusable as soon as {@code postChain} returns (the QP copies it).
  */
 public final class SendChain {
-    /** The most requests a chain holds (one post of a bounded list; a chain must also fit the QP's send queue). */
+    /** The most requests a chain holds: a QP's chain scratch is this long (and no chain outgrows its send queue). */
     public static final int MAX_REQUESTS = 64;
 
     private final int capacity;
     int count;
-    /** The opcode of each request: checked against the QP's capabilities when the chain is posted. */
     final Op[] ops;
+    final long[] wrIds;
+    final int[] flags;
+    final long[] addresses;
+    final int[] lengths;
+    final int[] lkeys;
+    final long[] remoteAddresses;
+    final int[] rkeys;
+    final int[] immediates;
     /** The region of each request: checked open when the chain is posted. */
     final MemoryRegion[] regions;
-    /**
-     * The requests themselves, {@code capacity} {@code struct ibv_send_wr} of one element each, filled as they are
-     * added and handed to {@code ibv_post_send} as they are (no copy at the post): each one's {@code next} points to
-     * the following one and its {@code sg_list} to its own {@code struct ibv_sge} in {@link #sgesAt}, set once here
-     * and never changed but by the post, which ends the list after the chain's last request for the call and then
-     * points it at the following one again. Only the library writes these structs, so whatever another thread does
-     * to the chain meanwhile (misuse: a chain is one thread's), the provider finds a list inside them, ended at the
-     * last one at the latest. Memory of an automatic arena: freed only once the chain is unreachable, so it outlives
-     * any post of it (each holds the chain to its end, Reference.reachabilityFence).
-     */
-    final long wrsAt;
-
-    final long sgesAt;
-    static final long WR_SIZE = ibv_send_wr.layout().byteSize();
-    static final long SGE_SIZE = ibv_sge.layout().byteSize();
 
     /**
      * A chain of at most {@code capacity} requests, 1 to {@value #MAX_REQUESTS}.
@@ -64,22 +47,15 @@ public final class SendChain {
         }
         this.capacity = capacity;
         this.ops = new Op[capacity];
+        this.wrIds = new long[capacity];
+        this.flags = new int[capacity];
+        this.addresses = new long[capacity];
+        this.lengths = new int[capacity];
+        this.lkeys = new int[capacity];
+        this.remoteAddresses = new long[capacity];
+        this.rkeys = new int[capacity];
+        this.immediates = new int[capacity];
         this.regions = new MemoryRegion[capacity];
-        Arena memory = Arena.ofAuto();
-        this.wrsAt = memory.allocate(ibv_send_wr.layout(), capacity).address();
-        this.sgesAt = memory.allocate(ibv_sge.layout(), capacity).address();
-        for (int i = 0; i < capacity; i++) {
-            long wr = wrsAt + i * WR_SIZE;
-            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.next$OFFSET, following(i));
-            AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.sg_list$OFFSET, sgesAt + i * SGE_SIZE);
-            AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.num_sge$OFFSET, 1);
-        }
-        Reference.reachabilityFence(memory);
-    }
-
-    /** What request {@code i}'s {@code next} holds between posts: the following request, or NULL after the last. */
-    long following(int i) {
-        return i + 1 < capacity ? wrsAt + (i + 1) * WR_SIZE : 0L;
     }
 
     /**
@@ -112,61 +88,7 @@ public final class SendChain {
      */
     public long wrId(int i) {
         checkIndex(i);
-        return field(JAVA_LONG, i, ibv_send_wr.wr_id$OFFSET);
-    }
-
-    // request i's fields as added, for the posts that build requests from them (ibv_wr_*); i below count
-    int flags(int i) {
-        return field(JAVA_INT, i, ibv_send_wr.send_flags$OFFSET);
-    }
-
-    /** In host byte order, as added. */
-    int immediate(int i) {
-        return Integer.reverseBytes(field(JAVA_INT, i, ibv_send_wr.$anon0$imm_data$OFFSET));
-    }
-
-    long remoteAddress(int i) {
-        return field(JAVA_LONG, i, ibv_send_wr.wr$rdma$remote_addr$OFFSET);
-    }
-
-    int rkey(int i) {
-        return field(JAVA_INT, i, ibv_send_wr.wr$rdma$rkey$OFFSET);
-    }
-
-    long address(int i) {
-        return sgeField(JAVA_LONG, i, ibv_sge.addr$OFFSET);
-    }
-
-    int length(int i) {
-        return sgeField(JAVA_INT, i, ibv_sge.length$OFFSET);
-    }
-
-    int lkey(int i) {
-        return sgeField(JAVA_INT, i, ibv_sge.lkey$OFFSET);
-    }
-
-    private long field(ValueLayout.OfLong layout, int i, long offset) {
-        long v = AllMemory.EVERYWHERE.get(layout, wrsAt + i * WR_SIZE + offset);
-        Reference.reachabilityFence(this);
-        return v;
-    }
-
-    private int field(ValueLayout.OfInt layout, int i, long offset) {
-        int v = AllMemory.EVERYWHERE.get(layout, wrsAt + i * WR_SIZE + offset);
-        Reference.reachabilityFence(this);
-        return v;
-    }
-
-    private long sgeField(ValueLayout.OfLong layout, int i, long offset) {
-        long v = AllMemory.EVERYWHERE.get(layout, sgesAt + i * SGE_SIZE + offset);
-        Reference.reachabilityFence(this);
-        return v;
-    }
-
-    private int sgeField(ValueLayout.OfInt layout, int i, long offset) {
-        int v = AllMemory.EVERYWHERE.get(layout, sgesAt + i * SGE_SIZE + offset);
-        Reference.reachabilityFence(this);
-        return v;
+        return wrIds[i];
     }
 
     /**
@@ -294,19 +216,15 @@ public final class SendChain {
         }
         mr.checkRange(offset, Integer.toUnsignedLong(length));
         int i = count;
-        long wr = wrsAt + i * WR_SIZE;
-        long sge = sgesAt + i * SGE_SIZE;
-        AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr_id$OFFSET, wrId);
-        AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.opcode$OFFSET, op.wrOpcode);
-        AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.send_flags$OFFSET, flags);
-        AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.$anon0$imm_data$OFFSET, Integer.reverseBytes(immediate));
-        AllMemory.EVERYWHERE.set(JAVA_LONG, wr + ibv_send_wr.wr$rdma$remote_addr$OFFSET, remoteAddress);
-        AllMemory.EVERYWHERE.set(JAVA_INT, wr + ibv_send_wr.wr$rdma$rkey$OFFSET, rkey);
-        AllMemory.EVERYWHERE.set(JAVA_LONG, sge + ibv_sge.addr$OFFSET, mr.address() + offset);
-        AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.length$OFFSET, length);
-        AllMemory.EVERYWHERE.set(JAVA_INT, sge + ibv_sge.lkey$OFFSET, mr.lkey());
-        Reference.reachabilityFence(this);
         ops[i] = op;
+        wrIds[i] = wrId;
+        this.flags[i] = flags;
+        addresses[i] = mr.address() + offset;
+        lengths[i] = length;
+        lkeys[i] = mr.lkey();
+        remoteAddresses[i] = remoteAddress;
+        rkeys[i] = rkey;
+        immediates[i] = immediate;
         regions[i] = mr;
         count = i + 1;
         return this;

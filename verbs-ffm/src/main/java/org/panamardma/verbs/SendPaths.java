@@ -59,6 +59,8 @@ record SendPaths(
                 unscoped(scratch.allocate(ibv_send_wr.layout())),
                 unscoped(scratch.allocate(sgeArray, 8)),
                 unscoped(scratch.allocate(ADDRESS)),
+                unscoped(scratch.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS)),
+                unscoped(scratch.allocate(ibv_sge.layout(), SendChain.MAX_REQUESTS)),
                 traits.postSendCritical());
         if (c.extended()) {
             // the provider's ibv_qp_ex as the installed rdma-core has it: 352 bytes in 44 (no wr_flush), 360 from 45

@@ -282,15 +282,9 @@ final class SendPosting {
         gate.enterOrThrow(description);
         try {
             checkConnected();
-            // lkeys only, as in postReceive: a region closed after this check cannot crash the provider. A region
-            // repeated (WRITEs from one buffer) is checked once per run.
-            MemoryRegion checked = null;
+            // lkeys only, as in postReceive: a region closed after this check cannot crash the provider
             for (int i = 0; i < n; i++) {
-                MemoryRegion r = chain.regions[i];
-                if (r != checked) {
-                    r.checkOpen();
-                    checked = r;
-                }
+                chain.regions[i].checkOpen();
             }
             sendPath.postChain(chain, n);
         } finally {

@@ -89,6 +89,8 @@ class LegacySendPathWindowTest {
                     arena.allocate(ibv_send_wr.layout()),
                     arena.allocate(16 * 4, 8),
                     arena.allocate(ADDRESS),
+                    arena.allocate(ibv_send_wr.layout(), SendChain.MAX_REQUESTS),
+                    arena.allocate(16L * SendChain.MAX_REQUESTS, 8),
                     false);
             MemorySegment buffer = arena.allocate(64, 8);
             MemorySegment mw = arena.allocate(64, 8);

@@ -166,19 +166,6 @@ public final class StubProvider {
     }
 
     /**
-     * {@code stub_bench_message_rate_chain} of stub_bench.c, of {@link #benchMessageRate()}'s signature: the same
-     * WRITEs, each batch posted as one linked list in one {@code ibv_post_send}.
-     */
-    public static MethodHandle benchMessageRateChain() throws UnavailableException, IOException, InterruptedException {
-        MemorySegment fn = load().find("stub_bench_message_rate_chain").orElseThrow();
-        return Native.LINKER.downcallHandle(
-                fn,
-                FunctionDescriptor.of(
-                        JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT,
-                        JAVA_INT, JAVA_LONG));
-    }
-
-    /**
      * Callgrind's CALLGRIND_ZERO_STATS (stub_callgrind_zero): false where the stub was built without valgrind's
      * headers. Does nothing unless the JVM runs under callgrind.
      */
