@@ -7,6 +7,8 @@
 module org.panamardma.testing {
     // AllocationBudget: com.sun.management.ThreadMXBean, a thread's allocated bytes
     requires transitive jdk.management;
+    // LogCapture: java.util.logging's records, what SLF4J's binding of the tests hands on
+    requires transitive java.logging;
 
     exports org.panamardma.testing;
 }

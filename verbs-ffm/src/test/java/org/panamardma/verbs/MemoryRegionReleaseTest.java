@@ -13,6 +13,7 @@ import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.panamardma.testing.LogCapture;
 
 /**
  * What {@link MemoryRegion#destroy()} does with the memory it owns once {@code ibv_dereg_mr} has answered: freed

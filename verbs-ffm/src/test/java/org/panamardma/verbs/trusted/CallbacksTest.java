@@ -18,7 +18,7 @@ import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.panamardma.verbs.LogCapture;
+import org.panamardma.testing.LogCapture;
 
 /**
  * A completion callback's or a scheduled task's failure is logged where {@code whenComplete}/{@code schedule} alone

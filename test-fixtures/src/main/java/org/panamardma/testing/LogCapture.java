@@ -1,4 +1,4 @@
-package org.panamardma.verbs;
+package org.panamardma.testing;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,7 +7,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 /**
- * Collects what one class logs (verbs-ffm logs through java.util.logging, named by class) so that a test can assert
+ * Collects what one class logs (the modules log through SLF4J, bound to java.util.logging in the tests, named by class) so that a test can assert
  * on it: {@link #start()} in {@code @BeforeEach}, {@link #stop()} in {@code @AfterEach}. Records may come from any
  * thread (a callback's executor, a scheduled task).
  */
