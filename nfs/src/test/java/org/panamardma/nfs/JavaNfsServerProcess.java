@@ -35,7 +35,8 @@ final class JavaNfsServerProcess extends JavaNfsServerSite {
     /**
      * The class path of the server: the jars (or class folders) of nfs, rpcrdma, oncrpc and verbs-ffm, SLF4J's API
      * and the binding this JVM uses (the JDK 1.4 one of the tests, as in nfs-server.jar: NfsServerMain formats its
-     * lines).
+     * lines). Deliberately not test-fixtures' ChildJvm, which hands a child all the tests have: the server gets what
+     * nfs-server.jar holds.
      */
     private static String classPath() {
         List<String> parts = new ArrayList<>();
