@@ -9,6 +9,8 @@ module org.panamardma.testing {
     requires transitive jdk.management;
     // LogCapture: java.util.logging's records, what SLF4J's binding of the tests hands on
     requires transitive java.logging;
+    // LogCapture: a JUnit extension
+    requires transitive org.junit.jupiter.api;
 
     exports org.panamardma.testing;
 }

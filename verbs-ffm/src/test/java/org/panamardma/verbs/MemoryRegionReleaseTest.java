@@ -10,9 +10,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.panamardma.testing.LogCapture;
 
 /**
@@ -21,17 +20,8 @@ import org.panamardma.testing.LogCapture;
  * still write it). The decision is a package-private static so it can be checked without a device.
  */
 class MemoryRegionReleaseTest {
+    @RegisterExtension
     private final LogCapture log = LogCapture.of(MemoryRegion.class);
-
-    @BeforeEach
-    void capture() {
-        log.start();
-    }
-
-    @AfterEach
-    void release() {
-        log.stop();
-    }
 
     @Test
     void aFailedDeregistrationLeavesTheOwnedMemoryAllocatedAndWarnsNamingTheRegion() {

@@ -10,9 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.panamardma.testing.LogCapture;
 import org.panamardma.verbs.connection.Received;
 import org.panamardma.verbs.trusted.Callbacks;
@@ -28,17 +27,8 @@ import org.panamardma.verbs.trusted.Callbacks;
  */
 class ReplyReceiverTest {
     /** What Callbacks logs (SLF4J through slf4j-jdk14 to java.util.logging, named by class). */
+    @RegisterExtension
     private final LogCapture log = LogCapture.of(Callbacks.class);
-
-    @BeforeEach
-    void capture() {
-        log.start();
-    }
-
-    @AfterEach
-    void release() {
-        log.stop();
-    }
 
     private static Received malformed() {
         return new Received(new byte[] {1, 2, 3}, false, 0);
