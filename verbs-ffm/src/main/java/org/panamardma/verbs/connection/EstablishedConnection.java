@@ -74,7 +74,7 @@ abstract sealed class EstablishedConnection permits RdmaConnection {
         this.poller = new CompletionPoller(
                 name,
                 res.cq,
-                ownedEvents != null,
+                ownedEvents != null ? ownedEvents.fd() : -1,
                 options.busyPoll().toNanos(),
                 new CompletionRouting(name, failure, sends, receives, this::end));
         this.end = new ConnectionEnd(

@@ -32,8 +32,9 @@ import org.panamardma.verbs.extensions.RemoteWord;
  * and {@code sendQueueDepth} 8-byte slots for atomic results. All go with {@link #close()}.
  *
  * <p><b>Poller.</b> One platform daemon thread per connection ({@code rdma-connection-<local>-><peer>}) polls the CQ
- * dry, arms it, polls again (completions that raced the arming make no event) and waits on the completion channel
- * in slices of {@value CompletionPoller#WAIT_SLICE_MILLIS} ms ({@link CompletionPoller}). Futures complete on that
+ * dry, arms it, polls again (completions that raced the arming make no event) and sleeps on the completion channel
+ * until a completion, a CM event or close wakes it ({@link CompletionPoller}): an idle connection costs no
+ * wake-ups. Futures complete on that
  * thread: dependent actions that block delay every other completion of the connection; use the {@code ...Async}
  * forms for anything slow.
  *

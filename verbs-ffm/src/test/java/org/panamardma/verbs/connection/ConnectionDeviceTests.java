@@ -326,6 +326,46 @@ abstract class ConnectionDeviceTests {
         assertTrue(sleeps[1] <= 5, "the busy poller keeps polling between completions: " + sleeps[1]);
     }
 
+    /**
+     * An idle connection costs no wake-ups (issue 26): for 3 s without traffic neither side's poller may wake more
+     * than a few times (its backstop, {@value CompletionPoller#IDLE_WAIT_MILLIS} ms); the poller that slept in 50 ms
+     * slices woke about 60 times each. The hostile half: a poller asleep that long still answers at once when
+     * something comes (a SEND after the rest arrives with its bytes), and the client still learns of the server's
+     * close from its CM event channel (its {@code disconnected()} completes, its next request fails).
+     */
+    @Test
+    void anIdleConnectionsPollersSleepUntilSomethingComes(RdmaTestDevice device) throws Exception {
+        try (Pair p = new Pair(device, OPTIONS)) {
+            MemoryRegion out = region(p.client, pattern(64, 7));
+            CompletableFuture<Received> warm = p.serverSide.receive();
+            await(p.client.send(out, 0, 64));
+            await(warm);
+            TimeUnit.MILLISECONDS.sleep(200); // the last completions' re-arming done
+
+            long clientBefore = p.client.pollerSleeps();
+            long serverBefore = p.serverSide.pollerSleeps();
+            TimeUnit.SECONDS.sleep(3);
+            long clientWakes = p.client.pollerSleeps() - clientBefore;
+            long serverWakes = p.serverSide.pollerSleeps() - serverBefore;
+            System.out.printf(
+                    "%s: pollers' sleeps in 3 idle seconds: client %d, server side %d%n",
+                    device.name(), clientWakes, serverWakes);
+            assertTrue(clientWakes <= 5, "the idle client's poller woke " + clientWakes + " times in 3 s");
+            assertTrue(serverWakes <= 5, "the idle server side's poller woke " + serverWakes + " times in 3 s");
+
+            CompletableFuture<Received> atServer = p.serverSide.receive();
+            await(p.client.send(out, 0, 64));
+            assertArrayEquals(pattern(64, 7), await(atServer).data(), "the SEND after the rest, at the server");
+
+            p.serverSide.close();
+            assertNotNull(p.client.disconnected().get(WAIT_SECONDS, TimeUnit.SECONDS), "the server's close, seen");
+            assertInstanceOf(
+                    ConnectionClosedException.class,
+                    failure(p.client.send(out, 0, 64)),
+                    "a request after the peer's close");
+        }
+    }
+
     private static byte[] pattern64(byte b) {
         byte[] a = new byte[64];
         java.util.Arrays.fill(a, b);
