@@ -15,15 +15,10 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
-import java.net.URISyntaxException;
-import java.nio.file.Path;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,6 +26,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.ChildJvm;
+import org.panamardma.testing.RdmaResources;
 
 /**
  * What Netty users expect when things go wrong or slow: a SIGKILLed peer ends its channel and leaves nothing behind,
@@ -40,22 +37,7 @@ abstract class RobustnessDeviceTests {
 
     /** The counts {@code rdma resource show} gives for {@code device} (pd, cq, qp, cm_id, mr). */
     static Map<String, Integer> resources(String device) throws Exception {
-        Process proc = new ProcessBuilder("rdma", "resource", "show")
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(proc.getInputStream().readAllBytes());
-        proc.waitFor();
-        for (String line : out.split("\n")) {
-            String[] t = line.trim().split("\\s+");
-            if (t.length > 2 && t[1].equals(device + ":")) {
-                Map<String, Integer> counts = new java.util.TreeMap<>();
-                for (int i = 2; i + 1 < t.length; i += 2) {
-                    counts.put(t[i], Integer.parseInt(t[i + 1]));
-                }
-                return counts;
-            }
-        }
-        throw new AssertionError("no line for " + device + " in: " + out);
+        return RdmaResources.of(device);
     }
 
     static Map<String, Integer> awaitCounts(String device, Map<String, Integer> wanted, long seconds) throws Exception {
@@ -101,17 +83,11 @@ abstract class RobustnessDeviceTests {
                     .bind(address)
                     .sync()
                     .channel();
-            String java = ProcessHandle.current().info().command().orElseThrow();
-            victim = new ProcessBuilder(
-                            java,
-                            "--enable-native-access=ALL-UNNAMED",
-                            "-XX:+UseSerialGC",
-                            "-XX:TieredStopAtLevel=1",
-                            "-cp",
-                            testClassPath(),
-                            KilledPeer.class.getName(),
+            victim = new ProcessBuilder(ChildJvm.command(
+                            KilledPeer.class,
+                            ChildJvm.QUICK_START,
                             address.getAddress().getHostAddress(),
-                            String.valueOf(address.getPort()))
+                            String.valueOf(address.getPort())))
                     .redirectErrorStream(true)
                     .start();
             BufferedReader out = new BufferedReader(new InputStreamReader(victim.getInputStream()));
@@ -281,25 +257,18 @@ abstract class RobustnessDeviceTests {
     static void assertTheDataPathAllocatesNothingPerMessage(RdmaTestDevice device) throws Exception {
         InetSocketAddress address = DeviceTestSupport.serverAddress(device);
         String client = device.ipv4().orElseThrow().getHostAddress();
-        String java = ProcessHandle.current().info().command().orElseThrow();
         // C2 alone, compiling a method after 100 calls: the optimised code production gets (escape analysis); the
         // probe warms up until a run is clean (at most 30 runs), then measures three. 200 round trips per run by
         // default (-Dpanama.netty.allocationRounds for more: a round trip costs 16-20 ms on an emulated device, and
         // 5 runs of 1,000 took 270 s on rxe)
         String rounds = String.valueOf(Integer.getInteger("panama.netty.allocationRounds", 200));
-        Process probe = new ProcessBuilder(
-                        java,
-                        "--enable-native-access=ALL-UNNAMED",
-                        "-XX:+UseSerialGC",
-                        "-XX:-TieredCompilation",
-                        "-XX:CompileThreshold=100",
-                        "-cp",
-                        testClassPath(),
-                        AllocationProbe.class.getName(),
+        Process probe = new ProcessBuilder(ChildJvm.command(
+                        AllocationProbe.class,
+                        List.of("-XX:+UseSerialGC", "-XX:-TieredCompilation", "-XX:CompileThreshold=100"),
                         address.getAddress().getHostAddress(),
                         client,
                         String.valueOf(address.getPort()),
-                        rounds)
+                        rounds))
                 .redirectErrorStream(true)
                 .start();
         String out = new String(probe.getInputStream().readAllBytes());
@@ -315,29 +284,5 @@ abstract class RobustnessDeviceTests {
         assertTrue(
                 clientBytes < 8,
                 "the client's event loop allocates nothing per message: " + clientBytes + " bytes each");
-    }
-
-    /** The class path of a child JVM running this test code (the suite's module path, as plain jars). */
-    static String testClassPath() {
-        Set<String> entries = new LinkedHashSet<>();
-        try {
-            entries.add(Path.of(RobustnessDeviceTests.class
-                            .getProtectionDomain()
-                            .getCodeSource()
-                            .getLocation()
-                            .toURI())
-                    .toString());
-        } catch (URISyntaxException | NullPointerException e) {
-            // no code source: the path below has it
-        }
-        for (String e : (System.getProperty("java.class.path")
-                        + File.pathSeparator
-                        + System.getProperty("jdk.module.path", ""))
-                .split(File.pathSeparator)) {
-            if (!e.isEmpty()) {
-                entries.add(e);
-            }
-        }
-        return String.join(File.pathSeparator, List.copyOf(entries));
     }
 }

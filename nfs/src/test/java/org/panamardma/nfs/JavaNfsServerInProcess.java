@@ -3,8 +3,6 @@ package org.panamardma.nfs;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -19,7 +17,7 @@ import org.panamardma.nfs.server.NfsServer;
  * with a logging handler that keeps what the server side logs at WARN or above: the NFS server, the RPC-over-RDMA
  * and TCP servers and the connection layer under them.
  */
-final class JavaNfsServerInProcess implements NfsServerUnderTest {
+final class JavaNfsServerInProcess extends JavaNfsServerSite {
     private static final List<String> SERVER_LOGGERS = List.of(
             "org.panamardma.nfs.server",
             "org.panamardma.rpcrdma.server",
@@ -27,13 +25,6 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
             "org.panamardma.verbs.connection.RdmaServer",
             "org.panamardma.verbs.connection.RdmaConnection");
 
-    private final String name;
-    private final Path export;
-    private final Path state;
-    private final String address;
-    private final int tcpPort;
-    private final int mountPort;
-    private final int rdmaPort;
     private final List<String> problems = new CopyOnWriteArrayList<>();
     private final StringBuilder statistics = new StringBuilder();
     private final Handler handler = new Handler() {
@@ -65,17 +56,8 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
     JavaNfsServerInProcess(
             String name, String address, int tcpPort, int mountPort, int rdmaPort, Consumer<NfsServer.Builder> settings)
             throws IOException, InterruptedException {
+        super(name, address, tcpPort, mountPort, rdmaPort);
         this.settings = settings;
-        this.name = name;
-        this.address = address;
-        this.tcpPort = tcpPort;
-        this.mountPort = mountPort;
-        this.rdmaPort = rdmaPort;
-        this.export = Path.of("/srv/panama-java-nfs-" + name);
-        this.state = Path.of("/run/panama-java-nfs-state-" + name);
-        KnfsdServer.run(List.of("rm", "-rf", export.toString(), state.toString()), 60);
-        Files.createDirectories(export);
-        KnfsdServer.run(List.of("chmod", "0777", export.toString()), 10);
     }
 
     @Override
@@ -110,35 +92,5 @@ final class JavaNfsServerInProcess implements NfsServerUnderTest {
             server = null;
         }
         Logger.getLogger("").removeHandler(handler);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public Path export() {
-        return export;
-    }
-
-    @Override
-    public String address() {
-        return address;
-    }
-
-    @Override
-    public int tcpPort() {
-        return tcpPort;
-    }
-
-    @Override
-    public int mountPort() {
-        return mountPort;
-    }
-
-    @Override
-    public int rdmaPort() {
-        return rdmaPort;
     }
 }

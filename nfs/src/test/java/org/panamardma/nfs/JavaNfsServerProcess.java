@@ -20,69 +20,23 @@ import org.slf4j.LoggerFactory;
  * in the testbed guest: started, killed (SIGKILL, mid-I/O), started again on the same export and state, its log kept
  * in a file per start.
  */
-final class JavaNfsServerProcess implements NfsServerUnderTest {
+final class JavaNfsServerProcess extends JavaNfsServerSite {
     /** A line the server logs at WARN or ERROR (its format: time, level, logger). */
     static final Pattern PROBLEM = Pattern.compile("^\\S+ (WARN|ERROR) ");
 
-    final String name;
-    final Path export;
-    final Path state;
-    final String address;
-    final int tcpPort;
-    final int mountPort;
-    final int rdmaPort;
     private final List<Path> logs = new ArrayList<>();
     private Process process;
 
     JavaNfsServerProcess(String name, String address, int tcpPort, int mountPort, int rdmaPort)
             throws IOException, InterruptedException {
-        this.name = name;
-        this.address = address;
-        this.tcpPort = tcpPort;
-        this.mountPort = mountPort;
-        this.rdmaPort = rdmaPort;
-        this.export = Path.of("/srv/panama-java-nfs-" + name);
-        this.state = Path.of("/run/panama-java-nfs-state-" + name);
-        KnfsdServer.run(List.of("rm", "-rf", export.toString(), state.toString()), 60);
-        Files.createDirectories(export);
-        // root is squashed (the server's default): the kernel client's root acts as 65534, who must be able to write
-        KnfsdServer.run(List.of("chmod", "0777", export.toString()), 10);
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public Path export() {
-        return export;
-    }
-
-    @Override
-    public String address() {
-        return address;
-    }
-
-    @Override
-    public int tcpPort() {
-        return tcpPort;
-    }
-
-    @Override
-    public int mountPort() {
-        return mountPort;
-    }
-
-    @Override
-    public int rdmaPort() {
-        return rdmaPort;
+        super(name, address, tcpPort, mountPort, rdmaPort);
     }
 
     /**
      * The class path of the server: the jars (or class folders) of nfs, rpcrdma, oncrpc and verbs-ffm, SLF4J's API
      * and the binding this JVM uses (the JDK 1.4 one of the tests, as in nfs-server.jar: NfsServerMain formats its
-     * lines).
+     * lines). Deliberately not test-fixtures' ChildJvm, which hands a child all the tests have: the server gets what
+     * nfs-server.jar holds.
      */
     private static String classPath() {
         List<String> parts = new ArrayList<>();

@@ -175,7 +175,7 @@ class OncRpcBridgeTest {
     void readPutsTheFileChunkIntoTheWriteChunkByRdmaWrite() throws IOException {
         for (int size : SIZES) {
             byte[] file = DemoFiles.pattern(size);
-            long writesBefore = host.client.bytesWritten;
+            long writesBefore = host.client.bytesWritten();
             Answer a = host.call(
                     demoCall(Demo.READ_1, new ReadArgs(DemoFiles.name(size), 0, size)), Room.write(size + 100));
             assertSuccess(a);
@@ -183,7 +183,7 @@ class OncRpcBridgeTest {
             RdmaMsg msg = assertInstanceOf(RdmaMsg.class, a.header());
             assertEquals(size, msg.chunks().writeList().get(0).length(), "the Write chunk's returned length");
             assertArrayEquals(file, a.placed(), "the bytes RDMA-written");
-            assertEquals(writesBefore + size, host.client.bytesWritten);
+            assertEquals(writesBefore + size, host.client.bytesWritten());
             // inline: reply header (24 bytes), status, eof, the data's length word; not the data nor its roundup
             assertEquals(24 + 12, a.reply().length - file.length - ((4 - (size & 3)) & 3));
             ReadRes res = a.results(new ReadRes());

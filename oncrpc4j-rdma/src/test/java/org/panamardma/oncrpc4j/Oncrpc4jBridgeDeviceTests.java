@@ -43,7 +43,6 @@ import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcClient;
 import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
-import org.panamardma.oncrpc.tcp.RpcReplyException;
 import org.panamardma.oncrpc.tcp.TcpRpcClient;
 import org.panamardma.oncrpc4j.DemoCases.Case;
 import org.panamardma.oncrpc4j.demo.Blob;
@@ -63,6 +62,7 @@ import org.panamardma.rpcrdma.server.ReplyPath;
 import org.panamardma.rpcrdma.server.RpcRdmaServer;
 import org.panamardma.rpcrdma.server.ServerStatistics;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.RdmaResources;
 import org.panamardma.xdr.XdrDecoder;
 
 /**
@@ -176,46 +176,12 @@ abstract class Oncrpc4jBridgeDeviceTests {
 
     /** One case over oncrpc4j's TCP server, with this project's TCP client: the raw results, or the reply. */
     static Object overTcp(TcpRpcClient c, Case k) throws Exception {
-        byte[] args = HostBridge.xdr(k.args());
-        try {
-            return c.call(
-                            Demo.DEMO,
-                            k.version(),
-                            k.procedure(),
-                            OpaqueAuth.NONE,
-                            out -> out.putFixedOpaque(args),
-                            in -> {
-                                byte[] b = in.rest().toArray(JAVA_BYTE);
-                                in.skip(b.length, "results");
-                                return b;
-                            },
-                            TIMEOUT)
-                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return assertInstanceOf(RpcReplyException.class, e.getCause(), k.name())
-                    .reply();
-        }
+        return DemoCallsOverTcp.overTcp(c, k, TIMEOUT);
     }
 
     /** One case through the {@link RpcClient} interface ({@code rdma://} or {@code tcp://}). */
     static Object overInterface(RpcClient c, Case k) throws Exception {
-        byte[] args = HostBridge.xdr(k.args());
-        try {
-            return c.invoke(
-                    Demo.DEMO,
-                    k.version(),
-                    k.procedure(),
-                    OpaqueAuth.NONE,
-                    out -> out.putFixedOpaque(args),
-                    in -> {
-                        byte[] b = in.rest().toArray(JAVA_BYTE);
-                        in.skip(b.length, "results");
-                        return b;
-                    },
-                    TIMEOUT);
-        } catch (RpcReplyException e) {
-            return e.reply();
-        }
+        return DemoCallsOverTcp.overInterface(c, k, TIMEOUT);
     }
 
     /** Results compare by bytes; failures by their reply header, whose XIDs differ by client. */
@@ -606,22 +572,8 @@ abstract class Oncrpc4jBridgeDeviceTests {
 
     /** The counts {@code rdma resource show} gives for {@code device}, without ctx (librdmacm keeps it open). */
     static Map<String, Integer> resources(String device) throws Exception {
-        Process proc = new ProcessBuilder("rdma", "resource", "show")
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(proc.getInputStream().readAllBytes());
-        proc.waitFor();
-        for (String line : out.split("\n")) {
-            String[] t = line.trim().split("\\s+");
-            if (t.length > 2 && t[1].equals(device + ":")) {
-                Map<String, Integer> counts = new java.util.TreeMap<>();
-                for (int i = 2; i + 1 < t.length; i += 2) {
-                    counts.put(t[i], Integer.parseInt(t[i + 1]));
-                }
-                counts.remove("ctx");
-                return counts;
-            }
-        }
-        throw new AssertionError("no resources line for " + device + " in: " + out);
+        Map<String, Integer> counts = new java.util.TreeMap<>(RdmaResources.of(device));
+        counts.remove("ctx");
+        return counts;
     }
 }

@@ -1,9 +1,7 @@
 package org.panamardma.oncrpc4j;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,7 +11,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.dcache.oncrpc4j.rpc.OncRpcClient;
 import org.dcache.oncrpc4j.rpc.OncRpcSvc;
@@ -31,7 +28,6 @@ import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RejectedReply;
 import org.panamardma.oncrpc.RpcMessage;
-import org.panamardma.oncrpc.tcp.RpcReplyException;
 import org.panamardma.oncrpc.tcp.TcpRpcClient;
 import org.panamardma.oncrpc4j.DemoCases.Case;
 import org.panamardma.oncrpc4j.HostBridge.Answer;
@@ -114,29 +110,9 @@ class SameInstanceTcpAndBridgeTest {
     @Test
     void everyProcedureAnswersTheSameOverOncrpc4jsTcpAndOverTheBridge() throws Exception {
         for (Case c : DemoCases.all(2 << 20)) {
-            byte[] args = HostBridge.xdr(c.args());
-            byte[] overTcp = null;
-            RpcMessage tcpError = null;
-            try {
-                overTcp = ours.call(
-                                Demo.DEMO,
-                                c.version(),
-                                c.procedure(),
-                                OpaqueAuth.NONE,
-                                out -> out.putFixedOpaque(args),
-                                in -> {
-                                    byte[] b = in.rest().toArray(JAVA_BYTE);
-                                    in.skip(b.length, "results");
-                                    return b;
-                                },
-                                TIMEOUT)
-                        .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                tcpError = withXid(
-                        assertInstanceOf(RpcReplyException.class, e.getCause(), c.name())
-                                .reply(),
-                        OncRpcBridgeTest.XID);
-            }
+            Object tcp = DemoCallsOverTcp.overTcp(ours, c, TIMEOUT);
+            byte[] overTcp = tcp instanceof byte[] results ? results : null;
+            RpcMessage tcpError = tcp instanceof RpcMessage reply ? withXid(reply, OncRpcBridgeTest.XID) : null;
             Answer rdma = host.call(
                     HostBridge.call(
                             OncRpcBridgeTest.XID, 2, Demo.DEMO, c.version(), c.procedure(), OpaqueAuth.NONE, c.args()),

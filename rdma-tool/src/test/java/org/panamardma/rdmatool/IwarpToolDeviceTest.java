@@ -21,19 +21,7 @@ class IwarpToolDeviceTest extends ToolDeviceTests {
         try (PerfServer server = PerfServer.start(address, TIMEOUT, System.out)) {
             Capture out = new Capture();
             Capture err = new Capture();
-            int rc = RdmaTool.run(
-                    new String[] {
-                        "perf",
-                        address.getAddress().getHostAddress(),
-                        "--port",
-                        String.valueOf(address.getPort()),
-                        "--test",
-                        "atomic_lat",
-                        "--iters",
-                        "10"
-                    },
-                    out.stream,
-                    err.stream);
+            int rc = perfCommand(address, out, err, "--test", "atomic_lat", "--iters", "10");
             assertEquals(1, rc);
             assertTrue(
                     err.text().contains(device.name())

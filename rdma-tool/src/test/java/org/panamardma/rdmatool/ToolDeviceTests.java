@@ -10,6 +10,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,6 +33,14 @@ abstract class ToolDeviceTests {
         RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer device"));
         InetAddress ip = peer.ipv4().orElseThrow(() -> new AssertionError(peer + " has no IPv4 address"));
         return new InetSocketAddress(ip, PORTS.getAndIncrement());
+    }
+
+    /** {@code rdma-tool perf <server> --port <port> <options>} as a user types it; its exit code. */
+    static int perfCommand(InetSocketAddress server, Capture out, Capture err, String... options) {
+        List<String> args = new ArrayList<>(
+                List.of("perf", server.getAddress().getHostAddress(), "--port", String.valueOf(server.getPort())));
+        args.addAll(List.of(options));
+        return RdmaTool.run(args.toArray(String[]::new), out.stream, err.stream);
     }
 
     /** Output that goes to stdout too, so the suite's report shows what a user would see. */
@@ -197,21 +206,7 @@ abstract class ToolDeviceTests {
             // the command line, every size in one connection, CSV
             Capture out = new Capture();
             Capture err = new Capture();
-            int rc = RdmaTool.run(
-                    new String[] {
-                        "perf",
-                        address.getAddress().getHostAddress(),
-                        "--port",
-                        String.valueOf(address.getPort()),
-                        "--test",
-                        "write_lat",
-                        "--all-sizes",
-                        "--iters",
-                        "20",
-                        "--csv"
-                    },
-                    out.stream,
-                    err.stream);
+            int rc = perfCommand(address, out, err, "--test", "write_lat", "--all-sizes", "--iters", "20", "--csv");
             assertEquals(0, rc, err.text());
             String[] lines = out.text().strip().split("\n");
             assertEquals(Perf.CSV_HEADER, lines[0]);

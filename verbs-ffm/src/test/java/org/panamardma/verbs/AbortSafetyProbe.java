@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.panamardma.testing.ChildJvm;
 import org.panamardma.verbs.ffi.StubProvider;
 
 /**

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
@@ -16,21 +15,6 @@ import org.panamardma.testbed.Transport;
 /** A device's asynchronous events, made to happen for real on Soft-RoCE and delivered as typed Java values. */
 @RdmaDeviceTest(transport = Transport.ROCE)
 class AsyncEventDeviceTest {
-
-    /** The next event of {@code type}, skipping others (printed); fails after 30 s. */
-    static AsyncEvent next(BlockingQueue<AsyncEvent> events, AsyncEventType type) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            AsyncEvent e = events.poll(200, TimeUnit.MILLISECONDS);
-            if (e != null) {
-                System.out.println("async event: " + e);
-                if (e.type() == type) {
-                    return e;
-                }
-            }
-        }
-        throw new AssertionError("no " + type + " within 30 s");
-    }
 
     @Test
     void overrunningACompletionQueueReportsCqErrNamingThatQueue(RdmaTestDevice device) throws Exception {
@@ -56,7 +40,7 @@ class AsyncEventDeviceTest {
             for (int i = 0; i < writes; i++) {
                 qa.postWrite(i, src, 0, 8, dst.address(), dst.rkey(), SendFlags.SIGNALED);
             }
-            AsyncEvent e = next(events, AsyncEventType.CQ_ERR);
+            AsyncEvent e = AsyncEventWait.next(events, AsyncEventType.CQ_ERR);
             assertSame(tiny, e.completionQueue().orElseThrow(), "the event names our Java CQ: " + e);
             assertEquals(device.name(), e.deviceName());
             assertTrue(e.type().isError());

@@ -10,9 +10,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.panamardma.testing.LogCapture;
 
 /**
  * What {@link MemoryRegion#destroy()} does with the memory it owns once {@code ibv_dereg_mr} has answered: freed
@@ -20,17 +20,8 @@ import org.junit.jupiter.api.Test;
  * still write it). The decision is a package-private static so it can be checked without a device.
  */
 class MemoryRegionReleaseTest {
+    @RegisterExtension
     private final LogCapture log = LogCapture.of(MemoryRegion.class);
-
-    @BeforeEach
-    void capture() {
-        log.start();
-    }
-
-    @AfterEach
-    void release() {
-        log.stop();
-    }
 
     @Test
     void aFailedDeregistrationLeavesTheOwnedMemoryAllocatedAndWarnsNamingTheRegion() {

@@ -8,13 +8,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.panamardma.testing.ChildJvm;
 import org.panamardma.verbs.ffi.Native;
 
 /**
@@ -137,28 +137,6 @@ class RdmaCoreChildJvmTest {
                 "the installed libibverbs proves 49 or later by its symbol versions: " + r);
     }
 
-    /**
-     * The child runs on the class path (the case of most users), with what this JVM has: on the module path surefire
-     * puts the main classes and the libraries on jdk.module.path and patches the test classes into the module, so
-     * those come from the module path, and this test's own classes from where they were loaded.
-     */
-    private static String childClassPath() throws Exception {
-        List<String> entries = new ArrayList<>();
-        entries.add(Path.of(RdmaCoreReport.class
-                        .getProtectionDomain()
-                        .getCodeSource()
-                        .getLocation()
-                        .toURI())
-                .toString());
-        for (String property : List.of("jdk.module.path", "java.class.path")) {
-            String value = System.getProperty(property);
-            if (value != null && !value.isEmpty()) {
-                entries.add(value);
-            }
-        }
-        return String.join(java.io.File.pathSeparator, entries);
-    }
-
     private static Map<String, String> run(Path libraryDir, List<String> jvmOptions) throws Exception {
         return run(libraryDir, jvmOptions, true);
     }
@@ -171,7 +149,8 @@ class RdmaCoreChildJvmTest {
             command.add("--enable-native-access=ALL-UNNAMED");
         }
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", childClassPath(), RdmaCoreReport.class.getName()));
+        // on the class path, the case of most users
+        command.addAll(List.of("-cp", ChildJvm.classPath(RdmaCoreReport.class), RdmaCoreReport.class.getName()));
         Path stderr = libraryDir.resolve("stderr.txt");
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(stderr.toFile());
         pb.environment().put("LD_LIBRARY_PATH", libraryDir.toString());
@@ -181,13 +160,7 @@ class RdmaCoreChildJvmTest {
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
         String err = Files.readString(stderr);
         assertEquals(0, p.exitValue(), out + err);
-        Map<String, String> r = new LinkedHashMap<>();
-        for (String line : out.split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0 && line.substring(0, eq).matches("[a-zA-Z0-9]+")) {
-                r.put(line.substring(0, eq), line.substring(eq + 1));
-            }
-        }
+        Map<String, String> r = ChildJvm.values(out);
         assertTrue(r.containsKey("list2"), out + err);
         r.put("stderr", err);
         return r;

@@ -46,6 +46,7 @@ class StubDataPathAllocationTest {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
+    private static StubLoopbacks loops;
     private static StubLoopback extended;
     private static StubLoopback legacy;
     private static StubLoopback workRequests;
@@ -54,9 +55,10 @@ class StubDataPathAllocationTest {
     @BeforeAll
     static void open() throws Exception {
         StubProviderAssumption.load();
-        extended = StubLoopback.open(true, 64);
-        legacy = StubLoopback.open(false, 64);
-        workRequests = StubLoopback.open(StubLoopback.Path.WORK_REQUESTS, 64);
+        loops = StubLoopbacks.open(64);
+        extended = loops.extended();
+        legacy = loops.legacy();
+        workRequests = loops.workRequests();
         wc = WorkCompletions.allocate(16);
         // every call site once on every path, before any is measured: each links its method handles on first use
         // (one-time allocation on this thread), and the JIT compiles the shared code with all operations profiled
@@ -74,14 +76,8 @@ class StubDataPathAllocationTest {
         if (wc != null) {
             wc.close();
         }
-        if (extended != null) {
-            extended.close();
-        }
-        if (legacy != null) {
-            legacy.close();
-        }
-        if (workRequests != null) {
-            workRequests.close();
+        if (loops != null) {
+            loops.close();
         }
     }
 

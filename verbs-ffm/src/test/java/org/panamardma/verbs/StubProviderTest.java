@@ -28,6 +28,7 @@ import org.panamardma.verbs.ffi.ibv_wc;
  * {@code stub-provider} (a JVM of its own: the stub must be loaded before the real libibverbs).
  */
 class StubProviderTest {
+    private static StubLoopbacks loops;
     private static StubLoopback extended;
     private static StubLoopback legacy;
     private static StubLoopback workRequests;
@@ -35,21 +36,16 @@ class StubProviderTest {
     @BeforeAll
     static void open() throws Exception {
         StubProviderAssumption.load();
-        extended = StubLoopback.open(true, 64);
-        legacy = StubLoopback.open(false, 64);
-        workRequests = StubLoopback.open(StubLoopback.Path.WORK_REQUESTS, 64);
+        loops = StubLoopbacks.open(64);
+        extended = loops.extended();
+        legacy = loops.legacy();
+        workRequests = loops.workRequests();
     }
 
     @AfterAll
     static void close() {
-        if (extended != null) {
-            extended.close();
-        }
-        if (legacy != null) {
-            legacy.close();
-        }
-        if (workRequests != null) {
-            workRequests.close();
+        if (loops != null) {
+            loops.close();
         }
     }
 

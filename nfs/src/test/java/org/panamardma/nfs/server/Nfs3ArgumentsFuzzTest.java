@@ -7,6 +7,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.List;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.Nfs3Args;
@@ -27,30 +28,29 @@ import org.panamardma.xdr.XdrReader;
  * zero): so the client's encoder and the server's decoder, one record set ({@link Nfs3Args}), agree.
  */
 class Nfs3ArgumentsFuzzTest {
-    /** The procedures with arguments, in the order byte 0 picks them. */
-    private static final int[] PROCEDURES = {
-        Nfs3.PROC_GETATTR,
-        Nfs3.PROC_SETATTR,
-        Nfs3.PROC_LOOKUP,
-        Nfs3.PROC_ACCESS,
-        Nfs3.PROC_READLINK,
-        Nfs3.PROC_READ,
-        Nfs3.PROC_WRITE,
-        Nfs3.PROC_CREATE,
-        Nfs3.PROC_MKDIR,
-        Nfs3.PROC_SYMLINK,
-        Nfs3.PROC_MKNOD,
-        Nfs3.PROC_REMOVE,
-        Nfs3.PROC_RMDIR,
-        Nfs3.PROC_RENAME,
-        Nfs3.PROC_LINK,
-        Nfs3.PROC_READDIR,
-        Nfs3.PROC_READDIRPLUS,
-        Nfs3.PROC_FSSTAT,
-        Nfs3.PROC_FSINFO,
-        Nfs3.PROC_PATHCONF,
-        Nfs3.PROC_COMMIT
-    };
+    /** The procedures with arguments, in the order byte 0 picks them (NfsFuzzSeeds writes its seeds by it). */
+    static final List<Integer> PROCEDURES = List.of(
+            Nfs3.PROC_GETATTR,
+            Nfs3.PROC_SETATTR,
+            Nfs3.PROC_LOOKUP,
+            Nfs3.PROC_ACCESS,
+            Nfs3.PROC_READLINK,
+            Nfs3.PROC_READ,
+            Nfs3.PROC_WRITE,
+            Nfs3.PROC_CREATE,
+            Nfs3.PROC_MKDIR,
+            Nfs3.PROC_SYMLINK,
+            Nfs3.PROC_MKNOD,
+            Nfs3.PROC_REMOVE,
+            Nfs3.PROC_RMDIR,
+            Nfs3.PROC_RENAME,
+            Nfs3.PROC_LINK,
+            Nfs3.PROC_READDIR,
+            Nfs3.PROC_READDIRPLUS,
+            Nfs3.PROC_FSSTAT,
+            Nfs3.PROC_FSINFO,
+            Nfs3.PROC_PATHCONF,
+            Nfs3.PROC_COMMIT);
 
     /**
      * A decode copies a handle (at most 64 bytes) and names or a link target (at most 4096 bytes each, copied to a
@@ -88,7 +88,7 @@ class Nfs3ArgumentsFuzzTest {
         if (input.length == 0) {
             return;
         }
-        int procedure = PROCEDURES[(input[0] & 0xFF) % PROCEDURES.length];
+        int procedure = PROCEDURES.get((input[0] & 0xFF) % PROCEDURES.size());
         MemorySegment data = MemorySegment.ofArray(Arrays.copyOfRange(input, 1, input.length));
         XdrReader<?> reader = reader(procedure);
         Object[] decoded = new Object[1];

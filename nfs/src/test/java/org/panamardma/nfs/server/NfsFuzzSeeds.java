@@ -59,33 +59,9 @@ public final class NfsFuzzSeeds {
     }
 
     private static int index(int procedure) {
-        int[] order = {
-            Nfs3.PROC_GETATTR,
-            Nfs3.PROC_SETATTR,
-            Nfs3.PROC_LOOKUP,
-            Nfs3.PROC_ACCESS,
-            Nfs3.PROC_READLINK,
-            Nfs3.PROC_READ,
-            Nfs3.PROC_WRITE,
-            Nfs3.PROC_CREATE,
-            Nfs3.PROC_MKDIR,
-            Nfs3.PROC_SYMLINK,
-            Nfs3.PROC_MKNOD,
-            Nfs3.PROC_REMOVE,
-            Nfs3.PROC_RMDIR,
-            Nfs3.PROC_RENAME,
-            Nfs3.PROC_LINK,
-            Nfs3.PROC_READDIR,
-            Nfs3.PROC_READDIRPLUS,
-            Nfs3.PROC_FSSTAT,
-            Nfs3.PROC_FSINFO,
-            Nfs3.PROC_PATHCONF,
-            Nfs3.PROC_COMMIT
-        };
-        for (int i = 0; i < order.length; i++) {
-            if (order[i] == procedure) {
-                return i;
-            }
+        int i = Nfs3ArgumentsFuzzTest.PROCEDURES.indexOf(procedure);
+        if (i >= 0) {
+            return i;
         }
         throw new IllegalArgumentException("procedure " + procedure);
     }

@@ -4,18 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.panamardma.testing.LogCapture;
 import org.panamardma.verbs.connection.Received;
 import org.panamardma.verbs.trusted.Callbacks;
 
@@ -30,33 +27,8 @@ import org.panamardma.verbs.trusted.Callbacks;
  */
 class ReplyReceiverTest {
     /** What Callbacks logs (SLF4J through slf4j-jdk14 to java.util.logging, named by class). */
-    private final Logger callbacksLog = Logger.getLogger(Callbacks.class.getName());
-
-    private final List<LogRecord> records = new ArrayList<>();
-    private final Handler handler = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            synchronized (records) {
-                records.add(r);
-            }
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
-
-    @BeforeEach
-    void capture() {
-        callbacksLog.addHandler(handler);
-    }
-
-    @AfterEach
-    void release() {
-        callbacksLog.removeHandler(handler);
-    }
+    @RegisterExtension
+    private final LogCapture log = LogCapture.of(Callbacks.class);
 
     private static Received malformed() {
         return new Received(new byte[] {1, 2, 3}, false, 0);
@@ -95,9 +67,7 @@ class ReplyReceiverTest {
         assertEquals(3, taken.get(), "two waiting messages taken in the loop, then a callback on the third");
         later.complete(malformed());
         assertEquals(4, taken.get(), "the callback took the next receive");
-        synchronized (records) {
-            assertTrue(records.isEmpty(), "nothing failed: " + records);
-        }
+        assertTrue(log.records().isEmpty(), "nothing failed: " + log.records());
     }
 
     @Test
@@ -109,11 +79,9 @@ class ReplyReceiverTest {
         receiver.receiveNext();
         first.complete(malformed()); // its callback handles it, then asks for the next receive, which throws
         assertEquals(2, taken.get());
-        List<LogRecord> errors;
-        synchronized (records) {
-            errors = records.stream().filter(r -> r.getLevel() == Level.SEVERE).toList();
-        }
-        assertEquals(1, errors.size(), "one ERROR for the failed callback: " + records);
+        List<LogRecord> errors =
+                log.records().stream().filter(r -> r.getLevel() == Level.SEVERE).toList();
+        assertEquals(1, errors.size(), "one ERROR for the failed callback: " + log.records());
         assertSame(broken, errors.get(0).getThrown());
         assertTrue(
                 errors.get(0).getMessage().contains("client rr-2"),

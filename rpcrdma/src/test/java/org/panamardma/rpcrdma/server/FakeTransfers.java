@@ -5,30 +5,22 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.panamardma.rpcrdma.RdmaSegment;
+import org.panamardma.testing.PeerMemory;
 
 /**
- * The client's registered memory, played on the host: regions by handle, each at a base address; RDMA Read and
- * Write check the handle and the bounds as a device would (an access outside fails the connection: IOException).
+ * The client's registered memory, played on the host ({@link PeerMemory}: RDMA Read and Write check the handle and
+ * the bounds as a device would), with a log of each transfer's size.
  */
 final class FakeTransfers implements ChunkTransfers {
-    private record Region(long base, byte[] bytes) {}
-
-    private final Map<Integer, Region> regions = new HashMap<>();
-    private int nextHandle = 0x100;
-    private long nextBase = 0x7f00_0000_0000L;
+    private final PeerMemory memory = new PeerMemory();
     final List<String> log = new ArrayList<>();
 
     /** Registers a copy of {@code bytes}; @return its segment */
     RdmaSegment register(byte[] bytes) {
-        int handle = nextHandle++;
-        long base = nextBase;
-        nextBase += bytes.length + 4096;
-        regions.put(handle, new Region(base, bytes.clone()));
-        return new RdmaSegment(handle, bytes.length, base);
+        PeerMemory.Registration r = memory.register(bytes);
+        return new RdmaSegment(r.handle(), r.length(), r.base());
     }
 
     /** Registers {@code length} zero bytes to be written. */
@@ -38,46 +30,24 @@ final class FakeTransfers implements ChunkTransfers {
 
     /** The current content of the region of {@code segment}. */
     byte[] contents(RdmaSegment segment) {
-        return regions.get(segment.handle()).bytes().clone();
-    }
-
-    private MemorySegment at(RdmaSegment s) throws IOException {
-        Region r = regions.get(s.handle());
-        if (r == null) {
-            throw new IOException("no region with handle " + Integer.toHexString(s.handle()));
-        }
-        long off = s.offset() - r.base();
-        if (off < 0 || off + s.length() > r.bytes().length) {
-            throw new IOException("access outside region " + Integer.toHexString(s.handle()));
-        }
-        return MemorySegment.ofArray(r.bytes()).asSlice(off, s.length());
+        return memory.contents(segment.handle());
     }
 
     @Override
     public void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException {
-        long at = 0;
-        for (RdmaSegment s : segments) {
-            MemorySegment.copy(at(s), 0, destination, at, s.length());
-            at += s.length();
-        }
-        log.add("read " + at);
+        log.add("read " + memory.read(peer(segments), destination));
     }
 
     @Override
     public void write(MemorySegment source, List<RdmaSegment> segments) throws IOException {
-        long at = 0;
-        for (RdmaSegment s : segments) {
-            long n = Math.min(s.length(), source.byteSize() - at);
-            if (n == 0) {
-                continue; // as VerbsChunkTransfers: a zero-length segment takes nothing, the next ones the rest
-            }
-            MemorySegment.copy(source, at, at(s), 0, n);
-            at += n;
-        }
-        if (at != source.byteSize()) {
-            throw new IOException("write of " + source.byteSize() + " bytes into " + at);
-        }
-        log.add("write " + at);
+        log.add("write " + memory.write(source, peer(segments)));
+    }
+
+    /** The segments as PeerMemory takes them. */
+    static List<PeerMemory.Segment> peer(List<RdmaSegment> segments) {
+        return segments.stream()
+                .map(s -> new PeerMemory.Segment(s.handle(), s.length(), s.offset()))
+                .toList();
     }
 
     static byte[] bytes(MemorySegment s) {

@@ -41,6 +41,7 @@ import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.RdmaResources;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 
@@ -565,21 +566,6 @@ abstract class RpcRdmaServerDeviceTests {
 
     /** The counts {@code rdma resource show} gives for {@code device} (pd, cq, qp, cm_id, mr, ...). */
     static Map<String, Integer> resources(String device) throws Exception {
-        Process proc = new ProcessBuilder("rdma", "resource", "show")
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(proc.getInputStream().readAllBytes());
-        proc.waitFor();
-        for (String line : out.split("\n")) {
-            String[] t = line.trim().split("\\s+");
-            if (t.length > 2 && t[1].equals(device + ":")) {
-                Map<String, Integer> counts = new java.util.TreeMap<>();
-                for (int i = 2; i + 1 < t.length; i += 2) {
-                    counts.put(t[i], Integer.parseInt(t[i + 1]));
-                }
-                return counts;
-            }
-        }
-        throw new AssertionError("no line for " + device + " in: " + out);
+        return RdmaResources.of(device);
     }
 }

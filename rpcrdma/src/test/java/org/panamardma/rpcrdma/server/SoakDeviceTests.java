@@ -4,21 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -39,6 +33,7 @@ import org.panamardma.rpcrdma.client.RpcRdmaClient;
 import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
 import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.ChildJvm;
 
 /**
  * A soak with kills (issue 12): one {@link RpcRdmaServer} (defaults of its builder) on the peer device, and
@@ -512,15 +507,9 @@ abstract class SoakDeviceTests {
     /** The command line of a {@link SoakVictim}: this JVM's java binary and the tests' class path. */
     static List<String> victimCommand(
             InetSocketAddress server, int connections, int depth, long seed, Duration timeout) {
-        String java = ProcessHandle.current().info().command().orElseThrow();
-        return List.of(
-                java,
-                "--enable-native-access=ALL-UNNAMED",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                testClassPath(),
-                SoakVictim.class.getName(),
+        return ChildJvm.command(
+                SoakVictim.class,
+                ChildJvm.QUICK_START,
                 server.getAddress().getHostAddress(),
                 String.valueOf(server.getPort()),
                 String.valueOf(connections),
@@ -725,45 +714,5 @@ abstract class SoakDeviceTests {
                     ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
         }
         return least;
-    }
-
-    /**
-     * The class path the tests were loaded from: the URL class loaders' entries (JUnit's console launcher loads the
-     * tests from its {@code --class-path} in one), then {@code java.class.path}. On the module path (the device
-     * suite, surefire) also this class's own jar or folder (patched into org.panamardma.rpcrdma) and the module path:
-     * the victim, a helper process, runs on the class path.
-     */
-    static String testClassPath() {
-        Set<String> entries = new LinkedHashSet<>();
-        for (ClassLoader l = SoakDeviceTests.class.getClassLoader(); l != null; l = l.getParent()) {
-            if (l instanceof URLClassLoader u) {
-                for (URL url : u.getURLs()) {
-                    try {
-                        entries.add(Path.of(url.toURI()).toString());
-                    } catch (URISyntaxException | IllegalArgumentException e) {
-                        entries.add(url.getPath());
-                    }
-                }
-            }
-        }
-        try {
-            entries.add(Path.of(SoakDeviceTests.class
-                            .getProtectionDomain()
-                            .getCodeSource()
-                            .getLocation()
-                            .toURI())
-                    .toString());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-        for (String e : (System.getProperty("java.class.path")
-                        + File.pathSeparator
-                        + System.getProperty("jdk.module.path", ""))
-                .split(File.pathSeparator)) {
-            if (!e.isEmpty()) {
-                entries.add(e);
-            }
-        }
-        return String.join(File.pathSeparator, entries);
     }
 }

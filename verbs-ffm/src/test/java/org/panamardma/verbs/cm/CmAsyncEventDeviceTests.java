@@ -13,6 +13,7 @@ import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.verbs.AsyncEvent;
 import org.panamardma.verbs.AsyncEventMonitor;
 import org.panamardma.verbs.AsyncEventType;
+import org.panamardma.verbs.AsyncEventWait;
 import org.panamardma.verbs.CompletionQueue;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.ProtectionDomain;
@@ -84,7 +85,7 @@ abstract class CmAsyncEventDeviceTests {
                         }
                     }
                 }
-                AsyncEvent e = AsyncEventDeviceTestSupport.next(events, AsyncEventType.SRQ_LIMIT_REACHED);
+                AsyncEvent e = AsyncEventWait.next(events, AsyncEventType.SRQ_LIMIT_REACHED);
                 assertSame(srq[0], e.sharedReceiveQueue().orElseThrow(), "the event names our SRQ: " + e);
                 assertEquals(device.peerName().orElseThrow(), e.deviceName());
             } finally {

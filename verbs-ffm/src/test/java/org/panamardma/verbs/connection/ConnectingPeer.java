@@ -39,7 +39,8 @@ public final class ConnectingPeer {
     /**
      * Where this class, verbs-ffm's and the SLF4J API verbs-ffm logs through come from (the console launcher loads
      * test jars through its own class loader, and on the module path {@code java.class.path} is empty), then the
-     * JVM's own class path. No SLF4J binding: the peer logs nothing (SLF4J says so once on stderr).
+     * JVM's own class path. No SLF4J binding: the peer logs nothing (SLF4J says so once on stderr). Deliberately not
+     * test-fixtures' ChildJvm, which hands a child all the tests have, a binding included.
      */
     private static String classPath() {
         java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();

@@ -15,10 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.panamardma.verbs.LogCapture;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.panamardma.testing.LogCapture;
 
 /**
  * A completion callback's or a scheduled task's failure is logged where {@code whenComplete}/{@code schedule} alone
@@ -27,17 +26,8 @@ import org.panamardma.verbs.LogCapture;
  * registration sweep did).
  */
 class CallbacksTest {
+    @RegisterExtension
     private final LogCapture log = LogCapture.of(Callbacks.class);
-
-    @BeforeEach
-    void capture() {
-        log.start();
-    }
-
-    @AfterEach
-    void release() {
-        log.stop();
-    }
 
     @Test
     void aCallbackThatThrowsIsLoggedAsAnErrorNamingItsOwner() {

@@ -72,6 +72,8 @@ final class RawAgentPeer implements AutoCloseable {
                 .get(AgentDeviceTests.WAIT_SECONDS, TimeUnit.SECONDS);
     }
 
+    // its own model of a request, word by word (any first word), not AtomicRequest: a hostile peer sends what that
+    // refuses
     CompletableFuture<Void> sendRequestNoWait(
             int firstWord,
             long requestId,

@@ -1,17 +1,20 @@
-package org.panamardma.verbs;
+package org.panamardma.testing;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Collects what one class logs (verbs-ffm logs through java.util.logging, named by class) so that a test can assert
+ * Collects what one class logs (the modules log through SLF4J, bound to java.util.logging in the tests, named by class) so that a test can assert
  * on it: {@link #start()} in {@code @BeforeEach}, {@link #stop()} in {@code @AfterEach}. Records may come from any
  * thread (a callback's executor, a scheduled task).
  */
-public final class LogCapture {
+public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
     private final Logger logger;
     private final List<LogRecord> records = new ArrayList<>();
     private final Handler handler = new Handler() {
@@ -46,6 +49,18 @@ public final class LogCapture {
     /** Stops collecting. */
     public void stop() {
         logger.removeHandler(handler);
+    }
+
+    /** Starts collecting before each test, as an extension. */
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        start();
+    }
+
+    /** Stops collecting after each test, as an extension. */
+    @Override
+    public void afterEach(ExtensionContext context) {
+        stop();
     }
 
     /** {@return the records collected so far, oldest first (a copy)} */
