@@ -33,6 +33,7 @@ class StubSendChainMemoryTest {
     /** Collections the tests wait through (each one observed: a weak canary cleared). */
     private static final int COLLECTIONS = 3;
 
+    private static StubLoopbacks loops;
     private static StubLoopback extended;
     private static StubLoopback legacy;
     private static StubLoopback workRequests;
@@ -40,17 +41,16 @@ class StubSendChainMemoryTest {
     @BeforeAll
     static void open() throws Exception {
         StubProviderAssumption.load();
-        extended = StubLoopback.open(true, DEPTH);
-        legacy = StubLoopback.open(false, DEPTH);
-        workRequests = StubLoopback.open(StubLoopback.Path.WORK_REQUESTS, DEPTH);
+        loops = StubLoopbacks.open(DEPTH);
+        extended = loops.extended();
+        legacy = loops.legacy();
+        workRequests = loops.workRequests();
     }
 
     @AfterAll
     static void close() {
-        for (StubLoopback l : new StubLoopback[] {extended, legacy, workRequests}) {
-            if (l != null) {
-                l.close();
-            }
+        if (loops != null) {
+            loops.close();
         }
     }
 

@@ -27,6 +27,7 @@ import org.panamardma.verbs.ffi.StubProviderAssumption;
  */
 class StubSendChainTest {
     private static final int DEPTH = 64;
+    private static StubLoopbacks loops;
     private static StubLoopback extended;
     private static StubLoopback legacy;
     private static StubLoopback workRequests;
@@ -34,17 +35,16 @@ class StubSendChainTest {
     @BeforeAll
     static void open() throws Exception {
         StubProviderAssumption.load();
-        extended = StubLoopback.open(true, DEPTH);
-        legacy = StubLoopback.open(false, DEPTH);
-        workRequests = StubLoopback.open(StubLoopback.Path.WORK_REQUESTS, DEPTH);
+        loops = StubLoopbacks.open(DEPTH);
+        extended = loops.extended();
+        legacy = loops.legacy();
+        workRequests = loops.workRequests();
     }
 
     @AfterAll
     static void close() {
-        for (StubLoopback l : new StubLoopback[] {extended, legacy, workRequests}) {
-            if (l != null) {
-                l.close();
-            }
+        if (loops != null) {
+            loops.close();
         }
     }
 
