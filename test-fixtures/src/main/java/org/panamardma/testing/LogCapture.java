@@ -36,7 +36,12 @@ public final class LogCapture implements BeforeEachCallback, AfterEachCallback {
         this.logger = Logger.getLogger(source.getName());
     }
 
-    /** {@return a capture of what {@code source} logs, not yet started} */
+    /**
+     * A capture of what {@code source} logs, not yet started.
+     *
+     * @param source the class whose logger (its name's) is captured
+     * @return the capture
+     */
     public static LogCapture of(Class<?> source) {
         return new LogCapture(source);
     }

@@ -22,6 +22,9 @@ public final class PeerMemory {
 
     private record Region(long base, byte[] bytes) {}
 
+    /** A peer with no region registered yet. */
+    public PeerMemory() {}
+
     /**
      * A registered region, as a peer advertises it.
      *
