@@ -12,7 +12,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import org.panamardma.verbs.ffi.StubProviderAssumption;
 
 /**
  * The data path allocates nothing (docs/architecture.md, "The data path allocates nothing": posting a send, posting
@@ -33,7 +32,7 @@ import org.panamardma.verbs.ffi.StubProviderAssumption;
  * <p>Runs in the surefire execution {@code stub-provider} (a JVM of its own: the stub must be loaded before the real
  * libibverbs); skipped, or failed where required (CI), without gcc or the rdma-core 56 header set.
  */
-class StubDataPathAllocationTest {
+class StubDataPathAllocationTest extends StubLoopbackFixture {
     static final int ROUNDS = 1_000_000;
     static final int WARMUP = 200_000;
     /**
@@ -46,19 +45,10 @@ class StubDataPathAllocationTest {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    private static StubLoopbacks loops;
-    private static StubLoopback extended;
-    private static StubLoopback legacy;
-    private static StubLoopback workRequests;
     private static WorkCompletions wc;
 
     @BeforeAll
     static void open() throws Exception {
-        StubProviderAssumption.load();
-        loops = StubLoopbacks.open(64);
-        extended = loops.extended();
-        legacy = loops.legacy();
-        workRequests = loops.workRequests();
         wc = WorkCompletions.allocate(16);
         // every call site once on every path, before any is measured: each links its method handles on first use
         // (one-time allocation on this thread), and the JIT compiles the shared code with all operations profiled
@@ -75,9 +65,6 @@ class StubDataPathAllocationTest {
     static void close() {
         if (wc != null) {
             wc.close();
-        }
-        if (loops != null) {
-            loops.close();
         }
     }
 

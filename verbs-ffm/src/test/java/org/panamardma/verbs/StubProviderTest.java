@@ -11,13 +11,10 @@ import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.panamardma.verbs.ffi.StubProvider;
-import org.panamardma.verbs.ffi.StubProviderAssumption;
 import org.panamardma.verbs.ffi.ibv_wc;
 
 /**
@@ -27,27 +24,7 @@ import org.panamardma.verbs.ffi.ibv_wc;
  * opcode, and the C loop of the benchmark posts and polls on the same QPs. Runs in the surefire execution
  * {@code stub-provider} (a JVM of its own: the stub must be loaded before the real libibverbs).
  */
-class StubProviderTest {
-    private static StubLoopbacks loops;
-    private static StubLoopback extended;
-    private static StubLoopback legacy;
-    private static StubLoopback workRequests;
-
-    @BeforeAll
-    static void open() throws Exception {
-        StubProviderAssumption.load();
-        loops = StubLoopbacks.open(64);
-        extended = loops.extended();
-        legacy = loops.legacy();
-        workRequests = loops.workRequests();
-    }
-
-    @AfterAll
-    static void close() {
-        if (loops != null) {
-            loops.close();
-        }
-    }
+class StubProviderTest extends StubLoopbackFixture {
 
     @Test
     void theLibraryTakesTheStubForRdmaCore56WithEveryCapability() throws Exception {

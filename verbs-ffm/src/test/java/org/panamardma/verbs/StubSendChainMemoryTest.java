@@ -11,12 +11,9 @@ import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
-import org.panamardma.verbs.ffi.StubProviderAssumption;
 
 /**
  * A {@link SendChain} builds its requests in native memory of an automatic arena and posts from it call after call
@@ -28,31 +25,9 @@ import org.panamardma.verbs.ffi.StubProviderAssumption;
  * cleaner waits on) across collections, then post and check that the provider saw exactly the requests built. Runs in
  * the surefire execution {@code stub-provider}.
  */
-class StubSendChainMemoryTest {
-    private static final int DEPTH = 16;
+class StubSendChainMemoryTest extends StubLoopbackFixture {
     /** Collections the tests wait through (each one observed: a weak canary cleared). */
     private static final int COLLECTIONS = 3;
-
-    private static StubLoopbacks loops;
-    private static StubLoopback extended;
-    private static StubLoopback legacy;
-    private static StubLoopback workRequests;
-
-    @BeforeAll
-    static void open() throws Exception {
-        StubProviderAssumption.load();
-        loops = StubLoopbacks.open(DEPTH);
-        extended = loops.extended();
-        legacy = loops.legacy();
-        workRequests = loops.workRequests();
-    }
-
-    @AfterAll
-    static void close() {
-        if (loops != null) {
-            loops.close();
-        }
-    }
 
     /** A chain and a weak reference to the scope of the arena its requests are in (no strong one left here). */
     private record Watched(SendChain chain, WeakReference<MemorySegment.Scope> memory) {}

@@ -9,13 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.panamardma.verbs.ffi.StubProvider;
-import org.panamardma.verbs.ffi.StubProviderAssumption;
 
 /**
  * {@link QueuePair#postChain}: a reply's WRITEs and its SEND in one post, on the stub provider's device, which counts
@@ -25,28 +22,7 @@ import org.panamardma.verbs.ffi.StubProviderAssumption;
  * issue 26's chain the reply's requests took one post each (RdmaConnection.writesThenSend). Runs in the surefire
  * execution {@code stub-provider}.
  */
-class StubSendChainTest {
-    private static final int DEPTH = 64;
-    private static StubLoopbacks loops;
-    private static StubLoopback extended;
-    private static StubLoopback legacy;
-    private static StubLoopback workRequests;
-
-    @BeforeAll
-    static void open() throws Exception {
-        StubProviderAssumption.load();
-        loops = StubLoopbacks.open(DEPTH);
-        extended = loops.extended();
-        legacy = loops.legacy();
-        workRequests = loops.workRequests();
-    }
-
-    @AfterAll
-    static void close() {
-        if (loops != null) {
-            loops.close();
-        }
-    }
+class StubSendChainTest extends StubLoopbackFixture {
 
     private static Stream<DynamicTest> onEveryPath(String what, PathTest test) {
         List<DynamicTest> tests = new ArrayList<>();
