@@ -8,16 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.rpcrdma.ConfigRdma;
 import org.panamardma.rpcrdma.RdmaProcedure;
@@ -37,31 +35,22 @@ import org.panamardma.testbed.RdmaTestDevice;
  */
 abstract class JavaClientServerDeviceTests {
     static final Duration TIMEOUT = Duration.ofSeconds(120);
-    private static final AtomicInteger PORTS = new AtomicInteger(50_000 + new Random().nextInt(10_000));
+    private static final AtomicInteger PORTS = ServerRig.ports(50_000, 10_000);
 
-    private final List<AutoCloseable> open = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
-    }
+    @RegisterExtension
+    final ServerRig rig = new ServerRig(PORTS);
 
     RpcRdmaServer server(RdmaTestDevice device, int credits) throws Exception {
-        RpcRdmaServer s = RpcRdmaServer.builder(EchoProgram.dispatcher())
-                .bind(new InetSocketAddress(RpcRdmaServerDeviceTests.peerAddress(device), PORTS.getAndIncrement()))
+        return rig.start(RpcRdmaServer.builder(EchoProgram.dispatcher())
+                .bind(rig.nextAddress(device))
                 .credits(credits)
-                .timeout(TIMEOUT)
-                .start();
-        open.add(s);
-        return s;
+                .timeout(TIMEOUT));
     }
 
     RpcRdmaClient client(RpcRdmaServer s) throws Exception {
         RpcRdmaClient c =
                 RpcRdmaClient.connect(s.address(), RpcRdmaClientOptions.DEFAULTS.withTimeouts(TIMEOUT, TIMEOUT));
-        open.add(c);
+        rig.closeAfter(c);
         return c;
     }
 
@@ -129,7 +118,7 @@ abstract class JavaClientServerDeviceTests {
         boolean windows = device.transport() == org.panamardma.testbed.Transport.ROCE;
         RpcRdmaClient c = RpcRdmaClient.connect(
                 s.address(), windows ? options.withExposure(ChunkExposure.MEMORY_WINDOWS) : options);
-        open.add(c);
+        rig.closeAfter(c);
         assertEquals(windows ? ChunkExposure.MEMORY_WINDOWS : ChunkExposure.PER_CALL_REGISTRATION, c.exposure());
         int size = 64 << 10;
         byte[] bytes = EchoProgram.pattern(size, 3);
@@ -199,7 +188,7 @@ abstract class JavaClientServerDeviceTests {
                 RpcRdmaClientOptions.DEFAULTS
                         .withTimeouts(TIMEOUT, TIMEOUT)
                         .withBusyPoll(java.time.Duration.ofMillis(200)));
-        open.add(c);
+        rig.closeAfter(c);
         for (int i = 0; i < 50; i++) {
             byte[] payload = EchoProgram.pattern(100 + 37 * i, i);
             assertArrayEquals(

@@ -16,13 +16,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcCall;
@@ -53,17 +52,11 @@ import org.panamardma.xdr.XdrEncoder;
 abstract class RpcRdmaServerDeviceTests {
     static final Duration TIMEOUT = Duration.ofSeconds(90);
     static final long WAIT = 120;
-    private static final AtomicInteger PORTS = new AtomicInteger(40_000 + new Random().nextInt(10_000));
+    private static final AtomicInteger PORTS = ServerRig.ports(40_000, 10_000);
     private static final AtomicInteger XIDS = new AtomicInteger(0x1000);
 
-    private final List<AutoCloseable> open = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
-    }
+    @RegisterExtension
+    final ServerRig rig = new ServerRig(PORTS);
 
     static InetAddress peerAddress(RdmaTestDevice device) {
         RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer device"));
@@ -75,23 +68,18 @@ abstract class RpcRdmaServerDeviceTests {
     }
 
     RpcRdmaServer server(RdmaTestDevice device, RpcDispatcher dispatcher, int credits) throws Exception {
-        RpcRdmaServer s = RpcRdmaServer.builder(dispatcher)
-                .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement()))
+        return rig.start(RpcRdmaServer.builder(dispatcher)
+                .bind(rig.nextAddress(device))
                 .credits(credits)
                 .timeout(TIMEOUT)
                 // these tests check what moves, not the transfer deadline (TransferDeadlineTest): in an emulated guest
                 // on a loaded host, rxe's retransmission after a lost response ("rdma_rxe: Failed sending ACK") once
                 // took an 8 MiB Read past the default 5 s + 8 s, and the server rightly closed the connection
-                .transferTimeout(TIMEOUT)
-                .start();
-        open.add(s);
-        return s;
+                .transferTimeout(TIMEOUT));
     }
 
     RawPeer peer(RpcRdmaServer server) throws Exception {
-        RawPeer p = RawPeer.connect(server.address(), TIMEOUT);
-        open.add(p);
-        return p;
+        return rig.peer(server, TIMEOUT);
     }
 
     // --------------------------------------------------------------------------------------------- messages
@@ -364,7 +352,7 @@ abstract class RpcRdmaServerDeviceTests {
                 .maxRecordSize((16 << 20) + 1024)
                 .bind(new InetSocketAddress(peerAddress(device), 0))
                 .start();
-        open.add(tcp);
+        rig.closeAfter(tcp);
         RawPeer p = peer(s);
         try (TcpRpcClient client = TcpRpcClient.connect(tcp.address(), (16 << 20) + 1024)) {
             for (int size : new int[] {0, 1000, 1 << 20}) {
@@ -399,12 +387,10 @@ abstract class RpcRdmaServerDeviceTests {
     @Test
     void badHeadersGetTheirRdmaErrorAndTheServerGoesOn(RdmaTestDevice device) throws Exception {
         // segments up to 1 GiB, so that two of them overflow a 32-bit length
-        RpcRdmaServer s = RpcRdmaServer.builder(EchoProgram.dispatcher())
-                .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement()))
+        RpcRdmaServer s = rig.start(RpcRdmaServer.builder(EchoProgram.dispatcher())
+                .bind(rig.nextAddress(device))
                 .headerLimits(new org.panamardma.rpcrdma.HeaderLimits(64, 16, 64, 1 << 30))
-                .timeout(TIMEOUT)
-                .start();
-        open.add(s);
+                .timeout(TIMEOUT));
         RawPeer p = peer(s);
         RdmaSegment some = p.register(new byte[64]);
         byte[] rpc = rpcCall(0x77, EchoProgram.PROGRAM, EchoProgram.ECHO, words(64));

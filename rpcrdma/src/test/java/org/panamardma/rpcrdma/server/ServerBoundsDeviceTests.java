@@ -10,22 +10,19 @@ import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.concat;
 import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.decode;
 import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.echo;
 import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.header;
-import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.peerAddress;
 import static org.panamardma.rpcrdma.server.RpcRdmaServerDeviceTests.rpcCall;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.RpcMessageCodec;
@@ -46,34 +43,24 @@ import org.panamardma.xdr.XdrDecoder;
  */
 abstract class ServerBoundsDeviceTests {
     private static final int MIB = 1 << 20;
-    private static final AtomicInteger PORTS = new AtomicInteger(30_000 + new Random().nextInt(10_000));
+    private static final AtomicInteger PORTS = ServerRig.ports(30_000, 10_000);
     private static final AtomicInteger XIDS = new AtomicInteger(0x7000_0000);
 
-    private final List<AutoCloseable> open = new ArrayList<>();
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
-    }
+    @RegisterExtension
+    final ServerRig rig = new ServerRig(PORTS);
 
     private RpcRdmaServer start(RpcRdmaServer.Builder b) throws Exception {
-        RpcRdmaServer s = b.timeout(TIMEOUT).start();
-        open.add(s);
-        return s;
+        return rig.start(b.timeout(TIMEOUT));
     }
 
     private RpcRdmaServer.Builder builder(RdmaTestDevice device, int credits) {
         return RpcRdmaServer.builder(EchoProgram.dispatcher())
-                .bind(new InetSocketAddress(peerAddress(device), PORTS.getAndIncrement()))
+                .bind(rig.nextAddress(device))
                 .credits(credits);
     }
 
     private RawPeer peer(RpcRdmaServer s) throws Exception {
-        RawPeer p = RawPeer.connect(s.address(), TIMEOUT);
-        open.add(p);
-        return p;
+        return rig.peer(s, TIMEOUT);
     }
 
     private static long allocatedByAllThreads() {
@@ -358,7 +345,7 @@ abstract class ServerBoundsDeviceTests {
             assertNullAnswered(p); // the refusal ended none of them
         }
         RawPeer leaving = squatters.get(0);
-        open.remove(leaving);
+        rig.forget(leaving);
         leaving.close();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (s.admission().open() > 2 && System.nanoTime() < deadline) {
