@@ -1,13 +1,10 @@
 package org.panamardma.netty;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.ResourceLeakDetector;
 import java.lang.management.ManagementFactory;
@@ -65,17 +62,12 @@ public final class AllocationProbe {
         EventLoopGroup clients = DeviceTestSupport.group(1);
         try {
             Echo echo = new Echo();
-            new ServerBootstrap()
-                    .group(boss, workers)
-                    .channel(RdmaServerChannel.class)
+            DeviceTestSupport.server(boss, workers)
                     .childHandler(echo)
                     .bind(server)
                     .sync();
             Pinger pinger = new Pinger();
-            Channel ch = new Bootstrap()
-                    .group(clients)
-                    .channel(RdmaChannel.class)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+            Channel ch = DeviceTestSupport.client(clients)
                     .handler(pinger)
                     .localAddress(client)
                     .connect(server)

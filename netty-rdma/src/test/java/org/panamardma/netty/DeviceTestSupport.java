@@ -1,6 +1,9 @@
 package org.panamardma.netty;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import java.net.InetAddress;
@@ -10,7 +13,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.panamardma.testbed.RdmaTestDevice;
 
-/** What the transport's device tests share: addresses on the testbed's wire, event loop groups. */
+/**
+ * What the transport's device tests share: addresses on the testbed's wire, event loop groups, bootstraps on the RDMA
+ * channels, the checkable byte stream.
+ */
 final class DeviceTestSupport {
     private static final AtomicInteger PORTS = new AtomicInteger(40_000 + new Random().nextInt(10_000));
 
@@ -32,6 +38,24 @@ final class DeviceTestSupport {
 
     static EventLoopGroup group(int threads) {
         return new MultiThreadIoEventLoopGroup(threads, RdmaIoHandler.newFactory());
+    }
+
+    /** A client bootstrap on {@link RdmaChannel} with the tests' {@link #CONNECT_TIMEOUT_MILLIS}. */
+    static Bootstrap client(EventLoopGroup group) {
+        return new Bootstrap()
+                .group(group)
+                .channel(RdmaChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS);
+    }
+
+    /** A server bootstrap on {@link RdmaServerChannel} whose one group accepts and serves. */
+    static ServerBootstrap server(EventLoopGroup group) {
+        return new ServerBootstrap().group(group).channel(RdmaServerChannel.class);
+    }
+
+    /** A server bootstrap on {@link RdmaServerChannel}: {@code boss} accepts, {@code workers} serve. */
+    static ServerBootstrap server(EventLoopGroup boss, EventLoopGroup workers) {
+        return new ServerBootstrap().group(boss, workers).channel(RdmaServerChannel.class);
     }
 
     static void shutdown(EventLoopGroup... groups) throws InterruptedException {

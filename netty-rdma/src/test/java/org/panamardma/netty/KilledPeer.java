@@ -1,11 +1,6 @@
 package org.panamardma.netty;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -21,33 +16,9 @@ public final class KilledPeer {
         InetSocketAddress server = new InetSocketAddress(InetAddress.getByName(args[0]), Integer.parseInt(args[1]));
         EventLoopGroup group = DeviceTestSupport.group(1);
         // a JVM started under emulation while others run takes long to get going: a generous connect timeout
-        Channel ch = new Bootstrap()
-                .group(group)
-                .channel(RdmaChannel.class)
+        Channel ch = DeviceTestSupport.client(group)
                 .option(io.netty.channel.ChannelOption.CONNECT_TIMEOUT_MILLIS, 300_000)
-                .handler(new ChannelInboundHandlerAdapter() {
-                    long written;
-
-                    @Override
-                    public void channelActive(ChannelHandlerContext ctx) {
-                        write(ctx);
-                    }
-
-                    @Override
-                    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                        write(ctx);
-                    }
-
-                    private void write(ChannelHandlerContext ctx) {
-                        while (ctx.channel().isWritable()) {
-                            ByteBuf b = ctx.alloc().directBuffer(8192);
-                            DeviceTestSupport.fill(b, 0, written, 8192);
-                            written += 8192;
-                            ctx.write(b).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-                        }
-                        ctx.flush();
-                    }
-                })
+                .handler(new PatternWriter(0, Long.MAX_VALUE, 8192))
                 .connect(server)
                 .sync()
                 .channel();

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -47,8 +45,9 @@ abstract class NettyEchoDeviceTests {
     /** How long the echo may go without a byte coming back before the test calls it hung (not a speed limit). */
     static final long STALL_SECONDS = 300;
 
+    /** The echo, counting what the server's connections did: the pools they used, bulk transfers, closes. */
     @ChannelHandler.Sharable
-    static final class Echo extends ChannelInboundHandlerAdapter {
+    static final class Echo extends EchoBack {
         final AtomicLong bulkReceived = new AtomicLong();
         final Set<SlabPool> pools = ConcurrentHashMap.newKeySet();
         final AtomicInteger closed = new AtomicInteger();
@@ -57,16 +56,6 @@ abstract class NettyEchoDeviceTests {
         public void channelActive(ChannelHandlerContext ctx) {
             pools.add(((RdmaChannel) ctx.channel()).registeredPool());
             ctx.fireChannelActive();
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.write(msg).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
         }
 
         @Override
@@ -233,9 +222,7 @@ abstract class NettyEchoDeviceTests {
         EventLoopGroup clients = DeviceTestSupport.group(2);
         Echo echo = new Echo();
         try {
-            Channel server = new ServerBootstrap()
-                    .group(boss, workers)
-                    .channel(RdmaServerChannel.class)
+            Channel server = DeviceTestSupport.server(boss, workers)
                     .childHandler(echo)
                     .bind(address)
                     .sync()
@@ -246,10 +233,7 @@ abstract class NettyEchoDeviceTests {
             for (int c = 0; c < CONNECTIONS; c++) {
                 Verifier v = new Verifier(c, perConnection, 1000L + c);
                 verifiers.add(v);
-                channels.add(new Bootstrap()
-                        .group(clients)
-                        .channel(RdmaChannel.class)
-                        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                channels.add(DeviceTestSupport.client(clients)
                         .handler(v)
                         .connect(address)
                         .sync()
@@ -301,19 +285,14 @@ abstract class NettyEchoDeviceTests {
         EventLoopGroup clients = DeviceTestSupport.group(1);
         Echo echo = new Echo();
         try {
-            Channel listener = new ServerBootstrap()
-                    .group(server)
-                    .channel(RdmaServerChannel.class)
+            Channel listener = DeviceTestSupport.server(server)
                     .childHandler(echo)
                     .bind(address)
                     .sync()
                     .channel();
             for (int c = 0; c < 2; c++) {
                 Verifier v = new Verifier(c, 512 << 10, 3000L + c);
-                Channel ch = new Bootstrap()
-                        .group(clients)
-                        .channel(RdmaChannel.class)
-                        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+                Channel ch = DeviceTestSupport.client(clients)
                         .handler(v)
                         .connect(address)
                         .sync()
@@ -344,17 +323,12 @@ abstract class NettyEchoDeviceTests {
                 new io.netty.channel.MultiThreadIoEventLoopGroup(1, io.netty.channel.nio.NioIoHandler.newFactory());
         EventLoopGroup clients = DeviceTestSupport.group(1);
         try {
-            Channel listener = new ServerBootstrap()
-                    .group(boss, wrongWorkers)
-                    .channel(RdmaServerChannel.class)
+            Channel listener = DeviceTestSupport.server(boss, wrongWorkers)
                     .childHandler(new Echo())
                     .bind(address)
                     .sync()
                     .channel();
-            io.netty.channel.ChannelFuture connect = new Bootstrap()
-                    .group(clients)
-                    .channel(RdmaChannel.class)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+            io.netty.channel.ChannelFuture connect = DeviceTestSupport.client(clients)
                     .handler(new ChannelInboundHandlerAdapter())
                     .connect(address);
             assertTrue(connect.await(DeviceTestSupport.CONNECT_TIMEOUT_MILLIS + 30_000L), "the connect ended");
@@ -412,19 +386,14 @@ abstract class NettyEchoDeviceTests {
         EventLoopGroup clients = DeviceTestSupport.group(1);
         int length = 300 << 10;
         try {
-            Channel listener = new ServerBootstrap()
-                    .group(server)
-                    .channel(RdmaServerChannel.class)
+            Channel listener = DeviceTestSupport.server(server)
                     .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                     .childHandler(new CountUntilFin())
                     .bind(address)
                     .sync()
                     .channel();
             CompletableFuture<ByteBuf> answer = new CompletableFuture<>();
-            Channel ch = new Bootstrap()
-                    .group(clients)
-                    .channel(RdmaChannel.class)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+            Channel ch = DeviceTestSupport.client(clients)
                     .handler(new ChannelInboundHandlerAdapter() {
                         private final ByteBuf got = Unpooled.buffer(17);
 

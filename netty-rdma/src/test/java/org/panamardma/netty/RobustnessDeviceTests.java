@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
@@ -63,9 +60,7 @@ abstract class RobustnessDeviceTests {
         AtomicLong received = new AtomicLong();
         Process victim = null;
         try {
-            RdmaServerChannel server = (RdmaServerChannel) new ServerBootstrap()
-                    .group(boss, workers)
-                    .channel(RdmaServerChannel.class)
+            RdmaServerChannel server = (RdmaServerChannel) DeviceTestSupport.server(boss, workers)
                     .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
                         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -149,9 +144,7 @@ abstract class RobustnessDeviceTests {
         long total = 4L << 20;
         int high = 256 * 1024;
         try {
-            new ServerBootstrap()
-                    .group(boss, workers)
-                    .channel(RdmaServerChannel.class)
+            DeviceTestSupport.server(boss, workers)
                     .childOption(ChannelOption.AUTO_READ, false)
                     .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
@@ -183,26 +176,15 @@ abstract class RobustnessDeviceTests {
             long[] writtenWhenBlocked = {-1};
             CompletableFuture<Void> blocked = new CompletableFuture<>();
             CompletableFuture<Void> writableAgain = new CompletableFuture<>();
-            Channel client = new Bootstrap()
-                    .group(clients)
-                    .channel(RdmaChannel.class)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+            Channel client = DeviceTestSupport.client(clients)
                     .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(high / 2, high))
-                    .handler(new ChannelInboundHandlerAdapter() {
-                        long written;
-
+                    .handler(new PatternWriter(3, total, 4096) {
                         @Override
-                        public void channelActive(ChannelHandlerContext ctx) {
-                            write(ctx);
-                        }
-
-                        @Override
-                        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-                            if (ctx.channel().isWritable()) {
+                        void writabilityChanged(ChannelHandlerContext ctx, boolean writable) {
+                            if (writable) {
                                 if (blocked.isDone()) {
                                     writableAgain.complete(null);
                                 }
-                                write(ctx);
                             } else if (!blocked.isDone()) {
                                 writtenWhenBlocked[0] = written;
                                 // what the channel holds unsent: the outbound buffer, bounded by the water mark
@@ -210,17 +192,6 @@ abstract class RobustnessDeviceTests {
                                         .eventLoop()
                                         .schedule(() -> blocked.complete(null), 2, TimeUnit.SECONDS);
                             }
-                        }
-
-                        private void write(ChannelHandlerContext ctx) {
-                            while (written < total && ctx.channel().isWritable()) {
-                                int n = (int) Math.min(4096, total - written);
-                                ByteBuf b = ctx.alloc().directBuffer(n);
-                                DeviceTestSupport.fill(b, 3, written, n);
-                                written += n;
-                                ctx.write(b).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-                            }
-                            ctx.flush();
                         }
                     })
                     .connect(address)

@@ -3,8 +3,6 @@ package org.panamardma.netty;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
@@ -12,7 +10,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -88,9 +85,7 @@ abstract class TlsDeviceTests {
         java.util.concurrent.atomic.AtomicReference<Channel> serverChild =
                 new java.util.concurrent.atomic.AtomicReference<>();
         try {
-            new ServerBootstrap()
-                    .group(boss, workers)
-                    .channel(RdmaServerChannel.class)
+            DeviceTestSupport.server(boss, workers)
                     .childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, TLS_RECEIVE_DEPTH)
                     .childHandler(new ChannelInitializer<Channel>() {
                         @Override
@@ -104,25 +99,12 @@ abstract class TlsDeviceTests {
                                             new AssertionError("the server's handshake " + "failed", f.cause()));
                                 }
                             });
-                            ch.pipeline().addLast(tls, new ChannelInboundHandlerAdapter() {
-                                @Override
-                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                                    ctx.write(msg).addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-                                }
-
-                                @Override
-                                public void channelReadComplete(ChannelHandlerContext ctx) {
-                                    ctx.flush();
-                                }
-                            });
+                            ch.pipeline().addLast(tls, new EchoBack());
                         }
                     })
                     .bind(address)
                     .sync();
-            Channel client = new Bootstrap()
-                    .group(clients)
-                    .channel(RdmaChannel.class)
-                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, DeviceTestSupport.CONNECT_TIMEOUT_MILLIS)
+            Channel client = DeviceTestSupport.client(clients)
                     .option(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, TLS_RECEIVE_DEPTH)
                     .handler(new ChannelInitializer<Channel>() {
                         @Override
