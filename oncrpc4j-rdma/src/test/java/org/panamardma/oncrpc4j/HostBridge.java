@@ -154,9 +154,7 @@ final class HostBridge {
     }
 
     static byte[] header(RpcRdmaHeader h) {
-        byte[] b = new byte[RpcRdmaHeaderEncoder.size(h)];
-        RpcRdmaHeaderEncoder.encode(h, new XdrEncoder(MemorySegment.ofArray(b)));
-        return b;
+        return RpcRdmaHeaderEncoder.toBytes(h);
     }
 
     /** Sends {@code rpc} inline. */

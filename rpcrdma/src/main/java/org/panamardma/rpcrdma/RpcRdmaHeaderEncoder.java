@@ -1,5 +1,6 @@
 package org.panamardma.rpcrdma;
 
+import java.lang.foreign.MemorySegment;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 
@@ -48,6 +49,17 @@ public final class RpcRdmaHeaderEncoder {
                 other.extra().forEach(out::putInt);
             }
         }
+    }
+
+    /**
+     * {@return {@code header} encoded, in an array of exactly its size}
+     *
+     * @param header the header
+     */
+    public static byte[] toBytes(RpcRdmaHeader header) {
+        byte[] b = new byte[size(header)];
+        encode(header, new XdrEncoder(MemorySegment.ofArray(b)));
+        return b;
     }
 
     /**

@@ -52,9 +52,7 @@ public final class FuzzSeeds {
     // ------------------------------------------------------------------------------------------------ encoders
 
     static byte[] header(RpcRdmaHeader header) {
-        byte[] b = new byte[RpcRdmaHeaderEncoder.size(header)];
-        RpcRdmaHeaderEncoder.encode(header, new XdrEncoder(MemorySegment.ofArray(b)));
-        return b;
+        return RpcRdmaHeaderEncoder.toBytes(header);
     }
 
     static byte[] rpc(RpcMessage message, int... resultWords) {

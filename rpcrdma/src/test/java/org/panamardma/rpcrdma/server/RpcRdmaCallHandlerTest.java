@@ -80,9 +80,7 @@ class RpcRdmaCallHandlerTest {
     }
 
     static byte[] header(RpcRdmaHeader h) {
-        byte[] b = new byte[RpcRdmaHeaderEncoder.size(h)];
-        RpcRdmaHeaderEncoder.encode(h, new XdrEncoder(MemorySegment.ofArray(b)));
-        return b;
+        return RpcRdmaHeaderEncoder.toBytes(h);
     }
 
     static byte[] words(int... words) {
