@@ -1,15 +1,12 @@
 package org.panamardma.nfs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.panamardma.testing.SourceScan;
 
 /**
  * The floor plan of the nfs module (issue 27): the protocols' types have one home shared by client and server, so
@@ -22,29 +19,14 @@ class NfsLayoutTest {
     private static final List<String> CLIENT =
             List.of("Nfs3Client", "Nfs3FileCalls", "Nfs3Xdr", "Nfs3ResultsXdr", "MountClient", "PortmapClient");
 
-    private static List<Path> sources(Path dir) throws IOException {
-        assertTrue(Files.isDirectory(dir), "run from the nfs module directory: no " + dir.toAbsolutePath());
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(f -> f.toString().endsWith(".java")).sorted().toList();
-        }
-    }
-
-    private static String read(Path f) {
-        try {
-            return Files.readString(f);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     @Test
     void theServerUsesNoClientClass() throws IOException {
-        List<String> offenders = sources(MAIN.resolve("server")).stream()
-                .filter(f -> CLIENT.stream()
-                        .anyMatch(c -> read(f).matches(
-                                        "(?s).*\\b(import org\\.panamardma\\.nfs\\." + c + ";|" + c + "\\.).*")))
-                .map(Path::toString)
-                .toList();
+        List<String> offenders = SourceScan.where(
+                MAIN.resolve("server"),
+                Integer.MAX_VALUE,
+                source -> CLIENT.stream()
+                        .anyMatch(c -> source.matches(
+                                "(?s).*\\b(import org\\.panamardma\\.nfs\\." + c + ";|" + c + "\\.).*")));
         assertEquals(List.of(), offenders);
     }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ResolvedModule;
 import java.nio.file.Files;
@@ -14,8 +13,8 @@ import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.panamardma.testing.SourceScan;
 import org.panamardma.xdr.XdrDecoder;
 
 /**
@@ -71,34 +70,20 @@ class OncRpcIndependenceTest {
         assertTrue(Files.isDirectory(main.resolve("xdr")), "run from the module directory");
         assertEquals(
                 List.of(),
-                offenders(
+                SourceScan.mentioning(
                         main.resolve("xdr"),
+                        Integer.MAX_VALUE,
                         "org.panamardma.verbs",
                         "org.panamardma.rpcrdma",
                         "org.panamardma.oncrpc"));
         assertEquals(
                 List.of(),
-                offenders(
+                SourceScan.mentioning(
                         main.resolve("oncrpc"),
+                        Integer.MAX_VALUE,
                         "org.panamardma.verbs",
                         "org.panamardma.rpcrdma",
                         "java.lang.foreign.Linker",
                         "java.lang.foreign.SymbolLookup"));
-    }
-
-    private static List<String> offenders(Path dir, String... forbidden) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(f -> f.toString().endsWith(".java"))
-                    .filter(f -> {
-                        try {
-                            String source = Files.readString(f);
-                            return Stream.of(forbidden).anyMatch(source::contains);
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                    })
-                    .map(Path::toString)
-                    .toList();
-        }
     }
 }

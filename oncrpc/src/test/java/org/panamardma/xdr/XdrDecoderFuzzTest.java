@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import java.util.List;
 import org.panamardma.testing.AllocationBudget;
+import org.panamardma.testing.OpsAndData;
 
 /**
  * Drives {@link XdrDecoder}'s getters in an order the fuzzer chooses (FUZZING.md). Input: byte 0 is the number
@@ -38,9 +38,9 @@ class XdrDecoderFuzzTest {
         if (input.length == 0) {
             return;
         }
-        int n = Math.min(input[0] & 0xFF, input.length - 1);
-        byte[] ops = Arrays.copyOfRange(input, 1, 1 + n);
-        MemorySegment data = MemorySegment.ofArray(Arrays.copyOfRange(input, 1 + n, input.length));
+        OpsAndData script = OpsAndData.of(input);
+        byte[] ops = script.ops();
+        MemorySegment data = MemorySegment.ofArray(script.data());
         for (PaddingPolicy policy : PaddingPolicy.values()) {
             AllocationBudget.within("XdrDecoder ops", bound(input.length), () -> run(ops, data, policy));
         }

@@ -14,6 +14,7 @@ import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
 import org.panamardma.testing.AllocationBudget;
+import org.panamardma.testing.OpsAndData;
 
 /**
  * Drives {@link BoundedXdr}'s getters, oncrpc4j's {@link Xdr} decoding with counts checked against the call before
@@ -50,9 +51,9 @@ class BoundedXdrFuzzTest {
         if (input.length == 0) {
             return;
         }
-        int n = Math.min(input[0] & 0xFF, input.length - 1);
-        byte[] ops = Arrays.copyOfRange(input, 1, 1 + n);
-        byte[] call = Arrays.copyOfRange(input, 1 + n, input.length);
+        OpsAndData script = OpsAndData.of(input);
+        byte[] ops = script.ops();
+        byte[] call = script.data();
         List<Object> bounded = new ArrayList<>(ops.length);
         Xdr xdr = new BoundedXdr(OncRpcBridge.wrap(MemorySegment.ofArray(call)), MEMORY);
         xdr.beginDecoding();

@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.panamardma.testing.SourceScan;
 
 /**
  * The dependency rule (docs/architecture.md, "The dependency rule"): the header codec and the transports' protocol
@@ -19,19 +19,7 @@ class PackageIndependenceTest {
     private static final Path MAIN = Path.of("src/main/java/org/panamardma");
 
     private static List<String> offenders(String pkg, int depth, String... forbidden) throws IOException {
-        try (Stream<Path> files = Files.walk(MAIN.resolve(pkg), depth)) {
-            return files.filter(f -> f.toString().endsWith(".java"))
-                    .filter(f -> {
-                        try {
-                            String source = Files.readString(f);
-                            return Stream.of(forbidden).anyMatch(source::contains);
-                        } catch (IOException e) {
-                            throw new java.io.UncheckedIOException(e);
-                        }
-                    })
-                    .map(Path::toString)
-                    .toList();
-        }
+        return SourceScan.mentioning(MAIN.resolve(pkg), depth, forbidden);
     }
 
     @Test
