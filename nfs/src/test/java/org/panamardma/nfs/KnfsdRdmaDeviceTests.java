@@ -91,14 +91,9 @@ abstract class KnfsdRdmaDeviceTests {
             assertEquals("ok", server.rdmaListener, "knfsd listens for RDMA on 20049");
             RdmaTestDevice peer = device.peer().orElseThrow(() -> new AssertionError(device + " has no peer"));
             serverIp = peer.ipv4().orElseThrow(() -> new AssertionError(peer + " has no IPv4 address"));
-            try (TcpRpcTransport pmap = TcpRpcTransport.connect(serverIp.getHostAddress(), Portmap.PORT)) {
-                int mountPort =
-                        new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION, Portmap.IPPROTO_TCP);
-                try (TcpRpcTransport mount = TcpRpcTransport.connect(serverIp.getHostAddress(), mountPort)) {
-                    root = new MountClient(mount, ROOT, TIMEOUT)
-                            .mount(server.export.toString())
-                            .root();
-                }
+            int mountPort = KnfsdServer.mountdPort(serverIp.getHostAddress(), TIMEOUT);
+            try (TcpRpcTransport mount = TcpRpcTransport.connect(serverIp.getHostAddress(), mountPort)) {
+                root = server.mountRoot(mount, ROOT, TIMEOUT);
             }
             transport = RdmaRpcTransport.connect(new InetSocketAddress(serverIp, Nfs3.RDMA_PORT), OPTIONS);
             assertEquals(device.name(), transport.client().deviceName(), "the client runs on the test device");

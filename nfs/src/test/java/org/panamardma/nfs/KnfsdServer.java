@@ -5,10 +5,14 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.panamardma.nfs.rpc.RpcTransport;
+import org.panamardma.nfs.rpc.TcpRpcTransport;
+import org.panamardma.oncrpc.OpaqueAuth;
 
 /**
  * The guest's kernel NFS server, started for the tests by {@code start-nfs-server.sh} (a test resource, run as root
@@ -73,6 +77,23 @@ final class KnfsdServer {
      * registered), so that later device tests in the same VM find the ports free; a later {@link #start} starts
      * them again.
      */
+    /**
+     * mountd's TCP port for MOUNT v3, as the port mapper at {@code host} tells it (0 when mountd is not registered).
+     */
+    static int mountdPort(String host, Duration timeout) throws IOException, InterruptedException {
+        try (TcpRpcTransport pmap = TcpRpcTransport.connect(host, Portmap.PORT)) {
+            return new PortmapClient(pmap, timeout).getPort(Mount3.PROGRAM, Mount3.VERSION, Portmap.IPPROTO_TCP);
+        }
+    }
+
+    /** The export's root handle: MNT of {@link #export} over {@code mount} (a connection to mountd). */
+    FileHandle3 mountRoot(RpcTransport mount, OpaqueAuth credential, Duration timeout)
+            throws IOException, InterruptedException {
+        return new MountClient(mount, credential, timeout)
+                .mount(export.toString())
+                .root();
+    }
+
     static synchronized void stop() throws IOException, InterruptedException {
         if (started == null) {
             return;

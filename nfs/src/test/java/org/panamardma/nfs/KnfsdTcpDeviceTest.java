@@ -61,16 +61,10 @@ class KnfsdTcpDeviceTest {
         if (nfs == null) {
             server = KnfsdServer.start();
             InetAddress ip = device.ipv4().orElseThrow(() -> new AssertionError(device + " has no IPv4 address"));
-            int mountPort;
-            try (TcpRpcTransport pmap = TcpRpcTransport.connect(ip.getHostAddress(), Portmap.PORT)) {
-                mountPort =
-                        new PortmapClient(pmap, TIMEOUT).getPort(Mount3.PROGRAM, Mount3.VERSION, Portmap.IPPROTO_TCP);
-            }
+            int mountPort = KnfsdServer.mountdPort(ip.getHostAddress(), TIMEOUT);
             assertTrue(mountPort > 0, "mountd v3 is registered for TCP");
             mountTransport = TcpRpcTransport.connect(ip.getHostAddress(), mountPort);
-            root = new MountClient(mountTransport, ROOT, TIMEOUT)
-                    .mount(server.export.toString())
-                    .root();
+            root = server.mountRoot(mountTransport, ROOT, TIMEOUT);
             nfsTransport = TcpRpcTransport.connect(new InetSocketAddress(ip, Nfs3.TCP_PORT), 2 * MAX_IO + 4096);
             nfs = new Nfs3Client(nfsTransport, ROOT, TIMEOUT);
         }

@@ -9,9 +9,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -22,8 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.panamardma.nfs.rpc.TcpRpcTransport;
-import org.panamardma.oncrpc.tcp.TcpRpcServer;
 
 /**
  * {@link Nfs3Client} keeps to the server's FSINFO limits (RFC 1813 section 3.3.19), against the stand-in server over
@@ -36,27 +31,21 @@ class Nfs3ClientLimitsTest {
 
     final byte[] content = new byte[300_000];
     final List<String> log = new CopyOnWriteArrayList<>();
-    TcpRpcServer server;
-    TcpRpcTransport transport;
+    StandInOverTcp standIn;
     Nfs3Client nfs;
 
     void start(FsInfo limits, int writeCap) throws Exception {
         new Random(1).nextBytes(content);
-        server = TcpRpcServer.builder(
-                        StandInNfs3Server.dispatcher(content, new CopyOnWriteArrayList<>(), limits, writeCap, log))
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .start();
-        transport = TcpRpcTransport.connect(server.address(), 4 << 20);
-        nfs = new Nfs3Client(transport, Nfs3Client.authSys("limits-test", 0, 0), Duration.ofSeconds(20));
+        standIn = StandInOverTcp.start(
+                StandInNfs3Server.dispatcher(content, new CopyOnWriteArrayList<>(), limits, writeCap, log),
+                "limits-test");
+        nfs = standIn.nfs;
     }
 
     @AfterEach
     void stop() {
-        if (transport != null) {
-            transport.close();
-        }
-        if (server != null) {
-            server.close();
+        if (standIn != null) {
+            standIn.close();
         }
     }
 

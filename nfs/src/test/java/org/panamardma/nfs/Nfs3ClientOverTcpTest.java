@@ -8,19 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.panamardma.nfs.rpc.TcpRpcTransport;
 import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.AuthSysParms;
-import org.panamardma.oncrpc.RpcDispatcher;
 import org.panamardma.oncrpc.tcp.RpcReplyException;
 import org.panamardma.oncrpc.tcp.TcpRpcServer;
 
@@ -36,25 +31,19 @@ class Nfs3ClientOverTcpTest {
 
     final byte[] content = new byte[300_000];
     final List<AuthSysParms> credentials = new CopyOnWriteArrayList<>();
-    TcpRpcServer server;
-    TcpRpcTransport transport;
+    StandInOverTcp standIn;
     Nfs3Client nfs;
 
     @BeforeEach
     void start() throws Exception {
         new Random(1).nextBytes(content);
-        RpcDispatcher dispatcher = StandInNfs3Server.dispatcher(content, credentials);
-        server = TcpRpcServer.builder(dispatcher)
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
-                .start();
-        transport = TcpRpcTransport.connect(server.address(), 4 << 20);
-        nfs = new Nfs3Client(transport, Nfs3Client.authSys("host-test", 0, 0), Duration.ofSeconds(20));
+        standIn = StandInOverTcp.start(StandInNfs3Server.dispatcher(content, credentials), "host-test");
+        nfs = standIn.nfs;
     }
 
     @AfterEach
     void stop() {
-        transport.close();
-        server.close();
+        standIn.close();
     }
 
     @Test
