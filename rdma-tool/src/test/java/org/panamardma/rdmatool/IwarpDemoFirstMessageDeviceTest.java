@@ -96,6 +96,8 @@ class IwarpDemoFirstMessageDeviceTest {
     }
 
     /** One fresh connection: the question SENT right after ESTABLISHED; null when answered in time, else why not. */
+    // like rpcrdma's FirstCallClient on purpose: that is an RPC-over-RDMA client, this the demo's; no shared test tree
+
     private static String ask(
             EventChannel channel, InetSocketAddress address, WorkCompletions wc, long memory, List<Long> answerMillis)
             throws Exception {
