@@ -31,8 +31,8 @@ other_processes() {
 # read-only, and only then the kernel powers off. While it does, this script must not touch the disk, which goes
 # away first: an external `sleep` read its inode from it ("EXT4-fs error ... comm testbed-init.sh: unable to read
 # itable block" after "sysrq: Power Off"), so it waits with bash's own `read` on a FIFO in /dev (devtmpfs: memory;
-# the guest has no /dev/fd for a process substitution, and a failed one under set -u ended PID 1, which panics the
-# kernel), or spins on builtins if that cannot be made.
+# not a process substitution: it needs a child process, and a failed one under set -u ended PID 1, which panics
+# the kernel), or spins on builtins if that cannot be made.
 power_off() {
   kill -TERM -1 2>/dev/null
   local i
@@ -60,6 +60,12 @@ mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs tmpfs /tmp
 mkdir -p /dev/pts /dev/shm /run/testbed
 mount -t devpts devpts /dev/pts
+# the links udev makes on any ordinary system, which this init has none of: a script's process substitution
+# (`done < <(cmd)`) reads from /dev/fd/N, and without the link it failed ("/dev/fd/63: No such file or directory")
+ln -sfn /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 mount -t tmpfs tmpfs /dev/shm
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null

@@ -49,8 +49,8 @@ final class ExtendedSendPath extends SendPath {
     private final boolean atomics;
     private final boolean flush;
     private final boolean atomicWrite;
-    /** ATOMIC WRITE's 8-byte value, passed by address: QP scratch. */
-    private final MemorySegment atomicValue;
+    /** The address of ATOMIC WRITE's 8-byte value, passed by address: QP scratch. */
+    private final long atomicValueAddress;
     /** Where a gathering request's elements are copied before ibv_wr_start: QP scratch of max_send_sge entries. */
     private final MemorySegment sgeScratch;
     /** Whether wr_complete (the doorbell) stays in user space on this provider (ProviderTraits). */
@@ -81,7 +81,7 @@ final class ExtendedSendPath extends SendPath {
         this.criticalComplete = criticalComplete;
         this.qpx = qpx;
         this.qpxAddress = qpx.address();
-        this.atomicValue = atomicValue;
+        this.atomicValueAddress = atomicValue.address();
         this.sgeScratch = sgeScratch;
         this.bindInfo = bindInfo;
         this.wrBindMw = (grantedOps & verbs_h.IBV_QP_EX_WITH_BIND_MW) != 0
@@ -250,7 +250,8 @@ final class ExtendedSendPath extends SendPath {
         begin();
         try {
             setIdAndFlags(wrId, flags);
-            VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpxAddress, rkey, remoteAddress, length, type, scope);
+            // the scope (level) is linked as a long (VerbsOps.WR_FLUSH), zero-extended from the uint8_t
+            VerbsOps.WR_FLUSH.invokeExact(wrFlush, qpxAddress, rkey, remoteAddress, length, type, scope & 0xFFL);
         } catch (Throwable t) {
             throw abort(t);
         }
@@ -259,11 +260,12 @@ final class ExtendedSendPath extends SendPath {
 
     /** RDMA ATOMIC WRITE (draft-talpey-rdma-commit section 4.2); the caller checked {@link #atomicWrite()}. */
     void postAtomicWrite(long wrId, int flags, long remoteAddress, int rkey, long value) throws RdmaException {
-        atomicValue.set(JAVA_LONG, 0, value);
+        // through AllMemory, as the ibv_qp_ex's fields: the scratch lives while the gate admits this call
+        AllMemory.EVERYWHERE.set(JAVA_LONG, atomicValueAddress, value);
         begin();
         try {
             setIdAndFlags(wrId, flags);
-            VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpxAddress, rkey, remoteAddress, atomicValue.address());
+            VerbsOps.WR_ATOMIC_WRITE.invokeExact(wrAtomicWrite, qpxAddress, rkey, remoteAddress, atomicValueAddress);
         } catch (Throwable t) {
             throw abort(t);
         }

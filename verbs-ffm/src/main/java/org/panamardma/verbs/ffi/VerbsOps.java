@@ -9,9 +9,11 @@ import java.lang.foreign.AddressLayout;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -73,9 +75,14 @@ public final class VerbsOps {
     }
 
     private static MethodHandle addressesAsLongs(FunctionDescriptor fd, Linker.Option... options) {
-        MemoryLayout[] args = fd.argumentLayouts().stream()
-                .map(l -> l instanceof AddressLayout ? JAVA_LONG : l)
-                .toArray(MemoryLayout[]::new);
+        List<MemoryLayout> c = fd.argumentLayouts();
+        MemoryLayout[] args = new MemoryLayout[c.size()];
+        for (int i = 0; i < args.length; i++) {
+            MemoryLayout l = c.get(i);
+            args[i] = l instanceof AddressLayout || (i >= JAVA_REGISTER_ARGUMENTS_AFTER_TARGET && isNarrowInteger(l))
+                    ? JAVA_LONG
+                    : l;
+        }
         FunctionDescriptor longs = fd.returnLayout()
                 .map(r -> FunctionDescriptor.of(r, args))
                 .orElseGet(() -> FunctionDescriptor.ofVoid(args));
@@ -92,6 +99,28 @@ public final class VerbsOps {
         }
         DESCRIPTORS.put(h, fd);
         return h;
+    }
+
+    /**
+     * Integer arguments after the target that HotSpot's Java calling convention passes in registers on x86-64
+     * ({@code j_rarg0..5}; the target address is the first of six). A downcall's later arguments reach the downcall
+     * stub on the stack, and one narrower than 64 bits there costs about 5 ns more per call than a {@code long}
+     * (measured on the stub provider, AMD EPYC, JDK 25: a critical downcall of six C arguments took 8.4-8.7 ns with an
+     * {@code int} or {@code byte} sixth argument, 3.8 ns with a {@code long} one, as with five; the stub's 64-bit load
+     * of the compiled caller's 32-bit store fails store-to-load forwarding, as far as the figures tell). So such an
+     * argument is linked as a {@code long}, which its callers pass zero-extended.
+     */
+    private static final int JAVA_REGISTER_ARGUMENTS_AFTER_TARGET = 5;
+
+    /**
+     * Whether {@code l} is an integer narrower than 64 bits. Passing one as a zero-extended {@code long} is the same
+     * call where it matters here, a C argument in a register (a sixth integer argument is one on x86-64 System V, in
+     * {@code r9}, and on AArch64, in {@code x5}): the callee reads only the low bits of its type, the upper ones being
+     * unspecified on both ABIs (gcc's callees re-extend them, clang's take them extended to 32 bits, as they are).
+     */
+    private static boolean isNarrowInteger(MemoryLayout l) {
+        return l instanceof ValueLayout v
+                && (v.carrier() == byte.class || v.carrier() == short.class || v.carrier() == int.class);
     }
 
     private static MethodHandle slow(FunctionDescriptor fd, Linker.Option... options) {
@@ -176,7 +205,10 @@ public final class VerbsOps {
     @CallsThrough("ibv_qp_ex.wr_atomic_write")
     public static final MethodHandle WR_ATOMIC_WRITE =
             fast(FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, JAVA_LONG, ADDRESS));
-    /** {@code void wr_flush(struct ibv_qp_ex *, uint32_t rkey, uint64_t addr, size_t len, uint8_t type, uint8_t level)} */
+    /**
+     * {@code void wr_flush(struct ibv_qp_ex *, uint32_t rkey, uint64_t addr, size_t len, uint8_t type, uint8_t level)};
+     * {@code level}, its sixth argument, is a {@code long} (zero-extended: see {@link #JAVA_REGISTER_ARGUMENTS_AFTER_TARGET})
+     */
     @CallsThrough("ibv_qp_ex.wr_flush")
     public static final MethodHandle WR_FLUSH =
             fast(FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_BYTE, JAVA_BYTE));
