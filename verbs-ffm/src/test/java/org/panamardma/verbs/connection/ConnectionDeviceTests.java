@@ -95,23 +95,13 @@ abstract class ConnectionDeviceTests {
         final RdmaConnection serverSide;
 
         Pair(RdmaTestDevice device, ConnectionOptions options) throws Exception {
-            InetSocketAddress address = serverAddress(device);
-            server = RdmaServer.listen(address, options);
-            RdmaConnection c = null;
-            try {
-                long t0 = System.nanoTime();
-                c = RdmaClient.connect(address, options);
-                serverSide = server.accept(Duration.ofSeconds(WAIT_SECONDS));
-                System.out.printf("pair connected in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
-                assertNotNull(serverSide, "the server accepted no connection");
-            } catch (Exception | Error e) {
-                if (c != null) {
-                    c.close();
-                }
-                server.close();
-                throw e;
-            }
-            client = c;
+            long t0 = System.nanoTime();
+            ListenedPair pair =
+                    ListenedPair.open(serverAddress(device), options, options, Duration.ofSeconds(WAIT_SECONDS));
+            System.out.printf("pair connected in %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+            server = pair.server();
+            client = pair.client();
+            serverSide = pair.served();
         }
 
         Pair(RdmaTestDevice device) throws Exception {

@@ -1,7 +1,5 @@
 package org.panamardma.verbs.connection.agent;
 
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -13,7 +11,7 @@ import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.connection.ConnectionOptions;
-import org.panamardma.verbs.connection.RdmaClient;
+import org.panamardma.verbs.connection.ListenedPair;
 import org.panamardma.verbs.connection.RdmaConnection;
 import org.panamardma.verbs.connection.RdmaServer;
 import org.panamardma.verbs.connection.Received;
@@ -26,6 +24,7 @@ import org.panamardma.verbs.connection.Received;
 final class RawAgentPeer implements AutoCloseable {
     private static final int SLOT = 64;
     private static final int SLOTS = 512;
+    private final ListenedPair pair;
     final RdmaServer server;
     final RdmaConnection client;
     final RdmaConnection served;
@@ -33,28 +32,25 @@ final class RawAgentPeer implements AutoCloseable {
     private int next;
 
     RawAgentPeer(RdmaTestDevice device, InetSocketAddress address, ConnectionOptions serverOptions) throws Exception {
-        server = RdmaServer.listen(address, serverOptions);
         ConnectionOptions raw = serverOptions.withAgent(AgentMode.OFF);
         raw = raw.withParameters(raw.parameters()
                 .withPrivateData(
                         Handshake.append(new byte[0], serverOptions.agentDepth(), serverOptions.agentDepth())));
-        RdmaConnection c = null;
+        ListenedPair pair =
+                ListenedPair.open(address, serverOptions, raw, Duration.ofSeconds(AgentDeviceTests.WAIT_SECONDS));
         try {
-            c = RdmaClient.connect(address, raw);
-            served = server.accept(Duration.ofSeconds(AgentDeviceTests.WAIT_SECONDS));
-            assertNotNull(served, "the server accepted no connection");
-            if (!served.capabilities().agentActive()) {
+            if (!pair.served().capabilities().agentActive()) {
                 throw new AssertionError("the server's agent did not take the raw peer's offer");
             }
-            out = c.protectionDomain().allocate((long) SLOT * SLOTS, java.util.Set.of(Access.LOCAL_WRITE));
+            out = pair.client().protectionDomain().allocate((long) SLOT * SLOTS, java.util.Set.of(Access.LOCAL_WRITE));
         } catch (Exception | Error e) {
-            if (c != null) {
-                c.close();
-            }
-            server.close();
+            pair.close();
             throw e;
         }
-        client = c;
+        this.pair = pair;
+        server = pair.server();
+        client = pair.client();
+        served = pair.served();
     }
 
     /** Sends an Atomic Request of exactly these fields (the first word whole: AOpCode and Reserved bits). */
@@ -115,10 +111,6 @@ final class RawAgentPeer implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            client.close();
-        } finally {
-            server.close();
-        }
+        pair.close();
     }
 }
