@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.panamardma.rpcrdma.ChunkLists;
@@ -31,6 +32,7 @@ import org.panamardma.rpcrdma.ReadSegment;
 import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testbed.Transport;
 import org.panamardma.testing.LogCapture;
 
 /**
