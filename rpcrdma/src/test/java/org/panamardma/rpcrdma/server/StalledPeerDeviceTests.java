@@ -118,6 +118,9 @@ abstract class StalledPeerDeviceTests {
     @Test
     void aClientThatStopsAnsweringDuringTheWritesOfItsReplyIsCutOffAtTheDeadlineAndTheOthersGoOn(RdmaTestDevice device)
             throws Exception {
+        // siw completes RDMA Writes and Sends once handed to TCP, not when the peer has them: there the server's
+        // wait ends as for a healthy client and nothing stalls it (measured: answered, no timeout, 2026-11-26)
+        Assumptions.assumeTrue(device.transport() == Transport.ROCE, "siw completes Writes locally");
         byte[] payload = EchoProgram.pattern(3000, 7); // inline call, the result placed by RDMA Write
         long deadline = SEND_TIMEOUT.toMillis() + new TransferDeadline(TRANSFER_TIMEOUT).millisFor(payload.length);
         stallAndCheck(device, deadline, stalled -> echoToWriteChunk(stalled, XIDS.incrementAndGet(), payload));
