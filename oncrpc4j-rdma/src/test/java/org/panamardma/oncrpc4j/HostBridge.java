@@ -30,6 +30,7 @@ import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.rpcrdma.server.ConfigRdmaProgram;
 import org.panamardma.rpcrdma.server.ConnectionMemory;
 import org.panamardma.rpcrdma.server.ConnectionSettings;
+import org.panamardma.rpcrdma.server.InMemoryChunkTransfers;
 import org.panamardma.rpcrdma.server.RpcRdmaCallHandler;
 import org.panamardma.rpcrdma.server.ServerStatistics;
 import org.panamardma.testing.Bytes;
@@ -38,7 +39,7 @@ import org.panamardma.xdr.XdrEncoder;
 
 /**
  * The RPC-over-RDMA server's protocol logic ({@link RpcRdmaCallHandler}) serving an {@link RpcService} on the host,
- * the client's memory played by {@link ClientMemory}: builds transport messages as a client would (inline, with a
+ * the client's memory played by {@link InMemoryChunkTransfers}: builds transport messages as a client would (inline, with a
  * Read chunk, as a Long Call; offering a Write chunk or a Reply chunk), and rebuilds the reply stream the client
  * would see from the inline part, the Write chunk and the Reply chunk.
  */
@@ -48,7 +49,7 @@ final class HostBridge {
     static final ConnectionSettings SETTINGS = new ConnectionSettings(4096, 4096, 8, 16 << 20, 16 << 20, 16);
     private static final int TRANSPORT_XID = 0x7a11_0001;
 
-    final ClientMemory client = new ClientMemory();
+    final InMemoryChunkTransfers client = new InMemoryChunkTransfers();
     final ServerStatistics statistics = new ServerStatistics();
     final RpcRdmaCallHandler handler;
 

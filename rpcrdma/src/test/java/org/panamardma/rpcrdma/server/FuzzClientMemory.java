@@ -11,7 +11,7 @@ import org.panamardma.xdr.XdrEncoder;
 
 /**
  * The client memory the server-side fuzz targets play (FUZZING.md): two regions registered in a fresh
- * {@link FakeTransfers} for every input, at the handles and addresses the seed corpus names, so that the fuzzer
+ * {@link InMemoryChunkTransfers} for every input, at the handles and addresses the seed corpus names, so that the fuzzer
  * starts from headers whose chunks really move data.
  */
 public final class FuzzClientMemory {
@@ -56,7 +56,7 @@ public final class FuzzClientMemory {
      * an AssertionError (a finding), not the IOException a device would turn it into.
      */
     static ChunkTransfers checkedTransfers() {
-        FakeTransfers memory = transfers();
+        InMemoryChunkTransfers memory = transfers();
         return new ChunkTransfers() {
             @Override
             public void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException {
@@ -87,8 +87,8 @@ public final class FuzzClientMemory {
     }
 
     /** A fresh client memory: region 0 then region 1, so they get {@link #SOURCE}'s and {@link #SINK}'s handles. */
-    static FakeTransfers transfers() {
-        FakeTransfers transfers = new FakeTransfers();
+    static InMemoryChunkTransfers transfers() {
+        InMemoryChunkTransfers transfers = new InMemoryChunkTransfers();
         byte[] source = new byte[SOURCE.length()];
         byte[] call = call();
         System.arraycopy(call, 0, source, 0, call.length);
@@ -97,7 +97,7 @@ public final class FuzzClientMemory {
         RdmaSegment s = transfers.register(source);
         RdmaSegment w = transfers.registerEmpty(SINK.length());
         if (!s.equals(SOURCE) || !w.equals(SINK)) {
-            throw new IllegalStateException("FakeTransfers registers elsewhere now: " + s + ", " + w);
+            throw new IllegalStateException("InMemoryChunkTransfers registers elsewhere now: " + s + ", " + w);
         }
         return transfers;
     }

@@ -69,7 +69,7 @@ class ReplyResourcesTest {
     @Test
     void theRdmaHandlerReleasesAfterTheWriteChunkIsWritten() throws IOException {
         List<String> events = new CopyOnWriteArrayList<>();
-        FakeTransfers client = new FakeTransfers();
+        InMemoryChunkTransfers client = new InMemoryChunkTransfers();
         ChunkTransfers watched = new ChunkTransfers() {
             @Override
             public void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException {

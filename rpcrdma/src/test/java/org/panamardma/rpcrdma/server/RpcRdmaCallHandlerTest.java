@@ -1,5 +1,6 @@
 package org.panamardma.rpcrdma.server;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -36,12 +37,12 @@ import org.panamardma.testing.Bytes;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 
-/** The server's protocol logic against a host-played client memory ({@link FakeTransfers}). */
+/** The server's protocol logic against a host-played client memory ({@link InMemoryChunkTransfers}). */
 class RpcRdmaCallHandlerTest {
     private static final int XID = 0x5eed_0001;
     private static final ConnectionSettings SETTINGS = new ConnectionSettings(4096, 1024, 8, 1 << 20, 1 << 20, 4);
 
-    private final FakeTransfers client = new FakeTransfers();
+    private final InMemoryChunkTransfers client = new InMemoryChunkTransfers();
     private final ServerStatistics stats = new ServerStatistics();
     private RpcRdmaCallHandler handler = handler(HeaderLimits.DEFAULT);
 
@@ -219,7 +220,8 @@ class RpcRdmaCallHandlerTest {
                 100,
                 new CallMemory(ConnectionMemory.unlimited()));
         assertArrayEquals(
-                concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)), FakeTransfers.bytes(c.call()));
+                concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)),
+                c.call().toArray(JAVA_BYTE));
         assertEquals(CallAssembler.CallPath.READ_CHUNKS, c.path());
     }
 
@@ -234,7 +236,8 @@ class RpcRdmaCallHandlerTest {
                 100,
                 new CallMemory(ConnectionMemory.unlimited()));
         assertArrayEquals(
-                concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)), FakeTransfers.bytes(c.call()));
+                concat(words(0xA, 5), new byte[] {1, 2, 3, 4, 5, 0, 0, 0}, words(0xB)),
+                c.call().toArray(JAVA_BYTE));
     }
 
     @Test
@@ -368,7 +371,7 @@ class RpcRdmaCallHandlerTest {
                 header(new RdmaMsg(XID, 1, chunks(List.of(new ReadSegment(0, data)), List.of(), null))),
                 rpc,
                 words(8))));
-        assertEquals(List.of(), client.log, "nothing was read for a refused call");
+        assertEquals(List.of(), client.transfers(), "nothing was read for a refused call");
     }
 
     @Test
@@ -407,7 +410,7 @@ class RpcRdmaCallHandlerTest {
         RdmaSegment huge = new RdmaSegment(client.registerEmpty(16).handle(), 2 << 20, 0);
         assertChunkError(handle(header(
                 new RdmaNoMsg(XID, 1, chunks(List.of(new ReadSegment(0, huge)), List.of(), null)))));
-        assertEquals(List.of(), client.log);
+        assertEquals(List.of(), client.transfers());
     }
 
     @Test

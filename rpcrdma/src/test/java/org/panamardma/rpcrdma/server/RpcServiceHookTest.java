@@ -1,5 +1,6 @@
 package org.panamardma.rpcrdma.server;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -39,7 +40,7 @@ class RpcServiceHookTest {
     private static final InetSocketAddress LOCAL = new InetSocketAddress("10.77.0.2", 20050);
     private static final InetSocketAddress REMOTE = new InetSocketAddress("10.77.0.1", 40001);
 
-    private final FakeTransfers client = new FakeTransfers();
+    private final InMemoryChunkTransfers client = new InMemoryChunkTransfers();
     private RpcService.Incoming seen;
     private byte[] seenMessage;
     private long seenArgumentsAt;
@@ -47,7 +48,7 @@ class RpcServiceHookTest {
     /** Records what it is handed, then lets the echo dispatcher answer. */
     private final RpcService recording = (call, out) -> {
         seen = call;
-        seenMessage = FakeTransfers.bytes(call.message());
+        seenMessage = call.message().toArray(JAVA_BYTE);
         seenArgumentsAt = call.arguments().position();
         EchoProgram.dispatcher().serve(call, out);
     };

@@ -45,7 +45,7 @@ class ServerMemoryBoundsTest {
     /** The server's defaults: 4 KiB inline both ways, 32 credits, 16 MiB calls and replies. */
     private static final ConnectionSettings SETTINGS = new ConnectionSettings(4096, 4096, 32, 16 * MIB, 16 * MIB, 16);
 
-    private final FakeTransfers client = new FakeTransfers();
+    private final InMemoryChunkTransfers client = new InMemoryChunkTransfers();
     private final ServerStatistics stats = new ServerStatistics();
     private final MemoryBudget serverHeap = MemoryBudget.of("server heap", 64 * MIB);
     private final MemoryBudget serverPinned = MemoryBudget.of("server pinned", 64 * MIB);
@@ -161,7 +161,7 @@ class ServerMemoryBoundsTest {
         assertInstanceOf(RdmaError.ChunkError.class, decode(send, o).header());
         assertEquals(1, stats.memoryRefusals());
         assertEquals(0, serverHeap.used(), "nothing held after the refusal");
-        assertEquals(List.of(), client.log, "refused before any RDMA Read");
+        assertEquals(List.of(), client.transfers(), "refused before any RDMA Read");
         // a call within the budget on the same connection is served
         o = handler.handle(
                 MemorySegment.ofArray(
