@@ -43,7 +43,12 @@ final class HeaderSets {
             return Path.of(env);
         }
         String xdg = System.getenv("XDG_CACHE_HOME");
-        Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
+        // $HOME as fetch.sh reads it, not user.home (the passwd entry's): they differ when HOME is set for a run,
+        // as CI's fresh-machine rehearsal does, and the test then looked where fetch.sh had not written
+        String home = System.getenv("HOME");
+        Path base = xdg != null && !xdg.isBlank()
+                ? Path.of(xdg)
+                : Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home"), ".cache");
         return base.resolve("panama-rdma/headers");
     }
 
