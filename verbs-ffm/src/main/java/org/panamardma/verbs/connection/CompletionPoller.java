@@ -45,16 +45,29 @@ final class CompletionPoller {
 
         /** The loop ended by an exception from the CQ, the channel or the handler, not by {@link #stop()}. */
         void failed(Throwable t);
+
+        /** While {@link #settleThen settling}: whether nothing pending can still complete through the CQ. */
+        boolean settled();
+
+        /** The settling ended: everything completed through the CQ is reported; fail the rest. */
+        void settledEnd();
     }
 
     private final CompletionQueue cq;
     /** The client's own CM event channel's descriptor, or -1 (a server's connection: its CM events come elsewhere). */
     private final int cmEventFd;
 
+    /** How long a settling poller sleeps at most between looks at the handler (the flush comes as completions). */
+    static final int SETTLE_SLICE_MILLIS = 5;
+
     private final long busyPollNanos;
     private final Handler handler;
     private final Thread thread;
     private volatile boolean stopping;
+    /** Set by {@link #settleThen}: until {@link #settleDeadline}, or until the handler is settled. */
+    private volatile boolean settling;
+
+    private volatile long settleDeadline;
     /**
      * What the poller sleeps on, made by the poller thread and closed by it when the loop ends. {@link #stop()} writes
      * {@link #stopping} and then reads this, the thread publishes this and then reads {@link #stopping}: with both
@@ -84,6 +97,11 @@ final class CompletionPoller {
         thread.start();
     }
 
+    /** Whether the loop runs: started, not stopped, not ended by a failure. */
+    boolean isRunning() {
+        return thread.isAlive() && !stopping;
+    }
+
     /** Whether the caller is the poller thread (a future's callback, for instance). */
     boolean isPollerThread() {
         return Thread.currentThread() == thread;
@@ -108,6 +126,28 @@ final class CompletionPoller {
         }
     }
 
+    /**
+     * The connection ended under the poller (its peer disconnected, on the thread that took the event): the poller
+     * goes on draining the CQ, so that a completion already there, or the flush of the queue pair in error, reports
+     * each request as it really ended, and calls {@link Handler#settledEnd()} once {@link Handler#settled()} or
+     * after {@code graceNanos}, whichever comes first. Failing the pending requests at the event instead lost what
+     * had completed: a request done, a message arrived, reported as "disconnected" because the CM event was read
+     * before the CQ (the CM channel and the CQ are not ordered with each other).
+     */
+    void settleThen(long graceNanos) {
+        settleDeadline = System.nanoTime() + graceNanos;
+        settling = true;
+        FdWaiter w = waiter;
+        if (w != null && !isPollerThread()) {
+            w.wakeup();
+        }
+    }
+
+    /** Whether a {@link #settleThen} is still under way (the loop has not called {@link Handler#settledEnd()}). */
+    boolean isSettling() {
+        return settling;
+    }
+
     /** @return how often the poller has slept on the completion channel so far */
     long sleeps() {
         return sleeps.get();
@@ -125,6 +165,13 @@ final class CompletionPoller {
             }
             waiter = sleep;
             while (!stopping) {
+                if (settling) {
+                    drain(wc);
+                    if (handler.settled() || System.nanoTime() - settleDeadline >= 0) {
+                        settling = false;
+                        handler.settledEnd();
+                    }
+                }
                 if (pollsCmEvents && System.nanoTime() - nextCmCheck >= 0) {
                     handler.pollCmEvents();
                     nextCmCheck = System.nanoTime() + WAIT_SLICE_MILLIS * 1_000_000L;
@@ -143,7 +190,7 @@ final class CompletionPoller {
                     continue;
                 }
                 sleeps.incrementAndGet();
-                int ready = sleep.await(IDLE_WAIT_MILLIS);
+                int ready = sleep.await(settling ? SETTLE_SLICE_MILLIS : IDLE_WAIT_MILLIS);
                 // take and acknowledge the completion event, if that is what woke us (non-blocking); the CQ is
                 // drained and armed again at the top of the loop
                 cq.channel().await(0);
@@ -156,6 +203,10 @@ final class CompletionPoller {
             if (!stopping) {
                 handler.failed(t);
             }
+        }
+        if (settling) { // stopped or failed while settling: what is pending fails now
+            settling = false;
+            handler.settledEnd();
         }
     }
 

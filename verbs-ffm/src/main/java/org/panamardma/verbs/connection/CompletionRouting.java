@@ -57,6 +57,16 @@ final class CompletionRouting implements CompletionPoller.Handler {
     }
 
     @Override
+    public boolean settled() {
+        return sends.settled();
+    }
+
+    @Override
+    public void settledEnd() {
+        end.get().finishPeerEnd();
+    }
+
+    @Override
     public void failed(Throwable t) {
         LOG.warn(name + ": poller failed", t);
         failure.mark(new ConnectionClosedException(name + ": completion poller failed: " + t, t));

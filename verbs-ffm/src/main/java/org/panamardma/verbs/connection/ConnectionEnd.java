@@ -36,7 +36,15 @@ final class ConnectionEnd {
     private final ReceivePool receives;
     private final ConnectionAgent agent;
     private final CompletionPoller poller;
+    /**
+     * How long the poller may go on draining after the peer's DISCONNECTED for the pending requests' completions (the
+     * flush of a queue pair in error comes in microseconds; this bounds a provider that would not flush).
+     */
+    static final long SETTLE_GRACE_NANOS = 2_000_000_000L;
+
     private final CompletableFuture<CmEvent> disconnected = new CompletableFuture<>();
+    /** The peer's DISCONNECTED or DEVICE_REMOVAL, once it came and while the poller settles; else null. */
+    private volatile CmEvent peerEnd;
     private final AtomicBoolean closeCalled = new AtomicBoolean();
 
     ConnectionEnd(
@@ -75,19 +83,43 @@ final class ConnectionEnd {
         }
     }
 
-    /** A CM event of this connection's id (from the poller on a client, from the server's event thread). */
+    /**
+     * A CM event of this connection's id (from the poller on a client, from the server's event thread). The peer's
+     * DISCONNECTED (or the device's removal) marks the connection failed at once, so nothing new is posted, and
+     * disconnects, which moves the queue pair to the error state; the poller then drains the CQ before the pending
+     * requests and waiting receives fail ({@link CompletionPoller#settleThen}): a request the peer saw done, a message
+     * that arrived before it left, are reported so, as the kernel's ULPs drain a queue pair before they free it. The
+     * CM event channel and the CQ are not ordered with each other: on siw and rxe the event has been seen first.
+     */
     void handleCmEvent(CmEvent e) {
-        if (e.type() == CmEventType.DISCONNECTED || e.type() == CmEventType.DEVICE_REMOVAL) {
-            boolean byPeer = !closeCalled.get();
-            failure.mark(new ConnectionClosedException(name
-                    + (byPeer
-                            ? ": connection disconnected by the peer ("
-                                    + e.type().cName() + ")"
-                            : ": connection closed")
-                    + (e.type() == CmEventType.DEVICE_REMOVAL ? ": device removed" : "")));
-            if (byPeer) {
-                disconnectQuietly(); // on RoCE the DREP the peer's own DISCONNECTED waits for
-            }
+        if (e.type() != CmEventType.DISCONNECTED && e.type() != CmEventType.DEVICE_REMOVAL) {
+            return;
+        }
+        boolean byPeer = !closeCalled.get();
+        failure.mark(new ConnectionClosedException(name
+                + (byPeer ? ": connection disconnected by the peer (" + e.type().cName() + ")" : ": connection closed")
+                + (e.type() == CmEventType.DEVICE_REMOVAL ? ": device removed" : "")));
+        if (!byPeer) { // close() is under way: it stops the poller and fails what is pending itself
+            failAllPending();
+            disconnected.complete(e);
+            return;
+        }
+        disconnectQuietly(); // on RoCE the DREP the peer's own DISCONNECTED waits for; the queue pair flushes
+        peerEnd = e;
+        if (poller.isRunning()) {
+            poller.settleThen(SETTLE_GRACE_NANOS);
+        } else {
+            finishPeerEnd(); // the poller failed or never ran: nothing drains the CQ
+        }
+    }
+
+    /**
+     * Ends what {@link #handleCmEvent} began once the poller has drained what completed (or its grace ran out):
+     * fails the rest and completes {@link #disconnected()}. Idempotent; on the poller thread, or in close().
+     */
+    void finishPeerEnd() {
+        CmEvent e = peerEnd;
+        if (e != null) {
             failAllPending();
             disconnected.complete(e);
         }
@@ -147,6 +179,7 @@ final class ConnectionEnd {
         }
         poller.stop();
         failAllPending();
+        finishPeerEnd(); // a settling the stopped poller left unfinished
         try {
             id.close();
         } catch (RuntimeException e) {
@@ -170,6 +203,10 @@ final class ConnectionEnd {
         }
         while (!disconnected.isDone() && System.nanoTime() - deadline < 0) {
             if (poller.isPollerThread()) { // closed from a future's callback: nobody else polls the client's events
+                if (peerEnd != null) {
+                    finishPeerEnd(); // nor drains the CQ meanwhile: the callback holds the poller
+                    return;
+                }
                 pollCmEvents();
             }
             try {

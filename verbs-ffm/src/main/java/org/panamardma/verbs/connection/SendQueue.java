@@ -213,6 +213,16 @@ final class SendQueue {
         }
     }
 
+    /**
+     * Whether no request can still complete through the CQ, once the connection is marked failed (nothing new is
+     * posted): nothing pending but unsignaled SENDs after the last signaled request. Those make no completion if
+     * the device did them before the queue pair went to error (a flushed one makes its own), so whether they arrived
+     * is unknowable here and they fail with the connection; so do the deferred ones, never posted.
+     */
+    boolean settled() {
+        return pending.size() <= unsignaled.waiting();
+    }
+
     /** Fails every deferred and pending request with {@code c}. */
     void failAll(ConnectionClosedException c) {
         failDeferred(c);

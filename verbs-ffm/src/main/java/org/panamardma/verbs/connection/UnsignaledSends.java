@@ -49,6 +49,11 @@ final class UnsignaledSends {
         posted.add(new Unsignaled(seq, wrId));
     }
 
+    /** {@return how many unsignaled SENDs wait for a later request's completion (a snapshot)} */
+    int waiting() {
+        return posted.size();
+    }
+
     /**
      * The signaled request posted {@code seq}-th completed: so did every unsignaled request posted before it, whose
      * wr_ids go to {@code done} in posting order.

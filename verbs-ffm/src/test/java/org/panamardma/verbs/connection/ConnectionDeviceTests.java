@@ -359,6 +359,61 @@ abstract class ConnectionDeviceTests {
         }
     }
 
+    /**
+     * The peer's close loses nothing that completed before it. The server's side learns of the client's DISCONNECTED
+     * on the server's event thread while its poller is still to drain the CQ (here held on purpose, in a callback,
+     * until the event has been taken): the message that had arrived must still reach its receive, and the SEND the
+     * client had received must complete, not both fail as "disconnected by the peer" (they did, before the poller
+     * drained the CQ ahead of failing what was pending). What comes after the end fails.
+     */
+    @Test
+    void whatCompletedBeforeThePeerClosedIsReportedDoneNotDisconnected(RdmaTestDevice device) throws Exception {
+        try (Pair p = new Pair(device)) {
+            byte[] first = pattern(100, 11);
+            byte[] second = pattern(200, 12);
+            byte[] toClient = pattern(300, 13);
+            java.util.concurrent.CountDownLatch pollerHeld = new java.util.concurrent.CountDownLatch(1);
+            CompletableFuture<Received> firstAtServer = p.serverSide.receive();
+            // registered before the message can arrive: runs on the server side's poller thread
+            CompletableFuture<Void> held = firstAtServer.thenRun(() -> {
+                pollerHeld.countDown();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+                try {
+                    while (!p.serverSide.isFailed() && System.nanoTime() - deadline < 0) {
+                        TimeUnit.MILLISECONDS.sleep(5);
+                    }
+                    TimeUnit.MILLISECONDS.sleep(300); // the event thread's handling of DISCONNECTED, all of it
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            CompletableFuture<Received> secondAtServer = p.serverSide.receive();
+            CompletableFuture<Received> atClient = p.client.receive();
+            await(p.client.send(region(p.client, first), 0, first.length));
+            assertTrue(pollerHeld.await(WAIT_SECONDS, TimeUnit.SECONDS), "the server side's poller is held");
+
+            await(p.client.send(region(p.client, second), 0, second.length)); // in the server's CQ, not yet drained
+            CompletableFuture<Void> sentToClient = p.serverSide.send(region(p.serverSide, toClient), 0, toClient.length);
+            assertArrayEquals(toClient, await(atClient).data(), "the server's SEND, at the client");
+            p.client.close();
+
+            await(held);
+            assertTrue(p.serverSide.isFailed(), "the server side took the client's DISCONNECTED");
+            assertArrayEquals(
+                    second, await(secondAtServer).data(), "the message that arrived before the client closed");
+            await(sentToClient); // the client had it: done, not failed as disconnected
+            assertNotNull(p.serverSide.disconnected().get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertInstanceOf(
+                    ConnectionClosedException.class,
+                    failure(p.serverSide.receive()),
+                    "a receive after the peer's close");
+            assertInstanceOf(
+                    ConnectionClosedException.class,
+                    failure(p.serverSide.send(region(p.serverSide, toClient), 0, 8)),
+                    "a SEND after the peer's close");
+        }
+    }
+
     private static byte[] pattern64(byte b) {
         byte[] a = new byte[64];
         java.util.Arrays.fill(a, b);
