@@ -48,8 +48,9 @@ import org.panamardma.testing.ChildJvm;
  * to the survivors' connections after every kill; at every kill point the traffic is paused and the server device's
  * resource counts ({@code rdma resource show}) equal those with the survivors alone, and the client device's too (the
  * kernel freed what the killed process held); at the end both devices' counts equal those before the first
- * connection; the heap after GC at the end is within 10% (at least {@link #HEAP_NOISE_BYTES}) of the heap after GC at the first kill point (the first
- * {@code soak.killEvery} calls are the warm-up).
+ * connection; the heap after GC at the end is within 10% (at least {@link #HEAP_NOISE_BYTES}) of the larger heap
+ * after GC of the warm-up's end and the first kill point (the first {@code soak.killEvery} calls are the warm-up): a
+ * leak puts the end above both, while the first kill's sample alone as the baseline, when low, made noise a failure.
  *
  * <p>Size: {@code -Dsoak.calls} (default 2000: the device suite's short run, one kill in the middle and one at the
  * end) and {@code -Dsoak.killEvery} (default 1000). The long run: {@code soft-roce-ci/tests/soak.sh} (see {@code rpcrdma/SOAK.md}).
@@ -70,13 +71,14 @@ abstract class SoakDeviceTests {
 
     static final double HEAP_GROWTH_ALLOWED = 0.10;
     /**
-     * The least growth allowed, whatever 10% is: the heap after a full GC of a JVM running only this class is 8-11
-     * MiB, and between two such samples it moved by about 1 MiB either way with no leak (2026-11-26, four runs of
-     * the short soak: +17.7%, +12.6%, -14%, -17%), so 10% of it (0.8-1.1 MiB) failed runs at random. 2 MiB over
-     * the short run's 2,000 calls still fails a leak of 1 KiB a call; the long soak (soak.sh, 10^5-10^6 calls) finds
-     * smaller ones.
+     * The least growth allowed, whatever 10% is. Between two samples of the heap after a full GC the live set moves
+     * with no leak: by about 1 MiB when this class ran alone on 8-11 MiB (2026-11-26, four short soaks: +17.7%,
+     * +12.6%, -14%, -17%), by 2.8 and 3.5 MiB in the whole device suite's JVM on 22-25 MiB (Debian 13 siw, the
+     * samples 24.9, 22.1, 25.6 MiB, 2026-11-26, a fresh-machine CI run that this bound, then 2 MiB over the lowest
+     * sample, failed). 4 MiB over the larger of the first two samples still fails a leak of 2 KiB a call over the short run's
+     * 2,000 calls, or of 4 MiB per killed connection; the long soak (soak.sh, 10^5-10^6 calls) finds smaller ones.
      */
-    static final long HEAP_NOISE_BYTES = 2L * 1024 * 1024;
+    static final long HEAP_NOISE_BYTES = 4L * 1024 * 1024;
     /** What a killed client leaves on the server until the server has dropped its connection. */
     static final Set<String> CONNECTION_RESOURCES = Set.of("pd", "cq", "qp", "cm_id");
 
@@ -336,8 +338,13 @@ abstract class SoakDeviceTests {
         long totalMillis = (System.nanoTime() - start) / 1_000_000;
 
         ServerStatistics st = server.statistics();
-        long heapStart = heaps.size() > 2 ? heaps.get(1) : heaps.get(0);
         long heapEnd = heaps.get(heaps.size() - 1);
+        // the larger of the samples at the warm-up's end and at the first kill: the heap has been that large without a
+        // leak having had more than the warm-up's calls (not a later sample: the long soak's growth counts from here)
+        long heapStart = heaps.subList(0, Math.min(2, heaps.size() - 1)).stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(heapEnd);
         long total = total();
         System.out.println("soak figures ----------------------------------------------------------------");
         System.out.printf(
@@ -364,7 +371,8 @@ abstract class SoakDeviceTests {
                 "%s: before %s, with survivors %s, after %s%n",
                 clientDevice, clientBaseline, clientWithSurvivors, clientEnd);
         System.out.printf(
-                "heap after GC (MiB) at warm-up end, then at each kill: %s; start %.1f, end %.1f (%+.1f%%)%n",
+                "heap after GC (MiB) at warm-up end, then at each kill: %s; baseline %.1f, end %.1f"
+                        + " (%+.1f%%)%n",
                 heaps.stream()
                         .map(h -> String.format("%.1f", h / (double) SoakCalls.MiB))
                         .toList(),
@@ -403,7 +411,7 @@ abstract class SoakDeviceTests {
         assertTrue(
                 heapEnd - heapStart <= Math.max(heapStart * HEAP_GROWTH_ALLOWED, HEAP_NOISE_BYTES),
                 String.format(
-                        "heap after GC grew from %d to %d bytes (allowed: 10%% or %d bytes)",
+                        "heap after GC grew from %d (the baseline) to %d bytes (allowed: 10%% or %d bytes)",
                         heapStart, heapEnd, HEAP_NOISE_BYTES));
     }
 
