@@ -143,11 +143,6 @@ final class CompletionPoller {
         }
     }
 
-    /** Whether a {@link #settleThen} is still under way (the loop has not called {@link Handler#settledEnd()}). */
-    boolean isSettling() {
-        return settling;
-    }
-
     /** @return how often the poller has slept on the completion channel so far */
     long sleeps() {
         return sleeps.get();
