@@ -371,8 +371,7 @@ abstract class SoakDeviceTests {
                 "%s: before %s, with survivors %s, after %s%n",
                 clientDevice, clientBaseline, clientWithSurvivors, clientEnd);
         System.out.printf(
-                "heap after GC (MiB) at warm-up end, then at each kill: %s; baseline %.1f, end %.1f"
-                        + " (%+.1f%%)%n",
+                "heap after GC (MiB) at warm-up end, then at each kill: %s; baseline %.1f, end %.1f" + " (%+.1f%%)%n",
                 heaps.stream()
                         .map(h -> String.format("%.1f", h / (double) SoakCalls.MiB))
                         .toList(),

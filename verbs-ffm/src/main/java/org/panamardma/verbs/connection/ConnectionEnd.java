@@ -45,6 +45,7 @@ final class ConnectionEnd {
     private final CompletableFuture<CmEvent> disconnected = new CompletableFuture<>();
     /** The peer's DISCONNECTED or DEVICE_REMOVAL, once it came and while the poller settles; else null. */
     private volatile CmEvent peerEnd;
+
     private final AtomicBoolean closeCalled = new AtomicBoolean();
 
     ConnectionEnd(

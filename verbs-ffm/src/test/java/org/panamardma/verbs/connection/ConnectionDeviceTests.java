@@ -393,7 +393,8 @@ abstract class ConnectionDeviceTests {
             assertTrue(pollerHeld.await(WAIT_SECONDS, TimeUnit.SECONDS), "the server side's poller is held");
 
             await(p.client.send(region(p.client, second), 0, second.length)); // in the server's CQ, not yet drained
-            CompletableFuture<Void> sentToClient = p.serverSide.send(region(p.serverSide, toClient), 0, toClient.length);
+            CompletableFuture<Void> sentToClient =
+                    p.serverSide.send(region(p.serverSide, toClient), 0, toClient.length);
             assertArrayEquals(toClient, await(atClient).data(), "the server's SEND, at the client");
             p.client.close();
 
