@@ -189,14 +189,15 @@ final class ServerConnection {
                         : connection.writesThenSend(writes.writes(), sendBuffers, offset, outcome.sendLength());
                 // the Send's failure is handled below (sent.get); the callback only gives the Writes' memory back
                 Callbacks.whenDone(sent, connection.name(), (ok, failed) -> writes.release());
-                sendSlots.giveBackWhenDone(buffer, sent); // not before the device is done with it
+                // not before the device is done with it; waited for below, so that the call slot is freed after it
+                CompletableFuture<Void> sentAndBufferBack = sendSlots.giveBackWhenDone(buffer, sent);
                 buffer = -1;
                 // the Send is waited for (its call slot is free only then), never a Write on its own; the Writes'
                 // bytes have their transfer deadline on top of the Send's
                 long wait =
                         writes.isEmpty() ? timeoutMillis : timeoutMillis + transferDeadline.millisFor(writes.bytes());
                 try {
-                    sent.get(wait, TimeUnit.MILLISECONDS);
+                    sentAndBufferBack.get(wait, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException late) {
                     if (!writes.isEmpty()) {
                         throw new IOException(

@@ -20,7 +20,7 @@ class SendSlotsTest {
         SendSlots slots = new SendSlots(2);
         int slot = slots.take();
         CompletableFuture<Void> send = new CompletableFuture<>(); // posted, not completed: the device holds it
-        slots.giveBackWhenDone(slot, send);
+        CompletableFuture<Void> unused = slots.giveBackWhenDone(slot, send); // the call waits on send here
         assertThrows(TimeoutException.class, () -> send.get(10, TimeUnit.MILLISECONDS), "the call stops waiting");
         assertEquals(1, slots.free(), "the buffer is still the device's");
         int other = slots.take();
@@ -31,12 +31,43 @@ class SendSlotsTest {
         slots.giveBack(other);
     }
 
+    /**
+     * A call that waits on the future giveBackWhenDone returns wakes only with its buffer back, so the next call,
+     * which may start as soon as this one frees its call slot, always finds one. Waiting on the Send itself did not
+     * ensure it: a thread blocked in get() is woken before the callbacks registered earlier run, and with 4 credits
+     * under load the next call found no buffer (a rehearsal on 2026-11-27, the connection closed).
+     */
+    @Test
+    void aCallWaitingForItsSendWakesWithItsBufferBack() throws Exception {
+        SendSlots slots = new SendSlots(1);
+        for (int round = 0; round < 2000; round++) {
+            int slot = slots.take();
+            CompletableFuture<Void> send = new CompletableFuture<>();
+            CompletableFuture<Void> done = slots.giveBackWhenDone(slot, send);
+            int[] freeWhenWoken = {-1};
+            Thread call = Thread.ofPlatform().start(() -> {
+                try {
+                    done.get(10, TimeUnit.SECONDS);
+                    freeWhenWoken[0] = slots.free();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            while (call.getState() != Thread.State.TIMED_WAITING && call.isAlive()) {
+                Thread.onSpinWait(); // the call blocks in get() before the Send completes
+            }
+            send.complete(null); // the poller thread
+            call.join();
+            assertEquals(1, freeWhenWoken[0], "round " + round + ": the buffer, when the call woke");
+        }
+    }
+
     @Test
     void aFlushedSendGivesItsBufferBackToo() {
         SendSlots slots = new SendSlots(1);
         int slot = slots.take();
         CompletableFuture<Void> send = new CompletableFuture<>();
-        slots.giveBackWhenDone(slot, send);
+        CompletableFuture<Void> unused = slots.giveBackWhenDone(slot, send); // the call waits on send here
         send.completeExceptionally(new java.io.IOException("WR_FLUSH_ERR"));
         assertEquals(1, slots.free());
     }

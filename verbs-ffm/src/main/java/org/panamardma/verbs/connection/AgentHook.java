@@ -40,6 +40,11 @@ final class AgentHook implements AgentLink {
     }
 
     @Override
+    public boolean ended() {
+        return failure.get() != null;
+    }
+
+    @Override
     public CompletableFuture<Void> postReserved(ReservedPost post) {
         return sends.postReserved(post);
     }

@@ -181,6 +181,7 @@ final class ConnectionEnd {
         poller.stop();
         failAllPending();
         finishPeerEnd(); // a settling the stopped poller left unfinished
+        receives.discardArrived(); // their buffers are freed below
         try {
             id.close();
         } catch (RuntimeException e) {

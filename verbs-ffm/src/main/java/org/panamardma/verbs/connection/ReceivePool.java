@@ -176,10 +176,18 @@ final class ReceivePool {
     /** Copies the message out, posts its buffer again, completes {@code f}. */
     private void deliver(CompletableFuture<Received> f, Arrived a) {
         long offset = (long) a.index * res.receiveStride;
-        byte[] data = res.receiveBuffers
-                .segment()
-                .asSlice(offset + a.payloadOffset, a.length)
-                .toArray(JAVA_BYTE);
+        byte[] data;
+        try {
+            data = res.receiveBuffers
+                    .segment()
+                    .asSlice(offset + a.payloadOffset, a.length)
+                    .toArray(JAVA_BYTE);
+        } catch (IllegalStateException freed) {
+            // a receive() racing close(): the buffers are freed, and the message with them
+            ConnectionClosedException c = failure.get();
+            f.completeExceptionally(c != null ? c : new ConnectionClosedException(name + ": connection closed"));
+            return;
+        }
         repost(a.index, offset);
         f.complete(new Received(data, a.hasImmediate, a.immediate, a.hasInvalidated, a.invalidatedRkey));
     }
@@ -221,6 +229,17 @@ final class ReceivePool {
             if (failure.get() == null) {
                 LOG.warn(name + ": re-posting " + n + " receive buffers", e);
             }
+        }
+    }
+
+    /**
+     * {@link RdmaConnection#close()}, before the receive buffers are freed: the messages that arrived and were not
+     * taken go with them, so that a later {@link #receive()} fails instead of reading freed memory (it threw
+     * IllegalStateException out of receive(), from a server counting a closed connection's unread messages).
+     */
+    void discardArrived() {
+        synchronized (failure) {
+            arrived.clear();
         }
     }
 

@@ -34,6 +34,14 @@ public interface AgentLink {
     CompletableFuture<Void> postReserved(ReservedPost post);
 
     /**
+     * {@return whether the connection has ended (failed or closed)}: its responses can no longer be sent, so a request
+     * still to be executed is not executed, as a device's responder stops once its queue pair is in error.
+     */
+    default boolean ended() {
+        return false;
+    }
+
+    /**
      * This end found a protocol error: post {@code terminate} (the Terminate message), refuse every later request,
      * and once the Terminate has gone (or the connection's timeout passed) fail what is pending with {@code cause}
      * and disconnect.

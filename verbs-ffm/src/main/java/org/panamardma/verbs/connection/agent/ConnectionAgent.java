@@ -267,7 +267,13 @@ public final class ConnectionAgent {
             case AgentWire.ImmediateData d -> {
                 return new Delivery((int) message.byteSize(), true, (int) d.value());
             }
-            case AgentWire.Request r -> respond(r.request());
+            case AgentWire.Request r -> {
+                // after the connection's end (the poller drains what arrived before it): nothing executed whose
+                // response cannot go; the requester sees the connection's failure for it either way
+                if (!link.ended()) {
+                    respond(r.request());
+                }
+            }
             case AgentWire.AtomicResponse a -> {
                 try {
                     requester.onResponse(a.requestId(), a.originalValue());

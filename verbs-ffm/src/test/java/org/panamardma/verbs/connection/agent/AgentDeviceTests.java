@@ -502,6 +502,20 @@ abstract class AgentDeviceTests {
                     break;
                 }
             }
+            // the served side may still be executing what arrived before the flood's end (its poller drains the CQ
+            // before it fails what is pending; it executes nothing once the connection has ended): read the counter
+            // and the word once they agree and stay so
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long executed = -1;
+            while (System.nanoTime() - deadline < 0) {
+                long before = raw.served.agentStatistics().orElseThrow().requestsExecuted();
+                TimeUnit.MILLISECONDS.sleep(200);
+                long after = raw.served.agentStatistics().orElseThrow().requestsExecuted();
+                if (before == after && after == word.segment().get(JAVA_LONG, 0)) {
+                    executed = after;
+                    break;
+                }
+            }
             AgentStatistics stats = raw.served.agentStatistics().orElseThrow();
             System.out.printf(
                     "flood of %d: %d answered, %s, executed %d, most responses unanswered at once %d " + "(bound %d)%n",
@@ -513,6 +527,7 @@ abstract class AgentDeviceTests {
                     2 * DEPTH);
             assertTrue(stats.unansweredHighWater() <= 2 * DEPTH, "bounded by 2 x IRD");
             assertEquals(stats.requestsExecuted(), word.segment().get(JAVA_LONG, 0), "each executed once");
+            assertEquals(executed, stats.requestsExecuted(), "the responder came to rest");
             assertEquals(responses, seen.cardinality());
             assertTrue(responses <= stats.requestsExecuted());
             if (terminate != null) {
