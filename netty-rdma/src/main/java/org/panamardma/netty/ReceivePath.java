@@ -26,14 +26,35 @@ final class ReceivePath {
     private boolean inputShutdown;
     private boolean inputShutdownEventFired;
     private long receivesCompleted;
+    /**
+     * Receives that completed before the stream started, as (slot, byte length): on iWARP the server may send as soon
+     * as it has accepted, and the client's CQ can hold that frame before its ESTABLISHED event is taken (the peer's
+     * private data, hence its credits, are not known yet). They were taken for frames of a stream without a peer
+     * (NullPointerException, the channel failed: a gRPC call on siw, 2026-11-27). Null once started.
+     */
+    private java.util.ArrayDeque<int[]> early = new java.util.ArrayDeque<>();
 
     ReceivePath(RdmaChannel ch) {
         this.ch = ch;
     }
 
-    /** The connection's stream starts: room for every receive buffer and two transfers in the inbound queue. */
+    /**
+     * The connection's stream starts: room for every receive buffer and two transfers in the inbound queue; then the
+     * frames that arrived before it are taken, in their order.
+     */
     void start(int receiveDepth) {
         inbound = new IntRing(receiveDepth + 2);
+        java.util.ArrayDeque<int[]> before = early;
+        early = null;
+        int[] r;
+        while ((r = before.poll()) != null) {
+            try {
+                onReceive(r[0], r[1]);
+            } catch (RdmaException | RuntimeException e) {
+                ch.end.fail(new IOException(e.getMessage(), e));
+                return;
+            }
+        }
     }
 
     boolean inputShutdown() {
@@ -52,6 +73,10 @@ final class ReceivePath {
 
     /** Receive {@code slot} completed with {@code byteLength} bytes: check it, take its credits, queue or act on it. */
     void onReceive(int slot, int byteLength) throws RdmaException {
+        if (early != null) { // the stream has not started: taken when it does
+            early.add(new int[] {slot, byteLength});
+            return;
+        }
         receivesCompleted++;
         ConnectionResources res = ch.res;
         MemorySegment seg = res.receives;
