@@ -107,8 +107,13 @@ final class BulkTransfer {
         }
         ConnectionResources res = ch.res;
         awaitingCts = false;
-        res.qp.postWrite(
-                WrIds.of(WrIds.WRITE, 0), largeRegion, largeOffset, largeLength, address, rkey, SendFlags.NONE);
+        // unsignaled: DONE's completion tells that the WRITE is done. Except where the device would still send the
+        // WRITE's payload from its memory after that completion (siw's zero copy: Context.mustSignalToReuse), whose
+        // buffer goes back there: signaled, its completion ignored unless in error
+        int flags = res.qp.protectionDomain().context().mustSignalToReuse(largeLength)
+                ? SendFlags.SIGNALED
+                : SendFlags.NONE;
+        res.qp.postWrite(WrIds.of(WrIds.WRITE, 0), largeRegion, largeOffset, largeLength, address, rkey, flags);
         int slot = largeDoneSlot;
         Frame.writeHeader(res.sends, res.sendOffset(slot), Frame.DONE, ch.flow.onReservedSend(), largeLength);
         ch.send.post(slot, Frame.HEADER);

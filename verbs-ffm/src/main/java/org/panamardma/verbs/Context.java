@@ -197,6 +197,21 @@ public final class Context extends NativeResource {
     }
 
     /**
+     * Whether the memory of a request posted unsignaled may still be read by the device after a later signaled request
+     * on the same send queue completed: true on siw, which sends such a payload of a page or more to TCP without a
+     * copy, and TCP reads it until the peer acknowledged it. On such a device a payload's memory may be reused only
+     * after the completion of its own, signaled, request; {@link org.panamardma.verbs.connection.RdmaConnection} signals
+     * those requests itself.
+     *
+     * @param length the payload's bytes
+     * @return true where a payload of {@code length} bytes must be posted signaled for its memory to be reusable at
+     *         its completion
+     */
+    public boolean mustSignalToReuse(long length) {
+        return providerTraits.unsignaledPayloadsSentInPlace() && length >= ProviderTraits.IN_PLACE_THRESHOLD;
+    }
+
+    /**
      * The device's limits and capabilities, as queried when it was opened.
      *
      * <p>Verbs: {@code ibv_query_device_ex}, {@code ibv_query_device}.

@@ -36,13 +36,27 @@ package org.panamardma.verbs;
  * {@code rxe_poll_cq} reads the same queue, which holds whole {@code ibv_wc}s; mlx5: {@code poll_cq} parses the same
  * CQEs; the stub), an extended CQ is polled with it. Elsewhere the extended poll is kept: libibverbs does not promise
  * it (ibv_create_cq_ex(3) documents only {@code ibv_start_poll} for such CQs).
+ *
+ * <p><b>Unsignaled payloads sent in place.</b> siw transmits the payload of a request posted without
+ * {@code IBV_SEND_SIGNALED}, a page or more of it, straight from the request's memory: the pages go to TCP without a
+ * copy (linux drivers/infiniband/sw/siw/siw_qp_tx.c, {@code siw_qp_prepare_tx}: zero copy when {@code zcopy_tx}, at
+ * least {@code SENDPAGE_THRESH} bytes and not signaled; "In iWarp, work completion is only local delivery to TCP. TCP
+ * may reuse the buffer for retransmission"), and TCP reads them until it has sent them and the peer acknowledged
+ * them, after the completion of a later signaled request on the same queue. Memory reused at that completion, as
+ * verbs allow (a completion tells that every request posted before it is done), then reaches the peer in place of
+ * what was posted. A signaled request's payload is copied into the socket before it completes, so on such a provider
+ * the connection layer signals every request whose payload reaches a page ({@link #IN_PLACE_THRESHOLD}).
  */
 record ProviderTraits(
         String name,
         boolean postSendCritical,
         boolean postRecvCritical,
         boolean pollCritical,
-        boolean pollsExtendedCqWithPollCq) {
+        boolean pollsExtendedCqWithPollCq,
+        boolean unsignaledPayloadsSentInPlace) {
+
+    /** The smallest payload siw sends in place: {@code SENDPAGE_THRESH}, a page (4 KiB, the smallest page size). */
+    static final long IN_PLACE_THRESHOLD = 4096;
 
     /** rxe's vendor_id (Linux drivers/infiniband/sw/rxe/rxe_param.h, RXE_VENDOR_ID). */
     static final int RXE_VENDOR_ID = 0xFFFFFF;
@@ -61,12 +75,16 @@ record ProviderTraits(
 
     static ProviderTraits of(int vendorId) {
         ProviderTraits t = switch (vendorId) {
-            case RXE_VENDOR_ID -> new ProviderTraits("rxe", false, true, true, true);
-            case SIW_VENDOR_ID -> new ProviderTraits("siw", false, true, true, false);
-            case MELLANOX_VENDOR_ID -> new ProviderTraits("mlx", true, true, true, true);
-            case STUB_VENDOR_ID -> new ProviderTraits("stub", true, true, true, true);
-            default -> new ProviderTraits("vendor 0x" + Integer.toHexString(vendorId), false, false, false, false);
+            case RXE_VENDOR_ID -> new ProviderTraits("rxe", false, true, true, true, false);
+            case SIW_VENDOR_ID -> new ProviderTraits("siw", false, true, true, false, true);
+            case MELLANOX_VENDOR_ID -> new ProviderTraits("mlx", true, true, true, true, false);
+            case STUB_VENDOR_ID -> new ProviderTraits("stub", true, true, true, true, false);
+            default ->
+                new ProviderTraits("vendor 0x" + Integer.toHexString(vendorId), false, false, false, false, false);
         };
-        return CRITICAL_ALLOWED ? t : new ProviderTraits(t.name, false, false, false, t.pollsExtendedCqWithPollCq);
+        return CRITICAL_ALLOWED
+                ? t
+                : new ProviderTraits(
+                        t.name, false, false, false, t.pollsExtendedCqWithPollCq, t.unsignaledPayloadsSentInPlace);
     }
 }

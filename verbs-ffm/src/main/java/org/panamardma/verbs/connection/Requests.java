@@ -59,13 +59,16 @@ final class Requests {
     }
 
     CompletableFuture<Void> send(MemoryRegion mr, long offset, int length) {
+        // a SEND may go unsignaled (Kind.SEND) unless the device would send its payload from its memory after the
+        // completion that gives that memory back (siw's zero copy: Context.mustSignalToReuse)
+        Kind kind = qp.protectionDomain().context().mustSignalToReuse(length) ? Kind.VOID : Kind.SEND;
         if (agent != null) {
             return sends.submit(
-                    Kind.SEND,
+                    kind,
                     (wr, slot, flags) -> postFramed(
                             wr, agent.sendHeaderOffset(), ConnectionAgent.SEND_HEADER, mr, offset, length, flags));
         }
-        return sends.submit(Kind.SEND, (wr, slot, flags) -> qp.postSend(wr, mr, offset, length, flags));
+        return sends.submit(kind, (wr, slot, flags) -> qp.postSend(wr, mr, offset, length, flags));
     }
 
     CompletableFuture<Void> sendWithImmediate(MemoryRegion mr, long offset, int length, int immediate) {
@@ -115,8 +118,16 @@ final class Requests {
         if (agent != null) {
             return sends.submit(Kind.FRAMED, (wr, slot, flags) -> {
                 // the WRITE unsignaled under the same wr_id: an error completion of it fails this request (and
-                // marks the connection failed); the Immediate Data message's completion completes it
-                qp.postWrite(wr, mr, offset, length, remoteAddress, rkey, 0);
+                // marks the connection failed); the Immediate Data message's completion completes it. Where the device
+                // would send its payload from its memory after that completion (siw's zero copy:
+                // Context.mustSignalToReuse), it is signaled under a wr_id no request has, its completion ignored
+                // unless in error (which then marks the connection failed, and the message is flushed)
+                if (qp.protectionDomain().context().mustSignalToReuse(length)) {
+                    qp.postWrite(
+                            SendQueue.UNTRACKED_WR_ID, mr, offset, length, remoteAddress, rkey, SendFlags.SIGNALED);
+                } else {
+                    qp.postWrite(wr, mr, offset, length, remoteAddress, rkey, 0);
+                }
                 int n = agent.immediateData(slot, immediate);
                 qp.postSend(wr, agent.slotMemory(), agent.appSlotOffset(slot), n, SendFlags.SIGNALED);
             });

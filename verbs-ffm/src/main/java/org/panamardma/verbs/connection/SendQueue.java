@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.panamardma.verbs.ChainPostException;
+import org.panamardma.verbs.Context;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
@@ -63,6 +64,9 @@ final class SendQueue {
 
     private final String name;
     private final QueuePair qp;
+    /** The device's: which payloads must be signaled for their memory to be free at their completion. */
+    private final Context context;
+
     private final MemoryRegion atomicResults;
     private final ConnectionFailure failure;
     private final BooleanSupplier onPollerThread;
@@ -82,6 +86,13 @@ final class SendQueue {
 
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextWrId = new AtomicLong();
+
+    /**
+     * The wr_id of a work request no future waits for (a signaled part of a request tracked under another wr_id):
+     * its successful or flushed completion is ignored, an error one marks the connection failed. Requests' wr_ids
+     * start at 1.
+     */
+    static final long UNTRACKED_WR_ID = 0;
     /** A reply's WRITEs and SEND posted together, and their wr_ids: under postOrder only. */
     private final SendChain sendChain;
 
@@ -95,6 +106,7 @@ final class SendQueue {
             Runnable disconnect) {
         this.name = name;
         this.qp = res.qp;
+        this.context = res.qp.protectionDomain().context();
         this.atomicResults = res.atomicResults;
         this.failure = failure;
         this.onPollerThread = onPollerThread;
@@ -384,7 +396,11 @@ final class SendQueue {
         Throwable refused = failure.get();
         for (int k = 0; k < n; k++) {
             boolean send = last && k == n - 1;
-            boolean signaled = send || (!last && k == n - 1);
+            // a WRITE of a page or more is signaled where the device sends it from its memory after a later
+            // completion (siw's zero copy: Context.mustSignalToReuse), so that its memory is free at the SEND's
+            boolean signaled = send
+                    || (!last && k == n - 1)
+                    || context.mustSignalToReuse(writes.get(from + k).length());
             long wrId = nextWrId.incrementAndGet();
             long seq = ++postSeq;
             ids[k] = wrId;

@@ -80,6 +80,84 @@ abstract class SendChainDeviceTests {
         }
     }
 
+    /**
+     * A reply's memory may be reused the moment its SEND completed, as a server does with a reply's pooled buffer:
+     * the peer must still find the bytes that were there when the chain was posted. siw transmits an unsignaled
+     * request's payload of a page or more from its memory without a copy, and TCP keeps those pages to send (and
+     * resend) after the later signaled request completed (siw_qp_tx.c, siw_qp_prepare_tx: zero copy only for a
+     * request not signaled), so memory overwritten then reached the peer in place of the reply's data: one wrong 4
+     * KiB page in the 18th of 19 pages of an NFS READ through the kernel client (fio verify, 2026-11-27). Each round
+     * here writes 1 MiB in 16 WRITEs and overwrites the source in the SEND's completion, on the poller thread, with
+     * the server's packets held 10 ms before they leave and 1 % lost ({@link ImpairedLink}): what leaves after the
+     * completion shows what the memory held then.
+     */
+    @Test
+    void aReplysMemoryMayBeReusedAsSoonAsItsSendCompleted(RdmaTestDevice device) throws Exception {
+        // the server's packets held 10 ms before they leave, and 1 % lost: TCP (siw) sends them, and sends again, from
+        // the memory it kept, well after the completion
+        String serverNetdev = device.peer().orElseThrow().netdev();
+        try (Pair p = new Pair(device, OPTIONS.withReceiveBufferSize(8192).withSendSignalInterval(4));
+                ImpairedLink _ = ImpairedLink.on(serverNetdev, 10, 1)) {
+            int piece = 64 << 10;
+            int writes = 16;
+            MemoryRegion target = region(p.client, new byte[piece * writes]);
+            MemoryRegion source = region(p.serverSide, new byte[piece * writes]);
+            MemoryRegion message = region(p.serverSide, new byte[8192]);
+            for (int round = 0; round < 32; round++) {
+                byte[] data = pattern(piece * writes, 1000 + round);
+                MemorySegment.copy(data, 0, source.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
+                // the SEND itself of a page and more: its memory is reused at its completion too
+                MemorySegment.copy(data, 0, message.segment(), ValueLayout.JAVA_BYTE, 0, 8192);
+                target.segment().fill((byte) 0);
+                List<RdmaConnection.ChainedWrite> chain = new ArrayList<>();
+                for (int w = 0; w < writes; w++) {
+                    chain.add(new RdmaConnection.ChainedWrite(
+                            source, (long) w * piece, piece, target.address() + (long) w * piece, target.rkey()));
+                }
+                CompletableFuture<Received> arrival = p.client.receive();
+                await(p.serverSide.writesThenSend(chain, message, 0, 8192).whenComplete((v, t) -> {
+                    source.segment().fill((byte) 0x5A);
+                    message.segment().fill((byte) 0x5A);
+                }));
+                Received r = await(arrival);
+                assertArrayEquals(
+                        Arrays.copyOf(data, 8192), r.data(), "round " + round + ": the SEND's bytes as posted");
+                byte[] landed = ConnectionDeviceTests.bytes(target, 0, data.length);
+                int wrong = 0;
+                for (int i = 0; i < data.length; i += 4096) {
+                    if (!Arrays.equals(data, i, i + 4096, landed, i, i + 4096)) {
+                        wrong++;
+                    }
+                }
+                assertEquals(0, wrong, "round " + round + ": pages of the 1 MiB written that are not as posted");
+            }
+            // plain SENDs of two pages, three of every four unsignaled (sendSignalInterval 4): each one's memory is
+            // overwritten when its future completes, with the signaled one after it
+            MemoryRegion sends = region(p.serverSide, new byte[4 * 8192]);
+            for (int round = 0; round < 32; round++) {
+                List<byte[]> posted = new ArrayList<>();
+                List<CompletableFuture<Received>> arrivals = new ArrayList<>();
+                List<CompletableFuture<Void>> sent = new ArrayList<>();
+                for (int k = 0; k < 4; k++) {
+                    byte[] bytes = pattern(8192, 5000 + 4L * round + k);
+                    posted.add(bytes);
+                    long at = 8192L * k;
+                    MemorySegment.copy(bytes, 0, sends.segment(), ValueLayout.JAVA_BYTE, at, 8192);
+                    arrivals.add(p.client.receive());
+                    sent.add(p.serverSide
+                            .send(sends, at, 8192)
+                            .whenComplete(
+                                    (v, t) -> sends.segment().asSlice(at, 8192).fill((byte) 0x5A)));
+                }
+                for (int k = 0; k < 4; k++) {
+                    await(sent.get(k));
+                    assertArrayEquals(posted.get(k), await(arrivals.get(k)).data(), "round " + round + ", SEND " + k);
+                }
+            }
+            assertTrue(!p.serverSide.isFailed() && !p.client.isFailed());
+        }
+    }
+
     @Test
     void aWriteToABadKeyInTheMiddleFailsTheReplyEndsTheConnectionAndNothingAfterItLands(RdmaTestDevice device)
             throws Exception {
