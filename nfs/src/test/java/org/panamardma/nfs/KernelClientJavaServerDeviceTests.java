@@ -42,6 +42,13 @@ abstract class KernelClientJavaServerDeviceTests {
     static final int FIO_MIB = Integer.getInteger("panama.nfs.fioMiB", 8);
 
     static final int FIO_JOBS = 4;
+
+    /** fio: how many times the fio test runs its workload, each on fresh files (a soak: {@code 20} and more). */
+    static final int FIO_ROUNDS = Integer.getInteger("panama.nfs.fioRounds", 1);
+
+    /** Where fio dumps a block that failed its verify (received and expected), outside the shared suite folder. */
+    static final Path FIO_DUMPS = Path.of("/tmp/panama-fio-dumps");
+
     private static final Pattern KERNEL_TROUBLE = Pattern.compile(
             "(?i)((nfs|svcrdma|rpcrdma|xprtrdma|sunrpc|rpc).*(error|fail|warn|refus|drop|timed out))|call trace|bug:"
                     + "|oops");
@@ -291,6 +298,9 @@ abstract class KernelClientJavaServerDeviceTests {
                 "--verify_fatal=1",
                 // no local-*-verify.state files in the working directory (the suite's folder, shared with the host)
                 "--verify_state_save=0",
+                // a failed verify leaves the block as received and as expected there (verifyFailure explains it)
+                "--verify_dump=1",
+                "--aux-path=" + FIO_DUMPS,
                 "--group_reporting");
     }
 
@@ -311,12 +321,20 @@ abstract class KernelClientJavaServerDeviceTests {
             Map<String, Integer> baseline = resources(serverDevice);
             Path mnt = mount(server, "rdma");
             try {
-                Path dir = Files.createDirectories(mnt.resolve("fio"));
-                Process p = new ProcessBuilder(fioCommand(fio, dir))
-                        .redirectErrorStream(true)
-                        .start();
-                String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                assertFioPassed(p.waitFor(), output);
+                for (int round = 0; round < FIO_ROUNDS; round++) {
+                    Path dir = Files.createDirectories(mnt.resolve("fio-" + round));
+                    Files.createDirectories(FIO_DUMPS);
+                    Process p = new ProcessBuilder(fioCommand(fio, dir))
+                            .redirectErrorStream(true)
+                            .start();
+                    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    int exit = p.waitFor();
+                    if (exit != 0) {
+                        System.out.println(FioVerifyFailure.explain(output, FIO_DUMPS, mnt, server.export()));
+                    }
+                    assertFioPassed(exit, output);
+                    run("rm", "-rf", dir.toString());
+                }
             } finally {
                 umount(mnt);
             }

@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -64,8 +65,30 @@ abstract class AgentDeviceTests {
         return new InetSocketAddress(ip, PORTS.getAndIncrement());
     }
 
+    /**
+     * The future's result; a connection that ended under it fails the test with the kernel's last messages, where siw
+     * says why it ended a connection itself (a DDP or RDMAP error it found; nothing of ours logs then).
+     */
     static <T> T await(CompletableFuture<T> f) throws Exception {
-        return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        try {
+            return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof org.panamardma.verbs.connection.ConnectionClosedException) {
+                throw new AssertionError(e.getCause().getMessage() + "\n" + kernelLog(), e);
+            }
+            throw e;
+        }
+    }
+
+    private static String kernelLog() {
+        try {
+            Process p = new ProcessBuilder("sh", "-c", "dmesg | tail -n 30")
+                    .redirectErrorStream(true)
+                    .start();
+            return "kernel log:\n" + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            return "(no kernel log: " + e + ")";
+        }
     }
 
     static Throwable failure(CompletableFuture<?> f) {
