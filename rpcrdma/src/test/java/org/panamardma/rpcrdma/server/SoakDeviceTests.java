@@ -271,6 +271,21 @@ abstract class SoakDeviceTests {
 
         int kills = 0;
         List<Long> recoveryMillis = new ArrayList<>();
+        /** One kill of the victim, its recovery checked ({@link #killCycle}); the last one ends the run. */
+        interface Kill {
+            void cycle(int n, boolean last) throws Exception;
+        }
+        Kill kill = (n, last) -> killCycle(
+                server,
+                serverDevice,
+                clientDevice,
+                serverWithSurvivors,
+                clientWithSurvivors,
+                survivors,
+                recoveryMillis,
+                heaps,
+                n,
+                last);
         long nextKill = KILL_EVERY;
         long lastPrint = System.nanoTime();
         while (!stop.get()) {
@@ -289,17 +304,7 @@ abstract class SoakDeviceTests {
             if (kills < MID_RUN_KILLS) {
                 if (total >= nextKill && victimCalledEnough()) {
                     kills++;
-                    killCycle(
-                            server,
-                            serverDevice,
-                            clientDevice,
-                            serverWithSurvivors,
-                            clientWithSurvivors,
-                            survivors,
-                            recoveryMillis,
-                            heaps,
-                            kills,
-                            false);
+                    kill.cycle(kills, false);
                     nextKill += KILL_EVERY;
                 }
             } else if (total >= CALLS && victimCalledEnough()) {
@@ -324,17 +329,7 @@ abstract class SoakDeviceTests {
         }
         long runMillis = (System.nanoTime() - runStart) / 1_000_000;
         kills++;
-        killCycle(
-                server,
-                serverDevice,
-                clientDevice,
-                serverWithSurvivors,
-                clientWithSurvivors,
-                survivors,
-                recoveryMillis,
-                heaps,
-                kills,
-                true);
+        kill.cycle(kills, true);
 
         for (RpcRdmaClient c : survivors) {
             c.close();
