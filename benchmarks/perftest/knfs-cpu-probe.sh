@@ -12,16 +12,7 @@ jar=$1 mib=${2:-16} bs=${3:-262144}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=knfs-probe-lib.sh
 source "$here/knfs-probe-lib.sh"
-modprobe nfsv3; modprobe rpcrdma
-nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 || { tail /tmp/nfs-start.log; exit 1; }
-rm -rf /srv/panama-java-probe /run/panama-java-probe-state; mkdir -p /srv/panama-java-probe; chmod 0777 /srv/panama-java-probe
-# PROBE_JAVA_OPTS: more options for the Java server, e.g. a JFR recording:
-#   PROBE_JAVA_OPTS=-XX:StartFlightRecording=filename=/work/main/target/probe.jfr,settings=profile
-# shellcheck disable=SC2086 # the options are words
-java -XX:+UseSerialGC ${PROBE_JAVA_OPTS:-} -jar "$jar" --export /srv/panama-java-probe --state /run/panama-java-probe-state \
-  --no-rpcbind --tcp 0.0.0.0:32049 --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 >/tmp/java-nfs-probe.log 2>&1 &
-java_nfs=$!
-for _ in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-probe.log && break; sleep 0.5; done
+start_servers "$jar"
 mnt=/mnt/probe
 mkdir -p "$mnt"
 for device in rxe siw; do
@@ -30,16 +21,8 @@ for device in rxe siw; do
     if [[ $server == java ]]; then opts=port=32050,mountport=32048 export=/srv/panama-java-probe
     else opts=port=20049,mountport=892 export=/srv/panama-nfs; fi
     mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "$ip:$export" "$mnt" || { echo "mount $server $device failed"; continue; }
-    # a first, unmeasured pass: the Java server's JIT warms up on it, as a long-running server's would have
-    if [[ $server == java ]]; then
-      # PROBE_WARM_PASSES (1) passes of PROBE_WARM_COUNT (32) blocks: more passes leave the JIT compilers less to
-      # do in the measured dd (under TCG they take seconds of CPU)
-      for _ in $(seq 1 "${PROBE_WARM_PASSES:-1}"); do
-        dd if=/dev/zero of="$mnt/warm" bs="$bs" count="${PROBE_WARM_COUNT:-32}" oflag=direct 2>/dev/null
-        dd if="$mnt/warm" of=/dev/null bs="$bs" iflag=direct 2>/dev/null
-      done
-      rm -f "$mnt/warm"
-    fi
+    # unmeasured passes first (warm_up): the Java server's JIT warms up on them
+    [[ $server == java ]] && warm_up "$mnt"
     probe "$server-$device" "$mnt" write
     probe "$server-$device" "$mnt" read
     rm -f "$mnt/probe"; umount "$mnt"

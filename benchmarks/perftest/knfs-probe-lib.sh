@@ -1,5 +1,7 @@
-# Sourced by knfs-cpu-probe.sh and knfs-profile.sh (in the guest): probe LABEL MNT OP times one dd of $mib MiB in
-# blocks of $bs against the mount, with the guest's CPU split over it and, for a Java server ($java_nfs), its threads'.
+# Sourced by knfs-cpu-probe.sh, knfs-wakeups.sh and knfs-profile.sh (in the guest): probe LABEL MNT OP times one dd
+# of $mib MiB in blocks of $bs against the mount, with the guest's CPU split over it and, for a Java server
+# ($java_nfs), its threads'; start_servers JAR starts knfsd and the Java server ($java_nfs); warm_up MNT passes
+# traffic through a mount before it is measured.
 ticks=$(getconf CLK_TCK)
 cpu_now() { awk '/^cpu / { print $2 + $3, $4, $8, $5, $6 + $7, $9 }' /proc/stat; } # user+nice system softirq idle iowait+irq steal
 threads_now() { # tid comm cputicks for every thread of $1
@@ -34,4 +36,31 @@ probe() { # label mnt op
       END { for (c in sum) printf "%.2f %s\n", sum[c] / hz, c }' /tmp/threads0 /tmp/threads1 | sort -rn >/tmp/threads.d
     echo "probe   Java server threads: $(awk '{ t += $1 } END { printf "%.1f", t }' /tmp/threads.d) s CPU in all; busiest: $(head -6 /tmp/threads.d | awk '{ c = $0; sub(/^[^ ]+ /, "", c); printf "%s %s s; ", c, $1 }')"
   fi
+}
+
+# start_servers JAR: knfsd (the test resources' script) and the Java NFS server of JAR (pid in java_nfs), exporting
+# /srv/panama-java-probe on rxe's and siw's addresses, port 32050 (MOUNT 32048).
+# PROBE_JAVA_OPTS: more options for the Java server, e.g. a JFR recording:
+#   PROBE_JAVA_OPTS=-XX:StartFlightRecording=filename=/work/main/target/probe.jfr,settings=profile
+start_servers() {
+  modprobe nfsv3; modprobe rpcrdma
+  nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 || { tail /tmp/nfs-start.log; exit 1; }
+  rm -rf /srv/panama-java-probe /run/panama-java-probe-state; mkdir -p /srv/panama-java-probe; chmod 0777 /srv/panama-java-probe
+  # shellcheck disable=SC2086 # the options are words
+  java -XX:+UseSerialGC ${PROBE_JAVA_OPTS:-} -jar "$1" --export /srv/panama-java-probe --state /run/panama-java-probe-state \
+    --no-rpcbind --tcp 0.0.0.0:32049 --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 >/tmp/java-nfs-probe.log 2>&1 &
+  java_nfs=$!
+  for _ in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-probe.log && break; sleep 0.5; done
+}
+
+# warm_up MNT: PROBE_WARM_PASSES (default $1 of the caller's choosing, else 1) passes of PROBE_WARM_COUNT (32) blocks
+# of $bs written and read back: the Java server's JIT compiles its paths there, as a long-running server's would
+# have (under TCG it needs tens of megabytes of traffic to settle)
+warm_up() {
+  local mnt=$1 passes=${PROBE_WARM_PASSES:-${2:-1}}
+  for _ in $(seq 1 "$passes"); do
+    dd if=/dev/zero of="$mnt/warm" bs="$bs" count="${PROBE_WARM_COUNT:-32}" oflag=direct 2>/dev/null
+    dd if="$mnt/warm" of=/dev/null bs="$bs" iflag=direct 2>/dev/null
+  done
+  rm -f "$mnt/warm"
 }

@@ -12,13 +12,10 @@ jar=$1 mib=${2:-16} bs=${3:-262144}
 tracing=/sys/kernel/tracing
 [[ -d $tracing/events ]] || mount -t tracefs nodev "$tracing" 2>/dev/null
 [[ -d $tracing/events/sched ]] || { echo "no ftrace sched events in this kernel"; exit 1; }
-modprobe nfsv3; modprobe rpcrdma
-nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 || { tail /tmp/nfs-start.log; exit 1; }
-rm -rf /srv/panama-java-probe /run/panama-java-probe-state; mkdir -p /srv/panama-java-probe; chmod 0777 /srv/panama-java-probe
-java -XX:+UseSerialGC -jar "$jar" --export /srv/panama-java-probe --state /run/panama-java-probe-state \
-  --no-rpcbind --tcp 0.0.0.0:32049 --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 >/tmp/java-nfs-probe.log 2>&1 &
-java_nfs=$!
-for _ in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-probe.log && break; sleep 0.5; done
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=knfs-probe-lib.sh
+source "$here/knfs-probe-lib.sh"
+start_servers "$jar"
 mnt=/mnt/probe
 mkdir -p "$mnt"
 calls=$((mib * 1048576 / bs))
@@ -70,15 +67,10 @@ for server in java knfsd; do
   if [[ $server == java ]]; then opts=port=32050,mountport=32048 export=/srv/panama-java-probe
   else opts=port=20049,mountport=892 export=/srv/panama-nfs; fi
   mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "10.77.0.2:$export" "$mnt" || { echo "mount $server failed"; continue; }
-  if [[ $server == java ]]; then
-    for _ in $(seq 1 "${PROBE_WARM_PASSES:-8}"); do
-      dd if=/dev/zero of="$mnt/warm" bs="$bs" count=32 oflag=direct 2>/dev/null
-      dd if="$mnt/warm" of=/dev/null bs="$bs" iflag=direct 2>/dev/null
-    done
-    rm -f "$mnt/warm"
-  fi
+  [[ $server == java ]] && warm_up "$mnt" 8
   trace "$server-rxe" write
   trace "$server-rxe" read
   rm -f "$mnt/probe"; umount "$mnt"
 done
 kill $java_nfs; wait $java_nfs 2>/dev/null
+nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>&1
