@@ -60,8 +60,10 @@ final class Requests {
 
     CompletableFuture<Void> send(MemoryRegion mr, long offset, int length) {
         // a SEND may go unsignaled (Kind.SEND) unless the device would send its payload from its memory after the
-        // completion that gives that memory back (siw's zero copy: Context.mustSignalToReuse)
-        Kind kind = qp.protectionDomain().context().mustSignalToReuse(length) ? Kind.VOID : Kind.SEND;
+        // completion that gives that memory back (siw's zero copy: Context.mustSignalToReuse, which counts the whole
+        // message, the agent's header included)
+        int wire = agent != null ? ConnectionAgent.SEND_HEADER + length : length;
+        Kind kind = qp.protectionDomain().context().mustSignalToReuse(wire) ? Kind.VOID : Kind.SEND;
         if (agent != null) {
             return sends.submit(
                     kind,
