@@ -32,6 +32,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.panamardma.netty.grpc.RawBytes;
 import org.panamardma.netty.grpc.RdmaGrpc;
 import org.panamardma.testbed.RdmaTestDevice;
@@ -42,6 +43,7 @@ import org.panamardma.testbed.RdmaTestDevice;
  * client- and bidi-streaming calls, a deadline that expires on the server, and a cancellation the server sees. The
  * messages are bytes (a marshaller of byte[]: the transport is under test, not protobuf).
  */
+@ExtendWith(KernelLogOnFailure.class)
 abstract class GrpcDeviceTests {
     static final String SERVICE = "panama.rdma.test.Echo";
     static final MethodDescriptor<byte[], byte[]> UNARY = method("Unary", MethodDescriptor.MethodType.UNARY);

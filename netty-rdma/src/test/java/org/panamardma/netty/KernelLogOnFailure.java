@@ -1,0 +1,25 @@
+package org.panamardma.netty;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * Prints the kernel's last messages when a device test fails: siw ends connections and fails requests for reasons
+ * only its log gives (a TERMINATE's layer, type and code), and a test's failure then tells why.
+ */
+final class KernelLogOnFailure implements TestWatcher {
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+        try {
+            Process p = new ProcessBuilder("sh", "-c", "dmesg | tail -n 30")
+                    .redirectErrorStream(true)
+                    .start();
+            String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            System.out.println("kernel log after " + context.getDisplayName() + " failed:\n" + log);
+        } catch (IOException e) {
+            System.out.println("(no kernel log: " + e + ")");
+        }
+    }
+}
