@@ -36,6 +36,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.panamardma.netty.grpc.RawBytes;
 import org.panamardma.netty.grpc.RdmaGrpc;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.KernelLogOnFailure;
 
 /**
  * gRPC-java unchanged over the RDMA channels: {@code NettyServerBuilder} / {@code NettyChannelBuilder} with

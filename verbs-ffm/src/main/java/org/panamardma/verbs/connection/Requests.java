@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.panamardma.verbs.Access;
+import org.panamardma.verbs.Context;
 import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
 import org.panamardma.verbs.MemoryRegion;
@@ -32,6 +33,9 @@ import org.panamardma.verbs.extensions.RemoteWord;
 final class Requests {
     private final String name;
     private final QueuePair qp;
+    /** The device's: which payloads must be signaled for their memory to be free at their completion. */
+    private final Context context;
+
     private final ConnectionOptions options;
     private final MemoryRegion atomicResults;
     private final SendQueue sends;
@@ -50,6 +54,7 @@ final class Requests {
             BooleanSupplier onPollerThread) {
         this.name = name;
         this.qp = res.qp;
+        this.context = res.qp.protectionDomain().context();
         this.options = res.options;
         this.atomicResults = res.atomicResults;
         this.sends = sends;
@@ -63,7 +68,7 @@ final class Requests {
         // completion that gives that memory back (siw's zero copy: Context.mustSignalToReuse, which counts the whole
         // message, the agent's header included)
         int wire = agent != null ? ConnectionAgent.SEND_HEADER + length : length;
-        Kind kind = qp.protectionDomain().context().mustSignalToReuse(wire) ? Kind.VOID : Kind.SEND;
+        Kind kind = context.mustSignalToReuse(wire) ? Kind.VOID : Kind.SEND;
         if (agent != null) {
             return sends.submit(
                     kind,
@@ -124,7 +129,7 @@ final class Requests {
                 // would send its payload from its memory after that completion (siw's zero copy:
                 // Context.mustSignalToReuse), it is signaled under a wr_id no request has, its completion ignored
                 // unless in error (which then marks the connection failed, and the message is flushed)
-                if (qp.protectionDomain().context().mustSignalToReuse(length)) {
+                if (context.mustSignalToReuse(length)) {
                     qp.postWrite(
                             SendQueue.UNTRACKED_WR_ID, mr, offset, length, remoteAddress, rkey, SendFlags.SIGNALED);
                 } else {

@@ -14,7 +14,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -27,7 +26,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.KernelLogOnFailure;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.TestAccess;
@@ -46,6 +47,7 @@ import org.panamardma.verbs.extensions.MaskedAtomics;
  * data) the agent provides them; on rxe it is forced ({@link AgentMode#ALWAYS}) beside the device's own. Every test
  * checks the far side's memory or the bytes received, not only what the requester was told.
  */
+@ExtendWith(KernelLogOnFailure.class)
 abstract class AgentDeviceTests {
     static final long WAIT_SECONDS = 90;
     static final int DEPTH = 4;
@@ -68,30 +70,8 @@ abstract class AgentDeviceTests {
         return new InetSocketAddress(ip, PORTS.getAndIncrement());
     }
 
-    /**
-     * The future's result; a connection that ended under it fails the test with the kernel's last messages, where siw
-     * says why it ended a connection itself (a DDP or RDMAP error it found; nothing of ours logs then).
-     */
     static <T> T await(CompletableFuture<T> f) throws Exception {
-        try {
-            return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof org.panamardma.verbs.connection.ConnectionClosedException) {
-                throw new AssertionError(e.getCause().getMessage() + "\n" + kernelLog(), e);
-            }
-            throw e;
-        }
-    }
-
-    private static String kernelLog() {
-        try {
-            Process p = new ProcessBuilder("sh", "-c", "dmesg | tail -n 30")
-                    .redirectErrorStream(true)
-                    .start();
-            return "kernel log:\n" + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
-            return "(no kernel log: " + e + ")";
-        }
+        return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
     }
 
     static Throwable failure(CompletableFuture<?> f) {

@@ -1,4 +1,4 @@
-package org.panamardma.netty;
+package org.panamardma.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -6,10 +6,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * Prints the kernel's last messages when a device test fails: siw ends connections and fails requests for reasons
- * only its log gives (a TERMINATE's layer, type and code), and a test's failure then tells why.
+ * Prints the kernel's last 30 messages when a device test fails ({@code @ExtendWith(KernelLogOnFailure.class)}): siw
+ * ends connections and fails requests for reasons only its log gives (a TERMINATE's layer, type and code: "no
+ * buffer available" ended an agent test's connection), and a test's failure then tells why.
  */
-final class KernelLogOnFailure implements TestWatcher {
+public final class KernelLogOnFailure implements TestWatcher {
     @Override
     public void testFailed(ExtensionContext context, Throwable cause) {
         try {
