@@ -11,6 +11,9 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * buffer available" ended an agent test's connection), and a test's failure then tells why.
  */
 public final class KernelLogOnFailure implements TestWatcher {
+    /** Made by JUnit for each test class that names it in {@code @ExtendWith}. */
+    public KernelLogOnFailure() {}
+
     @Override
     public void testFailed(ExtensionContext context, Throwable cause) {
         try {

@@ -41,7 +41,7 @@ class ChildJvmTest {
 
     @Test
     void theChildFindsATestClassRunsItAndReportsItsOutputAndExitCode() throws Exception {
-        ChildJvm.Result r = ChildJvm.run(Reporter.class, Duration.ofSeconds(120), "3", "b c");
+        ChildJvm.Result r = ChildJvm.run(Reporter.class, Duration.ofMinutes(2), "3", "b c");
         assertTrue(r.finished(), r.output());
         assertEquals(3, r.exitCode(), r.output());
         assertEquals(Map.of("arg.0", "3 again", "arg.1", "b c"), r.values(), "a later line wins; prose is no value");
