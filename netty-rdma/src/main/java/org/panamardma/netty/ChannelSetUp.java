@@ -4,6 +4,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
+import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.ConnectionParameters;
 import org.slf4j.Logger;
@@ -72,11 +73,22 @@ final class ChannelSetUp {
         }
     }
 
-    /** What this side tells the peer in the connect or accept: its receive depth, buffer size and largest grant. */
+    /**
+     * What this side tells the peer in the connect or accept: its receive depth, buffer size and largest grant, and
+     * where its stream start word is (on Soft-iWARP).
+     */
     ConnectionParameters parameters() {
         RdmaChannelConfig config = ch.config();
-        return ConnectionParameters.DEFAULTS.withPrivateData(
-                new ConnectPrivateData(config.getReceiveQueueDepth(), config.getBufferSize(), maxTransfer).encode());
+        MemoryRegion word = ch.res.device.streamStart;
+        ConnectPrivateData mine = word == null
+                ? new ConnectPrivateData(config.getReceiveQueueDepth(), config.getBufferSize(), maxTransfer)
+                : new ConnectPrivateData(
+                        config.getReceiveQueueDepth(),
+                        config.getBufferSize(),
+                        maxTransfer,
+                        word.rkey(),
+                        word.address() + DeviceResources.WORD_OFFSET);
+        return ConnectionParameters.DEFAULTS.withPrivateData(mine.encode());
     }
 
     /** The peer's private data known: credits, send and receive paths, and the connection's addresses. */

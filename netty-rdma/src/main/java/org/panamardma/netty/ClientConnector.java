@@ -5,6 +5,7 @@ import java.net.ConnectException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.panamardma.verbs.Errno;
+import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.TransportType;
@@ -145,7 +146,19 @@ final class ClientConnector {
         }
     }
 
-    /** Stream start probe (siw): a zero-length READ, again after each wait without an answer. */
+    /**
+     * Stream start probe (siw): a READ of the peer's stream start word, again after each wait without an answer.
+     *
+     * <p>Not verbs-ffm's zero-length READ: siw answers a READ that arrives while the peer's queue pair is sending from
+     * an entry of its inbound READ queue, and for a zero-length READ it leaves the response's one SGE as the request
+     * sent before left it (drivers/infiniband/sw/siw/siw_qp_tx.c, {@code siw_activate_tx}: {@code num_sge = 0} and
+     * {@code sge[0]} untouched; {@code siw_qp_sq_proc_tx} then sets {@code num_sge = 1} for every READ response).
+     * The answer carries the length and bytes of the peer's last SEND, here a gRPC server's first SETTINGS: this side
+     * saw a 35-byte response to a READ of none, terminated the connection ({@code siw: rresp len: 35 != 0}, DDP
+     * tagged base-or-bounds error) and the probe failed with GENERAL_ERR (rehearsal r17). A READ of 8 bytes has its
+     * own SGE wherever the peer answers it from. A peer that names no word (one not on Soft-iWARP) gets the
+     * zero-length READ.
+     */
     private void probe() {
         if (ch.state != RdmaChannel.State.CONNECTING || probeAnswered) {
             return;
@@ -153,7 +166,20 @@ final class ClientConnector {
         if (probes < StreamStartProbe.MAX_PROBES) {
             probes++;
             try {
-                ch.res.qp.postRead(WrIds.of(WrIds.PROBE, probes), ch.res.sendRegion, 0, 0, 0L, 0, SendFlags.SIGNALED);
+                long wrId = WrIds.of(WrIds.PROBE, probes);
+                MemoryRegion sink = ch.res.device.streamStart;
+                if (sink != null && ch.peer.streamStartKey() != 0) {
+                    ch.res.qp.postRead(
+                            wrId,
+                            sink,
+                            DeviceResources.SINK_OFFSET,
+                            DeviceResources.WORD_LENGTH,
+                            ch.peer.streamStartAddress(),
+                            ch.peer.streamStartKey(),
+                            SendFlags.SIGNALED);
+                } else {
+                    ch.res.qp.postRead(wrId, ch.res.sendRegion, 0, 0, 0L, 0, SendFlags.SIGNALED);
+                }
             } catch (RdmaException | RuntimeException e) {
                 ch.setUp.fail(failure("the stream start probe", e));
                 return;

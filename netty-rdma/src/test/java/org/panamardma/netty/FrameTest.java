@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -66,5 +67,18 @@ class FrameTest {
         depth[6] = 0;
         depth[7] = 1; // a receive depth of 1: too few for the credit rules
         assertThrows(IllegalArgumentException.class, () -> ConnectPrivateData.decode(depth));
+        ConnectPrivateData word = new ConnectPrivateData(32, 16384, 1 << 20, 0x1234abcd, 0x7f00_1234_5000L);
+        assertEquals(word, ConnectPrivateData.decode(word.encode()), "the stream start word's key and address");
+        byte[] v1 = java.util.Arrays.copyOf(word.encode(), 16);
+        v1[4] = 1;
+        IllegalArgumentException old =
+                assertThrows(IllegalArgumentException.class, () -> ConnectPrivateData.decode(v1));
+        assertTrue(
+                old.getMessage().contains("version 1"),
+                "a version 1 peer (16 bytes, no stream start word) is named: " + old.getMessage());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> ConnectPrivateData.decode(java.util.Arrays.copyOf(word.encode(), 20)),
+                "version 2 cut short");
     }
 }

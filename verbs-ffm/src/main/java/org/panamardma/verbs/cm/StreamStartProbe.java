@@ -37,6 +37,18 @@ import org.panamardma.verbs.TransportType;
  * client such a zero-length READ (its class {@code ServerStreamStart} says why only then), so that a client that
  * speaks first and waits (any RPC client) is answered whatever it does itself.
  *
+ * <p>A zero-length READ must reach a peer whose queue pair is not sending. siw answers a READ that arrives while its
+ * queue pair sends from its inbound READ queue, and for a zero-length READ it leaves the response's one SGE as the
+ * request sent before left it (siw_qp_tx.c, {@code siw_activate_tx}: {@code num_sge = 0}, {@code sge[0]} untouched;
+ * {@code siw_qp_sq_proc_tx} sets {@code num_sge = 1} for every READ response): the answer carries the length and
+ * bytes of the peer's last SEND, the reader terminates the connection ({@code siw: rresp len: N != 0}) and the probe
+ * completes with {@code IBV_WC_GENERAL_ERR}. RPC-over-RDMA keeps the client's probe safe: a server sends nothing
+ * before a call, and the client sends none before its probe is answered. The server's probe ({@code
+ * ServerStreamStart}) can still meet a client that sends more calls behind a stuck first one; that connection then
+ * ends, and its calls fail as on any lost connection. A protocol whose server
+ * speaks first must probe with a READ of a few bytes the peer exposes instead, as netty-rdma does (its private data
+ * names a stream start word).
+ *
  * <p>The probe needs READ resources both ways ({@link #possible}): the kernel's NFS server accepts with none
  * (net/sunrpc/xprtrdma/svc_rdma_transport.c, {@code responder_resources = 0}) and is not probed; a READ it was
  * not granted would end the connection.
