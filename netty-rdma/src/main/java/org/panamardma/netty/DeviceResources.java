@@ -32,8 +32,8 @@ final class DeviceResources implements AutoCloseable {
      * in the private data, and the sink of this side's probes. A client's stream start probe ({@link ClientConnector})
      * reads these 8 bytes instead of none: siw answers a zero-length READ that reaches a queue pair busy sending with
      * the length and memory of the request it sent before, which ends the connection (see {@link ClientConnector}).
-     * Registered {@code REMOTE_READ} so that peers can read the word; what they can read is only this one page,
-     * holding the protocol's magic and the bytes other servers' words put in the sink.
+     * Registered {@code REMOTE_READ} so that peers can read the word; what they can read is only these
+     * 16 bytes: the protocol's magic and what other sides' words put in the sink.
      */
     final MemoryRegion streamStart;
 
