@@ -10,9 +10,11 @@ import org.slf4j.event.Level;
  * Ends an {@link RpcRdmaServer}'s connections that have been idle (no call taken or in progress) for the idle
  * timeout, as Linux's sunrpc ages out idle transports ({@code svc_age_temp_xprts}, {@code net/sunrpc/svc_xprt.c}):
  * a client that connects and sends nothing, or one whose host vanished without a disconnect (an RC queue pair has no
- * keepalive), does not keep its connection slot, its queue pair and its registered buffers for ever. A platform
- * thread that looks every quarter of the timeout (at least every 10 ms, at most every 10 s): a virtual one's every
- * timed wake-up would run the virtual-thread scheduler, whose carriers spin before they park again (issue 26).
+ * keepalive), does not keep its connection slot, its queue pair and its registered buffers for ever. It also ends a
+ * connection whose reply's Send has not completed by its deadline ({@link ServerConnection#closeIfReplyOverdue}):
+ * no call thread waits for its Send. A platform thread that looks every quarter of the shorter of the idle timeout
+ * and the Send timeout (at least every 10 ms, at most every 10 s): a virtual one's every timed wake-up would run the
+ * virtual-thread scheduler, whose carriers spin before they park again (issue 26).
  */
 final class IdleWatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IdleWatch.class);
@@ -27,13 +29,14 @@ final class IdleWatch implements AutoCloseable {
             String name,
             Collection<ServerConnection> connections,
             Duration idle,
+            Duration sendTimeout,
             ServerStatistics statistics,
             Level level) {
         this.connections = connections;
         this.idleNanos = idle.toNanos();
         this.statistics = statistics;
         this.level = level;
-        long period = Math.max(10, Math.min(10_000, idle.toMillis() / 4));
+        long period = Math.max(10, Math.min(10_000, Math.min(idle.toMillis(), sendTimeout.toMillis()) / 4));
         this.thread = Thread.ofPlatform().daemon(true).name(name).start(() -> watch(period));
     }
 
@@ -46,6 +49,9 @@ final class IdleWatch implements AutoCloseable {
             }
             long now = System.nanoTime();
             for (ServerConnection c : connections) {
+                if (c.closeIfReplyOverdue(now)) {
+                    continue;
+                }
                 if (c.idleLongerThan(now, idleNanos)) {
                     statistics.idleTimeout();
                     LOG.atLevel(level)

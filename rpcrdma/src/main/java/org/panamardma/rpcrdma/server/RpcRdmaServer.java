@@ -96,6 +96,7 @@ public final class RpcRdmaServer implements AutoCloseable {
                 "rpcrdma-idle " + b.address,
                 connections,
                 b.idleTimeout,
+                b.timeout,
                 statistics,
                 b.logConnections ? Level.INFO : Level.DEBUG);
         long pinnedAtMost =

@@ -64,6 +64,9 @@ final class ServerConnection {
     private final AtomicLong answered = new AtomicLong();
     private final ServerStatistics statistics;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** A late reply was reported and the close started (the watch may look again before the close has begun). */
+    private final AtomicBoolean lateReplyReported = new AtomicBoolean();
+
     private final Runnable onClosed;
     private final long timeoutMillis;
     private final TransferDeadline transferDeadline;
@@ -174,6 +177,8 @@ final class ServerConnection {
 
     private void serve(Received message) {
         int buffer = -1;
+        // once the reply is posted its Send's completion ends the call (replySent), not this thread
+        boolean replyPosted = false;
         statistics.callsInProgress(inProgress.incrementAndGet());
         try {
             buffer = sendSlots.take();
@@ -187,29 +192,24 @@ final class ServerConnection {
                 CompletableFuture<Void> sent = writes.isEmpty()
                         ? connection.send(sendBuffers, offset, outcome.sendLength())
                         : connection.writesThenSend(writes.writes(), sendBuffers, offset, outcome.sendLength());
-                // the Send's failure is handled below (sent.get); the callback only gives the Writes' memory back
+                // the Send's failure is handled in replySent; this callback only gives the Writes' memory back
                 Callbacks.whenDone(sent, connection.name(), (ok, failed) -> writes.release());
-                // not before the device is done with it; waited for below, so that the call slot is freed after it
-                CompletableFuture<Void> sentAndBufferBack = sendSlots.giveBackWhenDone(buffer, sent);
-                buffer = -1;
-                // the Send is waited for (its call slot is free only then), never a Write on its own; the Writes'
-                // bytes have their transfer deadline on top of the Send's
+                // No thread waits for the Send (svcrdma's sendto does not either: one wake-up fewer per call). The
+                // call slot is freed when the buffer is back, and a Send late for its deadline (the Writes' bytes get
+                // their transfer deadline on top of it) is found by the server's watch, which closes the connection.
                 long wait =
                         writes.isEmpty() ? timeoutMillis : timeoutMillis + transferDeadline.millisFor(writes.bytes());
-                try {
-                    sentAndBufferBack.get(wait, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException late) {
-                    if (!writes.isEmpty()) {
-                        throw new IOException(
-                                "the reply's RDMA Writes and Send did not complete in " + wait + " ms", late);
-                    }
-                    throw late;
-                }
+                SendSlots.Pending posted = new SendSlots.Pending(
+                        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wait), wait, !writes.isEmpty());
+                CompletableFuture<Void> sentAndBufferBack = sendSlots.giveBackWhenDone(buffer, sent, posted);
+                buffer = -1;
+                Callbacks.whenDone(sentAndBufferBack, connection.name(), (ok, failed) -> replySent(failed));
+                replyPosted = true;
             } else {
                 writes.release();
+                answered.incrementAndGet();
             }
-            answered.incrementAndGet();
-        } catch (IOException | ExecutionException | TimeoutException e) {
+        } catch (IOException e) {
             if (e.getCause() instanceof TimeoutException && !closed.get()) {
                 // a chunk's RDMA Reads or Writes did not complete within their deadline: the peer does not answer
                 statistics.transferTimeout();
@@ -218,8 +218,6 @@ final class ServerConnection {
                 LOG.warn(connection.name() + ": a call failed, closing", e);
             }
             Thread.ofVirtual().start(this::close);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             // After close() the connection's protection domain is gone (with the call's registrations): a call
             // still running then fails on it (IllegalStateException), which is expected, not an error.
@@ -231,11 +229,56 @@ final class ServerConnection {
             if (buffer >= 0) {
                 sendSlots.giveBack(buffer);
             }
-            inProgress.decrementAndGet();
-            lastActivity = System.nanoTime();
-            callSlots.release();
-            calls.arriveAndDeregister();
+            if (!replyPosted) {
+                callEnded();
+            }
         }
+    }
+
+    /**
+     * A reply's Send completed (on the poller's thread: nothing here blocks) and its buffer is back: the call ends.
+     * A Send that failed on a connection still open closes it, as any failed call does.
+     */
+    private void replySent(Throwable failed) {
+        try {
+            if (failed == null) {
+                answered.incrementAndGet();
+            } else if (!closed.get() && !connection.isFailed()) {
+                LOG.warn(connection.name() + ": a reply's Send failed, closing", failed);
+                Thread.ofVirtual().start(this::close);
+            }
+        } finally {
+            callEnded();
+        }
+    }
+
+    private void callEnded() {
+        inProgress.decrementAndGet();
+        lastActivity = System.nanoTime();
+        callSlots.release();
+        calls.arriveAndDeregister();
+    }
+
+    /**
+     * Closes the connection if a reply's Send (with the RDMA Writes before it) has not completed within its deadline
+     * as of {@code now}: the peer does not acknowledge it. Called by the server's watch ({@link IdleWatch}).
+     *
+     * @return whether it closed the connection
+     */
+    boolean closeIfReplyOverdue(long now) {
+        SendSlots.Pending late = sendSlots.overdue(now);
+        if (late == null || closed.get() || !lateReplyReported.compareAndSet(false, true)) {
+            return false;
+        }
+        if (late.withWrites()) {
+            statistics.transferTimeout();
+            LOG.warn(connection.name() + ": closing: the reply's RDMA Writes and Send did not complete in "
+                    + late.waitMillis() + " ms");
+        } else {
+            LOG.warn(connection.name() + ": closing: a reply's Send did not complete in " + late.waitMillis() + " ms");
+        }
+        Thread.ofVirtual().start(this::close);
+        return true;
     }
 
     /**

@@ -1,7 +1,9 @@
 package org.panamardma.rpcrdma.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +22,7 @@ class SendSlotsTest {
         SendSlots slots = new SendSlots(2);
         int slot = slots.take();
         CompletableFuture<Void> send = new CompletableFuture<>(); // posted, not completed: the device holds it
-        CompletableFuture<Void> unused = slots.giveBackWhenDone(slot, send); // the call waits on send here
+        CompletableFuture<Void> unused = slots.giveBackWhenDone(slot, send, in(10_000)); // the call waits on send here
         assertThrows(TimeoutException.class, () -> send.get(10, TimeUnit.MILLISECONDS), "the call stops waiting");
         assertEquals(1, slots.free(), "the buffer is still the device's");
         int other = slots.take();
@@ -43,7 +45,7 @@ class SendSlotsTest {
         for (int round = 0; round < 2000; round++) {
             int slot = slots.take();
             CompletableFuture<Void> send = new CompletableFuture<>();
-            CompletableFuture<Void> done = slots.giveBackWhenDone(slot, send);
+            CompletableFuture<Void> done = slots.giveBackWhenDone(slot, send, in(10_000));
             int[] freeWhenWoken = {-1};
             Thread call = Thread.ofPlatform().start(() -> {
                 try {
@@ -67,8 +69,39 @@ class SendSlotsTest {
         SendSlots slots = new SendSlots(1);
         int slot = slots.take();
         CompletableFuture<Void> send = new CompletableFuture<>();
-        CompletableFuture<Void> unused = slots.giveBackWhenDone(slot, send); // the call waits on send here
+        CompletableFuture<Void> unused = slots.giveBackWhenDone(slot, send, in(10_000)); // the call waits on send here
         send.completeExceptionally(new java.io.IOException("WR_FLUSH_ERR"));
         assertEquals(1, slots.free());
+    }
+
+    /** A reply due {@code millis} from now. */
+    private static SendSlots.Pending in(long millis) {
+        return new SendSlots.Pending(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis), millis, false);
+    }
+
+    /**
+     * The server's watch finds a reply whose Send is past its deadline, and only while the Send is outstanding: no
+     * call thread waits for its Send, so this is the only place a Send that never completes is noticed.
+     */
+    @Test
+    void aSendPastItsDeadlineIsOverdueUntilItCompletes() {
+        SendSlots slots = new SendSlots(2);
+        long now = System.nanoTime();
+        int early = slots.take();
+        int late = slots.take();
+        CompletableFuture<Void> earlySend = new CompletableFuture<>();
+        CompletableFuture<Void> lateSend = new CompletableFuture<>();
+        var _ = slots.giveBackWhenDone(early, earlySend, new SendSlots.Pending(now + 1_000, 1, false));
+        var _ = slots.giveBackWhenDone(late, lateSend, new SendSlots.Pending(now + 5_000, 5, true));
+        assertNull(slots.overdue(now), "nothing is due yet");
+        assertEquals(1, slots.overdue(now + 2_000).waitMillis(), "the first past its deadline");
+        earlySend.complete(null);
+        assertNull(slots.overdue(now + 2_000), "a completed Send is not overdue");
+        SendSlots.Pending found = slots.overdue(now + 6_000);
+        assertEquals(5, found.waitMillis());
+        assertTrue(found.withWrites());
+        lateSend.completeExceptionally(new java.io.IOException("WR_FLUSH_ERR"));
+        assertNull(slots.overdue(now + 6_000), "nor a flushed one");
+        assertEquals(2, slots.free());
     }
 }
