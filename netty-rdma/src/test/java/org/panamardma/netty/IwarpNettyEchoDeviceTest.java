@@ -1,8 +1,81 @@
 package org.panamardma.netty;
 
-import org.panamardma.testbed.RdmaDeviceTest;
-import org.panamardma.testbed.Transport;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Netty echo over Soft-iWARP: clients on siw0, server on siw1. */
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.panamardma.testbed.RdmaDeviceTest;
+import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testbed.Transport;
+import org.panamardma.verbs.CompletionQueue;
+import org.panamardma.verbs.ProtectionDomain;
+import org.panamardma.verbs.cm.CmEvent;
+import org.panamardma.verbs.cm.CmEventType;
+import org.panamardma.verbs.cm.CmId;
+import org.panamardma.verbs.cm.ConnectionParameters;
+import org.panamardma.verbs.cm.EventChannel;
+import org.panamardma.verbs.cm.QueuePairOptions;
+
+/** Netty echo over Soft-iWARP: clients on siw0, server on siw1; and the stream start word's hostile side. */
 @RdmaDeviceTest(transport = Transport.IWARP)
-class IwarpNettyEchoDeviceTest extends NettyEchoDeviceTests {}
+class IwarpNettyEchoDeviceTest extends NettyEchoDeviceTests {
+    private static final Duration CM_WAIT = Duration.ofSeconds(60);
+
+    /**
+     * A server that names a stream start word its client cannot read (a key it never registered): the client's
+     * probe READ fails, and with it the connect, at once and saying so, not at the connect's timeout (120 s here).
+     * The server is raw rdma_cm and verbs speaking netty-rdma's private data, as a hostile or broken peer would.
+     */
+    @Test
+    void aServerNamingAWordItsClientCannotReadFailsTheConnectAtOnce(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        try (EventChannel events = EventChannel.create();
+                CmId listener = events.createId()) {
+            listener.bind(address);
+            listener.listen(4);
+            CompletableFuture<CmId> accepted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    CmEvent request = events.expect(listener, CmEventType.CONNECT_REQUEST, CM_WAIT);
+                    return request.id();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            ChannelFuture connect = DeviceTestSupport.client(clients)
+                    .handler(new ChannelInboundHandlerAdapter())
+                    .connect(address);
+            CmId id = accepted.get(60, TimeUnit.SECONDS);
+            ProtectionDomain pd = id.context().allocateProtectionDomain();
+            CompletionQueue cq = id.context().createCompletionQueue(16);
+            try {
+                id.createQueuePair(pd, QueuePairOptions.of(cq).withQueueDepths(8, 8));
+                byte[] lie = new ConnectPrivateData(16, 4096, 1 << 16, 0x00bad0ff, 0x10_0000L).encode();
+                long t0 = System.nanoTime();
+                id.accept(ConnectionParameters.DEFAULTS.withPrivateData(lie));
+                assertTrue(connect.await(DeviceTestSupport.CONNECT_TIMEOUT_MILLIS + 30_000L), "the connect ended");
+                long millis = (System.nanoTime() - t0) / 1_000_000;
+                System.out.println(device + ": connect to a server naming a word it may not read: " + connect.cause()
+                        + " after " + millis + " ms");
+                assertFalse(connect.isSuccess(), "a connect whose probe cannot be answered did not fail");
+                assertTrue(
+                        String.valueOf(connect.cause().getMessage()).contains("stream start probe"),
+                        "the failure names the probe: " + connect.cause());
+                assertTrue(millis < 30_000, "failed after " + millis + " ms, not at once");
+            } finally {
+                id.close(); // with its queue pair, before the CQ and the PD
+                cq.close();
+                pd.close();
+            }
+        } finally {
+            DeviceTestSupport.shutdown(clients);
+        }
+    }
+}
