@@ -45,6 +45,9 @@ show_state() {
   log "/proc/fs/nfsd/portlist: $(tr '\n' ' ' </proc/fs/nfsd/portlist 2>/dev/null)"
   log "/proc/fs/nfsd/threads: $(cat /proc/fs/nfsd/threads 2>/dev/null)"
   log "rpc.mountd processes: $(pgrep -x rpc.mountd | tr '\n' ' ')"
+  # a socket on mountd's port (a kernel client's connection from it, in TIME_WAIT) keeps mountd from listening there
+  log "TCP sockets on port $MOUNTD_PORT:"; ss -tanH "( sport = :$MOUNTD_PORT )" 2>&1 | sed 's/^/    /' >&2
+  log "sunrpc's reserved source ports: $(cat /proc/sys/sunrpc/min_resvport 2>/dev/null)-$(cat /proc/sys/sunrpc/max_resvport 2>/dev/null)"
   log "rdma_cm ids on port $RDMA_PORT:"; rdma resource show cm_id 2>&1 | grep ":$RDMA_PORT" | sed 's/^/    /' >&2
 }
 fail() { log "FAILED: $*"; show_state; exit 1; }
