@@ -80,14 +80,12 @@ final class ChannelSetUp {
     ConnectionParameters parameters() {
         RdmaChannelConfig config = ch.config();
         MemoryRegion word = ch.res.device.streamStart;
-        ConnectPrivateData mine = word == null
-                ? new ConnectPrivateData(config.getReceiveQueueDepth(), config.getBufferSize(), maxTransfer)
-                : new ConnectPrivateData(
-                        config.getReceiveQueueDepth(),
-                        config.getBufferSize(),
-                        maxTransfer,
-                        word.rkey(),
-                        word.address() + DeviceResources.WORD_OFFSET);
+        ConnectPrivateData mine = new ConnectPrivateData(
+                config.getReceiveQueueDepth(),
+                config.getBufferSize(),
+                maxTransfer,
+                word == null ? 0 : word.rkey(),
+                word == null ? 0L : word.address() + DeviceResources.WORD_OFFSET);
         return ConnectionParameters.DEFAULTS.withPrivateData(mine.encode());
     }
 

@@ -22,11 +22,6 @@ record ConnectPrivateData(
     /** What a stream start word holds: the magic and the version, then three zero bytes. */
     static final long WORD = ((long) MAGIC << 32) | ((long) VERSION << 24);
 
-    /** A side without a stream start word (not on Soft-iWARP). */
-    ConnectPrivateData(int receiveDepth, int bufferSize, int maxTransfer) {
-        this(receiveDepth, bufferSize, maxTransfer, 0, 0L);
-    }
-
     ConnectPrivateData {
         if (receiveDepth < CreditFlow.MIN_RECEIVE_DEPTH || receiveDepth > 0xFFFF) {
             throw new IllegalArgumentException(

@@ -1,6 +1,7 @@
 package org.panamardma.netty;
 
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Set;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.CompletionChannel;
@@ -49,15 +50,24 @@ final class DeviceResources implements AutoCloseable {
     static DeviceResources open(Context context, long poolLimitBytes) throws RdmaException {
         ProtectionDomain pd = context.allocateProtectionDomain();
         CompletionChannel channel = null;
+        MemoryRegion streamStart = null;
         try {
             channel = context.createCompletionChannel();
-            MemoryRegion streamStart = null;
             if (StreamStartProbe.needed(context)) {
                 streamStart = pd.allocate(SINK_OFFSET + WORD_LENGTH, Set.of(Access.LOCAL_WRITE, Access.REMOTE_READ));
-                streamStart.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, WORD_OFFSET, ConnectPrivateData.WORD);
+                // big-endian, as the private data: the magic's bytes, then the version
+                streamStart
+                        .segment()
+                        .set(
+                                ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN),
+                                WORD_OFFSET,
+                                ConnectPrivateData.WORD);
             }
             return new DeviceResources(context, pd, channel, new SlabPool(pd, poolLimitBytes), streamStart);
         } catch (RdmaException | RuntimeException e) {
+            if (streamStart != null) {
+                streamStart.close();
+            }
             if (channel != null) {
                 channel.close();
             }

@@ -52,7 +52,7 @@ class FrameTest {
 
     @Test
     void privateDataRoundTripsAndForeignPeersAreRefused() {
-        ConnectPrivateData p = new ConnectPrivateData(32, 16384, 1 << 20);
+        ConnectPrivateData p = new ConnectPrivateData(32, 16384, 1 << 20, 0, 0L); // no stream start word
         assertEquals(p, ConnectPrivateData.decode(p.encode()));
         byte[] longer = java.util.Arrays.copyOf(p.encode(), 56); // padded by the transport
         assertEquals(p, ConnectPrivateData.decode(longer));
