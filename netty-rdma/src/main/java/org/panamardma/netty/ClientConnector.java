@@ -4,6 +4,7 @@ import io.netty.channel.ConnectTimeoutException;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
@@ -24,9 +25,9 @@ import org.slf4j.LoggerFactory;
 final class ClientConnector {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaChannel.class);
     /**
-     * How many times a connect is tried that ends in CONNECT_ERROR, or on iWARP in UNREACHABLE with -ETIMEDOUT (see
-     * RdmaClient.connect: a transient failure on siw; iWARP has no CM retries, only the initiator's MPA reply timer,
-     * so a server slow to accept ends the attempt).
+     * How many times a connect is tried that ends in CONNECT_ERROR, in rdma_connect's EADDRINUSE, or on iWARP in
+     * UNREACHABLE with -ETIMEDOUT (see RdmaClient.connect: a transient failure on siw; iWARP has no CM retries, only
+     * the initiator's MPA reply timer, so a server slow to accept ends the attempt).
      */
     private static final int CONNECT_ATTEMPTS = 3;
 
@@ -85,7 +86,21 @@ final class ClientConnector {
             }
             case ROUTE_RESOLVED -> {
                 ch.setUp.makeResources();
-                ch.id.connect(ch.setUp.parameters());
+                try {
+                    ch.id.connect(ch.setUp.parameters());
+                } catch (RdmaException taken) {
+                    if (taken.errno() != Errno.EADDRINUSE) {
+                        throw taken;
+                    }
+                    // iWARP: rdma_cm's port space is not the TCP stack's, and Soft-iWARP binds its kernel TCP socket
+                    // to the port rdma_cm chose for the id (siw_cm.c, kernel_bindconnect), which fails when a TCP
+                    // socket of the host holds it (CI, stop of 2026-11-27: a gRPC connect on siw); a new id gets a
+                    // new port. RdmaClient.connect does the same.
+                    retryOrFail(
+                            taken.getMessage(),
+                            "the local port rdma_cm chose is held by a TCP socket",
+                            () -> failure("connect", taken));
+                }
             }
             case ESTABLISHED -> {
                 ch.peer = ConnectPrivateData.decode(e.privateData());
@@ -114,19 +129,22 @@ final class ClientConnector {
 
     /** Another attempt after a transient connect failure (see CONNECT_ATTEMPTS), while attempts and time are left. */
     private void retryOrFail(CmEvent e, String why) {
+        retryOrFail(e.type().cName() + " (status " + e.status() + ")", why, () -> cmFailure("connect", e));
+    }
+
+    private void retryOrFail(String what, String why, Supplier<ConnectException> failure) {
         if (attempts < CONNECT_ATTEMPTS && deadline - System.nanoTime() > 0) {
             LOG.info(
-                    "connect to {}: {} (status {}), {}; trying again, attempt {} of {}",
+                    "connect to {}: {}, {}; trying again, attempt {} of {}",
                     ch.requestedRemote,
-                    e.type().cName(),
-                    e.status(),
+                    what,
                     why,
                     attempts + 1,
                     CONNECT_ATTEMPTS);
             dropAttempt();
             startAttempt();
         } else {
-            ch.setUp.fail(cmFailure("connect", e));
+            ch.setUp.fail(failure.get());
         }
     }
 

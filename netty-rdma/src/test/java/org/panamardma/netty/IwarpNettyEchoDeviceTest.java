@@ -1,21 +1,27 @@
 package org.panamardma.netty;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
+import org.panamardma.testing.TcpHeldRdmaCmPort;
 import org.panamardma.verbs.CompletionQueue;
 import org.panamardma.verbs.ProtectionDomain;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
@@ -27,6 +33,58 @@ import org.panamardma.verbs.cm.QueuePairOptions;
 @RdmaDeviceTest(transport = Transport.IWARP)
 class IwarpNettyEchoDeviceTest extends NettyEchoDeviceTests {
     private static final Duration CM_WAIT = Duration.ofSeconds(60);
+
+    /**
+     * A connect whose first local port a TCP socket of the host holds: Soft-iWARP cannot bind its TCP socket to it and
+     * rdma_connect fails with EADDRINUSE (CI, stop of 2026-11-27, a gRPC connect). The connect tries again with a new
+     * rdma_cm id, whose port is free, and the connection carries 256 KiB both ways, every byte checked. Before the
+     * retry, this connect failed.
+     */
+    @Test
+    void aConnectWhosePortATcpSocketHoldsTriesAnotherPort(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = DeviceTestSupport.serverAddress(device);
+        EventLoopGroup server = DeviceTestSupport.group(1);
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        try {
+            Channel listener = DeviceTestSupport.server(server)
+                    .childHandler(new Echo())
+                    .bind(address)
+                    .sync()
+                    .channel();
+            Verifier v = new Verifier(0, 256 << 10, 4242L);
+            Channel ch;
+            int held;
+            try (TcpHeldRdmaCmPort taken = new TcpHeldRdmaCmPort(() -> boundPort(address))) {
+                held = taken.port();
+                ch = DeviceTestSupport.client(clients)
+                        .handler(v)
+                        .connect(address)
+                        .sync()
+                        .channel();
+            }
+            assertEquals(
+                    held + 1,
+                    ((InetSocketAddress) ch.localAddress()).getPort(),
+                    "the connection runs on the port after the one TCP held");
+            v.go();
+            awaitAll(List.of(v));
+            ch.close().sync();
+            listener.close().sync();
+        } finally {
+            DeviceTestSupport.shutdown(clients, server);
+        }
+    }
+
+    /** The local port a new rdma_cm id gets when it resolves {@code server}'s address; the id is closed. */
+    private static int boundPort(InetSocketAddress server) {
+        try (EventChannel events = EventChannel.create();
+                CmId id = events.createId()) {
+            CmConnector.resolveAddress(id, null, server, Duration.ofSeconds(10));
+            return id.localPort();
+        } catch (RdmaException e) {
+            throw new IllegalStateException("resolving " + server + " on a new rdma_cm id", e);
+        }
+    }
 
     /**
      * A server that names a stream start word its client cannot read (a key it never registered): the client's

@@ -12,9 +12,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.panamardma.verbs.Errno;
+import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEvent;
+import org.panamardma.verbs.cm.CmEventException;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.ConnectionParameters;
@@ -190,21 +194,18 @@ public final class Perf {
         List<Integer> sizes = sizes(test, allSizes, size);
         int maxSize = sizes.stream().mapToInt(Integer::intValue).max().orElseThrow();
         int minSize = sizes.stream().mapToInt(Integer::intValue).min().orElseThrow();
-        PerfEndpoint ep = new PerfEndpoint(maxSize, test == Test.WRITE_BW ? TX_DEPTH : RX_DEPTH);
+        int warmupIterations = warmup;
         try (EventChannel channel = EventChannel.create();
-                ep) {
-            // CmConnector.connect's steps, by hand: the connect private data must name the buffer, which exists
-            // only once the id is bound to a device
-            CmId id = channel.createId();
-            ep.id = id;
+                PerfEndpoint ep = connect(
+                        channel,
+                        server,
+                        timeout,
+                        maxSize,
+                        test == Test.WRITE_BW ? TX_DEPTH : RX_DEPTH,
+                        mr -> new PerfRequest(
+                                test, iters, minSize, maxSize, allSizes, mr.address(), mr.rkey(), warmupIterations))) {
+            CmId id = ep.id;
             Duration wait = CmConnector.eventWait(timeout);
-            CmConnector.resolveAddress(id, null, server, timeout);
-            id.resolveRoute(timeout);
-            id.expect(CmEventType.ROUTE_RESOLVED, wait);
-            ep.create(id);
-            PerfRequest request =
-                    new PerfRequest(test, iters, minSize, maxSize, allSizes, ep.mr.address(), ep.mr.rkey(), warmup);
-            id.connect(ConnectionParameters.DEFAULTS.withPrivateData(request.encode()));
             CmEvent established = id.expect(CmEventType.ESTABLISHED, wait);
             ByteBuffer reply = ByteBuffer.wrap(established.privateData());
             if (reply.remaining() < 16 || reply.get(0) != PerfRequest.MAGIC_REPLY) {
@@ -252,6 +253,51 @@ public final class Perf {
             ep.awaitSends(deadline);
             ep.awaitReceive(deadline);
             return results;
+        }
+    }
+
+    /** How many times a connect is tried whose rdma_connect fails with EADDRINUSE (see {@link #connect}). */
+    private static final int CONNECT_ATTEMPTS = 3;
+
+    /**
+     * CmConnector.connect's steps up to rdma_connect, by hand: the connect private data must name the buffer, which
+     * exists only once the id is bound to a device. A connect that fails with EADDRINUSE is tried again with a new
+     * id, as RdmaClient.connect does: on iWARP the rdma_cm port space is not the TCP stack's, and Soft-iWARP binds its
+     * TCP socket to the port rdma_cm chose (siw_cm.c, kernel_bindconnect), which a TCP socket of the host may hold.
+     *
+     * @return the endpoint, its id connecting (the caller takes ESTABLISHED) and its resources made
+     */
+    private static PerfEndpoint connect(
+            EventChannel channel,
+            InetSocketAddress server,
+            Duration timeout,
+            int maxSize,
+            int sendDepth,
+            Function<MemoryRegion, PerfRequest> request)
+            throws RdmaException {
+        for (int attempt = 1; ; attempt++) {
+            PerfEndpoint ep = new PerfEndpoint(maxSize, sendDepth);
+            try {
+                CmId id = channel.createId();
+                ep.id = id;
+                CmConnector.resolveAddress(id, null, server, timeout);
+                id.resolveRoute(timeout);
+                id.expect(CmEventType.ROUTE_RESOLVED, CmConnector.eventWait(timeout));
+                ep.create(id);
+                id.connect(ConnectionParameters.DEFAULTS.withPrivateData(
+                        request.apply(ep.mr).encode()));
+                return ep;
+            } catch (RdmaException e) {
+                ep.close();
+                if (e.errno() != Errno.EADDRINUSE || e instanceof CmEventException || attempt == CONNECT_ATTEMPTS) {
+                    throw e;
+                }
+                System.err.println("perf: " + e.getMessage() + " (the local port rdma_cm chose is held by a TCP "
+                        + "socket); trying again with a new id, attempt " + (attempt + 1) + " of " + CONNECT_ATTEMPTS);
+            } catch (RuntimeException | Error e) {
+                ep.close();
+                throw e;
+            }
         }
     }
 

@@ -4,11 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
+import org.panamardma.testing.TcpHeldRdmaCmPort;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.cm.CmConnector;
+import org.panamardma.verbs.cm.CmId;
+import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.verbs.connection.ConnectionCapabilities;
 
 /** rdma-tool on Soft-iWARP (siw0 clients, siw1 server): what siw lacks is refused or skipped with the reason. */
@@ -27,6 +34,35 @@ class IwarpToolDeviceTest extends ToolDeviceTests {
                     err.text().contains(device.name())
                             && err.text().toLowerCase().contains("atomic"),
                     err.text());
+        }
+    }
+
+    /**
+     * A perf connect whose first local port a TCP socket of the host holds: Soft-iWARP cannot bind its TCP socket to
+     * it and rdma_connect fails with EADDRINUSE (seen in CI with netty-rdma's connect, stop of 2026-11-27). perf tries
+     * again with a new rdma_cm id and measures; before, the run failed.
+     */
+    @Test
+    void perfWhoseFirstPortATcpSocketHoldsConnectsOnAnother(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = serverAddress(device);
+        try (PerfServer server = PerfServer.start(address, TIMEOUT, System.out)) {
+            List<Perf.Result> results;
+            try (TcpHeldRdmaCmPort taken = new TcpHeldRdmaCmPort(() -> boundPort(address))) {
+                results = Perf.run(address, Perf.Test.WRITE_LAT, 64, false, 20, TIMEOUT);
+            }
+            assertEquals(1, results.size());
+            assertSaneLatency(results.get(0));
+        }
+    }
+
+    /** The local port a new rdma_cm id gets when it resolves {@code server}'s address; the id is closed. */
+    private static int boundPort(InetSocketAddress server) {
+        try (EventChannel events = EventChannel.create();
+                CmId id = events.createId()) {
+            CmConnector.resolveAddress(id, null, server, Duration.ofSeconds(10));
+            return id.localPort();
+        } catch (RdmaException e) {
+            throw new IllegalStateException("resolving " + server + " on a new rdma_cm id", e);
         }
     }
 

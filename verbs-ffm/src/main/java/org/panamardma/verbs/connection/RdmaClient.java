@@ -92,7 +92,9 @@ public final class RdmaClient {
                         + (tried.iwarp && unreachableByTimeout(e)
                                 ? " (iWARP: the server did not answer the MPA request in"
                                         + " time; its device has no connection manager retries)"
-                                : " (a connection that could not be" + " set up, not a refusal)")
+                                : e.errno() == Errno.EADDRINUSE && !(e instanceof CmEventException)
+                                        ? " (the local port rdma_cm chose is held by a TCP socket)"
+                                        : " (a connection that could not be" + " set up, not a refusal)")
                         + "; trying again, attempt "
                         + (attempt + 1) + " of " + CONNECT_ATTEMPTS);
                 try {

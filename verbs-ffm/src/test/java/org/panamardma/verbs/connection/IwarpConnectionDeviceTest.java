@@ -1,5 +1,7 @@
 package org.panamardma.verbs.connection;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,8 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
+import org.panamardma.testing.TcpHeldRdmaCmPort;
 import org.panamardma.verbs.Access;
 import org.panamardma.verbs.MemoryRegion;
+import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
@@ -33,6 +37,65 @@ class IwarpConnectionDeviceTest extends ConnectionDeviceTests {
     @Override
     int concurrentConnections() {
         return 40;
+    }
+
+    /**
+     * A connect whose first local port a TCP socket of the host holds: Soft-iWARP cannot bind its TCP socket to it and
+     * rdma_connect fails with EADDRINUSE (seen in CI: netty-rdma's connect, stop of 2026-11-27; RdmaClient's, issue
+     * 12's series). RdmaClient tries again with a new rdma_cm id, whose port is free, and the connection writes to
+     * the server's memory.
+     */
+    @Test
+    void aConnectWhosePortATcpSocketHoldsTriesAnotherPort(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = serverAddress(device);
+        Duration wait = Duration.ofSeconds(WAIT_SECONDS);
+        try (EventChannel events = EventChannel.create()) {
+            CmId listener = CmConnector.listen(events, address, 8);
+            ConnectionResources res = new ConnectionResources(OPTIONS);
+            FutureTask<CmConnector.Connection> accepting =
+                    new FutureTask<>(() -> CmConnector.acceptOne(listener, OPTIONS.parameters(), res::create, wait));
+            Thread.ofPlatform().daemon(true).start(accepting);
+            MemoryRegion target = null;
+            CmConnector.Connection server = null;
+            try {
+                RdmaConnection client;
+                int held;
+                try (TcpHeldRdmaCmPort taken = new TcpHeldRdmaCmPort(() -> boundPort(address))) {
+                    held = taken.port();
+                    client = RdmaClient.connect(address, OPTIONS);
+                }
+                try (client) {
+                    server = accepting.get(WAIT_SECONDS, TimeUnit.SECONDS);
+                    assertEquals(
+                            held + 1, server.id().peerPort(), "the connection runs on the port after the one TCP held");
+                    target = res.pd.allocate(256, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                    byte[] data = pattern(256, 22);
+                    await(client.write(region(client, data), 0, data.length, target.remote()));
+                    assertArrayEquals(data, bytes(target, 0, data.length), "written over the retried connection");
+                }
+            } finally {
+                accepting.cancel(true);
+                if (server != null) {
+                    server.close();
+                }
+                if (target != null) {
+                    target.close();
+                }
+                res.close();
+                listener.close();
+            }
+        }
+    }
+
+    /** The local port a new rdma_cm id gets when it resolves {@code server}'s address; the id is closed. */
+    private static int boundPort(InetSocketAddress server) {
+        try (EventChannel events = EventChannel.create();
+                CmId id = events.createId()) {
+            CmConnector.resolveAddress(id, null, server, Duration.ofSeconds(10));
+            return id.localPort();
+        } catch (RdmaException e) {
+            throw new IllegalStateException("resolving " + server + " on a new rdma_cm id", e);
+        }
     }
 
     /**
