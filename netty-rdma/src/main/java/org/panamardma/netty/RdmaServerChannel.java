@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.WorkCompletions;
+import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
@@ -101,15 +102,33 @@ public final class RdmaServerChannel extends AbstractServerChannel {
             throw new IllegalArgumentException("an RDMA server binds a resolved InetSocketAddress (an RDMA device's "
                     + "address, or the wildcard), not " + localAddress);
         }
-        CmId id = handler.cmChannel().createId();
-        try {
-            handler.watchCmId(id, io);
-            id.bind(a);
-            id.listen(config.getBacklog());
-        } catch (RdmaException | RuntimeException e) {
-            handler.unwatchCmId(id);
-            id.close();
-            throw e;
+        CmId id = null;
+        for (int attempt = 1; id == null; attempt++) {
+            CmId tried = handler.cmChannel().createId();
+            try {
+                handler.watchCmId(tried, io);
+                tried.bind(a);
+                tried.listen(config.getBacklog());
+                id = tried;
+            } catch (RdmaException e) {
+                handler.unwatchCmId(tried);
+                tried.close();
+                // port 0 on iWARP: the port rdma_cm chose may be one a TCP socket holds (CmConnector says why)
+                if (!CmConnector.anotherPortMayListen(a, e, attempt)) {
+                    throw e;
+                }
+                LOG.info(
+                        "listening on {}: {} (the port rdma_cm chose is held by a TCP socket); trying another, "
+                                + "attempt {} of {}",
+                        a,
+                        e.getMessage(),
+                        attempt + 1,
+                        CmConnector.LISTEN_ATTEMPTS);
+            } catch (RuntimeException e) {
+                handler.unwatchCmId(tried);
+                tried.close();
+                throw e;
+            }
         }
         listener = id;
         local = id.localAddress().orElse(a);

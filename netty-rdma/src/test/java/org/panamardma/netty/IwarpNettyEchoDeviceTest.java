@@ -75,6 +75,45 @@ class IwarpNettyEchoDeviceTest extends NettyEchoDeviceTests {
         }
     }
 
+    /**
+     * A server bound to port 0 whose first port a TCP socket of the host holds: rdma_cm picks the port, and
+     * Soft-iWARP's listen cannot bind its TCP socket to it (EADDRINUSE from rdma_listen). The bind tries another
+     * port; a client connects to the port the channel reports and the connection echoes 64 KiB, every byte checked.
+     */
+    @Test
+    void aServerOnAnyPortWhoseFirstPortATcpSocketHoldsListensOnAnother(RdmaTestDevice device) throws Exception {
+        InetSocketAddress peer = DeviceTestSupport.serverAddress(device);
+        InetSocketAddress any = new InetSocketAddress(peer.getAddress(), 0);
+        EventLoopGroup server = DeviceTestSupport.group(1);
+        EventLoopGroup clients = DeviceTestSupport.group(1);
+        try {
+            Channel listener;
+            int held;
+            try (TcpHeldRdmaCmPort taken = new TcpHeldRdmaCmPort(() -> boundPort(peer))) {
+                held = taken.port();
+                listener = DeviceTestSupport.server(server)
+                        .childHandler(new Echo())
+                        .bind(any)
+                        .sync()
+                        .channel();
+            }
+            InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
+            assertEquals(held + 1, bound.getPort(), "the server listens on the port after the one TCP held");
+            Verifier v = new Verifier(0, 64 << 10, 4343L);
+            Channel ch = DeviceTestSupport.client(clients)
+                    .handler(v)
+                    .connect(bound)
+                    .sync()
+                    .channel();
+            v.go();
+            awaitAll(List.of(v));
+            ch.close().sync();
+            listener.close().sync();
+        } finally {
+            DeviceTestSupport.shutdown(clients, server);
+        }
+    }
+
     /** The local port a new rdma_cm id gets when it resolves {@code server}'s address; the id is closed. */
     private static int boundPort(InetSocketAddress server) {
         try (EventChannel events = EventChannel.create();

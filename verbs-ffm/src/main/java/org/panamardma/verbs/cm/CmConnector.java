@@ -175,21 +175,58 @@ public final class CmConnector {
      * @param address the local address and port (port 0: any, then read {@link CmId#localPort()})
      * @param backlog the pending connection requests the kernel queues
      * @return the listening id; closing it stops listening
-     * @throws RdmaException with the errno of the verb that failed (EADDRINUSE: the port is taken); the id is closed
+     * @throws RdmaException with the errno of the verb that failed (EADDRINUSE: the port is taken; for port 0, after
+     *                       {@value #LISTEN_ATTEMPTS} ports: see {@link #anotherPortMayListen}); the id is closed
      */
     @Verb("rdma_create_id")
     @Verb("rdma_bind_addr")
     @Verb("rdma_listen")
     public static CmId listen(EventChannel channel, InetSocketAddress address, int backlog) throws RdmaException {
-        CmId id = channel.createId();
-        try {
-            id.bind(address);
-            id.listen(backlog);
-            return id;
-        } catch (RdmaException | RuntimeException | Error e) {
-            id.close();
-            throw e;
+        for (int attempt = 1; ; attempt++) {
+            CmId id = channel.createId();
+            try {
+                id.bind(address);
+                id.listen(backlog);
+                return id;
+            } catch (RdmaException e) {
+                id.close();
+                if (!anotherPortMayListen(address, e, attempt)) {
+                    throw e;
+                }
+                LOG.info(
+                        "listening on {}: {} (the port rdma_cm chose is held by a TCP socket); trying another, "
+                                + "attempt {} of {}",
+                        address,
+                        e.getMessage(),
+                        attempt + 1,
+                        LISTEN_ATTEMPTS);
+            } catch (RuntimeException | Error e) {
+                id.close();
+                throw e;
+            }
         }
+    }
+
+    /** How many ports a listen on port 0 tries (see {@link #anotherPortMayListen}). */
+    public static final int LISTEN_ATTEMPTS = 3;
+
+    /**
+     * Whether a listen that failed with {@code e} on its {@code attempt}-th port may try another: when it asked for
+     * any port (port 0) and {@code rdma_listen} failed with EADDRINUSE. On iWARP the rdma_cm port space is not the
+     * TCP stack's: rdma_cm picks a port free in its own space at {@code rdma_bind_addr}, and the device's listen binds
+     * a kernel TCP socket to it (Soft-iWARP: siw_cm.c, {@code siw_create_listen}), which fails when a TCP socket of
+     * the host holds that port. A new id gets a new port. A port the caller named is theirs to choose again.
+     *
+     * @param address the address the listen asked for
+     * @param e       the failure
+     * @param attempt how many ports were tried, this one included
+     * @return whether to try again with a new id
+     */
+    public static boolean anotherPortMayListen(InetSocketAddress address, RdmaException e, int attempt) {
+        return address.getPort() == 0
+                && e.errno() == Errno.EADDRINUSE
+                && !(e instanceof CmEventException)
+                && attempt < LISTEN_ATTEMPTS;
     }
 
     /**

@@ -87,6 +87,53 @@ class IwarpConnectionDeviceTest extends ConnectionDeviceTests {
         }
     }
 
+    /**
+     * A listen on port 0 whose first port a TCP socket of the host holds: rdma_cm picks the port and Soft-iWARP's
+     * listen cannot bind its TCP socket to it (EADDRINUSE from rdma_listen). CmConnector.listen, under RdmaServer,
+     * tries another port, and a client connects there and writes to the server's memory.
+     */
+    @Test
+    void aListenOnAnyPortWhoseFirstPortATcpSocketHoldsTakesAnother(RdmaTestDevice device) throws Exception {
+        InetSocketAddress peer = serverAddress(device);
+        InetSocketAddress any = new InetSocketAddress(peer.getAddress(), 0);
+        Duration wait = Duration.ofSeconds(WAIT_SECONDS);
+        try (EventChannel events = EventChannel.create()) {
+            CmId listener;
+            int held;
+            try (TcpHeldRdmaCmPort taken = new TcpHeldRdmaCmPort(() -> boundPort(peer))) {
+                held = taken.port();
+                listener = CmConnector.listen(events, any, 8);
+            }
+            ConnectionResources res = new ConnectionResources(OPTIONS);
+            MemoryRegion target = null;
+            CmConnector.Connection server = null;
+            FutureTask<CmConnector.Connection> accepting =
+                    new FutureTask<>(() -> CmConnector.acceptOne(listener, OPTIONS.parameters(), res::create, wait));
+            try {
+                assertEquals(held + 1, listener.localPort(), "the listen took the port after the one TCP held");
+                Thread.ofPlatform().daemon(true).start(accepting);
+                try (RdmaConnection client =
+                        RdmaClient.connect(new InetSocketAddress(any.getAddress(), listener.localPort()), OPTIONS)) {
+                    server = accepting.get(WAIT_SECONDS, TimeUnit.SECONDS);
+                    target = res.pd.allocate(256, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                    byte[] data = pattern(256, 23);
+                    await(client.write(region(client, data), 0, data.length, target.remote()));
+                    assertArrayEquals(data, bytes(target, 0, data.length), "written to the server on its new port");
+                }
+            } finally {
+                accepting.cancel(true);
+                if (server != null) {
+                    server.close();
+                }
+                if (target != null) {
+                    target.close();
+                }
+                res.close();
+                listener.close();
+            }
+        }
+    }
+
     /** The local port a new rdma_cm id gets when it resolves {@code server}'s address; the id is closed. */
     private static int boundPort(InetSocketAddress server) {
         try (EventChannel events = EventChannel.create();
