@@ -68,7 +68,11 @@ public final class TcpHeldRdmaCmPort implements AutoCloseable {
                         + port + "-" + (port + 1) + "; expected it to alternate");
             }
         } catch (IOException | RuntimeException | Error e) {
-            close();
+            try {
+                close();
+            } catch (IOException | RuntimeException restoring) {
+                e.addSuppressed(restoring);
+            }
             throw e;
         }
     }
