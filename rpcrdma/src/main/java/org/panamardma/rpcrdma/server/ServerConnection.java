@@ -6,7 +6,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Phaser;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -54,8 +53,8 @@ final class ServerConnection {
     private final SendSlots sendSlots;
     private final int sendBufferSize;
     private final Phaser calls = new Phaser(1);
-    /** Free call slots: the credits granted; a message is taken only with one. */
-    private final Semaphore callSlots;
+    /** The credits granted; a message is taken only with a free slot. */
+    private final CallSlots callSlots;
 
     private final AtomicInteger inProgress = new AtomicInteger();
     /** Messages taken and messages answered (or dropped): the client's calls outstanding are the difference. */
@@ -87,7 +86,7 @@ final class ServerConnection {
             Runnable onClosed)
             throws RdmaException {
         this.connection = connection;
-        this.callSlots = new Semaphore(settings.maxCredits());
+        this.callSlots = new CallSlots(settings.maxCredits());
         this.statistics = statistics;
         this.timeoutMillis = timeoutMillis;
         this.transferDeadline = transferDeadline;
@@ -145,13 +144,12 @@ final class ServerConnection {
 
     private void receiveLoop() {
         try {
-            while (!closed.get()) {
-                callSlots.acquire();
+            while (!closed.get() && callSlots.take()) {
                 Received message;
                 try {
                     message = connection.receive().get();
                 } catch (ExecutionException e) {
-                    callSlots.release();
+                    callSlots.giveBack();
                     if (!(e.getCause() instanceof ConnectionClosedException)) {
                         LOG.warn(connection.name() + ": receive failed", e.getCause());
                     }
@@ -164,7 +162,7 @@ final class ServerConnection {
                     Thread.ofVirtual().name("rpcrdma-call " + connection.name()).start(() -> serve(message));
                 } catch (RuntimeException e) {
                     calls.arriveAndDeregister();
-                    callSlots.release();
+                    callSlots.giveBack();
                     throw e;
                 }
             }
@@ -255,7 +253,7 @@ final class ServerConnection {
     private void callEnded() {
         inProgress.decrementAndGet();
         lastActivity = System.nanoTime();
-        callSlots.release();
+        callSlots.giveBack();
         calls.arriveAndDeregister();
     }
 
@@ -324,7 +322,7 @@ final class ServerConnection {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        callSlots.release(); // a receive loop waiting for a slot wakes, sees closed and ends
+        callSlots.close(); // a receive loop waiting for a slot wakes and ends, and takes no message more
         try {
             if (!connection.isFailed()) {
                 // Ended by us (a protocol error): disconnect first, so RDMA operations of calls in flight fail
