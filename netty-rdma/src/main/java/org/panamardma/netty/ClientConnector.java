@@ -11,6 +11,7 @@ import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.TransportType;
 import org.panamardma.verbs.WcStatus;
+import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.StreamStartProbe;
@@ -89,13 +90,11 @@ final class ClientConnector {
                 try {
                     ch.id.connect(ch.setUp.parameters());
                 } catch (RdmaException taken) {
-                    if (taken.errno() != Errno.EADDRINUSE) {
+                    if (!CmConnector.portChosenWasTaken(taken)) {
                         throw taken;
                     }
-                    // iWARP: rdma_cm's port space is not the TCP stack's, and Soft-iWARP binds its kernel TCP socket
-                    // to the port rdma_cm chose for the id (siw_cm.c, kernel_bindconnect), which fails when a TCP
-                    // socket of the host holds it (CI, stop of 2026-11-27: a gRPC connect on siw); a new id gets a
-                    // new port. RdmaClient.connect does the same.
+                    // iWARP: a TCP socket of the host holds the port rdma_cm chose for the id (CI, stop of
+                    // 2026-11-27: a gRPC connect on siw); a new id gets a new port
                     retryOrFail(
                             taken.getMessage(),
                             "the local port rdma_cm chose is held by a TCP socket",

@@ -13,12 +13,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmConnector;
 import org.panamardma.verbs.cm.CmEvent;
-import org.panamardma.verbs.cm.CmEventException;
 import org.panamardma.verbs.cm.CmEventType;
 import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.ConnectionParameters;
@@ -289,7 +287,7 @@ public final class Perf {
                 return ep;
             } catch (RdmaException e) {
                 ep.close();
-                if (e.errno() != Errno.EADDRINUSE || e instanceof CmEventException || attempt == CONNECT_ATTEMPTS) {
+                if (!CmConnector.portChosenWasTaken(e) || attempt == CONNECT_ATTEMPTS) {
                     throw e;
                 }
                 System.err.println("perf: " + e.getMessage() + " (the local port rdma_cm chose is held by a TCP "

@@ -223,10 +223,24 @@ public final class CmConnector {
      * @return whether to try again with a new id
      */
     public static boolean anotherPortMayListen(InetSocketAddress address, RdmaException e, int attempt) {
-        return address.getPort() == 0
-                && e.errno() == Errno.EADDRINUSE
-                && !(e instanceof CmEventException)
-                && attempt < LISTEN_ATTEMPTS;
+        return address.getPort() == 0 && portChosenWasTaken(e) && attempt < LISTEN_ATTEMPTS;
+    }
+
+    /**
+     * Whether {@code e} says the transport could not bind the local port rdma_cm chose for an id: a verb itself
+     * ({@code rdma_connect}, {@code rdma_listen}) failed with EADDRINUSE, not an event. On iWARP rdma_cm's port space
+     * is not the TCP stack's: rdma_cm picks a port free in its own space (cma.c, {@code cma_alloc_any_port}), and
+     * the device binds a kernel TCP socket to it (Soft-iWARP: siw_cm.c, {@code kernel_bindconnect} for a connect,
+     * {@code siw_create_listen} for a listen), which fails when a TCP socket of the host holds that port; a real
+     * RNIC's port mapper keeps the two apart. A new id gets a new port, so a connect or a listen on port 0 that
+     * fails so is worth another try: every connect and listen of this project tries again on it (RdmaClient,
+     * netty-rdma's client and server, rdma-tool perf, {@link #listen}).
+     *
+     * @param e the failure
+     * @return whether it was the chosen port taken by the transport
+     */
+    public static boolean portChosenWasTaken(RdmaException e) {
+        return e.errno() == Errno.EADDRINUSE && !(e instanceof CmEventException);
     }
 
     /**

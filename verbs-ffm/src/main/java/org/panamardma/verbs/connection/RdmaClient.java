@@ -92,7 +92,7 @@ public final class RdmaClient {
                         + (tried.iwarp && unreachableByTimeout(e)
                                 ? " (iWARP: the server did not answer the MPA request in"
                                         + " time; its device has no connection manager retries)"
-                                : e.errno() == Errno.EADDRINUSE && !(e instanceof CmEventException)
+                                : CmConnector.portChosenWasTaken(e)
                                         ? " (the local port rdma_cm chose is held by a TCP socket)"
                                         : " (a connection that could not be" + " set up, not a refusal)")
                         + "; trying again, attempt "
@@ -115,7 +115,7 @@ public final class RdmaClient {
         if (e instanceof CmEventException cm) {
             return cm.event().type() == CmEventType.CONNECT_ERROR || iwarp && unreachableByTimeout(e);
         }
-        return e.errno() == Errno.EADDRINUSE;
+        return CmConnector.portChosenWasTaken(e);
     }
 
     private static boolean unreachableByTimeout(RdmaException e) {
