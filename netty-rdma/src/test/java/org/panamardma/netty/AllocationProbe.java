@@ -7,9 +7,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.ResourceLeakDetector;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -18,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * device suite's JVM runs C1 only, without the escape analysis production code gets): a 64-byte ping-pong between a
  * client and an echo server in this process, warmed up, then {@code rounds} round trips measured with
  * {@code ThreadMXBean.getThreadAllocatedBytes} on both loop threads. Prints {@code allocated-per-round-trip server=S
- * client=C} (the lowest of the measured runs: three, or more while none is clean). Arguments: server address, client address, port, rounds.
+ * client=C} (the lowest of the measured runs: three, or more while none is clean), and what a flight recording saw
+ * of the JIT and of the allocations in those runs ({@link AllocationTrace}). Arguments: server address, client address, port, rounds.
  */
 public final class AllocationProbe {
     private AllocationProbe() {}
@@ -60,7 +63,7 @@ public final class AllocationProbe {
         EventLoopGroup boss = DeviceTestSupport.group(1);
         EventLoopGroup workers = DeviceTestSupport.group(1);
         EventLoopGroup clients = DeviceTestSupport.group(1);
-        try {
+        try (AllocationTrace trace = new AllocationTrace()) {
             Echo echo = new Echo();
             DeviceTestSupport.server(boss, workers)
                     .childHandler(echo)
@@ -80,9 +83,12 @@ public final class AllocationProbe {
             // the measured runs (below)
             int warmUps = 0;
             while (warmUps < WARM_UP_RUNS) {
+                Instant start = Instant.now();
                 long[] perRound = oneRun(ch, echo, pinger, threads, rounds);
                 warmUps++;
-                if (perRound[0] < 8 && perRound[1] < 8) {
+                boolean clean = perRound[0] < 8 && perRound[1] < 8;
+                trace.run("w" + warmUps, start, Instant.now(), false); // a warm-up run allocates: compiling
+                if (clean) {
                     break;
                 }
             }
@@ -94,11 +100,18 @@ public final class AllocationProbe {
             StringBuilder measured = new StringBuilder();
             int runs = 0;
             while (runs < 3 || (runs < MEASURED_RUNS && (bestServer >= 8 || bestClient >= 8))) {
+                Instant start = Instant.now();
                 long[] perRound = oneRun(ch, echo, pinger, threads, rounds);
                 runs++;
+                trace.run("m" + runs, start, Instant.now(), perRound[0] >= 8 || perRound[1] >= 8);
                 bestServer = Math.min(bestServer, perRound[0]);
                 bestClient = Math.min(bestClient, perRound[1]);
                 measured.append(' ').append(perRound[0]).append('/').append(perRound[1]);
+            }
+            try {
+                trace.report(System.out, echo.thread, pinger.thread);
+            } catch (IOException | RuntimeException e) {
+                System.out.println("jfr: no report: " + e);
             }
             System.out.println("warm-up runs " + warmUps + " of " + rounds + " round trips each");
             System.out.println("measured runs " + runs + ", bytes per round trip server/client:" + measured);
