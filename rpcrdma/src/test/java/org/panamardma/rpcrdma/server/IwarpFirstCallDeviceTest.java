@@ -10,6 +10,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -104,6 +107,67 @@ class IwarpFirstCallDeviceTest {
                             .toList(),
                     "first calls never answered");
             assertEquals(CONNECTIONS, server.statistics().inlineCalls(), "the server ran every NULL call once");
+        } finally {
+            probes.close();
+        }
+    }
+
+    /**
+     * The other side of the server's probe: it must not end a connection whose client sends on. This library's client
+     * probes by itself ({@code RdmaClient.connect}, whose zero-length READ may be what waits in the server's socket)
+     * and then sends five calls back to back, as {@code moreCallsThanCreditsAreStillAnswered} does: a server probing
+     * at once on those waiting bytes had its READ reach the client among the five calls, siw answered it with the
+     * last call's length and the connection ended (rehearsal r31). The race is rare (it needs bytes left waiting,
+     * about one connection in fifty, and the READ's timing), so this runs many connections; every call of every
+     * connection must be answered and every connection stay up.
+     */
+    @Test
+    @Timeout(3600)
+    void aClientThatProbesAndThenSendsFiveCallsAtOnceKeepsItsConnection(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = new InetSocketAddress(
+                RpcRdmaServerDeviceTests.peerAddress(device), 47_000 + new Random().nextInt(2_000));
+        int connections = Math.max(1, CONNECTIONS / 2);
+        Probes probes = Probes.watch();
+        try (RpcRdmaServer server = RpcRdmaServer.builder(EchoProgram.dispatcher())
+                .bind(address)
+                .credits(8)
+                .timeout(TIMEOUT)
+                .start()) {
+            for (int i = 0; i < connections; i++) {
+                long deadline = System.nanoTime() + TIMEOUT.toNanos();
+                while (server.connectionCount() > 32 && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                try (RawPeer peer = RawPeer.connect(address, TIMEOUT)) {
+                    List<Integer> xids = new ArrayList<>();
+                    List<CompletableFuture<byte[]>> replies = new ArrayList<>();
+                    for (int k = 0; k < 5; k++) {
+                        int xid = 0x5252_0000 + i * 8 + k;
+                        xids.add(xid);
+                        replies.add(peer.call(
+                                xid,
+                                RpcRdmaServerDeviceTests.concat(
+                                        RpcRdmaServerDeviceTests.header(new RdmaMsg(xid, 8, ChunkLists.NONE)),
+                                        RpcRdmaServerDeviceTests.rpcCall(
+                                                xid, EchoProgram.PROGRAM, EchoProgram.NULL, new byte[0]))));
+                    }
+                    for (int k = 0; k < 5; k++) {
+                        byte[] reply;
+                        try {
+                            reply = replies.get(k).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                        } catch (ExecutionException e) {
+                            throw new AssertionError(
+                                    "connection " + i + ", call " + k + " failed (the server probed on "
+                                            + probes.count.get() + " connections so far): " + e.getCause(),
+                                    e);
+                        }
+                        assertNullReply(xids.get(k), reply);
+                    }
+                }
+            }
+            System.out.println(device + ": " + connections + " connections of a probing client sending five calls at "
+                    + "once, every call answered; the server probed on " + probes.count.get());
+            assertEquals(5L * connections, server.statistics().inlineCalls(), "the server ran every call once");
         } finally {
             probes.close();
         }

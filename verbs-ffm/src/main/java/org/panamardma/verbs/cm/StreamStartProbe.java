@@ -44,8 +44,9 @@ import org.panamardma.verbs.TransportType;
  * bytes of the peer's last SEND, the reader terminates the connection ({@code siw: rresp len: N != 0}) and the probe
  * completes with {@code IBV_WC_GENERAL_ERR}. RPC-over-RDMA keeps the client's probe safe: a server sends nothing
  * before a call, and the client sends none before its probe is answered. The server's probe ({@code
- * ServerStreamStart}) can still meet a client that sends more calls behind a stuck first one; that connection then
- * ends, and its calls fail as on any lost connection. A protocol whose server
+ * ServerStreamStart}) is sent only when the client's bytes have stayed unread, unchanged, for a while: a client that
+ * sends on wakes its stuck bytes itself, and one whose first message is stuck waits for its reply, sending nothing.
+ * A protocol whose server
  * speaks first must probe with a READ of a few bytes the peer exposes instead, as netty-rdma does (its private data
  * names a stream start word).
  *

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.panamardma.verbs.RdmaException;
 import org.panamardma.verbs.cm.CmEvent;
 import org.panamardma.verbs.cm.StreamStartProbe;
@@ -45,11 +46,95 @@ import org.slf4j.LoggerFactory;
  * granted none cannot be helped and is logged. Where the socket cannot be found (no {@code /proc}, an address the
  * tables show otherwise) the server probes as the client side does, after a grace period that leaves the client
  * time to read its MPA reply, until a READ is answered.
+ *
+ * <p><b>Only bytes that stay.</b> The READ must not reach a client whose queue pair is sending: siw then answers a
+ * zero-length READ with the length of the client's last SEND ({@link StreamStartProbe} has the kernel functions),
+ * the server's device terminates the connection ({@code siw: rresp len: 68 != 0}, 68 bytes being an RPC-over-RDMA
+ * NULL call) and the client's calls fail. Rehearsal r31 met it: this library's client probes by itself, its first
+ * zero-length READ was what waited in the server's socket, the server probed at once, the client's next probe woke
+ * the stream and got its answer, the client sent five calls back to back, and the server's READ arrived among them.
+ * Bytes that wait in the socket at ESTABLISHED are not all stuck either: the queue pair may be about to read them.
+ * So the server probes only when the unread count stays the same and above zero for {@link #QUIET_NANOS}: bytes
+ * the queue pair reads, or that the client's next bytes wake (its own probe, or a pipelined call behind the first),
+ * are gone by then, and a client whose first message really is stuck is one that waits for its reply, sending
+ * nothing, which is when a READ is answered right. Such a client's first reply comes that much later.
  */
 final class ServerStreamStart {
     private static final Logger LOG = LoggerFactory.getLogger(ServerStreamStart.class);
     /** Without a view of the socket: how long the client has to read its MPA reply before the first probe. */
     static final long BLIND_GRACE_NANOS = 100_000_000L;
+    /**
+     * How long unread bytes must stay, unchanged, before the server probes: several times what this library's client
+     * waits before its second probe ({@link StreamStartProbe#FIRST_WAIT_NANOS}), as timers run late under emulation;
+     * short beside the second a first call may take (issue 24).
+     */
+    static final long QUIET_NANOS = 200_000_000L;
+    /** How often the socket is looked at meanwhile. */
+    static final long LOOK_EVERY_NANOS = 10_000_000L;
+
+    /** What the looks at the socket of a fresh connection found. */
+    enum Unread {
+        /** Nothing waits: the queue pair has read all the client sent. */
+        NONE,
+        /** Bytes stayed unread, unchanged, for {@link #QUIET_NANOS}: left behind by the hand-over. */
+        STUCK,
+        /** The socket is not in the kernel's tables (or no longer): nothing is known. */
+        UNKNOWN
+    }
+
+    /** A clock and a way to wait, so that the rule can be tested without either. */
+    interface Time {
+        /** The system's monotonic clock and a sleep. */
+        Time SYSTEM = new Time() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public void sleepNanos(long nanos) throws InterruptedException {
+                TimeUnit.NANOSECONDS.sleep(nanos);
+            }
+        };
+
+        long nanoTime();
+
+        void sleepNanos(long nanos) throws InterruptedException;
+    }
+
+    /**
+     * Looks at the socket until its unread bytes are gone, or have stayed the same for {@link #QUIET_NANOS} (a
+     * change starts the wait again), or {@code timeoutNanos} has passed (then they count as stuck).
+     *
+     * @param unread the socket's unread bytes now (empty when the socket is not found)
+     * @param time the clock and the wait
+     * @param timeoutNanos the most time to spend
+     * @return what was found
+     * @throws InterruptedException if interrupted while waiting
+     */
+    static Unread settle(Supplier<OptionalLong> unread, Time time, long timeoutNanos) throws InterruptedException {
+        long start = time.nanoTime();
+        OptionalLong seen = unread.get();
+        long since = start;
+        while (true) {
+            if (seen.isEmpty()) {
+                return Unread.UNKNOWN;
+            }
+            if (seen.getAsLong() == 0) {
+                return Unread.NONE;
+            }
+            long now = time.nanoTime();
+            if (now - since >= QUIET_NANOS || now - start >= timeoutNanos) {
+                return Unread.STUCK;
+            }
+            time.sleepNanos(LOOK_EVERY_NANOS);
+            OptionalLong next = unread.get();
+            if (next.isPresent() && next.getAsLong() != seen.getAsLong()) {
+                since = time.nanoTime(); // the queue pair is reading, or the client sent more: not settled yet
+            }
+            seen = next;
+        }
+    }
 
     private ServerStreamStart() {}
 
@@ -72,10 +157,20 @@ final class ServerStreamStart {
         boolean mayRead = established.parameters().initiatorDepth() >= 1;
         InetSocketAddress local = connection.id().localAddress().orElse(null);
         InetSocketAddress peer = connection.id().peerAddress().orElse(null);
-        OptionalLong unread =
-                local == null || peer == null ? OptionalLong.empty() : TcpReceiveQueue.unreadBytes(local, peer);
-        if (unread.isPresent() && unread.getAsLong() == 0) {
+        Supplier<OptionalLong> socket =
+                () -> local == null || peer == null ? OptionalLong.empty() : TcpReceiveQueue.unreadBytes(local, peer);
+        Unread found;
+        try {
+            found = settle(socket, Time.SYSTEM, timeout.toNanos());
+        } catch (InterruptedException e) {
+            return;
+        }
+        if (found == Unread.NONE) {
             return; // nothing was left behind, and nothing can be from now on
+        }
+        OptionalLong unread = found == Unread.STUCK ? socket.get() : OptionalLong.empty();
+        if (found == Unread.STUCK && (unread.isEmpty() || unread.getAsLong() == 0)) {
+            return; // read between the last look and this one, or the connection is gone
         }
         if (!mayRead) {
             if (unread.isPresent()) {
