@@ -31,6 +31,11 @@ sysctl -q -w net.ipv4.conf.all.accept_local=1 net.ipv4.conf.default.accept_local
 # clients keep below 892.
 modprobe sunrpc
 sysctl -q -w sunrpc.max_resvport=891
+# Ports given out by the kernel (TCP's and rdma_cm's ephemeral ports: rdma_cm draws its own from the same range, in a
+# port space of its own) stay above the ports the device tests name for their servers (20000-50099). The default
+# range, 32768-60999, overlaps them: a test's listen on a port that a client's connection of an earlier test was
+# given fails with EADDRINUSE, in rdma_cm's space or, on iWARP, in TCP's, where siw binds its listening socket.
+sysctl -q -w net.ipv4.ip_local_port_range="51000 60999"
 
 # The `local` table must be consulted after the steering rules below, not first.
 ip -4 rule add pref 1000 lookup local
