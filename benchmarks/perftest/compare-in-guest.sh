@@ -160,7 +160,7 @@ run_bridge() {
 # <count>,<round> (PERF_KNFS_ROUNDS rounds, 2; after an untimed pass of PERF_KNFS_WARM_MIB, 32).
 knfs_mount() { # server: java|knfsd; device: rxe|siw; the server address
   local server=$1 ip=$2 mnt=$3 port mountport
-  if [[ $server == java ]]; then port=32050 mountport=32048; else port=20049 mountport=892; fi
+  if [[ $server == java ]]; then port=32050 mountport=32048; else port=20049 mountport=50892; fi
   mkdir -p "$mnt"
   timeout 120 mount -t nfs -o "vers=3,proto=rdma,port=$port,mountport=$mountport,mountproto=tcp,nolock" \
     "$ip:$( [[ $server == java ]] && echo /srv/panama-java-bench || echo /srv/panama-nfs)" "$mnt"

@@ -19,7 +19,7 @@ for device in rxe siw; do
   [[ $device == rxe ]] && ip=10.77.0.2 || ip=10.77.1.2
   for server in knfsd java; do
     if [[ $server == java ]]; then opts=port=32050,mountport=32048 export=/srv/panama-java-probe
-    else opts=port=20049,mountport=892 export=/srv/panama-nfs; fi
+    else opts=port=20049,mountport=50892 export=/srv/panama-nfs; fi
     mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "$ip:$export" "$mnt" || { echo "mount $server $device failed"; continue; }
     # unmeasured passes first (warm_up): the Java server's JIT warms up on them
     [[ $server == java ]] && warm_up "$mnt"

@@ -29,7 +29,7 @@ mount_server() { # server device
   local ip opts export
   [[ $2 == rxe ]] && ip=10.77.0.2 || ip=10.77.1.2
   if [[ $1 == java ]]; then opts=port=32050,mountport=32048 export=/srv/panama-java-probe
-  else opts=port=20049,mountport=892 export=/srv/panama-nfs; fi
+  else opts=port=20049,mountport=50892 export=/srv/panama-nfs; fi
   mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "$ip:$export" "$mnt"
 }
 # the warm-up, untimed: every path the timed passes take, on both devices, before the recording starts

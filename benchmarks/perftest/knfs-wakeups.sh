@@ -65,7 +65,7 @@ trace() {
 
 for server in java knfsd; do
   if [[ $server == java ]]; then opts=port=32050,mountport=32048 export=/srv/panama-java-probe
-  else opts=port=20049,mountport=892 export=/srv/panama-nfs; fi
+  else opts=port=20049,mountport=50892 export=/srv/panama-nfs; fi
   mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "10.77.0.2:$export" "$mnt" || { echo "mount $server failed"; continue; }
   [[ $server == java ]] && warm_up "$mnt" 8
   trace "$server-rxe" write

@@ -23,18 +23,11 @@ step sysctl
 sysctl -q -w net.ipv4.conf.all.accept_local=1 net.ipv4.conf.default.accept_local=1 \
   net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
   net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-# The kernel's RPC clients (the NFS client's MOUNT and NFS connections to a server that wants a reserved source port)
-# take their source ports from sunrpc's min_resvport..max_resvport, 665-1023 by default. Port 892 is knfsd's mountd
-# port here (nfs's start-nfs-server.sh, the benchmarks' mountport=892). The kernel client once mounted the Java server
-# from 10.77.0.1:892; while that connection was in TIME_WAIT, a mountd started on 892 registered MOUNT for UDP only,
-# and the knfsd tests after it failed ("MOUNT v3 is not registered for TCP", rehearsal r20, Debian 12). So the kernel's
-# clients keep below 892.
-modprobe sunrpc
-sysctl -q -w sunrpc.max_resvport=891
 # Ports given out by the kernel (TCP's and rdma_cm's ephemeral ports: rdma_cm draws its own from the same range, in a
 # port space of its own) stay above the ports the device tests name for their servers (20000-50099). The default
 # range, 32768-60999, overlaps them: a test's listen on a port that a client's connection of an earlier test was
 # given fails with EADDRINUSE, in rdma_cm's space or, on iWARP, in TCP's, where siw binds its listening socket.
+# Ports 50100-50999 are left for fixed services (knfsd's mountd on 50892, nfs's start-nfs-server.sh).
 sysctl -q -w net.ipv4.ip_local_port_range="51000 60999"
 
 # The `local` table must be consulted after the steering rules below, not first.

@@ -307,6 +307,44 @@ class KnfsdTcpDeviceTest {
     private static final Pattern TROUBLE = Pattern.compile(
             "(?i)((nfsd|svcrdma|rpcrdma|sunrpc|rpc).*(error|fail|warn|refus|drop))|call trace|bug:|oops");
 
+    /**
+     * mountd's port is one no socket is given automatically: not a reserved port (root's RPC clients bind their source
+     * port below 1024, libtirpc's {@code bindresvport} and the kernel's sunrpc alike) and not an ephemeral one. A
+     * socket left on it in TIME_WAIT keeps mountd from listening for TCP when it next starts (rehearsal r37: a
+     * user-space client's connection 127.0.0.1:892 -> 127.0.0.1:111, when mountd was on 892).
+     */
+    @Test
+    @Order(9)
+    void mountdListensOnAPortNoClientIsGiven(RdmaTestDevice device) throws Exception {
+        nfs(device);
+        int port = KnfsdServer.mountdPort(device.ipv4().orElseThrow().getHostAddress(), TIMEOUT);
+        int[] ephemeral = ports("/proc/sys/net/ipv4/ip_local_port_range");
+        int reservedLow = ports("/proc/sys/sunrpc/min_resvport")[0];
+        int reservedHigh = ports("/proc/sys/sunrpc/max_resvport")[0];
+        System.out.printf(
+                "mountd on TCP port %d; ephemeral ports %d-%d; sunrpc's reserved ports %d-%d%n",
+                port, ephemeral[0], ephemeral[1], reservedLow, reservedHigh);
+        assertTrue(
+                port >= 1024,
+                "mountd's port " + port + " must not be a reserved port (below 1024), which clients bind");
+        assertFalse(
+                port >= ephemeral[0] && port <= ephemeral[1],
+                "mountd's port " + port + " must be outside the ephemeral ports " + ephemeral[0] + "-" + ephemeral[1]);
+        assertFalse(
+                port >= reservedLow && port <= reservedHigh,
+                "mountd's port " + port + " must be outside sunrpc's reserved ports " + reservedLow + "-"
+                        + reservedHigh);
+    }
+
+    /** A sysctl's numbers. Not {@code Files.readString}: on a /proc/sys file it returns the first byte only. */
+    private static int[] ports(String procFile) throws Exception {
+        return Pattern.compile("\\s+")
+                .splitAsStream(
+                        String.join(" ", Files.readAllLines(Path.of(procFile))).strip())
+                .mapToInt(Integer::parseInt)
+                .toArray();
+    }
+
     @Test
     @Order(100)
     void kernelLogShowsNoNfsdOrSvcrdmaErrors(RdmaTestDevice device) throws Exception {

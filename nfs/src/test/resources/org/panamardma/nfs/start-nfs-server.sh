@@ -34,7 +34,15 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export_dir=${NFS_EXPORT:-/srv/panama-nfs}
 state=/run/panama-nfs
 wait_seconds=${NFS_WAIT_SECONDS:-30}
-readonly NFS_PROGRAM=100003 MOUNT_PROGRAM=100005 MOUNTD_PORT=892 RDMA_PORT=20049
+# mountd's fixed port (the benchmarks' mount options name it too) lies in no range a port is handed out from in the
+# guest, so no other socket can hold it when mountd starts: mountd binds without SO_REUSEADDR's leeway for a socket
+# in TIME_WAIT, and then registers MOUNT for UDP only. It was 892, inside the reserved ports that root's RPC clients
+# bind their source port in (libtirpc's bindresvport: 512-1023; rpcinfo, exportfs and rpc.nfsd here, every 0.2 s in
+# the waits below, each leaving a TIME_WAIT for 60 s; the kernel's sunrpc clients: min_resvport-max_resvport): in
+# rehearsal r37 a TIME_WAIT 127.0.0.1:892 -> 127.0.0.1:111 left MOUNT unregistered for TCP. 50892 is above every
+# reserved port, above the device tests' server ports (20000-50099) and below the ephemeral ports the testbed's
+# guest gives out (net.ipv4.ip_local_port_range 51000-60999, soft-roce-ci/guest/setup-rdma.sh).
+readonly NFS_PROGRAM=100003 MOUNT_PROGRAM=100005 MOUNTD_PORT=50892 RDMA_PORT=20049
 log() { echo "start-nfs-server: $*" >&2; }
 # "<what> (<seconds since the last step>)": where the time goes on a slow (emulated, loaded) guest
 step_start=$SECONDS
@@ -45,7 +53,7 @@ show_state() {
   log "/proc/fs/nfsd/portlist: $(tr '\n' ' ' </proc/fs/nfsd/portlist 2>/dev/null)"
   log "/proc/fs/nfsd/threads: $(cat /proc/fs/nfsd/threads 2>/dev/null)"
   log "rpc.mountd processes: $(pgrep -x rpc.mountd | tr '\n' ' ')"
-  # a socket on mountd's port (a kernel client's connection from it, in TIME_WAIT) keeps mountd from listening there
+  # a socket on mountd's port (a client's connection from it, in TIME_WAIT) keeps mountd from listening there
   log "TCP sockets on port $MOUNTD_PORT:"; ss -tanH "( sport = :$MOUNTD_PORT )" 2>&1 | sed 's/^/    /' >&2
   log "sunrpc's reserved source ports: $(cat /proc/sys/sunrpc/min_resvport 2>/dev/null)-$(cat /proc/sys/sunrpc/max_resvport 2>/dev/null)"
   log "rdma_cm ids on port $RDMA_PORT:"; rdma resource show cm_id 2>&1 | grep ":$RDMA_PORT" | sed 's/^/    /' >&2
