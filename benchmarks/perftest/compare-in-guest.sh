@@ -161,9 +161,9 @@ run_bridge() {
 # PERF_KNFS_WARM_MIB (16); the Java server gets such passes until its JIT is quiet, 3 passes in a row with at most
 # PERF_KNFS_JIT_QUIET (3) compilations in all (its -Xlog:jit+compilation), up to PERF_KNFS_WARM_MAX (150) passes.
 # Each server stays mounted from its warm-up to the last round. The figures are a long-running server's: under TCG
-# the JIT takes thousands of calls to settle, and a server measured after a fixed 32 MiB (128 calls, 70
-# compilations in the next 64) ran at 0.4-0.6x the settled one's speed
-# (2026-11-27: 256 KiB WRITE / READ 45 / 36 ms a call after 512 calls, 22 / 14 ms after 6,000, knfsd 14-18 / 9.5).
+# the JIT takes thousands of calls to settle. The old warm-up, one pass of 32 MiB (320 calls), left a server that
+# still compiled about 70 methods in its next 128 calls and ran at 0.4-0.5x the settled one's speed (2026-11-27:
+# 256 KiB WRITE / READ 45 / 36 ms a call after 512 calls, 22 / 14 ms after 6,000, knfsd 14-18 / 9.5).
 # Each timed round logs the compilations it saw, so that a figure taken while the JIT was busy shows.
 knfs_mount() { # server: java|knfsd; device: rxe|siw; the server address
   local server=$1 ip=$2 mnt=$3 port mountport
