@@ -2,6 +2,9 @@ package org.panamardma.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -47,5 +50,74 @@ public final class RdmaResources {
             }
         }
         throw new IOException("no line for " + device + " in: " + out);
+    }
+
+    /**
+     * Which processes hold a device's verbs file open (each such file may carry one {@code ctx}), for a leak check's
+     * failure message: the counts above are device-wide and name no owner. Reads /proc/PID/fd, so it sees only what
+     * this process may read (all of it as root, as the device tests run).
+     *
+     * @param device the device's name (rxe0, siw0, ...)
+     * @return e.g. {@code "uverbs1 (rxe1) open in: pid 812 java (2 fds)"}, or what could not be read
+     */
+    public static String holders(String device) {
+        StringBuilder out = new StringBuilder();
+        try (DirectoryStream<Path> verbs =
+                Files.newDirectoryStream(Path.of("/sys/class/infiniband_verbs"), "uverbs*")) {
+            for (Path v : verbs) {
+                String ibdev = Files.readAllLines(v.resolve("ibdev")).getFirst().strip();
+                if (!ibdev.equals(device)) {
+                    continue;
+                }
+                String node = "/dev/infiniband/" + v.getFileName();
+                out.append(v.getFileName()).append(" (").append(device).append(") open in:");
+                int found = 0;
+                try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+                    for (Path proc : procs) {
+                        int fds = 0;
+                        try (DirectoryStream<Path> fdDir = Files.newDirectoryStream(proc.resolve("fd"))) {
+                            for (Path fd : fdDir) {
+                                try {
+                                    if (Files.readSymbolicLink(fd).toString().equals(node)) {
+                                        fds++;
+                                    }
+                                } catch (IOException gone) {
+                                    // the descriptor closed while we looked
+                                }
+                            }
+                        } catch (IOException gone) {
+                            continue; // the process ended, or is not ours to read
+                        }
+                        if (fds > 0) {
+                            String comm;
+                            try {
+                                comm = Files.readAllLines(proc.resolve("comm"))
+                                        .getFirst()
+                                        .strip();
+                            } catch (IOException | RuntimeException e) {
+                                comm = "?";
+                            }
+                            out.append(" pid ")
+                                    .append(proc.getFileName())
+                                    .append(' ')
+                                    .append(comm)
+                                    .append(" (")
+                                    .append(fds)
+                                    .append(fds == 1 ? " fd);" : " fds);");
+                            found++;
+                        }
+                    }
+                }
+                if (found == 0) {
+                    out.append(" no process (a context the kernel has not yet released)");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            out.append("holders of ")
+                    .append(device)
+                    .append("'s verbs file not readable: ")
+                    .append(e);
+        }
+        return out.isEmpty() ? "no verbs file for " + device : out.toString();
     }
 }
