@@ -53,24 +53,26 @@ abstract class RobustnessDeviceTests {
         InetSocketAddress address = DeviceTestSupport.serverAddress(device);
         EventLoopGroup boss = DeviceTestSupport.group(1);
         EventLoopGroup workers = DeviceTestSupport.group(1);
-        // librdmacm opens a device's verbs context for the first rdma_cm id on it and keeps it for the life of the
-        // process (ucma_put_device frees its PD, not the context): a listener opened and closed first makes the
-        // baseline hold it. Rehearsal r39, this test the first in its JVM to use the server's device: one ctx more
-        // at the end, held by this JVM, and no PD, CQ, QP or cm_id with it.
-        DeviceTestSupport.server(boss, workers)
-                .childHandler(new ChannelInboundHandlerAdapter())
-                .bind(new InetSocketAddress(address.getAddress(), 0))
-                .sync()
-                .channel()
-                .close()
-                .sync();
-        Map<String, Integer> serverBaseline = resources(serverDevice);
-        Map<String, Integer> clientBaseline = resources(device.name());
         CompletableFuture<Long> inactive = new CompletableFuture<>();
         CompletableFuture<Void> midStream = new CompletableFuture<>();
         AtomicLong received = new AtomicLong();
         Process victim = null;
+        Map<String, Integer> serverBaseline;
+        Map<String, Integer> clientBaseline;
         try {
+            // librdmacm opens a device's verbs context for the first rdma_cm id on it and keeps it for the life of
+            // the process (ucma_put_device frees its PD, not the context): a listener opened and closed first makes
+            // the baseline hold it. Rehearsal r39, this test the first in its JVM to use the server's device: one
+            // ctx more at the end, held by this JVM, and no PD, CQ, QP or cm_id with it.
+            DeviceTestSupport.server(boss, workers)
+                    .childHandler(new ChannelInboundHandlerAdapter())
+                    .bind(new InetSocketAddress(address.getAddress(), 0))
+                    .sync()
+                    .channel()
+                    .close()
+                    .sync();
+            serverBaseline = resources(serverDevice);
+            clientBaseline = resources(device.name());
             RdmaServerChannel server = (RdmaServerChannel) DeviceTestSupport.server(boss, workers)
                     .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
