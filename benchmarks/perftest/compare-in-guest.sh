@@ -185,7 +185,8 @@ knfs_pass() { # mnt MiB: dd write then read at 256 KiB and 1 MiB; prints "op bs 
     rm -f "$mnt/dd-$bs"
   done
 }
-jit_compilations() { local n; n=$(grep -c 'jit,compilation' "$1" 2>/dev/null); echo "${n:-0}"; }
+# shellcheck source=knfs-probe-lib.sh
+source "$(dirname "$0")/knfs-probe-lib.sh" # jit_compilations, warm_until_quiet
 run_knfs() {
   local mib=${PERF_KNFS_MIB:-64} java_jar=${PERF_NFS_SERVER_JAR:-nfs/target/nfs-server.jar}
   [[ -f $java_jar ]] || { say "knfs: $java_jar is missing (./mvnw -pl nfs -am package)"; return 1; }
@@ -220,18 +221,7 @@ run_knfs() {
     done
     [[ " ${mounted[*]} " == *" knfsd "* ]] && knfs_pass /mnt/knfs-bench-knfsd "${PERF_KNFS_WARM_MIB:-16}" >/dev/null
     if [[ " ${mounted[*]} " == *" java "* ]]; then
-      # quiet: the last 3 passes together saw at most JIT_QUIET compilations (one quiet pass is not enough: C2's
-      # thresholds are crossed in bursts, thousands of calls apart)
-      local passes=0 compiled=0 quiet=${PERF_KNFS_JIT_QUIET:-3} most=${PERF_KNFS_WARM_MAX:-150} recent=()
-      while ((passes < most)); do
-        before=$(jit_compilations "$jit_log")
-        knfs_pass /mnt/knfs-bench-java "${PERF_KNFS_WARM_MIB:-16}" >/dev/null
-        passes=$((passes + 1)); recent+=($(($(jit_compilations "$jit_log") - before)))
-        ((${#recent[@]} > 3)) && recent=("${recent[@]:1}")
-        compiled=$((recent[0] + ${recent[1]:-0} + ${recent[2]:-0}))
-        ((passes >= 3 && compiled <= quiet)) && break
-      done
-      say "knfs java $device: warmed by $passes passes of ${PERF_KNFS_WARM_MIB:-16} MiB, the last 3 with $compiled compilations$( ((compiled > quiet)) && echo ' (NOT quiet: the figures include JIT time)')"
+      say "knfs java $device: warmed by $(warm_until_quiet "$jit_log" knfs_pass /mnt/knfs-bench-java "${PERF_KNFS_WARM_MIB:-16}") of ${PERF_KNFS_WARM_MIB:-16} MiB"
     fi
     for round in $(seq 1 "$rounds"); do
       local order=(knfsd java); ((round % 2 == 0)) && order=(java knfsd)

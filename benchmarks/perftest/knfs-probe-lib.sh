@@ -1,7 +1,8 @@
-# Sourced by knfs-cpu-probe.sh, knfs-wakeups.sh and knfs-profile.sh (in the guest): probe LABEL MNT OP times one dd
-# of $mib MiB in blocks of $bs against the mount, with the guest's CPU split over it and, for a Java server
-# ($java_nfs), its threads'; start_servers JAR starts knfsd and the Java server ($java_nfs); warm_up MNT passes
-# traffic through a mount before it is measured.
+# Sourced by knfs-cpu-probe.sh, knfs-wakeups.sh, knfs-profile.sh, knfs-timeline.sh and compare-in-guest.sh (in the
+# guest): probe LABEL MNT OP times one dd of $mib MiB in blocks of $bs against the mount, with the guest's CPU split
+# over it and, for a Java server ($java_nfs), its threads'; start_servers JAR starts knfsd and the Java server
+# ($java_nfs); warm_up MNT passes traffic through a mount before it is measured; warm_until_quiet warms a Java server
+# until its JIT is quiet.
 ticks=$(getconf CLK_TCK)
 cpu_now() { awk '/^cpu / { print $2 + $3, $4, $8, $5, $6 + $7, $9 }' /proc/stat; } # user+nice system softirq idle iowait+irq steal
 threads_now() { # tid comm cputicks for every thread of $1
@@ -63,4 +64,27 @@ warm_up() {
     dd if="$mnt/warm" of=/dev/null bs="$bs" iflag=direct 2>/dev/null
   done
   rm -f "$mnt/warm"
+}
+
+# jit_compilations LOG: the compilations a Java server started with -Xlog:jit+compilation=debug:file=LOG logged so far
+jit_compilations() { local n; n=$(grep -c 'jit,compilation' "$1" 2>/dev/null); echo "${n:-0}"; }
+
+# warm_until_quiet JIT_LOG COMMAND...: runs COMMAND (one warm-up pass through the Java server) until the server's JIT
+# is quiet: 3 passes in a row with at most PERF_KNFS_JIT_QUIET (3) compilations in all (one quiet pass is not enough:
+# C2's thresholds are crossed in bursts, thousands of calls apart), at most PERF_KNFS_WARM_MAX (150) passes. Prints
+# "N passes, the last 3 with C compilations", and " (NOT quiet ...)" if the limit came first. Under TCG the server
+# needs thousands of calls to settle, and a figure taken before measures its JIT (2026-11-27: 0.4-0.5x the settled
+# speed after 320 calls).
+warm_until_quiet() {
+  local log=$1 passes=0 compiled=0 quiet=${PERF_KNFS_JIT_QUIET:-3} most=${PERF_KNFS_WARM_MAX:-150} before recent=()
+  shift
+  while ((passes < most)); do
+    before=$(jit_compilations "$log")
+    "$@" >/dev/null
+    passes=$((passes + 1)); recent+=($(($(jit_compilations "$log") - before)))
+    ((${#recent[@]} > 3)) && recent=("${recent[@]:1}")
+    compiled=$((recent[0] + ${recent[1]:-0} + ${recent[2]:-0}))
+    ((passes >= 3 && compiled <= quiet)) && break
+  done
+  echo "$passes passes, the last 3 with $compiled compilations$( ((compiled > quiet)) && echo ' (NOT quiet: the figures include JIT time)')"
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs inside the testbed VM: where the warm Java NFS server's time goes under the kernel NFS client's dd (issue 26).
 # Starts the server with the JVM options a bench run gives it (PROBE_JAVA_OPTS on top), prints the JVM's effective
-# heap/JIT/GC flags, warms the server with an untimed pass per device, then starts a JFR recording (settings=profile:
+# heap/JIT/GC flags, warms the server on each device until its JIT is quiet (warm_until_quiet: passes of MiB, at most
+# PERF_KNFS_WARM_MAX), then starts a JFR recording (settings=profile:
 # method samples, allocation samples, GC, thread CPU load) and runs knfs-cpu-probe.sh's timed passes (guest CPU split
 # from /proc/stat, the server's threads from /proc/PID/task/*/stat), knfsd beside it; dumps the recording to
 # OUT/server.jfr and the GC log to OUT/gc.log. Analyse on the host: `jfr view hot-methods OUT/server.jfr`, etc.
@@ -16,7 +17,10 @@ modprobe nfsv3; modprobe rpcrdma
 nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 || { tail /tmp/nfs-start.log; exit 1; }
 rm -rf /srv/panama-java-probe /run/panama-java-probe-state; mkdir -p /srv/panama-java-probe; chmod 0777 /srv/panama-java-probe
 # shellcheck disable=SC2086 # PROBE_JAVA_OPTS is word-split on purpose
-java -XX:+UseSerialGC ${PROBE_JAVA_OPTS:-} "-Xlog:gc*:file=$out/gc.log" -XX:+PrintFlagsFinal -jar "$jar" \
+jit_log=/tmp/java-nfs-probe-jit.log
+rm -f "$jit_log"
+java -XX:+UseSerialGC ${PROBE_JAVA_OPTS:-} "-Xlog:gc*:file=$out/gc.log" "-Xlog:jit+compilation=debug:file=$jit_log" \
+  -XX:+PrintFlagsFinal -jar "$jar" \
   --export /srv/panama-java-probe --state /run/panama-java-probe-state --no-rpcbind --tcp 0.0.0.0:32049 \
   --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 >/tmp/java-nfs-probe.log 2>&1 &
 java_nfs=$!
@@ -32,12 +36,13 @@ mount_server() { # server device
   else opts=port=20049,mountport=50892 export=/srv/panama-nfs; fi
   mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "$ip:$export" "$mnt"
 }
-# the warm-up, untimed: every path the timed passes take, on both devices, before the recording starts
+# the warm-up, untimed: every path the timed passes take, on both devices, until the JIT is quiet
+# (warm_until_quiet), before the recording starts
+pass() { PROBE_WARM_COUNT=$((mib * 1048576 / bs)) warm_up "$mnt" 1; }
 for device in rxe siw; do
   mount_server java "$device" || { echo "mount java $device failed"; continue; }
-  dd if=/dev/zero of="$mnt/warm" bs="$bs" count=$((mib * 1048576 / bs)) oflag=direct 2>/dev/null
-  dd if="$mnt/warm" of=/dev/null bs="$bs" iflag=direct 2>/dev/null
-  rm -f "$mnt/warm"; umount "$mnt"
+  echo "profile warm-up on $device: $(warm_until_quiet "$jit_log" pass)"
+  umount "$mnt"
 done
 jcmd "$java_nfs" JFR.start name=probe settings=profile >/dev/null
 for device in rxe siw; do

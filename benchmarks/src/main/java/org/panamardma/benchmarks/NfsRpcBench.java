@@ -46,6 +46,9 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * </ul>
  * With {@code --in-flight N} (1) N threads share the calls of each pass, so N calls are outstanding at once on the
  * one transport; the tests are then named {@code nfs_write_qdN} and {@code nfs_read_qdN}.
+ * Before the timed WRITE and READ passes, passes of the first {@code --warm-size} bytes (16 MiB) run until the JIT is
+ * quiet ({@link Warm}: the last three with at most {@code --jit-quiet} (3) compilations, at most {@code --warm-max}
+ * (150) passes); standard error says how many it took, and how many compilations each timed phase saw.
  * knfsd, not a Java server, answers on purpose: it is the same server for both transports and the one deployed.
  * The export is the one {@code nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh} makes.
  *
@@ -54,7 +57,8 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * the server's limits, as Linux's does (it mounts with rsize=wsize=512 KiB here). Both transports use the same size.
  *
  * <p>Usage: {@code NfsRpcBench --transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N]
- * [--io-iters N] [--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS]}.
+ * [--io-iters N] [--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS]
+ * [--exposure auto|windows|per-call] [--warm-size BYTES] [--jit-quiet N] [--warm-max N]}.
  * {@code --busy-poll} (RDMA only) runs the client's poller in the latency mode
  * ({@code RpcRdmaClientOptions.busyPoll}); its rows are named {@code RPC-RDMA-BUSY}. {@code --exposure
  * windows|per-call} (RDMA only) chooses how the client exposes chunks ({@code RpcRdmaClientOptions.exposure}, default
@@ -80,6 +84,8 @@ public final class NfsRpcBench {
         int iters = 1000, warmup = -1, ioIters = 32, ioSize = 256 << 10, inFlight = 1;
         long fileSize = DEFAULT_FILE_SIZE;
         boolean nullCalls = true;
+        long warmSize = Warm.DEFAULT.size();
+        int jitQuiet = Warm.DEFAULT.quiet(), warmMax = Warm.DEFAULT.maxPasses();
         Duration busyPoll = Duration.ZERO;
         ChunkExposure exposure = ChunkExposure.AUTO;
         for (int i = 0; i < args.length; i++) {
@@ -95,6 +101,9 @@ public final class NfsRpcBench {
                 case "--file-size" -> fileSize = Long.parseLong(args[++i]);
                 case "--in-flight" -> inFlight = Integer.parseInt(args[++i]);
                 case "--no-null" -> nullCalls = false;
+                case "--warm-size" -> warmSize = Long.parseLong(args[++i]);
+                case "--jit-quiet" -> jitQuiet = Integer.parseInt(args[++i]);
+                case "--warm-max" -> warmMax = Integer.parseInt(args[++i]);
                 case "--busy-poll" -> busyPoll = Duration.ofNanos(1000L * Long.parseLong(args[++i]));
                 case "--exposure" ->
                     exposure = switch (args[++i]) {
@@ -108,7 +117,7 @@ public final class NfsRpcBench {
                     throw new IllegalArgumentException("unknown argument " + a + "; usage: "
                             + "--transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N] [--io-iters N] "
                             + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS] "
-                            + "[--exposure auto|windows|per-call]");
+                            + "[--exposure auto|windows|per-call] [--warm-size BYTES] [--jit-quiet N] [--warm-max N]");
             }
         }
         if (transport == null || server == null) {
@@ -117,6 +126,11 @@ public final class NfsRpcBench {
         if (warmup < 0) {
             warmup = iters;
         }
+        if (warmSize < ioSize || jitQuiet < 0 || warmMax < 3) {
+            throw new IllegalArgumentException("--warm-size must be at least --io-size (" + ioSize
+                    + "), --jit-quiet at least 0, --warm-max at least 3");
+        }
+        Warm warm = new Warm(warmSize, jitQuiet, warmMax);
         if (fileSize <= 0 || fileSize % ioSize != 0 || inFlight < 1) {
             throw new IllegalArgumentException(
                     "--file-size must be a positive multiple of --io-size (" + ioSize + "), --in-flight at least 1");
@@ -151,7 +165,9 @@ public final class NfsRpcBench {
                 ioIters,
                 ioSize,
                 fileSize,
-                inFlight);
+                inFlight,
+                warm,
+                System.err);
     }
 
     static RpcTransport openRdma(String host, Duration busyPoll, ChunkExposure exposure)
@@ -175,11 +191,14 @@ public final class NfsRpcBench {
             int ioIters,
             int ioSize,
             long fileSize,
-            int inFlight)
+            int inFlight,
+            Warm warm,
+            PrintStream log)
             throws Exception {
         FileHandle3 root = mount(server, export);
         try (RpcTransport transport = factory.open(server, ioSize);
-                Arena arena = Arena.ofShared()) { // shared: the RDMA transport's poller thread touches it
+                Arena arena = Arena.ofShared(); // shared: the RDMA transport's poller thread touches it
+                JitWatch jit = JitWatch.start()) {
             Nfs3Client nfs = new Nfs3Client(transport, ROOT, TIMEOUT);
             FileHandle3 scratch = nfs.lookup(root, "write-target").handle();
 
@@ -205,7 +224,6 @@ public final class NfsRpcBench {
                 file.set(ValueLayout.JAVA_BYTE, i, (byte) (i % PATTERN_MODULUS));
             }
             MemorySegment back = arena.allocate(fileSize, 4096);
-            int ioWarmup = Math.max(1, ioIters / 4);
             Pass write = (off, len) -> {
                 long written = nfs.write(scratch, off, file.asSlice(off, len), StableHow.UNSTABLE)
                         .count();
@@ -213,28 +231,34 @@ public final class NfsRpcBench {
                     throw new IOException("WRITE wrote " + written + " of " + len + " bytes at " + off);
                 }
             };
-            for (int i = 0; i < ioWarmup; i++) {
-                inCalls(fileSize, ioSize, inFlight, write);
-            }
-            nfs.commit(scratch, 0, 0);
-            long t0 = System.nanoTime();
-            for (int i = 0; i < ioIters; i++) {
-                inCalls(fileSize, ioSize, inFlight, write);
-            }
-            nfs.commit(scratch, 0, 0);
-            out.println(bandwidthLine(impl, "nfs_write" + suffix, fileSize, ioIters, System.nanoTime() - t0));
-
             Pass read = (off, len) -> {
                 long n = nfs.readFully(scratch, off, back.asSlice(off, len), len);
                 if (n != len) {
                     throw new IOException("READ returned " + n + " of " + len + " bytes at " + off);
                 }
             };
-            for (int i = 0; i < ioWarmup; i++) {
+            // the warm-up: the first warm.size() bytes written, committed and read back (and checked) until the JIT
+            // is quiet, the calls in flight as in the timed passes
+            long warmBytes = Math.min(fileSize, warm.size() / ioSize * ioSize);
+            JitWatch.Warmed warmed = jit.warmUp(warm.quiet(), warm.maxPasses(), () -> {
+                inCalls(warmBytes, ioSize, inFlight, write);
+                nfs.commit(scratch, 0, 0);
                 back.fill((byte) 0);
-                inCalls(fileSize, ioSize, inFlight, read);
-                checkPattern(back);
+                inCalls(warmBytes, ioSize, inFlight, read);
+                checkPattern(back.asSlice(0, warmBytes));
+            });
+            log.println(impl + " " + suffix + " warm-up: " + warmed + ", of " + (warmBytes >> 20) + " MiB");
+            long before = jit.compilations();
+            long t0 = System.nanoTime();
+            for (int i = 0; i < ioIters; i++) {
+                inCalls(fileSize, ioSize, inFlight, write);
             }
+            nfs.commit(scratch, 0, 0);
+            out.println(bandwidthLine(impl, "nfs_write" + suffix, fileSize, ioIters, System.nanoTime() - t0));
+            log.println(impl + " nfs_write" + suffix + ": " + (jit.compilations() - before)
+                    + " compilations during the timed passes");
+
+            before = jit.compilations();
             long elapsed = 0;
             for (int i = 0; i < ioIters; i++) {
                 back.fill((byte) 0); // outside the timed span, as is the check
@@ -244,7 +268,19 @@ public final class NfsRpcBench {
                 checkPattern(back);
             }
             out.println(bandwidthLine(impl, "nfs_read" + suffix, fileSize, ioIters, elapsed));
+            log.println(impl + " nfs_read" + suffix + ": " + (jit.compilations() - before)
+                    + " compilations during the timed passes");
         }
+    }
+
+    /**
+     * How the WRITE and READ passes are warmed up: passes of the first {@code size} bytes of the file (written,
+     * committed, read and checked) until the last three saw at most {@code quiet} JIT compilations
+     * ({@link JitWatch#warmUp}), at most {@code maxPasses}. The figures are then a long-running client's, not its
+     * JIT's: the kernel client it is compared with has none.
+     */
+    record Warm(long size, int quiet, int maxPasses) {
+        static final Warm DEFAULT = new Warm(16L << 20, 3, 150);
     }
 
     /** One call of a pass: {@code length} bytes at {@code offset}. */

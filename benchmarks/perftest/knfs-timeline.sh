@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs inside the testbed VM: two calls of the kernel NFS client's dd, event by event, against the Java NFS server
+# (settled: warmed until its JIT is quiet, warm_until_quiet) and against knfsd, same device (rxe). The client's
+# xprtrdma events and the server's side beside them: for the Java server its threads' system calls (entry and exit,
+# every one but futex) from raw_syscalls, for knfsd svcrdma's events. Times relative to the first call's Send.
+# Shows where a call's milliseconds go (issue 26): the Read chunk's RDMA Reads, hand-offs between threads, the
+# file system's calls, the reply.
+# Usage (work tree's root, in the guest): benchmarks/perftest/knfs-timeline.sh NFS_SERVER_JAR [MiB] [BS] [OPS]
+#   OPS: "write read" (default); the calls shown are the 20th and 21st of the timed dd.
+set -uo pipefail
+jar=$1 mib=${2:-8} bs=${3:-262144} ops=${4:-write read}
+here=$(cd "$(dirname "$0")" && pwd)
+jit_log=/tmp/java-nfs-timeline-jit.log
+rm -f "$jit_log"
+export PROBE_JAVA_OPTS="-Xlog:jit+compilation=debug:file=$jit_log ${PROBE_JAVA_OPTS:-}"
+# shellcheck source=knfs-probe-lib.sh
+source "$here/knfs-probe-lib.sh"
+tracing=/sys/kernel/tracing
+[[ -d $tracing/events ]] || mount -t tracefs nodev "$tracing" 2>/dev/null
+[[ -d $tracing/events/rpcrdma ]] || { echo "no rpcrdma trace events in this kernel"; exit 1; }
+start_servers "$jar"
+mnt=/mnt/timeline
+mkdir -p "$mnt"
+calls=$((mib * 1048576 / bs))
+((calls >= 22)) || { echo "need at least 22 calls: MiB * 1 MiB / BS"; exit 1; }
+for server in java knfsd; do
+  if [[ $server == java ]]; then opts=port=32050,mountport=32048 export=/srv/panama-java-probe
+  else opts=port=20049,mountport=50892 export=/srv/panama-nfs; fi
+  mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "10.77.0.2:$export" "$mnt" \
+    || { echo "mount $server failed"; continue; }
+  if [[ $server == java ]]; then
+    echo "== java warm-up: $(PROBE_WARM_COUNT=64 warm_until_quiet "$jit_log" warm_up "$mnt" 1) of 64 blocks"
+  else
+    PROBE_WARM_COUNT=64 warm_up "$mnt" 1
+  fi
+  for op in $ops; do
+    [[ $op == read && ! -s $mnt/probe ]] && dd if=/dev/zero of="$mnt/probe" bs="$bs" count="$calls" oflag=direct 2>/dev/null
+    echo 0 >"$tracing/tracing_on"; echo >"$tracing/trace"; echo 16384 >"$tracing/buffer_size_kb"
+    for e in xprtrdma_post_send xprtrdma_reply xprtrdma_wc_send xprtrdma_wc_receive xprtrdma_wc_li_done \
+             svcrdma_wc_recv svcrdma_post_read_chunk svcrdma_wc_read svcrdma_post_write_chunk svcrdma_post_send \
+             svcrdma_wc_send; do
+      [[ -e $tracing/events/rpcrdma/$e/enable ]] && echo 1 >"$tracing/events/rpcrdma/$e/enable"
+    done
+    if [[ $server == java ]]; then
+      # every system call but futex (202), of the Java server's threads (as they are now: warmed, all started)
+      pids=$(for t in /proc/"$java_nfs"/task/*; do printf 'common_pid == %s || ' "${t##*/}"; done)
+      for d in sys_enter sys_exit; do
+        echo "id != 202 && (${pids% || })" >"$tracing/events/raw_syscalls/$d/filter"
+        echo 1 >"$tracing/events/raw_syscalls/$d/enable"
+      done
+    fi
+    before=$(jit_compilations "$jit_log")
+    echo 1 >"$tracing/tracing_on"
+    t0=$(date +%s.%N)
+    if [[ $op == write ]]; then dd if=/dev/zero of="$mnt/probe" bs="$bs" count="$calls" oflag=direct 2>/dev/null
+    else dd if="$mnt/probe" of=/dev/null bs="$bs" iflag=direct 2>/dev/null; fi
+    t1=$(date +%s.%N)
+    echo 0 >"$tracing/tracing_on"; echo 0 >"$tracing/events/enable"
+    for d in sys_enter sys_exit; do echo 0 >"$tracing/events/raw_syscalls/$d/filter"; done
+    echo "== $server $op bs $bs: $(awk -v a="$t0" -v b="$t1" -v c="$calls" 'BEGIN { printf "%.1f ms per call", 1000 * (b - a) / c }')$(
+      [[ $server == java ]] && echo ", $(($(jit_compilations "$jit_log") - before)) compilations during the dd")"
+    # calls 20 and 21: every line between the 20th and the 22nd xprtrdma_post_send, the dd's and the server's
+    awk '/ xprtrdma_post_send: /{ n++ } n >= 20 && n < 22 {
+           match($0, / [0-9]+\.[0-9]+: /); t = substr($0, RSTART+1, RLENGTH-3) + 0; if (!t0) t0 = t
+           line = $0; sub(/^ */, "", line); comm = line; sub(/ +\[[0-9]+\].*/, "", comm)
+           ev = $0; sub(/^.* [0-9]+\.[0-9]+: /, "", ev); ev = substr(ev, 1, 100)
+           printf "   %8.3f ms  %-28s %s\n", 1000 * (t - t0), substr(comm, 1, 28), ev }' "$tracing/trace" | head -400
+  done
+  rm -f "$mnt/probe"; umount "$mnt"
+done
+kill "$java_nfs"; wait "$java_nfs" 2>/dev/null
+nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh stop >/dev/null 2>&1

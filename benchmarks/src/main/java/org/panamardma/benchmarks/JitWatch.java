@@ -1,0 +1,119 @@
+package org.panamardma.benchmarks;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import javax.management.JMException;
+import javax.management.ObjectName;
+
+/**
+ * The JIT compilations of this JVM, counted, so that a benchmark can warm up until its code is compiled rather than
+ * for a number of iterations chosen in advance: under the testbed's TCG emulation C2's thresholds are crossed
+ * thousands of calls apart, and a figure taken while the JIT still compiles measures the JIT (2026-11-27: the Java
+ * NFS server ran at 0.4-0.5x its settled speed after 320 calls). The same criterion as
+ * {@code perftest/compare-in-guest.sh} applies to the Java NFS server: HotSpot's own log of compilations
+ * ({@code -Xlog:jit+compilation=debug}, one line per compilation task), here switched on at run time through the
+ * {@code VM.log} diagnostic command into a file of our own, and its lines counted.
+ */
+final class JitWatch implements AutoCloseable {
+    private static final String TAG = "jit,compilation";
+    private final Path log;
+
+    private JitWatch(Path log) {
+        this.log = log;
+    }
+
+    /**
+     * Starts logging this JVM's compilations into a new temporary file.
+     *
+     * @throws IllegalStateException if the JVM refuses ({@code VM.log} is HotSpot's; without it no figure of this
+     *         benchmark could say whether it measured compiled code)
+     */
+    static JitWatch start() throws IOException {
+        Path log = Files.createTempFile("panama-rdma-bench-jit", ".log");
+        vmLog("output=file=" + log, "what=jit+compilation=debug", "decorators=uptime,tags");
+        return new JitWatch(log);
+    }
+
+    /** {@return compilations so far} (HotSpot writes each line before the task is compiled: no line is late) */
+    long compilations() throws IOException {
+        try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+            return lines.filter(l -> l.contains(TAG)).count();
+        }
+    }
+
+    /** Stops the logging into this watch's file (the JVM's other log outputs are left alone), and removes it. */
+    @Override
+    public void close() throws IOException {
+        try {
+            vmLog("output=file=" + log, "what=all=off");
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    private static void vmLog(String... arguments) {
+        try {
+            Object answer = ManagementFactory.getPlatformMBeanServer()
+                    .invoke(
+                            new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                            "vmLog",
+                            new Object[] {arguments},
+                            new String[] {String[].class.getName()});
+            if (answer instanceof String s && !s.isBlank()) {
+                throw new IllegalStateException("VM.log " + String.join(" ", arguments) + ": " + s.strip());
+            }
+        } catch (JMException e) {
+            throw new IllegalStateException(
+                    "cannot watch the JIT (the VM.log diagnostic command of HotSpot): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Warm-up until the JIT is quiet: {@code pass} runs again and again until the last three passes together saw at
+     * most {@code quiet} compilations (one quiet pass is not enough: C2's thresholds are crossed in bursts), at least
+     * three passes and at most {@code maxPasses}.
+     *
+     * @return what the warm-up did, for the log: passes run, compilations in the last three, whether it got quiet
+     */
+    Warmed warmUp(int quiet, int maxPasses, Pass pass) throws Exception {
+        long[] recent = new long[3];
+        int passes = 0;
+        long lastThree = Long.MAX_VALUE;
+        while (passes < maxPasses) {
+            long before = compilations();
+            pass.run();
+            recent[passes % 3] = compilations() - before;
+            passes++;
+            if (passes >= 3) {
+                lastThree = recent[0] + recent[1] + recent[2];
+                if (lastThree <= quiet) {
+                    break;
+                }
+            }
+        }
+        return new Warmed(passes, lastThree, lastThree <= quiet);
+    }
+
+    /** One warm-up pass. */
+    @FunctionalInterface
+    interface Pass {
+        void run() throws Exception;
+    }
+
+    /**
+     * @param passes the passes run
+     * @param lastThree compilations during the last three ({@link Long#MAX_VALUE} if fewer than three ran)
+     * @param quiet whether that was at most the quiet count
+     */
+    record Warmed(int passes, long lastThree, boolean quiet) {
+        @Override
+        public String toString() {
+            return passes + " passes, the last 3 with " + (lastThree == Long.MAX_VALUE ? "?" : lastThree)
+                    + " compilations" + (quiet ? "" : " (NOT quiet: the figures include JIT time)");
+        }
+    }
+}

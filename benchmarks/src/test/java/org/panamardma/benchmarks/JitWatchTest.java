@@ -1,0 +1,42 @@
+package org.panamardma.benchmarks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link JitWatch} counts this JVM's compilations (code made hot shows), and its warm-up stops on the third quiet
+ * pass, or at its limit saying it was not quiet.
+ */
+class JitWatchTest {
+    /** Code nothing else runs: its compilations are this test's. */
+    private static long hot(long x) {
+        return (x * 0x9e3779b97f4a7c15L) ^ (x >>> 31);
+    }
+
+    @Test
+    void codeMadeHotIsCountedAndAQuietWarmUpStopsOnItsThirdPass() throws Exception {
+        try (JitWatch jit = JitWatch.start()) {
+            long before = jit.compilations();
+            long sum = 0;
+            for (long i = 0; i < 2_000_000; i++) {
+                sum += hot(i);
+            }
+            assertTrue(jit.compilations() > before, "a method called 2,000,000 times was compiled (" + sum + ")");
+
+            AtomicInteger passes = new AtomicInteger();
+            JitWatch.Warmed quiet = jit.warmUp(1_000_000, 150, passes::incrementAndGet);
+            assertEquals(3, quiet.passes());
+            assertEquals(3, passes.get());
+            assertTrue(quiet.quiet(), quiet.toString());
+
+            JitWatch.Warmed never = jit.warmUp(-1, 4, () -> {}); // no count is at most -1
+            assertEquals(4, never.passes());
+            assertFalse(never.quiet());
+            assertTrue(never.toString().contains("NOT quiet"), never.toString());
+        }
+    }
+}
