@@ -48,6 +48,7 @@ final class ExportFs implements AutoCloseable {
     private final GenerationSource generations;
     private final HandleResolver resolver;
     private final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
+    private final OpenFiles files = new OpenFiles(this::openForIo);
 
     /**
      * A file of the export, held open ({@code O_PATH}) while a procedure uses it; close it after.
@@ -180,6 +181,7 @@ final class ExportFs implements AutoCloseable {
 
     @Override
     public void close() {
+        files.close();
         Posix.close(rootFd);
     }
 
@@ -224,9 +226,10 @@ final class ExportFs implements AutoCloseable {
         resolver.seen(key);
     }
 
-    /** Forgets the path of a file that was removed or renamed. */
+    /** Forgets the path of a file that was removed or renamed, and closes its I/O descriptors. */
     void forget(Stat stat) {
         paths.remove(new PathCache.Key(stat.ino(), stat.generation()));
+        files.forget(stat);
     }
 
     /** How long a call waits for one of the {@value #WALKERS} walks before it is answered NFS3ERR_JUKEBOX. */
@@ -426,6 +429,19 @@ final class ExportFs implements AutoCloseable {
     int openForIo(Node node, int flags) throws PosixException {
         return CallerThreads.asServer(
                 () -> Posix.openat(Posix.AT_FDCWD, Posix.procPath(node.fd()), flags | Posix.O_NOCTTY, 0));
+    }
+
+    /**
+     * A descriptor of {@code node}'s file for READ, WRITE or COMMIT, from the export's cache of open files
+     * ({@link OpenFiles}; opened by {@link #openForIo} on a miss). Only once the caller's permission was checked.
+     */
+    OpenFiles.Lease ioFile(Node node, OpenFiles.Access access) throws PosixException {
+        return files.open(node, access);
+    }
+
+    /** {@return the export's cache of open files} */
+    OpenFiles openFiles() {
+        return files;
     }
 
     /**

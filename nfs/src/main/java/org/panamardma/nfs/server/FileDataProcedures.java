@@ -98,8 +98,8 @@ final class FileDataProcedures extends ProcedureBase {
                     out.putInt(0).putBoolean(eof).putInt(0);
                 };
             }
-            int fd = fs.openForIo(n, Posix.O_RDONLY);
-            try {
+            try (OpenFiles.Lease file = fs.ioFile(n, OpenFiles.Access.READ)) {
+                int fd = file.fd();
                 IoBuffers.Lease lease = CallScope.lease();
                 MemorySegment buffer = lease.segment();
                 long done = 0;
@@ -128,8 +128,6 @@ final class FileDataProcedures extends ProcedureBase {
                     out.putInt(n32).putBoolean(eof);
                     out.putEligibleOpaque(data, MAX_IO);
                 };
-            } finally {
-                Posix.close(fd);
             }
         }
     }
@@ -154,10 +152,14 @@ final class FileDataProcedures extends ProcedureBase {
             if (!Permissions.mayWrite(c, n)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not write");
             }
+            if (before.writeProtected()) {
+                // what an open for writing would refuse, refused also when a descriptor opened before is cached
+                throw new NfsError(NfsStat3.NFS3ERR_PERM, "the file is immutable or append-only");
+            }
             int count = (int) a.count();
-            int fd = fs.openForIo(n, Posix.O_WRONLY);
             Stat after;
-            try {
+            try (OpenFiles.Lease file = fs.ioFile(n, OpenFiles.Access.WRITE)) {
+                int fd = file.fd();
                 MemorySegment data = a.data().asSlice(0, count);
                 if (writeBuffer(a) > 0) {
                     // heap data (TCP) into native memory the system call can take
@@ -165,15 +167,18 @@ final class FileDataProcedures extends ProcedureBase {
                     MemorySegment.copy(data, 0, lease.segment(), 0, count);
                     data = lease.segment().asSlice(0, count);
                 }
+                // a stable WRITE syncs its own range, in the same system call, as knfsd's nfsd_vfs_write does
+                // (RWF_SYNC): FILE_SYNC the data and all the file's metadata, DATA_SYNC the data and what is needed
+                // to read it back (RFC 1813 section 3.3.7); not the file's other dirty pages, which COMMIT is for
+                int sync = switch (a.stable()) {
+                    case FILE_SYNC -> Posix.RWF_SYNC;
+                    case DATA_SYNC -> Posix.RWF_DSYNC;
+                    case UNSTABLE -> 0;
+                };
                 try {
                     long done = 0;
                     while (done < count) {
-                        done += Posix.pwrite(fd, data.asSlice(done), a.offset() + done);
-                    }
-                    if (a.stable() == StableHow.FILE_SYNC) {
-                        Posix.fsync(fd);
-                    } else if (a.stable() == StableHow.DATA_SYNC) {
-                        Posix.fdatasync(fd);
+                        done += Posix.pwritev2(fd, data.asSlice(done), a.offset() + done, sync);
                     }
                 } catch (PosixException e) {
                     verifier.failed(e); // data acknowledged UNSTABLE before may be lost: clients must resend it
@@ -181,8 +186,6 @@ final class FileDataProcedures extends ProcedureBase {
                 }
                 after = Posix.fstat(fd);
                 bytesWritten.add(count);
-            } finally {
-                Posix.close(fd);
             }
             WccData w = wcc(before, attributes(after));
             StableHow committed = a.stable();
@@ -203,9 +206,9 @@ final class FileDataProcedures extends ProcedureBase {
             if (!c.owns(before) && !Permissions.may(n, Permissions.WRITE) && !Permissions.may(n, Permissions.READ)) {
                 throw new NfsError(NfsStat3.NFS3ERR_ACCES, c + " may not commit");
             }
-            int fd = fs.openForIo(n, Posix.O_RDONLY);
             Stat after;
-            try {
+            try (OpenFiles.Lease file = fs.ioFile(n, OpenFiles.Access.READ)) {
+                int fd = file.fd();
                 try {
                     Posix.fsync(fd);
                 } catch (PosixException e) {
@@ -213,8 +216,6 @@ final class FileDataProcedures extends ProcedureBase {
                     throw e;
                 }
                 after = Posix.fstat(fd);
-            } finally {
-                Posix.close(fd);
             }
             WccData w = wcc(before, attributes(after));
             byte[] verf = writeVerifierBytes();

@@ -46,10 +46,9 @@ final class Libc {
             withErrno("statx", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS));
     static final MethodHandle PREAD =
             withErrno("pread64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
-    static final MethodHandle PWRITE =
-            withErrno("pwrite64", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    static final MethodHandle PWRITEV2 =
+            withErrno("pwritev2", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG, JAVA_INT));
     static final MethodHandle FSYNC = withErrno("fsync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    static final MethodHandle FDATASYNC = withErrno("fdatasync", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle SYNCFS = withErrno("syncfs", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle IOCTL = withErrno(
             "ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS), Linker.Option.firstVariadicArg(2));

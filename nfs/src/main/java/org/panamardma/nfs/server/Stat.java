@@ -36,6 +36,8 @@ import org.panamardma.nfs.WccData;
  * @param inodeVersion the generation the file system keeps in the inode ({@code FS_IOC_GETVERSION}), where the
  *                     export has no birth times ({@link ExportFs} fills it in); valid only if {@code hasInodeVersion}
  * @param hasInodeVersion whether {@code inodeVersion} was filled in
+ * @param attributes the file's attribute flags the file system reports ({@code stx_attributes}, masked by
+ *                   {@code stx_attributes_mask}): {@link Posix#STATX_ATTR_IMMUTABLE}, {@link Posix#STATX_ATTR_APPEND}, ...
  */
 record Stat(
         int mode,
@@ -59,7 +61,8 @@ record Stat(
         int btimeNsec,
         boolean hasBtime,
         int inodeVersion,
-        boolean hasInodeVersion) {
+        boolean hasInodeVersion,
+        long attributes) {
 
     /** Reads a filled {@code struct statx} (linux/stat.h). */
     static Stat of(MemorySegment b) {
@@ -86,14 +89,36 @@ record Stat(
                 b.get(JAVA_INT, 88),
                 (mask & Posix.STATX_BTIME) != 0,
                 0,
-                false);
+                false,
+                b.get(JAVA_LONG, 8) & b.get(JAVA_LONG, 56));
     }
 
     /** This status with the inode's own generation, for an export without birth times. */
     Stat withInodeVersion(int version) {
         return new Stat(
-                mode, nlink, uid, gid, size, blocks, ino, devMajor, devMinor, rdevMajor, rdevMinor, atimeSec, atimeNsec,
-                mtimeSec, mtimeNsec, ctimeSec, ctimeNsec, btimeSec, btimeNsec, hasBtime, version, true);
+                mode,
+                nlink,
+                uid,
+                gid,
+                size,
+                blocks,
+                ino,
+                devMajor,
+                devMinor,
+                rdevMajor,
+                rdevMinor,
+                atimeSec,
+                atimeNsec,
+                mtimeSec,
+                mtimeNsec,
+                ctimeSec,
+                ctimeNsec,
+                btimeSec,
+                btimeNsec,
+                hasBtime,
+                version,
+                true,
+                attributes);
     }
 
     int type() {
@@ -115,6 +140,14 @@ record Stat(
     /** {@return the permission bits with set-id and sticky bits (07777)} */
     int permissions() {
         return mode & 07777;
+    }
+
+    /**
+     * Whether the file system refuses writes to the file whatever the permissions: immutable, or append-only (an
+     * open for writing without O_APPEND is refused, and NFS WRITEs are at offsets).
+     */
+    boolean writeProtected() {
+        return (attributes & (Posix.STATX_ATTR_IMMUTABLE | Posix.STATX_ATTR_APPEND)) != 0;
     }
 
     boolean sameDevice(Stat other) {

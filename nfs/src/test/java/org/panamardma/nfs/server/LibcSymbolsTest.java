@@ -41,6 +41,7 @@ class LibcSymbolsTest {
             #include <fcntl.h>
             #include <sys/stat.h>
             #include <sys/statvfs.h>
+            #include <sys/uio.h>
             #include <dirent.h>
             #include <unistd.h>
             #include <sched.h>
