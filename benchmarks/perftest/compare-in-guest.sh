@@ -221,7 +221,7 @@ run_knfs() {
     done
     [[ " ${mounted[*]} " == *" knfsd "* ]] && knfs_pass /mnt/knfs-bench-knfsd "${PERF_KNFS_WARM_MIB:-16}" >/dev/null
     if [[ " ${mounted[*]} " == *" java "* ]]; then
-      say "knfs java $device: warmed by $(warm_until_quiet "$jit_log" knfs_pass /mnt/knfs-bench-java "${PERF_KNFS_WARM_MIB:-16}") of ${PERF_KNFS_WARM_MIB:-16} MiB"
+      say "knfs java $device: warmed by passes of ${PERF_KNFS_WARM_MIB:-16} MiB: $(warm_until_quiet "$jit_log" knfs_pass /mnt/knfs-bench-java "${PERF_KNFS_WARM_MIB:-16}")"
     fi
     for round in $(seq 1 "$rounds"); do
       local order=(knfsd java); ((round % 2 == 0)) && order=(java knfsd)

@@ -29,7 +29,7 @@ for server in java knfsd; do
   mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "10.77.0.2:$export" "$mnt" \
     || { echo "mount $server failed"; continue; }
   if [[ $server == java ]]; then
-    echo "== java warm-up: $(PROBE_WARM_COUNT=64 warm_until_quiet "$jit_log" warm_up "$mnt" 1) of 64 blocks"
+    echo "== java warm-up, passes of 64 blocks: $(PROBE_WARM_COUNT=64 warm_until_quiet "$jit_log" warm_up "$mnt" 1)"
   else
     PROBE_WARM_COUNT=64 warm_up "$mnt" 1
   fi
