@@ -110,6 +110,7 @@ class NfsServerIdentityTest extends ServerFixtureTest {
     /**
      * A user's write or truncate of a set-id file it does not own clears the set-id bits, as a local write does:
      * the server writes as the caller, without CAP_FSETID. On 5c5f9a1 the server wrote as root and they survived.
+     * Also through a descriptor the server kept open from an earlier WRITE, before the bits were set.
      */
     @Test
     void anotherUsersWriteOrTruncateClearsSetIdBits() throws Exception {
@@ -124,6 +125,15 @@ class NfsServerIdentityTest extends ServerFixtureTest {
         other.write(f, 0, MemorySegment.ofArray("patched".getBytes()), StableHow.FILE_SYNC);
         assertEquals(0777, mode(tool), "a WRITE by another user clears both");
         assertEquals("patched", Files.readString(tool));
+
+        // the same again through the descriptor the first WRITE left open (OpenFiles): the kernel clears the bits
+        // at the write, by the writer's credentials, whenever the descriptor was opened
+        owner.setattr(f, Sattr3.mode(06777), null);
+        long reused = fx.server.exportFs().openFiles().reuses();
+        other.write(f, 0, MemorySegment.ofArray("again".getBytes()), StableHow.UNSTABLE);
+        assertEquals(
+                reused + 1, fx.server.exportFs().openFiles().reuses(), "the cached descriptor was written through");
+        assertEquals(0777, mode(tool), "a WRITE through a descriptor opened before the bits were set clears them too");
 
         owner.setattr(f, Sattr3.mode(06777), null);
         assertEquals(06777, mode(tool));
