@@ -55,6 +55,9 @@ final class CallRunner {
      * Runs procedure {@code number} with its decoded {@code args}, on the transport's thread.
      *
      * @param bufferBytes the data buffer the procedure needs ({@link CallScope#lease()}), 0 for none
+     * @param prelude what the procedure's thread does with the arguments as the server before it takes on the
+     *     caller ({@link CallerThreads#run(Caller, Duration, Duration, CallerThreads.Op, CallerThreads.Op, Runnable)}),
+     *     or null
      * @param failure the results of a failure with a status (the procedure's {@code resfail} arm)
      */
     <A> XdrEncodable run(
@@ -62,6 +65,7 @@ final class CallRunner {
             A args,
             RpcCall call,
             ToLongFunction<A> bufferBytes,
+            Function<A, CallerThreads.Op<CallerThreads.Prepared>> prelude,
             Body<A> body,
             Function<NfsStat3, XdrEncodable> failure) {
         Optional<ExportGate.Client> client = ExportGate.current();
@@ -101,6 +105,7 @@ final class CallRunner {
                     caller,
                     waits.resource(),
                     waits.running(),
+                    prelude == null ? null : prelude.apply(args),
                     () -> scope.during(() -> body.run(args, caller)),
                     scope::release);
             scope.handOver();

@@ -170,10 +170,26 @@ final class CallerThreads implements AutoCloseable {
      * @throws Exception what {@code op} threw
      */
     <T> T run(Caller caller, Duration wait, Duration limit, Op<T> op, Runnable onAbandon) throws Exception {
+        return run(caller, wait, limit, null, op, onAbandon);
+    }
+
+    /**
+     * Runs {@code op} as {@code caller} on one of the threads, after {@code prelude} as the server on the same
+     * thread: what the call would otherwise do as the server from inside the caller's identity
+     * ({@link #asServer}), done before the thread takes that identity, so that a call switches once each way
+     * (resolving the call's file handle: knfsd likewise finds the file, {@code fh_verify}, before its
+     * {@code nfsd_setuser}). {@code op} takes its result by {@link #takePrepared}.
+     *
+     * @param prelude run as the server, before the caller's identity; null for none. What it returns is closed
+     *     after the call unless {@code op} took it. If it fails, nothing is prepared ({@code op} does the work
+     *     again and answers the failure)
+     */
+    <T> T run(Caller caller, Duration wait, Duration limit, Op<Prepared> prelude, Op<T> op, Runnable onAbandon)
+            throws Exception {
         if (closed.get()) {
             throw new Busy("the server is closing", false);
         }
-        Task<T> task = new Task<>(caller, op, onAbandon);
+        Task<T> task = new Task<>(caller, prelude, op, onAbandon);
         if (!queue.offer(task)) {
             throw new Busy(queue.size() + " calls already wait for a thread", false);
         }
@@ -205,6 +221,20 @@ final class CallerThreads implements AutoCloseable {
         } finally {
             w.actAs(caller);
         }
+    }
+
+    /**
+     * Takes what this call's prelude prepared under {@code key} (once): null if there is none, or it was prepared
+     * under another key, or the calling thread is not one of these.
+     */
+    static AutoCloseable takePrepared(Object key) {
+        Worker w = CURRENT.get();
+        if (w == null || w.prepared == null || !w.prepared.key().equals(key)) {
+            return null;
+        }
+        AutoCloseable value = w.prepared.value();
+        w.prepared = null;
+        return value;
     }
 
     /** The caller the calling thread acts as, or null (not one of these threads, or between calls). */
@@ -257,6 +287,7 @@ final class CallerThreads implements AutoCloseable {
         private static final int ABANDONED = 4;
 
         private final Caller caller;
+        private final Op<Prepared> prelude;
         private final Op<T> op;
         private final Runnable onAbandon;
         private int state = QUEUED;
@@ -264,8 +295,9 @@ final class CallerThreads implements AutoCloseable {
         private T result;
         private Throwable failure;
 
-        Task(Caller caller, Op<T> op, Runnable onAbandon) {
+        Task(Caller caller, Op<Prepared> prelude, Op<T> op, Runnable onAbandon) {
             this.caller = caller;
+            this.prelude = prelude;
             this.op = op;
             this.onAbandon = onAbandon;
         }
@@ -350,22 +382,15 @@ final class CallerThreads implements AutoCloseable {
         }
     }
 
-    /** A thread's own state: the server's credentials to come back to, and whom it acts as. */
+    /** A thread's own state: its identities ({@link ThreadIdentity}), whom it acts as, what its prelude made. */
     private static final class Worker {
-        private final ServerIdentity server;
-        private final int fsuid;
-        private final int fsgid;
-        private final int[] groups;
-        private final ThreadCredentials.Capabilities capabilities;
+        private final ThreadIdentity identity;
         private Caller acting;
+        /** What the call's prelude made as the server, until the body takes it ({@link #takePrepared}). */
+        private Prepared prepared;
 
         Worker(ServerIdentity server) throws PosixException {
-            this.server = server;
-            ThreadCredentials.privateUmaskZero();
-            this.fsuid = ThreadCredentials.fsuid();
-            this.fsgid = ThreadCredentials.fsgid();
-            this.groups = ThreadCredentials.getgroups();
-            this.capabilities = ThreadCredentials.capget();
+            this.identity = new ThreadIdentity(server);
         }
 
         /** {@return false if the server's identity could not be restored (the thread must not go on)} */
@@ -376,6 +401,7 @@ final class CallerThreads implements AutoCloseable {
             T value = null;
             Throwable thrown = null;
             try {
+                prepare(task);
                 actAs(task.caller);
                 value = task.op.run();
             } catch (Throwable t) {
@@ -390,53 +416,56 @@ final class CallerThreads implements AutoCloseable {
                     thrown = e;
                 }
             }
+            Prepared left = prepared;
+            prepared = null;
+            if (left != null) {
+                left.close(); // the body did not take it (it failed before, or resolved another handle)
+            }
             task.finish(value, thrown);
             return restored;
         }
 
         /**
-         * Takes on {@code c}: groups, then group, then user, then capabilities (the nfsd set dropped unless the
-         * caller is root, as {@code nfsd_setuser}), and checks the ids took.
-         *
-         * @throws IllegalStateException if the kernel refused any of it: the call must not run as the server
+         * Runs the task's prelude as the server, before the thread takes on its caller. A prelude that fails leaves
+         * nothing: the body does the same work again and answers its failure in its own order.
          */
-        void actAs(Caller c) {
-            acting = c;
-            if (!server.privileged()) {
+        private void prepare(Task<?> task) {
+            if (task.prelude == null) {
                 return;
             }
             try {
-                ThreadCredentials.setgroups(c.groups());
-                ThreadCredentials.setfsgid(c.gid());
-                ThreadCredentials.setfsuid(c.uid());
-                if (ThreadCredentials.fsuid() != c.uid() || ThreadCredentials.fsgid() != c.gid()) {
-                    throw new IllegalStateException("the kernel did not take " + c);
-                }
-                long effective = c.isRoot()
-                        ? capabilities.effective() | (capabilities.permitted() & ThreadCredentials.NFSD_SET)
-                        : capabilities.effective() & ~ThreadCredentials.NFSD_SET;
-                ThreadCredentials.capset(capabilities.withEffective(effective));
-            } catch (PosixException e) {
-                throw new IllegalStateException("acting as " + c + ": " + e.getMessage(), e);
+                prepared = task.prelude.run();
+            } catch (Exception e) {
+                prepared = null;
             }
+        }
+
+        /** @throws IllegalStateException if the kernel refused any of it: the call must not run as the server */
+        void actAs(Caller c) {
+            acting = c;
+            identity.actAs(c);
         }
 
         /** Back to the server's credentials. @throws IllegalStateException if they did not take */
         void restore() {
             acting = null;
-            if (!server.privileged()) {
-                return;
-            }
+            identity.restore();
+        }
+    }
+
+    /**
+     * What a call's prelude made as the server, for its body to take once by {@code key}; closed after the call if
+     * the body did not take it.
+     *
+     * @param key what the body asks for it by (equal keys, same value)
+     * @param value the resource
+     */
+    record Prepared(Object key, AutoCloseable value) {
+        void close() {
             try {
-                ThreadCredentials.setfsuid(fsuid);
-                ThreadCredentials.setfsgid(fsgid);
-                ThreadCredentials.setgroups(groups);
-                ThreadCredentials.capset(capabilities);
-                if (ThreadCredentials.fsuid() != fsuid || ThreadCredentials.fsgid() != fsgid) {
-                    throw new IllegalStateException("the kernel did not restore the server's ids");
-                }
-            } catch (PosixException e) {
-                throw new IllegalStateException("restoring the server's identity: " + e.getMessage(), e);
+                value.close();
+            } catch (Exception e) {
+                LOG.debug("closing a prepared resource the call did not take", e);
             }
         }
     }

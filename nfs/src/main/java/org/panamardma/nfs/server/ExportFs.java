@@ -255,7 +255,13 @@ final class ExportFs implements AutoCloseable {
      * @throws NfsError BADHANDLE for a handle this server did not issue, STALE for a file no longer in the export
      */
     Node resolve(FileHandle3 fh) throws NfsError {
-        return CallerThreads.asServer(() -> resolver.resolve(fh));
+        Node prepared = Preresolved.take(this, fh);
+        return prepared != null ? prepared : CallerThreads.asServer(() -> resolver.resolve(fh));
+    }
+
+    /** Resolves {@code fh} in a call's prelude, as the server, for this call's {@link #resolve} to take. */
+    CallerThreads.Prepared prepare(FileHandle3 fh) {
+        return Preresolved.prepare(this, fh, resolver::resolve);
     }
 
     /** The export's root, opened. */

@@ -1,6 +1,7 @@
 package org.panamardma.nfs.server;
 
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.panamardma.nfs.FileHandle3;
 import org.panamardma.nfs.Nfs3;
 import org.panamardma.nfs.Nfs3Args.AccessArgs;
@@ -56,6 +57,7 @@ public final class Nfs3Server {
     /** The longest symbolic link target (PATH_MAX - 1). */
     static final int MAX_PATH = 4095;
 
+    private final ExportFs fs;
     private final CallRunner runner;
     private final WriteVerifier verifier = new WriteVerifier();
     private final LongAdder[] calls = new LongAdder[22];
@@ -67,6 +69,7 @@ public final class Nfs3Server {
     private final DirectoryListing listing;
 
     Nfs3Server(ExportFs fs, CallRunner runner) {
+        this.fs = fs;
         this.runner = runner;
         for (int i = 0; i < calls.length; i++) {
             calls[i] = new LongAdder();
@@ -151,37 +154,95 @@ public final class Nfs3Server {
             calls[Nfs3.PROC_NULL].increment();
             return XdrEncodable.VOID;
         });
-        procedure(builder, Nfs3.PROC_GETATTR, FileHandle3::decode, Shape.NONE, attributes::getattr);
-        procedure(builder, Nfs3.PROC_SETATTR, SetattrArgs::decode, Shape.WCC, attributes::setattr);
-        procedure(builder, Nfs3.PROC_LOOKUP, DirOp::decode, Shape.ATTR, names::lookup);
-        procedure(builder, Nfs3.PROC_ACCESS, AccessArgs::decode, Shape.ATTR, attributes::access);
-        procedure(builder, Nfs3.PROC_READLINK, FileHandle3::decode, Shape.ATTR, data::readlink);
-        procedure(builder, Nfs3.PROC_READ, ReadArgs::decode, Shape.ATTR, FileDataProcedures::readBuffer, data::read);
-        procedure(builder, Nfs3.PROC_WRITE, WriteArgs::decode, Shape.WCC, FileDataProcedures::writeBuffer, data::write);
-        procedure(builder, Nfs3.PROC_CREATE, CreateArgs::decode, Shape.WCC, names::create);
-        procedure(builder, Nfs3.PROC_MKDIR, MkdirArgs::decode, Shape.WCC, names::mkdir);
-        procedure(builder, Nfs3.PROC_SYMLINK, SymlinkArgs::decode, Shape.WCC, names::symlink);
-        procedure(builder, Nfs3.PROC_MKNOD, MknodArgs::decode, Shape.WCC, names::mknod);
-        procedure(builder, Nfs3.PROC_REMOVE, DirOp::decode, Shape.WCC, (a, c) -> names.remove(a, c, false));
-        procedure(builder, Nfs3.PROC_RMDIR, DirOp::decode, Shape.WCC, (a, c) -> names.remove(a, c, true));
-        procedure(builder, Nfs3.PROC_RENAME, RenameArgs::decode, Shape.WCC2, names::rename);
-        procedure(builder, Nfs3.PROC_LINK, LinkArgs::decode, Shape.ATTR_WCC, names::link);
-        procedure(builder, Nfs3.PROC_READDIR, ReaddirArgs::decodeReaddir, Shape.ATTR, listing::readdir);
-        procedure(builder, Nfs3.PROC_READDIRPLUS, ReaddirArgs::decodeReaddirplus, Shape.ATTR, listing::readdir);
-        procedure(builder, Nfs3.PROC_FSSTAT, FileHandle3::decode, Shape.ATTR, attributes::fsstat);
-        procedure(builder, Nfs3.PROC_FSINFO, FileHandle3::decode, Shape.ATTR, attributes::fsinfo);
-        procedure(builder, Nfs3.PROC_PATHCONF, FileHandle3::decode, Shape.ATTR, attributes::pathconf);
-        procedure(builder, Nfs3.PROC_COMMIT, CommitArgs::decode, Shape.WCC, data::commit);
+        procedure(builder, Nfs3.PROC_GETATTR, FileHandle3::decode, Shape.NONE, fh -> fh, attributes::getattr);
+        procedure(builder, Nfs3.PROC_SETATTR, SetattrArgs::decode, Shape.WCC, SetattrArgs::object, attributes::setattr);
+        procedure(builder, Nfs3.PROC_LOOKUP, DirOp::decode, Shape.ATTR, DirOp::dir, names::lookup);
+        procedure(builder, Nfs3.PROC_ACCESS, AccessArgs::decode, Shape.ATTR, AccessArgs::object, attributes::access);
+        procedure(builder, Nfs3.PROC_READLINK, FileHandle3::decode, Shape.ATTR, fh -> fh, data::readlink);
+        procedure(
+                builder,
+                Nfs3.PROC_READ,
+                ReadArgs::decode,
+                Shape.ATTR,
+                FileDataProcedures::readBuffer,
+                ReadArgs::file,
+                data::read);
+        procedure(
+                builder,
+                Nfs3.PROC_WRITE,
+                WriteArgs::decode,
+                Shape.WCC,
+                FileDataProcedures::writeBuffer,
+                WriteArgs::file,
+                data::write);
+        procedure(
+                builder,
+                Nfs3.PROC_CREATE,
+                CreateArgs::decode,
+                Shape.WCC,
+                a -> a.where().dir(),
+                names::create);
+        procedure(
+                builder,
+                Nfs3.PROC_MKDIR,
+                MkdirArgs::decode,
+                Shape.WCC,
+                a -> a.where().dir(),
+                names::mkdir);
+        procedure(
+                builder,
+                Nfs3.PROC_SYMLINK,
+                SymlinkArgs::decode,
+                Shape.WCC,
+                a -> a.where().dir(),
+                names::symlink);
+        procedure(
+                builder,
+                Nfs3.PROC_MKNOD,
+                MknodArgs::decode,
+                Shape.WCC,
+                a -> a.where().dir(),
+                names::mknod);
+        procedure(builder, Nfs3.PROC_REMOVE, DirOp::decode, Shape.WCC, DirOp::dir, (a, c) -> names.remove(a, c, false));
+        procedure(builder, Nfs3.PROC_RMDIR, DirOp::decode, Shape.WCC, DirOp::dir, (a, c) -> names.remove(a, c, true));
+        procedure(
+                builder,
+                Nfs3.PROC_RENAME,
+                RenameArgs::decode,
+                Shape.WCC2,
+                a -> a.from().dir(),
+                names::rename);
+        procedure(builder, Nfs3.PROC_LINK, LinkArgs::decode, Shape.ATTR_WCC, LinkArgs::file, names::link);
+        procedure(
+                builder, Nfs3.PROC_READDIR, ReaddirArgs::decodeReaddir, Shape.ATTR, ReaddirArgs::dir, listing::readdir);
+        procedure(
+                builder,
+                Nfs3.PROC_READDIRPLUS,
+                ReaddirArgs::decodeReaddirplus,
+                Shape.ATTR,
+                ReaddirArgs::dir,
+                listing::readdir);
+        procedure(builder, Nfs3.PROC_FSSTAT, FileHandle3::decode, Shape.ATTR, fh -> fh, attributes::fsstat);
+        procedure(builder, Nfs3.PROC_FSINFO, FileHandle3::decode, Shape.ATTR, fh -> fh, attributes::fsinfo);
+        procedure(builder, Nfs3.PROC_PATHCONF, FileHandle3::decode, Shape.ATTR, fh -> fh, attributes::pathconf);
+        procedure(builder, Nfs3.PROC_COMMIT, CommitArgs::decode, Shape.WCC, CommitArgs::file, data::commit);
     }
 
     private <A> void procedure(
-            RpcDispatcher.Builder builder, int number, XdrReader<A> arguments, Shape failure, Body<A> body) {
-        procedure(builder, number, arguments, failure, a -> 0, body);
+            RpcDispatcher.Builder builder,
+            int number,
+            XdrReader<A> arguments,
+            Shape failure,
+            Function<A, FileHandle3> handle,
+            Body<A> body) {
+        procedure(builder, number, arguments, failure, a -> 0, handle, body);
     }
 
     /**
      * Registers a procedure, run by the {@link CallRunner} (the client's checks, its caller, the thread acting as
-     * it); {@code bufferBytes} says how large a data buffer it needs ({@link CallScope#lease()}).
+     * it); {@code bufferBytes} says how large a data buffer it needs ({@link CallScope#lease()}), {@code handle}
+     * which file handle it resolves first: its thread resolves that one as the server before it takes on the caller
+     * ({@link ExportFs#prepare}), so that the procedure's own {@link ExportFs#resolve} of it switches no identity.
      */
     private <A> void procedure(
             RpcDispatcher.Builder builder,
@@ -189,11 +250,17 @@ public final class Nfs3Server {
             XdrReader<A> arguments,
             Shape failure,
             java.util.function.ToLongFunction<A> bufferBytes,
+            Function<A, FileHandle3> handle,
             Body<A> body) {
+        Function<A, CallerThreads.Op<CallerThreads.Prepared>> prelude = args -> {
+            FileHandle3 fh = handle.apply(args);
+            return () -> fs.prepare(fh);
+        };
         builder.register(
                 Nfs3.PROGRAM, Nfs3.VERSION, number, arguments, (A args, org.panamardma.oncrpc.RpcCall call) -> {
                     calls[number].increment();
-                    return runner.run(number, args, call, bufferBytes, body::run, status -> failure(status, failure));
+                    return runner.run(
+                            number, args, call, bufferBytes, prelude, body::run, status -> failure(status, failure));
                 });
     }
 

@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The Linux credentials of the calling OS thread: file-system ids, supplementary groups, capabilities, and the
@@ -63,7 +64,18 @@ final class ThreadCredentials {
         default -> -1;
     };
 
+    /**
+     * The identity system calls made so far ({@code setfsuid}, {@code setfsgid}, {@code setgroups}, {@code capset},
+     * by all threads), each counted as it is made: what tests count a call's switches by.
+     */
+    private static final LongAdder SYSTEM_CALLS = new LongAdder();
+
     private ThreadCredentials() {}
+
+    /** {@return the identity system calls made so far, by all threads} */
+    static long systemCalls() {
+        return SYSTEM_CALLS.sum();
+    }
 
     static long bit(int capability) {
         return 1L << capability;
@@ -95,6 +107,7 @@ final class ThreadCredentials {
     static int setfsuid(int uid) {
         requirePlatformThread();
         try {
+            SYSTEM_CALLS.increment();
             return (int) Libc.SETFSUID.invokeExact(uid);
         } catch (Throwable t) {
             throw unexpected(t);
@@ -105,6 +118,7 @@ final class ThreadCredentials {
     static int setfsgid(int gid) {
         requirePlatformThread();
         try {
+            SYSTEM_CALLS.increment();
             return (int) Libc.SETFSGID.invokeExact(gid);
         } catch (Throwable t) {
             throw unexpected(t);
@@ -142,6 +156,7 @@ final class ThreadCredentials {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = arena.allocate(Libc.CALL_STATE);
             MemorySegment list = groups.length == 0 ? MemorySegment.NULL : arena.allocateFrom(JAVA_INT, groups);
+            SYSTEM_CALLS.increment();
             long r = (long) Libc.SYSCALL_SETGROUPS.invokeExact(state, SYS_SETGROUPS, (long) groups.length, list);
             if (r < 0) {
                 throw new PosixException(Libc.errno(state), "setgroups", groups.length + " groups");
@@ -226,6 +241,7 @@ final class ThreadCredentials {
             split(data, 0, c.effective());
             split(data, 4, c.permitted());
             split(data, 8, c.inheritable());
+            SYSTEM_CALLS.increment();
             if ((int) Libc.CAPSET.invokeExact(state, header, data) < 0) {
                 throw new PosixException(Libc.errno(state), "capset", "this thread");
             }

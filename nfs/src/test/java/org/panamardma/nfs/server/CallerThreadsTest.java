@@ -2,6 +2,8 @@ package org.panamardma.nfs.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -117,6 +120,140 @@ class CallerThreadsTest {
         Seen here = Seen.now();
         assertEquals(0, here.fsuid());
         assertFalse(here.groups().contains(3000));
+    }
+
+    /** The identity system calls one switch makes from the server to {@code c} (or back), for a thread as root. */
+    private static long switchCalls(Caller c, int[] serverGroups) throws PosixException {
+        boolean groups = !Arrays.equals(c.groups(), serverGroups);
+        boolean ids = c.uid() != 0 || c.gid() != 0;
+        ThreadCredentials.Capabilities server = ThreadCredentials.capget();
+        boolean rootRaises =
+                (server.effective() | (server.permitted() & ThreadCredentials.NFSD_SET)) != server.effective();
+        // setgroups; setfsgid, setfsuid and the two calls that check them; capset (after a change of ids the kernel
+        // has moved the file capabilities itself, and root's effective set may lack some of the nfsd set)
+        return (groups ? 1 : 0) + (ids ? 5 : (c.isRoot() && rootRaises ? 1 : 0));
+    }
+
+    @Test
+    void thePreludeRunsAsTheServerAndTheCallTakesItsResultOnceByItsKey() throws Exception {
+        threads = new CallerThreads(ServerIdentity.ofThisProcess(), 1, 8, "test-caller");
+        AtomicInteger closed = new AtomicInteger();
+        AutoCloseable resource = closed::incrementAndGet;
+        Seen[] inPrelude = new Seen[1];
+        List<Object> seen = threads.run(
+                caller(1000, 1001, 3000),
+                LONG,
+                LONG,
+                () -> {
+                    inPrelude[0] = Seen.now();
+                    return new CallerThreads.Prepared("file", resource);
+                },
+                () -> Arrays.asList(
+                        Seen.now(),
+                        CallerThreads.takePrepared("another file"),
+                        CallerThreads.takePrepared("file"),
+                        CallerThreads.takePrepared("file")),
+                () -> {});
+        assertEquals(0, inPrelude[0].fsuid(), "the prelude runs as the server");
+        assertEquals(List.of(0), List.of(inPrelude[0].fsgid()));
+        assertTrue(inPrelude[0].has(ThreadCredentials.CAP_DAC_READ_SEARCH));
+        Seen body = (Seen) seen.get(0);
+        assertEquals(1000, body.fsuid(), "the body runs as the caller");
+        assertEquals(List.of(3000), body.groups());
+        assertFalse(body.has(ThreadCredentials.CAP_DAC_READ_SEARCH));
+        assertNull(seen.get(1), "another key takes nothing");
+        assertSame(resource, seen.get(2));
+        assertNull(seen.get(3), "taken once");
+        assertEquals(0, closed.get(), "what the body took is the body's to close");
+
+        // not taken: closed once the call is over; the next call on the thread finds nothing of it
+        threads.run(
+                caller(1000, 1000),
+                LONG,
+                LONG,
+                () -> new CallerThreads.Prepared("file", resource),
+                () -> CallerThreads.takePrepared("another file"),
+                () -> {});
+        assertEquals(1, closed.get());
+        Object left = threads.run(caller(1000, 1000), LONG, LONG, () -> CallerThreads.takePrepared("file"), () -> {});
+        assertNull(left);
+
+        // a prelude that fails prepares nothing, and the call still runs, as its caller
+        Seen after = threads.run(
+                caller(2000, 2000),
+                LONG,
+                LONG,
+                () -> {
+                    throw new IOException("the handle did not resolve");
+                },
+                () -> {
+                    assertNull(CallerThreads.takePrepared("file"));
+                    return Seen.now();
+                },
+                () -> {});
+        assertEquals(2000, after.fsuid());
+        assertEquals(1, closed.get());
+    }
+
+    @Test
+    void aCallSwitchesOnceEachWayWithOnlyTheSystemCallsThatChangeSomething() throws Exception {
+        threads = new CallerThreads(ServerIdentity.ofThisProcess(), 1, 8, "test-caller");
+        int[] serverGroups = ThreadCredentials.getgroups(); // this thread's are the process's: the server's
+        threads.run(caller(1000, 1000), LONG, LONG, () -> 0, () -> {}); // the thread is up
+
+        for (Caller c : List.of(
+                caller(1000, 1001, 3000, 4000),
+                caller(1000, 1000),
+                caller(0, 0),
+                caller(0, 0, serverGroups),
+                caller(2000, 0, serverGroups))) {
+            long before = ThreadCredentials.systemCalls();
+            List<Seen> seen = threads.run(
+                    c,
+                    LONG,
+                    LONG,
+                    () -> new CallerThreads.Prepared("file", () -> {}),
+                    () -> List.of(Seen.now(), CallerThreads.asServer(Seen::now)),
+                    () -> {});
+            long made = ThreadCredentials.systemCalls() - before;
+            long switchWay = switchCalls(c, serverGroups);
+            // the asServer inside costs two switches more; the prelude none
+            assertEquals(4 * switchWay, made, c + ": identity system calls of a call with one asServer inside");
+            assertEquals(c.uid(), seen.get(0).fsuid(), c + " took");
+            assertEquals(c.gid(), seen.get(0).fsgid());
+            assertEquals(Arrays.stream(c.groups()).boxed().toList(), seen.get(0).groups(), c + ": its groups exactly");
+            assertEquals(0, seen.get(1).fsuid(), "the server's identity inside");
+
+            before = ThreadCredentials.systemCalls();
+            Seen plain =
+                    threads.run(c, LONG, LONG, () -> new CallerThreads.Prepared("file", () -> {}), Seen::now, () -> {});
+            made = ThreadCredentials.systemCalls() - before;
+            assertEquals(2 * switchWay, made, c + ": identity system calls of a call that stays the caller");
+            assertEquals(c.uid(), plain.fsuid());
+        }
+        if (!Arrays.equals(serverGroups, new int[0])) {
+            assertTrue(switchCalls(caller(0, 0), serverGroups) > 0, "the test saw a switch of groups alone");
+        }
+    }
+
+    @Test
+    void aSwitchThatFailsHalfwayIsUndoneWholeByTheNextOne() throws Exception {
+        threads = new CallerThreads(ServerIdentity.ofThisProcess(), 1, 8, "test-caller");
+        int[] tooMany = new int[ThreadCredentials.MAX_GROUPS + 1];
+        Arrays.fill(tooMany, 5000);
+        AtomicBoolean ran = new AtomicBoolean();
+        Exception e = assertThrows(
+                IllegalStateException.class,
+                () -> threads.run(caller(1000, 1000, tooMany), LONG, LONG, () -> ran.getAndSet(true), () -> {}));
+        assertTrue(e.getMessage().startsWith("acting as"), e.getMessage());
+        assertFalse(ran.get(), "the call never ran as anyone else");
+
+        Seen root = threads.run(caller(0, 0, ThreadCredentials.getgroups()), LONG, LONG, Seen::now, () -> {});
+        assertEquals(0, root.fsuid());
+        assertEquals(Arrays.stream(ThreadCredentials.getgroups()).boxed().toList(), root.groups());
+        Seen user = threads.run(caller(1000, 1001, 7), LONG, LONG, Seen::now, () -> {});
+        assertEquals(1000, user.fsuid());
+        assertEquals(List.of(7), user.groups());
     }
 
     @Test

@@ -231,6 +231,36 @@ class NfsServerIdentityTest extends ServerFixtureTest {
         }
     }
 
+    /**
+     * Issue 26: a READ or a WRITE switches its thread's identity once each way (6 identity system calls each way for
+     * this caller: its groups, its group and user and the two calls that check them, its capabilities). Its file
+     * handle is resolved as the server before the thread takes on the caller ({@link ExportFs#prepare}); before,
+     * the procedure's own resolution switched back to the server and then to the caller again: 24 calls per call.
+     */
+    @Test
+    void aReadOrWriteSwitchesItsThreadsIdentityOnceEachWay() throws Exception {
+        fx = ServerFixture.start(dir, ExportOptions.DEFAULTS);
+        Nfs3Client user = client(authSys(ServerFixture.USER, ServerFixture.USER, 5000));
+        FileHandle3 f = user.create(fx.root, "f", 0644).handle();
+        byte[] block = new byte[4096];
+        user.write(f, 0, MemorySegment.ofArray(block), StableHow.UNSTABLE);
+        read(user, f); // the open-file cache now holds the file for reading and for writing
+
+        int rounds = 50;
+        long before = ThreadCredentials.systemCalls();
+        for (int i = 0; i < rounds; i++) {
+            block[0] = (byte) i;
+            user.write(f, 0, MemorySegment.ofArray(block), StableHow.UNSTABLE);
+            assertEquals(i, read(user, f)[0], "the WRITE before it");
+        }
+        long made = ThreadCredentials.systemCalls() - before;
+        long calls = 2L * rounds;
+        assertTrue(made >= 12 * calls, made + " identity system calls: every call took on its caller and back");
+        // a call the open-file cache missed (a descriptor closed as idle on a slow machine) switches once more
+        assertTrue(made <= 12 * calls + 2 * 12, made + " identity system calls for " + calls + " calls, not 12 each");
+        assertEquals(ServerFixture.USER, uid(fx.export.resolve("f")));
+    }
+
     /** {@code all_squash}: every caller is the anonymous user, without its groups. */
     @Test
     void allSquashMakesEveryCallerAnonymous() throws Exception {
