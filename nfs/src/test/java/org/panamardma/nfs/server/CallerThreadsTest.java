@@ -231,9 +231,6 @@ class CallerThreadsTest {
             assertEquals(2 * switchWay, made, c + ": identity system calls of a call that stays the caller");
             assertEquals(c.uid(), plain.fsuid());
         }
-        if (!Arrays.equals(serverGroups, new int[0])) {
-            assertTrue(switchCalls(caller(0, 0), serverGroups) > 0, "the test saw a switch of groups alone");
-        }
     }
 
     @Test
