@@ -53,17 +53,20 @@ final class DemoCommit {
         MemoryRegion[] mr = new MemoryRegion[1];
         try (EventChannel channel = EventChannel.create();
                 WorkCompletions wc = WorkCompletions.allocate(4)) {
-            CmConnector.Connection c = CmConnector.connect(
+            CmConnector.Connection c = CmConnector.connectOnAFreePort(
                     channel,
                     serverAddress,
                     ConnectionParameters.DEFAULTS,
                     id -> {
-                        Context ctx = id.context();
-                        pd[0] = ctx.allocateProtectionDomain();
-                        cq[0] = ctx.createCompletionQueue(64);
-                        // the server's memory description is received into it, the question sent from it; the record
-                        // is written from it
-                        mr[0] = pd[0].allocate(DemoServer.DATA + DemoServer.DATA_LENGTH, Set.of(Access.LOCAL_WRITE));
+                        if (pd[0] == null) { // a second attempt (a new local port) reuses them
+                            Context ctx = id.context();
+                            pd[0] = ctx.allocateProtectionDomain();
+                            cq[0] = ctx.createCompletionQueue(64);
+                            // the server's memory description is received into it, the question sent from it; the
+                            // record is written from it
+                            mr[0] = pd[0].allocate(
+                                    DemoServer.DATA + DemoServer.DATA_LENGTH, Set.of(Access.LOCAL_WRITE));
+                        }
                         QueuePair q = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
                         q.postReceive(1L << 62, mr[0], 0, 64); // the server's memory description
                         return q;

@@ -107,14 +107,16 @@ class IwarpDemoFirstMessageDeviceTest {
         try {
             CmConnector.Connection c;
             try {
-                c = CmConnector.connect(
+                c = CmConnector.connectOnAFreePort(
                         channel,
                         address,
                         ConnectionParameters.DEFAULTS,
                         id -> {
-                            pd[0] = id.context().allocateProtectionDomain();
-                            cq[0] = id.context().createCompletionQueue(8);
-                            mr[0] = pd[0].allocate(4096, Set.of(Access.LOCAL_WRITE));
+                            if (pd[0] == null) { // a second attempt (a new local port) reuses them
+                                pd[0] = id.context().allocateProtectionDomain();
+                                cq[0] = id.context().createCompletionQueue(8);
+                                mr[0] = pd[0].allocate(4096, Set.of(Access.LOCAL_WRITE));
+                            }
                             QueuePair qp = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
                             qp.postReceive(RECEIVE_ID, mr[0], 0, 64);
                             return qp;

@@ -24,7 +24,10 @@ import org.panamardma.verbs.cm.QueuePairOptions;
  * An RPC-over-RDMA client on the bare verbs API that does exactly what a minimal client does to make its first call,
  * and nothing more: a receive buffer posted before connecting, rdma_connect with RFC 8797 private data and READ
  * resources for the server (as Linux's client grants), and, right after ESTABLISHED, the call SENT. No zero-length
- * READ probe (RdmaClient's), no second connect after a failed one: what a server gets from clients it did not write.
+ * READ probe (RdmaClient's), no second connect after one that reached the server: what a server gets from clients it
+ * did not write. A connect whose local port Soft-iWARP could not bind (EADDRINUSE from rdma_connect itself, held by
+ * one of the guest's TCP sockets: rehearsal r55) never reached the server, and is tried again with a new port as
+ * every client of this project does ({@link CmConnector#connectOnAFreePort}).
  */
 final class FirstCallClient implements AutoCloseable {
     static final int BUFFER = 4096;
@@ -75,14 +78,16 @@ final class FirstCallClient implements AutoCloseable {
         try {
             CmConnector.Connection c;
             try {
-                c = CmConnector.connect(
+                c = CmConnector.connectOnAFreePort(
                         channel,
                         server,
                         parameters,
                         id -> {
-                            pd[0] = id.context().allocateProtectionDomain();
-                            cq[0] = id.context().createCompletionQueue(8);
-                            mr[0] = pd[0].allocate(2L * BUFFER, Set.of(Access.LOCAL_WRITE));
+                            if (pd[0] == null) { // a second attempt (a new local port) reuses them
+                                pd[0] = id.context().allocateProtectionDomain();
+                                cq[0] = id.context().createCompletionQueue(8);
+                                mr[0] = pd[0].allocate(2L * BUFFER, Set.of(Access.LOCAL_WRITE));
+                            }
                             QueuePair qp = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
                             qp.postReceive(RECEIVE_ID, mr[0], BUFFER, BUFFER);
                             return qp;

@@ -2,6 +2,8 @@ package org.panamardma.verbs.cm;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.QueuePair;
@@ -113,6 +115,66 @@ public final class CmConnector {
         } catch (RdmaException | RuntimeException | Error e) {
             id.close();
             throw e;
+        }
+    }
+
+    /** How many ids, each with a new local port, {@link #connectOnAFreePort} tries. */
+    public static final int CONNECT_PORT_ATTEMPTS = 3;
+
+    /**
+     * {@link #connect}, tried again with a new id when {@code rdma_connect} could not bind the local port rdma_cm
+     * chose ({@link #portChosenWasTaken}: on iWARP a TCP socket of the host holds it); nothing reached the server
+     * then, so the next try is not a second connect in the server's eyes. Any other failure is thrown at once, and
+     * the last of {@value #CONNECT_PORT_ATTEMPTS} taken ports with the earlier ones suppressed in it.
+     *
+     * <p>{@code factory} is called once per attempt: a failed attempt's queue pair is destroyed with its id; what
+     * else the factory made (PD, CQ, registered memory) is the caller's, on the same device, and the next call may
+     * reuse it.
+     *
+     * @param channel    the event channel the new ids' events arrive on
+     * @param server     the server's IP address and port
+     * @param parameters resources, retries and private data of the connect request
+     * @param factory    makes each attempt's queue pair once its route is resolved
+     * @param timeout    the longest wait for each step's event
+     * @return the established connection; the caller closes it
+     * @throws RdmaException as {@link #connect} does; the ids are closed then
+     */
+    public static Connection connectOnAFreePort(
+            EventChannel channel,
+            InetSocketAddress server,
+            ConnectionParameters parameters,
+            QueuePairFactory factory,
+            Duration timeout)
+            throws RdmaException {
+        return onAFreePort(server, () -> connect(channel, server, parameters, factory, timeout));
+    }
+
+    /** One connect attempt with a new id: {@link #connect}, or a stand-in in tests. */
+    @FunctionalInterface
+    interface ConnectAttempt {
+        Connection run() throws RdmaException;
+    }
+
+    /** {@link #connectOnAFreePort}'s loop over {@code attempt}. */
+    static Connection onAFreePort(InetSocketAddress server, ConnectAttempt connect) throws RdmaException {
+        List<RdmaException> taken = new ArrayList<>();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return connect.run();
+            } catch (RdmaException e) {
+                if (!portChosenWasTaken(e) || attempt == CONNECT_PORT_ATTEMPTS) {
+                    taken.forEach(e::addSuppressed);
+                    throw e;
+                }
+                taken.add(e);
+                LOG.info(
+                        "connecting to {}: {} (the local port rdma_cm chose is held by a TCP socket); trying a new "
+                                + "id, attempt {} of {}",
+                        server,
+                        e.getMessage(),
+                        attempt + 1,
+                        CONNECT_PORT_ATTEMPTS);
+            }
         }
     }
 

@@ -67,10 +67,12 @@ final class CmTestPair implements AutoCloseable {
 
         @Override
         public QueuePair create(CmId id) throws RdmaException {
-            var ctx = id.context();
-            pd = ctx.allocateProtectionDomain();
-            cq = ctx.createCompletionQueue(64);
-            mr = pd.allocate(64 * 1024, access);
+            if (pd == null) { // a client's second attempt (a new local port: connectOnAFreePort) reuses them
+                var ctx = id.context();
+                pd = ctx.allocateProtectionDomain();
+                cq = ctx.createCompletionQueue(64);
+                mr = pd.allocate(64 * 1024, access);
+            }
             qp = id.createQueuePair(pd, customize.apply(QueuePairOptions.of(cq)));
             return qp;
         }
@@ -131,7 +133,7 @@ final class CmTestPair implements AutoCloseable {
             }
         });
         try {
-            clientConnection = CmConnector.connect(
+            clientConnection = CmConnector.connectOnAFreePort(
                     clientChannel, address, ConnectionParameters.DEFAULTS.withPrivateData(clientData), client, TIMEOUT);
         } catch (Exception clientFailure) {
             // the server side's view of the failure: it failed first (that made the client's failure), or it is

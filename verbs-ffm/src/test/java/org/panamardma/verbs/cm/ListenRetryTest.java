@@ -1,9 +1,14 @@
 package org.panamardma.verbs.cm;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.panamardma.verbs.Errno;
 import org.panamardma.verbs.RdmaException;
@@ -45,5 +50,51 @@ class ListenRetryTest {
         assertFalse(
                 CmConnector.portChosenWasTaken(new RdmaException("rdma_connect(rdma_cm id 0x1)", Errno.ECONNREFUSED)));
         assertFalse(CmConnector.portChosenWasTaken(new RdmaException("no errno here")));
+    }
+
+    private static final RdmaException CONNECT_TAKEN =
+            new RdmaException("rdma_connect(rdma_cm id 0x1)", Errno.EADDRINUSE);
+
+    @Test
+    void aConnectWhosePortWasTakenTriesNewIdsUntilOneConnects() throws RdmaException {
+        AtomicInteger attempts = new AtomicInteger();
+        CmConnector.Connection connected = new CmConnector.Connection(null, null, null, null);
+        assertSame(connected, CmConnector.onAFreePort(NAMED_PORT, () -> {
+            if (attempts.incrementAndGet() < CmConnector.CONNECT_PORT_ATTEMPTS) {
+                throw CONNECT_TAKEN;
+            }
+            return connected;
+        }));
+        assertEquals(CmConnector.CONNECT_PORT_ATTEMPTS, attempts.get());
+    }
+
+    @Test
+    void aConnectGivesUpAfterItsAttemptsAndAtOnceOnAnyOtherFailure() {
+        AtomicInteger attempts = new AtomicInteger();
+        RdmaException last = new RdmaException("rdma_connect(rdma_cm id 0x3)", Errno.EADDRINUSE);
+        RdmaException thrown = assertThrows(
+                RdmaException.class,
+                () -> CmConnector.onAFreePort(NAMED_PORT, () -> {
+                    throw attempts.incrementAndGet() == CmConnector.CONNECT_PORT_ATTEMPTS ? last : CONNECT_TAKEN;
+                }));
+        assertSame(last, thrown);
+        assertEquals(CmConnector.CONNECT_PORT_ATTEMPTS, attempts.get());
+        assertEquals(CmConnector.CONNECT_PORT_ATTEMPTS - 1, thrown.getSuppressed().length, "the earlier ports");
+
+        // refused, or an event: the server was reached, a second connect would be one more in its eyes
+        attempts.set(0);
+        RdmaException refused = new CmEventException(
+                CmEventType.ESTABLISHED,
+                new CmEvent(CmEventType.REJECTED, 0, null, null, ConnectionParameters.DEFAULTS, 0));
+        assertSame(
+                refused,
+                assertThrows(
+                        RdmaException.class,
+                        () -> CmConnector.onAFreePort(NAMED_PORT, () -> {
+                            attempts.incrementAndGet();
+                            throw refused;
+                        })));
+        assertEquals(1, attempts.get());
+        assertArrayEquals(new Throwable[0], refused.getSuppressed());
     }
 }
