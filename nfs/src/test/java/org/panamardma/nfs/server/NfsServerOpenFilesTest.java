@@ -125,12 +125,24 @@ class NfsServerOpenFilesTest {
 
     @Test
     void noClientMakesTheServerHoldMoreThanTheBound() throws Exception {
+        long opensBefore = files().opens();
+        long start = System.nanoTime();
         for (int i = 0; i < OpenFiles.MAX_OPEN + 20; i++) {
             FileHandle3 h = owner.create(fx.root, "n" + i, 0644).handle();
             owner.write(h, 0, bytes("x"), StableHow.UNSTABLE);
             assertTrue(files().size() <= OpenFiles.MAX_OPEN, "open: " + files().size());
         }
-        assertEquals(OpenFiles.MAX_OPEN, files().size());
+        long took = System.nanoTime() - start;
+        assertEquals(OpenFiles.MAX_OPEN + 20, files().opens() - opensBefore, "each new file opened once");
+        if (took < OpenFiles.IDLE.toNanos()) {
+            // none can have been closed for idleness yet: the bound alone closed the 20 beyond it
+            assertEquals(OpenFiles.MAX_OPEN, files().size());
+        } else {
+            // a loaded host (rehearsal r56: 3.7 s): the first descriptors went idle and were closed, so the count
+            // says nothing about the bound; the check inside the loop still held at every step
+            System.out.println("the files took " + took / 1_000_000 + " ms, beyond the idle time " + OpenFiles.IDLE
+                    + ": the count at the end is not checked");
+        }
     }
 
     @Test
