@@ -2,6 +2,7 @@ package org.panamardma.nfs.server;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.panamardma.oncrpc.CallInput;
 import org.panamardma.oncrpc.ReplyResources;
 
 /**
@@ -20,16 +21,21 @@ final class CallScope {
 
     private final boolean zeroCopy;
     private final IoBuffers.Lease lease;
+    private final AutoCloseable input;
     private final List<AutoCloseable> held = new ArrayList<>(1);
 
     /**
-     * A scope for a call, on the transport's thread.
+     * A scope for a call, on the transport's thread, while the transport runs the service: it keeps the call's input
+     * memory too ({@link CallInput#retain()}: a WRITE's data over RPC-over-RDMA lies in the connection's registered
+     * memory, and the procedure's system call reads it there), so that a procedure the transport stops waiting for
+     * never writes from memory the transport gave to another call.
      *
      * @param lease the data buffer taken for the call, or null
      */
     CallScope(IoBuffers.Lease lease) {
         this.zeroCopy = ReplyResources.available();
         this.lease = lease;
+        this.input = CallInput.retain();
     }
 
     /** Runs {@code op} in this scope (on the procedure's thread). */
@@ -93,6 +99,7 @@ final class CallScope {
         if (lease != null && !list.contains(lease)) {
             lease.close();
         }
+        closeQuietly(input); // the procedure is over; the transport keeps the input until it has replied
     }
 
     /** After a failure, or once an abandoned procedure is over: everything is released. */
@@ -106,13 +113,17 @@ final class CallScope {
         if (lease != null) {
             lease.close();
         }
+        closeQuietly(input);
     }
 
     private static void closeQuietly(AutoCloseable r) {
+        if (r == null) {
+            return;
+        }
         try {
             r.close();
         } catch (Exception ignored) {
-            // a lease's close does not fail
+            // a lease's or an input's close does not fail
         }
     }
 }

@@ -39,12 +39,24 @@ final class CallAssembler {
     /** The call's full XDR stream and how it came. */
     record Assembled(MemorySegment call, CallPath path) {}
 
+    /** Where a call with Read chunks is assembled: memory of the given size, its contents anything. */
+    @FunctionalInterface
+    interface Room {
+        /**
+         * @throws MemoryRefused if the budgets could not give it
+         * @throws IOException if the transport could not provide it (the connection is lost)
+         */
+        MemorySegment take(long bytes) throws IOException;
+    }
+
     /**
      * @param header a decoded RDMA_MSG or RDMA_NOMSG header
      * @param inline the bytes after the header (the reduced call for RDMA_MSG; ignored for RDMA_NOMSG)
      * @param transfers pulls the chunks
      * @param maxCallSize the largest full call accepted
-     * @param memory the call's memory: the assembled call is taken from its heap budget
+     * @param memory the call's memory: a long call's stream is taken from its heap budget
+     * @param room where the call is assembled when it has Read chunks after the inline part: a device's transfers
+     *     give registered memory their RDMA Reads land in ({@link CallTransfers#assembly}), no copy after them
      * @throws MemoryRefused if the budgets could not give the memory the call needs
      * @throws ChunkFault if the call is longer than {@code maxCallSize} or an RDMA_NOMSG carries no call
      * @throws IOException if an RDMA Read failed (the connection is lost)
@@ -54,7 +66,8 @@ final class CallAssembler {
             MemorySegment inline,
             ChunkTransfers transfers,
             int maxCallSize,
-            CallMemory memory)
+            CallMemory memory,
+            Room room)
             throws ChunkFault, IOException {
         List<ReadChunk> chunks = header.chunks().readChunks();
         MemorySegment stream = inline;
@@ -84,7 +97,7 @@ final class CallAssembler {
         if (first == chunks.size()) {
             return new Assembled(stream, path);
         }
-        MemorySegment call = memory.heap(total);
+        MemorySegment call = room.take(total);
         long from = 0; // next byte of the reduced stream
         long to = 0; // next byte of the full stream
         for (int i = first; i < chunks.size(); i++) {
@@ -94,7 +107,10 @@ final class CallAssembler {
             from += inlineBytes;
             to += inlineBytes;
             transfers.read(chunk.segments(), call.asSlice(to, chunk.length()));
-            to += ChunkRoundup.roundUp(chunk.length()); // roundup: zeros already there (fresh, zeroed)
+            long padded = ChunkRoundup.roundUp(chunk.length());
+            // the roundup the sender left out, as zeros (the room's memory may hold an earlier call's bytes)
+            call.asSlice(to + chunk.length(), padded - chunk.length()).fill((byte) 0);
+            to += padded;
         }
         MemorySegment.copy(stream, from, call, to, stream.byteSize() - from);
         if (first == 1) {

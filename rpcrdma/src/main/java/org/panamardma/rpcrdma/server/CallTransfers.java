@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import org.panamardma.oncrpc.CallInput;
 import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.memory.Lease;
 import org.panamardma.verbs.MemoryRegion;
@@ -11,7 +12,8 @@ import org.panamardma.verbs.connection.RdmaConnection.ChainedWrite;
 
 /**
  * The chunk transfers of one call on a device: RDMA Reads through the connection ({@link VerbsChunkTransfers}),
- * counted against the call's pinned budget while they run; RDMA Writes staged, as svc_rdma_send_write_chunk
+ * straight into the call assembled in the connection's pool ({@link #assembly}) or counted against the call's pinned
+ * budget while they run; RDMA Writes staged, as svc_rdma_send_write_chunk
  * builds its R/W contexts: the data copied into a pooled buffer now (so the procedure's memory may go when the call
  * returns), the work requests collected for the reply ({@link #handOver}), to be posted before its Send. A staged
  * buffer keeps its share of the pinned budget until the reply's Send completes.
@@ -22,14 +24,70 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
     private final VerbsChunkTransfers connection;
     private final CallMemory memory;
     private StagedWrites.Builder staged = new StagedWrites.Builder();
+    /** The registered buffer the call is assembled in ({@link #assembly}), or null. */
+    private Lease assembly;
+    /** An RDMA Read into {@link #assembly} failed: the device may still write it. */
+    private volatile boolean assemblyFaulted;
+    /** The transport's and the procedures' use of {@link #assembly}; it goes back when the last ends. */
+    private CallInput input;
 
     CallTransfers(VerbsChunkTransfers connection, CallMemory memory) {
         this.connection = connection;
         this.memory = memory;
     }
 
+    /**
+     * Memory to assemble a call of {@code bytes} in ({@link CallAssembler.Room}): a buffer of the connection's pool,
+     * registered, so that the RDMA Reads of the call's chunks land where the procedure takes the data from
+     * ({@link #read}), as svcrdma reads a call's chunks into the pages nfsd writes from; no copy after the Reads (it
+     * was two: from the Reads' buffer into a heap call, and from there into native memory for the file's system
+     * call). It is charged to the pinned budget and lent to the service ({@link #input()}) until the call and every
+     * procedure that retained it are over. A second call assembly, or a size the pool has no class for, is taken from
+     * the heap budget as before.
+     */
+    MemorySegment assembly(long bytes) throws IOException {
+        if (assembly != null || !connection.pool().fits(bytes)) {
+            return memory.heap(bytes);
+        }
+        Runnable charge = memory.pinBeyondCall(bytes);
+        Lease lease;
+        try {
+            lease = connection.lease(bytes);
+        } catch (IOException | RuntimeException e) {
+            charge.run();
+            throw e;
+        }
+        assembly = lease;
+        input = CallInput.lentUntil(() -> {
+            if (assemblyFaulted) {
+                connection.quarantine(lease);
+            } else {
+                lease.release();
+            }
+            charge.run();
+        });
+        return lease.segment();
+    }
+
+    /** {@return the call's input memory as lent to the service, or null if the call was not assembled in the pool} */
+    CallInput input() {
+        return input;
+    }
+
     @Override
     public void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException {
+        Lease into = assembly;
+        if (into != null && within(destination, into.segment())) {
+            // straight into the assembled call: already charged with it
+            try {
+                connection.readInto(
+                        segments, into, destination.address() - into.segment().address(), destination.byteSize());
+            } catch (IOException | RuntimeException e) {
+                assemblyFaulted = true;
+                throw e;
+            }
+            return;
+        }
         memory.pin(destination.byteSize());
         try {
             connection.read(segments, destination);
@@ -59,6 +117,11 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
         for (ChainedWrite w : writes(region, from.regionOffset(), source.byteSize(), segments)) {
             staged.add(w);
         }
+    }
+
+    private static boolean within(MemorySegment part, MemorySegment whole) {
+        long at = part.address() - whole.address();
+        return part.isNative() && at >= 0 && at + part.byteSize() <= whole.byteSize();
     }
 
     /** The caller's contract, checked before anything is staged. */
@@ -106,11 +169,15 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
         return StagedWrites.NONE;
     }
 
+    /** Gives back what was staged and not handed over, and ends the transport's use of the assembled call. */
     @Override
     public void close() {
         if (!staged.isEmpty()) {
             staged.build().release();
             staged = new StagedWrites.Builder();
+        }
+        if (input != null) {
+            input.close();
         }
     }
 }

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.panamardma.oncrpc.AcceptStat;
 import org.panamardma.oncrpc.AcceptedReply;
+import org.panamardma.oncrpc.CallInput;
 import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.ReplyResources;
 import org.panamardma.oncrpc.RpcCall;
@@ -359,7 +360,8 @@ public final class RpcRdmaCallHandler {
         CallAssembler.Assembled assembled;
         try {
             ReadListPositions.validate(header, inline.byteSize());
-            assembled = CallAssembler.assemble(header, inline, transfers, settings.maxCallSize(), callMemory);
+            CallAssembler.Room room = transfers instanceof CallTransfers device ? device::assembly : callMemory::heap;
+            assembled = CallAssembler.assemble(header, inline, transfers, settings.maxCallSize(), callMemory, room);
         } catch (RpcRdmaHeaderException | ChunkFault e) {
             LOG.debug("xid {}: {}", Integer.toHexString(xid), e.getMessage());
             return answers.chunkError(xid, grant, out);
@@ -368,7 +370,16 @@ public final class RpcRdmaCallHandler {
         ReplyDraft reply =
                 new ReplyDraft(xid, grant, header.chunks(), out, settings.maxReplySize(), callMemory, answers);
         try {
-            run(xid, assembled.call(), reply.encoder());
+            CallInput input = transfers instanceof CallTransfers device ? device.input() : null;
+            if (input == null) {
+                run(xid, assembled.call(), reply.encoder());
+            } else {
+                // the call lies in the connection's pool: its procedures may keep it past the call (CallInput)
+                input.during(() -> {
+                    run(xid, assembled.call(), reply.encoder());
+                    return null;
+                });
+            }
         } catch (XdrException tooLarge) {
             // not even an error reply fitted: only when the client left no room for one (a header filling the
             // whole inline threshold and no Reply chunk)

@@ -21,8 +21,9 @@ import org.panamardma.verbs.connection.RdmaConnection;
 /**
  * {@link ChunkTransfers} over an {@link RdmaConnection}, with the connection's {@link BufferPool#forReplies pool}
  * (registered with local rights only): the receive side's RDMA Reads land in a pooled buffer and are waited for (the
- * call cannot be decoded before its Read chunks arrived: svc_rdma_process_read_list), then copied into the assembled
- * call. The reply side does not write here: each call stages its writes ({@link #forCall}) and they go to the device
+ * call cannot be decoded before its Read chunks arrived: svc_rdma_process_read_list); a call's transfers
+ * ({@link CallTransfers#assembly}) assemble the call in such a buffer, so its Reads land in place, other reads are
+ * copied out. The reply side does not write here: each call stages its writes ({@link #forCall}) and they go to the device
  * chained before the reply's Send. Nothing is registered per call once the pool holds buffers of the sizes the
  * traffic uses.
  *
@@ -34,6 +35,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     private final TransferDeadline deadline;
     private final BufferPool pool;
     private final ConcurrentLinkedQueue<Lease> quarantined = new ConcurrentLinkedQueue<>();
+    private volatile boolean closed;
 
     /**
      * @param largest the largest transfer (the largest call or reply)
@@ -67,16 +69,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
         Lease sink = lease(destination.byteSize());
         boolean done = false;
         try {
-            List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
-            long at = 0;
-            for (RdmaSegment s : segments) {
-                if (s.length() > 0) {
-                    posted.add(connection.read(
-                            regionOf(sink), sink.regionOffset() + at, s.length(), s.offset(), s.handle()));
-                }
-                at += s.length();
-            }
-            await(posted, "RDMA Read", deadline.millisFor(destination.byteSize()));
+            readInto(segments, sink, 0, destination.byteSize());
             MemorySegment.copy(sink.segment(), 0, destination, 0, destination.byteSize());
             done = true;
         } finally {
@@ -85,6 +78,32 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
             } else {
                 quarantined.add(sink);
             }
+        }
+    }
+
+    /**
+     * RDMA READs the {@code segments} of one Read chunk, in order, into {@code sink} from its byte {@code at}, and
+     * waits for them ({@link TransferDeadline} for {@code bytes}). On failure the sink may still be written by the
+     * device: the caller gives it to {@link #quarantine}, not back to the pool.
+     */
+    void readInto(List<RdmaSegment> segments, Lease sink, long at, long bytes) throws IOException {
+        List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
+        long to = at;
+        for (RdmaSegment s : segments) {
+            if (s.length() > 0) {
+                posted.add(
+                        connection.read(regionOf(sink), sink.regionOffset() + to, s.length(), s.offset(), s.handle()));
+            }
+            to += s.length();
+        }
+        await(posted, "RDMA Read", deadline.millisFor(bytes));
+    }
+
+    /** Keeps {@code lease}, which a failed transfer may still reach, out of the pool until {@link #close()}. */
+    void quarantine(Lease lease) {
+        quarantined.add(lease);
+        if (closed) {
+            drainQuarantine(); // the queue pair is gone: nothing reaches it any more
         }
     }
 
@@ -129,11 +148,16 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     /** Gives back what failed transfers held and closes the pool: after the connection (its queue pair) is gone. */
     @Override
     public void close() {
+        closed = true;
+        drainQuarantine();
+        pool.close();
+    }
+
+    private void drainQuarantine() {
         Lease l;
         while ((l = quarantined.poll()) != null) {
             l.release();
         }
-        pool.close();
     }
 
     /**

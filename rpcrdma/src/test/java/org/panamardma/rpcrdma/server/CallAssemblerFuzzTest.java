@@ -51,7 +51,8 @@ class CallAssemblerFuzzTest {
                         header instanceof RdmaMsg ? decoded.rpcMessage(message) : MemorySegment.ofArray(new byte[0]);
                 ReadListPositions.validate(header, inline.byteSize());
                 try (CallMemory memory = new CallMemory(ConnectionMemory.unlimited())) {
-                    CallAssembler.Assembled call = CallAssembler.assemble(header, inline, client, MAX_CALL, memory);
+                    CallAssembler.Assembled call = CallAssembler.assemble(
+                            header, inline, client, MAX_CALL, memory, RpcRdmaCallHandlerTest::usedMemory);
                     check(header, inline, call);
                 }
             } catch (RpcRdmaHeaderException | ChunkFault | IOException refused) {
