@@ -45,9 +45,10 @@ import org.slf4j.event.Level;
  *   <li>per connection, fixed: the receive and send buffers above ({@link #fixedPinnedBytesPerConnection()});
  *       and at most {@link Builder#idleRegisteredBytes} of chunk buffers kept registered between calls (the pool
  *       the RDMA Reads land in and the reply's RDMA Writes go out from, so that steady traffic registers nothing);
- *   <li>per call, as the call really needs it: heap for an assembled call (Read chunks, Long Calls) and for a reply
- *       that outgrows the Send buffer (at most the client's Reply chunk and {@link Builder#maxMessageSizes}), pinned
- *       memory for each RDMA Read while it runs and each reply's RDMA Writes until its Send completes; taken from a per-connection budget within a per-server
+ *   <li>per call, as the call really needs it: heap for a Long Call and for a reply that outgrows the Send buffer
+ *       (at most the client's Reply chunk and {@link Builder#maxMessageSizes}), pinned memory for a call assembled
+ *       with its Read chunks (until the call, and any procedure keeping it, is over), for each other RDMA Read while
+ *       it runs and each reply's RDMA Writes until its Send completes; taken from a per-connection budget within a per-server
  *       budget ({@link Builder#connectionMemory}, {@link Builder#serverMemory}), waited for up to
  *       {@link Builder#memoryWait} when spent, then refused: the call is answered ERR_CHUNK (counted, logged at
  *       most once per 10 s) and the connection goes on. The budgets are shared fairly: memory given back goes first
@@ -384,8 +385,8 @@ public final class RpcRdmaServer implements AutoCloseable {
         }
 
         /**
-         * What the calls of one connection may hold at once: heap bytes (assembled calls, replies beyond the Send
-         * buffer) and pinned bytes (memory registered while an RDMA Read or Write runs); 64 MiB each by default.
+         * What the calls of one connection may hold at once: heap bytes (Long Calls, replies beyond the Send buffer)
+         * and pinned bytes (calls assembled with their Read chunks, memory registered while an RDMA Read or Write runs); 64 MiB each by default.
          * Each must hold the largest call and reply ({@link #maxMessageSizes}).
          *
          * @param heapBytes the heap budget per connection
