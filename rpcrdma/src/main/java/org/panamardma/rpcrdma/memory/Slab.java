@@ -91,22 +91,33 @@ final class Slab {
 
         /**
          * A server's classes: from {@code smallest} by fours, the last holding {@code largest} (rounded up to a page);
-         * those up to {@code pairedUpTo} two buffers a slab and kept, larger ones a buffer each.
+         * those up to {@code pairedUpTo} two buffers a slab and kept, larger ones a buffer each. Above the first, each
+         * class by fours is followed by one a page ({@code smallest}) larger: a call assembled with its Read chunk is
+         * the chunk's power-of-four size plus the call's header (an NFS WRITE of 256 KiB: 256 KiB and a few hundred
+         * bytes), which would otherwise take the next class, four times its size.
          */
         static SizeClass[] byFours(long smallest, long largest, long pairedUpTo) {
             if (largest <= 0) {
                 throw new IllegalArgumentException("largest " + largest);
             }
+            long top = (largest + smallest - 1) / smallest * smallest;
             List<SizeClass> sizes = new ArrayList<>();
             long size = smallest;
             while (true) {
-                boolean kept = size <= pairedUpTo;
-                sizes.add(new SizeClass(size, kept ? 2 : 1, kept));
+                add(sizes, size, pairedUpTo);
                 if (size >= largest) {
                     return sizes.toArray(SizeClass[]::new);
                 }
-                size = Math.min(size * 4, (largest + smallest - 1) / smallest * smallest);
+                if (size > smallest && size + smallest < top) {
+                    add(sizes, size + smallest, pairedUpTo);
+                }
+                size = Math.min(size * 4, top);
             }
+        }
+
+        private static void add(List<SizeClass> sizes, long size, long pairedUpTo) {
+            boolean kept = size <= pairedUpTo;
+            sizes.add(new SizeClass(size, kept ? 2 : 1, kept));
         }
 
         /** @return the smallest of {@code classes} (ascending) holding {@code size} bytes */

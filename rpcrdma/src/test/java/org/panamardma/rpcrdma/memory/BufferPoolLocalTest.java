@@ -29,13 +29,31 @@ class BufferPoolLocalTest {
 
     @Test
     void classesGrowByFourUpToTheLargestTransfer() {
+        // each by fours but the first followed by one a page larger: a transfer and a call's header
         assertArrayEquals(
-                new long[] {4096, 16384, 65536, 262144, 1048576},
+                new long[] {4096, 16384, 20480, 65536, 69632, 262144, 266240, 1048576},
                 pool(1 << 20, 0).classSizes());
         assertArrayEquals(
-                new long[] {4096, 16384, 65536, 102400},
+                new long[] {4096, 16384, 20480, 65536, 69632, 102400},
                 pool(100_000, 0).classSizes(),
                 "the top class holds the largest");
+        // an NFS server's calls: 1 MiB of data and 64 KiB for the rest
+        assertArrayEquals(
+                new long[] {4096, 16384, 20480, 65536, 69632, 262144, 266240, 1048576, 1052672, 1114112},
+                pool((1 << 20) + (64 << 10), 0).classSizes());
+    }
+
+    @Test
+    void aCallOfAChunkAndItsHeaderTakesAClassAPageLargerNotFourTimesAsLarge() throws Exception {
+        BufferPool pool = pool((1 << 20) + (64 << 10), 0);
+        Lease l = pool.lease((256 << 10) + 300); // an NFS WRITE of 256 KiB, assembled with its header
+        assertEquals(300 + (256 << 10), l.segment().byteSize());
+        l.region();
+        // its class's slab, two buffers, registered whole: 2 x 260 KiB, not 2 x 1 MiB
+        assertEquals(
+                List.of(2L * ((256 << 10) + 4096)),
+                r.live.values().stream().map(live -> live.segment().byteSize()).toList());
+        l.release();
     }
 
     /** Issue 26: the server registers nothing for remote access; every key it makes gives a peer nothing. */
