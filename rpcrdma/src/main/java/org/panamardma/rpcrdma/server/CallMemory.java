@@ -41,6 +41,11 @@ final class CallMemory implements AutoCloseable {
         heapHeld -= bytes;
     }
 
+    /** {@return the connection's pinned budget: the most registered memory its calls may hold at once} */
+    long pinnedLimit() {
+        return budgets.pinned().limit();
+    }
+
     /** Counts {@code bytes} of registered memory against the pinned budgets, before registering them. */
     void pin(long bytes) {
         take(budgets.pinned(), bytes);

@@ -42,11 +42,17 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
      * ({@link #read}), as svcrdma reads a call's chunks into the pages nfsd writes from; no copy after the Reads (it
      * was two: from the Reads' buffer into a heap call, and from there into native memory for the file's system
      * call). It is charged to the pinned budget and lent to the service ({@link #input()}) until the call and every
-     * procedure that retained it are over. A second call assembly, or a size the pool has no class for, is taken from
-     * the heap budget as before.
+     * procedure that retained it are over. Taken from the heap budget as before: a second call assembly, a size the
+     * pool has no class for, and a call whose assembly and largest reply by RDMA Write ({@code replyBytes}: its Write
+     * list and Reply chunk, which the reply's staged Writes take from the same pinned budget while the call still
+     * holds its assembly) would not fit the connection's pinned budget together, so that every call the budgets
+     * were sized for can still be served.
+     *
+     * @param bytes the assembled call's size
+     * @param replyBytes what the reply may RDMA-Write at most
      */
-    MemorySegment assembly(long bytes) throws IOException {
-        if (assembly != null || !connection.pool().fits(bytes)) {
+    MemorySegment assembly(long bytes, long replyBytes) throws IOException {
+        if (assembly != null || !connection.pool().fits(bytes) || bytes > memory.pinnedLimit() - replyBytes) {
             return memory.heap(bytes);
         }
         Runnable charge = memory.pinBeyondCall(bytes);

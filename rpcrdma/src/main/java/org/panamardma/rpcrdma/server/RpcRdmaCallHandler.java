@@ -16,6 +16,7 @@ import org.panamardma.oncrpc.RpcMessage;
 import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.limits.RateLimitedLog;
+import org.panamardma.rpcrdma.ChunkLists;
 import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaError;
 import org.panamardma.rpcrdma.RdmaMsg;
@@ -24,6 +25,7 @@ import org.panamardma.rpcrdma.ReadListPositions;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
+import org.panamardma.rpcrdma.WriteChunk;
 import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
@@ -360,7 +362,9 @@ public final class RpcRdmaCallHandler {
         CallAssembler.Assembled assembled;
         try {
             ReadListPositions.validate(header, inline.byteSize());
-            CallAssembler.Room room = transfers instanceof CallTransfers device ? device::assembly : callMemory::heap;
+            CallAssembler.Room room = transfers instanceof CallTransfers device
+                    ? bytes -> device.assembly(bytes, replyByRdmaWrite(header.chunks()))
+                    : callMemory::heap;
             assembled = CallAssembler.assemble(header, inline, transfers, settings.maxCallSize(), callMemory, room);
         } catch (RpcRdmaHeaderException | ChunkFault e) {
             LOG.debug("xid {}: {}", Integer.toHexString(xid), e.getMessage());
@@ -390,6 +394,22 @@ public final class RpcRdmaCallHandler {
             throw callMemory.refused();
         }
         return reply.complete(transfers);
+    }
+
+    /** The most a reply may RDMA-Write: the client's Write list and Reply chunk, at most the largest reply. */
+    private long replyByRdmaWrite(ChunkLists chunks) {
+        long bytes = 0;
+        for (WriteChunk chunk : chunks.writeList()) {
+            bytes += chunk.segments().stream()
+                    .mapToLong(s -> s.length() & 0xFFFF_FFFFL)
+                    .sum();
+        }
+        bytes += chunks.replyChunk()
+                .map(c -> c.segments().stream()
+                        .mapToLong(s -> s.length() & 0xFFFF_FFFFL)
+                        .sum())
+                .orElse(0L);
+        return Math.min(bytes, settings.maxReplySize());
     }
 
     /**
