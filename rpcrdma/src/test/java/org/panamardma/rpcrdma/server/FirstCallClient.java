@@ -57,12 +57,18 @@ final class FirstCallClient implements AutoCloseable {
     private final EventChannel channel;
     private final Duration timeout;
     private final WorkCompletions wc = WorkCompletions.allocate(4);
-    private final ConnectionParameters parameters = ConnectionParameters.DEFAULTS.withPrivateData(
-            ConnectPrivateData.of(BUFFER, BUFFER, false).encode());
+    private final ConnectionParameters parameters;
     private int connections;
 
     FirstCallClient(Duration timeout) throws RdmaException {
+        this(timeout, ConnectionParameters.DEFAULTS);
+    }
+
+    /** @param resources the READ resources to connect with (their private data is replaced by RFC 8797's) */
+    FirstCallClient(Duration timeout, ConnectionParameters resources) throws RdmaException {
         this.timeout = timeout;
+        this.parameters = resources.withPrivateData(
+                ConnectPrivateData.of(BUFFER, BUFFER, false).encode());
         this.channel = EventChannel.create();
     }
 

@@ -29,6 +29,7 @@ import org.panamardma.rpcrdma.RdmaMsg;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
+import org.panamardma.verbs.cm.ConnectionParameters;
 import org.panamardma.xdr.XdrDecoder;
 
 /**
@@ -63,6 +64,22 @@ class IwarpFirstCallDeviceTest {
     @Test
     @Timeout(3600)
     void everyFreshConnectionsFirstCallIsAnsweredWithinOneSecond(RdmaTestDevice device) throws Exception {
+        firstCalls(device, ConnectionParameters.DEFAULTS);
+    }
+
+    /**
+     * A client that answers RDMA Reads but issues none, as Linux's (xprtrdma connects with initiator depth 0): the
+     * server's IRD is then 0 and only its ORD says it may probe. The server once looked at the IRD and left such a
+     * client's first call unread until its retransmission, 60 s later (the kernel client reconnecting to a restarted
+     * Java NFS server, stop of 2026-11-28).
+     */
+    @Test
+    @Timeout(3600)
+    void aClientThatIssuesNoReadsAsLinuxsHasItsFirstCallAnsweredToo(RdmaTestDevice device) throws Exception {
+        firstCalls(device, ConnectionParameters.DEFAULTS.withResources(ConnectionParameters.DEVICE_MAXIMUM, 0));
+    }
+
+    private static void firstCalls(RdmaTestDevice device, ConnectionParameters resources) throws Exception {
         InetSocketAddress address = new InetSocketAddress(
                 RpcRdmaServerDeviceTests.peerAddress(device), 47_000 + new Random().nextInt(2_000));
         Probes probes = Probes.watch();
@@ -72,7 +89,7 @@ class IwarpFirstCallDeviceTest {
                         .credits(4)
                         .timeout(TIMEOUT)
                         .start();
-                FirstCallClient client = new FirstCallClient(TIMEOUT)) {
+                FirstCallClient client = new FirstCallClient(TIMEOUT, resources)) {
             for (int i = 0; i < CONNECTIONS; i++) {
                 // connections closed by the client leave the server asynchronously: keep well below its maximum
                 long deadline = System.nanoTime() + TIMEOUT.toNanos();
@@ -96,7 +113,8 @@ class IwarpFirstCallDeviceTest {
                     .filter(r -> !r.answeredWithin(ANSWER_WITHIN))
                     .map(FirstCallClient.Result::toString)
                     .toList();
-            System.out.println(device + ": " + summary(results, probes));
+            System.out.println(device + " (client READ resources: responder " + resources.responderResources()
+                    + ", initiator " + resources.initiatorDepth() + "): " + summary(results, probes));
             failed.stream().limit(20).forEach(f -> System.out.println("  not answered within a second: " + f));
             // what the race does: a call never answered, its bytes waiting in the server's socket for good
             assertEquals(

@@ -154,7 +154,12 @@ final class ServerStreamStart {
     }
 
     private static void look(RdmaConnection connection, CmEvent established, Duration timeout) {
-        boolean mayRead = established.parameters().initiatorDepth() >= 1;
+        // this side's ORD: on iWARP the ESTABLISHED event carries this side's IRD as initiator_depth and its ORD as
+        // responder_resources (cma.c cma_iw_handler; siw_cm.c siw_cm_upcall signals the cep's ird and ord). It read
+        // the IRD once, which is 0 with Linux's client (xprtrdma offers RDMA Read resources but initiates no Read:
+        // its initiator depth 0): no probe, and a first call left unread until the client's retransmission 60 s
+        // later (the kernel client's reconnect after a server restart, stop of 2026-11-28)
+        boolean mayRead = established.parameters().responderResources() >= 1;
         InetSocketAddress local = connection.id().localAddress().orElse(null);
         InetSocketAddress peer = connection.id().peerAddress().orElse(null);
         Supplier<OptionalLong> socket =
@@ -175,9 +180,9 @@ final class ServerStreamStart {
         if (!mayRead) {
             if (unread.isPresent()) {
                 LOG.warn(
-                        "{}: Soft-iWARP left the client's first {} bytes unread, and the client granted no RDMA READ "
-                                + "resources to make it send more: its first message waits for its next one (see "
-                                + "StreamStartProbe)",
+                        "{}: Soft-iWARP left the client's first {} bytes unread, and the connection has no RDMA "
+                                + "READ resources (ORD 0) to make it send more: its first message waits for its next "
+                                + "one (see StreamStartProbe)",
                         connection.name(),
                         unread.getAsLong());
             }
