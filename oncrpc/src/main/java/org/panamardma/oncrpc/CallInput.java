@@ -23,7 +23,7 @@ public final class CallInput {
     private final Runnable release;
     /** The transport's use and each retention; the memory goes back when it reaches 0. */
     private final AtomicInteger uses = new AtomicInteger(1);
-
+    /** {@link #close()} ended the transport's use. */
     private final AtomicBoolean transportDone = new AtomicBoolean();
 
     private CallInput(Runnable release) {

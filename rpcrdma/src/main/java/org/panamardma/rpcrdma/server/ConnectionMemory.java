@@ -5,8 +5,8 @@ import org.panamardma.oncrpc.limits.MemoryBudget;
 
 /**
  * The memory one connection's calls may take while they run: heap bytes (Long Calls, replies that outgrow the Send
- * buffer) and pinned bytes (memory registered for RDMA Read and Write, calls assembled with their Read chunks), each a {@link MemoryBudget} drawing on
- * the server's, and how long a call waits for them before it is refused.
+ * buffer) and pinned bytes (memory registered for RDMA Read and Write, calls assembled with their Read chunks), each
+ * a {@link MemoryBudget} drawing on the server's, and how long a call waits for them before it is refused.
  *
  * @param heap the connection's heap budget
  * @param pinned the connection's budget of registered (pinned) memory

@@ -21,6 +21,7 @@ import org.panamardma.rpcrdma.DecodedHeader;
 import org.panamardma.rpcrdma.RdmaError;
 import org.panamardma.rpcrdma.RdmaMsg;
 import org.panamardma.rpcrdma.RdmaNoMsg;
+import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.ReadListPositions;
 import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
@@ -398,18 +399,21 @@ public final class RpcRdmaCallHandler {
 
     /** The most a reply may RDMA-Write: the client's Write list and Reply chunk, at most the largest reply. */
     private long replyByRdmaWrite(ChunkLists chunks) {
-        long bytes = 0;
+        long bytes =
+                chunks.replyChunk().isPresent() ? capacity(chunks.replyChunk().get()) : 0;
         for (WriteChunk chunk : chunks.writeList()) {
-            bytes += chunk.segments().stream()
-                    .mapToLong(s -> s.length() & 0xFFFF_FFFFL)
-                    .sum();
+            bytes += capacity(chunk);
         }
-        bytes += chunks.replyChunk()
-                .map(c -> c.segments().stream()
-                        .mapToLong(s -> s.length() & 0xFFFF_FFFFL)
-                        .sum())
-                .orElse(0L);
         return Math.min(bytes, settings.maxReplySize());
+    }
+
+    /** {@link WriteChunk#length()} as a long: no sum of a peer's segments can overflow it. */
+    private static long capacity(WriteChunk chunk) {
+        long bytes = 0;
+        for (RdmaSegment s : chunk.segments()) {
+            bytes += s.length();
+        }
+        return bytes;
     }
 
     /**

@@ -386,7 +386,8 @@ public final class RpcRdmaServer implements AutoCloseable {
 
         /**
          * What the calls of one connection may hold at once: heap bytes (Long Calls, replies beyond the Send buffer)
-         * and pinned bytes (calls assembled with their Read chunks, memory registered while an RDMA Read or Write runs); 64 MiB each by default.
+         * and pinned bytes (calls assembled with their Read chunks, memory registered while an RDMA Read or Write
+         * runs); 64 MiB each by default.
          * Each must hold the largest call and reply ({@link #maxMessageSizes}).
          *
          * @param heapBytes the heap budget per connection

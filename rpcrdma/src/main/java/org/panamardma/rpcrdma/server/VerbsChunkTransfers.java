@@ -23,8 +23,8 @@ import org.panamardma.verbs.connection.RdmaConnection;
  * (registered with local rights only): the receive side's RDMA Reads land in a pooled buffer and are waited for (the
  * call cannot be decoded before its Read chunks arrived: svc_rdma_process_read_list); a call's transfers
  * ({@link CallTransfers#assembly}) assemble the call in such a buffer, so its Reads land in place, other reads are
- * copied out. The reply side does not write here: each call stages its writes ({@link #forCall}) and they go to the device
- * chained before the reply's Send. Nothing is registered per call once the pool holds buffers of the sizes the
+ * copied out. The reply side does not write here: each call stages its writes ({@link #forCall}) and they go to the
+ * device chained before the reply's Send. Nothing is registered per call once the pool holds buffers of the sizes the
  * traffic uses.
  *
  * <p>A buffer whose transfer failed or timed out may still be written by the device until the queue pair is gone:
