@@ -17,6 +17,7 @@ export PROBE_JAVA_OPTS="-Xlog:jit+compilation=debug:file=$jit_log ${PROBE_JAVA_O
 source "$here/knfs-probe-lib.sh"
 tracing=/sys/kernel/tracing
 [[ -d $tracing/events ]] || mount -t tracefs nodev "$tracing" 2>/dev/null
+modprobe rpcrdma # its trace events exist only once the module is loaded (start_servers loads it too, later)
 [[ -d $tracing/events/rpcrdma ]] || { echo "no rpcrdma trace events in this kernel"; exit 1; }
 start_servers "$jar"
 mnt=/mnt/timeline
