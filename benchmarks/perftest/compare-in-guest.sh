@@ -110,19 +110,54 @@ run_java() {
 # perftest's send latency.
 # run_rpc TRANSPORT [IP [ROW_SUFFIX]]: another IP (siw's 10.77.1.2) names its rows RPC-RDMA<ROW_SUFFIX> (RPC-RDMA-SIW)
 # and leaves out the busy-polling rows.
+# The kernel client beside the Java client (rows KNFS-ANCHOR, RDMA only): over the same device, against the same knfsd,
+# in the same phase of the boot, a dd pass (write then read, direct I/O, PERF_RPC_FILE_MIB) right before and right
+# after each NfsRpcBench run, at 256 KiB blocks for one call in flight and 1 MiB (4 calls of 256 KiB) for 4; the row
+# is the mean of the two passes. The Java client's ratios (issue 26's (c) client rows and write-guard's (e)) pair
+# with these rows: the KNFS-KNFSD rows were measured in another phase, with the Java NFS server running beside
+# knfsd, and the two clients' ratio moved from 0.6 to 1.1 between the two pairings (benchmarks/README.md, (e)).
+rpc_anchor_mount=/mnt/rpc-anchor
+rpc_anchor() { # BS: prints "write MB/s" and "read MB/s" of one kernel client pass at that block size
+  local bs=$1 count=$(( ${PERF_RPC_FILE_MIB:-64} * 1048576 / $1 ))
+  echo "write $(dd if=/dev/zero of="$rpc_anchor_mount/anchor" bs="$bs" count="$count" oflag=direct 2>&1 | knfs_dd)"
+  echo "read $(dd if="$rpc_anchor_mount/anchor" of=/dev/null bs="$bs" iflag=direct 2>&1 | knfs_dd)"
+  rm -f "$rpc_anchor_mount/anchor"
+}
+rpc_anchor_rows() { # DEVICE BS BEFORE AFTER: the mean of the two passes as KNFS-ANCHOR rows
+  local device=$1 bs=$2 op
+  for op in write read; do
+    awk -v op="$op" -v dev="$device" -v bs="$bs" -v n="$(( ${PERF_RPC_FILE_MIB:-64} * 1048576 / bs ))" \
+      '$1 == op { s += $2; c++ } END { if (c == 2 && s > 0) printf "KNFS-ANCHOR,%s_%s,%d,%d,,,,%.3f\n", op, dev, bs, n, s / c }' \
+      <(echo "$3") <(echo "$4")
+  done
+}
 run_rpc() {
-  local transport=$1 ip=${2:-$server_ip} suffix=${3:-} qd null=""
+  local transport=$1 ip=${2:-$server_ip} suffix=${3:-} qd null="" anchor=0 device=rxe before
+  [[ $ip == 10.77.1.2 ]] && device=siw
+  if [[ $transport == rdma ]]; then
+    mkdir -p "$rpc_anchor_mount"
+    if knfs_mount knfsd "$ip" "$rpc_anchor_mount"; then
+      anchor=1; rpc_anchor 262144 >/dev/null # the kernel client's first pass, untimed
+    else
+      say "RPC: the kernel client's mount of knfsd over $device failed: no KNFS-ANCHOR rows"
+    fi
+  fi
   for qd in ${PERF_RPC_INFLIGHT:-1 4}; do
+    local bs=262144; ((qd > 1)) && bs=1048576
+    ((anchor)) && before=$(rpc_anchor "$bs")
     if ! timeout 1800 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
          --server "$ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_RPC_IO_ITERS:-2}" \
          --file-size "$(( ${PERF_RPC_FILE_MIB:-64} * 1048576 ))" --in-flight "$qd" $null \
          >/tmp/nfs-bench.log 2>/tmp/nfs-bench.err; then
       say "NfsRpcBench over $transport to $ip ($qd in flight) failed:"; tail -n 20 /tmp/nfs-bench.err >&2
+      ((anchor)) && umount "$rpc_anchor_mount"
       return 1
     fi
     grep '^RPC-' /tmp/nfs-bench.log | sed "s/^\(RPC-[A-Z]*\),/\1$suffix,/" >>"$out"
+    ((anchor)) && rpc_anchor_rows "$device" "$bs" "$before" "$(rpc_anchor "$bs")" >>"$out"
     null=--no-null # NULL round trips once per transport
   done
+  ((anchor)) && umount "$rpc_anchor_mount"
   [[ -n $suffix || ${PERF_RPC_BUSY:-1} != 1 ]] && return 0
   # the RDMA client's latency mode (RpcRdmaClientOptions.busyPoll, 1 ms): NULL round trips only, rows RPC-RDMA-BUSY
   if [[ $transport == rdma ]] && ! timeout 900 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" \

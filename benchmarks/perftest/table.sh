@@ -108,7 +108,7 @@ awk -F, -v csv="$csv" -v md="$md" -v where="$where" '
         print "|---|---:|---:|---:|" > md
         for (i = 1; i <= rn; i++) {
           t = rorder[i]; op = t; sub(/^nfs_/, "", op); sub(/_qd[0-9]+$/, "", op)
-          k = knfs["KNFS-KNFSD", op "_rxe", (t ~ /_qd/) ? 1048576 : 262144]; j = rpc["RPC-RDMA", t, "bw"]
+          kb = (t ~ /_qd/) ? 1048576 : 262144; k = ("KNFS-ANCHOR", op "_rxe", kb) in knfs ? knfs["KNFS-ANCHOR", op "_rxe", kb] : knfs["KNFS-KNFSD", op "_rxe", kb]; j = rpc["RPC-RDMA", t, "bw"]
           printf "| %s | %s | %s | %s |\n", iolabel(t, rpcsize), j, k, ratio(j, k) > md
           printf "%s,%s,%s,%s\n", t, j, k, ratio(j, k) > vcsv
         }
