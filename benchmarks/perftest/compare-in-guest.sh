@@ -123,11 +123,11 @@ rpc_anchor() { # BS: prints "write MB/s" and "read MB/s" of one kernel client pa
   echo "read $(dd if="$rpc_anchor_mount/anchor" of=/dev/null bs="$bs" iflag=direct 2>&1 | knfs_dd)"
   rm -f "$rpc_anchor_mount/anchor"
 }
-rpc_anchor_rows() { # DEVICE BS BEFORE AFTER: the mean of the two passes as KNFS-ANCHOR rows
+rpc_anchor_rows() { # DEVICE BS BEFORE AFTER: the mean of the two passes as KNFS-ANCHOR rows (none if a pass failed)
   local device=$1 bs=$2 op
   for op in write read; do
     awk -v op="$op" -v dev="$device" -v bs="$bs" -v n="$(( ${PERF_RPC_FILE_MIB:-64} * 1048576 / bs ))" \
-      '$1 == op { s += $2; c++ } END { if (c == 2 && s > 0) printf "KNFS-ANCHOR,%s_%s,%d,%d,,,,%.3f\n", op, dev, bs, n, s / c }' \
+      '$1 == op && $2 > 0 { s += $2; c++ } END { if (c == 2) printf "KNFS-ANCHOR,%s_%s,%d,%d,,,,%.3f\n", op, dev, bs, n, s / c }' \
       <(echo "$3") <(echo "$4")
   done
 }

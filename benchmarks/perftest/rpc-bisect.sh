@@ -79,7 +79,7 @@ chmod +x "$work/in-guest.sh"
 soft-roce-ci/bin/testbed run --timeout "${TESTBED_TIMEOUT:-5400}" -- "$work/in-guest.sh"
 # raw.csv: jar|kernel, test, round, MB/s
 awk -F, '
-  $1 == "kernel" { ks[$3] += $4; kn[$3]++; next }
+  $1 == "kernel" { if ($4 > 0) { ks[$3] += $4; kn[$3]++ }; next } # a failed dd (no figure) is left out
   { k = $1 SUBSEP $2; v[k, ++n[k]] = $4; rd[k, n[k]] = $3; if (!($1 in seen)) { seen[$1] = 1; name[++m] = $1 } }
   function median(a, c,   i, x, y, t) { for (x = 1; x <= c; x++) for (y = x + 1; y <= c; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
     return c ? a[int((c + 1) / 2)] : 0 }

@@ -16,7 +16,7 @@ awk -F, -v floor="$floor" '
   END {
     kernel = anchor != "" ? anchor : knfs
     if (java == "" || kernel == "" || kernel <= 0) {
-      print "write-guard: no figures to compare (needs PERF_RPC=1 and PERF_KNFS=1 rows)" > "/dev/stderr"; exit 2
+      print "write-guard: no figures to compare (needs PERF_RPC=1 rows and KNFS-ANCHOR or PERF_KNFS=1 rows)" > "/dev/stderr"; exit 2
     }
     r = java / kernel
     printf "write-guard: Java client RDMA WRITE %.2f MB/s, kernel client %.2f MB/s (knfsd, rxe, 256 KiB): ratio %.2f, floor %.2f: %s\n", \
