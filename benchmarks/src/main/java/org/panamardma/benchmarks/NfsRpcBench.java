@@ -248,28 +248,36 @@ public final class NfsRpcBench {
                 checkPattern(back.asSlice(0, warmBytes));
             });
             log.println(impl + " " + suffix + " warm-up: " + warmed + ", of " + (warmBytes >> 20) + " MiB");
+            long calls = ioIters * (fileSize / ioSize);
             long before = jit.compilations();
+            CpuSpan cpu = new CpuSpan();
+            cpu.begin(); // its readings of /proc stay outside the timed span
             long t0 = System.nanoTime();
             for (int i = 0; i < ioIters; i++) {
                 inCalls(fileSize, ioSize, inFlight, write);
             }
             nfs.commit(scratch, 0, 0);
-            out.println(bandwidthLine(impl, "nfs_write" + suffix, fileSize, ioIters, System.nanoTime() - t0));
+            long wrote = System.nanoTime() - t0;
+            cpu.end();
+            out.println(bandwidthLine(impl, "nfs_write" + suffix, fileSize, ioIters, wrote));
             log.println(impl + " nfs_write" + suffix + ": " + (jit.compilations() - before)
-                    + " compilations during the timed passes");
+                    + " compilations during the timed passes; CPU: " + cpu.perCall(calls));
 
             before = jit.compilations();
+            cpu = new CpuSpan();
             long elapsed = 0;
             for (int i = 0; i < ioIters; i++) {
                 back.fill((byte) 0); // outside the timed span, as is the check
+                cpu.begin();
                 long start = System.nanoTime();
                 inCalls(fileSize, ioSize, inFlight, read);
                 elapsed += System.nanoTime() - start;
+                cpu.end();
                 checkPattern(back);
             }
             out.println(bandwidthLine(impl, "nfs_read" + suffix, fileSize, ioIters, elapsed));
             log.println(impl + " nfs_read" + suffix + ": " + (jit.compilations() - before)
-                    + " compilations during the timed passes");
+                    + " compilations during the timed passes; CPU: " + cpu.perCall(calls));
         }
     }
 
