@@ -207,10 +207,6 @@ knfs_mount() { # server: java|knfsd; device: rxe|siw; the server address
   timeout 120 mount -t nfs -o "vers=3,proto=rdma,port=$port,mountport=$mountport,mountproto=tcp,nolock" \
     "$ip:$( [[ $server == java ]] && echo /srv/panama-java-bench || echo /srv/panama-nfs)" "$mnt"
 }
-knfs_dd() { # prints MB/s of a dd line "N bytes (...) copied, S s, ..."
-  awk '/copied/ { match($0, /copied, [0-9.]+ s/); s = substr($0, RSTART + 8, RLENGTH - 10)
-                  printf "%.3f", ($1 / 1048576) / s }'
-}
 knfs_pass() { # mnt MiB: dd write then read at 256 KiB and 1 MiB; prints "op bs count MB/s" lines
   local mnt=$1 mib=$2 bs count
   for bs in 262144 1048576; do
@@ -221,7 +217,7 @@ knfs_pass() { # mnt MiB: dd write then read at 256 KiB and 1 MiB; prints "op bs 
   done
 }
 # shellcheck source=knfs-probe-lib.sh
-source "$(dirname "$0")/knfs-probe-lib.sh" # jit_compilations, warm_until_quiet
+source "$(dirname "$0")/knfs-probe-lib.sh" # jit_compilations, warm_until_quiet, knfs_dd
 run_knfs() {
   local mib=${PERF_KNFS_MIB:-64} java_jar=${PERF_NFS_SERVER_JAR:-nfs/target/nfs-server.jar}
   [[ -f $java_jar ]] || { say "knfs: $java_jar is missing (./mvnw -pl nfs -am package)"; return 1; }

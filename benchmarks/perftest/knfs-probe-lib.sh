@@ -2,7 +2,7 @@
 # guest): probe LABEL MNT OP times one dd of $mib MiB in blocks of $bs against the mount, with the guest's CPU split
 # over it and, for a Java server ($java_nfs), its threads'; start_servers JAR starts knfsd and the Java server
 # ($java_nfs); warm_up MNT passes traffic through a mount before it is measured; warm_until_quiet warms a Java server
-# until its JIT is quiet.
+# until its JIT is quiet; knfs_dd turns dd's last line into MB/s (also for rpc-bisect.sh's guest script).
 ticks=$(getconf CLK_TCK)
 cpu_now() { awk '/^cpu / { print $2 + $3, $4, $8, $5, $6 + $7, $9 }' /proc/stat; } # user+nice system softirq idle iowait+irq steal
 threads_now() { # tid comm cputicks for every thread of $1
@@ -11,6 +11,10 @@ threads_now() { # tid comm cputicks for every thread of $1
     awk -v tid="${t##*/}" '{ sub(/^[0-9]+ \(/, ""); n = index($0, ") "); comm = substr($0, 1, n - 1)
       split(substr($0, n + 2), f, " "); print tid, comm, f[12] + f[13] }' "$t/stat" 2>/dev/null
   done
+}
+knfs_dd() { # prints MB/s of a dd line "N bytes (...) copied, S s, ..." (nothing for a dd that failed)
+  awk '/copied/ { match($0, /copied, [0-9.]+ s/); s = substr($0, RSTART + 8, RLENGTH - 10)
+                  printf "%.3f", ($1 / 1048576) / s }'
 }
 probe() { # label mnt op
   local label=$1 mnt=$2 op=$3 c0 c1 t0 t1 pid

@@ -52,12 +52,13 @@ cat >"$work/in-guest.sh" <<GUEST
 #!/usr/bin/env bash
 set -uo pipefail
 modprobe nfsv3; modprobe rpcrdma
+source benchmarks/perftest/knfs-probe-lib.sh # knfs_dd
 nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 || { tail -20 /tmp/nfs-start.log; exit 1; }
 mkdir -p /mnt/rpc-bisect
 timeout 120 mount -t nfs -o vers=3,proto=rdma,port=20049,mountport=50892,mountproto=tcp,nolock $ip:/srv/panama-nfs /mnt/rpc-bisect || exit 1
 kernel_dd() { # the kernel client's 256 KiB direct WRITE of FILE_MIB, MB/s
   dd if=/dev/zero of=/mnt/rpc-bisect/dd bs=256k count=\$(( ${FILE_MIB:-64} * 4 )) oflag=direct 2>&1 \
-    | awk '/copied/ { match(\$0, /copied, [0-9.]+ s/); s = substr(\$0, RSTART + 8, RLENGTH - 10); printf "%.3f", (\$1 / 1048576) / s }'
+    | knfs_dd
   rm -f /mnt/rpc-bisect/dd
 }
 kernel_dd >/dev/null # the kernel client's first pass is not timed either
