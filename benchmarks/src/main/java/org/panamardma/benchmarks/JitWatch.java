@@ -5,6 +5,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.management.JMException;
 import javax.management.ObjectName;
@@ -44,6 +47,31 @@ final class JitWatch implements AutoCloseable {
             return lines.filter(l -> l.contains(TAG)).count();
         }
     }
+
+    /**
+     * {@return the compilations after the first {@code skip}, one per compiled method, as "tier method": tier 4 is
+     *     C2, 1-3 are C1; {@code %} marks an on-stack replacement} What a benchmark's timed span compiled, when the
+     *     count says it compiled: which code was not yet warm (its own, or the harness's).
+     */
+    List<String> compiledSince(long skip) throws IOException {
+        try (Stream<String> lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+            return lines.filter(l -> l.contains(TAG))
+                    .skip(skip)
+                    .map(JitWatch::tierAndMethod)
+                    .toList();
+        }
+    }
+
+    /**
+     * A line of {@code -Xlog:jit+compilation=debug} ("[uptime][jit,compilation]  id  attrs  tier  method (size)")
+     * as "tier method" (with "%" for an OSR); the line itself if it has another shape.
+     */
+    static String tierAndMethod(String line) {
+        Matcher m = COMPILATION.matcher(line);
+        return m.find() ? m.group(2) + (m.group(1).contains("%") ? "%" : "") + " " + m.group(3) : line.strip();
+    }
+
+    private static final Pattern COMPILATION = Pattern.compile("\\]\\s+\\d+\\s+([%sbn! ]*?)\\s*([0-4])\\s+(\\S+)");
 
     /** Stops the logging into this watch's file (the JVM's other log outputs are left alone), and removes it. */
     @Override

@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
@@ -262,6 +263,7 @@ public final class NfsRpcBench {
             out.println(bandwidthLine(impl, "nfs_write" + suffix, fileSize, ioIters, wrote));
             log.println(impl + " nfs_write" + suffix + ": " + (jit.compilations() - before)
                     + " compilations during the timed passes; CPU: " + cpu.perCall(calls));
+            log.println(impl + " nfs_write" + suffix + " compiled: " + compiled(jit.compiledSince(before)));
 
             before = jit.compilations();
             cpu = new CpuSpan();
@@ -278,6 +280,7 @@ public final class NfsRpcBench {
             out.println(bandwidthLine(impl, "nfs_read" + suffix, fileSize, ioIters, elapsed));
             log.println(impl + " nfs_read" + suffix + ": " + (jit.compilations() - before)
                     + " compilations during the timed passes; CPU: " + cpu.perCall(calls));
+            log.println(impl + " nfs_read" + suffix + " compiled: " + compiled(jit.compiledSince(before)));
         }
     }
 
@@ -328,6 +331,14 @@ public final class NfsRpcBench {
                 }
             }
         }
+    }
+
+    /** What a timed span compiled, for the log: C2's methods first (the costly ones), at most 80 named. */
+    private static String compiled(List<String> methods) {
+        List<String> c2First = new ArrayList<>(methods);
+        c2First.sort(Comparator.comparing((String m) -> !m.startsWith("4")));
+        String named = String.join(", ", c2First.subList(0, Math.min(80, c2First.size())));
+        return named + (c2First.size() > 80 ? " and " + (c2First.size() - 80) + " more" : "");
     }
 
     /** Every byte of the pattern the writes put in the file, back where it belongs. */

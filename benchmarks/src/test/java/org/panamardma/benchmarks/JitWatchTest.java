@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -38,5 +39,40 @@ class JitWatchTest {
             assertFalse(never.quiet());
             assertTrue(never.toString().contains("NOT quiet"), never.toString());
         }
+    }
+
+    @Test
+    void compilationLinesReadAsTierAndMethod() throws Exception {
+        assertEquals(
+                "3 java.lang.Object::<init>",
+                JitWatch.tierAndMethod(
+                        "[0.210s][jit,compilation]    1       3       java.lang.Object::<init> (1 bytes)"));
+        assertEquals(
+                "4 java.lang.String::hashCode",
+                JitWatch.tierAndMethod(
+                        "[0.273s][jit,compilation]  106       4       java.lang.String::hashCode (60 bytes)"));
+        assertEquals(
+                "0 jdk.internal.misc.Unsafe::getReferenceVolatile",
+                JitWatch.tierAndMethod(
+                        "[0.220s][jit,compilation]    3     n 0       jdk.internal.misc.Unsafe::getReferenceVolatile (native)"));
+        assertEquals(
+                "4% a.B::loop",
+                JitWatch.tierAndMethod("[9.5s][jit,compilation] 2042 %     4       a.B::loop @ 12 (80 bytes)"));
+        assertEquals("something else", JitWatch.tierAndMethod("  something else "));
+        try (JitWatch jit = JitWatch.start()) {
+            long before = jit.compilations();
+            long sum = 0;
+            for (long i = 0; i < 2_000_000; i++) {
+                sum += hotToo(i);
+            }
+            List<String> compiled = jit.compiledSince(before);
+            assertTrue(
+                    compiled.stream().anyMatch(c -> c.matches("[0-4]%? .*JitWatchTest::hotToo")),
+                    sum + ": " + compiled);
+        }
+    }
+
+    private static long hotToo(long x) {
+        return (x * 0x9e3779b97f4a7c15L) ^ (x >>> 29);
     }
 }
