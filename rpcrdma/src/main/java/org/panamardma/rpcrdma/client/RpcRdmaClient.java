@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -135,8 +134,7 @@ public final class RpcRdmaClient implements AutoCloseable {
                 RegisteredBufferPool.DEFAULT_SLAB_BYTES,
                 options.bufferPoolBytes(),
                 options.registrationCacheBytes());
-        this.timer = Executors.newSingleThreadScheduledExecutor(
-                r -> Thread.ofPlatform().daemon(true).name(name + "-timer").unstarted(r));
+        this.timer = Calls.timer(name);
         // a window's invalidation that has not completed by then ends the connection (Calls.abort)
         this.calls = new Calls(name, connection, memory, options.maxRequests(), timer, options.connectTimeout());
         try {
