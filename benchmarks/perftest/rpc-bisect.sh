@@ -7,7 +7,7 @@
 # and its WRITE over the round's kernel dd (what write-guard.sh checks). Compare within one run only: the emulated
 # testbed's figures move with the host's load, their ratios much less.
 #
-# Every commit runs THIS tree's NfsRpcBench and JitWatch (copied over the commit's own, with the few names that
+# Every commit runs THIS tree's NfsRpcBench, JitWatch and CpuSpan (copied over the commit's own, with the few names that
 # changed since 2026-11-23 mapped back): an old commit's own benchmark measured its client before the JIT had
 # settled (one pass of warm-up against today's passes until 3 in a row see at most 3 compilations), so two commits
 # would differ by how long their harness warmed up. BISECT_OWN_HARNESS=1 builds each commit's own benchmark instead.
@@ -25,7 +25,7 @@ for c in "$@"; do
   src=$(mktemp -d)
   git archive "$c" | tar -x -C "$src"
   if [[ ${BISECT_OWN_HARNESS:-0} != 1 ]]; then
-    cp "$bench/NfsRpcBench.java" "$bench/JitWatch.java" "$src/$bench/"
+    cp "$bench/NfsRpcBench.java" "$bench/JitWatch.java" "$bench/CpuSpan.java" "$src/$bench/"
     exposure=rpcrdma/src/main/java/org/panamardma/rpcrdma/client/ChunkExposure.java
     if [[ ! -f $src/$exposure ]]; then # before a2d83ff: one way of exposing chunks, no option to choose it
       printf 'package org.panamardma.rpcrdma.client;\n\npublic enum ChunkExposure { AUTO, MEMORY_WINDOWS, PER_CALL_REGISTRATION }\n' \

@@ -114,17 +114,9 @@ final class CpuSpan {
 
     /** The first line of /proc/stat: user nice system idle iowait irq softirq steal ..., in ticks. */
     private static long[] machine() throws IOException {
-        String[] f = Files.readAllLines(PROC_STAT, StandardCharsets.US_ASCII)
-                .getFirst()
-                .trim()
-                .split("\\s+");
-        long user = Long.parseLong(f[1]) + Long.parseLong(f[2]);
-        long system = Long.parseLong(f[3]);
-        long idle = Long.parseLong(f[4]);
-        long iowaitIrq = Long.parseLong(f[5]) + Long.parseLong(f[6]);
-        long softirq = Long.parseLong(f[7]);
-        long steal = Long.parseLong(f[8]);
-        return new long[] {user, system, softirq, idle, iowaitIrq, steal};
+        String all = Files.readString(PROC_STAT, StandardCharsets.US_ASCII);
+        long[] f = fields(all.substring(0, all.indexOf('\n')), 1, 8); // "cpu" first
+        return new long[] {f[0] + f[1], f[2], f[6], f[3], f[4] + f[5], f[7]};
     }
 
     private static long[] jvm() throws IOException {
@@ -151,14 +143,50 @@ final class CpuSpan {
 
     /** utime and stime of a /proc stat line: fields 14 and 15, counted after the parenthesized name. */
     static long[] statTimes(String stat) {
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-        // f[0] is field 3 (the state): utime is field 14, stime 15
-        return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
+        // after ") " comes field 3 (the state): utime is the 12th field from there, stime the 13th
+        return fields(stat.substring(stat.lastIndexOf(')') + 2), 11, 2);
+    }
+
+    /**
+     * {@code count} numbers of the space-separated {@code line}, from field {@code skip} (0-based) on: no regular
+     * expression, so that what the accounting runs stays small next to the code it measures.
+     */
+    static long[] fields(String line, int skip, int count) {
+        long[] out = new long[count];
+        int field = 0;
+        int i = 0;
+        int n = line.length();
+        while (field < skip + count) {
+            while (i < n && line.charAt(i) == ' ') {
+                i++;
+            }
+            int start = i;
+            while (i < n && line.charAt(i) != ' ' && line.charAt(i) != '\n') {
+                i++;
+            }
+            if (start == i) {
+                throw new IllegalArgumentException("fewer than " + (skip + count) + " fields: " + line);
+            }
+            if (field >= skip) {
+                out[field - skip] = Long.parseLong(line, start, i, 10);
+            }
+            field++;
+        }
+        return out;
     }
 
     /** The thread's name (field 2, at most 15 characters) with digits dropped: one pool's threads are one group. */
     static String group(String stat) {
         String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        return name.replaceAll("[0-9]+", "#");
+        StringBuilder group = new StringBuilder(name.length());
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c < '0' || c > '9') {
+                group.append(c);
+            } else if (group.isEmpty() || group.charAt(group.length() - 1) != '#') {
+                group.append('#');
+            }
+        }
+        return group.toString();
     }
 }

@@ -48,8 +48,10 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * With {@code --in-flight N} (1) N threads share the calls of each pass, so N calls are outstanding at once on the
  * one transport; the tests are then named {@code nfs_write_qdN} and {@code nfs_read_qdN}.
  * Before the timed WRITE and READ passes, passes of the first {@code --warm-size} bytes (16 MiB) run until the JIT is
- * quiet ({@link Warm}: the last three with at most {@code --jit-quiet} (3) compilations, at most {@code --warm-max}
- * (150) passes); standard error says how many it took, and how many compilations each timed phase saw.
+ * quiet ({@link Warm}: the last passes that make as many calls as a timed phase, at least three, with at most
+ * {@code --jit-quiet} (3) compilations, at most {@code --warm-max} (150) passes); standard error says how many it
+ * took, and for each timed phase the compilations it saw (and which methods) and where the CPU went per call
+ * ({@link CpuSpan}: the machine's split and this JVM's threads').
  * knfsd, not a Java server, answers on purpose: it is the same server for both transports and the one deployed.
  * The export is the one {@code nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh} makes.
  *
@@ -239,14 +241,22 @@ public final class NfsRpcBench {
                 }
             };
             // the warm-up: the first warm.size() bytes written, committed and read back (and checked) until the JIT
-            // is quiet, the calls in flight as in the timed passes
+            // is quiet over as many calls as the timed passes make, the calls in flight as in the timed passes, and
+            // the CPU accounting around them as there (its code must not compile in the timed passes either)
             long warmBytes = Math.min(fileSize, warm.size() / ioSize * ioSize);
-            JitWatch.Warmed warmed = jit.warmUp(warm.quiet(), warm.maxPasses(), () -> {
+            int window = (int) Math.max(3, Math.ceilDiv(ioIters * fileSize, warmBytes));
+            JitWatch.Warmed warmed = jit.warmUp(warm.quiet(), window, warm.maxPasses(), () -> {
+                CpuSpan accounting = new CpuSpan();
+                accounting.begin();
                 inCalls(warmBytes, ioSize, inFlight, write);
                 nfs.commit(scratch, 0, 0);
+                accounting.end();
                 back.fill((byte) 0);
+                accounting.begin();
                 inCalls(warmBytes, ioSize, inFlight, read);
+                accounting.end();
                 checkPattern(back.asSlice(0, warmBytes));
+                var _ = accounting.perCall(1);
             });
             log.println(impl + " " + suffix + " warm-up: " + warmed + ", of " + (warmBytes >> 20) + " MiB");
             long calls = ioIters * (fileSize / ioSize);
@@ -286,7 +296,8 @@ public final class NfsRpcBench {
 
     /**
      * How the WRITE and READ passes are warmed up: passes of the first {@code size} bytes of the file (written,
-     * committed, read and checked) until the last three saw at most {@code quiet} JIT compilations
+     * committed, read and checked) until the last passes, as many calls as the timed passes make (at least three
+     * passes), saw at most {@code quiet} JIT compilations
      * ({@link JitWatch#warmUp}), at most {@code maxPasses}. The figures are then a long-running client's, not its
      * JIT's: the kernel client it is compared with has none.
      */

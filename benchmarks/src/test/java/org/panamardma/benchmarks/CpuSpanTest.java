@@ -22,6 +22,10 @@ class CpuSpanTest {
         assertArrayEquals(new long[] {123, 45}, CpuSpan.statTimes(line));
         assertEquals("a) (b) # c#", CpuSpan.group(line));
         assertEquals("C# CompilerThre", CpuSpan.group("17 (C2 CompilerThre) S 1 1 1 0 -1 0 0 0 0 0 5 6 0 0"));
+        assertArrayEquals(
+                new long[] {10, 2, 30, 400, 5, 6, 70, 0},
+                CpuSpan.fields("cpu  10 2 30 400 5 6 70 0 0 0\n", 1, 8)); // /proc/stat's first line
+        assertThrows(IllegalArgumentException.class, () -> CpuSpan.statTimes("1 (x) S 1 2 3"), "a cut-off line");
     }
 
     @Test

@@ -29,12 +29,16 @@ class JitWatchTest {
             assertTrue(jit.compilations() > before, "a method called 2,000,000 times was compiled (" + sum + ")");
 
             AtomicInteger passes = new AtomicInteger();
-            JitWatch.Warmed quiet = jit.warmUp(1_000_000, 150, passes::incrementAndGet);
+            JitWatch.Warmed quiet = jit.warmUp(1_000_000, 3, 150, passes::incrementAndGet);
             assertEquals(3, quiet.passes());
             assertEquals(3, passes.get());
             assertTrue(quiet.quiet(), quiet.toString());
 
-            JitWatch.Warmed never = jit.warmUp(-1, 4, () -> {}); // no count is at most -1
+            JitWatch.Warmed longer = jit.warmUp(1_000_000, 5, 150, () -> {});
+            assertEquals(5, longer.passes(), "a window of 5 passes needs 5 passes: " + longer);
+            assertTrue(longer.toString().startsWith("5 passes, the last 5 with"), longer.toString());
+
+            JitWatch.Warmed never = jit.warmUp(-1, 3, 4, () -> {}); // no count is at most -1
             assertEquals(4, never.passes());
             assertFalse(never.quiet());
             assertTrue(never.toString().contains("NOT quiet"), never.toString());
