@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -131,8 +130,10 @@ final class CpuSpan {
                 String stat;
                 try {
                     stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
-                } catch (NoSuchFileException ended) {
-                    continue; // the thread ended while we listed
+                } catch (IOException ended) {
+                    // the thread ended while we listed: its file is gone (NoSuchFileException), or still there and
+                    // its read fails with ESRCH ("No such process", seen when a pass's worker pool shut down)
+                    continue;
                 }
                 long[] t = statTimes(stat);
                 all.put(Long.parseLong(task.getFileName().toString()), new Thread(group(stat), t[0] + t[1]));
