@@ -16,13 +16,16 @@
 # emulated devices, and the host figures are CPU time, not wall-clock time.
 #
 #   benchmarks/issue-figures.sh            # writes benchmarks/target/issue-figures/figures.md; one VM run took 57 min
-#                                          # at host load 20 (2026-11-26), the registration count ~25 min more
+#                                          # at host load 20 (2026-11-26), 30 min on a quiet host (2026-11-28), the
+#                                          # registration count ~25 min more; the Java client's longer warm-up (JIT
+#                                          # quiet over as many calls as the timed passes) adds ~13 min per run
 #   benchmarks/issue-figures.sh --quick    # one run of 16 MiB files, 200 calls per device, three requests
 #   benchmarks/issue-figures.sh --readme   # and puts the table into benchmarks/README.md's generated section
 #   benchmarks/issue-figures.sh --table    # only prints the table again from the last run's files (--readme too)
 # Environment: FIGURES_RUNS (3), FIGURES_VM (1; 0 skips the VM part), FIGURES_HOST (1; 0 skips the host part),
-# FIGURES_BUILD (1; 0 uses the jars already built), TESTBED_TIMEOUT (s, 5400), TESTBED_MEM_MB (as testbed's),
-# TESTBED_IMAGE (as testbed's), REQUESTS and RATES (binding-cost.sh's).
+# FIGURES_BUILD (1; 0 uses the jars already built), TESTBED_TIMEOUT (s, 10800: 5400 cut the run of 2026-11-28
+# before the registration count), TESTBED_MEM_MB and TESTBED_IMAGE (as testbed's), REQUESTS and RATES
+# (binding-cost.sh's).
 # Exit code: 0 if every figure was measured (met or missed: the table says which), 1 if a part failed.
 set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -91,7 +94,7 @@ if [[ ${FIGURES_VM:-1} == 1 ]]; then
   cp benchmarks/target/benchmarks.jar nfs/target/nfs-server.jar "$vm/"
   cp -r soft-roce-ci/device-suite/target/lib "$vm/lib"
   echo "[issue-figures] VM part in the background ($runs run(s) of the kernel-anchored figures, then the registration count; log $vm/vm.log)" >&2
-  soft-roce-ci/bin/testbed run --timeout "${TESTBED_TIMEOUT:-5400}" -- \
+  soft-roce-ci/bin/testbed run --timeout "${TESTBED_TIMEOUT:-10800}" -- \
     "FIGURES_RUNS=$runs FIGURES_STEADY_CALLS=$steady PERF_KNFS_MIB=$mib PERF_RPC_FILE_MIB=$mib benchmarks/perftest/figures-in-guest.sh $vm" \
     >"$vm/vm.log" 2>&1 &
   vm_pid=$!

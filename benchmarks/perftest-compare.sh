@@ -67,7 +67,7 @@ done
 start=$SECONDS
 rc=0
 echo "[perftest-compare] booting the testbed VM; in it each measurement prints [compare N/TOTAL, time, time left]" >&2
-soft-roce-ci/bin/testbed run --timeout "${TESTBED_TIMEOUT:-3600}" -- \
+soft-roce-ci/bin/testbed run --timeout "${TESTBED_TIMEOUT:-5400}" -- \
   "${env_args}benchmarks/perftest/compare-in-guest.sh rdma-tool/target/rdma-tool.jar $raw benchmarks/target/benchmarks.jar" || rc=$?
 [[ -s $raw ]] || { echo "perftest-compare: no figures ($raw is empty); VM exit $rc" >&2; exit 1; }
 
