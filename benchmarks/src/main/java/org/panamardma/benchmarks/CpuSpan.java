@@ -40,9 +40,9 @@ final class CpuSpan {
     private Snapshot start;
 
     /** One reading of the counters. */
-    private record Snapshot(long nanos, long[] machine, long[] jvm, Map<Long, Thread> threads) {}
+    private record Snapshot(long nanos, long[] machine, long[] jvm, Map<Long, ThreadTicks> threads) {}
 
-    private record Thread(String group, long ticks) {}
+    private record ThreadTicks(String group, long ticks) {}
 
     /** Starts a span. */
     void begin() {
@@ -63,7 +63,7 @@ final class CpuSpan {
             jvm[i] += now.jvm[i] - start.jvm[i];
         }
         now.threads.forEach((tid, t) -> {
-            Thread before = start.threads.get(tid);
+            ThreadTicks before = start.threads.get(tid);
             long used = t.ticks - (before == null ? 0 : before.ticks);
             if (used > 0) {
                 threads.merge(t.group, used, Long::sum);
@@ -123,8 +123,8 @@ final class CpuSpan {
         return new long[] {f[0], f[1]};
     }
 
-    private static Map<Long, Thread> threads() throws IOException {
-        Map<Long, Thread> all = new TreeMap<>();
+    private static Map<Long, ThreadTicks> threads() throws IOException {
+        Map<Long, ThreadTicks> all = new TreeMap<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(SELF_TASKS)) {
             for (Path task : tasks) {
                 String stat;
@@ -136,7 +136,7 @@ final class CpuSpan {
                     continue;
                 }
                 long[] t = statTimes(stat);
-                all.put(Long.parseLong(task.getFileName().toString()), new Thread(group(stat), t[0] + t[1]));
+                all.put(Long.parseLong(task.getFileName().toString()), new ThreadTicks(group(stat), t[0] + t[1]));
             }
         }
         return all;
