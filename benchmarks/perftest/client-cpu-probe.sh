@@ -28,7 +28,8 @@ for device in ${PROBE_DEVICES:-rxe siw}; do
   [[ $device == rxe ]] && ip=10.77.0.2 || ip=10.77.1.2
   for qd in ${PROBE_INFLIGHT:-1 4}; do
     ((qd == 1)) && bs=262144 || bs=1048576
-    if mount -t nfs -o "vers=3,proto=rdma,port=20049,mountport=50892,mountproto=tcp,nolock" "$ip:/srv/panama-nfs" "$mnt"; then
+    if timeout 120 mount -t nfs -o "vers=3,proto=rdma,port=20049,mountport=50892,mountproto=tcp,nolock" \
+        "$ip:/srv/panama-nfs" "$mnt"; then
       warm_up "$mnt" 1
       probe "kernel-client-$device-qd$qd" "$mnt" write
       probe "kernel-client-$device-qd$qd" "$mnt" read
