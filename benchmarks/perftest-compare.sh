@@ -28,8 +28,10 @@
 # PERF_RPC_TRANSPORTS ("tcp rdma"), PERF_RPC_BUSY (1; 0 skips the busy-polling NULL rows), PERF_RPC_SIW (0; 1 also
 # runs the RDMA client against knfsd over siw, rows RPC-RDMA-SIW), PERF_NFS_SERVER_JAR (nfs/target/nfs-server.jar),
 # PERF_KNFS (1; 0 skips the kernel client's Java-server-vs-knfsd part), PERF_KNFS_MIB (64: the dd file's size),
-# PERF_KNFS_WARM_MIB (16), PERF_KNFS_JIT_QUIET (3) and PERF_KNFS_WARM_MAX (150): the Java server is warmed by passes of
-# WARM_MIB until 3 in a row see at most JIT_QUIET compilations (see perftest/compare-in-guest.sh),
+# PERF_KNFS_WARM_MIB (16), PERF_KNFS_JIT_QUIET (3), PERF_KNFS_JIT_CPU_PCT (2), PERF_KNFS_WARM_WINDOW (as many passes as
+# the timed rounds' traffic) and PERF_KNFS_WARM_MAX (150): the Java server is warmed by passes of WARM_MIB until the
+# last WINDOW see at most JIT_QUIET compilations or its compiler threads at most JIT_CPU_PCT percent of its CPU (see
+# perftest/compare-in-guest.sh),
 # PERF_BRIDGE (1; 0 skips the oncrpc4j bridge part), PERF_BRIDGE_IO_ITERS (32 GETs and 32 PUTs), PERF_BRIDGE_SIZE
 # (1048576: their payload in bytes), PERF_BINDING (1; 0 skips the host benchmark of the binding's own cost,
 # benchmarks/binding-cost.sh, whose table is appended to perftest-compare.md).
@@ -60,7 +62,7 @@ raw=benchmarks/target/perftest-raw.csv
 # figures
 rm -f "$raw" benchmarks/target/perftest-compare*.csv benchmarks/target/perftest-compare.md benchmarks/target/perftest-compare.svg
 env_args=""
-for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_RPC_FILE_MIB PERF_RPC_INFLIGHT PERF_RPC_TRANSPORTS PERF_RPC_BUSY PERF_RPC_SIW PERF_KNFS PERF_KNFS_MIB PERF_KNFS_ROUNDS PERF_KNFS_WARM_MIB PERF_KNFS_JIT_QUIET PERF_KNFS_WARM_MAX \
+for v in PERF_SIZES PERF_ITERS PERF_BW_ITERS PERF_TESTS PERF_SERVER_DEV PERF_CLIENT_DEV PERF_SERVER_IP PERF_JAVA_OPTS PERF_WARMUP PERF_RPC PERF_RPC_IO_ITERS PERF_RPC_FILE_MIB PERF_RPC_INFLIGHT PERF_RPC_TRANSPORTS PERF_RPC_BUSY PERF_RPC_SIW PERF_KNFS PERF_KNFS_MIB PERF_KNFS_ROUNDS PERF_KNFS_WARM_MIB PERF_KNFS_JIT_QUIET PERF_KNFS_JIT_CPU_PCT PERF_KNFS_WARM_WINDOW PERF_KNFS_WARM_MAX \
          PERF_BRIDGE PERF_BRIDGE_IO_ITERS PERF_BRIDGE_SIZE; do
   [[ -n ${!v:-} ]] && env_args+="$v=$(printf '%q' "${!v}") "
 done

@@ -193,8 +193,10 @@ run_bridge() {
 # boot: the Java server (nfs-server.jar) and knfsd. dd with direct I/O, a file of PERF_KNFS_MIB MiB (64) written
 # then read in blocks of 256 KiB and 1 MiB; MB/s of 2^20 bytes. Rows KNFS-JAVA / KNFS-KNFSD,<op>_<device>,<bs>,
 # <count>,<round> (PERF_KNFS_ROUNDS rounds, 2). Before them, per device: knfsd gets one untimed pass of
-# PERF_KNFS_WARM_MIB (16); the Java server gets such passes until its JIT is quiet, 3 passes in a row with at most
-# PERF_KNFS_JIT_QUIET (3) compilations in all (its -Xlog:jit+compilation), up to PERF_KNFS_WARM_MAX (150) passes.
+# PERF_KNFS_WARM_MIB (16); the Java server gets such passes until its JIT is quiet over as many passes as make the
+# timed rounds' traffic (PERF_KNFS_WARM_WINDOW, 8 for 2 x 64 MiB): at most PERF_KNFS_JIT_QUIET (3) compilations in all
+# (its -Xlog:jit+compilation) or its compiler threads at most PERF_KNFS_JIT_CPU_PCT (2, an integer) percent of its
+# CPU time, up to PERF_KNFS_WARM_MAX (150) passes (knfs-probe-lib.sh's warm_until_quiet).
 # Each server stays mounted from its warm-up to the last round. The figures are a long-running server's: under TCG
 # the JIT takes thousands of calls to settle. The old warm-up, one pass of 32 MiB (320 calls), left a server that
 # still compiled about 70 methods in its next 128 calls and ran at 0.4-0.5x the settled one's speed (2026-11-27:
@@ -252,7 +254,10 @@ run_knfs() {
     done
     [[ " ${mounted[*]} " == *" knfsd "* ]] && knfs_pass /mnt/knfs-bench-knfsd "${PERF_KNFS_WARM_MIB:-16}" >/dev/null
     if [[ " ${mounted[*]} " == *" java "* ]]; then
-      say "knfs java $device: warmed by passes of ${PERF_KNFS_WARM_MIB:-16} MiB: $(warm_until_quiet "$jit_log" knfs_pass /mnt/knfs-bench-java "${PERF_KNFS_WARM_MIB:-16}")"
+      # quiet over as much traffic as the timed rounds then move (warm_until_quiet's window)
+      local warm_mib=${PERF_KNFS_WARM_MIB:-16}
+      say "knfs java $device: warmed by passes of $warm_mib MiB: $(PERF_KNFS_WARM_WINDOW=${PERF_KNFS_WARM_WINDOW:-$(((rounds * mib + warm_mib - 1) / warm_mib))} \
+        warm_until_quiet "$jit_log" knfs_pass /mnt/knfs-bench-java "$warm_mib")"
     fi
     for round in $(seq 1 "$rounds"); do
       local order=(knfsd java); ((round % 2 == 0)) && order=(java knfsd)

@@ -73,22 +73,47 @@ warm_up() {
 # jit_compilations LOG: the compilations a Java server started with -Xlog:jit+compilation=debug:file=LOG logged so far
 jit_compilations() { local n; n=$(grep -c 'jit,compilation' "$1" 2>/dev/null); echo "${n:-0}"; }
 
-# warm_until_quiet JIT_LOG COMMAND...: runs COMMAND (one warm-up pass through the Java server) until the server's JIT
-# is quiet: 3 passes in a row with at most PERF_KNFS_JIT_QUIET (3) compilations in all (one quiet pass is not enough:
-# C2's thresholds are crossed in bursts, thousands of calls apart), at most PERF_KNFS_WARM_MAX (150) passes. Prints
-# "N passes, the last 3 with C compilations", and " (NOT quiet ...)" if the limit came first. Under TCG the server
-# needs thousands of calls to settle, and a figure taken before measures its JIT (2026-11-27: 0.4-0.5x the settled
-# speed after 320 calls).
+# jit_ticks PID: "COMPILER TOTAL", the CPU ticks of the JVM PID's compiler threads ("C1/C2 CompilerThre...") and of the
+# whole process so far (on 2 vCPUs HotSpot keeps one of each: their ticks do not vanish with an exiting thread)
+jit_ticks() {
+  local compiler
+  compiler=$(for t in /proc/"$1"/task/*; do cat "$t/stat" 2>/dev/null; done |
+    awk '{ sub(/^[0-9]+ \(/, ""); n = index($0, ") "); comm = substr($0, 1, n - 1); split(substr($0, n + 2), f, " ")
+           if (comm ~ /^C[12] CompilerThre/) t += f[12] + f[13] } END { print t + 0 }')
+  echo "$compiler $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/"$1"/stat 2>/dev/null || echo 0)"
+}
+
+# warm_until_quiet JIT_LOG COMMAND...: runs COMMAND (one warm-up pass through the Java server, pid $java_nfs) until the
+# server's JIT is quiet over the last PERF_KNFS_WARM_WINDOW passes (3; at least 3): at most PERF_KNFS_JIT_QUIET (3)
+# compilations in all, or its compiler threads at most PERF_KNFS_JIT_CPU_PCT (2) percent of the server's CPU time over
+# them; at most PERF_KNFS_WARM_MAX (150) passes. One quiet pass is not enough: C2's thresholds are crossed in bursts,
+# thousands of calls apart; a window as long as the timed rounds that follow is what makes them quiet too (with 3
+# passes of 16 MiB the timed rounds of 2 x 64 MiB saw 4-32 compilations, 2026-11-28), and the compiler's time counts,
+# not only the compilations (a few big C2 compilations took a third of the Java client's CPU in its timed READs).
+# Prints "N passes, the last W with C compilations, the compiler X s of the server's Y s CPU", and " (NOT quiet ...)"
+# if the limit came first. Under TCG the server needs thousands of calls to settle, and a figure taken before
+# measures its JIT (2026-11-27: 0.4-0.5x the settled speed after 320 calls).
 warm_until_quiet() {
-  local log=$1 passes=0 compiled=0 quiet=${PERF_KNFS_JIT_QUIET:-3} most=${PERF_KNFS_WARM_MAX:-150} before recent=()
+  local log=$1 passes=0 compiled=0 quiet=${PERF_KNFS_JIT_QUIET:-3} pct=${PERF_KNFS_JIT_CPU_PCT:-2} most=${PERF_KNFS_WARM_MAX:-150}
+  local window=${PERF_KNFS_WARM_WINDOW:-3} before ticks0 ticks1 counts=() jit=() cpu=() jit_sum=0 cpu_sum=0 i is_quiet=0
+  ((window < 3)) && window=3
   shift
   while ((passes < most)); do
-    before=$(jit_compilations "$log")
+    before=$(jit_compilations "$log"); ticks0=$(jit_ticks "${java_nfs:-0}")
     "$@" >/dev/null
-    passes=$((passes + 1)); recent+=($(($(jit_compilations "$log") - before)))
-    ((${#recent[@]} > 3)) && recent=("${recent[@]:1}")
-    compiled=$((recent[0] + ${recent[1]:-0} + ${recent[2]:-0}))
-    ((passes >= 3 && compiled <= quiet)) && break
+    ticks1=$(jit_ticks "${java_nfs:-0}")
+    passes=$((passes + 1))
+    counts+=($(($(jit_compilations "$log") - before)))
+    jit+=($((${ticks1% *} - ${ticks0% *}))); cpu+=($((${ticks1#* } - ${ticks0#* })))
+    if ((${#counts[@]} > window)); then counts=("${counts[@]:1}"); jit=("${jit[@]:1}"); cpu=("${cpu[@]:1}"); fi
+    ((passes < window)) && continue
+    compiled=0 jit_sum=0 cpu_sum=0
+    for i in "${!counts[@]}"; do
+      compiled=$((compiled + counts[i])); jit_sum=$((jit_sum + jit[i])); cpu_sum=$((cpu_sum + cpu[i]))
+    done
+    is_quiet=0
+    ((compiled <= quiet || (cpu_sum > 0 && 100 * jit_sum <= pct * cpu_sum))) && is_quiet=1
+    ((is_quiet)) && break
   done
-  echo "$passes passes, the last 3 with $compiled compilations$( ((compiled > quiet)) && echo ' (NOT quiet: the figures include JIT time)')"
+  echo "$passes passes, the last $window with $compiled compilations, the compiler $(awk -v t="$jit_sum" -v hz="$ticks" 'BEGIN { printf "%.2f", t / hz }') s of the server's $(awk -v t="$cpu_sum" -v hz="$ticks" 'BEGIN { printf "%.2f", t / hz }') s CPU$( ((is_quiet)) || echo ' (NOT quiet: the figures include JIT time)')"
 }

@@ -1,6 +1,7 @@
 package org.panamardma.benchmarks;
 
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -102,33 +103,75 @@ final class JitWatch implements AutoCloseable {
 
     /**
      * Warm-up until the JIT is quiet: {@code pass} runs again and again until the last {@code window} passes (at
-     * least three) together saw at most {@code quiet} compilations, at most {@code maxPasses}. One quiet pass is not
-     * enough: C2's thresholds are crossed in bursts, thousands of calls apart. A window as long as the timed passes
-     * that follow is what makes them quiet too: with a window of three 16 MiB passes, NfsRpcBench's timed 2 x 64 MiB
-     * still saw 16-141 compilations, and C2 took 3-15 ms of the emulated CPU per call there (2026-11-28).
+     * least three) were quiet by {@code quiet}, at most {@code maxPasses}. One quiet pass is not enough: C2's
+     * thresholds are crossed in bursts, thousands of calls apart. A window as long as the timed passes that follow is
+     * what makes them quiet too: with a window of three 16 MiB passes, NfsRpcBench's timed 2 x 64 MiB still saw
+     * 16-141 compilations, and C2 took 3-15 ms of the emulated CPU per call there (2026-11-28). The compiler's time
+     * counts, not only the compilations: a window that never got below a few compilations (the client's, 150 passes
+     * of 16 MiB) still saw a handful whose C2 time was 0.5-3.2 ms per call of the timed READs, a third of the JVM's.
      *
-     * @return what the warm-up did, for the log: passes run, compilations in the last window, whether it got quiet
+     * @return what the warm-up did, for the log: passes run, compilations and compiler time in the last window,
+     *     whether it got quiet
      */
-    Warmed warmUp(int quiet, int window, int maxPasses, Pass pass) throws Exception {
-        long[] recent = new long[Math.max(3, window)];
+    Warmed warmUp(Quiet quiet, int window, int maxPasses, Pass pass) throws Exception {
+        int size = Math.max(3, window);
+        long[] compiled = new long[size];
+        long[] compilerMillis = new long[size];
+        long[] cpuMillis = new long[size];
         int passes = 0;
-        long inWindow = Long.MAX_VALUE;
+        Warmed warmed = new Warmed(0, size, Long.MAX_VALUE, 0, 0, false);
         while (passes < maxPasses) {
-            long before = compilations();
+            long count = compilations(), compiler = compilerMillis(), cpu = processCpuMillis();
             pass.run();
-            recent[passes % recent.length] = compilations() - before;
+            int slot = passes % size;
+            compiled[slot] = compilations() - count;
+            compilerMillis[slot] = compilerMillis() - compiler;
+            cpuMillis[slot] = processCpuMillis() - cpu;
             passes++;
-            if (passes >= recent.length) {
-                inWindow = 0;
-                for (long r : recent) {
-                    inWindow += r;
+            if (passes >= size) {
+                long c = 0, compilerTime = 0, cpuTime = 0;
+                for (int i = 0; i < size; i++) {
+                    c += compiled[i];
+                    compilerTime += compilerMillis[i];
+                    cpuTime += cpuMillis[i];
                 }
-                if (inWindow <= quiet) {
+                warmed = new Warmed(passes, size, c, compilerTime, cpuTime, quiet.isQuiet(c, compilerTime, cpuTime));
+                if (warmed.quiet()) {
                     break;
                 }
             }
         }
-        return new Warmed(passes, recent.length, inWindow, inWindow <= quiet);
+        return passes == warmed.passes() ? warmed : new Warmed(passes, size, Long.MAX_VALUE, 0, 0, false);
+    }
+
+    /**
+     * {@return the JIT's compiling time so far, milliseconds} (HotSpot's {@code sun.ci.totalTime}: each task's
+     * elapsed time, summed over the compiler threads; on a busy machine more than their CPU time, so a criterion on
+     * it errs towards warming longer)
+     */
+    private static long compilerMillis() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
+    /** {@return this JVM's CPU time so far, all its threads, milliseconds} (-1 where the platform does not say) */
+    private static long processCpuMillis() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() / 1_000_000
+                : -1;
+    }
+
+    /**
+     * When a window of warm-up passes counts as quiet: at most {@code compilations} compilations in it, or the JIT's
+     * compiling time at most {@code compilerShare} of this JVM's CPU time over it (so that the few compilations a
+     * long-running client still sees, small ones, do not keep it warming; and big ones do). A negative value
+     * switches its criterion off.
+     */
+    record Quiet(long compilations, double compilerShare) {
+        boolean isQuiet(long compiled, long compilerMillis, long cpuMillis) {
+            return compiled <= compilations
+                    || (compilerShare >= 0 && cpuMillis >= 0 && compilerMillis <= compilerShare * cpuMillis);
+        }
     }
 
     /** One warm-up pass. */
@@ -139,15 +182,21 @@ final class JitWatch implements AutoCloseable {
 
     /**
      * @param passes the passes run
-     * @param window how many of the last passes the quiet count covers
+     * @param window how many of the last passes the quiet criterion covers
      * @param inWindow compilations during the last {@code window} ({@link Long#MAX_VALUE} if fewer ran)
-     * @param quiet whether that was at most the quiet count
+     * @param compilerMillis the JIT's compiling time during them
+     * @param cpuMillis this JVM's CPU time during them
+     * @param quiet whether they were quiet ({@link Quiet})
      */
-    record Warmed(int passes, int window, long inWindow, boolean quiet) {
+    record Warmed(int passes, int window, long inWindow, long compilerMillis, long cpuMillis, boolean quiet) {
         @Override
         public String toString() {
-            return passes + " passes, the last " + window + " with " + (inWindow == Long.MAX_VALUE ? "?" : inWindow)
-                    + " compilations" + (quiet ? "" : " (NOT quiet: the figures include JIT time)");
+            if (inWindow == Long.MAX_VALUE) {
+                return passes + " passes, fewer than the window of " + window + " (NOT quiet)";
+            }
+            return passes + " passes, the last " + window + " with " + inWindow + " compilations, the compiler "
+                    + compilerMillis + " ms of the JVM's " + cpuMillis + " ms CPU"
+                    + (quiet ? "" : " (NOT quiet: the figures include JIT time)");
         }
     }
 }

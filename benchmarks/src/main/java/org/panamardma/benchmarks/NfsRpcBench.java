@@ -49,7 +49,8 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * one transport; the tests are then named {@code nfs_write_qdN} and {@code nfs_read_qdN}.
  * Before the timed WRITE and READ passes, passes of the first {@code --warm-size} bytes (16 MiB) run until the JIT is
  * quiet ({@link Warm}: the last passes that make as many calls as a timed phase, at least three, with at most
- * {@code --jit-quiet} (3) compilations, at most {@code --warm-max} (150) passes); standard error says how many it
+ * {@code --jit-quiet} (3) compilations or the JIT compiling at most {@code --jit-cpu} (2) percent of the JVM's CPU
+ * time, at most {@code --warm-max} (150) passes); standard error says how many it
  * took, and for each timed phase the compilations it saw (and which methods) and where the CPU went per call
  * ({@link CpuSpan}: the machine's split and this JVM's threads').
  * knfsd, not a Java server, answers on purpose: it is the same server for both transports and the one deployed.
@@ -61,7 +62,7 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  *
  * <p>Usage: {@code NfsRpcBench --transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N]
  * [--io-iters N] [--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS]
- * [--exposure auto|windows|per-call] [--warm-size BYTES] [--jit-quiet N] [--warm-max N]}.
+ * [--exposure auto|windows|per-call] [--warm-size BYTES] [--jit-quiet N] [--jit-cpu PERCENT] [--warm-max N]}.
  * {@code --busy-poll} (RDMA only) runs the client's poller in the latency mode
  * ({@code RpcRdmaClientOptions.busyPoll}); its rows are named {@code RPC-RDMA-BUSY}. {@code --exposure
  * windows|per-call} (RDMA only) chooses how the client exposes chunks ({@code RpcRdmaClientOptions.exposure}, default
@@ -88,7 +89,8 @@ public final class NfsRpcBench {
         long fileSize = DEFAULT_FILE_SIZE;
         boolean nullCalls = true;
         long warmSize = Warm.DEFAULT.size();
-        int jitQuiet = Warm.DEFAULT.quiet(), warmMax = Warm.DEFAULT.maxPasses();
+        int jitQuiet = (int) Warm.DEFAULT.quiet().compilations(), warmMax = Warm.DEFAULT.maxPasses();
+        double jitCpuPercent = 100 * Warm.DEFAULT.quiet().compilerShare();
         Duration busyPoll = Duration.ZERO;
         ChunkExposure exposure = ChunkExposure.AUTO;
         for (int i = 0; i < args.length; i++) {
@@ -107,6 +109,7 @@ public final class NfsRpcBench {
                 case "--warm-size" -> warmSize = Long.parseLong(args[++i]);
                 case "--jit-quiet" -> jitQuiet = Integer.parseInt(args[++i]);
                 case "--warm-max" -> warmMax = Integer.parseInt(args[++i]);
+                case "--jit-cpu" -> jitCpuPercent = Double.parseDouble(args[++i]);
                 case "--busy-poll" -> busyPoll = Duration.ofNanos(1000L * Long.parseLong(args[++i]));
                 case "--exposure" ->
                     exposure = switch (args[++i]) {
@@ -120,7 +123,8 @@ public final class NfsRpcBench {
                     throw new IllegalArgumentException("unknown argument " + a + "; usage: "
                             + "--transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N] [--io-iters N] "
                             + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS] "
-                            + "[--exposure auto|windows|per-call] [--warm-size BYTES] [--jit-quiet N] [--warm-max N]");
+                            + "[--exposure auto|windows|per-call] [--warm-size BYTES] [--jit-quiet N] [--jit-cpu PERCENT] "
+                            + "[--warm-max N]");
             }
         }
         if (transport == null || server == null) {
@@ -129,11 +133,11 @@ public final class NfsRpcBench {
         if (warmup < 0) {
             warmup = iters;
         }
-        if (warmSize < ioSize || jitQuiet < 0 || warmMax < 3) {
+        if (warmSize < ioSize || jitQuiet < 0 || !(jitCpuPercent >= 0 && jitCpuPercent <= 100) || warmMax < 3) {
             throw new IllegalArgumentException("--warm-size must be at least --io-size (" + ioSize
-                    + "), --jit-quiet at least 0, --warm-max at least 3");
+                    + "), --jit-quiet at least 0, --jit-cpu 0-100, --warm-max at least 3");
         }
-        Warm warm = new Warm(warmSize, jitQuiet, warmMax);
+        Warm warm = new Warm(warmSize, new JitWatch.Quiet(jitQuiet, jitCpuPercent / 100), warmMax);
         if (fileSize <= 0 || fileSize % ioSize != 0 || inFlight < 1) {
             throw new IllegalArgumentException(
                     "--file-size must be a positive multiple of --io-size (" + ioSize + "), --in-flight at least 1");
@@ -297,12 +301,12 @@ public final class NfsRpcBench {
     /**
      * How the WRITE and READ passes are warmed up: passes of the first {@code size} bytes of the file (written,
      * committed, read and checked) until the last passes, as many calls as the timed passes make (at least three
-     * passes), saw at most {@code quiet} JIT compilations
-     * ({@link JitWatch#warmUp}), at most {@code maxPasses}. The figures are then a long-running client's, not its
+     * passes), were quiet by {@code quiet} (few compilations, or little compiling time: {@link JitWatch#warmUp}), at
+     * most {@code maxPasses}. The figures are then a long-running client's, not its
      * JIT's: the kernel client it is compared with has none.
      */
-    record Warm(long size, int quiet, int maxPasses) {
-        static final Warm DEFAULT = new Warm(16L << 20, 3, 150);
+    record Warm(long size, JitWatch.Quiet quiet, int maxPasses) {
+        static final Warm DEFAULT = new Warm(16L << 20, new JitWatch.Quiet(3, 0.02), 150);
     }
 
     /** One call of a pass: {@code length} bytes at {@code offset}. */
