@@ -154,6 +154,8 @@ run_rpc() {
       return 1
     fi
     grep '^RPC-' /tmp/nfs-bench.log | sed "s/^\(RPC-[A-Z]*\),/\1$suffix,/" >>"$out"
+    # how long its warm-up took and what its JIT compiled in the timed passes, beside the figures they qualify
+    grep -E 'warm-up:|compilations during' /tmp/nfs-bench.err | sed "s/; CPU: .*//; s/^/[compare] NfsRpcBench $device: /" >&2
     ((anchor)) && rpc_anchor_rows "$device" "$bs" "$before" "$(rpc_anchor "$bs")" >>"$out"
     null=--no-null # NULL round trips once per transport
   done
@@ -197,8 +199,10 @@ run_bridge() {
 # timed rounds' traffic (PERF_KNFS_WARM_WINDOW, 8 for 2 x 64 MiB): at most PERF_KNFS_JIT_QUIET (3) compilations in all
 # (its -Xlog:jit+compilation) or its compiler threads at most PERF_KNFS_JIT_CPU_PCT (2, an integer) percent of its
 # CPU time, up to PERF_KNFS_WARM_MAX (150) passes (knfs-probe-lib.sh's warm_until_quiet).
-# Each server stays mounted from its warm-up to the last round. The figures are a long-running server's: under TCG
-# the JIT takes thousands of calls to settle. The old warm-up, one pass of 32 MiB (320 calls), left a server that
+# Each server stays mounted from its warm-up to the last round. PERF_KNFS_RUNS (1) runs of those rounds follow the
+# one warm-up, the rows of run N going to the file printf PERF_KNFS_RUN_OUT N makes (default: the output file). The
+# figures are a long-running server's: under TCG the JIT takes thousands of calls to settle (2026-11-28: 115 passes
+# of 16 MiB on rxe, 39 on siw, 25 min of the boot). The old warm-up, one pass of 32 MiB (320 calls), left a server that
 # still compiled about 70 methods in its next 128 calls and ran at 0.4-0.5x the settled one's speed (2026-11-27:
 # 256 KiB WRITE / READ 45 / 36 ms a call after 512 calls, 22 / 14 ms after 6,000, knfsd 14-18 / 9.5).
 # Each timed round logs the compilations it saw, so that a figure taken while the JIT was busy shows.
@@ -237,7 +241,8 @@ run_knfs() {
   local java_nfs=$! i
   for i in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-bench.log 2>/dev/null && break; sleep 0.5; done
   grep -q 'nfs-server: ready' /tmp/java-nfs-bench.log || { say "the Java NFS server did not start:"; tail -n 20 /tmp/java-nfs-bench.log >&2; kill $java_nfs; return 1; }
-  local result=0 device ip server bs label line round before mnt rounds=${PERF_KNFS_ROUNDS:-2}
+  local result=0 device ip server bs label line round before mnt rounds=${PERF_KNFS_ROUNDS:-2} runs=${PERF_KNFS_RUNS:-1} run
+  local in_run rows
   for device in rxe siw; do
     [[ $device == rxe ]] && ip=10.77.0.2 || ip=10.77.1.2
     # Each server is mounted once per device (two mounts side by side, one transport each) and stays mounted through
@@ -259,17 +264,23 @@ run_knfs() {
       say "knfs java $device: warmed by passes of $warm_mib MiB: $(PERF_KNFS_WARM_WINDOW=${PERF_KNFS_WARM_WINDOW:-$(((rounds * mib + warm_mib - 1) / warm_mib))} \
         warm_until_quiet "$jit_log" knfs_pass /mnt/knfs-bench-java "$warm_mib")"
     fi
-    for round in $(seq 1 "$rounds"); do
+    # PERF_KNFS_RUNS runs of the rounds after the one warm-up (a run's rows go to PERF_KNFS_RUN_OUT's file): the
+    # server is a long-running one, warmed once per boot, not once per run (its warm-up is most of this part's time)
+    for round in $(seq 1 $((runs * rounds))); do
       local order=(knfsd java); ((round % 2 == 0)) && order=(java knfsd)
+      run=$(((round - 1) / rounds + 1)) in_run=$(((round - 1) % rounds + 1)) rows=$out
+      # shellcheck disable=SC2059 # the pattern is the caller's: one %d, the run
+      [[ -n ${PERF_KNFS_RUN_OUT:-} ]] && rows=$(printf "$PERF_KNFS_RUN_OUT" "$run")
       for server in "${order[@]}"; do
         [[ " ${mounted[*]} " == *" $server "* ]] || continue
         [[ $server == java ]] && label=KNFS-JAVA || label=KNFS-KNFSD
         mnt=/mnt/knfs-bench-$server
         before=$(jit_compilations "$jit_log")
         while read -r op bs count line; do
-          echo "$label,${op}_$device,$bs,$count,$round,,,$line" >>"$out"; say "knfs $server $device $op bs $bs round $round: $line MB/s"
+          echo "$label,${op}_$device,$bs,$count,$in_run,,,$line" >>"$rows"
+          say "knfs $server $device $op bs $bs run $run round $in_run: $line MB/s"
         done < <(knfs_pass "$mnt" "$mib")
-        [[ $server == java ]] && say "knfs java $device round $round: $(($(jit_compilations "$jit_log") - before)) compilations during the round"
+        [[ $server == java ]] && say "knfs java $device run $run round $in_run: $(($(jit_compilations "$jit_log") - before)) compilations during the round"
       done
     done
     for server in "${mounted[@]}"; do umount "/mnt/knfs-bench-$server" || result=1; done
