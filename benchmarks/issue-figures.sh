@@ -15,10 +15,11 @@
 # The VM part starts first and the host part (a, b) runs while it does: the VM spends most of its time waiting on
 # emulated devices, and the host figures are CPU time, not wall-clock time.
 #
-#   benchmarks/issue-figures.sh            # writes benchmarks/target/issue-figures/figures.md; one VM run took 57 min
-#                                          # at host load 20 (2026-11-26), 30 min on a quiet host (2026-11-28), the
-#                                          # registration count ~25 min more; the Java client's longer warm-up (JIT
-#                                          # quiet over as many calls as the timed passes) adds ~13 min per run
+#   benchmarks/issue-figures.sh            # writes benchmarks/target/issue-figures/figures.md. On a quiet host
+#                                          # (2026-11-28, JIT-quiet warm-ups over the timed traffic): the kernel
+#                                          # client's part 23 min for 2 runs (the Java server warmed once per boot,
+#                                          # 17 min of it), the Java client's about 24 min per run (a new JVM warmed
+#                                          # per setting), the registration count ~25 min: about 2 h for 3 runs
 #   benchmarks/issue-figures.sh --quick    # one run of 16 MiB files, 200 calls per device, three requests
 #   benchmarks/issue-figures.sh --readme   # and puts the table into benchmarks/README.md's generated section
 #   benchmarks/issue-figures.sh --table    # only prints the table again from the last run's files (--readme too)
