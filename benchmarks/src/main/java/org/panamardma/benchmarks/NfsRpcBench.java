@@ -205,7 +205,8 @@ public final class NfsRpcBench {
         FileHandle3 root = mount(server, export);
         try (RpcTransport transport = factory.open(server, ioSize);
                 Arena arena = Arena.ofShared(); // shared: the RDMA transport's poller thread touches it
-                JitWatch jit = JitWatch.start()) {
+                JitWatch jit = JitWatch.start();
+                Callers callers = new Callers(inFlight)) {
             Nfs3Client nfs = new Nfs3Client(transport, ROOT, TIMEOUT);
             FileHandle3 scratch = nfs.lookup(root, "write-target").handle();
 
@@ -252,12 +253,12 @@ public final class NfsRpcBench {
             JitWatch.Warmed warmed = jit.warmUp(warm.quiet(), window, warm.maxPasses(), () -> {
                 CpuSpan accounting = new CpuSpan();
                 accounting.begin();
-                inCalls(warmBytes, ioSize, inFlight, write);
+                callers.run(warmBytes, ioSize, write);
                 nfs.commit(scratch, 0, 0);
                 accounting.end();
                 back.fill((byte) 0);
                 accounting.begin();
-                inCalls(warmBytes, ioSize, inFlight, read);
+                callers.run(warmBytes, ioSize, read);
                 accounting.end();
                 checkPattern(back.asSlice(0, warmBytes));
                 var _ = accounting.perCall(1);
@@ -269,7 +270,7 @@ public final class NfsRpcBench {
             cpu.begin(); // its readings of /proc stay outside the timed span
             long t0 = System.nanoTime();
             for (int i = 0; i < ioIters; i++) {
-                inCalls(fileSize, ioSize, inFlight, write);
+                callers.run(fileSize, ioSize, write);
             }
             nfs.commit(scratch, 0, 0);
             long wrote = System.nanoTime() - t0;
@@ -286,7 +287,7 @@ public final class NfsRpcBench {
                 back.fill((byte) 0); // outside the timed span, as is the check
                 cpu.begin();
                 long start = System.nanoTime();
-                inCalls(fileSize, ioSize, inFlight, read);
+                callers.run(fileSize, ioSize, read);
                 elapsed += System.nanoTime() - start;
                 cpu.end();
                 checkPattern(back);
@@ -316,20 +317,37 @@ public final class NfsRpcBench {
     }
 
     /**
-     * The whole file in calls of {@code ioSize} bytes; with {@code inFlight} > 1, that many threads take the calls
-     * in turn, so that many are outstanding on the one transport (which is thread-safe).
+     * The threads that make the calls of a pass: with {@code inFlight} > 1, that many, made once per run and kept, as
+     * a long-running client's are (a pool per pass started and ended {@code inFlight} threads in every warm-up pass
+     * and every timed one); with 1, the calling thread.
      */
-    private static void inCalls(long fileSize, int ioSize, int inFlight, Pass pass) throws Exception {
-        long calls = fileSize / ioSize;
-        if (inFlight == 1) {
-            for (long c = 0; c < calls; c++) {
-                pass.call(c * ioSize, ioSize);
-            }
-            return;
+    private static final class Callers implements AutoCloseable {
+        private final int inFlight;
+        private final ExecutorService pool;
+
+        Callers(int inFlight) {
+            this.inFlight = inFlight;
+            this.pool = inFlight > 1
+                    ? Executors.newFixedThreadPool(
+                            inFlight,
+                            Thread.ofPlatform().name("nfs-bench-caller-", 0).factory())
+                    : null;
         }
-        AtomicLong next = new AtomicLong();
-        List<Future<Void>> workers = new ArrayList<>();
-        try (ExecutorService pool = Executors.newFixedThreadPool(inFlight)) {
+
+        /**
+         * The whole file in calls of {@code ioSize} bytes; with {@code inFlight} > 1 the pool's threads take the
+         * calls in turn, so that many are outstanding on the one transport (which is thread-safe).
+         */
+        void run(long fileSize, int ioSize, Pass pass) throws Exception {
+            long calls = fileSize / ioSize;
+            if (pool == null) {
+                for (long c = 0; c < calls; c++) {
+                    pass.call(c * ioSize, ioSize);
+                }
+                return;
+            }
+            AtomicLong next = new AtomicLong();
+            List<Future<Void>> workers = new ArrayList<>();
             for (int w = 0; w < inFlight; w++) {
                 workers.add(pool.submit(() -> {
                     for (long c; (c = next.getAndIncrement()) < calls; ) {
@@ -344,6 +362,13 @@ public final class NfsRpcBench {
                 } catch (ExecutionException e) {
                     throw e.getCause() instanceof Exception x ? x : e;
                 }
+            }
+        }
+
+        @Override
+        public void close() {
+            if (pool != null) {
+                pool.close();
             }
         }
     }
