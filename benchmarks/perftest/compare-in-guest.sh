@@ -131,9 +131,16 @@ rpc_anchor_rows() { # DEVICE BS BEFORE AFTER: the mean of the two passes as KNFS
       <(echo "$3") <(echo "$4")
   done
 }
+rpc_bs() { echo $(( $1 > 1 ? 1048576 : 262144 )); } # QD: the kernel client's block size beside that setting
+rpc_between() { # DONE_QD NEXT_QD (NfsRpcBench --between): the kernel client's pass after one setting, before the next
+  rpc_anchor "$(rpc_bs "$1")" >"/tmp/rpc-anchor-after-$1"
+  rpc_anchor "$(rpc_bs "$2")" >"/tmp/rpc-anchor-before-$2"
+}
 run_rpc() {
-  local transport=$1 ip=${2:-$server_ip} suffix=${3:-} qd null="" anchor=0 device=rxe before
+  local transport=$1 ip=${2:-$server_ip} suffix=${3:-} qd qds anchor=0 device=rxe between=() rc=0
   [[ $ip == 10.77.1.2 ]] && device=siw
+  # shellcheck disable=SC2206 # a list of words
+  qds=(${PERF_RPC_INFLIGHT:-1 4})
   if [[ $transport == rdma ]]; then
     mkdir -p "$rpc_anchor_mount"
     if knfs_mount knfsd "$ip" "$rpc_anchor_mount"; then
@@ -142,23 +149,38 @@ run_rpc() {
       say "RPC: the kernel client's mount of knfsd over $device failed: no KNFS-ANCHOR rows"
     fi
   fi
-  for qd in ${PERF_RPC_INFLIGHT:-1 4}; do
-    local bs=262144; ((qd > 1)) && bs=1048576
-    ((anchor)) && before=$(rpc_anchor "$bs")
-    if ! timeout 1800 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
-         --server "$ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_RPC_IO_ITERS:-2}" \
-         --file-size "$(( ${PERF_RPC_FILE_MIB:-64} * 1048576 ))" --in-flight "$qd" $null \
-         >/tmp/nfs-bench.log 2>/tmp/nfs-bench.err; then
-      say "NfsRpcBench over $transport to $ip ($qd in flight) failed:"; tail -n 20 /tmp/nfs-bench.err >&2
-      ((anchor)) && umount "$rpc_anchor_mount"
-      return 1
-    fi
-    grep '^RPC-' /tmp/nfs-bench.log | sed "s/^\(RPC-[A-Z]*\),/\1$suffix,/" >>"$out"
-    # how long its warm-up took and what its JIT compiled in the timed passes, beside the figures they qualify
-    grep -E 'warm-up:|compilations during' /tmp/nfs-bench.err | sed "s/; CPU: .*//; s/^/[compare] NfsRpcBench $device: /" >&2
-    ((anchor)) && rpc_anchor_rows "$device" "$bs" "$before" "$(rpc_anchor "$bs")" >>"$out"
-    null=--no-null # NULL round trips once per transport
-  done
+  rm -f /tmp/rpc-anchor-before-* /tmp/rpc-anchor-after-*
+  if ((anchor)); then
+    rpc_anchor "$(rpc_bs "${qds[0]}")" >"/tmp/rpc-anchor-before-${qds[0]}"
+    # the JVM runs the passes between its settings (bash -c): the functions and what they read go in its environment
+    export -f rpc_between rpc_anchor rpc_bs knfs_dd; export rpc_anchor_mount PERF_RPC_FILE_MIB
+    between=(--between 'rpc_between "$@"')
+  fi
+  # One JVM for every setting, in order, as a long-running client serves both loads (NfsRpcBench's --in-flight list):
+  # with a JVM of its own, 4 in flight never got quiet under the emulation (the C2 compiler still working through the
+  # client's code after 150 passes of warm-up)
+  # shellcheck disable=SC2086 # the options are words
+  timeout 3600 java --enable-native-access=ALL-UNNAMED $java_opts -cp "$bench_jar" org.panamardma.benchmarks.NfsRpcBench --transport "$transport" \
+    --server "$ip" --iters "$iters" --warmup "${warmup:-$iters}" --io-iters "${PERF_RPC_IO_ITERS:-2}" \
+    --file-size "$(( ${PERF_RPC_FILE_MIB:-64} * 1048576 ))" --in-flight "$(IFS=,; echo "${qds[*]}")" "${between[@]}" \
+    >/tmp/nfs-bench.log 2>/tmp/nfs-bench.err || rc=$?
+  # the rows of the settings it finished, even if a later one failed
+  grep '^RPC-' /tmp/nfs-bench.log | sed "s/^\(RPC-[A-Z]*\),/\1$suffix,/" >>"$out"
+  # how long its warm-ups took and what its JIT compiled in the timed passes, beside the figures they qualify
+  grep -E 'warm-up:|compilations during' /tmp/nfs-bench.err | sed "s/; CPU: .*//; s/^/[compare] NfsRpcBench $device: /" >&2
+  if ((rc)); then
+    say "NfsRpcBench over $transport to $ip (${qds[*]} in flight) failed:"; tail -n 20 /tmp/nfs-bench.err >&2
+    ((anchor)) && umount "$rpc_anchor_mount"
+    return 1
+  fi
+  if ((anchor)); then
+    qd=${qds[${#qds[@]} - 1]}
+    rpc_anchor "$(rpc_bs "$qd")" >"/tmp/rpc-anchor-after-$qd"
+    for qd in "${qds[@]}"; do
+      rpc_anchor_rows "$device" "$(rpc_bs "$qd")" "$(cat "/tmp/rpc-anchor-before-$qd" 2>/dev/null)" \
+        "$(cat "/tmp/rpc-anchor-after-$qd" 2>/dev/null)" >>"$out"
+    done
+  fi
   ((anchor)) && umount "$rpc_anchor_mount"
   [[ -n $suffix || ${PERF_RPC_BUSY:-1} != 1 ]] && return 0
   # the RDMA client's latency mode (RpcRdmaClientOptions.busyPoll, 1 ms): NULL round trips only, rows RPC-RDMA-BUSY

@@ -46,7 +46,13 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  *       writes put there checked (a benchmark that moved wrong bytes measures nothing).</li>
  * </ul>
  * With {@code --in-flight N} (1) N threads share the calls of each pass, so N calls are outstanding at once on the
- * one transport; the tests are then named {@code nfs_write_qdN} and {@code nfs_read_qdN}.
+ * one transport; the tests are then named {@code nfs_write_qdN} and {@code nfs_read_qdN}. A list ({@code 1,4})
+ * measures each setting in turn in this one JVM, as a long-running client serves both loads: the second setting's
+ * warm-up then compiles only what the first did not need. Under the testbed's emulation a JVM of its own per setting
+ * never got quiet with 4 in flight (150 passes, the C2 compiler still working through the client's code: one C2
+ * compilation takes about a second there). {@code --between COMMAND} runs {@code bash -c COMMAND _ DONE NEXT}
+ * between two settings ({@code DONE} and {@code NEXT} their numbers in flight), its output on standard error: the
+ * harness's kernel-client passes beside each setting ({@code perftest/compare-in-guest.sh}).
  * Before the timed WRITE and READ passes, passes of the first {@code --warm-size} bytes (16 MiB) run until the JIT is
  * quiet ({@link Warm}: the last passes that make as many calls as a timed phase, at least three, with at most
  * {@code --jit-quiet} (3) compilations or the JIT compiling at most {@code --jit-cpu} (2) percent of the JVM's CPU
@@ -61,7 +67,8 @@ import org.panamardma.rpcrdma.client.RpcRdmaClientOptions;
  * the server's limits, as Linux's does (it mounts with rsize=wsize=512 KiB here). Both transports use the same size.
  *
  * <p>Usage: {@code NfsRpcBench --transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N]
- * [--io-iters N] [--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS]
+ * [--io-iters N] [--io-size BYTES] [--file-size BYTES] [--in-flight N[,N...]] [--between COMMAND] [--no-null]
+ * [--busy-poll MICROS]
  * [--exposure auto|windows|per-call] [--warm-size BYTES] [--jit-quiet N] [--jit-cpu PERCENT] [--warm-max N]}.
  * {@code --busy-poll} (RDMA only) runs the client's poller in the latency mode
  * ({@code RpcRdmaClientOptions.busyPoll}); its rows are named {@code RPC-RDMA-BUSY}. {@code --exposure
@@ -85,7 +92,9 @@ public final class NfsRpcBench {
 
     public static void main(String[] args) throws Exception {
         String transport = null, server = null, export = "/srv/panama-nfs";
-        int iters = 1000, warmup = -1, ioIters = 32, ioSize = 256 << 10, inFlight = 1;
+        int iters = 1000, warmup = -1, ioIters = 32, ioSize = 256 << 10;
+        int[] inFlight = {1};
+        String between = null;
         long fileSize = DEFAULT_FILE_SIZE;
         boolean nullCalls = true;
         long warmSize = Warm.DEFAULT.size();
@@ -104,7 +113,11 @@ public final class NfsRpcBench {
                 case "--io-iters" -> ioIters = Integer.parseInt(args[++i]);
                 case "--io-size" -> ioSize = Integer.parseInt(args[++i]);
                 case "--file-size" -> fileSize = Long.parseLong(args[++i]);
-                case "--in-flight" -> inFlight = Integer.parseInt(args[++i]);
+                case "--in-flight" ->
+                    inFlight = Arrays.stream(args[++i].split(",", -1))
+                            .mapToInt(Integer::parseInt)
+                            .toArray();
+                case "--between" -> between = args[++i];
                 case "--no-null" -> nullCalls = false;
                 case "--warm-size" -> warmSize = Long.parseLong(args[++i]);
                 case "--jit-quiet" -> jitQuiet = Integer.parseInt(args[++i]);
@@ -122,7 +135,7 @@ public final class NfsRpcBench {
                 default ->
                     throw new IllegalArgumentException("unknown argument " + a + "; usage: "
                             + "--transport tcp|rdma --server IP [--export DIR] [--iters N] [--warmup N] [--io-iters N] "
-                            + "[--io-size BYTES] [--file-size BYTES] [--in-flight N] [--no-null] [--busy-poll MICROS] "
+                            + "[--io-size BYTES] [--file-size BYTES] [--in-flight N[,N...]] [--between COMMAND] [--no-null] [--busy-poll MICROS] "
                             + "[--exposure auto|windows|per-call] [--warm-size BYTES] [--jit-quiet N] [--jit-cpu PERCENT] "
                             + "[--warm-max N]");
             }
@@ -138,7 +151,7 @@ public final class NfsRpcBench {
                     + "), --jit-quiet at least 0, --jit-cpu 0-100, --warm-max at least 3");
         }
         Warm warm = new Warm(warmSize, new JitWatch.Quiet(jitQuiet, jitCpuPercent / 100), warmMax);
-        if (fileSize <= 0 || fileSize % ioSize != 0 || inFlight < 1) {
+        if (fileSize <= 0 || fileSize % ioSize != 0 || Arrays.stream(inFlight).anyMatch(n -> n < 1)) {
             throw new IllegalArgumentException(
                     "--file-size must be a positive multiple of --io-size (" + ioSize + "), --in-flight at least 1");
         }
@@ -161,20 +174,37 @@ public final class NfsRpcBench {
                     case MEMORY_WINDOWS -> "-MW";
                     case PER_CALL_REGISTRATION -> "-REG";
                 };
-        run(
-                System.out,
-                impl,
-                factory,
-                server,
-                export,
-                nullCalls ? iters : 0,
-                warmup,
-                ioIters,
-                ioSize,
-                fileSize,
-                inFlight,
-                warm,
-                System.err);
+        for (int k = 0; k < inFlight.length; k++) {
+            if (k > 0 && between != null) {
+                runBetween(between, inFlight[k - 1], inFlight[k]);
+            }
+            run(
+                    System.out,
+                    impl,
+                    factory,
+                    server,
+                    export,
+                    nullCalls && k == 0 ? iters : 0, // NULL round trips once
+                    warmup,
+                    ioIters,
+                    ioSize,
+                    fileSize,
+                    inFlight[k],
+                    warm,
+                    System.err);
+        }
+    }
+
+    /** {@code bash -c command _ done next}, its output on standard error; fails the run if it fails. */
+    private static void runBetween(String command, int done, int next) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("bash", "-c", command, "_", Integer.toString(done), Integer.toString(next))
+                .redirectErrorStream(true)
+                .start();
+        p.getInputStream().transferTo(System.err); // standard output is the rows' CSV
+        int rc = p.waitFor();
+        if (rc != 0) {
+            throw new IOException("--between command exited with " + rc + " after " + done + " in flight");
+        }
     }
 
     static RpcTransport openRdma(String host, Duration busyPoll, ChunkExposure exposure)
