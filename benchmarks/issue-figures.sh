@@ -17,9 +17,9 @@
 #
 #   benchmarks/issue-figures.sh            # writes benchmarks/target/issue-figures/figures.md. On a quiet host
 #                                          # (2026-11-28, JIT-quiet warm-ups over the timed traffic): the kernel
-#                                          # client's part 23 min for 2 runs (the Java server warmed once per boot,
-#                                          # 17 min of it), the Java client's about 24 min per run (a new JVM warmed
-#                                          # per setting), the registration count ~25 min: about 2 h for 3 runs
+#                                          # client's part 23-31 min for 2-3 runs (the Java server warmed once per
+#                                          # boot, 17 min of it), the Java client's 18-20 min per run (one JVM per
+#                                          # device, both settings), the registration count ~25 min: under 2 h
 #   benchmarks/issue-figures.sh --quick    # one run of 16 MiB files, 200 calls per device, three requests
 #   benchmarks/issue-figures.sh --readme   # and puts the table into benchmarks/README.md's generated section
 #   benchmarks/issue-figures.sh --table    # only prints the table again from the last run's files (--readme too)
