@@ -187,9 +187,10 @@ public final class Demo {
             msg.segment().set(JAVA_BYTE, i, (byte) (i * 13 + 5));
         }
         await(a.write(msg, 0, DemoServer.DATA_LENGTH, ra.address() + DemoServer.DATA, ra.rkey()), timeout);
-        boolean placed = memory.asSlice(DemoServer.DATA, DemoServer.DATA_LENGTH)
-                        .mismatch(msg.segment().asSlice(0, DemoServer.DATA_LENGTH))
-                == -1;
+        boolean placed = placedWithin(
+                memory.asSlice(DemoServer.DATA, DemoServer.DATA_LENGTH),
+                msg.segment().asSlice(0, DemoServer.DATA_LENGTH),
+                timeout);
         out.printf(
                 "   Client 1 writes %d bytes straight into the server's memory with RDMA WRITE. The server's%n"
                         + "   program did nothing, yet the bytes are there: %s%n",
@@ -202,6 +203,24 @@ public final class Demo {
                 "   Client 2 reads those %d bytes back from the server with RDMA READ: %s%n%n",
                 DemoServer.DATA_LENGTH, readBack ? "identical." : "DIFFERENT!");
         return echoed && placed && readBack;
+    }
+
+    /**
+     * Whether {@code target} comes to hold {@code written} within {@code timeout}. A WRITE's completion tells the writer
+     * its buffer is free again; on iWARP it does not tell that the peer's memory has the bytes (RFC 5040 section 5.5:
+     * Soft-iWARP completes a WRITE once TCP took it), so the demo looks at the server's memory until they are there,
+     * as a program that has nothing after the WRITE to order it by (a SEND or READ behind it) must.
+     */
+    static boolean placedWithin(MemorySegment target, MemorySegment written, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (target.mismatch(written) != -1) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            Thread.sleep(1);
+        }
+        return true;
     }
 
     static <T> T await(CompletableFuture<T> f, Duration timeout) throws Exception {

@@ -200,13 +200,20 @@ public final class RdmaConnection extends EstablishedConnection implements AutoC
     /**
      * RDMA WRITE of {@code length} bytes of {@code mr} at {@code offset} to the peer's {@code remoteAddress}.
      *
+     * <p>The completion frees {@code mr}'s bytes for reuse. That the peer's memory has them it says on InfiniBand and
+     * RoCE (the responder acknowledged them) but not on iWARP: RFC 5040 section 5.5 promises the Data Source no more,
+     * and Soft-iWARP completes a WRITE once TCP took it. What tells the peer its bytes are placed, on every transport,
+     * is a message after the WRITE on this connection: a SEND it receives (as {@link #writesThenSend} posts), or an RDMA
+     * READ of ours, answered only after the WRITE before it was placed.
+     *
      * @param mr            the region the bytes are in (registered in {@link #protectionDomain()})
      * @param offset        where in {@code mr}, in bytes
      * @param length        bytes written
      * @param remoteAddress the peer's virtual address the bytes go to
      * @param rkey          the peer region's key (remote write access)
-     * @return completes when the WRITE completed (the bytes are at the peer) (the call waits for a free send-queue slot
-     *         while {@link #maxOutstanding()} requests are in flight); fails, never throws: with the post's exception
+     * @return completes when the WRITE completed (above: at the peer on InfiniBand and RoCE, sent on iWARP) (the call
+     *         waits for a free send-queue slot while {@link #maxOutstanding()} requests are in flight); fails, never
+     *         throws: with the post's exception
      *         (IndexOutOfBoundsException for a range outside {@code mr}, an RdmaException with the verb's errno), a
      *         WorkCompletionException if the request completes in error (which ends the connection), or
      *         ConnectionClosedException once the connection has failed

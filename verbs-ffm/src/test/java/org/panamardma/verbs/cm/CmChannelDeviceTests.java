@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.Placement;
 import org.panamardma.verbs.SendFlags;
 import org.panamardma.verbs.WcOpcode;
 
@@ -56,7 +57,10 @@ abstract class CmChannelDeviceTests {
                             pair.server.mr.rkey(),
                             SendFlags.SIGNALED);
             pair.expectSuccess(pair.client.cq, 7, WcOpcode.RDMA_WRITE);
-            assertEquals(0x1122334455667788L, pair.server.mr.segment().get(ValueLayout.JAVA_LONG, 0));
+            Placement.assertPlaced(
+                    pair.client.mr.segment().asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE),
+                    pair.server.mr.segment(),
+                    "the 8 bytes written");
             // a disconnect from one thread, seen by the other waiting on the same channel
             System.out.println(CmTestPair.disconnectBoth(pair.clientConnection.id(), pair.serverConnection.id()));
         }
@@ -134,7 +138,10 @@ abstract class CmChannelDeviceTests {
                             pair.server.mr.rkey(),
                             SendFlags.SIGNALED);
             pair.expectSuccess(pair.client.cq, 9, WcOpcode.RDMA_WRITE);
-            assertEquals(0x5EED5EED5EED5EEDL, pair.server.mr.segment().get(ValueLayout.JAVA_LONG, 0));
+            Placement.assertPlaced(
+                    pair.client.mr.segment().asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE),
+                    pair.server.mr.segment(),
+                    "the 8 bytes written");
         }
     }
 

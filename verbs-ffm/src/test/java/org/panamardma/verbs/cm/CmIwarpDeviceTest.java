@@ -15,6 +15,7 @@ import org.junit.jupiter.api.function.Executable;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
+import org.panamardma.testing.Placement;
 import org.panamardma.verbs.Expect;
 import org.panamardma.verbs.FlushScope;
 import org.panamardma.verbs.FlushType;
@@ -84,8 +85,7 @@ class CmIwarpDeviceTest {
             MemorySegment.copy(written, 0, local.segment(), ValueLayout.JAVA_BYTE, 0, written.length);
             qp.postWrite(12, local, 0, written.length, remote.address() + 16384, remote.rkey(), SendFlags.SIGNALED);
             pair.expectSuccess(pair.client.cq, 12, WcOpcode.RDMA_WRITE);
-            assertArrayEquals(
-                    written, remote.segment().asSlice(16384, written.length).toArray(ValueLayout.JAVA_BYTE));
+            Placement.assertPlaced(written, remote.segment().asSlice(16384), "written");
 
             byte[] read = pattern(2000, 5);
             MemorySegment.copy(read, 0, remote.segment(), ValueLayout.JAVA_BYTE, 32768, read.length);

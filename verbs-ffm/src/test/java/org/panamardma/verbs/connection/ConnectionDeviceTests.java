@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.panamardma.testbed.RdmaTestDevice;
+import org.panamardma.testing.Placement;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.TestAccess;
 
@@ -395,7 +396,18 @@ abstract class ConnectionDeviceTests {
             await(p.client.send(region(p.client, second), 0, second.length)); // in the server's CQ, not yet drained
             CompletableFuture<Void> sentToClient =
                     p.serverSide.send(region(p.serverSide, toClient), 0, toClient.length);
+            // The client's receive of the SEND does not say that the SEND's completion waits in the server's CQ: rxe
+            // completes a receive before its responder sends the ACK (rxe_resp.c: COMPLETE, then ACKNOWLEDGE), and a
+            // client closing in between left the SEND unacknowledged, flushed by the server's DISCONNECTED (seen in
+            // CI, 2026-11-28). A READ behind it does: its response acknowledges every request before it (IBA's RC
+            // implied ACK; rxe_comp.c completes the SEND before it copies the READ's bytes; siw completes a SEND once
+            // it was sent), so once the client's bytes are in the server's memory, the SEND's completion is in the CQ.
+            byte[] readable = pattern(64, 14);
+            MemoryRegion readInto = region(p.serverSide, new byte[readable.length]);
+            CompletableFuture<Void> readBehind = p.serverSide.read(
+                    readInto, 0, readable.length, region(p.client, readable).remote());
             assertArrayEquals(toClient, await(atClient).data(), "the server's SEND, at the client");
+            Placement.assertPlaced(readable, readInto.segment(), "the READ behind the SEND, answered");
             p.client.close();
 
             await(held);
@@ -403,6 +415,11 @@ abstract class ConnectionDeviceTests {
             assertArrayEquals(
                     second, await(secondAtServer).data(), "the message that arrived before the client closed");
             await(sentToClient); // the client had it: done, not failed as disconnected
+            try {
+                await(readBehind); // its own completion may or may not have preceded the close
+            } catch (ExecutionException e) {
+                assertInstanceOf(ConnectionClosedException.class, e.getCause(), "the READ behind, if not done");
+            }
             assertNotNull(p.serverSide.disconnected().get(WAIT_SECONDS, TimeUnit.SECONDS));
             assertInstanceOf(
                     ConnectionClosedException.class,
@@ -428,10 +445,12 @@ abstract class ConnectionDeviceTests {
             MemoryRegion local = region(p.client, data);
             MemoryRegion target = region(p.serverSide, new byte[16384]);
             await(p.client.write(local, 0, data.length, target.remote()));
-            assertArrayEquals(data, bytes(target, 0, data.length), "written at the server");
             MemoryRegion readBack = region(p.client, new byte[data.length]);
             await(p.client.read(readBack, 0, data.length, target.remote()));
             assertArrayEquals(data, bytes(readBack, 0, data.length), "read back");
+            // the READ behind the WRITE was answered after the WRITE was placed (RFC 5040 section 5.5; IBA's RC
+            // ordering): no wait here, where the WRITE's completion alone promises nothing on iWARP (Placement)
+            assertArrayEquals(data, bytes(target, 0, data.length), "written at the server");
         }
     }
 
@@ -451,7 +470,7 @@ abstract class ConnectionDeviceTests {
             assertTrue(e.getMessage().contains("8 bytes"), e.getMessage());
             assertThrows(IndexOutOfBoundsException.class, () -> p.client.read(local, 0, 64, word.remote()));
             await(p.client.write(local, 0, 8, word.remote()));
-            assertArrayEquals(java.util.Arrays.copyOf(data, 8), bytes(word, 0, 8), "the 8 bytes that fit arrived");
+            Placement.assertPlaced(java.util.Arrays.copyOf(data, 8), word.segment(), "the 8 bytes that fit arrived");
             assertFalse(p.client.isFailed());
         }
     }
@@ -530,7 +549,7 @@ abstract class ConnectionDeviceTests {
                     MemoryRegion target = region(serverSide, new byte[512]);
                     byte[] data = pattern(512, 200 + i);
                     await(client.write(region(client, data), 0, data.length, target.remote()));
-                    assertArrayEquals(data, bytes(target, 0, data.length), "written by client " + i);
+                    Placement.assertPlaced(data, target.segment(), "written by client " + i);
                 }
                 // an abandoned attempt the server took is closed by then: the server holds the clients' and no more
                 deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
