@@ -18,10 +18,12 @@ public class HelloRdma {
         try (RdmaServer server = RdmaServer.listen(address, ConnectionOptions.DEFAULTS);
              RdmaConnection client = RdmaClient.connect(address);
              RdmaConnection peer = server.accept(Duration.ofSeconds(30))) {
-            MemoryRegion target = peer.protectionDomain().allocate(64, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            MemoryRegion target = peer.protectionDomain().allocate(64,
+                    Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
             MemoryRegion source = client.protectionDomain().allocate(64, Set.of(Access.LOCAL_WRITE));
             source.segment().setString(0, "Hello, RDMA!");
             client.write(source, 0, 64, target.remote()).get();    // RDMA WRITE: the peer's CPU takes no part
+            client.read(source, 0, 1, target.remote()).get();      // answered once the WRITE is placed (iWARP too)
             System.out.println(peer.deviceName() + " received: " + target.segment().getString(0));
         }
     }
