@@ -455,6 +455,58 @@ abstract class ConnectionDeviceTests {
     }
 
     /**
+     * What a WRITE's completion says depends on the transport; what orders its placement does not. The client's
+     * packets are held 400 ms before they leave ({@link ImpairedLink}). On RoCE the WRITE completes with the
+     * responder's ACK, sent once the bytes were placed: not sooner than the hold, and the target has them then. On
+     * iWARP it completes once TCP took the bytes (RFC 5040 section 5.5 promises the Data Source no more; siw_qp_tx.c),
+     * before they can have left: the target is still empty when the writer sees the completion. On both, an RDMA READ
+     * posted behind the WRITE is answered only after the WRITE before it was placed (RFC 5040 section 5.5; IBA's RC
+     * ordering), so the bytes are there when the READ completes, with no wait. This is why a test or a program that
+     * looks at the peer's memory after a WRITE needs a READ, a SEND or a wait behind it (Placement).
+     */
+    @Test
+    void aReadBehindAWriteOrdersItsPlacementWhereTheWritesCompletionSaysLess(RdmaTestDevice device) throws Exception {
+        int holdMillis = 400; // below rxe's retransmission timer (rdma_cm on RoCE: 4.096 us << 17, 0.54 s)
+        try (Pair p = new Pair(device);
+                ImpairedLink _ = ImpairedLink.on(device.netdev(), holdMillis, 0)) {
+            byte[] data = pattern(4096, 31);
+            MemoryRegion local = region(p.client, data);
+            MemoryRegion target = region(p.serverSide, new byte[data.length]);
+            long posted = System.nanoTime();
+            await(p.client.write(local, 0, data.length, target.remote()));
+            long completedMillis = (System.nanoTime() - posted) / 1_000_000;
+            byte[] atCompletion = bytes(target, 0, data.length);
+            // measured after the look: below the hold, the WRITE's packets cannot have reached the server at the look
+            long lookedMillis = (System.nanoTime() - posted) / 1_000_000;
+            System.out.printf(
+                    "%s: the WRITE completed after %d ms with the client's packets held %d ms; the target %s then%n",
+                    device.name(),
+                    completedMillis,
+                    holdMillis,
+                    java.util.Arrays.equals(atCompletion, data) ? "had the bytes" : "did not have the bytes");
+            if (device.transport() == org.panamardma.testbed.Transport.IWARP) {
+                if (lookedMillis < holdMillis) {
+                    assertArrayEquals(
+                            new byte[data.length], atCompletion, "nothing placed yet when the WRITE completed");
+                } else {
+                    System.out.printf(
+                            "%s: the look came %d ms after the post, past the hold: the host was too slow to show "
+                                    + "the WRITE completed before its bytes arrived%n",
+                            device.name(), lookedMillis);
+                }
+            } else {
+                assertTrue(
+                        completedMillis >= holdMillis,
+                        "a RoCE WRITE completes with the responder's ACK, not in " + completedMillis + " ms");
+                assertArrayEquals(data, atCompletion, "placed when the RoCE WRITE completed");
+            }
+            MemoryRegion scratch = region(p.client, new byte[1]);
+            await(p.client.read(scratch, 0, 1, target.remote()));
+            assertArrayEquals(data, bytes(target, 0, data.length), "placed when the READ behind the WRITE completed");
+        }
+    }
+
+    /**
      * The README's old mistake (64 bytes written into an 8-byte counter, IBV_WC_REM_ACCESS_ERR at the peer, the
      * connection lost): with a {@code RemoteRegion} the length is checked here, before anything is posted, and the
      * connection goes on; what fits is written.
