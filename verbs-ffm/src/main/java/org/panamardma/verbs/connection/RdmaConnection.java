@@ -174,10 +174,12 @@ public final class RdmaConnection extends EstablishedConnection implements AutoC
      * @param remoteAddress the peer's virtual address the bytes go to
      * @param rkey          the peer region's key (remote write access)
      * @param immediate     the 32 bits the peer's {@link Received} carries
-     * @return completes when the peer has the bytes and the value (the call waits for a free send-queue slot while
-     *         {@link #maxOutstanding()} requests are in flight); fails, never throws: with the post's exception
-     *         (IndexOutOfBoundsException for a range outside {@code mr}, an RdmaException with the verb's errno), a
-     *         WorkCompletionException if the request completes in error (which ends the connection), or
+     * @return completes when the request completed: on InfiniBand and RoCE the peer has the bytes and the value; on
+     *         iWARP, through the agent, both were sent (see {@link #write(MemoryRegion, long, int, long, int)}), and
+     *         the peer's receive of the value is what says the bytes are there (the call waits for a free send-queue
+     *         slot while {@link #maxOutstanding()} requests are in flight); fails, never throws: with the post's
+     *         exception (IndexOutOfBoundsException for a range outside {@code mr}, an RdmaException with the verb's
+     *         errno), a WorkCompletionException if the request completes in error (which ends the connection), or
      *         ConnectionClosedException once the connection has failed
      */
     public CompletableFuture<Void> writeWithImmediate(
@@ -213,10 +215,9 @@ public final class RdmaConnection extends EstablishedConnection implements AutoC
      * @param rkey          the peer region's key (remote write access)
      * @return completes when the WRITE completed (above: at the peer on InfiniBand and RoCE, sent on iWARP) (the call
      *         waits for a free send-queue slot while {@link #maxOutstanding()} requests are in flight); fails, never
-     *         throws: with the post's exception
-     *         (IndexOutOfBoundsException for a range outside {@code mr}, an RdmaException with the verb's errno), a
-     *         WorkCompletionException if the request completes in error (which ends the connection), or
-     *         ConnectionClosedException once the connection has failed
+     *         throws: with the post's exception (IndexOutOfBoundsException for a range outside {@code mr}, an
+     *         RdmaException with the verb's errno), a WorkCompletionException if the request completes in error (which
+     *         ends the connection), or ConnectionClosedException once the connection has failed
      */
     public CompletableFuture<Void> write(MemoryRegion mr, long offset, int length, long remoteAddress, int rkey) {
         return requests.write(mr, offset, length, remoteAddress, rkey);
