@@ -206,10 +206,10 @@ public final class Demo {
     }
 
     /**
-     * Whether {@code target} comes to hold {@code written} within {@code timeout}. A WRITE's completion tells the writer
-     * its buffer is free again; on iWARP it does not tell that the peer's memory has the bytes (RFC 5040 section 5.5:
-     * Soft-iWARP completes a WRITE once TCP took it), so the demo looks at the server's memory until they are there,
-     * as a program that has nothing after the WRITE to order it by (a SEND or READ behind it) must.
+     * Whether {@code target} comes to hold {@code written} within {@code timeout}. A WRITE's completion tells the
+     * writer its buffer is free again; on iWARP it does not tell that the peer's memory has the bytes (RFC 5040 section
+     * 5.5: Soft-iWARP completes a WRITE once TCP took it), so the demo looks at the server's memory until they are
+     * there, as a program that has nothing after the WRITE to order it by (a SEND or READ behind it) must.
      */
     static boolean placedWithin(MemorySegment target, MemorySegment written, Duration timeout)
             throws InterruptedException {

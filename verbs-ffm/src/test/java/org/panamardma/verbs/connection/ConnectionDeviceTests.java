@@ -455,14 +455,14 @@ abstract class ConnectionDeviceTests {
     }
 
     /**
-     * What a WRITE's completion says depends on the transport; what orders its placement does not. The client's
-     * packets are held 400 ms before they leave ({@link ImpairedLink}). On RoCE the WRITE completes with the
-     * responder's ACK, sent once the bytes were placed: not sooner than the hold, and the target has them then. On
-     * iWARP it completes once TCP took the bytes (RFC 5040 section 5.5 promises the Data Source no more; siw_qp_tx.c),
-     * before they can have arrived: the target is still empty when the writer sees the completion. On both, an RDMA READ
-     * posted behind the WRITE is answered only after the WRITE before it was placed (RFC 5040 section 5.5; IBA's RC
-     * ordering), so the bytes are there when the READ completes, with no wait. This is why a test or a program that
-     * looks at the peer's memory after a WRITE needs a READ, a SEND or a wait behind it (Placement).
+     * What a WRITE's completion says depends on the transport; what orders its placement does not. The client's packets
+     * are held 400 ms before they leave ({@link ImpairedLink}). On RoCE the WRITE completes with the responder's ACK,
+     * sent once the bytes were placed: not sooner than the hold, and the target has them then. On iWARP it completes
+     * once TCP took the bytes (RFC 5040 section 5.5 promises the Data Source no more; siw_qp_tx.c), before they can
+     * have arrived: the target is still empty when the writer sees the completion. On both, an RDMA READ posted behind
+     * the WRITE is answered only after the WRITE before it was placed (RFC 5040 section 5.5; IBA's RC ordering), so the
+     * bytes are there when the READ completes, with no wait. This is why a test or a program that looks at the peer's
+     * memory after a WRITE needs a READ, a SEND or a wait behind it (Placement).
      */
     @Test
     void aReadBehindAWriteOrdersItsPlacementWhereTheWritesCompletionSaysLess(RdmaTestDevice device) throws Exception {
