@@ -204,9 +204,9 @@ public final class RdmaConnection extends EstablishedConnection implements AutoC
      *
      * <p>The completion frees {@code mr}'s bytes for reuse. That the peer's memory has them it says on InfiniBand and
      * RoCE (the responder acknowledged them) but not on iWARP: RFC 5040 section 5.5 promises the Data Source no more,
-     * and Soft-iWARP completes a WRITE once TCP took it. What tells the peer its bytes are placed, on every transport,
-     * is a message after the WRITE on this connection: a SEND it receives (as {@link #writesThenSend} posts), or an
-     * RDMA READ of ours, answered only after the WRITE before it was placed.
+     * and Soft-iWARP completes a WRITE once TCP took it. What orders placement, on every transport, is a message
+     * after the WRITE on this connection: the peer that receives a SEND posted behind it (as {@link #writesThenSend}
+     * posts) finds the bytes placed, and an RDMA READ of ours behind it is answered only after they were placed.
      *
      * @param mr            the region the bytes are in (registered in {@link #protectionDomain()})
      * @param offset        where in {@code mr}, in bytes
