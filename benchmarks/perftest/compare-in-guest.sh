@@ -167,7 +167,7 @@ run_rpc() {
   # the rows of the settings it finished, even if a later one failed
   grep '^RPC-' /tmp/nfs-bench.log | sed "s/^\(RPC-[A-Z]*\),/\1$suffix,/" >>"$out"
   # how long its warm-ups took and what its JIT compiled in the timed passes, beside the figures they qualify
-  grep -E 'warm-up:|compilations during' /tmp/nfs-bench.err | sed "s/; CPU: .*//; s/^/[compare] NfsRpcBench $device: /" >&2
+  grep -E 'warm-up:|compilations during| compiled: ' /tmp/nfs-bench.err | sed "s/; CPU: .*//; s/^/[compare] NfsRpcBench $device: /" >&2
   if ((rc)); then
     say "NfsRpcBench over $transport to $ip (${qds[*]} in flight) failed:"; tail -n 20 /tmp/nfs-bench.err >&2
     ((anchor)) && umount "$rpc_anchor_mount"

@@ -7,6 +7,8 @@
 # file system's calls, the reply.
 # Usage (work tree's root, in the guest): benchmarks/perftest/knfs-timeline.sh NFS_SERVER_JAR [MiB] [BS] [OPS]
 #   OPS: "write read" (default); the calls shown are the 20th and 21st of the timed dd.
+#   TIMELINE_WAKEUPS=1: the Java server's futex calls too, and every wake-up of its threads (sched_wakeup), so that
+#   each hand-off between its threads shows as the waker's futex, the wake-up, and the woken thread's return.
 set -uo pipefail
 jar=$1 mib=${2:-8} bs=${3:-262144} ops=${4:-write read}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,10 +47,17 @@ for server in java knfsd; do
     if [[ $server == java ]]; then
       # every system call but futex (202), of the Java server's threads (as they are now: warmed, all started)
       pids=$(for t in /proc/"$java_nfs"/task/*; do printf 'common_pid == %s || ' "${t##*/}"; done)
+      syscalls="id != 202 && "
+      [[ ${TIMELINE_WAKEUPS:-0} == 1 ]] && syscalls=
       for d in sys_enter sys_exit; do
-        echo "id != 202 && (${pids% || })" >"$tracing/events/raw_syscalls/$d/filter"
+        echo "$syscalls(${pids% || })" >"$tracing/events/raw_syscalls/$d/filter"
         echo 1 >"$tracing/events/raw_syscalls/$d/enable"
       done
+      if [[ ${TIMELINE_WAKEUPS:-0} == 1 ]]; then
+        woken=$(for t in /proc/"$java_nfs"/task/*; do printf 'pid == %s || ' "${t##*/}"; done)
+        echo "${woken% || }" >"$tracing/events/sched/sched_wakeup/filter"
+        echo 1 >"$tracing/events/sched/sched_wakeup/enable"
+      fi
     fi
     before=$(jit_compilations "$jit_log")
     echo 1 >"$tracing/tracing_on"
@@ -58,6 +67,7 @@ for server in java knfsd; do
     t1=$(date +%s.%N)
     echo 0 >"$tracing/tracing_on"; echo 0 >"$tracing/events/enable"
     for d in sys_enter sys_exit; do echo 0 >"$tracing/events/raw_syscalls/$d/filter"; done
+    echo 0 >"$tracing/events/sched/sched_wakeup/filter"
     echo "== $server $op bs $bs: $(awk -v a="$t0" -v b="$t1" -v c="$calls" 'BEGIN { printf "%.1f ms per call", 1000 * (b - a) / c }')$(
       [[ $server == java ]] && echo ", $(($(jit_compilations "$jit_log") - before)) compilations during the dd")"
     # calls 20 and 21: every line between the 20th and the 22nd xprtrdma_post_send, the dd's and the server's
@@ -65,7 +75,7 @@ for server in java knfsd; do
            match($0, / [0-9]+\.[0-9]+: /); t = substr($0, RSTART+1, RLENGTH-3) + 0; if (!t0) t0 = t
            line = $0; sub(/^ */, "", line); comm = line; sub(/ +\[[0-9]+\].*/, "", comm)
            ev = $0; sub(/^.* [0-9]+\.[0-9]+: /, "", ev); ev = substr(ev, 1, 100)
-           printf "   %8.3f ms  %-28s %s\n", 1000 * (t - t0), substr(comm, 1, 28), ev }' "$tracing/trace" | head -400
+           printf "   %8.3f ms  %-28s %s\n", 1000 * (t - t0), substr(comm, 1, 28), ev }' "$tracing/trace" | head -"${TIMELINE_LINES:-400}"
   done
   rm -f "$mnt/probe"; umount "$mnt"
 done
