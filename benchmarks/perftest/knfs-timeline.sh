@@ -45,8 +45,10 @@ for server in java knfsd; do
       [[ -e $tracing/events/rpcrdma/$e/enable ]] && echo 1 >"$tracing/events/rpcrdma/$e/enable"
     done
     if [[ $server == java ]]; then
-      # every system call but futex (202), of the Java server's threads (as they are now: warmed, all started)
-      pids=$(for t in /proc/"$java_nfs"/task/*; do printf 'common_pid == %s || ' "${t##*/}"; done)
+      # the system calls of the Java server's threads (as they are now: warmed, all started), futex (202) only with
+      # TIMELINE_WAKEUPS=1; a filter is "FIELD == tid || ..." over those threads
+      threads() { local t; for t in /proc/"$java_nfs"/task/*; do printf '%s == %s || ' "$1" "${t##*/}"; done; }
+      pids=$(threads common_pid)
       syscalls="id != 202 && "
       [[ ${TIMELINE_WAKEUPS:-0} == 1 ]] && syscalls=
       for d in sys_enter sys_exit; do
@@ -54,7 +56,7 @@ for server in java knfsd; do
         echo 1 >"$tracing/events/raw_syscalls/$d/enable"
       done
       if [[ ${TIMELINE_WAKEUPS:-0} == 1 ]]; then
-        woken=$(for t in /proc/"$java_nfs"/task/*; do printf 'pid == %s || ' "${t##*/}"; done)
+        woken=$(threads pid) # sched_wakeup's pid is the woken thread
         echo "${woken% || }" >"$tracing/events/sched/sched_wakeup/filter"
         echo 1 >"$tracing/events/sched/sched_wakeup/enable"
       fi
