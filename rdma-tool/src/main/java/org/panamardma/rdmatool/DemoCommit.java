@@ -58,15 +58,20 @@ final class DemoCommit {
                     serverAddress,
                     ConnectionParameters.DEFAULTS,
                     id -> {
+                        Context ctx = id.context();
                         if (pd[0] == null) { // a second attempt (a new local port) reuses them
-                            Context ctx = id.context();
                             pd[0] = ctx.allocateProtectionDomain();
-                            cq[0] = ctx.createCompletionQueue(64);
                             // the server's memory description is received into it, the question sent from it; the
                             // record is written from it
                             mr[0] = pd[0].allocate(
                                     DemoServer.DATA + DemoServer.DATA_LENGTH, Set.of(Access.LOCAL_WRITE));
                         }
+                        // but not the CQ: a failed attempt's receive is flushed into it as its queue pair goes, and
+                        // would be taken for the server's answer (CmConnector.connectOnAFreePort)
+                        if (cq[0] != null) {
+                            cq[0].close();
+                        }
+                        cq[0] = ctx.createCompletionQueue(64);
                         QueuePair q = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
                         q.postReceive(1L << 62, mr[0], 0, 64); // the server's memory description
                         return q;

@@ -114,9 +114,13 @@ class IwarpDemoFirstMessageDeviceTest {
                         id -> {
                             if (pd[0] == null) { // a second attempt (a new local port) reuses them
                                 pd[0] = id.context().allocateProtectionDomain();
-                                cq[0] = id.context().createCompletionQueue(8);
                                 mr[0] = pd[0].allocate(4096, Set.of(Access.LOCAL_WRITE));
                             }
+                            // not the CQ: the failed attempt's receive was flushed into it (connectOnAFreePort)
+                            if (cq[0] != null) {
+                                cq[0].close();
+                            }
+                            cq[0] = id.context().createCompletionQueue(8);
                             QueuePair qp = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
                             qp.postReceive(RECEIVE_ID, mr[0], 0, 64);
                             return qp;

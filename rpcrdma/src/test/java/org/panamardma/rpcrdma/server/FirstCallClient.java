@@ -27,7 +27,7 @@ import org.panamardma.verbs.cm.QueuePairOptions;
  * READ probe (RdmaClient's), no second connect after one that reached the server: what a server gets from clients it
  * did not write. A connect whose local port Soft-iWARP could not bind (EADDRINUSE from rdma_connect itself, held by
  * one of the guest's TCP sockets: rehearsal r55) never reached the server, and is tried again with a new port as
- * every client of this project does ({@link CmConnector#connectOnAFreePort}).
+ * every client of this project does ({@link CmConnector#connectOnAFreePort}), with a new CQ.
  */
 final class FirstCallClient implements AutoCloseable {
     static final int BUFFER = 4096;
@@ -91,9 +91,15 @@ final class FirstCallClient implements AutoCloseable {
                         id -> {
                             if (pd[0] == null) { // a second attempt (a new local port) reuses them
                                 pd[0] = id.context().allocateProtectionDomain();
-                                cq[0] = id.context().createCompletionQueue(8);
                                 mr[0] = pd[0].allocate(2L * BUFFER, Set.of(Access.LOCAL_WRITE));
                             }
+                            // but not the CQ: a failed attempt's receive is flushed into it as its queue pair goes
+                            // (CmConnector.connectOnAFreePort); kept, its flush was taken for this connection's
+                            // (rehearsal r69: "work request 2 (QP 1) failed: IBV_WC_WR_FLUSH_ERR")
+                            if (cq[0] != null) {
+                                cq[0].close();
+                            }
+                            cq[0] = id.context().createCompletionQueue(8);
                             QueuePair qp = id.createQueuePair(pd[0], QueuePairOptions.of(cq[0]));
                             qp.postReceive(RECEIVE_ID, mr[0], BUFFER, BUFFER);
                             return qp;

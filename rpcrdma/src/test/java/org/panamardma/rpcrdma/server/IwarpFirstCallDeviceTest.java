@@ -2,6 +2,8 @@ package org.panamardma.rpcrdma.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
@@ -29,7 +31,12 @@ import org.panamardma.rpcrdma.RdmaMsg;
 import org.panamardma.testbed.RdmaDeviceTest;
 import org.panamardma.testbed.RdmaTestDevice;
 import org.panamardma.testbed.Transport;
+import org.panamardma.testing.TcpHeldRdmaCmPort;
+import org.panamardma.verbs.RdmaException;
+import org.panamardma.verbs.cm.CmConnector;
+import org.panamardma.verbs.cm.CmId;
 import org.panamardma.verbs.cm.ConnectionParameters;
+import org.panamardma.verbs.cm.EventChannel;
 import org.panamardma.xdr.XdrDecoder;
 
 /**
@@ -77,6 +84,57 @@ class IwarpFirstCallDeviceTest {
     @Timeout(3600)
     void aClientThatIssuesNoReadsAsLinuxsHasItsFirstCallAnsweredToo(RdmaTestDevice device) throws Exception {
         firstCalls(device, ConnectionParameters.DEFAULTS.withResources(ConnectionParameters.DEVICE_MAXIMUM, 0));
+    }
+
+    /**
+     * A client whose first local port a TCP socket holds: Soft-iWARP cannot bind its socket to it, rdma_connect fails
+     * with EADDRINUSE and the client connects again with a new id ({@link
+     * org.panamardma.verbs.cm.CmConnector#connectOnAFreePort}). The failed attempt's posted receive is flushed into
+     * its CQ as its queue pair is destroyed; a client that kept that CQ for the next attempt took the flush for its
+     * own connection's and failed (rehearsal r69: "work request 2 (QP 1) failed: IBV_WC_WR_FLUSH_ERR", a chance
+     * EADDRINUSE; with the port held, every time). The client makes a new CQ per attempt, and its first call is
+     * answered on the port after the held one.
+     */
+    @Test
+    @Timeout(600)
+    void aClientWhoseFirstPortATcpSocketHoldsHasItsFirstCallAnsweredOnTheNext(RdmaTestDevice device) throws Exception {
+        InetSocketAddress address = new InetSocketAddress(
+                RpcRdmaServerDeviceTests.peerAddress(device), 47_000 + new Random().nextInt(2_000));
+        try (RpcRdmaServer server = RpcRdmaServer.builder(EchoProgram.dispatcher())
+                        .bind(address)
+                        .credits(4)
+                        .timeout(TIMEOUT)
+                        .start();
+                FirstCallClient client = new FirstCallClient(
+                        TIMEOUT, ConnectionParameters.DEFAULTS.withResources(ConnectionParameters.DEVICE_MAXIMUM, 0))) {
+            int xid = 0x5353_0001;
+            byte[] call = RpcRdmaServerDeviceTests.concat(
+                    RpcRdmaServerDeviceTests.header(new RdmaMsg(xid, 1, ChunkLists.NONE)),
+                    RpcRdmaServerDeviceTests.rpcCall(xid, EchoProgram.PROGRAM, EchoProgram.NULL, new byte[0]));
+            FirstCallClient.Result r;
+            int held;
+            try (TcpHeldRdmaCmPort taken = new TcpHeldRdmaCmPort(() -> boundPort(address))) {
+                held = taken.port();
+                r = client.firstCall(address, call, ANSWER_WITHIN, LATE);
+            }
+            assertNull(r.connectFailure(), r.toString());
+            assertTrue(
+                    r.local().endsWith(":" + (held + 1)), "connected from the port after the held " + held + ": " + r);
+            assertNotNull(r.reply(), r.toString());
+            assertNullReply(xid, r.reply());
+            assertEquals(1, server.statistics().inlineCalls(), "the server ran the call once");
+        }
+    }
+
+    /** The local port a new rdma_cm id gets when it resolves {@code server}'s address; the id is closed. */
+    private static int boundPort(InetSocketAddress server) {
+        try (EventChannel events = EventChannel.create();
+                CmId id = events.createId()) {
+            CmConnector.resolveAddress(id, null, server, Duration.ofSeconds(10));
+            return id.localPort();
+        } catch (RdmaException e) {
+            throw new IllegalStateException("resolving " + server + " on a new rdma_cm id", e);
+        }
     }
 
     private static void firstCalls(RdmaTestDevice device, ConnectionParameters resources) throws Exception {

@@ -128,8 +128,13 @@ public final class CmConnector {
      * the last of {@value #CONNECT_PORT_ATTEMPTS} taken ports with the earlier ones suppressed in it.
      *
      * <p>{@code factory} is called once per attempt: a failed attempt's queue pair is destroyed with its id; what
-     * else the factory made (PD, CQ, registered memory) is the caller's, on the same device, and the next call may
-     * reuse it.
+     * else the factory made (PD, CQ, registered memory) is the caller's, on the same device. The next call may reuse
+     * the PD and the memory, but should make a new CQ (closing the last, whose queue pair is gone by then): the
+     * receives the failed attempt's factory posted are flushed into the CQ as its queue pair is destroyed
+     * ({@code IBV_WC_WR_FLUSH_ERR}, with that attempt's work request ids), and a CQ kept for the next attempt hands
+     * them to the caller as if they were the connection's (a first-call test met one, rehearsal r69). A queue pair
+     * number does not tell them apart either: devices reuse the numbers of destroyed queue pairs (Soft-iWARP gives
+     * the lowest free one).
      *
      * @param channel    the event channel the new ids' events arrive on
      * @param server     the server's IP address and port
