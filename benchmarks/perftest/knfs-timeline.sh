@@ -6,7 +6,10 @@
 # Shows where a call's milliseconds go (issue 26): the Read chunk's RDMA Reads, hand-offs between threads, the
 # file system's calls, the reply.
 # Usage (work tree's root, in the guest): benchmarks/perftest/knfs-timeline.sh NFS_SERVER_JAR [MiB] [BS] [OPS]
-#   OPS: "write read" (default); the calls shown are the 20th and 21st of the timed dd.
+#   OPS: "write read" (default); the calls shown are the 20th and 21st of the timed dd (TIMELINE_CALL=N: the Nth and
+#   the next; TIMELINE_CALL=slowest: the slowest call of the dd and the next). Before them, every call's time from its
+#   Send to its reply, as a distribution with the slowest calls named: whether a few slow calls lift the average.
+#   TIMELINE_BUFFER_KB: the trace buffer per CPU (default 16384; more for many calls with the system calls traced).
 #   TIMELINE_WAKEUPS=1: the Java server's futex calls too, and every wake-up of its threads (sched_wakeup), so that
 #   each hand-off between its threads shows as the waker's futex, the wake-up, and the woken thread's return.
 set -uo pipefail
@@ -21,6 +24,25 @@ tracing=/sys/kernel/tracing
 [[ -d $tracing/events ]] || mount -t tracefs nodev "$tracing" 2>/dev/null
 modprobe rpcrdma # its trace events exist only once the module is loaded (start_servers loads it too, later)
 [[ -d $tracing/events/rpcrdma ]] || { echo "no rpcrdma trace events in this kernel"; exit 1; }
+# Every call of the dd in a trace: "MS N" per call, N its place among the dd's calls (by first Send), MS the time
+# from that Send to the call's reply (xprtrdma_reply), both matched by the RPC task.
+per_call() {
+  awk '{ match($0, / [0-9]+\.[0-9]+: /); t = substr($0, RSTART + 1, RLENGTH - 3) + 0 }
+       / xprtrdma_post_send: / { match($0, /task:[0-9a-f]+@[0-9a-f]+/); k = substr($0, RSTART, RLENGTH)
+                                 if (!(k in sent)) { sent[k] = t; place[k] = ++n } }
+       / xprtrdma_reply: / { match($0, /task:[0-9a-f]+@[0-9a-f]+/); k = substr($0, RSTART, RLENGTH)
+                             if ((k in sent) && !(k in replied)) { replied[k] = 1
+                               printf "%.3f %d\n", 1000 * (t - sent[k]), place[k] } }' "$1"
+}
+# per_call's lines on stdin: how many, the distribution, the mean and the five slowest calls.
+call_stats() {
+  sort -n | awk '{ ms[NR] = $1; at[NR] = $2; sum += $1 }
+    function q(f) { return ms[int((NR - 1) * f + 0.5) + 1] }
+    END { if (!NR) { print "   no call was traced whole (trace buffer too small?)"; exit }
+          printf "   %d calls, Send to reply: min %.1f, p10 %.1f, median %.1f, p90 %.1f, max %.1f ms; mean %.1f ms\n",
+                 NR, ms[1], q(0.1), q(0.5), q(0.9), ms[NR], sum / NR
+          printf "   slowest:"; for (i = NR; i > NR - 5 && i > 0; i--) printf " call %d %.1f ms;", at[i], ms[i]; print "" }'
+}
 start_servers "$jar"
 mnt=/mnt/timeline
 mkdir -p "$mnt"
@@ -38,7 +60,7 @@ for server in java knfsd; do
   fi
   for op in $ops; do
     [[ $op == read && ! -s $mnt/probe ]] && dd if=/dev/zero of="$mnt/probe" bs="$bs" count="$calls" oflag=direct 2>/dev/null
-    echo 0 >"$tracing/tracing_on"; echo >"$tracing/trace"; echo 16384 >"$tracing/buffer_size_kb"
+    echo 0 >"$tracing/tracing_on"; echo >"$tracing/trace"; echo "${TIMELINE_BUFFER_KB:-16384}" >"$tracing/buffer_size_kb"
     for e in xprtrdma_post_send xprtrdma_reply xprtrdma_wc_send xprtrdma_wc_receive xprtrdma_wc_li_done \
              svcrdma_wc_recv svcrdma_post_read_chunk svcrdma_wc_read svcrdma_post_write_chunk svcrdma_post_send \
              svcrdma_wc_send; do
@@ -72,8 +94,14 @@ for server in java knfsd; do
     echo 0 >"$tracing/events/sched/sched_wakeup/filter"
     echo "== $server $op bs $bs: $(awk -v a="$t0" -v b="$t1" -v c="$calls" 'BEGIN { printf "%.1f ms per call", 1000 * (b - a) / c }')$(
       [[ $server == java ]] && echo ", $(($(jit_compilations "$jit_log") - before)) compilations during the dd")"
-    # calls 20 and 21: every line between the 20th and the 22nd xprtrdma_post_send, the dd's and the server's
-    awk '/ xprtrdma_post_send: /{ n++ } n >= 20 && n < 22 {
+    per_call "$tracing/trace" >/tmp/timeline-calls.txt
+    call_stats </tmp/timeline-calls.txt
+    first=${TIMELINE_CALL:-20}
+    [[ $first == slowest ]] && first=$(sort -n /tmp/timeline-calls.txt | tail -n 1 | cut -d' ' -f2)
+    echo "   the timeline of calls $first and $((first + 1)):"
+    # every line between the first call's xprtrdma_post_send and the one of the call after the next, the dd's and the
+    # server's
+    awk -v first="$first" '/ xprtrdma_post_send: /{ n++ } n >= first && n < first + 2 {
            match($0, / [0-9]+\.[0-9]+: /); t = substr($0, RSTART+1, RLENGTH-3) + 0; if (!t0) t0 = t
            line = $0; sub(/^ */, "", line); comm = line; sub(/ +\[[0-9]+\].*/, "", comm)
            ev = $0; sub(/^.* [0-9]+\.[0-9]+: /, "", ev); ev = substr(ev, 1, 100)
