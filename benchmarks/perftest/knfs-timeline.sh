@@ -10,6 +10,8 @@
 #   the next; TIMELINE_CALL=slowest: the slowest call of the dd and the next). Before them, every call's time from its
 #   Send to its reply, as a distribution with the slowest calls named: whether a few slow calls lift the average.
 #   TIMELINE_BUFFER_KB: the trace buffer per CPU (default 16384; more for many calls with the system calls traced).
+#   TIMELINE_SYSCALLS=0: the Java server's system calls not traced (only the rpcrdma events, as for knfsd): the
+#   distribution without the tracing's own cost, which lands on the Java server's every system call.
 #   TIMELINE_WAKEUPS=1: the Java server's futex calls too, and every wake-up of its threads (sched_wakeup), so that
 #   each hand-off between its threads shows as the waker's futex, the wake-up, and the woken thread's return.
 set -uo pipefail
@@ -66,7 +68,7 @@ for server in java knfsd; do
              svcrdma_wc_send; do
       [[ -e $tracing/events/rpcrdma/$e/enable ]] && echo 1 >"$tracing/events/rpcrdma/$e/enable"
     done
-    if [[ $server == java ]]; then
+    if [[ $server == java && ${TIMELINE_SYSCALLS:-1} == 1 ]]; then
       # the system calls of the Java server's threads (as they are now: warmed, all started), futex (202) only with
       # TIMELINE_WAKEUPS=1; a filter is "FIELD == tid || ..." over those threads
       threads() { local t; for t in /proc/"$java_nfs"/task/*; do printf '%s == %s || ' "$1" "${t##*/}"; done; }
