@@ -56,7 +56,7 @@ final class CallerThreads implements AutoCloseable {
     }
 
     private final ServerIdentity server;
-    private final BlockingQueue<Task<?>> queue;
+    private final BlockingQueue<CallerTask<?>> queue;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Guards {@link #running} and the moment {@link #closed} is set: no call starts once close() has begun. */
     private final Object idle = new Object();
@@ -120,7 +120,7 @@ final class CallerThreads implements AutoCloseable {
 
     private void loop(Worker w) {
         while (!closed.get()) {
-            Task<?> task;
+            CallerTask<?> task;
             try {
                 task = queue.poll(1, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -189,11 +189,11 @@ final class CallerThreads implements AutoCloseable {
         if (closed.get()) {
             throw new Busy("the server is closing", false);
         }
-        Task<T> task = new Task<>(caller, prelude, op, onAbandon);
+        CallerTask<T> task = new CallerTask<>(caller, prelude, op, onAbandon, wait, limit);
         if (!queue.offer(task)) {
             throw new Busy(queue.size() + " calls already wait for a thread", false);
         }
-        return task.await(wait, limit);
+        return task.await();
     }
 
     /** What the server does for itself, with a checked exception of one type. */
@@ -250,7 +250,7 @@ final class CallerThreads implements AutoCloseable {
             first = closed.compareAndSet(false, true);
         }
         if (first) {
-            Task<?> t;
+            CallerTask<?> t;
             while ((t = queue.poll()) != null) {
                 t.cancelQueued();
             }
@@ -278,110 +278,6 @@ final class CallerThreads implements AutoCloseable {
         }
     }
 
-    /** One call: queued, then running, then done; or cancelled in the queue, or abandoned while running. */
-    private static final class Task<T> {
-        private static final int QUEUED = 0;
-        private static final int RUNNING = 1;
-        private static final int DONE = 2;
-        private static final int CANCELLED = 3;
-        private static final int ABANDONED = 4;
-
-        private final Caller caller;
-        private final Op<Prepared> prelude;
-        private final Op<T> op;
-        private final Runnable onAbandon;
-        private int state = QUEUED;
-        private long startedAt;
-        private T result;
-        private Throwable failure;
-
-        Task(Caller caller, Op<Prepared> prelude, Op<T> op, Runnable onAbandon) {
-            this.caller = caller;
-            this.prelude = prelude;
-            this.op = op;
-            this.onAbandon = onAbandon;
-        }
-
-        /** {@return whether the worker may run it (not cancelled meanwhile)} */
-        synchronized boolean start() {
-            if (state != QUEUED) {
-                return false;
-            }
-            state = RUNNING;
-            startedAt = System.nanoTime();
-            notifyAll(); // the waiter's deadline is now the running one
-            return true;
-        }
-
-        void finish(T value, Throwable thrown) {
-            boolean abandoned;
-            synchronized (this) {
-                abandoned = state == ABANDONED;
-                if (!abandoned) {
-                    result = value;
-                    failure = thrown;
-                    state = DONE;
-                    notifyAll();
-                }
-            }
-            if (abandoned) {
-                onAbandon.run();
-            }
-        }
-
-        synchronized void cancelQueued() {
-            if (state == QUEUED) {
-                state = CANCELLED;
-                notifyAll();
-            }
-        }
-
-        T await(Duration wait, Duration limit) throws Exception {
-            long startBy = System.nanoTime() + wait.toNanos();
-            synchronized (this) {
-                while (true) {
-                    if (state == DONE) {
-                        break;
-                    }
-                    if (state == CANCELLED) {
-                        throw new Busy("the server is closing", false);
-                    }
-                    long left = (state == QUEUED ? startBy : startedAt + limit.toNanos()) - System.nanoTime();
-                    if (left <= 0) {
-                        if (state == QUEUED) {
-                            state = CANCELLED;
-                            throw new Busy("no thread free within " + wait.toMillis() + " ms", false);
-                        }
-                        state = ABANDONED;
-                        throw new Busy("still running after " + limit.toMillis() + " ms", true);
-                    }
-                    try {
-                        TimeUnit.NANOSECONDS.timedWait(this, left);
-                    } catch (InterruptedException e) {
-                        // the transport's thread is being stopped (the server closes): give the call up as at a
-                        // deadline, keeping the interrupt for the caller to see
-                        Thread.currentThread().interrupt();
-                        if (state == QUEUED) {
-                            state = CANCELLED;
-                            throw new Busy("interrupted while waiting for a thread", false);
-                        }
-                        if (state == RUNNING) {
-                            state = ABANDONED;
-                            throw new Busy("interrupted while the call ran", true);
-                        }
-                    }
-                }
-            }
-            if (failure != null) {
-                if (failure instanceof Exception e) {
-                    throw e;
-                }
-                throw (Error) failure;
-            }
-            return result;
-        }
-    }
-
     /** A thread's own state: its identities ({@link ThreadIdentity}), whom it acts as, what its prelude made. */
     private static final class Worker {
         private final ThreadIdentity identity;
@@ -394,7 +290,7 @@ final class CallerThreads implements AutoCloseable {
         }
 
         /** {@return false if the server's identity could not be restored (the thread must not go on)} */
-        <T> boolean run(Task<T> task) {
+        <T> boolean run(CallerTask<T> task) {
             if (!task.start()) {
                 return true;
             }
@@ -429,7 +325,7 @@ final class CallerThreads implements AutoCloseable {
          * Runs the task's prelude as the server, before the thread takes on its caller. A prelude that fails leaves
          * nothing: the body does the same work again and answers its failure in its own order.
          */
-        private void prepare(Task<?> task) {
+        private void prepare(CallerTask<?> task) {
             if (task.prelude == null) {
                 return;
             }
