@@ -1,12 +1,16 @@
 package org.panamardma.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -79,6 +83,58 @@ class BadInputDeviceTest {
         pair.a.postFetchAdd(4, local, 0, remote.address(), remote.rkey(), 1, SendFlags.SIGNALED);
         pair.expectSuccess(pair.cqA, 4, WcOpcode.FETCH_ADD);
         assertEquals(1L, remote.segment().get(ValueLayout.JAVA_LONG, 0));
+    }
+
+    /**
+     * rxe rings its doorbell with a command written to the device's file, and the kernel refuses such commands from
+     * a thread whose credentials are not the ones the file was opened with, even after they were changed back
+     * (include/rdma/ib.h, ib_safe_file_access): the NFS server's caller threads, which take on each caller's
+     * credentials, could never post (tried on 2026-11-29). The post says so, and the queue pair works on from a
+     * thread that kept its credentials; the refused request was queued before the doorbell and runs at the next one.
+     */
+    @Test
+    void aPostFromAThreadWhoseCredentialsChangedIsRefusedAndSaysWhy(RdmaTestDevice device) throws Exception {
+        pair = RcPair.open(device);
+        MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
+        MemoryRegion remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
+        local.segment().set(ValueLayout.JAVA_LONG, 0, 0x1122334455667788L);
+        local.segment().set(ValueLayout.JAVA_LONG, 8, 0x0102030405060708L);
+        Throwable[] thrown = new Throwable[1];
+        Thread changed = Thread.ofPlatform().start(() -> {
+            try {
+                MethodHandle setfsuid = Linker.nativeLinker()
+                        .downcallHandle(
+                                Linker.nativeLinker()
+                                        .defaultLookup()
+                                        .find("setfsuid")
+                                        .orElseThrow(),
+                                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+                int was = (int) setfsuid.invokeExact(was(setfsuid) == 1 ? 2 : 1);
+                int then = (int) setfsuid.invokeExact(was);
+                assertTrue(then != was, "the file-system uid changed");
+                assertEquals(was, was(setfsuid), "and is back: the credentials are equal, not the same");
+                pair.a.postWrite(1, local, 0, 8, remote.address(), remote.rkey(), SendFlags.SIGNALED);
+            } catch (Throwable e) {
+                thrown[0] = e;
+            }
+        });
+        assertTrue(changed.join(java.time.Duration.ofSeconds(30)));
+        RdmaException refused = assertInstanceOf(RdmaException.class, thrown[0], String.valueOf(thrown[0]));
+        assertEquals(Errno.EACCES, refused.errno(), refused.getMessage());
+        assertTrue(
+                refused.getMessage().contains("credentials changed after the device was opened"), refused.getMessage());
+        assertEquals(0L, remote.segment().get(ValueLayout.JAVA_LONG, 0), "not carried out: the kernel was not told");
+
+        pair.a.postWrite(2, local, 8, 8, remote.address() + 8, remote.rkey(), SendFlags.SIGNALED);
+        pair.expectSuccess(pair.cqA, 1, WcOpcode.RDMA_WRITE);
+        pair.expectSuccess(pair.cqA, 2, WcOpcode.RDMA_WRITE);
+        assertEquals(0x1122334455667788L, remote.segment().get(ValueLayout.JAVA_LONG, 0), "the refused one, queued");
+        assertEquals(0x0102030405060708L, remote.segment().get(ValueLayout.JAVA_LONG, 8));
+    }
+
+    /** {@return the calling thread's file-system uid ({@code setfsuid(-1)} changes nothing and returns it)} */
+    private static int was(MethodHandle setfsuid) throws Throwable {
+        return (int) setfsuid.invokeExact(-1);
     }
 
     @Test
