@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Phaser;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * One accepted RPC-over-RDMA connection: a virtual thread takes each received message (the connection layer posts
- * its receive buffer again at once) and hands it to a virtual thread of its own, which runs
+ * One accepted RPC-over-RDMA connection: each received message (the connection layer posts its receive buffer again
+ * at once) starts a virtual thread of its own, from the receive's completion on the poller's thread, which runs
  * {@link RpcRdmaCallHandler} and Sends the answer from a pre-registered send buffer.
  *
  * <p>Calls in progress are bounded by the credits granted (RFC 8166 section 3.3.1: a requester has at most that many
@@ -63,6 +63,8 @@ final class ServerConnection {
     private final AtomicLong answered = new AtomicLong();
     private final ServerStatistics statistics;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** A receive failed (the connection failed or closed): no message is asked for any more. */
+    private final AtomicBoolean receivingEnded = new AtomicBoolean();
     /** A late reply was reported and the close started (the watch may look again before the close has begun). */
     private final AtomicBoolean lateReplyReported = new AtomicBoolean();
 
@@ -138,38 +140,61 @@ final class ServerConnection {
         return transfers.pool();
     }
 
+    /**
+     * Takes one receive per credit: each call slot waits for its message as a callback on the receive's future, which
+     * the connection's poller completes; the callback starts the call's virtual thread from there. So a message
+     * reaches its call with one thread wake-up (the call's), where a receive loop blocked on each receive took two
+     * (the loop's, then the call's): what knfs-timeline.sh saw at every call's arrival. A slot's next receive is
+     * taken when its call ends.
+     */
     void start() {
-        Thread.ofVirtual().name("rpcrdma-server " + connection.name()).start(this::receiveLoop);
+        for (int i = settings().maxCredits(); i > 0 && takeNextMessage(); i--) {
+            // each iteration took a slot and asked for a message for it
+        }
     }
 
-    private void receiveLoop() {
-        try {
-            while (!closed.get() && callSlots.take()) {
-                Received message;
-                try {
-                    message = connection.receive().get();
-                } catch (ExecutionException e) {
-                    callSlots.giveBack();
-                    if (!(e.getCause() instanceof ConnectionClosedException)) {
-                        LOG.warn(connection.name() + ": receive failed", e.getCause());
-                    }
-                    return; // close(), in finally, tells how the connection ended
+    /**
+     * Asks for the next message with a free call slot; never blocks (callers: start, and the end of a call on the
+     * poller's thread or the call's).
+     *
+     * @return false if no slot was free, or no message is taken any more (closed, or receiving failed)
+     */
+    private boolean takeNextMessage() {
+        if (receivingEnded.get() || closed.get() || !callSlots.tryTake()) {
+            return false;
+        }
+        Callbacks.whenDone(connection.receive(), connection.name(), this::messageArrived);
+        return true;
+    }
+
+    /** A slot's message arrived (on the poller's thread, or the asker's if it was there already): its call starts. */
+    private void messageArrived(Received message, Throwable failed) {
+        if (failed != null) {
+            callSlots.giveBack();
+            // the connection failed or closed: every slot's receive fails so, once; the first ends receiving
+            if (receivingEnded.compareAndSet(false, true)) {
+                Throwable cause = failed instanceof CompletionException c ? c.getCause() : failed;
+                if (!(cause instanceof ConnectionClosedException)) {
+                    LOG.warn(connection.name() + ": receive failed", cause);
                 }
-                taken.incrementAndGet();
-                lastActivity = System.nanoTime();
-                calls.register();
-                try {
-                    Thread.ofVirtual().name("rpcrdma-call " + connection.name()).start(() -> serve(message));
-                } catch (RuntimeException e) {
-                    calls.arriveAndDeregister();
-                    callSlots.giveBack();
-                    throw e;
-                }
+                Thread.ofVirtual().start(this::close); // it tells how the connection ended
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            close();
+            return;
+        }
+        if (closed.get()) {
+            callSlots.giveBack(); // taken as the connection closed: no call starts on a closing connection
+            return;
+        }
+        taken.incrementAndGet();
+        lastActivity = System.nanoTime();
+        calls.register();
+        try {
+            Thread.ofVirtual().name("rpcrdma-call " + connection.name()).start(() -> serve(message));
+        } catch (RuntimeException e) {
+            calls.arriveAndDeregister();
+            callSlots.giveBack();
+            LOG.error(connection.name() + ": starting a call's thread", e);
+            Thread.ofVirtual().start(this::close);
         }
     }
 
@@ -255,6 +280,7 @@ final class ServerConnection {
         lastActivity = System.nanoTime();
         callSlots.giveBack();
         calls.arriveAndDeregister();
+        takeNextMessage(); // the slot's next message: on this thread, no loop to wake
     }
 
     /**
@@ -322,7 +348,7 @@ final class ServerConnection {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        callSlots.close(); // a receive loop waiting for a slot wakes and ends, and takes no message more
+        callSlots.close(); // no slot is taken any more: no message more
         try {
             if (!connection.isFailed()) {
                 // Ended by us (a protocol error): disconnect first, so RDMA operations of calls in flight fail

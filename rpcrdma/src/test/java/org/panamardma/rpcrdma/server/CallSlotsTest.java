@@ -5,70 +5,75 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * No more calls run on a connection than the credits it granted, also while it closes. Before {@link CallSlots}
- * the server's close released one permit more of a plain semaphore to wake its receive loop, and a loop that waited
- * at that moment took it as a real slot: CI on siw saw five calls in progress against four credits
- * ({@code IwarpServerBoundsDeviceTest.aFloodFarBeyondTheCreditsEndsNoOtherConnection}).
+ * No more calls run on a connection than the credits it granted, also while it closes and when slots are taken and
+ * given back from many threads at once (the poller's, where a receive completes, and the calls').
  */
 class CallSlotsTest {
     @Test
-    void aWaiterAtTheCloseGetsNoSlot() throws Exception {
+    void noMoreSlotsThanCreditsAndAGivenBackSlotIsTakenAgain() {
         CallSlots slots = new CallSlots(4);
         for (int i = 0; i < 4; i++) {
-            assertTrue(slots.take(), "slot " + i);
+            assertTrue(slots.tryTake(), "slot " + i);
         }
-        CompletableFuture<Boolean> waiter = waitForSlot(slots);
-        assertThrows(TimeoutException.class, () -> waiter.get(100, TimeUnit.MILLISECONDS), "all four are taken");
-        slots.close();
-        assertFalse(waiter.get(10, TimeUnit.SECONDS), "woken by the close, without a fifth slot");
-    }
-
-    @Test
-    void afterTheCloseNoSlotIsGivenOutEvenWhenCallsEnd() throws Exception {
-        CallSlots slots = new CallSlots(2);
-        assertTrue(slots.take());
-        assertTrue(slots.take());
-        slots.close();
-        slots.giveBack(); // the calls in flight end after the close
+        assertFalse(slots.tryTake(), "all four are taken");
         slots.giveBack();
-        for (int i = 0; i < 5; i++) {
-            assertFalse(slots.take(), "take " + i + " after the close");
-        }
-        assertEquals(3, slots.free(), "the slots given back and the close's: a take that got none keeps none");
-    }
-
-    @Test
-    void beforeTheCloseASlotGivenBackIsTakenAgain() throws Exception {
-        CallSlots slots = new CallSlots(1);
-        assertTrue(slots.take());
-        CompletableFuture<Boolean> waiter = waitForSlot(slots);
-        assertThrows(TimeoutException.class, () -> waiter.get(100, TimeUnit.MILLISECONDS), "the one slot is taken");
-        slots.giveBack();
-        assertTrue(waiter.get(10, TimeUnit.SECONDS), "the call ended: its slot goes to the next message");
+        assertTrue(slots.tryTake(), "the call ended: its slot goes to the next message");
         assertEquals(0, slots.free());
+    }
+
+    @Test
+    void afterTheCloseNoSlotIsGivenOutEvenWhenCallsEnd() {
+        CallSlots slots = new CallSlots(2);
+        assertTrue(slots.tryTake());
+        slots.close();
+        assertFalse(slots.tryTake(), "a free slot is not given out once closed");
+        slots.giveBack(); // the call in flight ends after the close
+        for (int i = 0; i < 5; i++) {
+            assertFalse(slots.tryTake(), "take " + i + " after the close");
+        }
+        assertEquals(2, slots.free(), "a take that got none keeps none");
+    }
+
+    @Test
+    void threadsTakingAndGivingBackAtOnceNeverHoldMoreThanTheCredits() throws Exception {
+        CallSlots slots = new CallSlots(3);
+        AtomicInteger held = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < 20_000; i++) {
+                    if (slots.tryTake()) {
+                        most.accumulateAndGet(held.incrementAndGet(), Math::max);
+                        held.decrementAndGet();
+                        slots.giveBack();
+                    }
+                }
+            }));
+        }
+        go.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertTrue(most.get() <= 3, "at most the credits at once: " + most.get());
+        assertEquals(3, slots.free(), "every slot back");
     }
 
     @Test
     void noCreditsIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new CallSlots(0));
-    }
-
-    /** {@return what a receive loop's take gets, on a thread of its own} */
-    private static CompletableFuture<Boolean> waitForSlot(CallSlots slots) {
-        CompletableFuture<Boolean> took = new CompletableFuture<>();
-        Thread.ofPlatform().daemon().start(() -> {
-            try {
-                took.complete(slots.take());
-            } catch (InterruptedException | RuntimeException e) {
-                took.completeExceptionally(e);
-            }
-        });
-        return took;
     }
 }
