@@ -124,20 +124,19 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
                 postOperation(verb, qpDescription, rc, sendQueueDepth, "send"), Math.abs(rc), posted, n);
     }
 
-    /** The failure of a post call on {@code qp}'s {@code queue}: the errno, and what ENOMEM/ENOSPC mean there. */
     /**
-     * Why a post fails with EACCES: providers that ring their doorbell with a command written to the device's file
-     * (rxe, and siw) find it refused when the posting thread's credentials are not the ones the file was opened with
-     * (include/rdma/ib.h, {@code ib_safe_file_access}, compares the credentials themselves, so a thread that changed
-     * its file-system ids, groups or capabilities and changed them back is refused too). rxe has queued the request
-     * before it rings: the next post that rings from another thread carries it out.
+     * Why a post fails with EACCES: a provider that rings its doorbell with a command written to the device's file
+     * (rxe does, on every post) finds it refused when the posting thread's credentials are not the ones the file was
+     * opened with (include/rdma/ib.h, {@code ib_safe_file_access}, compares the credentials themselves, so a thread
+     * that changed its file-system ids, groups or capabilities and changed them back is refused too). rxe has queued
+     * the request before it rings: the next post that rings from another thread carries it out.
      */
-    static final String CREDENTIALS_CHANGED =
-            ": the kernel refused the doorbell command, as it does from a thread whose"
-                    + " credentials changed after the device was opened (setfsuid, setgroups, capset; even changed back:"
-                    + " include/rdma/ib.h, ib_safe_file_access); post from a thread that never changed them. The request may"
-                    + " already be queued and run at the next post (rxe)";
+    static final String CREDENTIALS_CHANGED = ": the kernel refused the doorbell command, as it does from a thread"
+            + " whose credentials changed after the device was opened (setfsuid, setgroups, capset; even changed"
+            + " back: include/rdma/ib.h, ib_safe_file_access); post from a thread that never changed them. The"
+            + " request may already be queued and run at the next post (rxe)";
 
+    /** The failure of a post call on {@code qp}'s {@code queue}: the errno, and what ENOMEM/ENOSPC mean there. */
     static RdmaException postFailure(String verb, String qp, int rc, int depth, String queue) {
         return new RdmaException(postOperation(verb, qp, rc, depth, queue), Math.abs(rc));
     }

@@ -22,6 +22,13 @@ import org.slf4j.LoggerFactory;
  * call sets the whole identity on entry and restores the server's on exit, so nothing carries over from one call to
  * the next on a pooled thread; a thread whose identity could not be restored is retired and replaced.
  *
+ * <p>Why a call is not served whole on one of these threads, from its message to its reply, as an nfsd thread serves
+ * it (tried on 2026-11-29): a thread that took on a caller's credentials can never post to the RDMA device again. rxe
+ * rings its doorbell with a command written to the device's file, and the kernel refuses such a command from a thread
+ * whose credentials are not the very ones the file was opened with, even after they were changed back
+ * ({@code ib_safe_file_access}, include/rdma/ib.h). So the transport's threads post, and these threads only run
+ * procedures.
+ *
  * <p>Every wait has a deadline: a call waits at most {@code wait} for a free thread (then {@link Busy}: the
  * procedure answers NFS3ERR_JUKEBOX); once running, its caller waits at most {@code limit} (a file system that
  * hangs) and then abandons it ({@link Busy} too), and what the abandoned call still holds is released when it ends.
