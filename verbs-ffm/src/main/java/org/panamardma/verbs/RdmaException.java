@@ -13,10 +13,11 @@ public class RdmaException extends IOException {
      * {@code operation} failed with {@code errno} (named in the message).
      *
      * @param operation the verb and what it acted on, e.g. {@code "ibv_reg_mr(4096 bytes)"}
-     * @param errno     the errno the verb reported, either sign (some verbs return it negated)
+     * @param errno     the errno the verb reported, either sign (some verbs return it negated); 0 if it reported none
      */
     public RdmaException(String operation, int errno) {
-        super(operation + " failed: " + Errno.name(errno) + " (" + Math.abs(errno) + ")");
+        super(operation
+                + (errno == 0 ? " failed (no errno)" : " failed: " + Errno.name(errno) + " (" + Math.abs(errno) + ")"));
         this.errno = Math.abs(errno);
     }
 

@@ -121,7 +121,7 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
     /** The failure of a chain's post: request {@code posted} of {@code n} refused, those before it posted. */
     final ChainPostException chainFailure(String verb, int rc, int posted, int n) {
         return new ChainPostException(
-                postOperation(verb, qpDescription, rc, sendQueueDepth, "send"), Math.abs(rc), posted, n);
+                postOperation(verb, qpDescription, rc, sendQueueDepth, "send"), postErrno(rc), posted, n);
     }
 
     /**
@@ -136,9 +136,25 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
             + " back: include/rdma/ib.h, ib_safe_file_access); post from a thread that never changed them. The"
             + " request may already be queued and run at the next post (rxe)";
 
+    /**
+     * Why a post returns -1, which is no errno: siw returns what its doorbell's {@code write()} returned, -1, when
+     * the kernel refused it (the errno, EACCES from a thread whose credentials changed, is lost on the way). The
+     * request stays in siw's send queue, which then looks busy to later posts: they ring no doorbell, and the queue
+     * pair sends nothing more (trixie's siw, 2026-11-29: the next post from a clean thread never completed).
+     */
+    static final String DOORBELL_FAILED = ": the provider returned -1: siw does when the kernel refuses its doorbell"
+            + " write(), as it does from a thread whose credentials changed after the device was opened"
+            + " (include/rdma/ib.h, ib_safe_file_access), and its send queue then sends nothing more; post only from"
+            + " threads that never changed them";
+
+    /** The errno a post's return code {@code rc} carries: either sign; 0 for siw's -1, which carries none. */
+    static int postErrno(int rc) {
+        return rc == -1 ? 0 : Math.abs(rc);
+    }
+
     /** The failure of a post call on {@code qp}'s {@code queue}: the errno, and what ENOMEM/ENOSPC mean there. */
     static RdmaException postFailure(String verb, String qp, int rc, int depth, String queue) {
-        return new RdmaException(postOperation(verb, qp, rc, depth, queue), Math.abs(rc));
+        return new RdmaException(postOperation(verb, qp, rc, depth, queue), postErrno(rc));
     }
 
     private static String postOperation(String verb, String qp, int rc, int depth, String queue) {
@@ -146,7 +162,7 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
         // providers differ: most say ENOMEM, rxe's ibv_wr_complete says ENOSPC
         String why = errno == Errno.ENOMEM || errno == Errno.ENOSPC
                 ? ": the " + queue + " queue is full (" + depth + " outstanding requests); poll completions first"
-                : errno == Errno.EACCES ? CREDENTIALS_CHANGED : "";
+                : rc == -1 ? DOORBELL_FAILED : errno == Errno.EACCES ? CREDENTIALS_CHANGED : "";
         return verb + " on " + qp + why;
     }
 }

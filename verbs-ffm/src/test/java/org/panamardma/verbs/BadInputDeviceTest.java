@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -102,17 +99,7 @@ class BadInputDeviceTest {
         Throwable[] thrown = new Throwable[1];
         Thread changed = Thread.ofPlatform().start(() -> {
             try {
-                MethodHandle setfsuid = Linker.nativeLinker()
-                        .downcallHandle(
-                                Linker.nativeLinker()
-                                        .defaultLookup()
-                                        .find("setfsuid")
-                                        .orElseThrow(),
-                                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-                int was = (int) setfsuid.invokeExact(was(setfsuid) == 1 ? 2 : 1);
-                int then = (int) setfsuid.invokeExact(was);
-                assertTrue(then != was, "the file-system uid changed");
-                assertEquals(was, was(setfsuid), "and is back: the credentials are equal, not the same");
+                ChangedCredentials.onThisThread();
                 pair.a.postWrite(1, local, 0, 8, remote.address(), remote.rkey(), SendFlags.SIGNALED);
             } catch (Throwable e) {
                 thrown[0] = e;
@@ -140,11 +127,6 @@ class BadInputDeviceTest {
         assertEquals(java.util.List.of(1L, 2L), done, "the refused request, then the next, in order");
         assertEquals(0x1122334455667788L, remote.segment().get(ValueLayout.JAVA_LONG, 0), "the refused one, queued");
         assertEquals(0x0102030405060708L, remote.segment().get(ValueLayout.JAVA_LONG, 8));
-    }
-
-    /** {@return the calling thread's file-system uid ({@code setfsuid(-1)} changes nothing and returns it)} */
-    private static int was(MethodHandle setfsuid) throws Throwable {
-        return (int) setfsuid.invokeExact(-1);
     }
 
     @Test

@@ -24,10 +24,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why a call is not served whole on one of these threads, from its message to its reply, as an nfsd thread serves
  * it (tried on 2026-11-29): a thread that took on a caller's credentials can never post to the RDMA device again. rxe
- * rings its doorbell with a command written to the device's file, and the kernel refuses such a command from a thread
- * whose credentials are not the very ones the file was opened with, even after they were changed back
- * ({@code ib_safe_file_access}, include/rdma/ib.h). So the transport's threads post, and these threads only run
- * procedures.
+ * and siw ring their doorbell with a command written to the device's file, and the kernel refuses such a command from
+ * a thread whose credentials are not the very ones the file was opened with, even after they were changed back
+ * ({@code ib_safe_file_access}, include/rdma/ib.h; on siw the queue pair then sends nothing more). So the transport's
+ * threads post, and these threads only run procedures.
  *
  * <p>Every wait has a deadline: a call waits at most {@code wait} for a free thread (then {@link Busy}: the
  * procedure answers NFS3ERR_JUKEBOX); once running, its caller waits at most {@code limit} (a file system that
