@@ -129,6 +129,45 @@ class BadInputDeviceTest {
         assertEquals(0x0102030405060708L, remote.segment().get(ValueLayout.JAVA_LONG, 8));
     }
 
+    /**
+     * A thread inherits the credentials of the thread that starts it, the very same ones (the kernel's
+     * {@code copy_creds} shares them within a process), so a thread started by one whose credentials changed is
+     * refused too, though it never changed anything itself. That is how a JDK thread could come to post from
+     * changed credentials: a carrier thread of the virtual threads is started by whichever thread hands the
+     * scheduler work when no carrier is idle, a thread that woke a virtual thread included. So the NFS server's
+     * caller threads wake no virtual thread and start no thread (CallerThreads' waker does).
+     */
+    @Test
+    void aThreadStartedByOneWhoseCredentialsChangedIsRefusedToo(RdmaTestDevice device) throws Exception {
+        pair = RcPair.open(device);
+        MemoryRegion local = pair.pdA.allocate(4096, TestAccess.ALL_REMOTE);
+        MemoryRegion remote = pair.pdB.allocate(4096, TestAccess.ALL_REMOTE);
+        local.segment().set(ValueLayout.JAVA_LONG, 0, 0x1122334455667788L);
+        Throwable[] thrown = new Throwable[2];
+        Thread changed = Thread.ofPlatform().start(() -> {
+            try {
+                ChangedCredentials.onThisThread();
+                Thread child = Thread.ofPlatform().start(() -> {
+                    try {
+                        pair.a.postWrite(1, local, 0, 8, remote.address(), remote.rkey(), SendFlags.SIGNALED);
+                    } catch (Throwable e) {
+                        thrown[1] = e;
+                    }
+                });
+                child.join();
+            } catch (Throwable e) {
+                thrown[0] = e;
+            }
+        });
+        assertTrue(changed.join(java.time.Duration.ofSeconds(30)));
+        assertEquals(null, thrown[0]);
+        RdmaException refused = assertInstanceOf(RdmaException.class, thrown[1], String.valueOf(thrown[1]));
+        assertEquals(Errno.EACCES, refused.errno(), refused.getMessage());
+        assertTrue(
+                refused.getMessage().contains("credentials changed after the device was opened"), refused.getMessage());
+        assertEquals(0L, remote.segment().get(ValueLayout.JAVA_LONG, 0), "not carried out: the kernel was not told");
+    }
+
     @Test
     void flushOfARegionWithoutFlushAccessFailsRemotely(RdmaTestDevice device) throws RdmaException {
         pair = RcPair.open(

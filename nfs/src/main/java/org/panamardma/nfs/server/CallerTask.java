@@ -15,6 +15,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * if the call's running deadline comes before the queue deadline it sleeps to (a running limit shorter than the
  * wait for a thread): with the defaults (5 s to start, 60 s to run) never, where the monitor version woke it at
  * every start.
+ *
+ * <p>Who signals matters: a signal unparks the waiter from the signalling thread, which may then start a carrier
+ * thread. So {@link #finish}, {@link #wakeWaiter} and the abandoned call's release run on {@link WakerThread}, never
+ * on the caller thread that ran the call (whose credentials no thread that posts to the RDMA device may inherit).
  */
 final class CallerTask<T> {
     private static final int QUEUED = 0;
@@ -36,6 +40,9 @@ final class CallerTask<T> {
     private final Condition changed = lock.newCondition();
     private int state = QUEUED;
     private long startedAt;
+    /** Set at the start when the waiter sleeps past the running deadline ({@link #wakeAtStart}). */
+    private boolean wakeAtStart;
+
     private T result;
     private Throwable failure;
 
@@ -64,16 +71,37 @@ final class CallerTask<T> {
             }
             state = RUNNING;
             startedAt = System.nanoTime();
-            if (startedAt + limit.toNanos() - startBy < 0) {
-                changed.signalAll(); // the waiter sleeps to startBy, past the running deadline: wake it to that
-            }
+            // the waiter sleeps to startBy, past the running deadline: it must be woken to sleep to that
+            wakeAtStart = startedAt + limit.toNanos() - startBy < 0;
             return true;
         } finally {
             lock.unlock();
         }
     }
 
+    /** {@return whether {@link #wakeWaiter} must follow the start (by a thread that may wake others)} */
+    boolean wakeAtStart() {
+        lock.lock();
+        try {
+            return wakeAtStart;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes the waiter to look at the state again. */
+    void wakeWaiter() {
+        CallerThreads.refuseOnCallerThread("wake a call's waiter");
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     void finish(T value, Throwable thrown) {
+        CallerThreads.refuseOnCallerThread("end a call");
         boolean abandoned;
         lock.lock();
         try {
@@ -93,6 +121,7 @@ final class CallerTask<T> {
     }
 
     void cancelQueued() {
+        CallerThreads.refuseOnCallerThread("cancel a call");
         lock.lock();
         try {
             if (state == QUEUED) {

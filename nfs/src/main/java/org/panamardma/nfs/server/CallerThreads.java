@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * and siw ring their doorbell with a command written to the device's file, and the kernel refuses such a command from
  * a thread whose credentials are not the very ones the file was opened with, even after they were changed back
  * ({@code ib_safe_file_access}, include/rdma/ib.h; on siw the queue pair then sends nothing more). So the transport's
- * threads post, and these threads only run procedures.
+ * threads post, and these threads only run procedures. Nor do they wake or start any thread, which would inherit
+ * their credentials (a virtual thread's carrier among them): a call's end, which wakes its waiter, and what an
+ * abandoned call releases run on the {@link WakerThread}.
  *
  * <p>Every wait has a deadline: a call waits at most {@code wait} for a free thread (then {@link Busy}: the
  * procedure answers NFS3ERR_JUKEBOX); once running, its caller waits at most {@code limit} (a file system that
@@ -48,7 +50,7 @@ final class CallerThreads implements AutoCloseable {
         }
 
         /**
-         * @return whether the call had started and still runs: its thread runs {@code onAbandon} when it ends (its
+         * @return whether the call had started and still runs: {@code onAbandon} runs when it ends (its
          *         resources must not be released before); otherwise it never ran
          */
         boolean abandoned() {
@@ -68,9 +70,16 @@ final class CallerThreads implements AutoCloseable {
     /** Guards {@link #running} and the moment {@link #closed} is set: no call starts once close() has begun. */
     private final Object idle = new Object();
 
+    /** Calls taken and not yet ended (their end runs on the waker). Guarded by {@link #idle}. */
     private int running;
+
     private final AtomicInteger names = new AtomicInteger();
+    /** Threads started and not yet ended (the waker ends after them, once closed). */
+    private final AtomicInteger alive = new AtomicInteger();
+
     private final String prefix;
+    /** Wakes the calls' waiters and starts replacement threads, for the threads that acted as callers. */
+    private final WakerThread waker;
 
     /**
      * Starts {@code threads} threads; returns once each has set itself up (its own umask 0).
@@ -85,6 +94,7 @@ final class CallerThreads implements AutoCloseable {
         this.server = server;
         this.queue = new ArrayBlockingQueue<>(queued);
         this.prefix = prefix;
+        this.waker = new WakerThread(prefix + "-waker", () -> closed.get() && alive.get() == 0);
         for (int i = 0; i < threads; i++) {
             startThread();
         }
@@ -97,18 +107,23 @@ final class CallerThreads implements AutoCloseable {
                 .daemon()
                 .name(prefix + "-" + names.incrementAndGet())
                 .unstarted(() -> {
-                    Worker w;
                     try {
-                        w = new Worker(server);
-                    } catch (PosixException e) {
-                        failed[0] = e;
+                        Worker w;
+                        try {
+                            w = new Worker(server);
+                        } catch (PosixException e) {
+                            failed[0] = e;
+                            ready.countDown();
+                            return;
+                        }
+                        CURRENT.set(w);
                         ready.countDown();
-                        return;
+                        loop(w);
+                    } finally {
+                        alive.decrementAndGet(); // after the last end it handed the waker
                     }
-                    CURRENT.set(w);
-                    ready.countDown();
-                    loop(w);
                 });
+        alive.incrementAndGet();
         t.start();
         boolean started;
         try {
@@ -138,41 +153,71 @@ final class CallerThreads implements AutoCloseable {
             }
             synchronized (idle) {
                 if (closed.get()) { // taken from the queue as close() emptied it: it never runs
-                    task.cancelQueued();
+                    waker.execute(task::cancelQueued);
                     return;
                 }
                 running++;
             }
-            boolean restored;
+            Ended ended = null;
             try {
-                restored = w.run(task);
+                ended = w.run(task, waker);
             } finally {
-                synchronized (idle) {
-                    running--;
-                    idle.notifyAll();
-                }
+                Ended e = ended;
+                // this thread's credentials are no longer the ones the device was opened with: it wakes no one
+                waker.execute(() -> end(task, e));
             }
-            if (!restored) {
+            if (ended == null || !ended.restored()) {
                 LOG.error(Thread.currentThread().getName() + ": the server's identity could not be restored after"
                         + " a call; the thread is retired");
-                try {
-                    if (!closed.get()) {
-                        startThread();
-                    }
-                } catch (PosixException e) {
-                    LOG.error("starting a replacement thread", e);
-                }
+                waker.execute(this::replaceRetired); // started by a thread that kept its credentials
                 return;
             }
         }
     }
+
+    /** On the waker: the call ends (its waiter wakes, or its onAbandon runs), and it no longer counts as running. */
+    private <T> void end(CallerTask<T> task, Ended ended) {
+        try {
+            if (ended == null) {
+                task.finish(null, new IllegalStateException("the caller thread failed"));
+            } else if (ended.ran()) {
+                @SuppressWarnings("unchecked")
+                T value = (T) ended.value();
+                task.finish(value, ended.thrown());
+            }
+        } finally {
+            synchronized (idle) {
+                running--;
+                idle.notifyAll();
+            }
+        }
+    }
+
+    /** On the waker: a thread in place of one retired, unless the server closes. */
+    private void replaceRetired() {
+        try {
+            if (!closed.get()) {
+                startThread();
+            }
+        } catch (PosixException e) {
+            LOG.error("starting a replacement thread", e);
+        }
+    }
+
+    /**
+     * How a taken call went on its thread.
+     *
+     * @param ran false if it was cancelled before it started (nothing to end)
+     * @param restored false if the server's identity could not be restored (the thread must not go on)
+     */
+    private record Ended(boolean ran, Object value, Throwable thrown, boolean restored) {}
 
     /**
      * Runs {@code op} as {@code caller} on one of the threads.
      *
      * @param wait how long to wait for a thread
      * @param limit how long to wait for the result once it runs
-     * @param onAbandon run by the thread once {@code op} is over, if this call stopped waiting for it
+     * @param onAbandon run once {@code op} is over, if this call stopped waiting for it (on the {@link WakerThread})
      * @throws Busy if no thread took it within {@code wait}, or it ran longer than {@code limit}
      * @throws Exception what {@code op} threw
      */
@@ -244,6 +289,19 @@ final class CallerThreads implements AutoCloseable {
         return value;
     }
 
+    /**
+     * Refuses what would wake another thread (or start one) on a thread of these: its credentials are no longer the
+     * ones the RDMA device was opened with ({@link WakerThread} says why that matters).
+     *
+     * @throws IllegalStateException on one of these threads
+     */
+    static void refuseOnCallerThread(String what) {
+        if (CURRENT.get() != null) {
+            throw new IllegalStateException(Thread.currentThread().getName() + " may not " + what
+                    + ": a thread that acted as a caller wakes no other thread (its waker does)");
+        }
+    }
+
     /** The caller the calling thread acts as, or null (not one of these threads, or between calls). */
     static Caller acting() {
         Worker w = CURRENT.get();
@@ -265,8 +323,8 @@ final class CallerThreads implements AutoCloseable {
     }
 
     /**
-     * Waits, after {@link #close()}, until no procedure runs any more, at most {@code timeout}: what a running
-     * procedure holds (a data buffer a system call is reading into, which keeps the pool's arena acquired) may be
+     * Waits, after {@link #close()}, until no procedure runs any more and every call's end (an abandoned call's
+     * release included) has run, at most {@code timeout}: what a running procedure holds (a data buffer a system call is reading into, which keeps the pool's arena acquired) may be
      * freed only then.
      *
      * @return whether none runs; false if one still did at the deadline (a file system that hangs)
@@ -296,10 +354,13 @@ final class CallerThreads implements AutoCloseable {
             this.identity = new ThreadIdentity(server);
         }
 
-        /** {@return false if the server's identity could not be restored (the thread must not go on)} */
-        <T> boolean run(CallerTask<T> task) {
+        /** Runs {@code task} to its end, which the caller hands the waker; anything to wake goes there too. */
+        <T> Ended run(CallerTask<T> task, WakerThread waker) {
             if (!task.start()) {
-                return true;
+                return new Ended(false, null, null, true);
+            }
+            if (task.wakeAtStart()) {
+                waker.execute(task::wakeWaiter);
             }
             T value = null;
             Throwable thrown = null;
@@ -324,8 +385,7 @@ final class CallerThreads implements AutoCloseable {
             if (left != null) {
                 left.close(); // the body did not take it (it failed before, or resolved another handle)
             }
-            task.finish(value, thrown);
-            return restored;
+            return new Ended(true, value, thrown, restored);
         }
 
         /**

@@ -27,6 +27,14 @@ final class ThreadIdentity {
         ThreadCredentials.privateUmaskZero();
         this.fsuid = ThreadCredentials.fsuid();
         this.fsgid = ThreadCredentials.fsgid();
+        if (server.privileged() && (fsuid != server.uid() || fsgid != server.gid())) {
+            // a thread started by one acting as a caller holds the caller's ids: they must not pass for the server's
+            throw new PosixException(
+                    PosixException.EPERM,
+                    "taking the server's identity",
+                    "a thread holding uid " + Integer.toUnsignedString(fsuid) + " gid "
+                            + Integer.toUnsignedString(fsgid) + ", not " + server);
+        }
         this.groups = ThreadCredentials.getgroups();
         this.capabilities = ThreadCredentials.capget();
         this.appliedUid = fsuid;

@@ -253,6 +253,84 @@ class CallerThreadsTest {
         assertEquals(List.of(7), user.groups());
     }
 
+    /**
+     * A thread that acted as a caller wakes no other thread and starts none: a thread it started would hold its
+     * credentials, which the RDMA device refuses (BadInputDeviceTest), and a virtual thread it woke could have its
+     * carrier started by it. The waiter (a virtual thread, as the transport's) is woken, and an abandoned call's
+     * release runs, on the waker; a caller thread that tries to end a call itself is refused.
+     */
+    @Test
+    void callerThreadsWakeNoOneTheWakerDoes() throws Exception {
+        threads = new CallerThreads(ServerIdentity.ofThisProcess(), 1, 8, "test-caller");
+        java.util.concurrent.atomic.AtomicReference<Object> result =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            try {
+                result.set(threads.run(
+                        caller(1000, 1000),
+                        LONG,
+                        LONG,
+                        () -> Thread.currentThread().getName(),
+                        () -> {}));
+            } catch (Exception e) {
+                result.set(e);
+            }
+        });
+        assertTrue(waiter.join(LONG));
+        assertEquals("test-caller-1", result.get(), "it ran on a caller thread, and its waiter was woken");
+
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch released = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<String> releasedOn =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        CallerThreads.Busy busy = assertThrows(
+                CallerThreads.Busy.class,
+                () -> threads.run(
+                        caller(1000, 1000),
+                        LONG,
+                        Duration.ofMillis(200),
+                        () -> release.await(30, TimeUnit.SECONDS),
+                        () -> {
+                            releasedOn.set(Thread.currentThread().getName());
+                            released.countDown();
+                        }));
+        assertTrue(busy.abandoned());
+        release.countDown();
+        assertTrue(released.await(20, TimeUnit.SECONDS));
+        assertEquals("test-caller-waker", releasedOn.get(), "an abandoned call's release runs on the waker");
+
+        CallerTask<Object> other = new CallerTask<>(caller(0, 0), null, () -> null, () -> {}, LONG, LONG);
+        IllegalStateException refused = assertThrows(
+                IllegalStateException.class,
+                () -> threads.run(
+                        caller(1000, 1000),
+                        LONG,
+                        LONG,
+                        () -> {
+                            other.finish(null, null);
+                            return null;
+                        },
+                        () -> {}));
+        assertTrue(refused.getMessage().contains("wakes no other thread"), refused.getMessage());
+        assertEquals(7, (int) threads.run(caller(0, 0), LONG, LONG, () -> 7, () -> {}), "the thread serves on");
+    }
+
+    /** A thread that does not hold the server's ids (one started by a thread acting as a caller) is refused. */
+    @Test
+    void aThreadHoldingOtherIdsCannotPassForTheServer() throws Exception {
+        ServerIdentity self = ServerIdentity.ofThisProcess();
+        PosixException[] thrown = new PosixException[1];
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                new ThreadIdentity(new ServerIdentity(self.uid() + 4321, self.gid(), true));
+            } catch (PosixException e) {
+                thrown[0] = e;
+            }
+        });
+        assertTrue(t.join(LONG));
+        assertTrue(thrown[0] != null && thrown[0].getMessage().contains("not uid"), String.valueOf(thrown[0]));
+    }
+
     @Test
     void credentialsAreRefusedOnAVirtualThread() throws Exception {
         Thread t = Thread.ofVirtual().unstarted(() -> ThreadCredentials.setfsuid(1000));
