@@ -118,10 +118,16 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
         return postFailure(verb, qpDescription, rc, sendQueueDepth, "send");
     }
 
-    /** The failure of a chain's post: request {@code posted} of {@code n} refused, those before it posted. */
-    final ChainPostException chainFailure(String verb, int rc, int posted, int n) {
-        return new ChainPostException(
-                postOperation(verb, qpDescription, rc, sendQueueDepth, "send"), postErrno(rc), posted, n);
+    /**
+     * The failure of a chain's post: request {@code posted} of {@code n} refused, those before it posted; or, if the
+     * doorbell was refused, a {@link DoorbellRefusedException} (the whole chain is on the send queue then).
+     */
+    final RdmaException chainFailure(String verb, int rc, int posted, int n) {
+        String operation = postOperation(verb, qpDescription, rc, sendQueueDepth, "send");
+        if (doorbellRefused(rc)) {
+            return new DoorbellRefusedException(operation + " (a chain of " + n + ")", postErrno(rc));
+        }
+        return new ChainPostException(operation, postErrno(rc), posted, n);
     }
 
     /**
@@ -152,9 +158,23 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
         return rc == -1 ? 0 : Math.abs(rc);
     }
 
-    /** The failure of a post call on {@code qp}'s {@code queue}: the errno, and what ENOMEM/ENOSPC mean there. */
+    /**
+     * The failure of a post call on {@code qp}'s {@code queue}: the errno, and what ENOMEM/ENOSPC mean there; a
+     * {@link DoorbellRefusedException} where the send queue's doorbell was refused.
+     */
     static RdmaException postFailure(String verb, String qp, int rc, int depth, String queue) {
-        return new RdmaException(postOperation(verb, qp, rc, depth, queue), postErrno(rc));
+        String operation = postOperation(verb, qp, rc, depth, queue);
+        return queue.equals("send") && doorbellRefused(rc)
+                ? new DoorbellRefusedException(operation, postErrno(rc))
+                : new RdmaException(operation, postErrno(rc));
+    }
+
+    /**
+     * Whether return code {@code rc} of a send post says the kernel refused its doorbell: EACCES (rxe, from the
+     * doorbell's {@code write()}; no provider refuses a request itself with it), or siw's -1.
+     */
+    static boolean doorbellRefused(int rc) {
+        return rc == -1 || Math.abs(rc) == Errno.EACCES;
     }
 
     private static String postOperation(String verb, String qp, int rc, int depth, String queue) {

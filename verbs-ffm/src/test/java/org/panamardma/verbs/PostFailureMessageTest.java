@@ -32,6 +32,7 @@ class PostFailureMessageTest {
         assertEquals(Errno.EACCES, e.errno());
         assertTrue(e.getMessage().contains("credentials changed after the device was opened"), e.getMessage());
         assertTrue(e.getMessage().endsWith("failed: EACCES (13)"), e.getMessage());
+        assertTrue(e instanceof DoorbellRefusedException, "the send queue's state is out of the poster's hands");
     }
 
     @Test
@@ -41,6 +42,17 @@ class PostFailureMessageTest {
         assertFalse(e.getMessage().contains("EPERM"), e.getMessage());
         assertTrue(e.getMessage().contains("siw does when the kernel refuses its doorbell"), e.getMessage());
         assertTrue(e.getMessage().endsWith("failed (no errno)"), e.getMessage());
+        assertTrue(e instanceof DoorbellRefusedException, "the send queue's state is out of the poster's hands");
+    }
+
+    /** Only the send queue has a doorbell: a receive post, or a refusal of any other kind, says nothing of it. */
+    @Test
+    void onlyARefusedSendDoorbellIsADoorbellRefusal() {
+        assertFalse(post(Errno.EINVAL) instanceof DoorbellRefusedException);
+        assertFalse(post(Errno.ENOMEM) instanceof DoorbellRefusedException);
+        assertFalse(
+                SendPath.postFailure("ibv_post_recv", "queue pair 7 on dev0", Errno.EACCES, 16, "receive")
+                        instanceof DoorbellRefusedException);
     }
 
     @Test

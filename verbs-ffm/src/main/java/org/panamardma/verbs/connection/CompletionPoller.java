@@ -1,5 +1,6 @@
 package org.panamardma.verbs.connection;
 
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.panamardma.verbs.CompletionQueue;
 import org.panamardma.verbs.RdmaException;
@@ -79,6 +80,8 @@ final class CompletionPoller {
      * increment costs nothing beside the sleep it counts and needs no single-writer argument to stay right.
      */
     private final AtomicLong sleeps = new AtomicLong();
+    /** What other threads hand the poller thread to run ({@link #execute}). */
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
     /**
      * {@code cq} must have a completion channel; the thread is a platform daemon thread named {@code name};
@@ -143,6 +146,34 @@ final class CompletionPoller {
         }
     }
 
+    /**
+     * Runs {@code task} on the poller thread, soon (at its next turn), or here if the poller no longer runs: for
+     * what must be done from a thread whose credentials are the ones the devices were opened with (the kernel
+     * refuses rdma_cm's and the verbs' commands from any other, include/rdma/ib.h, {@code ib_safe_file_access}),
+     * when the thread that finds it must be done may not have them ({@link SendQueue}'s refused doorbell).
+     */
+    void execute(Runnable task) {
+        if (isPollerThread() || !isRunning()) {
+            task.run();
+            return;
+        }
+        tasks.add(task);
+        FdWaiter w = waiter;
+        if (w != null) {
+            w.wakeup();
+        }
+        if (!isRunning()) {
+            runTasks(); // stopped meanwhile: the loop may have ended before it looked
+        }
+    }
+
+    private void runTasks() {
+        Runnable r;
+        while ((r = tasks.poll()) != null) {
+            r.run();
+        }
+    }
+
     /** @return how often the poller has slept on the completion channel so far */
     long sleeps() {
         return sleeps.get();
@@ -160,6 +191,7 @@ final class CompletionPoller {
             }
             waiter = sleep;
             while (!stopping) {
+                runTasks();
                 if (settling) {
                     drain(wc);
                     if (handler.settled() || System.nanoTime() - settleDeadline >= 0) {
@@ -199,6 +231,7 @@ final class CompletionPoller {
                 handler.failed(t);
             }
         }
+        runTasks(); // handed over as the loop ended
         if (settling) { // stopped or failed while settling: what is pending fails now
             settling = false;
             handler.settledEnd();

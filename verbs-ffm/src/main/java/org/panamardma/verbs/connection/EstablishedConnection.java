@@ -55,7 +55,7 @@ abstract sealed class EstablishedConnection permits RdmaConnection {
         this.name = "rdma-connection-"
                 + id.localAddress().map(EstablishedConnection::format).orElse("?") + "->"
                 + id.peerAddress().map(EstablishedConnection::format).orElse("?");
-        this.sends = new SendQueue(name, res, failure, this::onPollerThread, this::disconnectQuietly);
+        this.sends = new SendQueue(name, res, failure, this::onPollerThread, this::disconnectOnPoller);
         if (agentTerms != null && res.agentSlots != null) {
             AgentMode mode = options.agent();
             this.agent = new ConnectionAgent(
@@ -229,6 +229,11 @@ abstract sealed class EstablishedConnection permits RdmaConnection {
 
     private void disconnectQuietly() {
         end.disconnectQuietly();
+    }
+
+    /** Disconnects from the poller thread: a thread whose post the kernel refused would be refused this too. */
+    private void disconnectOnPoller() {
+        poller.execute(this::disconnectQuietly);
     }
 
     @Override

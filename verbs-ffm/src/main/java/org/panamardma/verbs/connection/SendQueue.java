@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.panamardma.verbs.ChainPostException;
 import org.panamardma.verbs.Context;
+import org.panamardma.verbs.DoorbellRefusedException;
 import org.panamardma.verbs.MemoryRegion;
 import org.panamardma.verbs.QueuePair;
 import org.panamardma.verbs.RdmaException;
@@ -23,8 +24,6 @@ import org.panamardma.verbs.WorkCompletionException;
 import org.panamardma.verbs.WorkCompletions;
 import org.panamardma.verbs.connection.RdmaConnection.ChainedWrite;
 import org.panamardma.verbs.connection.agent.AgentLink;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * An {@link RdmaConnection}'s send queue as futures: each request gets a wr_id, a permit (the backpressure: at most
@@ -35,7 +34,6 @@ import org.slf4j.LoggerFactory;
  * a signaled completion completes the unsignaled ones before it.
  */
 final class SendQueue {
-    private static final Logger LOG = LoggerFactory.getLogger(SendQueue.class);
 
     /**
      * SEND: a plain SEND, the one request that may go unsignaled (ConnectionOptions.sendSignalInterval). FRAMED: a
@@ -70,8 +68,8 @@ final class SendQueue {
     private final MemoryRegion atomicResults;
     private final ConnectionFailure failure;
     private final BooleanSupplier onPollerThread;
-    /** Ends the connection after a chain was posted part-way (see {@link #endAfterPartialPost}). */
-    private final Runnable disconnect;
+    /** Ends the connection after a post that leaves the send queue unable to go on in order. */
+    private final PostFailureEnd ending;
 
     private final Semaphore permits;
     /** Held while a request is numbered and posted, so that {@link Pending#seq} is the send queue's order. */
@@ -110,7 +108,7 @@ final class SendQueue {
         this.atomicResults = res.atomicResults;
         this.failure = failure;
         this.onPollerThread = onPollerThread;
-        this.disconnect = disconnect;
+        this.ending = new PostFailureEnd(name, failure, disconnect);
         int depth = res.options.sendQueueDepth();
         this.permits = new Semaphore(depth);
         this.unsignaled = new UnsignaledSends(res.options.sendSignalInterval());
@@ -191,6 +189,9 @@ final class SendQueue {
             try {
                 post.post(wrId, slot, signaled ? SendFlags.SIGNALED : 0);
                 unsignaled.posted(signaled);
+            } catch (DoorbellRefusedException e) {
+                unsignaled.posted(signaled); // on the send queue: it stays pending until its flush says how it ended
+                ending.afterRefusedDoorbell(e);
             } catch (Throwable t) {
                 fail(wrId, t);
             }
@@ -277,6 +278,9 @@ final class SendQueue {
             try {
                 post.post(wrId);
                 unsignaled.posted(true);
+            } catch (DoorbellRefusedException e) {
+                unsignaled.posted(true);
+                ending.afterRefusedDoorbell(e);
             } catch (Throwable t) {
                 pending.remove(wrId);
                 f.completeExceptionally(t);
@@ -436,6 +440,10 @@ final class SendQueue {
                 qp.postChain(chain);
                 unsignaled.posted(true); // the part ends with a signaled request
                 return;
+            } catch (DoorbellRefusedException e) {
+                unsignaled.posted(true); // the whole part is on the send queue
+                ending.afterRefusedDoorbell(e);
+                return;
             } catch (ChainPostException e) {
                 // the first ones are on the send queue, unsignaled: only the queue pair's flush completes them now
                 int posted = e.postedRequests();
@@ -443,7 +451,7 @@ final class SendQueue {
                     fail(ids[k], e);
                 }
                 if (posted > 0) {
-                    endAfterPartialPost(e);
+                    ending.afterPartialPost(e);
                 }
                 return;
             } catch (Throwable t) {
@@ -455,18 +463,6 @@ final class SendQueue {
         for (int k = 0; k < n; k++) {
             fail(ids[k], refused);
         }
-    }
-
-    /**
-     * A chain's post was refused after some of its requests went to the send queue: they are unsignaled, and the
-     * request meant to tell of their completion was not posted. The connection cannot go on in order; it is marked
-     * failed and disconnected, which moves the queue pair to the error state and flushes them (a flushed request
-     * completes whether signaled or not: rdma-core and the kernel's rxe, flush_send_queue), settling their futures.
-     */
-    private void endAfterPartialPost(ChainPostException e) {
-        LOG.warn("{}: {}; ending the connection to flush the part posted", name, e.getMessage());
-        failure.mark(new ConnectionClosedException(name + ": a chained post failed part-way: " + e.getMessage(), e));
-        disconnect.run();
     }
 
     /**
