@@ -107,8 +107,11 @@ final class OpenFiles implements AutoCloseable {
     private final LongAdder opens = new LongAdder();
     private final LongAdder reuses = new LongAdder();
     private final long sweepMillis;
-    /** Started with the first descriptor kept (an export that never reads or writes has no thread for it). */
-    private Thread sweeper;
+    /**
+     * Started with the cache, by the thread that makes the server: not with the first descriptor kept, which a
+     * caller thread keeps, and a thread inherits its starter's credentials (CallerThreads starts no thread).
+     */
+    private final Thread sweeper;
 
     private boolean closed;
 
@@ -124,6 +127,7 @@ final class OpenFiles implements AutoCloseable {
         this.maxOpen = maxOpen;
         this.idleNanos = idle.toNanos();
         this.sweepMillis = Math.max(1, idle.toMillis() / 2);
+        this.sweeper = Thread.ofPlatform().daemon().name("nfs-open-files").start(this::sweep);
     }
 
     /**
@@ -157,12 +161,6 @@ final class OpenFiles implements AutoCloseable {
                 if (!closed) {
                     entries.put(key, e);
                     evictBeyond(maxOpen, evicted);
-                    if (sweeper == null) {
-                        sweeper = Thread.ofPlatform()
-                                .daemon()
-                                .name("nfs-open-files")
-                                .start(this::sweep);
-                    }
                 }
                 lease = new Lease(e);
                 fd = -1;
@@ -251,7 +249,6 @@ final class OpenFiles implements AutoCloseable {
     @Override
     public void close() {
         List<Entry> idle = new ArrayList<>();
-        Thread running;
         synchronized (this) {
             if (closed) {
                 return;
@@ -261,11 +258,8 @@ final class OpenFiles implements AutoCloseable {
                 dropLocked(e, idle);
             }
             entries.clear();
-            running = sweeper;
         }
-        if (running != null) {
-            running.interrupt();
-        }
+        sweeper.interrupt();
         idle.forEach(x -> Posix.close(x.fd));
     }
 }
