@@ -139,8 +139,8 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
      */
     static final String CREDENTIALS_CHANGED = ": the kernel refused the doorbell command, as it does from a thread"
             + " whose credentials changed after the device was opened (setfsuid, setgroups, capset; even changed"
-            + " back: include/rdma/ib.h, ib_safe_file_access); post from a thread that never changed them. The"
-            + " request may already be queued and run at the next post (rxe)";
+            + " back: include/rdma/ib.h, ib_safe_file_access), or that was started by such a thread; post from a"
+            + " thread that never had them changed. The request is queued and would run at the next post (rxe)";
 
     /**
      * Why a post returns -1, which is no errno: siw returns what its doorbell's {@code write()} returned, -1, when
@@ -150,8 +150,8 @@ abstract sealed class SendPath permits ExtendedSendPath, LegacySendPath {
      */
     static final String DOORBELL_FAILED = ": the provider returned -1: siw does when the kernel refuses its doorbell"
             + " write(), as it does from a thread whose credentials changed after the device was opened"
-            + " (include/rdma/ib.h, ib_safe_file_access), and its send queue then sends nothing more; post only from"
-            + " threads that never changed them";
+            + " (include/rdma/ib.h, ib_safe_file_access) or was started by such a thread, and its send queue then"
+            + " sends nothing more; post only from threads that never had them changed";
 
     /** The errno a post's return code {@code rc} carries: either sign; 0 for siw's -1, which carries none. */
     static int postErrno(int rc) {

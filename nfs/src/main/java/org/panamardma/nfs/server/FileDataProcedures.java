@@ -167,9 +167,11 @@ final class FileDataProcedures extends ProcedureBase {
                     MemorySegment.copy(data, 0, lease.segment(), 0, count);
                     data = lease.segment().asSlice(0, count);
                 }
-                // a stable WRITE syncs its own range, in the same system call, as knfsd's nfsd_vfs_write does
-                // (RWF_SYNC): FILE_SYNC the data and all the file's metadata, DATA_SYNC the data and what is needed
-                // to read it back (RFC 1813 section 3.3.7); not the file's other dirty pages, which COMMIT is for
+                // a stable WRITE syncs its own range, in the same system call, as knfsd's nfsd_vfs_write does:
+                // FILE_SYNC the data and all the file's metadata, DATA_SYNC the data and what is needed to read it
+                // back (RFC 1813 section 3.3.7; knfsd synced only the data for FILE_SYNC from "NFSD: Use
+                // vfs_iocb_iter_write()" until its fix in late 2025, trixie's 6.12 included); not the file's other
+                // dirty pages, which COMMIT is for
                 int sync = switch (a.stable()) {
                     case FILE_SYNC -> Posix.RWF_SYNC;
                     case DATA_SYNC -> Posix.RWF_DSYNC;
