@@ -324,8 +324,8 @@ final class CallerThreads implements AutoCloseable {
 
     /**
      * Waits, after {@link #close()}, until no procedure runs any more and every call's end (an abandoned call's
-     * release included) has run, at most {@code timeout}: what a running procedure holds (a data buffer a system call is reading into, which keeps the pool's arena acquired) may be
-     * freed only then.
+     * release included) has run, at most {@code timeout}: what a running procedure holds (a data buffer a system
+     * call is reading into, which keeps the pool's arena acquired) may be freed only then.
      *
      * @return whether none runs; false if one still did at the deadline (a file system that hangs)
      */
