@@ -298,11 +298,12 @@ run_knfs() {
         [[ $server == java ]] && label=KNFS-JAVA || label=KNFS-KNFSD
         mnt=/mnt/knfs-bench-$server
         before=$(jit_compilations "$jit_log")
+        [[ $server == java ]] && jit0=$(thread_ms "$java_nfs" '^C[12] CompilerThre')
         while read -r op bs count line; do
           echo "$label,${op}_$device,$bs,$count,$in_run,,,$line" >>"$rows"
           say "knfs $server $device $op bs $bs run $run round $in_run: $line MB/s"
         done < <(knfs_pass "$mnt" "$mib")
-        [[ $server == java ]] && say "knfs java $device run $run round $in_run: $(($(jit_compilations "$jit_log") - before)) compilations during the round"
+        [[ $server == java ]] && say "knfs java $device run $run round $in_run: $(($(jit_compilations "$jit_log") - before)) compilations during the round, the compiler $(($(thread_ms "$java_nfs" '^C[12] CompilerThre') - jit0)) ms of CPU"
       done
     done
     for server in "${mounted[@]}"; do umount "/mnt/knfs-bench-$server" || result=1; done

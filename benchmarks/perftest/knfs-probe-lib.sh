@@ -83,6 +83,17 @@ jit_ticks() {
   echo "$compiler $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/"$1"/stat 2>/dev/null || echo 0)"
 }
 
+# thread_ms PID PATTERN: the CPU milliseconds the threads of PID whose names match the awk PATTERN have used so far
+# (live threads only). "^C[12] CompilerThre": the JIT; "^ForkJoinPool": the virtual threads' carriers. A timed run
+# that took the compiler's CPU shares the guest's two vCPUs with it: under TCG a C2 compilation takes 0.1-0.7 s, and
+# beside carriers spinning for work it leaves each kernel step of a call (a journal commit's, a wake-up) waiting for
+# the next scheduler tick (issue 26: WRITE's slow mode).
+thread_ms() {
+  for t in /proc/"$1"/task/*; do cat "$t/stat" 2>/dev/null; done |
+    awk -v p="$2" -v hz="$ticks" '{ sub(/^[0-9]+ \(/, ""); n = index($0, ") "); comm = substr($0, 1, n - 1)
+      split(substr($0, n + 2), f, " "); if (comm ~ p) t += f[12] + f[13] } END { printf "%d\n", t * 1000 / hz }'
+}
+
 # warm_until_quiet JIT_LOG COMMAND...: runs COMMAND (one warm-up pass through the Java server, pid $java_nfs) until the
 # server's JIT is quiet over the last PERF_KNFS_WARM_WINDOW passes (3; at least 3): at most PERF_KNFS_JIT_QUIET (3)
 # compilations in all, or its compiler threads at most PERF_KNFS_JIT_CPU_PCT (2) percent of the server's CPU time over

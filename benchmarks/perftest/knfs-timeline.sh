@@ -12,6 +12,9 @@
 #   TIMELINE_BUFFER_KB: the trace buffer per CPU (default 16384; more for many calls with the system calls traced).
 #   TIMELINE_SYSCALLS=0: the Java server's system calls not traced (only the rpcrdma events, as for knfsd): the
 #   distribution without the tracing's own cost, which lands on the Java server's every system call.
+#   TIMELINE_REPEAT=N: OPS N times over, one server start. TIMELINE_KEEP=DIR: each trace kept there.
+#   TIMELINE_EVENTS: more trace events, "SUBSYSTEM" or "SUBSYSTEM:EVENT" (e.g. "jbd2 block sched:sched_switch").
+#   TIMELINE_SERVERS=java: the Java server only (default "java knfsd").
 #   TIMELINE_WAKEUPS=1: the Java server's futex calls too, and every wake-up of its threads (sched_wakeup), so that
 #   each hand-off between its threads shows as the waker's futex, the wake-up, and the woken thread's return.
 set -uo pipefail
@@ -46,11 +49,11 @@ call_stats() {
           printf "   slowest:"; for (i = NR; i > NR - 5 && i > 0; i--) printf " call %d %.1f ms;", at[i], ms[i]; print "" }'
 }
 start_servers "$jar"
-mnt=/mnt/timeline
+mnt=/mnt/timeline kept=0
 mkdir -p "$mnt"
 calls=$((mib * 1048576 / bs))
 ((calls >= 22)) || { echo "need at least 22 calls: MiB * 1 MiB / BS"; exit 1; }
-for server in java knfsd; do
+for server in ${TIMELINE_SERVERS:-java knfsd}; do
   if [[ $server == java ]]; then opts=port=32050,mountport=32048 export=/srv/panama-java-probe
   else opts=port=20049,mountport=50892 export=/srv/panama-nfs; fi
   mount -t nfs -o "vers=3,proto=rdma,$opts,mountproto=tcp,nolock" "10.77.0.2:$export" "$mnt" \
@@ -60,7 +63,7 @@ for server in java knfsd; do
   else
     PROBE_WARM_COUNT=64 warm_up "$mnt" 1
   fi
-  for op in $ops; do
+  for op in $(for _ in $(seq 1 "${TIMELINE_REPEAT:-1}"); do echo "$ops"; done); do
     [[ $op == read && ! -s $mnt/probe ]] && dd if=/dev/zero of="$mnt/probe" bs="$bs" count="$calls" oflag=direct 2>/dev/null
     echo 0 >"$tracing/tracing_on"; echo >"$tracing/trace"; echo "${TIMELINE_BUFFER_KB:-16384}" >"$tracing/buffer_size_kb"
     for e in xprtrdma_post_send xprtrdma_reply xprtrdma_wc_send xprtrdma_wc_receive xprtrdma_wc_li_done \
@@ -85,7 +88,9 @@ for server in java knfsd; do
         echo 1 >"$tracing/events/sched/sched_wakeup/enable"
       fi
     fi
+    for e in ${TIMELINE_EVENTS:-}; do echo 1 >"$tracing/events/${e/://}/enable"; done
     before=$(jit_compilations "$jit_log")
+    if [[ $server == java ]]; then jit0=$(thread_ms "$java_nfs" '^C[12] CompilerThre'); fjp0=$(thread_ms "$java_nfs" '^ForkJoinPool'); fi
     echo 1 >"$tracing/tracing_on"
     t0=$(date +%s.%N)
     if [[ $op == write ]]; then dd if=/dev/zero of="$mnt/probe" bs="$bs" count="$calls" oflag=direct 2>/dev/null
@@ -95,7 +100,9 @@ for server in java knfsd; do
     for d in sys_enter sys_exit; do echo 0 >"$tracing/events/raw_syscalls/$d/filter"; done
     echo 0 >"$tracing/events/sched/sched_wakeup/filter"
     echo "== $server $op bs $bs: $(awk -v a="$t0" -v b="$t1" -v c="$calls" 'BEGIN { printf "%.1f ms per call", 1000 * (b - a) / c }')$(
-      [[ $server == java ]] && echo ", $(($(jit_compilations "$jit_log") - before)) compilations during the dd")"
+      [[ $server == java ]] && echo ", $(($(jit_compilations "$jit_log") - before)) compilations during the dd; CPU: the \
+compiler $(($(thread_ms "$java_nfs" '^C[12] CompilerThre') - jit0)) ms, the carriers $(($(thread_ms "$java_nfs" '^ForkJoinPool') - fjp0)) ms")"
+    [[ -n ${TIMELINE_KEEP:-} ]] && cp "$tracing/trace" "$TIMELINE_KEEP/trace-$server-$op-$((++kept)).txt"
     per_call "$tracing/trace" >/tmp/timeline-calls.txt
     call_stats </tmp/timeline-calls.txt
     first=${TIMELINE_CALL:-20}
