@@ -11,10 +11,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Its waiter (the transport's thread of the call, a virtual thread) waits on a {@link ReentrantLock}'s
  * condition, not on the task's monitor: a virtual thread in {@code Object.wait} is woken through the JDK's
  * unblocker thread, which then hands it to a carrier (two wake-ups, seen in knfs-timeline.sh's traces of every
- * call), while a condition's signal unparks it onto a carrier at once. And it is woken when the call starts only
- * if the call's running deadline comes before the queue deadline it sleeps to (a running limit shorter than the
- * wait for a thread): with the defaults (5 s to start, 60 s to run) never, where the monitor version woke it at
- * every start.
+ * call), while a condition's signal unparks it onto a carrier at once. And it waits untimed: its deadlines (to start,
+ * then to end) are watched by the {@link WakerThread}, which wakes it once one has passed ({@link #overdue}). A
+ * virtual thread's timed park arms a timer on the JDK's virtual-thread unparker and cancels it when woken first,
+ * which wakes that thread for a deadline that almost never fires (issue 26); the price is that a deadline is kept
+ * to within the waker's period (a quarter of the shorter of the two), not to the millisecond.
  *
  * <p>Who signals matters: a signal unparks the waiter from the signalling thread, which may then start a carrier
  * thread. So {@link #finish}, {@link #wakeWaiter} and the abandoned call's release run on {@link WakerThread}, never
@@ -40,8 +41,6 @@ final class CallerTask<T> {
     private final Condition changed = lock.newCondition();
     private int state = QUEUED;
     private long startedAt;
-    /** Set at the start when the waiter sleeps past the running deadline ({@link #wakeAtStart}). */
-    private boolean wakeAtStart;
 
     private T result;
     private Throwable failure;
@@ -71,22 +70,32 @@ final class CallerTask<T> {
             }
             state = RUNNING;
             startedAt = System.nanoTime();
-            // the waiter sleeps to startBy, past the running deadline: it must be woken to sleep to that
-            wakeAtStart = startedAt + limit.toNanos() - startBy < 0;
             return true;
         } finally {
             lock.unlock();
         }
     }
 
-    /** {@return whether {@link #wakeWaiter} must follow the start (by a thread that may wake others)} */
-    boolean wakeAtStart() {
+    /**
+     * {@return whether the call has passed the deadline of its state as of {@code now}: queued past its wait, or
+     *         running past its limit; its waiter must then be woken ({@link #wakeWaiter}) to give it up}
+     */
+    boolean overdue(long now) {
         lock.lock();
         try {
-            return wakeAtStart;
+            return switch (state) {
+                case QUEUED -> now - startBy >= 0;
+                case RUNNING -> now - (startedAt + limit.toNanos()) >= 0;
+                default -> false;
+            };
         } finally {
             lock.unlock();
         }
+    }
+
+    /** {@return the shorter of its two deadlines, from which the waker's period is taken} */
+    Duration shorterDeadline() {
+        return wait.compareTo(limit) <= 0 ? wait : limit;
     }
 
     /** Wakes the waiter to look at the state again. */
@@ -153,7 +162,7 @@ final class CallerTask<T> {
                     throw new CallerThreads.Busy("still running after " + limit.toMillis() + " ms", true);
                 }
                 try {
-                    changed.awaitNanos(left);
+                    changed.await(); // untimed: the waker wakes it at the deadline (see above)
                 } catch (InterruptedException e) {
                     // the transport's thread is being stopped (the server closes): give the call up as at a
                     // deadline, keeping the interrupt for the caller to see

@@ -1,12 +1,15 @@
 package org.panamardma.nfs.server;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every wait has a deadline: a call waits at most {@code wait} for a free thread (then {@link Busy}: the
  * procedure answers NFS3ERR_JUKEBOX); once running, its caller waits at most {@code limit} (a file system that
  * hangs) and then abandons it ({@link Busy} too), and what the abandoned call still holds is released when it ends.
+ * The waiter parks untimed; the {@link WakerThread} looks at the waiting calls' deadlines every quarter of the shortest
+ * one seen (10 ms to 1 s) and wakes those past theirs ({@link CallerTask#overdue}).
  */
 final class CallerThreads implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CallerThreads.class);
@@ -80,6 +85,13 @@ final class CallerThreads implements AutoCloseable {
     private final String prefix;
     /** Wakes the calls' waiters and starts replacement threads, for the threads that acted as callers. */
     private final WakerThread waker;
+    /** The calls whose waiters wait (queued or running), whose deadlines the waker watches. */
+    private final Set<CallerTask<?>> waiting = ConcurrentHashMap.newKeySet();
+    /** How often the waker looks at their deadlines: a quarter of the shortest deadline seen, 10 ms to 1 s. */
+    private final AtomicLong sweepNanos = new AtomicLong(MAX_SWEEP_NANOS);
+
+    private static final long MIN_SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long MAX_SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /**
      * Starts {@code threads} threads; returns once each has set itself up (its own umask 0).
@@ -94,7 +106,8 @@ final class CallerThreads implements AutoCloseable {
         this.server = server;
         this.queue = new ArrayBlockingQueue<>(queued);
         this.prefix = prefix;
-        this.waker = new WakerThread(prefix + "-waker", () -> closed.get() && alive.get() == 0);
+        this.waker = new WakerThread(
+                prefix + "-waker", () -> closed.get() && alive.get() == 0, this::wakeOverdue, sweepNanos::get);
         for (int i = 0; i < threads; i++) {
             startThread();
         }
@@ -160,7 +173,7 @@ final class CallerThreads implements AutoCloseable {
             }
             Ended ended = null;
             try {
-                ended = w.run(task, waker);
+                ended = w.run(task);
             } finally {
                 Ended e = ended;
                 // this thread's credentials are no longer the ones the device was opened with: it wakes no one
@@ -242,10 +255,31 @@ final class CallerThreads implements AutoCloseable {
             throw new Busy("the server is closing", false);
         }
         CallerTask<T> task = new CallerTask<>(caller, prelude, op, onAbandon, wait, limit);
-        if (!queue.offer(task)) {
-            throw new Busy(queue.size() + " calls already wait for a thread", false);
+        long period = Math.clamp(task.shorterDeadline().toNanos() / 4, MIN_SWEEP_NANOS, MAX_SWEEP_NANOS);
+        if (period < sweepNanos.get()) {
+            sweepNanos.accumulateAndGet(period, Math::min);
+            // the waker looks again, to wait the shorter period from now on (rare: a deadline shorter than any so far)
+            waker.execute(() -> {});
         }
-        return task.await();
+        waiting.add(task);
+        try {
+            if (!queue.offer(task)) {
+                throw new Busy(queue.size() + " calls already wait for a thread", false);
+            }
+            return task.await();
+        } finally {
+            waiting.remove(task);
+        }
+    }
+
+    /** On the waker, every {@link #sweepNanos}: wakes the waiters of calls past their deadline to give them up. */
+    private void wakeOverdue() {
+        long now = System.nanoTime();
+        for (CallerTask<?> t : waiting) {
+            if (t.overdue(now)) {
+                t.wakeWaiter();
+            }
+        }
     }
 
     /** What the server does for itself, with a checked exception of one type. */
@@ -354,13 +388,10 @@ final class CallerThreads implements AutoCloseable {
             this.identity = new ThreadIdentity(server);
         }
 
-        /** Runs {@code task} to its end, which the caller hands the waker; anything to wake goes there too. */
-        <T> Ended run(CallerTask<T> task, WakerThread waker) {
+        /** Runs {@code task} to its end, which the caller hands the waker. */
+        <T> Ended run(CallerTask<T> task) {
             if (!task.start()) {
                 return new Ended(false, null, null, true);
-            }
-            if (task.wakeAtStart()) {
-                waker.execute(task::wakeWaiter);
             }
             T value = null;
             Throwable thrown = null;

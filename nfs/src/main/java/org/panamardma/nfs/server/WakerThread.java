@@ -3,6 +3,7 @@ package org.panamardma.nfs.server;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * <p>A caller thread hands it work with a queue whose signal unparks this platform thread (a futex wake, no thread
  * started). What it runs is short (a signal, a release); a replacement thread's start waits for the new thread to be
  * set up, a rare case. It ends once {@code done} holds and nothing is queued.
+ *
+ * <p>It also keeps the calls' deadlines: every period it runs {@code sweep}, which wakes the waiters of calls past
+ * theirs (they wait untimed, {@link CallerTask}).
  */
 final class WakerThread {
     private static final Logger LOG = LoggerFactory.getLogger(WakerThread.class);
@@ -28,12 +32,18 @@ final class WakerThread {
     private final LinkedBlockingQueue<Runnable> work = new LinkedBlockingQueue<>();
     private final Thread thread;
 
+    private final Runnable sweep;
+    private final LongSupplier periodNanos;
+
     /**
      * Starts the thread.
      *
      * @param done whether no caller thread can hand it anything more (checked when it finds nothing queued)
+     * @param sweep run every {@code periodNanos} (read again after each), between the work handed to it
      */
-    WakerThread(String name, BooleanSupplier done) {
+    WakerThread(String name, BooleanSupplier done, Runnable sweep, LongSupplier periodNanos) {
+        this.sweep = sweep;
+        this.periodNanos = periodNanos;
         this.thread = Thread.ofPlatform().daemon().name(name).start(() -> loop(done));
     }
 
@@ -48,10 +58,13 @@ final class WakerThread {
     }
 
     private void loop(BooleanSupplier done) {
+        long lastSweep = System.nanoTime();
         while (true) {
             Runnable r;
             try {
-                r = work.poll(1, TimeUnit.SECONDS);
+                // the period is read at each turn: a shorter one takes effect at the next work handed over
+                long left = lastSweep + periodNanos.getAsLong() - System.nanoTime();
+                r = work.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 LOG.warn("{} interrupted with {} tasks left; running them", thread.getName(), work.size());
                 drain();
@@ -61,6 +74,11 @@ final class WakerThread {
                 run(r);
             } else if (done.getAsBoolean() && work.isEmpty()) {
                 return;
+            }
+            long now = System.nanoTime();
+            if (now - lastSweep - periodNanos.getAsLong() >= 0) {
+                run(sweep);
+                lastSweep = now;
             }
         }
     }

@@ -12,9 +12,11 @@ import org.slf4j.event.Level;
  * a client that connects and sends nothing, or one whose host vanished without a disconnect (an RC queue pair has no
  * keepalive), does not keep its connection slot, its queue pair and its registered buffers for ever. It also ends a
  * connection whose reply's Send has not completed by its deadline ({@link ServerConnection#closeIfReplyOverdue}):
- * no call thread waits for its Send. A platform thread that looks every quarter of the shorter of the idle timeout
- * and the Send timeout (at least every 10 ms, at most every 10 s): a virtual one's every timed wake-up would run the
- * virtual-thread scheduler, whose carriers spin before they park again (issue 26).
+ * no call thread waits for its Send; and it fails a call's wait for its RDMA Reads once their deadline has passed
+ * ({@link ServerConnection#expireOverdueTransfers}): the call's thread waits for them untimed. A platform thread
+ * that looks every quarter of the shortest of the idle timeout, the Send timeout and the transfer timeout (at least
+ * every 10 ms, at most every 10 s): a virtual one's every timed wake-up would run the virtual-thread scheduler, whose
+ * carriers spin before they park again (issue 26).
  */
 final class IdleWatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IdleWatch.class);
@@ -30,14 +32,21 @@ final class IdleWatch implements AutoCloseable {
             Collection<ServerConnection> connections,
             Duration idle,
             Duration sendTimeout,
+            Duration transferTimeout,
             ServerStatistics statistics,
             Level level) {
         this.connections = connections;
         this.idleNanos = idle.toNanos();
         this.statistics = statistics;
         this.level = level;
-        long period = Math.max(10, Math.min(10_000, Math.min(idle.toMillis(), sendTimeout.toMillis()) / 4));
+        long period = periodMillis(idle, sendTimeout, transferTimeout);
         this.thread = Thread.ofPlatform().daemon(true).name(name).start(() -> watch(period));
+    }
+
+    /** {@return a quarter of the shortest timeout, from 10 ms to 10 s} */
+    static long periodMillis(Duration idle, Duration sendTimeout, Duration transferTimeout) {
+        long shortest = Math.min(idle.toMillis(), Math.min(sendTimeout.toMillis(), transferTimeout.toMillis()));
+        return Math.max(10, Math.min(10_000, shortest / 4));
     }
 
     private void watch(long periodMillis) {
@@ -49,6 +58,7 @@ final class IdleWatch implements AutoCloseable {
             }
             long now = System.nanoTime();
             for (ServerConnection c : connections) {
+                c.expireOverdueTransfers(now); // its call closes the connection
                 if (c.closeIfReplyOverdue(now)) {
                     continue;
                 }

@@ -98,6 +98,7 @@ public final class RpcRdmaServer implements AutoCloseable {
                 connections,
                 b.idleTimeout,
                 b.timeout,
+                b.transferTimeout,
                 statistics,
                 b.logConnections ? Level.INFO : Level.DEBUG);
         long pinnedAtMost =

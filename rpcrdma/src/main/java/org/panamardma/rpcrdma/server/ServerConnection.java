@@ -306,6 +306,14 @@ final class ServerConnection {
     }
 
     /**
+     * Fails the waits for chunk transfers whose deadline has passed as of {@code now}: their calls then close the
+     * connection ({@link TransferWaits}). Called by the server's watch ({@link IdleWatch}).
+     */
+    void expireOverdueTransfers(long now) {
+        transfers.expireOverdue(now);
+    }
+
+    /**
      * {@return whether no call has been taken or run on this connection for longer than {@code idleNanos} before
      *         {@code now} (calls waiting for a slot count as activity: a slot is only free when none runs)}
      */

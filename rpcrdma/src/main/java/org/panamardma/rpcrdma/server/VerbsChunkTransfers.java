@@ -6,9 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.memory.BufferPool;
 import org.panamardma.rpcrdma.memory.Lease;
@@ -21,7 +18,8 @@ import org.panamardma.verbs.connection.RdmaConnection;
 /**
  * {@link ChunkTransfers} over an {@link RdmaConnection}, with the connection's {@link BufferPool#forReplies pool}
  * (registered with local rights only): the receive side's RDMA Reads land in a pooled buffer and are waited for (the
- * call cannot be decoded before its Read chunks arrived: svc_rdma_process_read_list); a call's transfers
+ * call cannot be decoded before its Read chunks arrived: svc_rdma_process_read_list), untimed, their deadlines
+ * enforced by the server's watch ({@link TransferWaits}); a call's transfers
  * ({@link CallTransfers#assembly}) assemble the call in such a buffer, so its Reads land in place, other reads are
  * copied out. The reply side does not write here: each call stages its writes ({@link #forCall}) and they go to the
  * device chained before the reply's Send. Nothing is registered per call once the pool holds buffers of the sizes the
@@ -35,6 +33,9 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     private final TransferDeadline deadline;
     private final BufferPool pool;
     private final ConcurrentLinkedQueue<Lease> quarantined = new ConcurrentLinkedQueue<>();
+    /** The transfers waited for, with their deadlines, which the server's watch enforces. */
+    private final TransferWaits waits = new TransferWaits();
+
     private volatile boolean closed;
 
     /**
@@ -96,7 +97,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
             }
             to += s.length();
         }
-        await(posted, "RDMA Read", deadline.millisFor(bytes));
+        waits.await(posted, "RDMA Read", deadline.millisFor(bytes));
     }
 
     /** Keeps {@code lease}, which a failed transfer may still reach, out of the pool until {@link #close()}. */
@@ -126,7 +127,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
                     CallTransfers.writes(regionOf(from), from.regionOffset(), source.byteSize(), segments)) {
                 posted.add(connection.write(w.mr(), w.offset(), w.length(), w.remoteAddress(), w.rkey()));
             }
-            await(posted, "RDMA Write", deadline.millisFor(source.byteSize()));
+            waits.await(posted, "RDMA Write", deadline.millisFor(source.byteSize()));
             done = true;
         } finally {
             if (done) {
@@ -161,21 +162,13 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
     }
 
     /**
-     * Waits for the transfers of one chunk, no longer than {@code timeoutMillis} (their {@link TransferDeadline}): a
-     * timeout is an {@link IOException} caused by a {@link TimeoutException}, and the connection is then closed
-     * (which flushes what is still posted before the memory goes).
+     * Fails the waits for transfers past their deadline as of {@code now}: the server's watch calls it
+     * ({@link TransferWaits}).
+     *
+     * @return how many it failed
      */
-    static void await(List<CompletableFuture<Void>> posted, String what, long timeoutMillis) throws IOException {
-        try {
-            CompletableFuture.allOf(posted.toArray(CompletableFuture[]::new)).get(timeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw new IOException(what + " failed: " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IOException(what + " did not complete in " + timeoutMillis + " ms", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(what + " interrupted", e);
-        }
+    int expireOverdue(long now) {
+        return waits.expireOverdue(now);
     }
 
     /** {@return the device region a lease's transfers are posted from (its slab's, registered when made)} */
