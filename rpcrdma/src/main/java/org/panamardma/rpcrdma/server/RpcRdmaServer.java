@@ -374,7 +374,9 @@ public final class RpcRdmaServer implements AutoCloseable {
 
         /**
          * How long a chunk's RDMA Reads or Writes may take, plus a second per MiB they move; 5 s by default. Past it
-         * the connection is closed and the call's memory given back ({@link TransferDeadline}).
+         * the connection is closed and the call's memory given back ({@link TransferDeadline}): found by the server's
+         * watch, which looks every quarter of the shortest of this, the timeout and the idle timeout (10 ms to 10 s),
+         * so a stalled transfer is cut off at most that much after its deadline.
          *
          * @param timeout the transfer timeout
          * @return this builder
