@@ -13,9 +13,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * unblocker thread, which then hands it to a carrier (two wake-ups, seen in knfs-timeline.sh's traces of every
  * call), while a condition's signal unparks it onto a carrier at once. And it waits untimed: its deadlines (to start,
  * then to end) are watched by the {@link WakerThread}, which wakes it once one has passed ({@link #overdue}). A
- * virtual thread's timed park arms a timer on the JDK's virtual-thread unparker and cancels it when woken first,
- * which wakes that thread for a deadline that almost never fires (issue 26); the price is that a deadline is kept
- * to within the waker's period (a quarter of the shorter of the two), not to the millisecond.
+ * virtual thread's timed park arms a timer in its scheduler (JDK 25: the {@code ForkJoinPool}'s delay scheduler)
+ * and cancels it when woken first, which wakes the pool's threads for a deadline that almost never fires (issue 26,
+ * {@code TransferWaits} gives the measurement); the price is that a deadline is kept to within the waker's period
+ * (a quarter of the shorter of the two), not to the millisecond.
  *
  * <p>Who signals matters: a signal unparks the waiter from the signalling thread, which may then start a carrier
  * thread. So {@link #finish}, {@link #wakeWaiter} and the abandoned call's release run on {@link WakerThread}, never

@@ -14,11 +14,13 @@ import java.util.concurrent.TimeoutException;
  * {@link TransferDeadline} kept here instead of in a timed park: the waiting thread parks untimed, and the server's
  * watch ({@link IdleWatch}) fails a wait whose deadline has passed ({@link #expireOverdue}).
  *
- * <p>Why not {@code get(timeout)}: a virtual thread's timed park arms a timer on the JDK's virtual-thread unparker
- * and cancels it when the transfer completes first, which wakes that thread (a new earliest deadline) and, through
- * it, the scheduler: a wake-up or two per call for a deadline that almost never fires, on two vCPUs that the call
- * itself needs (issue 26; the same reason the reply's Send is watched, not waited for). The price is precision: a
- * stalled transfer fails up to one period of the watch after its deadline (a quarter of the shortest timeout).
+ * <p>Why not {@code get(timeout)}: a virtual thread's timed park arms a timer in its scheduler (JDK 25: the
+ * {@code ForkJoinPool}'s delay scheduler; before, the virtual-thread unparker) and cancels it when the transfer
+ * completes first, which wakes the pool's threads for a deadline that almost never fires: measured, the carriers'
+ * pool was woken 4.6-4.8 times per NFS WRITE with the timed waits and 1.1-1.4 times without (issue 26,
+ * benchmarks/results/untimed-waits-2026-11-29.txt; the same reason the reply's Send is watched, not waited for).
+ * The price is precision: a stalled transfer fails up to one period of the watch after its deadline (a quarter of
+ * the shortest timeout).
  */
 final class TransferWaits {
     /** A wait in progress: {@code all} is completed exceptionally if it is still pending at {@code deadline}. */
