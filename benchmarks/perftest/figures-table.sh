@@ -48,6 +48,7 @@ awk -v cpu_log="$cpu_log" -v regs="$regs" -v floor="$floor" -v target_ns=15 -v t
   # The rows of the kernel client that the Java client is compared with: those measured beside it (KNFS-ANCHOR: the
   # same knfsd, the same phase of the boot, run_rpc of compare-in-guest.sh) where the runs have them, else those of (c)
   function kernel_client(test, bs) { return ((test SUBSEP bs) in anchored ? "KNFS-ANCHOR" : "KNFS-KNFSD") SUBSEP test SUBSEP bs }
+  function client_size(impl, test) { return (impl SUBSEP test) in rpcsize ? rpcsize[impl SUBSEP test] : 67108864 }
   function ratio_row(figure, a, b, target,   m) {
     m = median(ratios(a, b))
     if (m == "") { row(figure, "no rows", ">= " target "x", "not measured"); return }
@@ -73,6 +74,7 @@ awk -v cpu_log="$cpu_log" -v regs="$regs" -v floor="$floor" -v target_ns=15 -v t
     key = nraw SUBSEP f[1] SUBSEP f[2] SUBSEP f[3]
     vsum[key] += f[8]; vn[key]++; v[key] = vsum[key] / vn[key] # a row without rounds: its value; with: their mean
     if (f[1] == "KNFS-ANCHOR") anchored[f[2] SUBSEP f[3]] = 1
+    if (f[1] ~ /^RPC-RDMA/) rpcsize[f[1] SUBSEP f[2]] = f[3] # the file size of the Java client runs (64 MiB; --quick: 16)
     if (f[1] ~ /^KNFS-/ && f[5] ~ /^[0-9]+$/) { rv[key SUBSEP f[5]] = f[8] + 0; if (f[5] + 0 > maxround) maxround = f[5] + 0 }
   }
   END {
@@ -108,14 +110,14 @@ awk -v cpu_log="$cpu_log" -v regs="$regs" -v floor="$floor" -v target_ns=15 -v t
       impl = devs[d] == "rxe" ? "RPC-RDMA" : "RPC-RDMA-SIW"
       # the kernel rows to compare with: bs=256k for one call at a time, bs=1M (4 calls of 256 KiB) for 4 in flight
       ratio_row(sprintf("(c) Java NFS client / kernel client, %s, %d in flight, %s", toupper(ops[o]), q == 1 ? 1 : 4, devs[d]),
-                impl SUBSEP "nfs_" ops[o] (q == 1 ? "" : "_qd4") SUBSEP 67108864,
+                impl SUBSEP "nfs_" ops[o] (q == 1 ? "" : "_qd4") SUBSEP client_size(impl, "nfs_" ops[o] (q == 1 ? "" : "_qd4")),
                 kernel_client(ops[o] "_" devs[d], q == 1 ? 262144 : 1048576), "0.9")
     }
     # (d) the server registers nothing in steady state
     for (i = 1; i <= nreg; i++) row(sprintf("(d) server ibv_reg_mr + ibv_dereg_mr in steady state, %s", regdev[i]), regline[regdev[i]], "0", regok[regdev[i]] ? "met" : "missed")
     if (!nreg) row("(d) server registrations in steady state (Roce/IwarpSteadyStateRegistrationDeviceTest)", "no figures", "0", "not measured")
     # (e) the WRITE regression guard (write-guard.sh): the Java client RDMA WRITE over the kernel client, knfsd, rxe
-    m = median(ratios("RPC-RDMA" SUBSEP "nfs_write" SUBSEP 67108864, kernel_client("write_rxe", 262144)))
+    m = median(ratios("RPC-RDMA" SUBSEP "nfs_write" SUBSEP client_size("RPC-RDMA", "nfs_write"), kernel_client("write_rxe", 262144)))
     if (m == "") row("(e) WRITE regression guard (write-guard.sh)", "no rows", ">= " floor "x", "not measured")
     else row("(e) WRITE regression guard: Java client RDMA WRITE / kernel client, knfsd, rxe, 256 KiB", sprintf("%.2fx", m) spread(),
              ">= " floor "x (write-guard.floor)", m >= floor ? "met" : "missed (REGRESSED)")
