@@ -27,8 +27,8 @@ import org.panamardma.nfs.rpc.TcpRpcTransport;
 
 /**
  * What a client must not be able to do: leave the export (.., symbolic links pointing out, a directory swapped for
- * a link after its handle was given out), forge handles, act as root when root is squashed, or get past the POSIX
- * permissions the server checks for it.
+ * a link after its handle was given out, a handle whose file was moved out of it), forge handles, act as root when
+ * root is squashed, or get past the POSIX permissions the server checks for it.
  */
 class NfsServerSecurityTest extends ServerFixtureTest {
     private static byte[] read(Nfs3Client nfs, FileHandle3 h) throws Exception {
@@ -110,7 +110,7 @@ class NfsServerSecurityTest extends ServerFixtureTest {
     }
 
     @Test
-    void aFileMovedOutOfTheExportIsStaleAtOnceEvenWhileTheServerHasItOpen() throws Exception {
+    void whatIsMovedOutOfTheExportIsStaleAtOnceEvenWhileTheServerHasItOpen() throws Exception {
         fx = ServerFixture.start(dir, ExportOptions.DEFAULTS);
         Path outside = outsideSecret();
         Files.writeString(fx.export.resolve("f.txt"), "WAS-INSIDE");
@@ -127,6 +127,13 @@ class NfsServerSecurityTest extends ServerFixtureTest {
         Files.move(outside.resolve("moved.txt"), fx.export.resolve("back.txt"));
         nfs.lookup(fx.root, "back.txt");
         assertArrayEquals("WAS-INSIDE".getBytes(), read(nfs, fh));
+        // a directory moved out takes its files' handles with it
+        Path d = Files.createDirectories(fx.export.resolve("d"));
+        Files.writeString(d.resolve("g.txt"), "IN-D");
+        FileHandle3 gh = nfs.lookup(nfs.lookup(fx.root, "d").handle(), "g.txt").handle();
+        assertArrayEquals("IN-D".getBytes(), read(nfs, gh));
+        Files.move(d, outside.resolve("d"));
+        assertEquals(NfsStat3.NFS3ERR_STALE, status(() -> read(nfs, gh)));
     }
 
     @Test
