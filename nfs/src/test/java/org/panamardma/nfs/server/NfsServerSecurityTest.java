@@ -113,16 +113,23 @@ class NfsServerSecurityTest extends ServerFixtureTest {
     void whatIsMovedOutOfTheExportIsStaleAtOnceEvenWhileTheServerHasItOpen() throws Exception {
         fx = ServerFixture.start(dir, ExportOptions.DEFAULTS);
         Path outside = outsideSecret();
-        Files.writeString(fx.export.resolve("f.txt"), "WAS-INSIDE");
+        Path f = fx.export.resolve("f.txt");
+        Files.writeString(f, "was-INSIDE");
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-rw-"));
         Nfs3Client nfs = fx.client(ServerFixture.USER, ServerFixture.USER);
         FileHandle3 fh = nfs.lookup(fx.root, "f.txt").handle();
-        // the READ leaves the file's descriptor in the server's open files (kept for OpenFiles.IDLE)
+        // the WRITE and READ leave the file's descriptors in the server's open files (kept for OpenFiles.IDLE)
+        nfs.write(fh, 0, MemorySegment.ofArray("WAS".getBytes()), StableHow.FILE_SYNC);
         assertArrayEquals("WAS-INSIDE".getBytes(), read(nfs, fh));
         // a local user moves it out of the export, on the same file system: knfsd's default no_subtree_check would
         // still serve it by its handle; this server resolves every call's handle inside the export
         Files.move(fx.export.resolve("f.txt"), outside.resolve("moved.txt"));
         assertEquals(NfsStat3.NFS3ERR_STALE, status(() -> read(nfs, fh)));
         assertEquals(NfsStat3.NFS3ERR_STALE, status(() -> nfs.getattr(fh)));
+        assertEquals(
+                NfsStat3.NFS3ERR_STALE,
+                status(() -> nfs.write(fh, 0, MemorySegment.ofArray("OUT".getBytes()), StableHow.FILE_SYNC)));
+        assertEquals("WAS-INSIDE", Files.readString(outside.resolve("moved.txt")), "nothing written outside");
         // back inside under another name: once a LOOKUP finds it there, its old handle names it again
         Files.move(outside.resolve("moved.txt"), fx.export.resolve("back.txt"));
         nfs.lookup(fx.root, "back.txt");
