@@ -123,7 +123,7 @@ class NfsServerSecurityTest extends ServerFixtureTest {
         assertArrayEquals("WAS-INSIDE".getBytes(), read(nfs, fh));
         // a local user moves it out of the export, on the same file system: knfsd's default no_subtree_check would
         // still serve it by its handle; this server resolves every call's handle inside the export
-        Files.move(fx.export.resolve("f.txt"), outside.resolve("moved.txt"));
+        Files.move(f, outside.resolve("moved.txt"));
         assertEquals(NfsStat3.NFS3ERR_STALE, status(() -> read(nfs, fh)));
         assertEquals(NfsStat3.NFS3ERR_STALE, status(() -> nfs.getattr(fh)));
         assertEquals(
