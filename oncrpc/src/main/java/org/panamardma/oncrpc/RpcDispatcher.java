@@ -1,6 +1,5 @@
 package org.panamardma.oncrpc;
 
-import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -30,12 +29,7 @@ import org.panamardma.xdr.XdrReader;
  * Replies carry an AUTH_NONE verifier. Immutable once built, so one dispatcher serves any number of threads.
  */
 public final class RpcDispatcher implements RpcService {
-    /**
-     * @param beforeArrival whether the procedure's decoder and body take the call while its data may still be
-     *     arriving ({@link Builder#registerBeforeDataArrives}); the dispatcher waits for the others
-     */
-    private record Registered<A>(
-            XdrReader<? extends A> arguments, RpcProcedure<? super A> body, boolean beforeArrival) {}
+    private record Registered<A>(XdrReader<? extends A> arguments, RpcProcedure<? super A> body) {}
 
     /** The versions of one program, sorted unsigned so that the first and last are PROG_MISMATCH's low and high. */
     private record Program(TreeMap<Integer, Map<Integer, Registered<?>>> versions) {
@@ -88,15 +82,6 @@ public final class RpcDispatcher implements RpcService {
         dispatch(call.header(), call.arguments(), out);
     }
 
-    /**
-     * Yes: the dispatcher waits for a call's data before decoding the arguments of any procedure not registered with
-     * {@link Builder#registerBeforeDataArrives}.
-     */
-    @Override
-    public boolean takesArrivingData() {
-        return true;
-    }
-
     /** {@return the error reply to write, or {@code null} if a SUCCESS reply with results has been written} */
     private RpcReply decide(RpcCall call, XdrDecoder arguments, XdrEncoder out, XdrEncoder.Mark start) {
         int xid = call.xid();
@@ -124,14 +109,6 @@ public final class RpcDispatcher implements RpcService {
 
     private static <A> RpcReply run(
             Registered<A> procedure, RpcCall call, XdrDecoder arguments, XdrEncoder out, XdrEncoder.Mark start) {
-        if (!procedure.beforeArrival()) {
-            try {
-                CallArrival.current().await();
-            } catch (IOException lost) {
-                // the transport does not answer a call whose data never arrived; this reply is never sent
-                return AcceptedReply.failure(call.xid(), OpaqueAuth.NONE, AcceptStat.SYSTEM_ERR);
-            }
-        }
         A decoded;
         try {
             decoded = procedure.arguments().read(arguments);
@@ -184,46 +161,8 @@ public final class RpcDispatcher implements RpcService {
                 int procedure,
                 XdrReader<? extends A> arguments,
                 RpcProcedure<? super A> body) {
-            return register(program, version, procedure, arguments, body, false);
-        }
-
-        /**
-         * Registers a procedure that takes its call while the call's data may still be arriving ({@link CallArrival}:
-         * an RPC-over-RDMA call's Read chunks, posted and not yet complete), so that its work before the data overlaps
-         * the transfer. {@code arguments} may read only bytes {@link CallArrival#current()} says have arrived, or wait
-         * first (slicing the data out without reading it is what it is for); {@code body} must
-         * {@link CallArrival#await} before it reads the data, with an arrival it took from {@link CallArrival#current()}
-         * on the transport's thread.
-         *
-         * @param <A> the decoded argument type
-         * @param program the program number
-         * @param version the program version
-         * @param procedure the procedure number
-         * @param arguments decodes the arguments; an {@link XdrException} from it is answered with GARBAGE_ARGS
-         * @param body runs the procedure
-         * @return this builder
-         * @throws IllegalStateException if that (program, version, procedure) is already registered
-         */
-        public <A> Builder registerBeforeDataArrives(
-                int program,
-                int version,
-                int procedure,
-                XdrReader<? extends A> arguments,
-                RpcProcedure<? super A> body) {
-            return register(program, version, procedure, arguments, body, true);
-        }
-
-        private <A> Builder register(
-                int program,
-                int version,
-                int procedure,
-                XdrReader<? extends A> arguments,
-                RpcProcedure<? super A> body,
-                boolean beforeArrival) {
             Registered<A> entry = new Registered<>(
-                    Objects.requireNonNull(arguments, "arguments"),
-                    Objects.requireNonNull(body, "body"),
-                    beforeArrival);
+                    Objects.requireNonNull(arguments, "arguments"), Objects.requireNonNull(body, "body"));
             Map<Integer, Registered<?>> procedures = programs.computeIfAbsent(
                             program, p -> new TreeMap<>(Integer::compareUnsigned))
                     .computeIfAbsent(version, v -> new HashMap<>());

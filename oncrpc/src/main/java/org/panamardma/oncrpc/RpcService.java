@@ -63,15 +63,4 @@ public interface RpcService {
      * @throws XdrException if not even an error reply fits {@code out}
      */
     void serve(Incoming call, XdrEncoder out);
-
-    /**
-     * Whether this service takes a call whose data may still be arriving ({@link CallArrival}): it then waits, for
-     * every procedure, before it reads a byte {@link CallArrival#current()} does not say has arrived. A transport
-     * hands any other service only whole calls.
-     *
-     * @return false unless the service overrides it
-     */
-    default boolean takesArrivingData() {
-        return false;
-    }
 }

@@ -1,10 +1,7 @@
 package org.panamardma.nfs.server;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.panamardma.nfs.NfsStat3;
-import org.panamardma.oncrpc.CallArrival;
 import org.panamardma.oncrpc.CallInput;
 import org.panamardma.oncrpc.ReplyResources;
 
@@ -25,9 +22,6 @@ final class CallScope {
     private final boolean zeroCopy;
     private final IoBuffers.Lease lease;
     private final AutoCloseable input;
-    /** Whether the call's data has arrived, as the transport said when it handed the call over. */
-    private final CallArrival arrival;
-
     private final List<AutoCloseable> held = new ArrayList<>(1);
 
     /**
@@ -42,7 +36,6 @@ final class CallScope {
         this.zeroCopy = ReplyResources.available();
         this.lease = lease;
         this.input = CallInput.retain();
-        this.arrival = CallArrival.current();
     }
 
     /** Runs {@code op} in this scope (on the procedure's thread). */
@@ -63,22 +56,6 @@ final class CallScope {
      */
     static boolean zeroCopy() {
         return CURRENT.isBound() && CURRENT.get().zeroCopy;
-    }
-
-    /**
-     * Waits, on the procedure's thread, until the call's data has arrived: a procedure registered to take its call
-     * before that ({@link org.panamardma.oncrpc.RpcDispatcher.Builder#registerBeforeDataArrives}) calls it before it
-     * reads the data. Its deadline is the transport's (a late transfer fails it).
-     *
-     * @throws NfsError NFS3ERR_IO if the data never arrives (the transport then answers nothing: the connection is
-     *     lost)
-     */
-    static void awaitData() throws NfsError {
-        try {
-            current().arrival.await();
-        } catch (IOException lost) {
-            throw new NfsError(NfsStat3.NFS3ERR_IO, lost.getMessage());
-        }
     }
 
     /**

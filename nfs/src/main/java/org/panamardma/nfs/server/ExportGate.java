@@ -102,10 +102,4 @@ final class ExportGate implements RpcService {
         Client client = new Client(call.remote(), options.isPresent(), options.orElse(clients.defaults()), portsProve);
         ScopedValue.where(CURRENT, client).run(() -> program.serve(call, out));
     }
-
-    /** As the program does: a refusal reads no arguments. */
-    @Override
-    public boolean takesArrivingData() {
-        return program.takesArrivingData();
-    }
 }

@@ -4,7 +4,6 @@ import static org.panamardma.nfs.server.Nfs3Server.MAX_IO;
 import static org.panamardma.nfs.server.Nfs3Server.MAX_PATH;
 import static org.panamardma.nfs.server.PermissionPolicy.requireWritable;
 
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -17,11 +16,7 @@ import org.panamardma.nfs.Nfs3Args.WriteArgs;
 import org.panamardma.nfs.NfsStat3;
 import org.panamardma.nfs.StableHow;
 import org.panamardma.nfs.WccData;
-import org.panamardma.oncrpc.CallArrival;
-import org.panamardma.xdr.PaddingPolicy;
-import org.panamardma.xdr.XdrDecoder;
 import org.panamardma.xdr.XdrEncodable;
-import org.panamardma.xdr.XdrException;
 
 /**
  * The NFSv3 procedures that move a file's data (RFC 1813 sections 3.3.5 to 3.3.7, 3.3.21): READLINK, READ, WRITE
@@ -62,40 +57,6 @@ final class FileDataProcedures extends ProcedureBase {
                         || a.count() > a.data().byteSize()
                 ? 0
                 : a.count();
-    }
-
-    /**
-     * WRITE3args as the server decodes them while the data may still be arriving ({@link CallArrival}: over
-     * RPC-over-RDMA the data is the Read chunk, whose RDMA Reads then run): everything before the data is read from
-     * what arrived, the data is sliced out unread (its padding too: the policy that reads no padding), and
-     * {@link #write} waits for it. A call whose Read chunk starts before the data (a client may place it anywhere)
-     * waits for the data here and is decoded as any other.
-     */
-    static WriteArgs decodeWriteBeforeData(XdrDecoder in) {
-        CallArrival arrival = CallArrival.current();
-        if (arrival.arrived(in.rest())) {
-            return WriteArgs.decode(in); // a whole call (TCP, inline, or its Reads already done)
-        }
-        MemorySegment args = in.rest();
-        XdrDecoder early = new XdrDecoder(args, PaddingPolicy.TOLERATE);
-        WriteArgs a = null;
-        try {
-            a = WriteArgs.decode(early);
-        } catch (XdrException maybeNotThereYet) {
-            // it may have read bytes still landing: decided below, on the bytes as they arrived
-        }
-        // the data is a slice of args: what lies before it is what was read
-        if (a != null && arrival.arrived(args.asSlice(0, a.data().address() - args.address()))) {
-            in.skip(early.position(), "WRITE3args");
-            return a;
-        }
-        try {
-            arrival.await();
-        } catch (IOException lost) {
-            // the transport answers nothing for a call whose data never arrived
-            throw new XdrException(XdrException.Reason.TRUNCATED, in.position(), lost.getMessage());
-        }
-        return WriteArgs.decode(in);
     }
 
     /** READLINK (section 3.3.5). */
@@ -199,7 +160,6 @@ final class FileDataProcedures extends ProcedureBase {
             Stat after;
             try (OpenFiles.Lease file = fs.ioFile(n, OpenFiles.Access.WRITE)) {
                 int fd = file.fd();
-                CallScope.awaitData(); // the file is resolved, checked and open: now the data must be there
                 MemorySegment data = a.data().asSlice(0, count);
                 if (writeBuffer(a) > 0) {
                     // heap data (TCP) into native memory the system call can take

@@ -167,17 +167,14 @@ public final class Nfs3Server {
                 FileDataProcedures::readBuffer,
                 ReadArgs::file,
                 data::read);
-        // WRITE takes its call while its data is still arriving (RPC-over-RDMA's Read chunk): its thread resolves
-        // the file and opens it during the RDMA Reads, and waits for the data just before it writes it
         procedure(
                 builder,
                 Nfs3.PROC_WRITE,
-                FileDataProcedures::decodeWriteBeforeData,
+                WriteArgs::decode,
                 Shape.WCC,
                 FileDataProcedures::writeBuffer,
                 WriteArgs::file,
-                data::write,
-                true);
+                data::write);
         procedure(
                 builder,
                 Nfs3.PROC_CREATE,
@@ -238,7 +235,7 @@ public final class Nfs3Server {
             Shape failure,
             Function<A, FileHandle3> handle,
             Body<A> body) {
-        procedure(builder, number, arguments, failure, a -> 0, handle, body, false);
+        procedure(builder, number, arguments, failure, a -> 0, handle, body);
     }
 
     /**
@@ -255,36 +252,16 @@ public final class Nfs3Server {
             java.util.function.ToLongFunction<A> bufferBytes,
             Function<A, FileHandle3> handle,
             Body<A> body) {
-        procedure(builder, number, arguments, failure, bufferBytes, handle, body, false);
-    }
-
-    /**
-     * @param beforeData whether the procedure takes its call while the call's data may still be arriving
-     *     ({@link RpcDispatcher.Builder#registerBeforeDataArrives}): {@code arguments} then reads only what arrived
-     *     and {@code body} waits for the rest ({@link CallScope#awaitData()}) before it reads it
-     */
-    private <A> void procedure(
-            RpcDispatcher.Builder builder,
-            int number,
-            XdrReader<A> arguments,
-            Shape failure,
-            java.util.function.ToLongFunction<A> bufferBytes,
-            Function<A, FileHandle3> handle,
-            Body<A> body,
-            boolean beforeData) {
         Function<A, CallerThreads.Op<CallerThreads.Prepared>> prelude = args -> {
             FileHandle3 fh = handle.apply(args);
             return () -> fs.prepare(fh);
         };
-        org.panamardma.oncrpc.RpcProcedure<A> run = (A args, org.panamardma.oncrpc.RpcCall call) -> {
-            calls[number].increment();
-            return runner.run(number, args, call, bufferBytes, prelude, body::run, status -> failure(status, failure));
-        };
-        if (beforeData) {
-            builder.registerBeforeDataArrives(Nfs3.PROGRAM, Nfs3.VERSION, number, arguments, run);
-        } else {
-            builder.register(Nfs3.PROGRAM, Nfs3.VERSION, number, arguments, run);
-        }
+        builder.register(
+                Nfs3.PROGRAM, Nfs3.VERSION, number, arguments, (A args, org.panamardma.oncrpc.RpcCall call) -> {
+                    calls[number].increment();
+                    return runner.run(
+                            number, args, call, bufferBytes, prelude, body::run, status -> failure(status, failure));
+                });
     }
 
     private static XdrEncodable failure(NfsStat3 status, Shape shape) {

@@ -69,7 +69,7 @@ class Nfs3ArgumentsFuzzTest {
             case Nfs3.PROC_LOOKUP, Nfs3.PROC_REMOVE, Nfs3.PROC_RMDIR -> Nfs3Args.DirOp::decode;
             case Nfs3.PROC_ACCESS -> Nfs3Args.AccessArgs::decode;
             case Nfs3.PROC_READ -> Nfs3Args.ReadArgs::decode;
-            case Nfs3.PROC_WRITE -> FileDataProcedures::decodeWriteBeforeData; // as registered
+            case Nfs3.PROC_WRITE -> Nfs3Args.WriteArgs::decode;
             case Nfs3.PROC_CREATE -> Nfs3Args.CreateArgs::decode;
             case Nfs3.PROC_MKDIR -> Nfs3Args.MkdirArgs::decode;
             case Nfs3.PROC_SYMLINK -> Nfs3Args.SymlinkArgs::decode;

@@ -3,8 +3,6 @@ package org.panamardma.rpcrdma.server;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import org.panamardma.oncrpc.CallArrival;
 import org.panamardma.rpcrdma.ChunkRoundup;
 import org.panamardma.rpcrdma.RdmaNoMsg;
 import org.panamardma.rpcrdma.ReadChunk;
@@ -38,15 +36,8 @@ final class CallAssembler {
         POSITION_ZERO
     }
 
-    /**
-     * The call's full XDR stream, how it came, and whether its Read chunks' data has arrived: always, unless it was
-     * assembled for a service that takes calls early ({@code early}), whose data may then still be arriving.
-     */
-    record Assembled(MemorySegment call, CallPath path, CallArrival arrival) {
-        Assembled(MemorySegment call, CallPath path) {
-            this(call, path, CallArrival.COMPLETE);
-        }
-    }
+    /** The call's full XDR stream and how it came. */
+    record Assembled(MemorySegment call, CallPath path) {}
 
     /** Where a call with Read chunks is assembled: memory of the given size, its contents anything. */
     @FunctionalInterface
@@ -58,18 +49,6 @@ final class CallAssembler {
         MemorySegment take(long bytes) throws IOException;
     }
 
-    /** Assembles the call, its Read chunks' data waited for ({@code early} false). */
-    static Assembled assemble(
-            RpcRdmaHeader.WithChunks header,
-            MemorySegment inline,
-            ChunkTransfers transfers,
-            int maxCallSize,
-            CallMemory memory,
-            Room room)
-            throws ChunkFault, IOException {
-        return assemble(header, inline, transfers, maxCallSize, memory, room, false);
-    }
-
     /**
      * @param header a decoded RDMA_MSG or RDMA_NOMSG header
      * @param inline the bytes after the header (the reduced call for RDMA_MSG; ignored for RDMA_NOMSG)
@@ -78,9 +57,6 @@ final class CallAssembler {
      * @param memory the call's memory: a long call's stream is taken from its heap budget
      * @param room where the call is assembled when it has Read chunks after the inline part: a device's transfers
      *     give registered memory their RDMA Reads land in ({@link CallTransfers#assembly}), no copy after them
-     * @param early whether the Read chunks after the inline part are only started ({@link ChunkTransfers#startRead}),
-     *     not waited for: the call then comes with their {@link CallArrival} (a position-zero chunk, the call itself,
-     *     is always waited for: nothing can be decoded without it)
      * @throws MemoryRefused if the budgets could not give the memory the call needs
      * @throws ChunkFault if the call is longer than {@code maxCallSize} or an RDMA_NOMSG carries no call
      * @throws IOException if an RDMA Read failed (the connection is lost)
@@ -91,8 +67,7 @@ final class CallAssembler {
             ChunkTransfers transfers,
             int maxCallSize,
             CallMemory memory,
-            Room room,
-            boolean early)
+            Room room)
             throws ChunkFault, IOException {
         List<ReadChunk> chunks = header.chunks().readChunks();
         MemorySegment stream = inline;
@@ -125,23 +100,13 @@ final class CallAssembler {
         MemorySegment call = room.take(total);
         long from = 0; // next byte of the reduced stream
         long to = 0; // next byte of the full stream
-        long pendingFrom = -1; // the first byte still arriving, if any
-        CompletableFuture<?>[] arriving = early ? new CompletableFuture<?>[chunks.size() - first] : null;
         for (int i = first; i < chunks.size(); i++) {
             ReadChunk chunk = chunks.get(i);
             long inlineBytes = chunk.position() - to; // validated: the reduced stream holds them
             MemorySegment.copy(stream, from, call, to, inlineBytes);
             from += inlineBytes;
             to += inlineBytes;
-            if (early) {
-                CompletableFuture<Void> read = transfers.startRead(chunk.segments(), call.asSlice(to, chunk.length()));
-                arriving[i - first] = read;
-                if (pendingFrom < 0 && !read.isDone()) {
-                    pendingFrom = to;
-                }
-            } else {
-                transfers.read(chunk.segments(), call.asSlice(to, chunk.length()));
-            }
+            transfers.read(chunk.segments(), call.asSlice(to, chunk.length()));
             long padded = ChunkRoundup.roundUp(chunk.length());
             // the roundup the sender left out, as zeros (the room's memory may hold an earlier call's bytes)
             call.asSlice(to + chunk.length(), padded - chunk.length()).fill((byte) 0);
@@ -151,9 +116,6 @@ final class CallAssembler {
         if (first == 1) {
             memory.freeHeap(stream); // the long call's bytes now live in the assembled call
         }
-        if (pendingFrom < 0) {
-            return new Assembled(call, path);
-        }
-        return new Assembled(call, path, CallArrival.pending(call, pendingFrom, CompletableFuture.allOf(arriving)));
+        return new Assembled(call, path);
     }
 }

@@ -3,7 +3,6 @@ package org.panamardma.rpcrdma.server;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.panamardma.oncrpc.limits.MemoryBudget;
 import org.panamardma.rpcrdma.RdmaSegment;
 
@@ -90,22 +89,6 @@ final class CallMemory implements AutoCloseable {
                 } finally {
                     unpin(destination.byteSize());
                 }
-            }
-
-            @Override
-            public CompletableFuture<Void> startRead(List<RdmaSegment> segments, MemorySegment destination)
-                    throws IOException {
-                long bytes = destination.byteSize();
-                pin(bytes);
-                CompletableFuture<Void> reads;
-                try {
-                    reads = transfers.startRead(segments, destination);
-                } catch (IOException | RuntimeException e) {
-                    unpin(bytes);
-                    throw e;
-                }
-                // pinned while they run, as a read waited for here is
-                return reads.whenComplete((ok, failed) -> unpin(bytes));
             }
 
             @Override

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.panamardma.oncrpc.CallInput;
 import org.panamardma.rpcrdma.RdmaSegment;
 import org.panamardma.rpcrdma.memory.Lease;
@@ -31,8 +30,6 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
     private volatile boolean assemblyFaulted;
     /** The transport's and the procedures' use of {@link #assembly}; it goes back when the last ends. */
     private CallInput input;
-    /** Reads into {@link #assembly} started and not waited for here ({@link #startRead}), or null. */
-    private List<CompletableFuture<Void>> started;
 
     CallTransfers(VerbsChunkTransfers connection, CallMemory memory) {
         this.connection = connection;
@@ -68,7 +65,7 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
         }
         assembly = lease;
         input = CallInput.lentUntil(() -> {
-            if (assemblyFaulted || anyStartedFailed()) {
+            if (assemblyFaulted) {
                 connection.quarantine(lease);
             } else {
                 lease.release();
@@ -103,47 +100,6 @@ final class CallTransfers implements ChunkTransfers, AutoCloseable {
         } finally {
             memory.unpin(destination.byteSize());
         }
-    }
-
-    /**
-     * Into the assembled call, the Reads are posted and not waited for: the call may go to its service while they
-     * run ({@link org.panamardma.oncrpc.CallArrival}). A failed or late one keeps the assembly out of the pool until
-     * the connection is gone, as a failed {@link #read} does. Anywhere else the data is read at once.
-     */
-    @Override
-    public CompletableFuture<Void> startRead(List<RdmaSegment> segments, MemorySegment destination) throws IOException {
-        Lease into = assembly;
-        if (into == null || !within(destination, into.segment()) || destination.byteSize() == 0) {
-            return ChunkTransfers.super.startRead(segments, destination);
-        }
-        CompletableFuture<Void> reads;
-        try {
-            reads = connection.startReadInto(
-                    segments, into, destination.address() - into.segment().address(), destination.byteSize());
-        } catch (IOException | RuntimeException e) {
-            assemblyFaulted = true; // some of the chunk's Reads may have been posted
-            throw e;
-        }
-        if (started == null) {
-            started = new ArrayList<>(2);
-        }
-        started.add(reads);
-        return reads;
-    }
-
-    /** Whether a Read started into the assembly failed or was late: the device may still write it. */
-    private boolean anyStartedFailed() {
-        List<CompletableFuture<Void>> reads = started;
-        if (reads == null) {
-            return false;
-        }
-        for (CompletableFuture<Void> r : reads) {
-            // one still pending here is one whose call gave up on it: as good as failed
-            if (!r.isDone() || r.isCompletedExceptionally()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override

@@ -3,7 +3,6 @@ package org.panamardma.rpcrdma.server;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.panamardma.rpcrdma.RdmaSegment;
 
 /**
@@ -24,23 +23,6 @@ public interface ChunkTransfers {
      * @throws IOException if a Read failed or timed out: the connection is unusable
      */
     void read(List<RdmaSegment> segments, MemorySegment destination) throws IOException;
-
-    /**
-     * Starts the RDMA READs of one Read chunk into {@code destination}, as {@link #read} does, and returns without
-     * waiting for them: the future completes when the data is there, exceptionally if it never will be (a failed
-     * Read, or one past its deadline: the connection is then unusable). Until it completed, {@code destination} may
-     * still be written by the device. By default the Reads are done at once ({@link #read}).
-     *
-     * @param segments the Read chunk's segments
-     * @param destination where the data goes
-     * @return completed once the data is there
-     * @throws IOException if the Reads could not be posted or (done at once) failed: the connection is unusable
-     */
-    default CompletableFuture<Void> startRead(List<RdmaSegment> segments, MemorySegment destination)
-            throws IOException {
-        read(segments, destination);
-        return CompletableFuture.completedFuture(null);
-    }
 
     /**
      * RDMA WRITEs {@code source} into {@code segments}, filling them in order; {@code source} is no longer than

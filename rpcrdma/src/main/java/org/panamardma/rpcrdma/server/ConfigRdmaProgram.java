@@ -53,11 +53,6 @@ public final class ConfigRdmaProgram implements TransportProgram {
     }
 
     @Override
-    public boolean serves(RpcCall call) {
-        return call.program() == PROGRAM && call.rpcVersion() == 2;
-    }
-
-    @Override
     public boolean dispatch(RpcCall call, XdrDecoder arguments, XdrEncoder out, ConnectionSettings settings) {
         if (call.program() != PROGRAM || call.rpcVersion() != 2) {
             return false;

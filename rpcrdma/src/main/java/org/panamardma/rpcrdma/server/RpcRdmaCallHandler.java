@@ -6,9 +6,14 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import org.panamardma.oncrpc.CallArrival;
+import org.panamardma.oncrpc.AcceptStat;
+import org.panamardma.oncrpc.AcceptedReply;
 import org.panamardma.oncrpc.CallInput;
+import org.panamardma.oncrpc.OpaqueAuth;
 import org.panamardma.oncrpc.ReplyResources;
+import org.panamardma.oncrpc.RpcCall;
+import org.panamardma.oncrpc.RpcMessage;
+import org.panamardma.oncrpc.RpcMessageCodec;
 import org.panamardma.oncrpc.RpcService;
 import org.panamardma.oncrpc.limits.RateLimitedLog;
 import org.panamardma.rpcrdma.ChunkLists;
@@ -22,6 +27,8 @@ import org.panamardma.rpcrdma.RpcRdmaHeader;
 import org.panamardma.rpcrdma.RpcRdmaHeaderDecoder;
 import org.panamardma.rpcrdma.RpcRdmaHeaderException;
 import org.panamardma.rpcrdma.WriteChunk;
+import org.panamardma.xdr.XdrDecoder;
+import org.panamardma.xdr.XdrEncoder;
 import org.panamardma.xdr.XdrException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,9 +69,11 @@ public final class RpcRdmaCallHandler {
     private final ChunkTransfers transfers;
     private final ServerStatistics statistics;
     private final Answers answers;
-    private final CallDispatch dispatch;
+    private final TransportProgram transportProgram;
     private final ConnectionMemory memory;
     private final String peer;
+    private final Optional<InetSocketAddress> localAddress;
+    private final Optional<InetSocketAddress> remoteAddress;
     /** Where refusals for memory are logged: at WARN at most once per interval, server-wide when shared. */
     private final RateLimitedLog refusalLog;
     /** The last credit value granted, for errors answered before a request could be read. */
@@ -203,18 +212,15 @@ public final class RpcRdmaCallHandler {
         this.refusalLog = Objects.requireNonNull(refusalLog, "refusalLog");
         this.memory = Objects.requireNonNull(memory, "memory");
         this.peer = Objects.requireNonNull(peer, "peer");
+        this.localAddress = Objects.requireNonNull(localAddress, "localAddress");
+        this.remoteAddress = Objects.requireNonNull(remoteAddress, "remoteAddress");
         this.service = Objects.requireNonNull(service, "service");
         this.decoder = Objects.requireNonNull(decoder, "decoder");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.transfers = Objects.requireNonNull(transfers, "transfers");
         this.statistics = Objects.requireNonNull(statistics, "statistics");
         this.answers = new Answers(statistics);
-        this.dispatch = new CallDispatch(
-                service,
-                Objects.requireNonNull(transportProgram, "transportProgram"),
-                settings,
-                Objects.requireNonNull(localAddress, "localAddress"),
-                Objects.requireNonNull(remoteAddress, "remoteAddress"));
+        this.transportProgram = Objects.requireNonNull(transportProgram, "transportProgram");
     }
 
     /** {@return the connection's settings} */
@@ -360,53 +366,22 @@ public final class RpcRdmaCallHandler {
             CallAssembler.Room room = transfers instanceof CallTransfers device
                     ? bytes -> device.assembly(bytes, replyByRdmaWrite(header.chunks()))
                     : callMemory::heap;
-            // a service that takes calls early gets the call while its Read chunks' data is still arriving
-            assembled = CallAssembler.assemble(
-                    header, inline, transfers, settings.maxCallSize(), callMemory, room, service.takesArrivingData());
+            assembled = CallAssembler.assemble(header, inline, transfers, settings.maxCallSize(), callMemory, room);
         } catch (RpcRdmaHeaderException | ChunkFault e) {
             LOG.debug("xid {}: {}", Integer.toHexString(xid), e.getMessage());
             return answers.chunkError(xid, grant, out);
         }
         statistics.call(assembled.path());
-        CallArrival arrival = assembled.arrival();
-        Outcome outcome;
-        boolean ran = false;
-        try {
-            outcome = serve(xid, grant, header, assembled.call(), out, callMemory, transfers, arrival);
-            ran = true;
-        } finally {
-            if (!ran) {
-                // whatever failed, the memory the Reads land in is not given back while they may still write it
-                arrival.awaitQuietly();
-            }
-        }
-        // The call is answered only once its data arrived (the client may release its chunks on the reply); if it
-        // never does, the connection is lost and nothing is sent (RFC 8166 section 3.4.3).
-        arrival.await();
-        return outcome;
-    }
-
-    /** Runs the assembled call into the reply side's {@link ReplyDraft}, which completes the reply. */
-    private Outcome serve(
-            int xid,
-            int grant,
-            RpcRdmaHeader.WithChunks header,
-            MemorySegment call,
-            MemorySegment out,
-            CallMemory callMemory,
-            ChunkTransfers transfers,
-            CallArrival arrival)
-            throws IOException {
         ReplyDraft reply =
                 new ReplyDraft(xid, grant, header.chunks(), out, settings.maxReplySize(), callMemory, answers);
         try {
             CallInput input = transfers instanceof CallTransfers device ? device.input() : null;
             if (input == null) {
-                dispatch.run(xid, call, reply.encoder(), arrival);
+                run(xid, assembled.call(), reply.encoder());
             } else {
                 // the call lies in the connection's pool: its procedures may keep it past the call (CallInput)
                 input.during(() -> {
-                    dispatch.run(xid, call, reply.encoder(), arrival);
+                    run(xid, assembled.call(), reply.encoder());
                     return null;
                 });
             }
@@ -454,6 +429,25 @@ public final class RpcRdmaCallHandler {
                 + refused.budget().limit() + " ("
                 + refused.budget().used() + " in use now); " + statistics.memoryRefusals() + " refused so far");
         return answers.chunkError(xid, grant, out);
+    }
+
+    /** Decodes the RPC call header and runs it (or the transport's own program) into {@code out}. */
+    private void run(int transportXid, MemorySegment call, XdrEncoder out) {
+        XdrDecoder in = new XdrDecoder(call);
+        RpcMessage message;
+        try {
+            message = RpcMessageCodec.decode(in);
+        } catch (XdrException garbage) {
+            message = null;
+        }
+        if (!(message instanceof RpcCall rpcCall)) {
+            // Not a call we can read: still answer, under the transport XID, so the client's credit comes back.
+            RpcMessageCodec.encode(AcceptedReply.failure(transportXid, OpaqueAuth.NONE, AcceptStat.GARBAGE_ARGS), out);
+            return;
+        }
+        if (!transportProgram.dispatch(rpcCall, in, out, settings)) {
+            service.serve(new RpcService.Incoming(rpcCall, call, in, localAddress, remoteAddress), out);
+        }
     }
 
     private Outcome send(RdmaError error, MemorySegment out) {

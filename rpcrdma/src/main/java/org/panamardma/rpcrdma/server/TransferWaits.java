@@ -40,27 +40,6 @@ final class TransferWaits {
             w = new Waiting(all, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis), timeoutMillis, what);
             waiting.add(w);
         }
-        await(all, what, timeoutMillis, w);
-    }
-
-    /**
-     * The transfers of one chunk, watched with their deadline ({@code timeoutMillis}) without a thread waiting for
-     * them: the returned future completes when they all did, exceptionally with a {@link TimeoutException} if they
-     * had not by their deadline (give or take the watch's period), or with the first failure. A thread that needs
-     * the data waits for that future (untimed: the watch ends the wait).
-     */
-    CompletableFuture<Void> watch(List<CompletableFuture<Void>> posted, String what, long timeoutMillis) {
-        CompletableFuture<Void> all = CompletableFuture.allOf(posted.toArray(CompletableFuture[]::new));
-        if (!all.isDone()) {
-            Waiting w = new Waiting(
-                    all, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis), timeoutMillis, what);
-            waiting.add(w);
-            var _ = all.whenComplete((ok, failed) -> waiting.remove(w));
-        }
-        return all;
-    }
-
-    private void await(CompletableFuture<Void> all, String what, long timeoutMillis, Waiting w) throws IOException {
         try {
             all.get();
         } catch (ExecutionException e) {

@@ -11,17 +11,7 @@ import org.panamardma.xdr.XdrEncoder;
 @FunctionalInterface
 public interface TransportProgram {
     /** Answers nothing: every call goes to the dispatcher. */
-    TransportProgram NONE = new TransportProgram() {
-        @Override
-        public boolean dispatch(RpcCall call, XdrDecoder arguments, XdrEncoder out, ConnectionSettings settings) {
-            return false;
-        }
-
-        @Override
-        public boolean serves(RpcCall call) {
-            return false;
-        }
-    };
+    TransportProgram NONE = (call, arguments, out, settings) -> false;
 
     /**
      * {@return {@code true} if the call was this program's and its whole reply has been written to {@code out}}
@@ -32,12 +22,4 @@ public interface TransportProgram {
      * @param settings the connection's settings
      */
     boolean dispatch(RpcCall call, XdrDecoder arguments, XdrEncoder out, ConnectionSettings settings);
-
-    /**
-     * {@return whether {@link #dispatch} may answer {@code call} (it reads the arguments then): the transport waits
-     * for a call's data before handing it such a call; by default every call may be its}
-     */
-    default boolean serves(RpcCall call) {
-        return true;
-    }
 }

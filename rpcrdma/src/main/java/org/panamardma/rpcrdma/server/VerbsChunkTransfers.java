@@ -88,21 +88,6 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
      * device: the caller gives it to {@link #quarantine}, not back to the pool.
      */
     void readInto(List<RdmaSegment> segments, Lease sink, long at, long bytes) throws IOException {
-        waits.await(postReads(segments, sink, at), "RDMA Read", deadline.millisFor(bytes));
-    }
-
-    /**
-     * Posts what {@link #readInto} posts and returns without waiting: the future completes when the Reads did,
-     * exceptionally when one failed or they were not done by their deadline (the server's watch fails it). Until
-     * then the sink may be written by the device; after a failure, until the connection is gone.
-     */
-    CompletableFuture<Void> startReadInto(List<RdmaSegment> segments, Lease sink, long at, long bytes)
-            throws IOException {
-        return waits.watch(postReads(segments, sink, at), "RDMA Read", deadline.millisFor(bytes));
-    }
-
-    private List<CompletableFuture<Void>> postReads(List<RdmaSegment> segments, Lease sink, long at)
-            throws IOException {
         List<CompletableFuture<Void>> posted = new ArrayList<>(segments.size());
         long to = at;
         for (RdmaSegment s : segments) {
@@ -112,7 +97,7 @@ final class VerbsChunkTransfers implements ChunkTransfers, AutoCloseable {
             }
             to += s.length();
         }
-        return posted;
+        waits.await(posted, "RDMA Read", deadline.millisFor(bytes));
     }
 
     /** Keeps {@code lease}, which a failed transfer may still reach, out of the pool until {@link #close()}. */
