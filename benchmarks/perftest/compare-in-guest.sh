@@ -256,10 +256,13 @@ run_knfs() {
   chmod 0777 /srv/panama-java-bench
   local jit_log=/tmp/java-nfs-bench-jit.log
   rm -f "$jit_log"
+  # The export options knfsd's export has (start-nfs-server.sh: no_root_squash), so that both serve the dd's root
+  # alike; with root squashed, the Java server's caller thread would switch to nobody's credentials and back each
+  # call, which knfsd, serving root as root, does not (benchmarks/results/root-squash-2026-11-29.txt).
   # shellcheck disable=SC2086 # the options are words
   java $java_opts -XX:+UseSerialGC "-Xlog:jit+compilation=debug:file=$jit_log" -jar "$java_jar" --export /srv/panama-java-bench --state /run/panama-java-bench-state \
     --no-rpcbind --tcp 0.0.0.0:32049 --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 \
-    >/tmp/java-nfs-bench.log 2>&1 &
+    --no-root-squash >/tmp/java-nfs-bench.log 2>&1 &
   local java_nfs=$! i
   for i in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-bench.log 2>/dev/null && break; sleep 0.5; done
   grep -q 'nfs-server: ready' /tmp/java-nfs-bench.log || { say "the Java NFS server did not start:"; tail -n 20 /tmp/java-nfs-bench.log >&2; kill $java_nfs; return 1; }

@@ -51,9 +51,12 @@ start_servers() {
   modprobe nfsv3; modprobe rpcrdma
   nfs/src/test/resources/org/panamardma/nfs/start-nfs-server.sh >/tmp/nfs-start.log 2>&1 || { tail /tmp/nfs-start.log; exit 1; }
   rm -rf /srv/panama-java-probe /run/panama-java-probe-state; mkdir -p /srv/panama-java-probe; chmod 0777 /srv/panama-java-probe
+  # no_root_squash as knfsd's export (start-nfs-server.sh): both serve the dd's root alike, neither switches to
+  # another user's credentials per call; PROBE_SERVER_OPTS adds options (e.g. --all-squash to measure the switch)
   # shellcheck disable=SC2086 # the options are words
   java -XX:+UseSerialGC ${PROBE_JAVA_OPTS:-} -jar "$1" --export /srv/panama-java-probe --state /run/panama-java-probe-state \
-    --no-rpcbind --tcp 0.0.0.0:32049 --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 >/tmp/java-nfs-probe.log 2>&1 &
+    --no-rpcbind --tcp 0.0.0.0:32049 --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 \
+    --no-root-squash ${PROBE_SERVER_OPTS:-} >/tmp/java-nfs-probe.log 2>&1 &
   java_nfs=$!
   for _ in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-probe.log && break; sleep 0.5; done
 }

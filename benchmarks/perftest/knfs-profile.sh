@@ -22,7 +22,7 @@ rm -f "$jit_log"
 java -XX:+UseSerialGC ${PROBE_JAVA_OPTS:-} "-Xlog:gc*:file=$out/gc.log" "-Xlog:jit+compilation=debug:file=$jit_log" \
   -XX:+PrintFlagsFinal -jar "$jar" \
   --export /srv/panama-java-probe --state /run/panama-java-probe-state --no-rpcbind --tcp 0.0.0.0:32049 \
-  --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 >/tmp/java-nfs-probe.log 2>&1 &
+  --mount 0.0.0.0:32048 --rdma 10.77.0.2:32050 --rdma 10.77.1.2:32050 --no-root-squash >/tmp/java-nfs-probe.log 2>&1 &
 java_nfs=$!
 for _ in $(seq 1 240); do grep -q 'nfs-server: ready' /tmp/java-nfs-probe.log && break; sleep 0.5; done
 echo "profile JVM: $(grep -E ' (MaxHeapSize|InitialHeapSize|TieredStopAtLevel|CICompilerCount|UseSerialGC|ActiveProcessorCount|TieredCompilation|ReservedCodeCacheSize) ' /tmp/java-nfs-probe.log | awk '{ printf "%s=%s ", $2, $4 }')"
